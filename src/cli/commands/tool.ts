@@ -1,0 +1,222 @@
+/**
+ * `mango tool list | call | replay`: try tools without a model, and reproduce a model's call sequence.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ToolParameterError } from '../../tools/errors.ts';
+import { executeTool } from '../../tools/execution.ts';
+import { InMemoryFreshnessLedger } from '../../tools/freshness-ledger.ts';
+import { getTool, listTools } from '../../tools/registry.ts';
+import { mergeToolSettings } from '../../tools/settings-policy.ts';
+import type { EffectiveToolSettings, SavedToolSettings, ToolCallContext } from '../../tools/types.ts';
+import { parseAssignment, parseSettingValue } from '../settings-overrides.ts';
+import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
+
+export const TOOL_USAGE = `Usage:
+  mango tool list [--json]
+  mango tool call NAME [ARGS_JSON] [--cwd DIR] [--restricted] [--enable] [--set PARAM=VALUE]...
+  mango tool replay CALLS.jsonl [--cwd DIR] [--restricted] [--enable TOOL]... [--set TOOL.PARAM=VALUE]...`;
+
+/**
+ * Where a command gets a user's saved settings from. The default has none (defaults only); the
+ * server wires a database-backed source for `--user NAME`.
+ */
+export interface SavedSettingsSource {
+  userId: string;
+  load(toolName: string): Promise<SavedToolSettings | undefined>;
+}
+
+const defaultsOnly: SavedSettingsSource = { userId: 'cli', load: async () => undefined };
+
+function effectiveSettings(
+  toolName: string,
+  saved: SavedToolSettings | undefined,
+  overrides: SavedToolSettings,
+): EffectiveToolSettings {
+  const tool = getTool(toolName);
+  if (!tool) return { enabled: false, parameters: {} };
+  try {
+    return mergeToolSettings(tool, saved, overrides);
+  } catch (error) {
+    if (error instanceof ToolParameterError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+function parseJsonArguments(raw: string | undefined, where: string): unknown {
+  if (raw === undefined) return {};
+  try {
+    return JSON.parse(raw);
+  } catch (error) {
+    throw new UsageError(`${where} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function baseContext(
+  cwd: string | undefined,
+  restricted: boolean,
+  io: CliIo,
+  userId: string,
+): ToolCallContext {
+  if (restricted && cwd === undefined) throw new UsageError('--restricted needs --cwd DIR to restrict to.');
+  return {
+    userId,
+    chatId: `cli-${randomUUID()}`,
+    workingDirectory: cwd === undefined ? undefined : resolve(io.cwd, cwd),
+    restricted,
+    ledger: new InMemoryFreshnessLedger(),
+    dataDirectory: resolve(io.env.MANGO_DATA_DIR ?? resolve(io.cwd, 'data')),
+  };
+}
+
+async function listCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' } }, strict: true });
+  const rows = listTools().map((tool) => ({
+    name: tool.definition.name,
+    category: tool.settings.category,
+    enabledByDefault: tool.settings.enabledByDefault,
+    description: tool.definition.description.split('\n')[0] ?? '',
+  }));
+  if (values.json) {
+    io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
+    return 0;
+  }
+  const width = Math.max(4, ...rows.map((row) => row.name.length));
+  for (const row of rows) {
+    const state = row.enabledByDefault ? 'on ' : 'off';
+    io.stdout(`${row.name.padEnd(width)}  ${row.category.padEnd(11)} ${state}  ${row.description}\n`);
+  }
+  return 0;
+}
+
+async function callCommand(argv: string[], io: CliIo, source: SavedSettingsSource): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      cwd: { type: 'string' },
+      restricted: { type: 'boolean' },
+      enable: { type: 'boolean' },
+      set: { type: 'string', multiple: true },
+    },
+  });
+  const [name, rawArgs, ...extra] = positionals;
+  if (name === undefined) throw new UsageError('mango tool call needs a tool NAME.');
+  if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(' ')}`);
+  if (!getTool(name)) {
+    // Still go through executeTool so the envelope is the one a model would see.
+    const envelope = await executeTool(name, {}, { userId: source.userId });
+    io.stdout(`${JSON.stringify(envelope, null, 2)}\n`);
+    return 1;
+  }
+  const parameters: Record<string, unknown> = {};
+  for (const assignment of values.set ?? []) {
+    const { name: parameter, value } = parseAssignment(assignment);
+    parameters[parameter] = value;
+  }
+  const overrides: SavedToolSettings = {
+    ...(values.enable ? { enabled: true } : {}),
+    ...(Object.keys(parameters).length > 0 ? { parameters } : {}),
+  };
+  const settings = effectiveSettings(name, await source.load(name), overrides);
+  const context = baseContext(values.cwd, values.restricted ?? false, io, source.userId);
+  const envelope = await executeTool(name, parseJsonArguments(rawArgs, 'ARGS_JSON'), context, settings);
+  io.stdout(`${JSON.stringify(envelope, null, 2)}\n`);
+  return envelope.ok ? 0 : 1;
+}
+
+async function replayCommand(argv: string[], io: CliIo, source: SavedSettingsSource): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      cwd: { type: 'string' },
+      restricted: { type: 'boolean' },
+      enable: { type: 'string', multiple: true },
+      set: { type: 'string', multiple: true },
+    },
+  });
+  const [file, ...extra] = positionals;
+  if (file === undefined) throw new UsageError('mango tool replay needs a CALLS.jsonl file.');
+  if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(' ')}`);
+
+  const overrides = new Map<string, SavedToolSettings>();
+  const overridesFor = (toolName: string) => {
+    let entry = overrides.get(toolName);
+    if (!entry) {
+      entry = {};
+      overrides.set(toolName, entry);
+    }
+    return entry;
+  };
+  for (const toolName of values.enable ?? []) overridesFor(toolName).enabled = true;
+  for (const assignment of values.set ?? []) {
+    const { name, value } = parseAssignment(assignment);
+    const dot = name.indexOf('.');
+    if (dot <= 0)
+      throw new UsageError(`replay --set expects TOOL.PARAM=VALUE, got ${JSON.stringify(assignment)}.`);
+    const entry = overridesFor(name.slice(0, dot));
+    entry.parameters = { ...entry.parameters, [name.slice(dot + 1)]: value };
+  }
+
+  let text: string;
+  try {
+    text = await readFile(resolve(io.cwd, file), 'utf8');
+  } catch (error) {
+    throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+  const calls = text
+    .split('\n')
+    .map((line, index) => ({ line: line.trim(), number: index + 1 }))
+    .filter((entry) => entry.line.length > 0)
+    .map(({ line, number }) => {
+      const parsed = parseJsonArguments(line, `Line ${number}`) as { name?: unknown; args?: unknown };
+      if (typeof parsed !== 'object' || parsed === null || typeof parsed.name !== 'string') {
+        throw new UsageError(`Line ${number} must be {"name": string, "args": object}.`);
+      }
+      return { name: parsed.name, args: parsed.args ?? {} };
+    });
+
+  const context = baseContext(values.cwd, values.restricted ?? false, io, source.userId);
+  const settingsCache = new Map<string, EffectiveToolSettings>();
+  for (const call of calls) {
+    let settings = settingsCache.get(call.name);
+    if (!settings && getTool(call.name)) {
+      settings = effectiveSettings(call.name, await source.load(call.name), overrides.get(call.name) ?? {});
+      settingsCache.set(call.name, settings);
+    }
+    const envelope = await executeTool(call.name, call.args, context, settings);
+    io.stdout(`${JSON.stringify(envelope)}\n`);
+  }
+  return 0;
+}
+
+/** Builds the `tool` command; `resolveSource` turns `--user NAME` into a settings source (server issue). */
+export function createToolCommand(
+  resolveSource?: (argv: string[], io: CliIo) => Promise<{ argv: string[]; source: SavedSettingsSource }>,
+): CliCommand {
+  return async (argv, io) => {
+    const [subcommand, ...rest] = argv;
+    const { argv: remaining, source } = resolveSource
+      ? await resolveSource(rest, io)
+      : { argv: rest, source: defaultsOnly };
+    switch (subcommand) {
+      case 'list':
+        return listCommand(remaining, io);
+      case 'call':
+        return callCommand(remaining, io, source);
+      case 'replay':
+        return replayCommand(remaining, io, source);
+      default:
+        throw new UsageError(
+          subcommand ? `Unknown tool subcommand "${subcommand}".` : 'mango tool needs a subcommand.',
+        );
+    }
+  };
+}
+
+export { parseSettingValue };

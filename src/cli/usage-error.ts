@@ -1,0 +1,15 @@
+/** A mistake in how the CLI was invoked; the CLI prints it with usage help and exits with code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** Output sinks and process facts a command uses, injectable so tests run commands in-process. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  cwd: string;
+  env: Record<string, string | undefined>;
+}
+
+/** A CLI command: receives the arguments after its name and returns the process exit code. */
+export type CliCommand = (argv: string[], io: CliIo) => Promise<number>;

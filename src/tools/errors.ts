@@ -1,0 +1,149 @@
+/**
+ * One error base for the tools layer. Every failure a model or a caller can act on carries a stable
+ * `classification`; `executeTool` turns these into `{ok: false, error}` envelopes and only `src/http/`
+ * maps classifications to HTTP statuses.
+ */
+
+/** The stable failure codes of `executeTool` (see ../shared/design.md, "Contracts that cross layers"). */
+export type ToolErrorClassification =
+  /** No tool is registered under the requested name. */
+  | 'unknown_tool'
+  /** The tool exists but the user's settings switch it off. */
+  | 'tool_disabled'
+  /** An argument from the model is missing, of the wrong type, or out of range. */
+  | 'validation_failed'
+  /** Path policy (allowed/denied paths, containment) or the OS refused access. */
+  | 'permission_denied'
+  /** The file, directory or resource named does not exist. */
+  | 'not_found'
+  /** The call's execution budget (`timeoutSeconds`, default 30 s) ran out. */
+  | 'timeout'
+  /** The caller (user cancel, stream teardown) aborted the call. */
+  | 'cancelled'
+  /** Anything else that went wrong while running the tool. */
+  | 'execution_error';
+
+export const TOOL_ERROR_CLASSIFICATIONS: readonly ToolErrorClassification[] = [
+  'unknown_tool',
+  'tool_disabled',
+  'validation_failed',
+  'permission_denied',
+  'not_found',
+  'timeout',
+  'cancelled',
+  'execution_error',
+];
+
+const TOOL_ERROR_MARKER = Symbol.for('mango.tools.error');
+
+/** Base class of every classified tool failure. */
+export class ToolError extends Error {
+  readonly [TOOL_ERROR_MARKER] = true;
+  readonly classification: ToolErrorClassification;
+
+  constructor(classification: ToolErrorClassification, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ToolError';
+    this.classification = classification;
+  }
+
+  /** Works across module copies (e.g. a tool bundled separately), unlike `instanceof`. */
+  static isInstance(value: unknown): value is ToolError {
+    return typeof value === 'object' && value !== null && TOOL_ERROR_MARKER in value;
+  }
+}
+
+/** A model-supplied argument is present but wrong (type, range, shape). Never replaced by a default. */
+export class ToolArgumentError extends ToolError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('validation_failed', message, options);
+    this.name = 'ToolArgumentError';
+  }
+}
+
+/** Path policy or the operating system refused access. */
+export class ToolPermissionError extends ToolError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('permission_denied', message, options);
+    this.name = 'ToolPermissionError';
+  }
+}
+
+/** The named file or resource does not exist. */
+export class ToolNotFoundError extends ToolError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('not_found', message, options);
+    this.name = 'ToolNotFoundError';
+  }
+}
+
+/** The tool ran but failed for a reason that is neither the model's input nor policy. */
+export class ToolExecutionError extends ToolError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('execution_error', message, options);
+    this.name = 'ToolExecutionError';
+  }
+}
+
+/** The call's execution budget ran out. */
+export class ToolTimeoutError extends ToolError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('timeout', message, options);
+    this.name = 'ToolTimeoutError';
+  }
+}
+
+/** The caller aborted the call. */
+export class ToolCancelledError extends ToolError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('cancelled', message, options);
+    this.name = 'ToolCancelledError';
+  }
+}
+
+/** Why a settings value was refused; the HTTP layer returns it as `{error, code}` with status 422. */
+export type ToolParameterErrorCode =
+  | 'unknown_parameter'
+  | 'invalid_type'
+  | 'out_of_range'
+  | 'not_allowed_value'
+  | 'missing_required'
+  | 'cannot_disable';
+
+/**
+ * A tool *setting* (not a model argument) is invalid. Thrown by the settings policy; the API turns it
+ * into a 422 and execution falls back to defaults (spec: `getSafeEffectiveToolSettings`).
+ */
+export class ToolParameterError extends Error {
+  readonly code: ToolParameterErrorCode;
+  readonly toolName: string;
+  readonly parameter: string | undefined;
+
+  constructor(
+    toolName: string,
+    parameter: string | undefined,
+    code: ToolParameterErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ToolParameterError';
+    this.toolName = toolName;
+    this.parameter = parameter;
+    this.code = code;
+  }
+}
+
+/** Maps a Node/Bun system error code to the classification a model can act on. */
+export function classifySystemError(error: unknown): ToolErrorClassification {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  switch (code) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return 'not_found';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission_denied';
+    default:
+      return 'execution_error';
+  }
+}

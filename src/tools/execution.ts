@@ -1,0 +1,183 @@
+/**
+ * `executeTool` (spec: "Tool Lifecycle" step 5): look the tool up, check it is enabled for the user,
+ * merge settings safely, validate the argument object, and run the executor under its budget.
+ *
+ * It never throws: every outcome is an envelope `{ok: true, result}` or `{ok: false, error}`. The
+ * budget is the tool's `timeoutSeconds` setting when it has one, 30 s otherwise; when it runs out the
+ * call's signal fires with a `ToolTimeoutError`, and a parent abort fires it with a
+ * `ToolCancelledError` — whichever comes first claims the outcome, so a cancel is never a timeout.
+ */
+import { readArgumentsObject } from './arg-parsing.ts';
+import type { ToolParameterError } from './errors.ts';
+import {
+  classifySystemError,
+  ToolCancelledError,
+  ToolError,
+  type ToolErrorClassification,
+  ToolTimeoutError,
+} from './errors.ts';
+import { getInMemoryLedgerForChat } from './freshness-ledger.ts';
+import { defaultToolRegistry, type ToolRegistry } from './registry.ts';
+import { getSafeEffectiveToolSettings } from './settings-policy.ts';
+import type { RegisteredTool, ToolCallContext, ToolContext, ToolExecutionResult } from './types.ts';
+
+/** Budget for tools without a `timeoutSeconds` setting (spec: "Settings Policy"). */
+export const DEFAULT_TOOL_TIMEOUT_SECONDS = 30;
+export const MIN_TOOL_TIMEOUT_SECONDS = 5;
+export const MAX_TOOL_TIMEOUT_SECONDS = 600;
+
+/** Timer functions, injectable so tests can fire a budget without waiting for it. */
+export interface ToolTimers {
+  setTimeout(callback: () => void, milliseconds: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realTimers: ToolTimers = {
+  setTimeout: (callback, milliseconds) => setTimeout(callback, milliseconds),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+export interface ExecuteToolOptions {
+  registry?: ToolRegistry;
+  timers?: ToolTimers;
+  /** Told about every saved setting that failed validation and fell back to its default. */
+  onInvalidSettings?: (error: ToolParameterError) => void;
+}
+
+/** The execution budget of a tool under its effective settings, in seconds. */
+export function getToolBudgetSeconds(
+  tool: RegisteredTool,
+  parameters: Readonly<Record<string, unknown>>,
+): number {
+  const hasTimeoutSetting = tool.settings.parameterDescriptors.some(
+    (descriptor) => descriptor.name === 'timeoutSeconds',
+  );
+  const value = parameters.timeoutSeconds;
+  if (!hasTimeoutSetting || typeof value !== 'number' || !Number.isFinite(value))
+    return DEFAULT_TOOL_TIMEOUT_SECONDS;
+  return Math.min(MAX_TOOL_TIMEOUT_SECONDS, Math.max(MIN_TOOL_TIMEOUT_SECONDS, value));
+}
+
+function failure(classification: ToolErrorClassification, message: string): ToolExecutionResult {
+  return { ok: false, error: { classification, message } };
+}
+
+function toFailure(error: unknown): ToolExecutionResult {
+  if (ToolError.isInstance(error)) return failure(error.classification, error.message);
+  const message = error instanceof Error ? error.message : String(error);
+  return failure(classifySystemError(error), message || 'The tool failed without a message.');
+}
+
+/** Rejects argument keys the tool's schema does not declare (a misspelt key is a correctable error). */
+function findUnknownArgument(tool: RegisteredTool, args: Record<string, unknown>): string | undefined {
+  const schema = tool.definition.parameters;
+  if (schema.additionalProperties !== false && schema.additionalProperties !== undefined) return undefined;
+  const declared = schema.properties ?? {};
+  return Object.keys(args).find((key) => !(key in declared) && args[key] !== null);
+}
+
+/**
+ * Runs one tool call. `savedSettings` is the user's stored row for this tool (possibly corrupted:
+ * invalid values fall back to defaults). Never throws.
+ */
+export async function executeTool(
+  name: string,
+  args: unknown,
+  context: ToolCallContext,
+  savedSettings?: unknown,
+  options: ExecuteToolOptions = {},
+): Promise<ToolExecutionResult> {
+  const registry = options.registry ?? defaultToolRegistry;
+  const tool = registry.get(name);
+  if (!tool) {
+    const available = registry.list().map((item) => item.definition.name);
+    return failure(
+      'unknown_tool',
+      `No tool named "${name}". Available tools: ${available.join(', ') || 'none'}.`,
+    );
+  }
+
+  const settings = getSafeEffectiveToolSettings(
+    tool,
+    savedSettings,
+    options.onInvalidSettings ??
+      ((error) =>
+        console.warn(`[mango] ignoring invalid saved setting, using its default: ${error.message}`)),
+  );
+  if (!settings.enabled) {
+    return failure(
+      'tool_disabled',
+      `Tool "${name}" is disabled in this user's tool settings; it cannot be called until the user enables it.`,
+    );
+  }
+
+  let argumentObject: Record<string, unknown>;
+  try {
+    argumentObject = readArgumentsObject(args);
+  } catch (error) {
+    return toFailure(error);
+  }
+  const unknownKey = findUnknownArgument(tool, argumentObject);
+  if (unknownKey !== undefined) {
+    const declared = Object.keys(tool.definition.parameters.properties ?? {});
+    return failure(
+      'validation_failed',
+      `Tool "${name}" has no argument "${unknownKey}". Its arguments are: ${declared.join(', ') || 'none'}.`,
+    );
+  }
+
+  if (context.signal?.aborted) {
+    return failure('cancelled', `Tool "${name}" was cancelled before it started.`);
+  }
+
+  const budgetSeconds = getToolBudgetSeconds(tool, settings.parameters);
+  const controller = new AbortController();
+  const timers = options.timers ?? realTimers;
+  const timer = timers.setTimeout(() => {
+    controller.abort(
+      new ToolTimeoutError(
+        `Tool "${name}" ran out of its ${budgetSeconds}-second budget (timeoutSeconds) and was stopped. ` +
+          'Try a smaller or faster request, or ask the user to raise the timeout in the tool settings.',
+      ),
+    );
+  }, budgetSeconds * 1000);
+  const onParentAbort = () =>
+    controller.abort(new ToolCancelledError(`Tool "${name}" was cancelled before it finished.`));
+  context.signal?.addEventListener('abort', onParentAbort, { once: true });
+
+  const toolContext: ToolContext = {
+    userId: context.userId,
+    chatId: context.chatId,
+    workingDirectory: context.workingDirectory,
+    restricted: context.restricted ?? false,
+    settings,
+    signal: controller.signal,
+    ledger: context.ledger ?? getInMemoryLedgerForChat(context.chatId),
+    onProgress: context.onProgress ?? (() => {}),
+    now: context.now ?? Date.now,
+    dataDirectory: context.dataDirectory ?? `${process.cwd()}/data`,
+  };
+
+  // The executor may ignore its signal; the race makes the budget hold regardless.
+  const aborted = new Promise<ToolExecutionResult>((resolve) => {
+    const settle = () => resolve(toFailure(controller.signal.reason));
+    if (controller.signal.aborted) settle();
+    else controller.signal.addEventListener('abort', settle, { once: true });
+  });
+  const run = (async (): Promise<ToolExecutionResult> => {
+    try {
+      return { ok: true, result: await tool.execute(argumentObject, toolContext) };
+    } catch (error) {
+      // An executor that stops because its signal fired reports the signal's cause, not its own.
+      if (controller.signal.aborted) return toFailure(controller.signal.reason);
+      return toFailure(error);
+    }
+  })();
+
+  try {
+    return await Promise.race([run, aborted]);
+  } finally {
+    timers.clearTimeout(timer);
+    context.signal?.removeEventListener('abort', onParentAbort);
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The freshness ledger: per chat, what the model has read of each file. `write_file` and `edit_file`
+ * refuse to overwrite a file the chat has not completely read, or that changed on disk since.
+ *
+ * This module holds the contract and the in-memory implementation; the server adds a database one
+ * (`file_observations`) so a restart or a second API instance keeps the guarantee.
+ */
+
+/** What one chat knows about one file, keyed by its real (symlink-resolved) absolute path. */
+export interface FileObservation {
+  /** Real absolute path of the file. */
+  path: string;
+  /** sha256 (hex) of the whole file at the time of the observation. */
+  sha256: string;
+  size: number;
+  mtimeMs: number;
+  /** Every line 1..coveredThrough has been shown to the model (0 for none). */
+  coveredThrough: number;
+  /** The model has seen the whole file (every line, or a byte view). */
+  complete: boolean;
+}
+
+export interface FreshnessLedger {
+  get(path: string): Promise<FileObservation | undefined>;
+  put(observation: FileObservation): Promise<void>;
+  delete(path: string): Promise<void>;
+}
+
+/** A ledger that lives as long as the process. One instance per chat. */
+export class InMemoryFreshnessLedger implements FreshnessLedger {
+  readonly #observations = new Map<string, FileObservation>();
+
+  async get(path: string): Promise<FileObservation | undefined> {
+    const observation = this.#observations.get(path);
+    return observation ? { ...observation } : undefined;
+  }
+
+  async put(observation: FileObservation): Promise<void> {
+    this.#observations.set(observation.path, { ...observation });
+  }
+
+  async delete(path: string): Promise<void> {
+    this.#observations.delete(path);
+  }
+}
+
+const ledgersByChat = new Map<string, InMemoryFreshnessLedger>();
+
+/**
+ * The process-wide in-memory ledger of a chat, used when a caller gives no ledger. A call without a
+ * chat id gets a ledger of its own (nothing it reads is remembered for a later call).
+ */
+export function getInMemoryLedgerForChat(chatId: string | undefined): FreshnessLedger {
+  if (chatId === undefined) return new InMemoryFreshnessLedger();
+  let ledger = ledgersByChat.get(chatId);
+  if (!ledger) {
+    ledger = new InMemoryFreshnessLedger();
+    ledgersByChat.set(chatId, ledger);
+  }
+  return ledger;
+}

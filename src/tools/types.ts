@@ -1,0 +1,161 @@
+/**
+ * Core types of the tools layer (spec: "Core Types"; design: "Contracts that cross layers").
+ * Tools import only from this layer; nothing here knows about HTTP, databases or providers.
+ */
+import type { ToolErrorClassification } from './errors.ts';
+import type { FreshnessLedger } from './freshness-ledger.ts';
+
+export type JsonSchemaType = 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'null';
+
+/** Plain JSON Schema, as tools author it (the spec's "source dialect"). */
+export interface JsonSchema {
+  type?: JsonSchemaType | JsonSchemaType[];
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+  examples?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  pattern?: string;
+  format?: string;
+  oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  not?: JsonSchema;
+  $ref?: string;
+  [keyword: string]: unknown;
+}
+
+/** What a model is shown: a name, what the tool does, and the JSON Schema of its arguments. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+export type ToolCategory = 'system' | 'image' | 'interaction';
+
+/** A path list entry: settings `allowedPaths` / `deniedPaths`. */
+export interface PathListEntry {
+  path: string;
+  enabled: boolean;
+}
+
+export type ToolParameterType =
+  | 'integer'
+  | 'number'
+  | 'boolean'
+  | 'string'
+  | 'select'
+  | 'string_list'
+  | 'path_list';
+
+/**
+ * Describes one user-tunable setting of a tool, complete enough for a settings page to render an
+ * editor from it alone and for `normalizeToolParameters` to validate a value.
+ */
+export interface ToolParameterDescriptor {
+  name: string;
+  label: string;
+  description: string;
+  type: ToolParameterType;
+  /** `select` only: the values a user may choose. */
+  allowedValues?: string[];
+  required?: boolean;
+  default?: unknown;
+  /** `integer` / `number`: inclusive bounds. */
+  min?: number;
+  max?: number;
+}
+
+export interface ToolSettingsMetadata {
+  title: string;
+  description: string;
+  category: ToolCategory;
+  enabledByDefault: boolean;
+  canDisable: boolean;
+  defaultParameters: Record<string, unknown>;
+  parameterDescriptors: ToolParameterDescriptor[];
+}
+
+/** Settings after the merge defaults < saved < overrides. */
+export interface EffectiveToolSettings {
+  enabled: boolean;
+  parameters: Record<string, unknown>;
+}
+
+/** One user's stored settings row for one tool; either part may be absent. */
+export interface SavedToolSettings {
+  enabled?: boolean;
+  parameters?: Record<string, unknown>;
+}
+
+/** A progress event a long-running tool streams while it runs (e.g. one per generated image). */
+export interface ToolProgressEvent {
+  type: string;
+  [field: string]: unknown;
+}
+
+/**
+ * What a caller supplies to run a tool: only `userId` is required. `executeTool` resolves the rest
+ * into a {@link ToolContext}.
+ */
+export interface ToolCallContext {
+  userId: string;
+  chatId?: string;
+  /** Absolute path of the chat's bound working directory; absent = none bound. */
+  workingDirectory?: string;
+  /** When true, every path a tool touches must stay inside `workingDirectory`. */
+  restricted?: boolean;
+  /** The caller's abort (user cancel, stream teardown). */
+  signal?: AbortSignal;
+  /** The chat's freshness ledger; defaults to a process-wide in-memory ledger per chat id. */
+  ledger?: FreshnessLedger;
+  /** Receives progress events of long-running tools. */
+  onProgress?: (event: ToolProgressEvent) => void;
+  /** Clock in epoch milliseconds; tests inject a fixed one. */
+  now?: () => number;
+  /** Where tools that produce files (images) store them; defaults to `./data`. */
+  dataDirectory?: string;
+}
+
+/** Everything a tool's executor may use, fully resolved by `executeTool`. */
+export interface ToolContext {
+  userId: string;
+  chatId: string | undefined;
+  workingDirectory: string | undefined;
+  restricted: boolean;
+  /** Effective settings for this user and tool (defaults < saved < overrides). */
+  settings: EffectiveToolSettings;
+  /** Fires when the call's budget runs out or the caller aborts; `signal.reason` tells which. */
+  signal: AbortSignal;
+  ledger: FreshnessLedger;
+  onProgress: (event: ToolProgressEvent) => void;
+  now: () => number;
+  dataDirectory: string;
+}
+
+export interface RegisteredTool {
+  definition: ToolDefinition;
+  /** Settings-aware definition (e.g. a `count` maximum that follows `maxImagesPerCall`). */
+  buildDefinition?: (settings: EffectiveToolSettings) => ToolDefinition;
+  settings: ToolSettingsMetadata;
+  execute: (args: unknown, context: ToolContext) => Promise<unknown>;
+}
+
+export interface ToolFailure {
+  classification: ToolErrorClassification;
+  message: string;
+}
+
+/** The envelope `executeTool` returns; it never throws. */
+export type ToolExecutionResult = { ok: true; result: unknown } | { ok: false; error: ToolFailure };

@@ -1,0 +1,75 @@
+/** Small tools for registry and execution tests. */
+import type { RegisteredTool, ToolContext } from '../../src/tools/types.ts';
+
+export function makeTool(overrides: Partial<RegisteredTool> & { name: string }): RegisteredTool {
+  return {
+    definition: {
+      name: overrides.name,
+      description: `Test tool ${overrides.name}.`,
+      parameters: {
+        type: 'object',
+        properties: { value: { type: 'string' } },
+        required: [],
+        additionalProperties: false,
+      },
+    },
+    settings: {
+      title: overrides.name,
+      description: 'test',
+      category: 'system',
+      enabledByDefault: true,
+      canDisable: true,
+      defaultParameters: {},
+      parameterDescriptors: [],
+    },
+    execute: async (args: unknown, _context: ToolContext) => ({ echoed: args }),
+    ...overrides,
+  };
+}
+
+/** A tool with one setting of every descriptor type. */
+export function makeSettingsTool(): RegisteredTool {
+  return makeTool({
+    name: 'tunable',
+    settings: {
+      title: 'Tunable',
+      description: 'test',
+      category: 'system',
+      enabledByDefault: false,
+      canDisable: true,
+      defaultParameters: {
+        timeoutSeconds: 30,
+        ratio: 0.5,
+        verbose: false,
+        label: 'x',
+        quality: 'medium',
+        names: [],
+        allowedPaths: [],
+      },
+      parameterDescriptors: [
+        {
+          name: 'timeoutSeconds',
+          label: 'Timeout',
+          description: 's',
+          type: 'integer',
+          min: 5,
+          max: 600,
+          default: 30,
+        },
+        { name: 'ratio', label: 'Ratio', description: 'r', type: 'number', min: 0, max: 1, default: 0.5 },
+        { name: 'verbose', label: 'Verbose', description: 'v', type: 'boolean', default: false },
+        { name: 'label', label: 'Label', description: 'l', type: 'string', default: 'x' },
+        {
+          name: 'quality',
+          label: 'Quality',
+          description: 'q',
+          type: 'select',
+          allowedValues: ['low', 'medium', 'high'],
+          default: 'medium',
+        },
+        { name: 'names', label: 'Names', description: 'n', type: 'string_list', default: [] },
+        { name: 'allowedPaths', label: 'Allowed', description: 'p', type: 'path_list', default: [] },
+      ],
+    },
+  });
+}
