@@ -19,7 +19,10 @@ if (files.length === 0) {
 let failed = 0;
 for (const file of files) {
   console.log(`\n=== ${file} ===`);
-  const child = Bun.spawn([process.execPath, join(directory, file)], { stdout: 'inherit', stderr: 'inherit' });
+  const child = Bun.spawn([process.execPath, join(directory, file)], {
+    stdout: 'inherit',
+    stderr: 'inherit',
+  });
   if ((await child.exited) !== 0) {
     failed += 1;
     console.log(`${file} failed (exit ${child.exitCode}).`);

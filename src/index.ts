@@ -4,6 +4,12 @@
  */
 import './tools/builtin/index.ts';
 
+export type * from './providers/types.ts';
+export { type EnabledToolRuntime, getEnabledToolRuntime } from './settings/tool-runtime.ts';
+export {
+  InMemoryToolSettingsRepository,
+  type ToolSettingsRepository,
+} from './settings/tool-settings-repository.ts';
 export {
   clampIntegerSetting,
   getBooleanSetting,

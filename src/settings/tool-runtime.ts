@@ -1,0 +1,38 @@
+/**
+ * `getEnabledToolRuntime` (spec: "Tool Lifecycle" step 2): load a user's saved rows, merge them with
+ * defaults (a corrupted row falls back to defaults and is logged, never breaking a chat), and produce
+ * the enabled `ToolDefinition[]` together with the rows `executeTool` needs.
+ */
+import type { ToolParameterError } from '../tools/errors.ts';
+import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
+import { getToolDefinitionsForTools } from '../tools/settings-policy.ts';
+import type { ToolDefinition } from '../tools/types.ts';
+import type { ToolSettingsRepository } from './tool-settings-repository.ts';
+
+export interface EnabledToolRuntime {
+  /** What the model is offered, in registration order. */
+  definitions: ToolDefinition[];
+  /** The user's raw saved rows by tool name, to pass to `executeTool` as `savedSettings`. */
+  savedSettings: Record<string, unknown>;
+}
+
+export interface ToolRuntimeOptions {
+  registry?: ToolRegistry;
+  onInvalidSettings?: (error: ToolParameterError) => void;
+}
+
+export async function getEnabledToolRuntime(
+  repository: ToolSettingsRepository,
+  userId: string,
+  options: ToolRuntimeOptions = {},
+): Promise<EnabledToolRuntime> {
+  const savedSettings = await repository.getAll(userId);
+  const registry = options.registry ?? defaultToolRegistry;
+  const definitions = getToolDefinitionsForTools(
+    registry.list(),
+    savedSettings,
+    options.onInvalidSettings ??
+      ((error) => console.warn(`[mango] user ${userId}: invalid saved setting ignored: ${error.message}`)),
+  );
+  return { definitions, savedSettings };
+}
