@@ -1,6 +1,6 @@
 /**
  * Gemini image models through the official `@google/genai` SDK:
- * `POST {baseURL}/v1beta/models/{model}:generateContent` asking for the IMAGE modality, answered with
+ * `POST {baseURL}/v1/models/{model}:generateContent` (the SDK's default API version) asking for the IMAGE modality, answered with
  * an `inlineData` part (base64 bytes and a MIME type). The base URL comes from the injected connection
  * (`GEMINI_BASE_URL`).
  *

@@ -59,6 +59,11 @@ export function configureImageGeneration(config: ImageGenerationConfig): void {
   current = config;
 }
 
+/** Forgets the configured object: the next use reads the process environment again (tests). */
+export function resetImageGenerationConfiguration(): void {
+  current = undefined;
+}
+
 /** The active configuration: the configured one, else the process environment's. */
 export function getImageGenerationConfig(): ImageGenerationConfig {
   current ??= readImageGenerationConfigFromEnv(process.env);
