@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 export interface ImageFormat {
   mimeType: string;
@@ -38,7 +38,7 @@ export function getUserImageDirectoryName(userId: string): string {
   return `u-${createHash('sha256').update(userId).digest('hex').slice(0, 32)}`;
 }
 
-/** Writes one image and returns its absolute path. */
+/** Writes one image and returns its absolute path (a relative data directory resolves against the cwd). */
 export async function writeImageFile(
   dataDirectory: string,
   userId: string,
@@ -47,7 +47,7 @@ export async function writeImageFile(
   format: ImageFormat,
 ): Promise<string> {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(imageId)) throw new Error(`Invalid image id ${JSON.stringify(imageId)}.`);
-  const directory = join(dataDirectory, 'images', getUserImageDirectoryName(userId));
+  const directory = join(resolve(dataDirectory), 'images', getUserImageDirectoryName(userId));
   await mkdir(directory, { recursive: true });
   const filePath = join(directory, `${imageId}.${format.extension}`);
   const temporaryPath = `${filePath}.${process.pid}.tmp`;
