@@ -379,6 +379,26 @@ describe('generate_image budget and cancel', () => {
   });
 });
 
+describe('generate_image budget and cancel on Gemini', () => {
+  test('cancel aborts the in-flight generateContent request', async () => {
+    answer = () => ({ kind: 'hang' });
+    const controller = new AbortController();
+    const { result, events } = run(
+      { prompt: 'p', model: 'gemini-2.5-flash-image' },
+      { signal: controller.signal },
+    );
+    await waitFor(() => server.requests.length === 1, 'the request');
+    controller.abort();
+    expect(await result).toMatchObject({ ok: false, error: { classification: 'cancelled' } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'image_failed',
+      index: 0,
+      message: 'Tool "generate_image" was cancelled before it finished.',
+    });
+    await waitFor(() => server.aborted === 1, 'the in-flight request to be aborted');
+  });
+});
+
 describe('generate_image availability and definition', () => {
   test('not offered to models when no provider is configured; a direct call names the variables', async () => {
     configure({});
