@@ -8,7 +8,7 @@
  * leaves the model's default (1K). A response without an image part is a failure that quotes the
  * finish or block reason and any text the model sent instead.
  */
-import { GoogleGenAI } from '@google/genai';
+import { type GenerateContentResponse, GoogleGenAI } from '@google/genai';
 import type { ImageQuality } from './generate-image-plan.ts';
 import type { ImageProviderConnection } from './image-generation-config.ts';
 import type { GeneratedImageData, ImageGenerationRequest, ImageProvider } from './image-provider.ts';
@@ -18,6 +18,23 @@ export const GEMINI_DEFAULT_IMAGE_MODEL = 'gemini-2.5-flash-image';
 /** Pure: the `imageConfig.imageSize` for a quality, or undefined for the model's default. */
 export function mapGeminiImageSize(quality: ImageQuality): string | undefined {
   return quality === 'high' ? '2K' : undefined;
+}
+
+/**
+ * Pure: a readable message for a Gemini SDK error. `ApiError` carries the HTTP status and the whole JSON
+ * error body as its message; the model needs `400 <the API's message>`.
+ */
+export function describeGeminiError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const status = (error as { status?: unknown }).status;
+  if (typeof status !== 'number') return error.message;
+  try {
+    const body = JSON.parse(error.message) as { error?: { message?: unknown } };
+    if (typeof body.error?.message === 'string') return `${status} ${body.error.message}`;
+  } catch {
+    // Not JSON: keep the message as it is.
+  }
+  return `${status} ${error.message}`;
 }
 
 export function createGeminiImageProvider(connection: ImageProviderConnection): ImageProvider {
@@ -31,15 +48,21 @@ export function createGeminiImageProvider(connection: ImageProviderConnection): 
     defaultModel: GEMINI_DEFAULT_IMAGE_MODEL,
     async generate(request: ImageGenerationRequest): Promise<GeneratedImageData> {
       const imageSize = mapGeminiImageSize(request.quality);
-      const response = await client.models.generateContent({
-        model: request.model,
-        contents: request.prompt,
-        config: {
-          responseModalities: ['IMAGE'],
-          ...(imageSize ? { imageConfig: { imageSize } } : {}),
-          abortSignal: request.signal,
-        },
-      });
+      let response: GenerateContentResponse;
+      try {
+        response = await client.models.generateContent({
+          model: request.model,
+          contents: request.prompt,
+          config: {
+            responseModalities: ['IMAGE'],
+            ...(imageSize ? { imageConfig: { imageSize } } : {}),
+            abortSignal: request.signal,
+          },
+        });
+      } catch (error) {
+        if (request.signal.aborted) throw error;
+        throw new Error(describeGeminiError(error), { cause: error });
+      }
       const candidate = response.candidates?.[0];
       const parts = candidate?.content?.parts ?? [];
       const imagePart = parts.find((part) => part.inlineData?.data);

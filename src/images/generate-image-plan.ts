@@ -65,6 +65,8 @@ export interface GenerateImageToolPlan {
   /** Where the quality came from: the model's argument or the user's default. */
   qualitySource: 'model' | 'setting';
   model: string;
+  /** Where the model came from: the model's argument, the user's `defaultModel`, or the fallback. */
+  modelSource: 'model' | 'setting' | 'fallback';
   images: PlannedImage[];
 }
 
@@ -134,6 +136,7 @@ export function createGenerateImageToolPlan(
     quality: modelQuality ?? defaultQuality,
     qualitySource: modelQuality === undefined ? 'setting' : 'model',
     model,
+    modelSource: modelArgument !== undefined ? 'model' : defaultModel !== '' ? 'setting' : 'fallback',
     images,
   };
 }

@@ -24,6 +24,7 @@ describe('createGenerateImageToolPlan', () => {
       quality: 'auto',
       qualitySource: 'setting',
       model: 'fallback-model',
+      modelSource: 'fallback',
       images: [{ index: 0, id: 'img-0' }],
     });
   });
@@ -73,12 +74,15 @@ describe('createGenerateImageToolPlan', () => {
       { prompt: 'p', model: 'gemini-2.5-flash-image' },
       { defaultModel: 'gpt-image-1.5' },
       'gemini-2.5-flash-image',
+      'model',
     ],
-    [{ prompt: 'p' }, { defaultModel: 'gpt-image-1.5' }, 'gpt-image-1.5'],
-    [{ prompt: 'p' }, { defaultModel: '  ' }, 'fallback-model'],
-    [{ prompt: 'p', model: null }, {}, 'fallback-model'],
-  ])('model %p with settings %p → %p', (args, settings, expected) => {
-    expect(plan(args, settings).model).toBe(expected);
+    [{ prompt: 'p' }, { defaultModel: 'gpt-image-1.5' }, 'gpt-image-1.5', 'setting'],
+    [{ prompt: 'p' }, { defaultModel: '  ' }, 'fallback-model', 'fallback'],
+    [{ prompt: 'p', model: null }, {}, 'fallback-model', 'fallback'],
+  ] as const)('model %p with settings %p → %p (from %p)', (args, settings, expected, source) => {
+    const result = plan(args, settings);
+    expect(result.model).toBe(expected);
+    expect(result.modelSource).toBe(source);
   });
 
   test.each([

@@ -119,9 +119,7 @@ async function execute(args: unknown, context: ToolContext): Promise<GenerateIma
     const message =
       `Model "${plan.model}" needs the ${providerId === 'gemini' ? 'Gemini' : 'OpenAI Images'} provider, ` +
       `which is not configured on this server (${variables}). Models that work here include ${available}.`;
-    const fromModel =
-      args !== null && typeof args === 'object' && typeof (args as { model?: unknown }).model === 'string';
-    throw fromModel
+    throw plan.modelSource === 'model'
       ? new ToolArgumentError(message)
       : new ToolExecutionError(`${message} Check the defaultModel setting.`);
   }

@@ -288,6 +288,28 @@ describe('generate_image with Gemini image models', () => {
     });
   });
 
+  test('an API error reaches the model as status and message, not as a JSON dump', async () => {
+    answer = (_request, position) =>
+      position === 0
+        ? { kind: 'error', status: 400, message: 'Image size 2K is not supported.' }
+        : { kind: 'image' };
+    const outcome = await run({ prompt: 'p', model: 'gemini-2.5-flash-image', count: 2 }).result;
+    expect(outcome).toMatchObject({
+      ok: true,
+      result: { errors: [{ message: 'Gemini failed: 400 Image size 2K is not supported.' }] },
+    });
+  });
+
+  test('a Gemini defaultModel while only OpenAI is configured is a server-side execution_error', async () => {
+    configure(openai());
+    const outcome = await run(
+      { prompt: 'p' },
+      { saved: { parameters: { defaultModel: 'gemini-2.5-flash-image' } } },
+    ).result;
+    expect(outcome).toMatchObject({ ok: false, error: { classification: 'execution_error' } });
+    if (!outcome.ok) expect(outcome.error.message).toContain('Check the defaultModel setting.');
+  });
+
   test('is the default when only Gemini is configured', async () => {
     configure(gemini());
     const outcome = await run({ prompt: 'p' }).result;
