@@ -4,6 +4,26 @@
  */
 import './tools/builtin/index.ts';
 
+export {
+  createGenerateImageToolPlan,
+  type GenerateImagePlanOptions,
+  type GenerateImageToolPlan,
+  IMAGE_QUALITIES,
+  type ImageQuality,
+} from './images/generate-image-plan.ts';
+export type { GenerateImageResult } from './images/generate-images.ts';
+export {
+  configureImageGeneration,
+  type ImageGenerationConfig,
+  readImageGenerationConfigFromEnv,
+} from './images/image-generation-config.ts';
+export type { ImageProvider } from './images/image-provider.ts';
+export {
+  type ImageRecord,
+  type ImageRepository,
+  InMemoryImageRepository,
+} from './images/image-repository.ts';
+export { serveImage } from './images/serve-image.ts';
 export type * from './providers/types.ts';
 export { type EnabledToolRuntime, getEnabledToolRuntime } from './settings/tool-runtime.ts';
 export {

@@ -25,6 +25,11 @@ import type { RegisteredTool, ToolCallContext, ToolContext, ToolExecutionResult 
 export const DEFAULT_TOOL_TIMEOUT_SECONDS = 30;
 export const MIN_TOOL_TIMEOUT_SECONDS = 5;
 export const MAX_TOOL_TIMEOUT_SECONDS = 600;
+/**
+ * How long `executeTool` waits, after a call's signal fires, for a tool that
+ * `reportsPartialResultOnAbort` to return its partial result before the abort failure wins.
+ */
+export const ABORT_GRACE_MILLISECONDS = 2000;
 
 /** Timer functions, injectable so tests can fire a budget without waiting for it. */
 export interface ToolTimers {
@@ -158,9 +163,16 @@ export async function executeTool(
     dataDirectory: context.dataDirectory ?? `${process.cwd()}/data`,
   };
 
-  // The executor may ignore its signal; the race makes the budget hold regardless.
+  // The executor may ignore its signal; the race makes the budget hold regardless. A tool that
+  // reports partial results on abort gets a short grace window to deliver them.
+  let graceTimer: unknown;
   const aborted = new Promise<ToolExecutionResult>((resolve) => {
-    const settle = () => resolve(toFailure(controller.signal.reason));
+    const settle = () => {
+      const abortFailure = toFailure(controller.signal.reason);
+      if (tool.reportsPartialResultOnAbort) {
+        graceTimer = timers.setTimeout(() => resolve(abortFailure), ABORT_GRACE_MILLISECONDS);
+      } else resolve(abortFailure);
+    };
     if (controller.signal.aborted) settle();
     else controller.signal.addEventListener('abort', settle, { once: true });
   });
@@ -178,6 +190,7 @@ export async function executeTool(
     return await Promise.race([run, aborted]);
   } finally {
     timers.clearTimeout(timer);
+    if (graceTimer !== undefined) timers.clearTimeout(graceTimer);
     context.signal?.removeEventListener('abort', onParentAbort);
   }
 }

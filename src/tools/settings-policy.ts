@@ -276,7 +276,8 @@ export function getToolDefinition(tool: RegisteredTool, settings: EffectiveToolS
 
 /**
  * Filters the enabled tools and produces their definitions. `settings` maps tool name to the saved
- * row (possibly corrupted: each falls back to defaults safely).
+ * row (possibly corrupted: each falls back to defaults safely). A tool whose `isAvailable()` returns
+ * false (e.g. generate_image with no image provider configured) is left out whatever its settings.
  */
 export function getToolDefinitionsForTools(
   tools: readonly RegisteredTool[],
@@ -285,6 +286,7 @@ export function getToolDefinitionsForTools(
 ): ToolDefinition[] {
   const definitions: ToolDefinition[] = [];
   for (const tool of tools) {
+    if (tool.isAvailable && !tool.isAvailable()) continue;
     const effective = getSafeEffectiveToolSettings(tool, settings?.[tool.definition.name], onInvalid);
     if (effective.enabled) definitions.push(getToolDefinition(tool, effective));
   }

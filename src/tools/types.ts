@@ -150,6 +150,20 @@ export interface RegisteredTool {
   buildDefinition?: (settings: EffectiveToolSettings) => ToolDefinition;
   settings: ToolSettingsMetadata;
   execute: (args: unknown, context: ToolContext) => Promise<unknown>;
+  /**
+   * Whether the tool can run in this deployment right now (e.g. an image provider is configured).
+   * Absent = always available. An unavailable tool is never offered to models
+   * (`getToolDefinitionsForTools` skips it); a direct call still reaches `execute`, which is expected
+   * to fail with an `execution_error` that says how to make the tool available.
+   */
+  isAvailable?: () => boolean;
+  /**
+   * When true, the executor answers its signal promptly with a result that reports the partial work
+   * done so far (e.g. the images finished before the budget ran out), and `executeTool` waits up to
+   * `ABORT_GRACE_MILLISECONDS` for that result instead of replacing it with the timeout/cancel failure.
+   * An executor that throws after the abort still yields the timeout/cancel failure.
+   */
+  reportsPartialResultOnAbort?: boolean;
 }
 
 export interface ToolFailure {

@@ -3,3 +3,4 @@
  * Add one line per new tool file.
  */
 import './get-current-datetime.ts';
+import './generate-image.ts';

@@ -1,0 +1,181 @@
+/**
+ * Runs a generate_image plan (spec: "streams per-image outcomes, summarizes into a single result.
+ * Honors the configured timeoutSeconds execution budget").
+ *
+ * Guarantees:
+ * - Every planned image is requested at once; they run concurrently under the call's one signal.
+ * - Each image's outcome is sent through `onProgress` the moment it is known: `image_completed`
+ *   (id, url, model…) or `image_failed` (index, reason), after one `image_generation_started`.
+ *   Exactly one outcome event per image.
+ * - When the signal fires (budget or cancel), in-flight requests are aborted and every unfinished image
+ *   fails at once with the signal's reason, even if a provider ignores its signal; nothing finished
+ *   after that point is stored.
+ * - The summary `{count, images, errors?}` lists completed images in plan order and failures by index.
+ */
+import { ToolExecutionError } from '../tools/errors.ts';
+import type { ToolProgressEvent } from '../tools/types.ts';
+import type { GenerateImageToolPlan, ImageQuality, PlannedImage } from './generate-image-plan.ts';
+import { describeProviderError, type GeneratedImageData, type ImageProvider } from './image-provider.ts';
+
+/** Where a stored image can be fetched. */
+export interface StoredImage {
+  url: string;
+  mimeType: string;
+  byteLength: number;
+}
+
+export interface GeneratedImageSummary {
+  index: number;
+  id: string;
+  url: string;
+  model: string;
+  mimeType: string;
+  byteLength: number;
+  revisedPrompt?: string;
+}
+
+export interface ImageFailureSummary {
+  index: number;
+  message: string;
+}
+
+/** The tool result: one object for the whole call. */
+export interface GenerateImageResult {
+  /** Images this call attempted (after capping to `maxImagesPerCall`). */
+  count: number;
+  model: string;
+  quality: ImageQuality;
+  images: GeneratedImageSummary[];
+  errors?: ImageFailureSummary[];
+  /** Set when the budget ran out or the user cancelled before every image finished. */
+  stopped?: 'timeout' | 'cancelled';
+  /** Tells the model about an adjustment it should know of (e.g. the count was capped). */
+  notice?: string;
+}
+
+export interface GenerateImagesDependencies {
+  provider: ImageProvider;
+  signal: AbortSignal;
+  onProgress: (event: ToolProgressEvent) => void;
+  /** Stores one generated image (file + record) and says where it is served. */
+  storeImage: (image: PlannedImage, data: GeneratedImageData) => Promise<StoredImage>;
+}
+
+type ImageOutcome =
+  | { status: 'completed'; image: GeneratedImageSummary }
+  | { status: 'failed'; failure: ImageFailureSummary & { id: string } };
+
+function abortMessage(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason.message : 'The image generation was stopped.';
+}
+
+function stoppedKind(signal: AbortSignal): 'timeout' | 'cancelled' {
+  const classification = (signal.reason as { classification?: unknown } | undefined)?.classification;
+  return classification === 'timeout' ? 'timeout' : 'cancelled';
+}
+
+/**
+ * Generates every image of the plan and returns the summary. When no image completes it throws: the
+ * signal's reason when the call was stopped, else a ToolExecutionError quoting each failure.
+ */
+export async function generateImages(
+  plan: GenerateImageToolPlan,
+  dependencies: GenerateImagesDependencies,
+): Promise<GenerateImageResult> {
+  const { provider, signal, onProgress } = dependencies;
+  onProgress({
+    type: 'image_generation_started',
+    count: plan.count,
+    model: plan.model,
+    quality: plan.quality,
+    imageIds: plan.images.map((image) => image.id),
+  });
+
+  let removeAbortListener = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const listener = () => resolve();
+    signal.addEventListener('abort', listener, { once: true });
+    removeAbortListener = () => signal.removeEventListener('abort', listener);
+  });
+
+  const runOne = async (image: PlannedImage): Promise<ImageOutcome> => {
+    const attempt = (async (): Promise<ImageOutcome> => {
+      try {
+        const data = await provider.generate({
+          prompt: plan.prompt,
+          model: plan.model,
+          quality: plan.quality,
+          signal,
+        });
+        if (signal.aborted) throw signal.reason;
+        const stored = await dependencies.storeImage(image, data);
+        return {
+          status: 'completed',
+          image: {
+            index: image.index,
+            id: image.id,
+            url: stored.url,
+            model: plan.model,
+            mimeType: stored.mimeType,
+            byteLength: stored.byteLength,
+            ...(data.revisedPrompt ? { revisedPrompt: data.revisedPrompt } : {}),
+          },
+        };
+      } catch (error) {
+        const message = signal.aborted
+          ? abortMessage(signal)
+          : describeProviderError(provider.displayName, error);
+        return { status: 'failed', failure: { index: image.index, id: image.id, message } };
+      }
+    })();
+    const abandoned = stopped.then(
+      (): ImageOutcome => ({
+        status: 'failed',
+        failure: { index: image.index, id: image.id, message: abortMessage(signal) },
+      }),
+    );
+    const outcome = await Promise.race([attempt, abandoned]);
+    if (outcome.status === 'completed') {
+      onProgress({ type: 'image_completed', ...outcome.image });
+    } else {
+      onProgress({ type: 'image_failed', ...outcome.failure });
+    }
+    return outcome;
+  };
+
+  let outcomes: ImageOutcome[];
+  try {
+    outcomes = await Promise.all(plan.images.map(runOne));
+  } finally {
+    removeAbortListener();
+  }
+
+  const images = outcomes.flatMap((outcome) => (outcome.status === 'completed' ? [outcome.image] : []));
+  const errors = outcomes.flatMap((outcome) =>
+    outcome.status === 'failed' ? [{ index: outcome.failure.index, message: outcome.failure.message }] : [],
+  );
+  if (images.length === 0) {
+    if (signal.aborted) throw signal.reason;
+    const details = errors.map((error) => `image ${error.index + 1}: ${error.message}`).join('; ');
+    throw new ToolExecutionError(
+      `No image was generated (${plan.count} attempted with model "${plan.model}"). ${details}`,
+    );
+  }
+  const notices: string[] = [];
+  if (plan.capped) {
+    notices.push(
+      `${plan.requestedCount} images were requested; this user's maxImagesPerCall setting allows ${plan.count}.`,
+    );
+  }
+  return {
+    count: plan.count,
+    model: plan.model,
+    quality: plan.quality,
+    images,
+    ...(errors.length > 0 ? { errors } : {}),
+    ...(signal.aborted && errors.length > 0 ? { stopped: stoppedKind(signal) } : {}),
+    ...(notices.length > 0 ? { notice: notices.join(' ') } : {}),
+  };
+}

@@ -1,0 +1,109 @@
+import { describe, expect, test } from 'bun:test';
+import { ABORT_GRACE_MILLISECONDS, executeTool, type ToolTimers } from '../../src/tools/execution.ts';
+import { ToolRegistry } from '../../src/tools/registry.ts';
+import { getToolDefinitionsForTools } from '../../src/tools/settings-policy.ts';
+import type { ToolContext } from '../../src/tools/types.ts';
+import { makeTool } from '../helpers/fake-tools.ts';
+
+describe('RegisteredTool.isAvailable', () => {
+  test('an unavailable tool is not offered, whatever its settings; tools without the hook are', () => {
+    let available = false;
+    const tools = [
+      makeTool({ name: 'plain' }),
+      makeTool({ name: 'conditional', isAvailable: () => available }),
+    ];
+    const names = () =>
+      getToolDefinitionsForTools(tools, { conditional: { enabled: true } }).map(
+        (definition) => definition.name,
+      );
+    expect(names()).toEqual(['plain']);
+    available = true;
+    expect(names()).toEqual(['plain', 'conditional']);
+  });
+
+  test('a disabled available tool stays hidden', () => {
+    const tools = [makeTool({ name: 'conditional', isAvailable: () => true })];
+    expect(getToolDefinitionsForTools(tools, { conditional: { enabled: false } })).toEqual([]);
+  });
+});
+
+function manualTimers() {
+  const pending: { callback: () => void; milliseconds: number; cleared: boolean }[] = [];
+  const timers: ToolTimers = {
+    setTimeout: (callback, milliseconds) => {
+      const entry = { callback, milliseconds, cleared: false };
+      pending.push(entry);
+      return entry;
+    },
+    clearTimeout: (handle) => {
+      (handle as { cleared: boolean }).cleared = true;
+    },
+  };
+  return { timers, pending };
+}
+
+/** A tool that answers its abort with a partial result (or never, or by throwing). */
+function partialTool(name: string, onAbort: 'resolve' | 'never' | 'throw', flag = true) {
+  return makeTool({
+    name,
+    reportsPartialResultOnAbort: flag,
+    execute: (_args: unknown, context: ToolContext) =>
+      new Promise((resolve, reject) => {
+        context.signal.addEventListener('abort', () => {
+          if (onAbort === 'resolve')
+            resolve({ partial: true, reason: (context.signal.reason as Error).message });
+          if (onAbort === 'throw') reject(new Error('gave up'));
+        });
+      }),
+  });
+}
+
+describe('RegisteredTool.reportsPartialResultOnAbort', () => {
+  test('the partial result the tool returns after its budget fires is the outcome', async () => {
+    const registry = new ToolRegistry();
+    registry.register(partialTool('partial', 'resolve'));
+    const { timers, pending } = manualTimers();
+    const outcome = executeTool('partial', {}, { userId: 'u' }, undefined, { registry, timers });
+    pending[0]?.callback();
+    expect(await outcome).toEqual({
+      ok: true,
+      result: { partial: true, reason: expect.stringContaining('ran out of its 30-second budget') },
+    });
+    expect(pending[1]?.milliseconds).toBe(ABORT_GRACE_MILLISECONDS);
+    expect(pending.every((entry) => entry.cleared)).toBe(true);
+  });
+
+  test('a tool that never answers still ends with the timeout once the grace window passes', async () => {
+    const registry = new ToolRegistry();
+    registry.register(partialTool('silent', 'never'));
+    const { timers, pending } = manualTimers();
+    const outcome = executeTool('silent', {}, { userId: 'u' }, undefined, { registry, timers });
+    pending[0]?.callback();
+    await Bun.sleep(0);
+    pending[1]?.callback();
+    expect(await outcome).toMatchObject({ ok: false, error: { classification: 'timeout' } });
+  });
+
+  test('a tool that throws after the abort yields the abort failure (cancel stays cancel)', async () => {
+    const registry = new ToolRegistry();
+    registry.register(partialTool('thrower', 'throw'));
+    const controller = new AbortController();
+    const { timers } = manualTimers();
+    const outcome = executeTool('thrower', {}, { userId: 'u', signal: controller.signal }, undefined, {
+      registry,
+      timers,
+    });
+    controller.abort();
+    expect(await outcome).toMatchObject({ ok: false, error: { classification: 'cancelled' } });
+  });
+
+  test('without the flag the abort failure wins at once (unchanged behaviour)', async () => {
+    const registry = new ToolRegistry();
+    registry.register(partialTool('plain', 'resolve', false));
+    const { timers, pending } = manualTimers();
+    const outcome = executeTool('plain', {}, { userId: 'u' }, undefined, { registry, timers });
+    pending[0]?.callback();
+    expect(await outcome).toMatchObject({ ok: false, error: { classification: 'timeout' } });
+    expect(pending).toHaveLength(1);
+  });
+});
