@@ -12,8 +12,8 @@
  * - Tool failures come back as `isError: true` results carrying `{classification, message}`
  *   (see `toCallToolResult`), never as JSON-RPC errors.
  * - Progress events of a tool reach the client as `notifications/progress` when it sent a progressToken.
- * - A settings change of the user (`ToolSettingsEvents`) sends `notifications/tools/list_changed`; the
- *   subscription ends when the session closes.
+ * - A settings change of the user (`ToolSettingsEvents`, or a difference seen by the optional poll)
+ *   sends `notifications/tools/list_changed`; subscription and poll end when the session closes.
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -48,6 +48,12 @@ export interface McpServerDependencies {
   dataDirectory?: string;
   /** Diagnostics; never stdout (in stdio mode stdout carries only protocol messages). */
   log?: (message: string) => void;
+  /**
+   * When set, the enabled tool list is re-read this often, and a difference from the list the client
+   * was last given sends `notifications/tools/list_changed`: how a session notices a change made by another process
+   * (the API server writing the shared database), which no in-process event reaches.
+   */
+  settingsPollMilliseconds?: number;
 }
 
 /** What one session is bound to: its user, and the working directory its tools resolve against. */
@@ -86,13 +92,15 @@ export function createMcpToolServer(options: McpToolServerOptions): Server {
     { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, async (): Promise<ListToolsResult> => {
+  /** `reportInvalid` is false for the poll, so a corrupted row is logged once per list, not per tick. */
+  const listTools = async (reportInvalid = true): Promise<Tool[]> => {
     const runtime = await getEnabledToolRuntime(options.toolSettings, options.userId, {
       registry,
-      onInvalidSettings: (error) =>
-        log(`user ${options.userId}: invalid saved setting ignored: ${error.message}`),
+      onInvalidSettings: (error) => {
+        if (reportInvalid) log(`user ${options.userId}: invalid saved setting ignored: ${error.message}`);
+      },
     });
-    const tools: Tool[] = runtime.definitions.map((definition) => {
+    return runtime.definitions.map((definition) => {
       const title = registry.get(definition.name)?.settings.title;
       return {
         name: definition.name,
@@ -101,6 +109,13 @@ export function createMcpToolServer(options: McpToolServerOptions): Server {
         inputSchema: definition.parameters as Tool['inputSchema'],
       };
     });
+  };
+
+  /** The list the client was last given, as JSON: the poll's baseline. */
+  let listedFingerprint: string | undefined;
+  server.setRequestHandler(ListToolsRequestSchema, async (): Promise<ListToolsResult> => {
+    const tools = await listTools();
+    listedFingerprint = JSON.stringify(tools);
     return { tools };
   });
 
@@ -133,19 +148,52 @@ export function createMcpToolServer(options: McpToolServerOptions): Server {
     return toCallToolResult(envelope);
   });
 
-  let unsubscribe = options.toolSettingsEvents?.subscribe(options.userId, () => {
+  const announceListChanged = () => {
+    // Until the client lists again there is nothing newer to announce: one notification per change.
+    listedFingerprint = undefined;
     // Only an initialized session can take notifications; before that the client lists anyway.
     if (!server.transport || server.getClientCapabilities() === undefined) return;
     server.sendToolListChanged().catch((error: unknown) => {
       log(`tools/list_changed not delivered: ${(error as Error).message}`);
     });
-  });
+  };
+  let unsubscribe = options.toolSettingsEvents?.subscribe(options.userId, announceListChanged);
+  const stopPolling = options.settingsPollMilliseconds
+    ? repeatWithoutOverlap(options.settingsPollMilliseconds, log, async () => {
+        if (listedFingerprint === undefined) return; // nothing listed since the last announcement
+        const current = JSON.stringify(await listTools(false));
+        if (listedFingerprint !== undefined && current !== listedFingerprint) announceListChanged();
+      })
+    : undefined;
 
   server.onclose = () => {
     unsubscribe?.();
     unsubscribe = undefined;
+    stopPolling?.();
     options.onClose?.();
   };
   server.onerror = (error) => log(`protocol error: ${error.message}`);
   return server;
+}
+
+/** Runs `task` every `intervalMilliseconds`, skipping a tick while the previous run is still going. */
+function repeatWithoutOverlap(
+  intervalMilliseconds: number,
+  log: (message: string) => void,
+  task: () => Promise<void>,
+): () => void {
+  let running = false;
+  const timer = setInterval(async () => {
+    if (running) return;
+    running = true;
+    try {
+      await task();
+    } catch (error) {
+      log(`reading the tool list failed: ${(error as Error).message}`);
+    } finally {
+      running = false;
+    }
+  }, intervalMilliseconds);
+  timer.unref?.();
+  return () => clearInterval(timer);
 }

@@ -78,6 +78,18 @@ describe('createMcpToolServer', () => {
     expect(structured(refused).error).toMatchObject({ classification: 'tool_disabled' });
   });
 
+  test('with a poll, a change made by another process (no event) still sends list_changed', async () => {
+    const { registry } = createMcpTestRegistry();
+    const toolSettings = new InMemoryToolSettingsRepository();
+    const { client } = await connect({ toolSettings, registry, settingsPollMilliseconds: 5 });
+    const changed = Promise.withResolvers<void>();
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => changed.resolve());
+    await client.listTools();
+    await toolSettings.put('alice', 'report_progress', { enabled: false });
+    await changed.promise;
+    expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('report_progress');
+  });
+
   test('another user’s settings change sends nothing to this session', async () => {
     const { registry } = createMcpTestRegistry();
     const toolSettingsEvents = new ToolSettingsEvents();

@@ -19,6 +19,12 @@ import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
 export const MCP_USAGE = `Usage:
   mango mcp --user NAME [--cwd DIR] [--restricted]   serve NAME's enabled tools over MCP on stdio`;
 
+/**
+ * How often a stdio session re-reads the user's tool list: settings changed through the API server
+ * (another process) reach this one only through the database, so the poll is what sends list_changed.
+ */
+export const STDIO_SETTINGS_POLL_MILLISECONDS = 2_000;
+
 export interface McpCommandStreams {
   stdin: Readable;
   stdout: Writable;
@@ -90,6 +96,7 @@ export function createMcpCommand(
             restricted,
             ...(workingDirectory === undefined ? {} : { workingDirectory }),
             log: (message) => io.stderr(`[mango mcp] ${message}\n`),
+            settingsPollMilliseconds: STDIO_SETTINGS_POLL_MILLISECONDS,
             onClose,
           }),
         );
