@@ -4,6 +4,17 @@
  */
 import './tools/builtin/index.ts';
 
+export {
+  handleMcpHttpRequest,
+  type McpHttpDependencies,
+  McpHttpSessions,
+} from './mcp/mcp-http-handler.ts';
+export {
+  createMcpToolServer,
+  type McpServerDependencies,
+  type McpSessionBinding,
+  type McpToolServerOptions,
+} from './mcp/mcp-tool-server.ts';
 export type * from './providers/types.ts';
 export { type EnabledToolRuntime, getEnabledToolRuntime } from './settings/tool-runtime.ts';
 export {
