@@ -106,6 +106,26 @@ describe('mango mcp over stdio', () => {
     expect(stderr).toContain('serving over stdio');
   });
 
+  test('SIGTERM ends the session and the process exits 0', async () => {
+    const child = Bun.spawn([process.execPath, 'src/cli/main.ts', 'mcp', '--user', 'alice'], {
+      cwd: projectRoot,
+      env: environment,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    const reader = child.stderr.getReader();
+    let stderr = '';
+    while (!stderr.includes('serving over stdio')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      stderr += new TextDecoder().decode(value);
+    }
+    child.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+    expect(await new Response(child.stdout).text()).toBe('');
+  });
+
   test.each([
     [['mcp', '--user', 'nobody'], 1, 'no user named "nobody"'],
     [['mcp'], 2, 'needs --user NAME'],
