@@ -24,6 +24,16 @@ export {
   InMemoryImageRepository,
 } from './images/image-repository.ts';
 export { serveImage } from './images/serve-image.ts';
+  handleMcpHttpRequest,
+  type McpHttpDependencies,
+  McpHttpSessions,
+} from './mcp/mcp-http-handler.ts';
+export {
+  createMcpToolServer,
+  type McpServerDependencies,
+  type McpSessionBinding,
+  type McpToolServerOptions,
+} from './mcp/mcp-tool-server.ts';
 export type * from './providers/types.ts';
 export { type EnabledToolRuntime, getEnabledToolRuntime } from './settings/tool-runtime.ts';
 export {

@@ -3,11 +3,13 @@
  * usage mistakes into exit code 2.
  */
 import '../tools/builtin/index.ts';
+import { createMcpCommand, MCP_USAGE } from './commands/mcp.ts';
 import { createToolCommand, TOOL_USAGE } from './commands/tool.ts';
 import { type CliCommand, type CliIo, UsageError } from './usage-error.ts';
 
 const COMMANDS: Record<string, { run: CliCommand; usage: string }> = {
   tool: { run: createToolCommand(), usage: TOOL_USAGE },
+  mcp: { run: createMcpCommand(), usage: MCP_USAGE },
 };
 
 const USAGE = `mango — tool calling for LLM chats

@@ -1,0 +1,139 @@
+/**
+ * `mango mcp --user NAME [--cwd DIR] [--restricted]`: serves one user's enabled tools over MCP on
+ * stdio (issue 10), for MCP clients that start their servers as a subprocess.
+ *
+ * stdout carries protocol messages and nothing else: diagnostics go to stderr, and `console.log`
+ * (and its siblings) are pointed at stderr while the command runs, so a stray log in a tool cannot
+ * corrupt the stream. The session ends when stdin closes or on SIGINT/SIGTERM; closing aborts a
+ * running call (shells are killed through its signal) before the process exits.
+ */
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createMcpToolServer } from '../../mcp/mcp-tool-server.ts';
+import { type OpenCliDependencies, openCliDependencies } from '../cli-dependencies.ts';
+import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
+
+export const MCP_USAGE = `Usage:
+  mango mcp --user NAME [--cwd DIR] [--restricted]   serve NAME's enabled tools over MCP on stdio`;
+
+/**
+ * How often a stdio session re-reads the user's tool list: settings changed through the API server
+ * (another process) reach this one only through the database, so the poll is what sends list_changed.
+ */
+export const STDIO_SETTINGS_POLL_MILLISECONDS = 2_000;
+
+export interface McpCommandStreams {
+  stdin: Readable;
+  stdout: Writable;
+}
+
+/** Points console.log/info/debug at stderr until the returned function restores them. */
+function keepConsoleOffStdout(io: CliIo): () => void {
+  const saved = { log: console.log, info: console.info, debug: console.debug };
+  const toStderr = (...values: unknown[]) =>
+    io.stderr(
+      `${values.map((value) => (typeof value === 'string' ? value : Bun.inspect(value))).join(' ')}\n`,
+    );
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
+  return () => Object.assign(console, saved);
+}
+
+async function resolveWorkingDirectory(io: CliIo, cwd: string | undefined): Promise<string | undefined> {
+  if (cwd === undefined) return undefined;
+  const directory = resolve(io.cwd, cwd);
+  const info = await stat(directory).catch(() => undefined);
+  if (!info?.isDirectory()) throw new UsageError(`--cwd ${cwd} is not a directory.`);
+  return directory;
+}
+
+/**
+ * Builds the `mcp` command. `openDependencies` supplies users and settings (the database once it
+ * lands); `streams` default to the process's stdin and stdout.
+ */
+export function createMcpCommand(
+  openDependencies: OpenCliDependencies = openCliDependencies,
+  streams?: McpCommandStreams,
+): CliCommand {
+  return async (argv, io) => {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        user: { type: 'string' },
+        cwd: { type: 'string' },
+        restricted: { type: 'boolean' },
+      },
+    });
+    if (positionals.length > 0) throw new UsageError(`Unexpected arguments: ${positionals.join(' ')}`);
+    if (values.user === undefined || values.user === '') throw new UsageError('mango mcp needs --user NAME.');
+    const restricted = values.restricted ?? false;
+    if (restricted && values.cwd === undefined) {
+      throw new UsageError('--restricted needs --cwd DIR to restrict to.');
+    }
+    const workingDirectory = await resolveWorkingDirectory(io, values.cwd);
+
+    const dependencies = await openDependencies(io.env, io.cwd);
+    try {
+      const user = await dependencies.users.findByName(values.user);
+      if (!user) {
+        io.stderr(`mango mcp: no user named "${values.user}" (create one with mango user add NAME).\n`);
+        return 1;
+      }
+      const restoreConsole = keepConsoleOffStdout(io);
+      try {
+        await serveStdio(io, streams ?? { stdin: process.stdin, stdout: process.stdout }, (onClose) =>
+          createMcpToolServer({
+            toolSettings: dependencies.toolSettings,
+            toolSettingsEvents: dependencies.toolSettingsEvents,
+            dataDirectory: dependencies.dataDirectory,
+            userId: user.id,
+            restricted,
+            ...(workingDirectory === undefined ? {} : { workingDirectory }),
+            log: (message) => io.stderr(`[mango mcp] ${message}\n`),
+            settingsPollMilliseconds: STDIO_SETTINGS_POLL_MILLISECONDS,
+            onClose,
+          }),
+        );
+        io.stderr(`mango mcp: session for ${user.name} ended.\n`);
+        return 0;
+      } finally {
+        restoreConsole();
+      }
+    } finally {
+      await dependencies.close();
+    }
+  };
+}
+
+/** Runs one stdio session until stdin ends or a termination signal arrives. */
+async function serveStdio(
+  io: CliIo,
+  streams: McpCommandStreams,
+  createServer: (onClose: () => void) => ReturnType<typeof createMcpToolServer>,
+): Promise<void> {
+  let markClosed: () => void = () => {};
+  const closed = new Promise<void>((resolvePromise) => {
+    markClosed = resolvePromise;
+  });
+  const server = createServer(() => markClosed());
+  const close = () => {
+    server.close().catch((error: unknown) => io.stderr(`mango mcp: ${(error as Error).message}\n`));
+  };
+  streams.stdin.once('end', close);
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  for (const signal of signals) process.once(signal, close);
+  try {
+    await server.connect(new StdioServerTransport(streams.stdin, streams.stdout));
+    io.stderr('mango mcp: serving over stdio.\n');
+    await closed;
+  } finally {
+    streams.stdin.off('end', close);
+    for (const signal of signals) process.off(signal, close);
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * The MCP server of one user (issue 10): the same tools, settings and safety as a chat, for any MCP
+ * client. One instance serves one MCP session (one stdio process, or one Streamable HTTP session).
+ *
+ * Guarantees:
+ * - `tools/list` is computed on every call from the user's saved settings (`getEnabledToolRuntime`),
+ *   so it offers exactly the tools the user has enabled, with their plain JSON Schemas (the spec's
+ *   source dialect) — a settings change is visible on the next list.
+ * - `tools/call` runs through `executeTool` with the user's saved row, the bound working directory and
+ *   `restricted` flag, one freshness ledger for the whole session, and the request's abort signal: a
+ *   client `notifications/cancelled` (or the session closing) aborts the running call, which kills shells.
+ * - Tool failures come back as `isError: true` results carrying `{classification, message}`
+ *   (see `toCallToolResult`), never as JSON-RPC errors.
+ * - Progress events of a tool reach the client as `notifications/progress` when it sent a progressToken.
+ * - A settings change of the user (`ToolSettingsEvents`, or a difference seen by the optional poll)
+ *   sends `notifications/tools/list_changed`; subscription and poll end when the session closes.
+ */
+import { randomUUID } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type ListToolsResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import packageJson from '../../package.json' with { type: 'json' };
+import { getEnabledToolRuntime } from '../settings/tool-runtime.ts';
+import type { ToolSettingsEvents } from '../settings/tool-settings-events.ts';
+import type { ToolSettingsRepository } from '../settings/tool-settings-repository.ts';
+import { type ExecuteToolOptions, executeTool } from '../tools/execution.ts';
+import { type FreshnessLedger, InMemoryFreshnessLedger } from '../tools/freshness-ledger.ts';
+import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
+import type { ToolCallContext } from '../tools/types.ts';
+import { createProgressReporter } from './mcp-progress.ts';
+import { toCallToolResult } from './tool-call-result.ts';
+
+/** What every MCP session of a process shares: where settings live and how changes are announced. */
+export interface McpServerDependencies {
+  toolSettings: ToolSettingsRepository;
+  /** When given, a settings change of the session's user sends `notifications/tools/list_changed`. */
+  toolSettingsEvents?: ToolSettingsEvents;
+  /** Defaults to the process-wide registry the builtins register into. */
+  registry?: ToolRegistry;
+  /** Passed to `executeTool` (tests inject timers). */
+  executeOptions?: Omit<ExecuteToolOptions, 'registry'>;
+  /** Where tools that produce files store them; defaults to `executeTool`'s (`./data`). */
+  dataDirectory?: string;
+  /** Diagnostics; never stdout (in stdio mode stdout carries only protocol messages). */
+  log?: (message: string) => void;
+  /**
+   * When set, the enabled tool list is re-read this often, and a difference from the list the client
+   * was last given sends `notifications/tools/list_changed`: how a session notices a change made by another process
+   * (the API server writing the shared database), which no in-process event reaches.
+   */
+  settingsPollMilliseconds?: number;
+}
+
+/** What one session is bound to: its user, and the working directory its tools resolve against. */
+export interface McpSessionBinding {
+  userId: string;
+  /** Absolute path; absent = none bound (tools fall back to the process working directory). */
+  workingDirectory?: string;
+  /** When true, every path a tool touches must stay inside `workingDirectory`. */
+  restricted?: boolean;
+  /** The session's freshness ledger; defaults to a fresh in-memory one. */
+  ledger?: FreshnessLedger;
+  /** Told once when the session closes (after the settings subscription ended). */
+  onClose?: () => void;
+}
+
+export type McpToolServerOptions = McpServerDependencies & McpSessionBinding;
+
+export const MCP_SERVER_NAME = 'mango-tools';
+
+const INSTRUCTIONS =
+  'Tools of Mango Tools, run under this user’s tool settings and path policy. A failed call returns ' +
+  'isError with {error: {classification, message}}; read the message, correct the call, and retry.';
+
+/**
+ * Creates the MCP server of one session. Connect it to a transport (`server.connect(transport)`);
+ * closing the transport or the server ends the session, aborts running calls and unsubscribes.
+ */
+export function createMcpToolServer(options: McpToolServerOptions): Server {
+  const registry = options.registry ?? defaultToolRegistry;
+  const log = options.log ?? ((message: string) => console.error(`[mango mcp] ${message}`));
+  const ledger = options.ledger ?? new InMemoryFreshnessLedger();
+  const chatId = `mcp-${randomUUID()}`;
+
+  const server = new Server(
+    { name: MCP_SERVER_NAME, version: packageJson.version },
+    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+  );
+
+  /** `reportInvalid` is false for the poll, so a corrupted row is logged once per list, not per tick. */
+  const listTools = async (reportInvalid = true): Promise<Tool[]> => {
+    const runtime = await getEnabledToolRuntime(options.toolSettings, options.userId, {
+      registry,
+      onInvalidSettings: (error) => {
+        if (reportInvalid) log(`user ${options.userId}: invalid saved setting ignored: ${error.message}`);
+      },
+    });
+    return runtime.definitions.map((definition) => {
+      const title = registry.get(definition.name)?.settings.title;
+      return {
+        name: definition.name,
+        ...(title ? { title } : {}),
+        description: definition.description,
+        inputSchema: definition.parameters as Tool['inputSchema'],
+      };
+    });
+  };
+
+  /** The list the client was last given, as JSON: the poll's baseline. */
+  let listedFingerprint: string | undefined;
+  server.setRequestHandler(ListToolsRequestSchema, async (): Promise<ListToolsResult> => {
+    const tools = await listTools();
+    listedFingerprint = JSON.stringify(tools);
+    return { tools };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: args } = request.params;
+    const progressToken = request.params._meta?.progressToken;
+    const context: ToolCallContext = {
+      userId: options.userId,
+      chatId,
+      restricted: options.restricted ?? false,
+      signal: extra.signal,
+      ledger,
+      ...(options.workingDirectory === undefined ? {} : { workingDirectory: options.workingDirectory }),
+      ...(options.dataDirectory === undefined ? {} : { dataDirectory: options.dataDirectory }),
+      ...(progressToken === undefined
+        ? {}
+        : {
+            onProgress: createProgressReporter(progressToken, extra.sendNotification, (error) =>
+              log(`progress notification lost: ${(error as Error).message}`),
+            ),
+          }),
+    };
+    const savedSettings = await options.toolSettings.get(options.userId, name);
+    const envelope = await executeTool(name, args ?? {}, context, savedSettings, {
+      onInvalidSettings: (error) =>
+        log(`user ${options.userId}: invalid saved setting of ${name} ignored: ${error.message}`),
+      ...options.executeOptions,
+      registry,
+    });
+    return toCallToolResult(envelope);
+  });
+
+  const announceListChanged = () => {
+    // Until the client lists again there is nothing newer to announce: one notification per change.
+    listedFingerprint = undefined;
+    // Only an initialized session can take notifications; before that the client lists anyway.
+    if (!server.transport || server.getClientCapabilities() === undefined) return;
+    server.sendToolListChanged().catch((error: unknown) => {
+      log(`tools/list_changed not delivered: ${(error as Error).message}`);
+    });
+  };
+  let unsubscribe = options.toolSettingsEvents?.subscribe(options.userId, announceListChanged);
+  const stopPolling = options.settingsPollMilliseconds
+    ? repeatWithoutOverlap(options.settingsPollMilliseconds, log, async () => {
+        if (listedFingerprint === undefined) return; // nothing listed since the last announcement
+        const current = JSON.stringify(await listTools(false));
+        if (listedFingerprint !== undefined && current !== listedFingerprint) announceListChanged();
+      })
+    : undefined;
+
+  server.onclose = () => {
+    unsubscribe?.();
+    unsubscribe = undefined;
+    stopPolling?.();
+    options.onClose?.();
+  };
+  server.onerror = (error) => log(`protocol error: ${error.message}`);
+  return server;
+}
+
+/** Runs `task` every `intervalMilliseconds`, skipping a tick while the previous run is still going. */
+function repeatWithoutOverlap(
+  intervalMilliseconds: number,
+  log: (message: string) => void,
+  task: () => Promise<void>,
+): () => void {
+  let running = false;
+  const timer = setInterval(async () => {
+    if (running) return;
+    running = true;
+    try {
+      await task();
+    } catch (error) {
+      log(`reading the tool list failed: ${(error as Error).message}`);
+    } finally {
+      running = false;
+    }
+  }, intervalMilliseconds);
+  timer.unref?.();
+  return () => clearInterval(timer);
+}

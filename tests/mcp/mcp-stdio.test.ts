@@ -1,0 +1,187 @@
+import { afterAll, afterEach, describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import '../../src/tools/builtin/index.ts';
+import { getTool } from '../../src/tools/registry.ts';
+
+const projectRoot = resolve(import.meta.dir, '../..');
+const temporary = await mkdtemp(join(tmpdir(), 'mango-mcp-stdio-'));
+const stateFile = join(temporary, 'state.json');
+await writeFile(
+  stateFile,
+  JSON.stringify({
+    users: [{ name: 'alice' }, { name: 'bob' }, { name: 'carol' }],
+    toolSettings: { bob: { get_current_datetime: { enabled: false } }, carol: { bash: { enabled: true } } },
+  }),
+);
+afterAll(() => rm(temporary, { recursive: true, force: true }));
+
+const environment = {
+  ...(process.env as Record<string, string>),
+  MANGO_CLI_STATE_FILE: stateFile,
+  MANGO_DATA_DIR: join(temporary, 'data'),
+};
+
+const openClients: Client[] = [];
+afterEach(async () => {
+  await Promise.allSettled(openClients.splice(0).map((client) => client.close()));
+});
+
+/** Starts `mango mcp` as a subprocess, the way an MCP client does, and connects the SDK client. */
+async function connect(cliArguments: string[]) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['src/cli/main.ts', 'mcp', ...cliArguments],
+    cwd: projectRoot,
+    env: environment,
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'test', version: '1' });
+  // Anything on stdout that is not a protocol message surfaces here.
+  const protocolErrors: Error[] = [];
+  client.onerror = (error) => protocolErrors.push(error);
+  await client.connect(transport);
+  openClients.push(client);
+  return { client, transport, protocolErrors };
+}
+
+function structured(result: unknown): Record<string, unknown> {
+  return (result as CallToolResult).structuredContent as Record<string, unknown>;
+}
+
+async function runMango(cliArguments: string[]) {
+  const child = Bun.spawn([process.execPath, 'src/cli/main.ts', ...cliArguments], {
+    cwd: projectRoot,
+    env: environment,
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  child.stdin.end();
+  const [exitCode, stdout, stderr] = await Promise.all([
+    child.exited,
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ]);
+  return { exitCode, stdout, stderr };
+}
+
+describe('mango mcp over stdio', () => {
+  test('lists, calls, and returns a validation failure as an isError result', async () => {
+    const { client, protocolErrors } = await connect(['--user', 'alice', '--cwd', temporary]);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('get_current_datetime');
+
+    const ok = await client.callTool({
+      name: 'get_current_datetime',
+      arguments: { timezone: 'America/Sao_Paulo', locale: 'pt-BR' },
+    });
+    expect(ok.isError).toBeUndefined();
+    expect(structured(ok).offset).toBe('GMT-3');
+
+    const invalid = await client.callTool({
+      name: 'get_current_datetime',
+      arguments: { timezone: 'Mars/Olympus' },
+    });
+    expect(invalid.isError).toBe(true);
+    expect(structured(invalid).error).toMatchObject({ classification: 'validation_failed' });
+    expect(protocolErrors).toEqual([]);
+  });
+
+  test('a tool the user disabled is absent from the list and refused when called', async () => {
+    const { client } = await connect(['--user', 'bob']);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('get_current_datetime');
+    const refused = await client.callTool({ name: 'get_current_datetime', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(structured(refused).error).toMatchObject({ classification: 'tool_disabled' });
+  });
+
+  test('the process exits 0 with nothing on stdout when stdin closes', async () => {
+    const { exitCode, stdout, stderr } = await runMango(['mcp', '--user', 'alice']);
+    expect({ exitCode, stdout }).toEqual({ exitCode: 0, stdout: '' });
+    expect(stderr).toContain('serving over stdio');
+  });
+
+  test('SIGTERM ends the session and the process exits 0', async () => {
+    const child = Bun.spawn([process.execPath, 'src/cli/main.ts', 'mcp', '--user', 'alice'], {
+      cwd: projectRoot,
+      env: environment,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    const reader = child.stderr.getReader();
+    let stderr = '';
+    while (!stderr.includes('serving over stdio')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      stderr += new TextDecoder().decode(value);
+    }
+    child.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+    expect(await new Response(child.stdout).text()).toBe('');
+  });
+
+  test.each([
+    [['mcp', '--user', 'nobody'], 1, 'no user named "nobody"'],
+    [['mcp'], 2, 'needs --user NAME'],
+    [['mcp', '--user', 'alice', '--restricted'], 2, '--restricted needs --cwd'],
+    [['mcp', '--user', 'alice', '--cwd', 'no/such/dir'], 2, 'is not a directory'],
+  ])('mango %p exits %p and says why on stderr', async (cliArguments, expectedCode, message) => {
+    const { exitCode, stdout, stderr } = await runMango(cliArguments);
+    expect(exitCode).toBe(expectedCode);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(message);
+  });
+
+  // The shell tools arrive from another branch; until then this test reports itself as skipped.
+  const hasBash = getTool('bash') !== undefined;
+  if (!hasBash)
+    console.warn('[skip] mcp-stdio bash cancellation: no `bash` tool is registered in this build.');
+  test.skipIf(!hasBash)('a client cancel kills a running `sleep 30` in bash', async () => {
+    const { client } = await connect(['--user', 'carol', '--cwd', temporary]);
+    const pidFile = join(temporary, 'sleep.pid');
+    const controller = new AbortController();
+    const call = client.callTool(
+      { name: 'bash', arguments: { command: `echo $$ > ${pidFile}; exec sleep 30` } },
+      undefined,
+      { signal: controller.signal },
+    );
+    call.catch(() => {});
+    const deadline = Date.now() + 15_000;
+    let pid = 0;
+    while (pid === 0 && Date.now() < deadline) {
+      pid = Number.parseInt(await readFile(pidFile, 'utf8').catch(() => ''), 10) || 0;
+      if (pid === 0) await Bun.sleep(20);
+    }
+    expect(pid).toBeGreaterThan(0);
+    expect(isRunning(pid)).toBe(true);
+    controller.abort('user pressed stop');
+    await expect(call).rejects.toThrow();
+    while (isRunning(pid) && Date.now() < deadline) await Bun.sleep(20);
+    expect(isRunning(pid)).toBe(false);
+    // The session goes on after the cancel.
+    expect((await client.callTool({ name: 'bash', arguments: { command: 'echo ok' } })).isError).toBeFalsy();
+  });
+});
+
+/** True while `pid` is a live (not zombie) process. */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const state = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /, '')
+      .charAt(0);
+    return state !== 'Z';
+  } catch {
+    return false;
+  }
+}
