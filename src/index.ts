@@ -24,6 +24,7 @@ export {
   InMemoryImageRepository,
 } from './images/image-repository.ts';
 export { serveImage } from './images/serve-image.ts';
+export {
   handleMcpHttpRequest,
   type McpHttpDependencies,
   McpHttpSessions,
