@@ -198,7 +198,7 @@ export class ChatService {
       release();
       throw error;
     }
-    return this.#releasingStream(events, release);
+    return this.#releasingStream(events, active, release);
   }
 
   async #prepareTurn(
@@ -254,9 +254,14 @@ export class ChatService {
     });
   }
 
-  /** Wraps the turn so the chat is released when it ends, even if it is returned before being read. */
+  /**
+   * Wraps the turn so the chat is released when it ends, even if it is returned before being read.
+   * `return()` cancels the turn first: an async generator queues `return()` behind a pending `next()`,
+   * so without the abort a client that leaves mid-tool would wait for the tool's budget.
+   */
   #releasingStream(
     events: AsyncGenerator<TurnEvent, void>,
+    active: ActiveTurn,
     release: () => void,
   ): AsyncIterableIterator<TurnEvent> {
     let started = false;
@@ -273,6 +278,7 @@ export class ChatService {
         return inner.next();
       },
       return: async () => {
+        active.controller.abort();
         if (!started) {
           release();
           await events.return();

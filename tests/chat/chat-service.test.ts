@@ -7,6 +7,7 @@ import { type ChatRepository, InMemoryChatRepository } from '../../src/chat/chat
 import { ChatService, type ChatServiceDependencies } from '../../src/chat/chat-service.ts';
 import { INTERRUPTED_CALL_MESSAGE } from '../../src/chat/history-repair.ts';
 import type { TurnEvent } from '../../src/chat/turn-events.ts';
+import { createTurnEventStream } from '../../src/chat/turn-sse.ts';
 import type { ModelProvider } from '../../src/providers/types.ts';
 import { InMemoryFreshnessLedger } from '../../src/tools/freshness-ledger.ts';
 import {
@@ -16,7 +17,7 @@ import {
   textResponse,
   toolCallsResponse,
 } from '../helpers/scripted-provider.ts';
-import { createTurnTools, loadRuntime } from '../helpers/turn-tools.ts';
+import { createTurnTools, loadRuntime, yieldTurns } from '../helpers/turn-tools.ts';
 
 let temporary: string;
 let root: string;
@@ -288,6 +289,42 @@ describe('ChatService: turns', () => {
     expect((await collect(stream)).slice(-1)).toEqual([
       { type: 'done', reason: 'cancelled', message: 'The turn was cancelled.' },
     ]);
+  });
+
+  test('a client that leaves the SSE stream mid-tool cancels the turn and stops the tool', async () => {
+    const { service, probe } = createService(
+      new ScriptedProvider([toolCallsResponse([{ id: 's', name: 'slow' }])]),
+    );
+    const chat = await service.createChat('u1', chatInput);
+    const reader = createTurnEventStream(await service.startTurn('u1', chat.id, 'go'), {
+      heartbeatMilliseconds: 0,
+    }).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('"tool_progress"')) text += decoder.decode((await reader.read()).value);
+    const leftAt = performance.now();
+    await reader.cancel();
+    while (service.isBusy(chat.id)) await yieldTurns(1);
+    expect(performance.now() - leftAt).toBeLessThan(1000);
+    expect(probe.aborted).toEqual(['slow']);
+    const { messages } = await service.getChat('u1', chat.id);
+    expect(messages.map((message) => message.item.type)).toEqual(['user_text', 'tool_call', 'tool_result']);
+  });
+
+  test('return() while a step is pending cancels the turn instead of waiting for the tool', async () => {
+    const { service, probe } = createService(
+      new ScriptedProvider([toolCallsResponse([{ id: 's', name: 'slow' }])]),
+    );
+    const chat = await service.createChat('u1', chatInput);
+    const stream = await service.startTurn('u1', chat.id, 'go');
+    for (let step = await stream.next(); !step.done; step = await stream.next()) {
+      if (step.value.type === 'tool_progress') break;
+    }
+    const pending = stream.next();
+    await stream.return?.();
+    expect(probe.aborted).toEqual(['slow']);
+    expect((await pending).value).toMatchObject({ type: 'tool_result', ok: false });
+    expect(service.isBusy(chat.id)).toBe(false);
   });
 
   test('an unconfigured provider is provider_unavailable and leaves the chat free', async () => {
