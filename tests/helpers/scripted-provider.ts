@@ -93,7 +93,9 @@ export function toolCallsResponse(calls: readonly ScriptedCall[], text?: string)
 }
 
 /** A response that yields `events`, then hangs until the request is aborted and finishes `cancelled`. */
-export function hangUntilAborted(events: readonly ProviderEvent[]): ScriptStep {
+export function hangUntilAborted(
+  events: readonly ProviderEvent[],
+): (request: ModelRequest) => AsyncIterable<ProviderEvent> {
   return async function* (request) {
     yield* events;
     await new Promise<void>((resolve) => {
