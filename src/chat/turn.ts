@@ -13,7 +13,9 @@
  * - Tool calls of one response run concurrently when all of them are read-only
  *   (`read-only-tools.ts`), one after another otherwise; results go back in call order.
  * - A provider `finish{error}`, a stream that throws, ends without `finish`, or stops in the middle of
- *   a tool call ends the turn with `done{error}`; none of that response's tool calls runs.
+ *   a tool call ends the turn with `done{error}`; none of that response's tool calls runs. The text
+ *   streamed so far is kept as one `assistant_text` item; the response's provider items and calls are
+ *   dropped (an unanswered call or an orphaned reasoning item would poison the next request).
  * - The caller's signal aborts the provider request and every running tool; the turn then ends with
  *   `done{cancelled}` without waiting for a provider or tool that ignores its signal.
  * - Every tool call the model completed gets exactly one `tool_result` event and one persisted result.
