@@ -223,6 +223,19 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
     history.push(item);
   };
 
+  /** Persists a call's result as the model will see it and returns the event for the client. */
+  const saveResult = async (call: ToolCallItem, envelope: ToolExecutionResult, durationMs: number) => {
+    const serialized = serializeToolOutput(envelope, outputBudget);
+    await save({
+      type: 'tool_result',
+      callId: call.callId,
+      name: call.name,
+      ok: serialized.ok,
+      output: serialized.output,
+    });
+    return toolResultEvent(call, envelope, durationMs);
+  };
+
   /** Runs one response's calls, pushing progress and results into `queue` in call order. */
   const runCalls = async (calls: readonly ToolCallItem[], queue: AsyncEventQueue<TurnEvent>) => {
     const runOne = async (call: ToolCallItem) => {
@@ -246,15 +259,7 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
       return { envelope, durationMs: Math.max(0, now() - startedAt) };
     };
     const record = async (call: ToolCallItem, outcome: Awaited<ReturnType<typeof runOne>>) => {
-      const serialized = serializeToolOutput(outcome.envelope, outputBudget);
-      await save({
-        type: 'tool_result',
-        callId: call.callId,
-        name: call.name,
-        ok: serialized.ok,
-        output: serialized.output,
-      });
-      queue.push(toolResultEvent(call, outcome.envelope, outcome.durationMs));
+      queue.push(await saveResult(call, outcome.envelope, outcome.durationMs));
     };
     if (canRunConcurrently(calls)) {
       const running = calls.map(runOne);
@@ -312,15 +317,7 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
             ok: false,
             error: { classification: 'cancelled', message },
           };
-          const serialized = serializeToolOutput(envelope, outputBudget);
-          await save({
-            type: 'tool_result',
-            callId: call.callId,
-            name: call.name,
-            ok: false,
-            output: serialized.output,
-          });
-          yield toolResultEvent(call, envelope, 0);
+          yield await saveResult(call, envelope, 0);
         }
         yield done(
           'max_iterations',
