@@ -46,13 +46,15 @@ export function readCappedStream(stream: ReadableStream<Uint8Array>, maxBytes: n
   let totalBytes = 0;
   let truncated = false;
   let ended = false;
+  let abandoned = false;
 
   const result = (async (): Promise<CappedStreamResult> => {
     try {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) {
-          ended = true;
+          // A cancel resolves the pending read as done too; only a real end-of-file counts.
+          ended = !abandoned;
           break;
         }
         totalBytes += value.byteLength;
@@ -82,6 +84,7 @@ export function readCappedStream(stream: ReadableStream<Uint8Array>, maxBytes: n
   return {
     result,
     abandon: async () => {
+      abandoned = true;
       try {
         await reader.cancel();
       } catch {
