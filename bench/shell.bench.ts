@@ -11,8 +11,8 @@ import { buildShellTool } from '../src/tools/shell/build-shell-tool.ts';
 import { runShellCommand } from '../src/tools/shell/run-shell-command.ts';
 
 const COMMAND = 'true';
-const SEQUENTIAL_CALLS = Number(process.env.SHELL_BENCH_CALLS ?? 250);
-const CONCURRENT_CALLS = Number(process.env.SHELL_BENCH_CONCURRENT_CALLS ?? 256);
+const SEQUENTIAL_CALLS = Number(process.env.SHELL_BENCH_CALLS ?? 280);
+const CONCURRENT_CALLS = Number(process.env.SHELL_BENCH_CONCURRENT_CALLS ?? 160);
 const cwd = process.cwd();
 
 async function bareSpawn(): Promise<void> {
@@ -56,7 +56,7 @@ const subjects: [string, () => Promise<void>][] = [
 ];
 
 /** The machine is shared: subjects alternate within each round, and the median round is reported. */
-const ROUNDS = Number(process.env.SHELL_BENCH_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.SHELL_BENCH_ROUNDS ?? 7);
 
 function median(values: number[]): number {
   const sorted = [...values].sort((left, right) => left - right);
