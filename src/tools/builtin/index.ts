@@ -4,3 +4,6 @@
  */
 import './get-current-datetime.ts';
 import './generate-image.ts';
+import './bash.ts';
+import './zsh.ts';
+import './powershell.ts';
