@@ -39,7 +39,11 @@ export async function parseJsonBody(request: Request, maxBytes: number): Promise
   }
   const text = new TextDecoder().decode(bytes);
   if (jsonNestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
-    throw new HttpError(400, 'malformed_json', `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+    throw new HttpError(
+      400,
+      'malformed_json',
+      `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`,
+    );
   }
   try {
     return JSON.parse(text);
