@@ -26,6 +26,14 @@ export {
 } from './chat/turn.ts';
 export type * from './chat/turn-events.ts';
 export { createTurnEventStream, encodeTurnEventAsSse, SSE_HEADERS } from './chat/turn-sse.ts';
+export { loadConfig, type ServerConfig } from './config.ts';
+export { type Database, openDatabase } from './db/database.ts';
+export { createDatabaseLedgerFactory, DatabaseFreshnessLedger } from './db/database-freshness-ledger.ts';
+export { DatabaseToolSettingsRepository } from './db/database-tool-settings-repository.ts';
+export { DatabaseUserRepository } from './db/database-user-repository.ts';
+export { migrate } from './db/migrate.ts';
+export { createApp } from './http/app.ts';
+export { type AppDependencies, createAppDependencies } from './http/app-dependencies.ts';
 export {
   createGenerateImageToolPlan,
   type GenerateImagePlanOptions,
@@ -58,11 +66,17 @@ export {
   type McpToolServerOptions,
 } from './mcp/mcp-tool-server.ts';
 export type * from './providers/types.ts';
+export { type RunningServer, startServer } from './server/start-server.ts';
 export { type EnabledToolRuntime, getEnabledToolRuntime } from './settings/tool-runtime.ts';
 export {
   InMemoryToolSettingsRepository,
   type ToolSettingsRepository,
 } from './settings/tool-settings-repository.ts';
+export {
+  type ToolSettingsDescriptor,
+  ToolSettingsService,
+  type ToolSettingsUpdate,
+} from './settings/tool-settings-service.ts';
 export {
   clampIntegerSetting,
   getBooleanSetting,
