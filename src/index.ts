@@ -4,6 +4,14 @@
  */
 import './tools/builtin/index.ts';
 
+export { toGeminiSchema } from './providers/gemini-schema.ts';
+export { isStrictCompatible, toStrictSchema } from './providers/strict-schema.ts';
+export {
+  toolDefsToAnthropic,
+  toolDefsToChatCompletions,
+  toolDefsToGeminiInteractions,
+  toolDefsToResponsesAPI,
+} from './providers/tool-mapper.ts';
 export type * from './providers/types.ts';
 export { type EnabledToolRuntime, getEnabledToolRuntime } from './settings/tool-runtime.ts';
 export {
