@@ -169,7 +169,8 @@ export function startReplayServer(): ReplayServer {
             // Let the chunks reach the client first, then abort the response mid-body.
             await Bun.sleep(50);
             openControllers.delete(controller);
-            controller.error(new Error('replay: connection cut'));
+            // Erroring the body makes Bun drop the connection (an `undefined` reason keeps Bun from logging it).
+            controller.error(undefined);
           } else {
             request.signal.addEventListener('abort', () => {
               openControllers.delete(controller);
