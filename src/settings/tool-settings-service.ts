@@ -6,12 +6,13 @@
  * successful update. Knows nothing of HTTP: failures are `ToolError('unknown_tool')` and
  * `ToolParameterError`, which `src/http/` maps to statuses.
  */
-import { ToolError, ToolParameterError } from '../tools/errors.ts';
+import { ToolError, type ToolParameterError } from '../tools/errors.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import {
   getSafeEffectiveToolSettings,
   mergeToolSettings,
   normalizeToolParameters,
+  sanitizeSavedSettings,
 } from '../tools/settings-policy.ts';
 import type {
   RegisteredTool,
@@ -49,72 +50,8 @@ export interface ToolSettingsServiceOptions {
   onInvalidSettings?: (userId: string, error: ToolParameterError) => void;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Longest tool name echoed back in an error message (names come from URLs). */
 const MAX_ECHOED_NAME_LENGTH = 80;
-
-/**
- * The valid part of a stored row: `enabled` if it is a boolean, and each parameter that still passes
- * the policy. Everything else is dropped (and reported), so a stale row cannot block a new update.
- */
-export function sanitizeSavedSettings(
-  tool: RegisteredTool,
-  saved: unknown,
-  onInvalid: (error: ToolParameterError) => void,
-): SavedToolSettings {
-  if (saved === undefined || saved === null) return {};
-  const toolName = tool.definition.name;
-  if (!isRecord(saved)) {
-    onInvalid(
-      new ToolParameterError(
-        toolName,
-        undefined,
-        'invalid_type',
-        `Saved row of "${toolName}" is not an object.`,
-      ),
-    );
-    return {};
-  }
-  const result: SavedToolSettings = {};
-  if (typeof saved.enabled === 'boolean') result.enabled = saved.enabled;
-  else if (saved.enabled !== undefined) {
-    onInvalid(
-      new ToolParameterError(
-        toolName,
-        'enabled',
-        'invalid_type',
-        `Saved "enabled" of "${toolName}" is not a boolean.`,
-      ),
-    );
-  }
-  if (saved.parameters !== undefined) {
-    const parameters: Record<string, unknown> = {};
-    if (!isRecord(saved.parameters)) {
-      onInvalid(
-        new ToolParameterError(
-          toolName,
-          undefined,
-          'invalid_type',
-          `Saved parameters of "${toolName}" are not an object.`,
-        ),
-      );
-    } else {
-      for (const [name, value] of Object.entries(saved.parameters)) {
-        try {
-          Object.assign(parameters, normalizeToolParameters(tool, { [name]: value }));
-        } catch (error) {
-          if (!(error instanceof ToolParameterError)) throw error;
-          onInvalid(error);
-        }
-      }
-    }
-    result.parameters = parameters;
-  }
-  return result;
-}
 
 export class ToolSettingsService {
   readonly #repository: ToolSettingsRepository;

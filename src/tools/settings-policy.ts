@@ -207,47 +207,44 @@ export function mergeToolSettings(
 }
 
 /**
- * The merge for execution: never throws. A saved row that fails validation falls back to defaults
- * one value at a time (a corrupted `timeoutSeconds` does not also forget that the user enabled the
- * tool), and every value dropped is reported through `onInvalid` so the caller can log it.
+ * The valid part of a stored row: `enabled` if it is a boolean, and each parameter that still passes
+ * the policy. Everything else is dropped and reported through `onInvalid`, so a stale or corrupted row
+ * can neither break execution nor block a new update.
  */
-export function getSafeEffectiveToolSettings(
+export function sanitizeSavedSettings(
   tool: RegisteredTool,
-  saved?: unknown,
-  onInvalid?: (error: ToolParameterError) => void,
-): EffectiveToolSettings {
-  const defaults = getDefaultToolSettings(tool);
-  if (saved === undefined || saved === null) return defaults;
+  saved: unknown,
+  onInvalid: (error: ToolParameterError) => void = () => {},
+): SavedToolSettings {
+  if (saved === undefined || saved === null) return {};
   const toolName = tool.definition.name;
   if (!isRecord(saved)) {
-    onInvalid?.(
+    onInvalid(
       new ToolParameterError(
         toolName,
         undefined,
         'invalid_type',
-        `Saved settings of "${toolName}" are not an object.`,
+        `Saved row of "${toolName}" is not an object.`,
       ),
     );
-    return defaults;
+    return {};
   }
-  let enabled = defaults.enabled;
-  if (saved.enabled !== undefined) {
-    if (typeof saved.enabled === 'boolean') enabled = tool.settings.canDisable ? saved.enabled : true;
-    else {
-      onInvalid?.(
-        new ToolParameterError(
-          toolName,
-          'enabled',
-          'invalid_type',
-          `Saved "enabled" of "${toolName}" is not a boolean.`,
-        ),
-      );
-    }
+  const result: SavedToolSettings = {};
+  if (typeof saved.enabled === 'boolean') result.enabled = saved.enabled;
+  else if (saved.enabled !== undefined) {
+    onInvalid(
+      new ToolParameterError(
+        toolName,
+        'enabled',
+        'invalid_type',
+        `Saved "enabled" of "${toolName}" is not a boolean.`,
+      ),
+    );
   }
-  const parameters = defaults.parameters;
   if (saved.parameters !== undefined) {
+    const parameters: Record<string, unknown> = {};
     if (!isRecord(saved.parameters)) {
-      onInvalid?.(
+      onInvalid(
         new ToolParameterError(
           toolName,
           undefined,
@@ -260,13 +257,32 @@ export function getSafeEffectiveToolSettings(
         try {
           Object.assign(parameters, normalizeToolParameters(tool, { [name]: value }));
         } catch (error) {
-          if (error instanceof ToolParameterError) onInvalid?.(error);
-          else throw error;
+          if (!(error instanceof ToolParameterError)) throw error;
+          onInvalid(error);
         }
       }
     }
+    result.parameters = parameters;
   }
-  return { enabled, parameters };
+  return result;
+}
+
+/**
+ * The merge for execution: never throws. A saved row that fails validation falls back to defaults
+ * one value at a time (a corrupted `timeoutSeconds` does not also forget that the user enabled the
+ * tool), and every value dropped is reported through `onInvalid` so the caller can log it.
+ */
+export function getSafeEffectiveToolSettings(
+  tool: RegisteredTool,
+  saved?: unknown,
+  onInvalid?: (error: ToolParameterError) => void,
+): EffectiveToolSettings {
+  const defaults = getDefaultToolSettings(tool);
+  const valid = sanitizeSavedSettings(tool, saved, onInvalid);
+  return {
+    enabled: tool.settings.canDisable ? (valid.enabled ?? defaults.enabled) : true,
+    parameters: { ...defaults.parameters, ...valid.parameters },
+  };
 }
 
 /** The definition a model sees for a tool under given settings (honours `buildDefinition`). */

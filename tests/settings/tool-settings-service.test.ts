@@ -4,8 +4,9 @@ import {
   InMemoryToolSettingsRepository,
   type ToolSettingsRepository,
 } from '../../src/settings/tool-settings-repository.ts';
-import { sanitizeSavedSettings, ToolSettingsService } from '../../src/settings/tool-settings-service.ts';
+import { ToolSettingsService } from '../../src/settings/tool-settings-service.ts';
 import { ToolError, ToolParameterError } from '../../src/tools/errors.ts';
+import { sanitizeSavedSettings } from '../../src/tools/settings-policy.ts';
 import { makeSettingsTool } from '../helpers/fake-tools.ts';
 import { createTestRegistry } from '../helpers/test-app.ts';
 
