@@ -17,6 +17,7 @@ import { generateImageTool } from '../../src/tools/builtin/generate-image.ts';
 import { executeTool, type ToolTimers } from '../../src/tools/execution.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import type { ToolExecutionResult, ToolProgressEvent } from '../../src/tools/types.ts';
+import { manualTimers } from './manual-timers.ts';
 import {
   type RecordedImageRequest,
   type ReplayAnswer,
@@ -102,22 +103,6 @@ export function useGenerateImageHarness(): GenerateImageHarness {
   return harness;
 }
 
-/** Timers the test fires by hand: the budget without waiting for it. */
-export function manualTimers() {
-  const pending: { callback: () => void; milliseconds: number; cleared: boolean }[] = [];
-  const timers: ToolTimers = {
-    setTimeout: (callback, milliseconds) => {
-      const entry = { callback, milliseconds, cleared: false };
-      pending.push(entry);
-      return entry;
-    },
-    clearTimeout: (handle) => {
-      (handle as { cleared: boolean }).cleared = true;
-    },
-  };
-  return { timers, pending };
-}
-
 /** Polls a condition (generous deadline; never a fixed sleep standing in for an event). */
 export async function waitFor(condition: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -126,3 +111,5 @@ export async function waitFor(condition: () => boolean, what: string): Promise<v
     await Bun.sleep(5);
   }
 }
+
+export { manualTimers };

@@ -1,31 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { ToolArgumentError, ToolNotFoundError } from '../../src/tools/errors.ts';
-import { executeTool, type ToolTimers } from '../../src/tools/execution.ts';
+import { executeTool } from '../../src/tools/execution.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
 import { makeSettingsTool, makeTool } from '../helpers/fake-tools.ts';
-
-/** Timers that never fire on their own: the test fires them, so no test waits for a real budget. */
-function manualTimers() {
-  const pending: { callback: () => void; milliseconds: number; cleared: boolean }[] = [];
-  const timers: ToolTimers = {
-    setTimeout: (callback, milliseconds) => {
-      const entry = { callback, milliseconds, cleared: false };
-      pending.push(entry);
-      return entry;
-    },
-    clearTimeout: (handle) => {
-      (handle as { cleared: boolean }).cleared = true;
-    },
-  };
-  return {
-    timers,
-    pending,
-    fireAll: () => {
-      for (const entry of pending) if (!entry.cleared) entry.callback();
-    },
-  };
-}
+import { manualTimers } from '../helpers/manual-timers.ts';
 
 /** A tool that waits for its signal and records what it saw. */
 function hangingTool(name: string, seen: { reason?: unknown }) {

@@ -1,9 +1,10 @@
 import { describe, expect, test } from 'bun:test';
-import { ABORT_GRACE_MILLISECONDS, executeTool, type ToolTimers } from '../../src/tools/execution.ts';
+import { ABORT_GRACE_MILLISECONDS, executeTool } from '../../src/tools/execution.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import { getToolDefinitionsForTools } from '../../src/tools/settings-policy.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
 import { makeTool } from '../helpers/fake-tools.ts';
+import { manualTimers } from '../helpers/manual-timers.ts';
 
 describe('RegisteredTool.isAvailable', () => {
   test('an unavailable tool is not offered, whatever its settings; tools without the hook are', () => {
@@ -26,21 +27,6 @@ describe('RegisteredTool.isAvailable', () => {
     expect(getToolDefinitionsForTools(tools, { conditional: { enabled: false } })).toEqual([]);
   });
 });
-
-function manualTimers() {
-  const pending: { callback: () => void; milliseconds: number; cleared: boolean }[] = [];
-  const timers: ToolTimers = {
-    setTimeout: (callback, milliseconds) => {
-      const entry = { callback, milliseconds, cleared: false };
-      pending.push(entry);
-      return entry;
-    },
-    clearTimeout: (handle) => {
-      (handle as { cleared: boolean }).cleared = true;
-    },
-  };
-  return { timers, pending };
-}
 
 /** A tool that answers its abort with a partial result (or never, or by throwing). */
 function partialTool(name: string, onAbort: 'resolve' | 'never' | 'throw', flag = true) {
