@@ -22,7 +22,9 @@ describe.each(BACKENDS)('migrate on %s', (backend) => {
 
   test('applies every migration once, records it, and is a no-op afterwards', async () => {
     handle = await createTestDatabase(backend, { migrate: false });
-    expect(await migrate(handle.database, MIGRATIONS, () => Date.UTC(2026, 0, 1))).toEqual({ applied: VERSIONS });
+    expect(await migrate(handle.database, MIGRATIONS, () => Date.UTC(2026, 0, 1))).toEqual({
+      applied: VERSIONS,
+    });
     expect(await migrate(handle.database)).toEqual({ applied: [] });
     const rows = await handle.database.sql`SELECT version, name, applied_at FROM schema_migrations`;
     expect(
