@@ -3,7 +3,7 @@
  * port (`startServer` does), so tests call `app.handle(new Request(…))` in process.
  *
  * A route module is a function `(deps: AppDependencies) => Elysia plugin`; it `.use(deps.authentication)`
- * to get `user`, declares TypeBox schemas, and calls one service. To add one (chats, images, MCP), write
+ * to get `user`, declares TypeBox schemas, and calls one service. To add one (e.g. chats), write
  * `src/http/<feature>/<feature>-routes.ts` and append its factory to `ROUTE_MODULES`.
  */
 import { Elysia } from 'elysia';
