@@ -3,7 +3,7 @@
  * next to the same call through `executeTool` directly and through a bare SDK `Server` that answers
  * `tools/call` with a constant (the transport's ceiling), measured in the same run.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,6 +18,7 @@ import { handleMcpHttpRequest, McpHttpSessions } from '../src/mcp/mcp-http-handl
 import { createMcpToolServer } from '../src/mcp/mcp-tool-server.ts';
 import { InMemoryToolSettingsRepository } from '../src/settings/tool-settings-repository.ts';
 import { executeTool } from '../src/tools/execution.ts';
+import { seedCliDatabase } from '../tests/helpers/seed-cli-database.ts';
 
 const CALLS = Number(process.env.MCP_BENCH_CALLS ?? 500);
 const args = { timezone: 'America/Sao_Paulo', locale: 'pt-BR' };
@@ -86,8 +87,14 @@ const oursHttpTime = await measure('mango MCP, Streamable HTTP (session)', () =>
 );
 
 const temporary = await mkdtemp(join(tmpdir(), 'mango-mcp-bench-'));
-const stateFile = join(temporary, 'state.json');
-await writeFile(stateFile, JSON.stringify({ users: [{ name: 'bench' }] }));
+// `mango mcp` reads its user from the database in MANGO_DATA_DIR (SQLite), like the server.
+const dataDirectory = join(temporary, 'data');
+await seedCliDatabase(dataDirectory, { users: ['bench'] });
+const stdioEnvironment: Record<string, string> = {
+  ...(process.env as Record<string, string>),
+  MANGO_DATA_DIR: dataDirectory,
+};
+delete stdioEnvironment.DATABASE_URL;
 const stdio = new Client({ name: 'bench', version: '1' });
 const spawnStarted = performance.now();
 await stdio.connect(
@@ -95,7 +102,7 @@ await stdio.connect(
     command: process.execPath,
     args: ['src/cli/main.ts', 'mcp', '--user', 'bench'],
     cwd: resolve(import.meta.dir, '..'),
-    env: { ...(process.env as Record<string, string>), MANGO_CLI_STATE_FILE: stateFile },
+    env: stdioEnvironment,
     stderr: 'ignore',
   }),
 );

@@ -9,14 +9,20 @@
  * const response = await app.handle(new Request('http://localhost/api/settings/tools', { headers }));
  * ```
  *
- * A later feature (chats, images, MCP) adds its repository or service here, built from `database`, and
- * a route module to `ROUTE_MODULES` in `app.ts`.
+ * A later feature (chats…) adds its repository or service here, built from `database`, and a route
+ * module to `ROUTE_MODULES` in `app.ts`.
+ *
+ * One `ToolSettingsEvents` per app (`events`) is shared by the settings service (which emits on every
+ * change) and the MCP sessions (which subscribe), so a PUT reaches a running MCP session.
  */
 import type { ServerConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { createDatabaseLedgerFactory } from '../db/database-freshness-ledger.ts';
+import { DatabaseImageRepository } from '../db/database-image-repository.ts';
 import { DatabaseToolSettingsRepository } from '../db/database-tool-settings-repository.ts';
 import { DatabaseUserRepository } from '../db/database-user-repository.ts';
+import type { ImageRepository } from '../images/image-repository.ts';
+import { McpHttpSessions } from '../mcp/mcp-http-handler.ts';
 import { ToolSettingsEvents } from '../settings/tool-settings-events.ts';
 import type { ToolSettingsRepository } from '../settings/tool-settings-repository.ts';
 import { ToolSettingsService } from '../settings/tool-settings-service.ts';
@@ -34,6 +40,10 @@ export interface AppDependencies {
   users: DatabaseUserRepository;
   toolSettingsRepository: ToolSettingsRepository;
   toolSettings: ToolSettingsService;
+  /** Records of generated images (`images`), what `GET /api/images/:id` serves from. */
+  images: ImageRepository;
+  /** The live MCP Streamable HTTP sessions of this app (closed by `closeAll` on shutdown). */
+  mcpSessions: McpHttpSessions;
   /** The freshness ledger of a chat, in the database (`file_observations`). */
   ledgerForChat: (chatId: string | undefined) => FreshnessLedger;
   /** `.use()` it in a route module to require a bearer token and receive `user`. */
@@ -67,6 +77,8 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
     users,
     toolSettingsRepository,
     toolSettings: new ToolSettingsService({ repository: toolSettingsRepository, registry, events }),
+    images: new DatabaseImageRepository(options.database),
+    mcpSessions: new McpHttpSessions({ now }),
     ledgerForChat: createDatabaseLedgerFactory(options.database, now),
     authentication: createAuthenticationPlugin(users),
     log: options.log ?? ((message) => console.error(message)),

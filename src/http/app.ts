@@ -3,18 +3,20 @@
  * port (`startServer` does), so tests call `app.handle(new Request(…))` in process.
  *
  * A route module is a function `(deps: AppDependencies) => Elysia plugin`; it `.use(deps.authentication)`
- * to get `user`, declares TypeBox schemas, and calls one service. To add one (chats, images, MCP), write
+ * to get `user`, declares TypeBox schemas, and calls one service. To add one (e.g. chats), write
  * `src/http/<feature>/<feature>-routes.ts` and append its factory to `ROUTE_MODULES`.
  */
 import { Elysia } from 'elysia';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { AppDependencies } from './app-dependencies.ts';
 import { HttpError, mapErrorToResponse } from './http-errors.ts';
+import { createImageRoutes } from './images/image-routes.ts';
+import { createMcpRoutes } from './mcp/mcp-routes.ts';
 import { buildOpenApiDocument, type RouteForDocument } from './openapi.ts';
 import { createToolSettingsRoutes } from './settings/tool-settings-routes.ts';
 
 /** Every route module, mounted in this order. */
-export const ROUTE_MODULES = [createToolSettingsRoutes] as const;
+export const ROUTE_MODULES = [createToolSettingsRoutes, createImageRoutes, createMcpRoutes] as const;
 
 export function createApp(deps: AppDependencies) {
   const maxBodyBytes = deps.config.maxRequestBodyBytes;

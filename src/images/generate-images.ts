@@ -5,8 +5,10 @@
  * Guarantees:
  * - Every planned image is requested at once; they run concurrently under the call's one signal.
  * - Each image's outcome is sent through `onProgress` the moment it is known: `image_completed`
- *   (id, url, model…) or `image_failed` (index, reason), after one `image_generation_started`.
- *   Exactly one outcome event per image.
+ *   (id, url, model…) or `image_failed` (index, id, `reason`), after one `image_generation_started`.
+ *   Exactly one outcome event per image. Every event carries `total` (the images planned) and a
+ *   `message` for people ("image 2 of 3 done", "image 3 of 3 failed: …"), which MCP clients show as
+ *   the progress text (`src/mcp/mcp-progress.ts`); n counts finished images, in the order they finish.
  * - When the signal fires (budget or cancel), in-flight requests are aborted and every unfinished image
  *   fails at once with the signal's reason, even if a provider ignores its signal; nothing finished
  *   after that point is stored.
@@ -84,8 +86,12 @@ export async function generateImages(
   dependencies: GenerateImagesDependencies,
 ): Promise<GenerateImageResult> {
   const { provider, signal, onProgress } = dependencies;
+  const total = plan.count;
+  let finished = 0;
   onProgress({
     type: 'image_generation_started',
+    total,
+    message: `generating ${total} image${total === 1 ? '' : 's'} with ${plan.model}`,
     count: plan.count,
     model: plan.model,
     quality: plan.quality,
@@ -137,10 +143,23 @@ export async function generateImages(
       }),
     );
     const outcome = await Promise.race([attempt, abandoned]);
+    finished += 1;
     if (outcome.status === 'completed') {
-      onProgress({ type: 'image_completed', ...outcome.image });
+      onProgress({
+        type: 'image_completed',
+        ...outcome.image,
+        total,
+        message: `image ${finished} of ${total} done`,
+      });
     } else {
-      onProgress({ type: 'image_failed', ...outcome.failure });
+      const { message: reason, ...failure } = outcome.failure;
+      onProgress({
+        type: 'image_failed',
+        ...failure,
+        reason,
+        total,
+        message: `image ${finished} of ${total} failed: ${reason}`,
+      });
     }
     return outcome;
   };

@@ -7,7 +7,7 @@
 import type { ImageRepository } from './image-repository.ts';
 
 function notFound(): Response {
-  return Response.json({ error: 'Image not found.' }, { status: 404 });
+  return Response.json({ error: 'Image not found.', code: 'not_found' }, { status: 404 });
 }
 
 export async function serveImage(

@@ -1,8 +1,10 @@
 /**
  * Start-up and graceful shutdown of the API server. `startServer(config)` opens the database, applies
- * pending migrations, creates the first user when there is none (printing its token once), and listens.
- * `stop()` stops accepting connections, lets in-flight requests finish for at most
- * `config.shutdownTimeoutMs`, then closes the rest and the database.
+ * pending migrations, creates the first user when there is none (printing its token once), points
+ * generate_image at its providers (from the injected `env`) and at the database's image records, and
+ * listens. `stop()` closes the MCP sessions (their streams never end on their own), stops accepting
+ * connections, lets in-flight requests finish for at most `config.shutdownTimeoutMs`, then closes the
+ * rest and the database.
  */
 import type { ServerConfig } from '../config.ts';
 import { type Database, openDatabase } from '../db/database.ts';
@@ -10,6 +12,10 @@ import { UserNameTakenError } from '../db/database-user-repository.ts';
 import { migrate } from '../db/migrate.ts';
 import { createApp } from '../http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../http/app-dependencies.ts';
+import {
+  configureImageGeneration,
+  readImageGenerationConfigFromEnv,
+} from '../images/image-generation-config.ts';
 import '../tools/builtin/index.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 
@@ -32,6 +38,11 @@ export interface StartServerOptions {
   now?: () => number;
   /** Tools to serve (default: the process-wide registry with every builtin). */
   registry?: ToolRegistry;
+  /**
+   * The environment image providers are read from (`OPENAI_API_KEY`/`OPENAI_BASE_URL`,
+   * `GEMINI_API_KEY`/`GEMINI_BASE_URL`); `mango serve` passes its own. Default: the process's.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -68,6 +79,10 @@ export async function startServer(
     await migrate(database, undefined, options.now);
     const deps = createAppDependencies({ config, database, now: options.now, registry: options.registry });
     await ensureFirstUser(deps, print);
+    configureImageGeneration({
+      ...readImageGenerationConfigFromEnv(options.env ?? process.env),
+      repository: deps.images,
+    });
     const app = createApp(deps);
     server = Bun.serve({
       hostname: config.host,
@@ -91,6 +106,7 @@ export async function startServer(
       deps,
       stop: () => {
         stopping ??= (async () => {
+          await deps.mcpSessions.closeAll();
           const drained = running.stop(false);
           let timer: ReturnType<typeof setTimeout> | undefined;
           const timedOut = new Promise<'timeout'>((resolve) => {

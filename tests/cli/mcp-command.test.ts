@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from 'bun:test';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -9,10 +9,16 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type CliDependencies, openCliDependencies } from '../../src/cli/cli-dependencies.ts';
 import { createMcpCommand } from '../../src/cli/commands/mcp.ts';
+import { resetImageGenerationConfiguration } from '../../src/images/image-generation-config.ts';
 import '../../src/tools/builtin/index.ts';
+import { seedCliDatabase } from '../helpers/seed-cli-database.ts';
 
 const temporary = await mkdtemp(join(tmpdir(), 'mango-mcp-command-'));
-afterAll(() => rm(temporary, { recursive: true, force: true }));
+afterAll(async () => {
+  // The command configured generate_image for its session; later test files start from the env.
+  resetImageGenerationConfiguration();
+  await rm(temporary, { recursive: true, force: true });
+});
 
 /** The client end of the command's stdin/stdout, as an SDK transport. */
 class StreamPairTransport implements Transport {
@@ -42,8 +48,8 @@ class StreamPairTransport implements Transport {
 }
 
 test('the command serves through its dependencies, keeps console output off stdout, and ends with stdin', async () => {
-  const stateFile = join(temporary, 'state.json');
-  await writeFile(stateFile, JSON.stringify({ users: [{ name: 'alice' }] }));
+  const dataDirectory = join(temporary, 'data');
+  await seedCliDatabase(dataDirectory, { users: ['alice'] });
   let dependencies: CliDependencies | undefined;
   let closedDependencies = 0;
   const stdin = new PassThrough();
@@ -57,6 +63,7 @@ test('the command serves through its dependencies, keeps console output off stdo
         ...opened,
         close: async () => {
           closedDependencies += 1;
+          await opened.close();
         },
       };
       return dependencies;
@@ -73,7 +80,7 @@ test('the command serves through its dependencies, keeps console output off stdo
       stderr += text;
     },
     cwd: temporary,
-    env: { MANGO_CLI_STATE_FILE: stateFile },
+    env: { MANGO_DATA_DIR: dataDirectory },
   });
 
   const client = new Client({ name: 'test', version: '1' });

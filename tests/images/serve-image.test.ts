@@ -62,7 +62,7 @@ describe('serveImage', () => {
   ])('user %p asking for %p gets 404', async (userId, imageId) => {
     const response = await serveImage(repository, userId, imageId);
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: 'Image not found.' });
+    expect(await response.json()).toEqual({ error: 'Image not found.', code: 'not_found' });
   });
 
   test('a record whose file is gone is a 404, not a 500', async () => {

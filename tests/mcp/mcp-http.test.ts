@@ -31,7 +31,8 @@ function standaloneStreamOf(sessionId: string): PromiseWithResolvers<void> {
   return entry;
 }
 
-// The app's part, as the lead mounts it: authenticate the bearer token, then hand over to the handler.
+// The app's part in miniature (the real mount is src/http/mcp/mcp-routes.ts, tested through the real
+// server in tests/server/server-mcp.test.ts): authenticate the bearer token, then hand over.
 const server = Bun.serve({
   hostname: '127.0.0.1',
   port: 0,

@@ -1,31 +1,32 @@
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import '../../src/tools/builtin/index.ts';
+import { openCliDependencies } from '../../src/cli/cli-dependencies.ts';
 import { getTool } from '../../src/tools/registry.ts';
+import { seedCliDatabase } from '../helpers/seed-cli-database.ts';
 
 const projectRoot = resolve(import.meta.dir, '../..');
 const temporary = await mkdtemp(join(tmpdir(), 'mango-mcp-stdio-'));
-const stateFile = join(temporary, 'state.json');
-await writeFile(
-  stateFile,
-  JSON.stringify({
-    users: [{ name: 'alice' }, { name: 'bob' }, { name: 'carol' }],
-    toolSettings: { bob: { get_current_datetime: { enabled: false } }, carol: { bash: { enabled: true } } },
-  }),
-);
+const dataDirectory = join(temporary, 'data');
+// The database `mango mcp` opens: alice with the defaults, bob without get_current_datetime, carol
+// with bash enabled (shells are off by default).
+await seedCliDatabase(dataDirectory, {
+  users: ['alice', 'bob', 'carol', 'dave'],
+  toolSettings: { bob: { get_current_datetime: { enabled: false } }, carol: { bash: { enabled: true } } },
+});
 afterAll(() => rm(temporary, { recursive: true, force: true }));
 
-const environment = {
+const environment: Record<string, string> = {
   ...(process.env as Record<string, string>),
-  MANGO_CLI_STATE_FILE: stateFile,
-  MANGO_DATA_DIR: join(temporary, 'data'),
+  MANGO_DATA_DIR: dataDirectory,
 };
+delete environment.DATABASE_URL;
 
 const openClients: Client[] = [];
 afterEach(async () => {
@@ -100,6 +101,19 @@ describe('mango mcp over stdio', () => {
     expect(structured(refused).error).toMatchObject({ classification: 'tool_disabled' });
   });
 
+  test('a setting saved in the database by another process shows on the next tools/list', async () => {
+    const { client } = await connect(['--user', 'dave']);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('get_current_datetime');
+    const other = await openCliDependencies({ MANGO_DATA_DIR: dataDirectory }, temporary);
+    try {
+      const dave = await other.users.findByName('dave');
+      await other.toolSettings.put(dave!.id, 'get_current_datetime', { enabled: false });
+    } finally {
+      await other.close();
+    }
+    expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('get_current_datetime');
+  });
+
   test('the process exits 0 with nothing on stdout when stdin closes', async () => {
     const { exitCode, stdout, stderr } = await runMango(['mcp', '--user', 'alice']);
     expect({ exitCode, stdout }).toEqual({ exitCode: 0, stdout: '' });
@@ -138,11 +152,11 @@ describe('mango mcp over stdio', () => {
     expect(stderr).toContain(message);
   });
 
-  // The shell tools arrive from another branch; until then this test reports itself as skipped.
-  const hasBash = getTool('bash') !== undefined;
-  if (!hasBash)
-    console.warn('[skip] mcp-stdio bash cancellation: no `bash` tool is registered in this build.');
-  test.skipIf(!hasBash)('a client cancel kills a running `sleep 30` in bash', async () => {
+  test('bash is a registered builtin (the cancellation test below must run, not skip)', () => {
+    expect(getTool('bash')).toBeDefined();
+  });
+
+  test('a client cancel kills a running `sleep 30` in bash', async () => {
     const { client } = await connect(['--user', 'carol', '--cwd', temporary]);
     const pidFile = join(temporary, 'sleep.pid');
     const controller = new AbortController();

@@ -12,6 +12,10 @@ import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import {
+  configureImageGeneration,
+  readImageGenerationConfigFromEnv,
+} from '../../images/image-generation-config.ts';
 import { createMcpToolServer } from '../../mcp/mcp-tool-server.ts';
 import { type OpenCliDependencies, openCliDependencies } from '../cli-dependencies.ts';
 import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
@@ -52,8 +56,8 @@ async function resolveWorkingDirectory(io: CliIo, cwd: string | undefined): Prom
 }
 
 /**
- * Builds the `mcp` command. `openDependencies` supplies users and settings (the database once it
- * lands); `streams` default to the process's stdin and stdout.
+ * Builds the `mcp` command. `openDependencies` supplies users, settings and image records (the
+ * configured database); `streams` default to the process's stdin and stdout.
  */
 export function createMcpCommand(
   openDependencies: OpenCliDependencies = openCliDependencies,
@@ -85,6 +89,11 @@ export function createMcpCommand(
         io.stderr(`mango mcp: no user named "${values.user}" (create one with mango user add NAME).\n`);
         return 1;
       }
+      // generate_image: providers from this command's environment, records in the shared database.
+      configureImageGeneration({
+        ...readImageGenerationConfigFromEnv(io.env),
+        repository: dependencies.images,
+      });
       const restoreConsole = keepConsoleOffStdout(io);
       try {
         await serveStdio(io, streams ?? { stdin: process.stdin, stdout: process.stdout }, (onClose) =>

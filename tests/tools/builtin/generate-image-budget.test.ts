@@ -36,7 +36,12 @@ describe('generate_image budget and cancel', () => {
         message: expect.stringContaining('ran out of its 5-second budget (timeoutSeconds)'),
       },
     ]);
-    expect(events.at(-1)).toMatchObject({ type: 'image_failed', message: summary.errors[0]?.message });
+    expect(events.at(-1)).toMatchObject({
+      type: 'image_failed',
+      reason: summary.errors[0]?.message,
+      total: 3,
+      message: `image 3 of 3 failed: ${summary.errors[0]?.message}`,
+    });
     await waitFor(() => harness.server.aborted === 1, 'the in-flight request to be aborted');
   });
 
@@ -85,7 +90,7 @@ describe('generate_image budget and cancel on Gemini', () => {
     expect(events.at(-1)).toMatchObject({
       type: 'image_failed',
       index: 0,
-      message: 'Tool "generate_image" was cancelled before it finished.',
+      reason: 'Tool "generate_image" was cancelled before it finished.',
     });
     await waitFor(() => harness.server.aborted === 1, 'the in-flight request to be aborted');
   });

@@ -49,6 +49,11 @@ describe('generate_image with OpenAI Images', () => {
     ]);
     expect(events.map((event) => event.type)).toEqual(['image_generation_started', 'image_completed']);
     expect(events[1]).toMatchObject({ index: 0, id: image.id, url: image.url });
+    // What an MCP client shows as the progress text ("image n of N").
+    expect(events.map(({ total, message }) => ({ total, message }))).toEqual([
+      { total: 1, message: 'generating 1 image with gpt-image-1.5' },
+      { total: 1, message: 'image 1 of 1 done' },
+    ]);
   });
 
   test('the content type comes from the bytes, not the provider label', async () => {
@@ -123,7 +128,9 @@ describe('generate_image with OpenAI Images', () => {
         type: 'image_failed',
         index: failedIndex,
         id: expect.any(String),
-        message: summary.errors[0]?.message,
+        reason: summary.errors[0]?.message,
+        total: 3,
+        message: expect.stringMatching(/^image [123] of 3 failed: OpenAI Images failed: 400/),
       },
     ]);
     expect(await harness.repository.listForChat('alice', 'chat-1')).toHaveLength(2);

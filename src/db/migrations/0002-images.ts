@@ -1,9 +1,6 @@
 /**
- * The `images` table (issue 8), written for the server's migration runner (branch `server`:
- * `src/db/migrations/migration.ts`). It is a separate module because the migration's number is only
- * known at merge time: the lead adds `NNNN-images.ts` as
- * `export const imagesMigration: Migration = { version: N, name: 'images', ...IMAGES_MIGRATION_STATEMENTS }`
- * and appends it to `MIGRATIONS`.
+ * Migration 2: the `images` table (issue 8): one record per generated image, its owner and chat, and
+ * where its file is under the data directory (`src/images/image-file-store.ts`).
  *
  * - Conventions of migration 1: ISO-8601 UTC text timestamps, the same columns on both dialects.
  * - `user_id` references `users(id)` and cascades: a deleted user's records go (their files under
@@ -11,7 +8,11 @@
  *   `file_observations`, because the chats table belongs to another migration; a chat's images are
  *   listed through the (user_id, chat_id, created_at) index.
  */
-export const IMAGES_MIGRATION_STATEMENTS = {
+import type { Migration } from './migration.ts';
+
+export const imagesMigration: Migration = {
+  version: 2,
+  name: 'images',
   sqlite: [
     `CREATE TABLE images (
       id TEXT PRIMARY KEY,
@@ -40,4 +41,4 @@ export const IMAGES_MIGRATION_STATEMENTS = {
     )`,
     'CREATE INDEX images_user_chat ON images (user_id, chat_id, created_at)',
   ],
-} as const satisfies { sqlite: readonly string[]; postgres: readonly string[] };
+};

@@ -1,0 +1,36 @@
+/**
+ * `/mcp` (issue 10): the MCP Streamable HTTP transport, every method, behind the bearer-token auth.
+ *
+ * - The authentication gate answers 401 before anything is read; the handler gets only the `user`.
+ * - `parse: 'none'`: Elysia must not consume the body, the SDK transport reads the request itself.
+ * - One `McpHttpSessions` per app (`deps.mcpSessions`), and the app's `ToolSettingsEvents`, the same
+ *   instance the settings service emits on: a PUT /api/settings/tools/… sends
+ *   `notifications/tools/list_changed` to that user's running sessions.
+ * - Tools that write files (generate_image) store them under the server's data directory.
+ */
+import { Elysia } from 'elysia';
+import { handleMcpHttpRequest } from '../../mcp/mcp-http-handler.ts';
+import type { AppDependencies } from '../app-dependencies.ts';
+
+export function createMcpRoutes(deps: AppDependencies) {
+  return new Elysia({ name: 'mango-mcp-routes' }).use(deps.authentication).all(
+    '/mcp',
+    ({ request, user }) =>
+      handleMcpHttpRequest(request, user, {
+        sessions: deps.mcpSessions,
+        toolSettings: deps.toolSettingsRepository,
+        toolSettingsEvents: deps.events,
+        registry: deps.registry,
+        dataDirectory: deps.config.dataDirectory,
+        log: (message) => deps.log(`[mango mcp] ${message}`),
+      }),
+    {
+      parse: 'none',
+      detail: {
+        summary: 'MCP over Streamable HTTP (JSON-RPC; see the MCP specification)',
+        tags: ['mcp'],
+        operationId: 'mcp',
+      },
+    },
+  );
+}
