@@ -3,3 +3,7 @@
  * Add one line per new tool file.
  */
 import './get-current-datetime.ts';
+import './read-file.ts';
+import './write-file.ts';
+import './edit-file.ts';
+import './list-directory.ts';
