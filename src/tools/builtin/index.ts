@@ -7,3 +7,4 @@ import './read-file.ts';
 import './write-file.ts';
 import './edit-file.ts';
 import './list-directory.ts';
+import './glob.ts';
