@@ -8,3 +8,4 @@ import './write-file.ts';
 import './edit-file.ts';
 import './list-directory.ts';
 import './glob.ts';
+import './grep.ts';
