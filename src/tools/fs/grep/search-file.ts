@@ -19,8 +19,6 @@ export interface FileSearchOutcome {
   unsearchedLines: number[];
 }
 
-const decoder = new TextDecoder();
-
 /** Reuses one read buffer per thread; it grows to `maxFileSizeBytes + 1`. */
 let buffer = new Uint8Array(0);
 
@@ -85,7 +83,7 @@ export function searchFileSync(
     outcome.status = 'binary';
     return outcome;
   }
-  const result = searcher(decoder.decode(bytes), maxMatches);
+  const result = searcher(bytes, maxMatches);
   outcome.matches = result.matches;
   outcome.more = result.more;
   outcome.unsearchedLines = result.unsearchedLines;

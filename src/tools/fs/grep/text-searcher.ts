@@ -47,7 +47,58 @@ export interface TextSearchResult {
   unsearchedLines: number[];
 }
 
-export type TextSearcher = (text: string, maxMatches: number) => TextSearchResult;
+/** Searches one file's bytes (UTF-8); only what is needed gets decoded. */
+export type TextSearcher = (bytes: Uint8Array, maxMatches: number) => TextSearchResult;
+
+const utf8 = new TextDecoder();
+
+function decode(bytes: Uint8Array): string {
+  return utf8.decode(bytes);
+}
+
+/** The bytes as a Latin-1 string: one character per byte, so indices are byte offsets (no decoding). */
+function asLatin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
+}
+
+function isAscii(value: string): boolean {
+  for (let index = 0; index < value.length; index += 1) if (value.charCodeAt(index) > 0x7f) return false;
+  return true;
+}
+
+/**
+ * A literal RegExp over the raw bytes: each literal is spelled as its UTF-8 bytes in Latin-1, which
+ * finds exactly the same occurrences (UTF-8 is self-synchronising). Case-insensitive search works on the
+ * bytes only for ASCII literals; otherwise the text is decoded first.
+ */
+interface LiteralHits {
+  hits: RegExp;
+  onBytes: boolean;
+}
+
+function createLiteralHits(literals: string[], caseInsensitive: boolean): LiteralHits {
+  const onBytes = !caseInsensitive || literals.every(isAscii);
+  const spelled = onBytes
+    ? literals.map((literal) => Buffer.from(literal, 'utf8').toString('latin1'))
+    : literals;
+  return { hits: new RegExp(spelled.map(escapeRegExp).join('|'), caseInsensitive ? 'gi' : 'g'), onBytes };
+}
+
+function searchLiteralHits(
+  literal: LiteralHits,
+  bytes: Uint8Array,
+  maxMatches: number,
+  accept: ((line: string) => boolean) | undefined,
+): TextSearchResult {
+  if (literal.onBytes) {
+    const haystack = asLatin1(bytes);
+    return searchByHits(haystack, literal.hits, maxMatches, accept, (start, end) =>
+      decode(bytes.subarray(start, end)),
+    );
+  }
+  const text = decode(bytes);
+  return searchByHits(text, literal.hits, maxMatches, accept, (start, end) => text.slice(start, end));
+}
 
 export function escapeRegExp(literal: string): string {
   return literal.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
@@ -89,13 +140,14 @@ function searchByHits(
   hits: RegExp,
   maxMatches: number,
   accept: ((line: string) => boolean) | undefined,
+  lineText: (start: number, end: number) => string,
 ): TextSearchResult {
   const result = emptyResult();
   const counter = new LineCounter(text);
   hits.lastIndex = 0;
   for (let hit = hits.exec(text); hit !== null; hit = hits.exec(text)) {
     const [start, end] = lineBounds(text, hit.index);
-    const line = text.slice(start, end);
+    const line = lineText(start, end);
     if (accept === undefined || accept(line)) {
       if (result.matches.length === maxMatches) {
         result.more = true;
@@ -156,10 +208,11 @@ function createRe2Searcher(spec: GrepMatcherSpec): TextSearcher {
       literals.some((literal) => [...literal].some((character) => character.charCodeAt(0) > 0x7f))
     );
   if (usablePrefilter && literals) {
-    const hits = new RegExp(literals.map(escapeRegExp).join('|'), spec.caseInsensitive ? 'gi' : 'g');
-    return (text, maxMatches) => searchByHits(text, hits, maxMatches, testLine);
+    const literal = createLiteralHits(literals, spec.caseInsensitive);
+    return (bytes, maxMatches) => searchLiteralHits(literal, bytes, maxMatches, testLine);
   }
-  return (text, maxMatches) => {
+  return (bytes, maxMatches) => {
+    const text = decode(bytes);
     if (!textRegex.test(text)) return emptyResult();
     return searchByBisection(text, maxMatches, (block) => textRegex.test(block), testLine);
   };
@@ -218,7 +271,8 @@ function createJavaScriptSearcher(spec: GrepMatcherSpec): TextSearcher {
   // Lookaround can look past a line break in the whole text, which a line on its own has not got: such
   // patterns are tested line by line only.
   const perLineOnly = /\(\?<?[=!]/.test(spec.pattern);
-  return (text, maxMatches) => {
+  return (bytes, maxMatches) => {
+    const text = decode(bytes);
     const result = emptyResult();
     const counter = new LineCounter(text);
     /** Tests one line; a slow "no match" may be a give-up, so the line is reported instead. */
@@ -274,11 +328,8 @@ function createJavaScriptSearcher(spec: GrepMatcherSpec): TextSearcher {
 export function createTextSearcher(spec: GrepMatcherSpec): TextSearcher {
   switch (spec.engine) {
     case 'literal': {
-      const hits = new RegExp(
-        spec.prefilterLiterals!.map(escapeRegExp).join('|'),
-        spec.caseInsensitive ? 'gi' : 'g',
-      );
-      return (text, maxMatches) => searchByHits(text, hits, maxMatches, undefined);
+      const literal = createLiteralHits(spec.prefilterLiterals!, spec.caseInsensitive);
+      return (bytes, maxMatches) => searchLiteralHits(literal, bytes, maxMatches, undefined);
     }
     case 're2':
       return createRe2Searcher(spec);

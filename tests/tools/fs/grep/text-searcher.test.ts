@@ -12,6 +12,8 @@ function reference(pattern: string, caseInsensitive: boolean, text: string): num
   return lines.flatMap((line, index) => (regex.test(line) ? [index + 1] : []));
 }
 
+const encode = (text: string) => new TextEncoder().encode(text);
+
 const TEXT = [
   'foo',
   'foo\r',
@@ -28,6 +30,8 @@ const TEXT = [
   '',
   '123 4567',
   'ſ long s',
+  'la séparation',
+  'une école',
 ].join('\n');
 
 const PATTERNS: [string, boolean][] = [
@@ -56,17 +60,22 @@ const PATTERNS: [string, boolean][] = [
   ['(\\w)\\1', false],
   ['wor(?=dy)', false],
   ['x{0}abc', false],
+  ['sépar', false],
+  ['ÉCOLE', true],
+  ['é.', false],
 ];
 
 describe('every engine agrees with the per-line reference', () => {
   test.each(PATTERNS)('%s (caseInsensitive %p)', (pattern, caseInsensitive) => {
     const spec = compileGrepPattern(pattern, caseInsensitive);
     const expected = reference(pattern, caseInsensitive, TEXT);
-    const found = createTextSearcher(spec)(TEXT, 1000).matches.map((match) => match.line);
+    const found = createTextSearcher(spec)(encode(TEXT), 1000).matches.map((match) => match.line);
     expect(found).toEqual(expected);
     // The javascript engine (worker-only in production) must agree too.
     const javascript: GrepMatcherSpec = { ...spec, engine: 'javascript' };
-    expect(createTextSearcher(javascript)(TEXT, 1000).matches.map((match) => match.line)).toEqual(expected);
+    expect(createTextSearcher(javascript)(encode(TEXT), 1000).matches.map((match) => match.line)).toEqual(
+      expected,
+    );
   });
 });
 
@@ -107,7 +116,7 @@ describe('caps and line numbers', () => {
   );
   test.each([['hit'], ['h.t'], ['(h)(?=it)']])('%s: maxMatches stops the file and sets more', (pattern) => {
     const spec = compileGrepPattern(pattern, false);
-    const result = createTextSearcher({ ...spec })(many, 3);
+    const result = createTextSearcher({ ...spec })(encode(many), 3);
     expect(result.matches).toEqual([
       { line: 1, text: 'hit 0' },
       { line: 3, text: 'hit 2' },
@@ -121,6 +130,6 @@ describe('lookaround across a line break', () => {
   test.each([['b(?!\\n)'], ['(?<!a\\n)b']])('%s is judged on the line alone', (pattern) => {
     const spec = compileGrepPattern(pattern, false);
     expect(spec.engine).toBe('javascript');
-    expect(createTextSearcher(spec)('a\nb\n', 10).matches).toEqual([{ line: 2, text: 'b' }]);
+    expect(createTextSearcher(spec)(encode('a\nb\n'), 10).matches).toEqual([{ line: 2, text: 'b' }]);
   });
 });
