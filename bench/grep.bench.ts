@@ -26,7 +26,7 @@ const rg = ensureTool('rg', 'ripgrep');
 
 const PATTERNS: { kind: string; pattern: string; caseInsensitive: boolean }[] = [
   { kind: 'literal', pattern: 'mango_sentinel_token', caseInsensitive: false },
-  { kind: 'common-literal', pattern: 'return', caseInsensitive: false },
+  { kind: 'common-literal', pattern: 'queue_worker', caseInsensitive: false },
   { kind: 'regex', pattern: 'struct \\w+_node', caseInsensitive: false },
   { kind: 'regex-without-literal', pattern: '\\w+\\s*=\\s*\\d+;', caseInsensitive: false },
   { kind: 'case-insensitive', pattern: 'error', caseInsensitive: true },

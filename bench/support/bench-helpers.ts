@@ -63,11 +63,13 @@ function sourceFile(random: () => number, targetBytes: number, fileIndex: number
   while (size < targetBytes) {
     const name = `${pick()}_${pick()}_${functionIndex++}`;
     const block = [
-      `static int ${name}(struct ${pick()}_node *${pick()}, int ${pick()}) {`,
-      `  int ${pick()} = ${Math.floor(random() * 10000)};`,
+      `static int ${name}(${random() < 0.02 ? `struct ${pick()}_node *` : 'int '}${pick()}, int ${pick()}) {`,
+      random() < 0.02
+        ? `  int ${pick()} = ${Math.floor(random() * 10000)};`
+        : `  int ${pick()} = ${pick()}_${pick()}(${pick()});`,
       `  if (${pick()} > ${pick()}) return ${pick()}_${pick()}(${pick()});`,
-      `  // ${random() < 0.02 ? 'ERROR: ' : random() < 0.02 ? 'Error ' : ''}${pick()} ${pick()} ${pick()} ${pick()}`,
-      `  for (int i = 0; i < ${pick()}; i++) { ${pick()} += i * ${Math.floor(random() * 100)}; }`,
+      `  // ${random() < 0.01 ? 'ERROR: ' : random() < 0.01 ? 'Error ' : ''}${pick()} ${pick()} ${pick()} ${pick()}`,
+      `  for (int i = 0; i < ${pick()}; i++) { ${pick()} += i * ${pick()}; }`,
       `  return ${pick()};`,
       '}',
       '',

@@ -3,6 +3,7 @@
  * a pool of worker threads (the JavaScript engine, and big trees where a second core pays). Terminating the
  * pool stops a runaway pattern mid-line; pending batches then reject with the given reason.
  */
+import { type PackedOutcome, unpackOutcome } from './packed-outcome.ts';
 import { type FileSearchOutcome, searchFileSync } from './search-file.ts';
 import { createTextSearcher, type GrepMatcherSpec } from './text-searcher.ts';
 
@@ -53,12 +54,12 @@ export function createWorkerExecutor(
   const workers = Array.from({ length: size }, (_, index) => {
     const worker = new Worker(new URL('./grep-worker.ts', import.meta.url).href);
     worker.postMessage({ type: 'init', spec, ...limits });
-    worker.onmessage = (event: MessageEvent<{ id: number; outcomes: FileSearchOutcome[] }>) => {
+    worker.onmessage = (event: MessageEvent<{ id: number; outcomes: PackedOutcome[] }>) => {
       const entry = pending.get(event.data.id);
       pending.delete(event.data.id);
       owner.delete(event.data.id);
       inFlight[index] = (inFlight[index] ?? 1) - 1;
-      entry?.resolve(event.data.outcomes);
+      entry?.resolve(event.data.outcomes.map(unpackOutcome));
     };
     worker.onerror = (event) => {
       const error = new Error(`grep worker failed: ${event.message}`);

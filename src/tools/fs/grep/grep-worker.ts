@@ -4,6 +4,7 @@
  * than one core on big trees. Messages: `{type: 'init', spec, maxFileSizeBytes, maxMatchesPerFile}` then
  * `{type: 'batch', id, files}`, answered by `{type: 'batch', id, outcomes}`.
  */
+import { packOutcome } from './packed-outcome.ts';
 import { searchFileSync } from './search-file.ts';
 import { createTextSearcher, type GrepMatcherSpec, type TextSearcher } from './text-searcher.ts';
 
@@ -27,7 +28,7 @@ self.onmessage = (event: MessageEvent<GrepWorkerRequest>) => {
   }
   const active = searcher!;
   const outcomes = message.files.map((file) =>
-    searchFileSync(file, active, maxFileSizeBytes, maxMatchesPerFile),
+    packOutcome(searchFileSync(file, active, maxFileSizeBytes, maxMatchesPerFile)),
   );
   self.postMessage({ type: 'batch', id: message.id, outcomes });
 };
