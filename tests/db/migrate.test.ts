@@ -4,8 +4,10 @@ import { migrate } from '../../src/db/migrate.ts';
 import { MIGRATIONS, type Migration } from '../../src/db/migrations/index.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
+const ALL_VERSIONS = MIGRATIONS.map((migration) => migration.version);
+
 const probe: Migration = {
-  version: 2,
+  version: MIGRATIONS.length + 1,
   name: 'probe',
   sqlite: ['CREATE TABLE probe (id INTEGER PRIMARY KEY)'],
   postgres: ['CREATE TABLE probe (id INTEGER PRIMARY KEY)'],
@@ -20,20 +22,22 @@ describe.each(BACKENDS)('migrate on %s', (backend) => {
 
   test('applies every migration once, records it, and is a no-op afterwards', async () => {
     handle = await createTestDatabase(backend, { migrate: false });
-    expect(await migrate(handle.database, MIGRATIONS, () => Date.UTC(2026, 0, 1))).toEqual({ applied: [1] });
+    expect(await migrate(handle.database, MIGRATIONS, () => Date.UTC(2026, 0, 1))).toEqual({
+      applied: ALL_VERSIONS,
+    });
     expect(await migrate(handle.database)).toEqual({ applied: [] });
     const rows = await handle.database.sql`SELECT version, name, applied_at FROM schema_migrations`;
-    expect(rows.map((row: Record<string, unknown>) => ({ ...row, version: Number(row.version) }))).toEqual([
-      { version: 1, name: 'initial', applied_at: '2026-01-01T00:00:00.000Z' },
-    ]);
-    for (const table of ['users', 'user_tool_settings', 'file_observations']) {
+    expect(rows.map((row: Record<string, unknown>) => ({ ...row, version: Number(row.version) }))).toEqual(
+      MIGRATIONS.map(({ version, name }) => ({ version, name, applied_at: '2026-01-01T00:00:00.000Z' })),
+    );
+    for (const table of ['users', 'user_tool_settings', 'file_observations', 'images', 'chats', 'messages']) {
       expect(await handle.database.sql.unsafe(`SELECT COUNT(*) AS count FROM ${table}`)).toHaveLength(1);
     }
   });
 
   test('a new numbered migration is applied on the next start, the old ones are not re-run', async () => {
     handle = await createTestDatabase(backend);
-    expect(await migrate(handle.database, [...MIGRATIONS, probe])).toEqual({ applied: [2] });
+    expect(await migrate(handle.database, [...MIGRATIONS, probe])).toEqual({ applied: [probe.version] });
     expect(await migrate(handle.database, [...MIGRATIONS, probe])).toEqual({ applied: [] });
   });
 
@@ -45,7 +49,7 @@ describe.each(BACKENDS)('migrate on %s', (backend) => {
       postgres: [...probe.postgres, 'NOT SQL'],
     };
     await expect(migrate(handle.database, [...MIGRATIONS, broken])).rejects.toThrow();
-    expect(await migrate(handle.database, [...MIGRATIONS, probe])).toEqual({ applied: [2] });
+    expect(await migrate(handle.database, [...MIGRATIONS, probe])).toEqual({ applied: [probe.version] });
   });
 
   test('refuses a list that is out of order', async () => {
@@ -70,8 +74,8 @@ describe.each(BACKENDS)('migrate on %s', (backend) => {
     const outputs = await Promise.all(instances.map((instance) => new Response(instance.stdout).text()));
     expect(await Promise.all(instances.map((instance) => instance.exited))).toEqual([0, 0]);
     const results = outputs.map((output) => JSON.parse(output) as { applied: number[] });
-    expect(results.map((result) => result.applied).sort()).toEqual([[], [1]]);
+    expect(results.map((result) => result.applied).sort()).toEqual([[], ALL_VERSIONS]);
     const rows = await handle.database.sql`SELECT version FROM schema_migrations`;
-    expect(rows).toHaveLength(1);
+    expect(rows).toHaveLength(MIGRATIONS.length);
   });
 });
