@@ -55,7 +55,9 @@ export function createChatRoutes(deps: AppDependencies) {
         const events = await deps.chats.startTurn(user.id, params.id, body.message, {
           signal: request.signal,
         });
-        return new Response(createTurnEventStream(events), { headers: { ...SSE_HEADERS } });
+        return new Response(createTurnEventStream(events, { openingComment: true }), {
+          headers: { ...SSE_HEADERS },
+        });
       },
       {
         parse,
