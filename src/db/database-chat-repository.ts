@@ -10,6 +10,8 @@
  *   transaction.
  * - The item is stored as JSON text and read back exactly (provider fields included).
  */
+
+import type { SQL } from 'bun';
 import type { Chat, ChatMessage, ChatRepository, MessageRole } from '../chat/chat-repository.ts';
 import { getMessageRole } from '../chat/chat-repository.ts';
 import type { ConversationItem, ProviderId } from '../providers/types.ts';
@@ -109,13 +111,8 @@ export class DatabaseChatRepository implements ChatRepository {
     const id = this.#createId();
     const role = getMessageRole(item);
     const contentJson = JSON.stringify(item);
-    return this.#database.sql.begin(async (transaction) => {
-      // PostgreSQL: lock the chat row so concurrent appends to one chat take their seqs in turn (and a
-      // concurrent delete waits). SQLite: the INSERT below runs under the database's single write lock.
-      if (this.#database.dialect === 'postgres') {
-        await transaction`SELECT id FROM chats WHERE id = ${chatId} FOR UPDATE`;
-      }
-      const rows: MessageRow[] = await transaction`INSERT INTO messages
+    const insert = async (sql: SQL): Promise<ChatMessage> => {
+      const rows: MessageRow[] = await sql`INSERT INTO messages
           (id, chat_id, seq, role, content_json, created_at)
         SELECT ${id}, ${chatId},
           (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE chat_id = ${chatId}),
@@ -124,6 +121,14 @@ export class DatabaseChatRepository implements ChatRepository {
         RETURNING id, chat_id, seq, role, content_json, created_at`;
       if (!rows[0]) throw new Error(`Chat ${chatId} does not exist.`);
       return toMessage(rows[0]);
+    };
+    // SQLite: one statement is atomic under the database's single write lock (and an explicit
+    // transaction would triple the cost of an append). PostgreSQL: lock the chat row first, so
+    // concurrent appends to one chat take their seqs in turn and a concurrent delete waits.
+    if (this.#database.dialect === 'sqlite') return insert(this.#database.sql);
+    return this.#database.sql.begin(async (transaction) => {
+      await transaction`SELECT id FROM chats WHERE id = ${chatId} FOR UPDATE`;
+      return insert(transaction);
     });
   }
 
