@@ -3,11 +3,23 @@
  * run a turn as a `text/event-stream` (one `data: {json}` line per turn event), and cancel it. Thin:
  * each route calls one `ChatService` method; `ChatError` codes become statuses in `http-errors.ts`.
  */
-import { Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import { createTurnEventStream, SSE_HEADERS } from '../../chat/turn-sse.ts';
 import type { AppDependencies } from '../app-dependencies.ts';
 import { parseJsonBody } from '../json-body.ts';
-import { chatIdParamsSchema, createChatBodySchema, startTurnBodySchema } from './chat-schemas.ts';
+import { errorBodySchema } from '../settings/tool-settings-schemas.ts';
+import {
+  cancelTurnResponseSchema,
+  chatIdParamsSchema,
+  chatListSchema,
+  chatSchema,
+  chatWithMessagesSchema,
+  createChatBodySchema,
+  startTurnBodySchema,
+} from './chat-schemas.ts';
+
+const errors = { 400: errorBodySchema, 401: errorBodySchema };
+const notFound = { ...errors, 404: errorBodySchema };
 
 export function createChatRoutes(deps: AppDependencies) {
   const parse = ({ request }: { request: Request }) =>
@@ -24,6 +36,7 @@ export function createChatRoutes(deps: AppDependencies) {
       {
         parse,
         body: createChatBodySchema,
+        response: { 201: chatSchema, ...errors, 413: errorBodySchema, 422: errorBodySchema },
         detail: {
           summary: 'Create a chat bound to a provider, a model and optionally a working directory',
           tags: ['chats'],
@@ -32,10 +45,12 @@ export function createChatRoutes(deps: AppDependencies) {
       },
     )
     .get('/api/chats', async ({ user }) => ({ chats: await deps.chats.listChats(user.id) }), {
+      response: { 200: chatListSchema, ...errors },
       detail: { summary: "List the user's chats", tags: ['chats'], operationId: 'listChats' },
     })
     .get('/api/chats/:id', ({ user, params }) => deps.chats.getChat(user.id, params.id), {
       params: chatIdParamsSchema,
+      response: { 200: chatWithMessagesSchema, ...notFound },
       detail: { summary: 'A chat with its stored messages', tags: ['chats'], operationId: 'getChat' },
     })
     .delete(
@@ -46,6 +61,7 @@ export function createChatRoutes(deps: AppDependencies) {
       },
       {
         params: chatIdParamsSchema,
+        response: { 204: t.Void(), ...notFound },
         detail: { summary: 'Delete a chat and its messages', tags: ['chats'], operationId: 'deleteChat' },
       },
     )
@@ -63,8 +79,17 @@ export function createChatRoutes(deps: AppDependencies) {
         parse,
         params: chatIdParamsSchema,
         body: startTurnBodySchema,
+        response: {
+          ...notFound,
+          409: errorBodySchema,
+          413: errorBodySchema,
+          422: errorBodySchema,
+          503: errorBodySchema,
+        },
         detail: {
           summary: 'Send a message and stream the turn as text/event-stream',
+          description:
+            'On success: 200 text/event-stream, first the comment ": turn started", then one "data: {json}" line per turn event (text_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, provider_item, finish, tool_progress, tool_result), last done {reason: completed | max_iterations | cancelled | error}. Closing the stream cancels the turn.',
           tags: ['chats'],
           operationId: 'startTurn',
         },
@@ -75,6 +100,7 @@ export function createChatRoutes(deps: AppDependencies) {
       async ({ user, params }) => ({ cancelled: await deps.chats.cancelTurn(user.id, params.id) }),
       {
         params: chatIdParamsSchema,
+        response: { 200: cancelTurnResponseSchema, ...notFound },
         detail: {
           summary: "Cancel the chat's running turn (stops its tools)",
           tags: ['chats'],

@@ -32,3 +32,52 @@ export const startTurnBodySchema = t.Object(
   { message: t.String({ minLength: 1, maxLength: MAX_MESSAGE_LENGTH }) },
   { additionalProperties: false },
 );
+
+// Response schemas: documented in the OpenAPI document and checked by Elysia on the way out. Open objects
+// (additional properties allowed), so adding a field to a chat never breaks a response.
+
+export const chatSchema = t.Object(
+  {
+    id: t.String(),
+    userId: t.String(),
+    title: t.String(),
+    workingDirectory: t.Union([t.String(), t.Null()], {
+      description: 'Real absolute path of the bound directory; null = none.',
+    }),
+    restricted: t.Boolean({ description: 'Whether file and shell tools stay inside workingDirectory.' }),
+    provider: t.String(),
+    model: t.String(),
+    systemPrompt: t.Union([t.String(), t.Null()]),
+    createdAt: t.String({ description: 'ISO 8601.' }),
+  },
+  { $id: 'Chat' },
+);
+
+export const chatListSchema = t.Object({ chats: t.Array(chatSchema, { description: 'Newest first.' }) });
+
+export const chatMessageSchema = t.Object({
+  id: t.String(),
+  chatId: t.String(),
+  seq: t.Integer({ minimum: 1, description: '1, 2, 3… in history order.' }),
+  role: t.Union([t.Literal('user'), t.Literal('assistant'), t.Literal('tool')]),
+  item: t.Unknown({
+    description: 'The conversation item (user_text, assistant_text, tool_call, tool_result…).',
+  }),
+  createdAt: t.String(),
+});
+
+export const chatWithMessagesSchema = t.Object({ chat: chatSchema, messages: t.Array(chatMessageSchema) });
+
+export const cancelTurnResponseSchema = t.Object({
+  cancelled: t.Boolean({ description: 'Whether a turn was running (it then ends with done{cancelled}).' }),
+});
+
+export const providerListSchema = t.Object({
+  providers: t.Array(
+    t.Object({
+      id: t.String(),
+      available: t.Boolean(),
+      reason: t.Optional(t.String({ description: 'Why it is unavailable (the missing variable).' })),
+    }),
+  ),
+});

@@ -5,6 +5,8 @@
  */
 import { Elysia } from 'elysia';
 import type { AppDependencies } from '../app-dependencies.ts';
+import { providerListSchema } from '../chat/chat-schemas.ts';
+import { errorBodySchema } from '../settings/tool-settings-schemas.ts';
 
 export function createProviderRoutes(deps: AppDependencies) {
   return new Elysia({ name: 'mango-provider-routes', seed: deps }).use(deps.authentication).get(
@@ -17,6 +19,7 @@ export function createProviderRoutes(deps: AppDependencies) {
       })),
     }),
     {
+      response: { 200: providerListSchema, 401: errorBodySchema },
       detail: {
         summary: 'The model providers configured on this server',
         tags: ['chats'],

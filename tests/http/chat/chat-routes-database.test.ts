@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Ajv from 'ajv';
 import { createApp } from '../../../src/http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../../../src/http/app-dependencies.ts';
 import type { ProviderRegistry } from '../../../src/providers/provider-registry.ts';
@@ -139,5 +140,43 @@ describe.each(BACKENDS)('chat routes over the %s chat repository', (backend) => 
     expect((await request('GET', `/api/chats/${created.id}`)).status).toBe(404);
     expect((await request('DELETE', `/api/chats/${created.id}`)).status).toBe(404);
     expect(await deps.ledgerForChat(created.id).get(join(workspace, 'a.txt'))).toBeUndefined();
+  });
+
+  test('responses validate against the schemas of the OpenAPI document', async () => {
+    const document = (await (await request('GET', '/api/openapi.json')).json()) as {
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, { content: Record<string, { schema: object }> }> }>
+      >;
+    };
+    const schemaOf = (path: string, method: string, status: string) =>
+      document.paths[path]![method]!.responses[status]!.content['application/json']!.schema;
+    const ajv = new Ajv({ strict: false });
+    const created = await request('POST', '/api/chats', { provider: 'openai', model: 'm' });
+    const chat = (await created.json()) as { id: string };
+    expect(ajv.validate(schemaOf('/api/chats', 'post', '201'), chat)).toBe(true);
+    expect(
+      ajv.validate(schemaOf('/api/chats', 'get', '200'), await (await request('GET', '/api/chats')).json()),
+    ).toBe(true);
+    const shown = await (await request('GET', `/api/chats/${chat.id}`)).json();
+    expect(ajv.validate(schemaOf('/api/chats/{id}', 'get', '200'), shown)).toBe(true);
+    const providerList = await (await request('GET', '/api/providers')).json();
+    expect(ajv.validate(schemaOf('/api/providers', 'get', '200'), providerList)).toBe(true);
+    const refused = await request('POST', '/api/chats', {
+      provider: 'openai',
+      model: 'm',
+      workingDirectory: '/nope',
+    });
+    expect(refused.status).toBe(422);
+    expect(ajv.validate(schemaOf('/api/chats', 'post', '422'), await refused.json())).toBe(true);
+    expect(Object.keys(document.paths['/api/chats/{id}/turns']!.post!.responses).sort()).toEqual([
+      '400',
+      '401',
+      '404',
+      '409',
+      '413',
+      '422',
+      '503',
+    ]);
   });
 });
