@@ -1,5 +1,5 @@
 /**
- * `ImageRepository` on the database (`images`, see migrations/images.ts), so image records survive a
+ * `ImageRepository` on the database (`images`, see migrations/0002-images.ts), so image records survive a
  * restart and every API instance can serve any user's images.
  *
  * It needs only `sql` and `dialect` of the server's `Database` (branch `server`, src/db/database.ts);

@@ -4,8 +4,8 @@ import { migrate } from '../../src/db/migrate.ts';
 import { MIGRATIONS, type Migration } from '../../src/db/migrations/index.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
-const ALL_VERSIONS = MIGRATIONS.map((migration) => migration.version);
-
+/** Every shipped version (1…n), and a probe migration numbered right after them. */
+const VERSIONS = MIGRATIONS.map((migration) => migration.version);
 const probe: Migration = {
   version: MIGRATIONS.length + 1,
   name: 'probe',
@@ -23,13 +23,18 @@ describe.each(BACKENDS)('migrate on %s', (backend) => {
   test('applies every migration once, records it, and is a no-op afterwards', async () => {
     handle = await createTestDatabase(backend, { migrate: false });
     expect(await migrate(handle.database, MIGRATIONS, () => Date.UTC(2026, 0, 1))).toEqual({
-      applied: ALL_VERSIONS,
+      applied: VERSIONS,
     });
     expect(await migrate(handle.database)).toEqual({ applied: [] });
     const rows = await handle.database.sql`SELECT version, name, applied_at FROM schema_migrations`;
-    expect(rows.map((row: Record<string, unknown>) => ({ ...row, version: Number(row.version) }))).toEqual(
+    expect(
+      rows
+        .map((row: Record<string, unknown>) => ({ ...row, version: Number(row.version) }))
+        .sort((left: { version: number }, right: { version: number }) => left.version - right.version),
+    ).toEqual(
       MIGRATIONS.map(({ version, name }) => ({ version, name, applied_at: '2026-01-01T00:00:00.000Z' })),
     );
+    expect(MIGRATIONS.slice(0, 3).map((migration) => migration.name)).toEqual(['initial', 'images', 'chats']);
     for (const table of ['users', 'user_tool_settings', 'file_observations', 'images', 'chats', 'messages']) {
       expect(await handle.database.sql.unsafe(`SELECT COUNT(*) AS count FROM ${table}`)).toHaveLength(1);
     }
@@ -74,8 +79,8 @@ describe.each(BACKENDS)('migrate on %s', (backend) => {
     const outputs = await Promise.all(instances.map((instance) => new Response(instance.stdout).text()));
     expect(await Promise.all(instances.map((instance) => instance.exited))).toEqual([0, 0]);
     const results = outputs.map((output) => JSON.parse(output) as { applied: number[] });
-    expect(results.map((result) => result.applied).sort()).toEqual([[], ALL_VERSIONS]);
+    expect(results.map((result) => result.applied).sort()).toEqual([[], VERSIONS]);
     const rows = await handle.database.sql`SELECT version FROM schema_migrations`;
-    expect(rows).toHaveLength(MIGRATIONS.length);
+    expect(rows).toHaveLength(VERSIONS.length);
   });
 });
