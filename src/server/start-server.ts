@@ -32,8 +32,11 @@ export interface StartServerOptions {
   now?: () => number;
   /** Tools to serve (default: the process-wide registry with every builtin). */
   registry?: ToolRegistry;
-  /** Provider keys and chat settings (default `process.env`). */
-  environment?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The environment model providers (`createProviderRegistry`) and chat settings
+   * (`MANGO_WORKSPACE_ROOTS`, `MANGO_MAX_TOOL_ITERATIONS`) are read from. Default: the process's.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -73,7 +76,7 @@ export async function startServer(
       database,
       now: options.now,
       registry: options.registry,
-      environment: options.environment,
+      environment: options.env,
     });
     await ensureFirstUser(deps, print);
     const app = createApp(deps);

@@ -19,7 +19,7 @@ export const serveCommand: CliCommand = async (argv, io) => {
   }
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer(config, { print: (line) => io.stdout(`${line}\n`) });
+    server = await startServer(config, { print: (line) => io.stdout(`${line}\n`), env: io.env });
   } catch (error) {
     io.stderr(`mango: the server could not start: ${(error as Error).message}\n`);
     return 1;

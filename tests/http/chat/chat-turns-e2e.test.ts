@@ -100,7 +100,7 @@ beforeAll(async () => {
       print: (line) => {
         printed += line;
       },
-      environment: {
+      env: {
         MANGO_WORKSPACE_ROOTS: root,
         MANGO_MAX_TOOL_ITERATIONS: '3',
         OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1`,
