@@ -1,6 +1,6 @@
 /**
  * End to end over real HTTP on 127.0.0.1 (issue 7, "Tests"): a real server (`startServer`, port 0,
- * SQLite) with every builtin tool and the real provider registry, its `openai-compatible` adapter pointed
+ * on SQLite and on PostgreSQL) with every builtin tool and the real provider registry, its `openai-compatible` adapter pointed
  * at the replay server through `OPENAI_COMPATIBLE_BASE_URL`. A chat is bound to a temp dir under
  * `MANGO_WORKSPACE_ROOTS`; the scripted model calls `grep`, then `read_file`, then answers. Also:
  * the second turn replays the whole history, cancel mid-shell-call kills the shell, the iteration limit,
@@ -15,6 +15,7 @@ import { type RunningServer, startServer } from '../../../src/server/start-serve
 import { type ReplayServer, startReplayServer } from '../../helpers/replay-server.ts';
 import { chatBody } from '../../helpers/scripted-provider-streams.ts';
 import { collectSseEvents, readSseEvents } from '../../helpers/sse-client.ts';
+import { BACKENDS, createPostgresDatabase } from '../../helpers/test-database.ts';
 
 let replay: ReplayServer;
 let server: RunningServer;
@@ -23,6 +24,7 @@ let project: string;
 let dataDirectory: string;
 let alice: string;
 let bob: string;
+let postgres: { url: string; drop: () => Promise<void> } | undefined;
 
 async function api(method: string, path: string, token: string, body?: unknown, signal?: AbortSignal) {
   return fetch(`${server.url}${path}`, {
@@ -78,46 +80,48 @@ async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs: n
 
 const call = (id: string, name: string, fragments: string[]) => ({ id, name, fragments });
 
-beforeAll(async () => {
-  replay = startReplayServer();
-  root = await realpath(await mkdtemp(join(tmpdir(), 'mango-chat-e2e-')));
-  project = join(root, 'project');
-  dataDirectory = join(root, 'data');
-  await mkdir(join(project, 'src'), { recursive: true });
-  await writeFile(join(project, 'src', 'notes.txt'), 'first line\nTODO: ship the chat API\nlast line\n');
-  await writeFile(join(root, 'a-file.txt'), 'not a directory');
-  let printed = '';
-  server = await startServer(
-    {
-      host: '127.0.0.1',
-      port: 0,
-      dataDirectory,
-      databaseUrl: undefined,
-      shutdownTimeoutMs: 2_000,
-      maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
-    },
-    {
-      print: (line) => {
-        printed += line;
+describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
+  beforeAll(async () => {
+    replay = startReplayServer();
+    postgres = backend === 'postgres' ? await createPostgresDatabase() : undefined;
+    root = await realpath(await mkdtemp(join(tmpdir(), 'mango-chat-e2e-')));
+    project = join(root, 'project');
+    dataDirectory = join(root, 'data');
+    await mkdir(join(project, 'src'), { recursive: true });
+    await writeFile(join(project, 'src', 'notes.txt'), 'first line\nTODO: ship the chat API\nlast line\n');
+    await writeFile(join(root, 'a-file.txt'), 'not a directory');
+    let printed = '';
+    server = await startServer(
+      {
+        host: '127.0.0.1',
+        port: 0,
+        dataDirectory,
+        databaseUrl: undefined,
+        shutdownTimeoutMs: 2_000,
+        maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
       },
-      env: {
-        MANGO_WORKSPACE_ROOTS: root,
-        MANGO_MAX_TOOL_ITERATIONS: '3',
-        OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1`,
+      {
+        print: (line) => {
+          printed += line;
+        },
+        env: {
+          MANGO_WORKSPACE_ROOTS: root,
+          MANGO_MAX_TOOL_ITERATIONS: '3',
+          OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1`,
+        },
       },
-    },
-  );
-  alice = /^\s+(mango_\S+)$/m.exec(printed)![1]!;
-  bob = (await server.deps.users.create('bob')).token;
-});
+    );
+    alice = /^\s+(mango_\S+)$/m.exec(printed)![1]!;
+    bob = (await server.deps.users.create('bob')).token;
+  });
 
-afterAll(async () => {
-  await server?.stop();
-  await replay?.close();
-  await rm(root, { recursive: true, force: true });
-});
+  afterAll(async () => {
+    await server?.stop();
+    await replay?.close();
+    await postgres?.drop();
+    await rm(root, { recursive: true, force: true });
+  });
 
-describe('chat API over real HTTP', () => {
   test('GET /api/providers lists every provider; only the configured one is available', async () => {
     const { status, body } = await json('GET', '/api/providers', alice);
     expect(status).toBe(200);
