@@ -333,6 +333,30 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     ]);
   });
 
+  test('a client that disconnects mid-shell-call gets its shell killed', async () => {
+    await json('PUT', '/api/settings/tools/bash', alice, { enabled: true });
+    const chatId = await createChat();
+    const marker = `31.${String(Date.now() % 100_000).padStart(5, '0')}3`;
+    replay.enqueue({
+      body: chatBody({ calls: [call('d1', 'bash', [JSON.stringify({ command: `sleep ${marker}` })])] }),
+    });
+    const controller = new AbortController();
+    const response = await api(
+      'POST',
+      `/api/chats/${chatId}/turns`,
+      alice,
+      { message: 'Wait.' },
+      controller.signal,
+    );
+    for await (const event of readSseEvents(response)) {
+      if (event.type === 'tool_call_completed') break;
+    }
+    expect(await waitFor(async () => (await processesWith(marker)).length > 0, 10_000)).toBe(true);
+    controller.abort();
+    expect(await waitFor(async () => (await processesWith(marker)).length === 0, 2_000)).toBe(true);
+    expect(await waitFor(() => !server.deps.chats.isBusy(chatId), 2_000)).toBe(true);
+  });
+
   test("per-user isolation: another user's chat is 404 on every route, and absent from their list", async () => {
     const chatId = await createChat(alice);
     for (const [method, path, body] of [
