@@ -28,6 +28,7 @@ export type * from './chat/turn-events.ts';
 export { createTurnEventStream, encodeTurnEventAsSse, SSE_HEADERS } from './chat/turn-sse.ts';
 export { loadConfig, type ServerConfig } from './config.ts';
 export { type Database, openDatabase } from './db/database.ts';
+export { DatabaseChatRepository } from './db/database-chat-repository.ts';
 export { createDatabaseLedgerFactory, DatabaseFreshnessLedger } from './db/database-freshness-ledger.ts';
 export { DatabaseToolSettingsRepository } from './db/database-tool-settings-repository.ts';
 export { DatabaseUserRepository } from './db/database-user-repository.ts';

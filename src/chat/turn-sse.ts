@@ -49,9 +49,18 @@ export function encodeTurnEventAsSse(event: TurnEvent): string {
 
 export const SSE_HEARTBEAT = ': keep-alive\n\n';
 
+/** Sent first when `openingComment` is set. */
+export const SSE_OPENING_COMMENT = ': turn started\n\n';
+
 export interface TurnEventStreamOptions {
   /** Milliseconds between heartbeat comments; 0 disables them. */
   heartbeatMilliseconds?: number;
+  /**
+   * Send `SSE_OPENING_COMMENT` at once. Bun sends a streamed response's status and headers only with
+   * its first body chunk, so without it a client learns that the turn started (200, not 409) only when
+   * the model's first event arrives.
+   */
+  openingComment?: boolean;
 }
 
 /**
@@ -72,6 +81,7 @@ export function createTurnEventStream(
   };
   return new ReadableStream<Uint8Array>({
     start(controller) {
+      if (options.openingComment) controller.enqueue(encoder.encode(SSE_OPENING_COMMENT));
       if (heartbeatMilliseconds > 0) {
         heartbeat = setInterval(() => {
           try {

@@ -2,7 +2,9 @@
  * The `mango` command line. Each command lives in `commands/`; this file only dispatches and turns
  * usage mistakes into exit code 2.
  */
+import { createProviderRegistry } from '../providers/provider-registry.ts';
 import '../tools/builtin/index.ts';
+import { CHAT_USAGE, createChatCommand } from './commands/chat.ts';
 import { createMcpCommand, MCP_USAGE } from './commands/mcp.ts';
 import { SERVE_USAGE, serveCommand } from './commands/serve.ts';
 import { createToolCommand, TOOL_USAGE } from './commands/tool.ts';
@@ -15,6 +17,18 @@ const COMMANDS: Record<string, { run: CliCommand; usage: string }> = {
   serve: { run: serveCommand, usage: `Usage:\n${SERVE_USAGE}` },
   user: { run: userCommand, usage: `Usage:\n${USER_USAGE}` },
   mcp: { run: createMcpCommand(), usage: MCP_USAGE },
+  chat: {
+    run: createChatCommand({
+      createProvider: (providerId, env) => {
+        const providers = createProviderRegistry(env);
+        const provider = providers.get(providerId);
+        // The command prints this as `provider "P" is not available: <reason>` and exits 1.
+        if (!provider) throw new Error(providers.status(providerId).reason ?? 'it is not configured.');
+        return provider;
+      },
+    }),
+    usage: CHAT_USAGE,
+  },
 };
 
 const USAGE = `mango — tool calling for LLM chats

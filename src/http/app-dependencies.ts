@@ -15,20 +15,25 @@
  * One `ToolSettingsEvents` per app (`events`) is shared by the settings service (which emits on every
  * change) and the MCP sessions (which subscribe), so a PUT reaches a running MCP session.
  */
+import type { ChatRepository } from '../chat/chat-repository.ts';
+import type { ChatService } from '../chat/chat-service.ts';
 import type { ServerConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { DatabaseChatRepository } from '../db/database-chat-repository.ts';
 import { createDatabaseLedgerFactory } from '../db/database-freshness-ledger.ts';
 import { DatabaseImageRepository } from '../db/database-image-repository.ts';
 import { DatabaseToolSettingsRepository } from '../db/database-tool-settings-repository.ts';
 import { DatabaseUserRepository } from '../db/database-user-repository.ts';
 import type { ImageRepository } from '../images/image-repository.ts';
 import { McpHttpSessions } from '../mcp/mcp-http-handler.ts';
+import { createProviderRegistry, type ProviderRegistry } from '../providers/provider-registry.ts';
 import { ToolSettingsEvents } from '../settings/tool-settings-events.ts';
 import type { ToolSettingsRepository } from '../settings/tool-settings-repository.ts';
 import { ToolSettingsService } from '../settings/tool-settings-service.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { type AuthenticationPlugin, createAuthenticationPlugin } from './authentication.ts';
+import { createServerChatService } from './chat/chat-service-factory.ts';
 
 export interface AppDependencies {
   config: ServerConfig;
@@ -50,6 +55,10 @@ export interface AppDependencies {
   authentication: AuthenticationPlugin;
   /** Where server faults are logged (default: console.error). */
   log: (message: string) => void;
+  /** Model providers configured from the environment (`GET /api/providers`). */
+  providers: ProviderRegistry;
+  /** Chats and turns (`/api/chats…`). */
+  chats: ChatService;
 }
 
 export interface AppDependencyOptions {
@@ -59,6 +68,11 @@ export interface AppDependencyOptions {
   registry?: ToolRegistry;
   events?: ToolSettingsEvents;
   log?: (message: string) => void;
+  /** Provider keys and chat settings are read from here (default `process.env`). */
+  environment?: Readonly<Record<string, string | undefined>>;
+  providers?: ProviderRegistry;
+  /** Default: the database (`DatabaseChatRepository`). */
+  chatRepository?: ChatRepository;
 }
 
 /** Builds the repositories and services over one database. */
@@ -68,6 +82,9 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
   const events = options.events ?? new ToolSettingsEvents();
   const users = new DatabaseUserRepository(options.database, now);
   const toolSettingsRepository = new DatabaseToolSettingsRepository(options.database, now);
+  const environment = options.environment ?? process.env;
+  const providers = options.providers ?? createProviderRegistry(environment);
+  const ledgerForChat = createDatabaseLedgerFactory(options.database, now);
   return {
     config: options.config,
     database: options.database,
@@ -79,8 +96,19 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
     toolSettings: new ToolSettingsService({ repository: toolSettingsRepository, registry, events }),
     images: new DatabaseImageRepository(options.database),
     mcpSessions: new McpHttpSessions({ now }),
-    ledgerForChat: createDatabaseLedgerFactory(options.database, now),
+    ledgerForChat,
     authentication: createAuthenticationPlugin(users),
     log: options.log ?? ((message) => console.error(message)),
+    providers,
+    chats: createServerChatService({
+      environment,
+      providers,
+      registry,
+      toolSettingsRepository,
+      ledgerForChat,
+      dataDirectory: options.config.dataDirectory,
+      now,
+      repository: options.chatRepository ?? new DatabaseChatRepository(options.database),
+    }),
   };
 }

@@ -9,14 +9,22 @@
 import { Elysia } from 'elysia';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { AppDependencies } from './app-dependencies.ts';
+import { createChatRoutes } from './chat/chat-routes.ts';
 import { HttpError, mapErrorToResponse } from './http-errors.ts';
 import { createImageRoutes } from './images/image-routes.ts';
 import { createMcpRoutes } from './mcp/mcp-routes.ts';
 import { buildOpenApiDocument, type RouteForDocument } from './openapi.ts';
+import { createProviderRoutes } from './providers/provider-routes.ts';
 import { createToolSettingsRoutes } from './settings/tool-settings-routes.ts';
 
 /** Every route module, mounted in this order. */
-export const ROUTE_MODULES = [createToolSettingsRoutes, createImageRoutes, createMcpRoutes] as const;
+export const ROUTE_MODULES = [
+  createToolSettingsRoutes,
+  createImageRoutes,
+  createMcpRoutes,
+  createProviderRoutes,
+  createChatRoutes,
+] as const;
 
 export function createApp(deps: AppDependencies) {
   const maxBodyBytes = deps.config.maxRequestBodyBytes;

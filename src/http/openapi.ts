@@ -42,11 +42,15 @@ function toJsonSchema(schema: unknown): JsonObject {
 
 const STATUS_DESCRIPTIONS: Record<string, string> = {
   200: 'OK',
+  201: 'Created',
+  204: 'Done; no body',
   400: 'Malformed JSON or a body that does not match the schema',
   401: 'Missing or invalid bearer token',
-  404: 'No such tool',
+  404: "No such tool or chat (another user's chat counts as none)",
+  409: 'The chat is already running a turn',
   413: 'Body too large',
-  422: 'A setting is invalid or the tool cannot be disabled',
+  422: 'A value is invalid: a setting, a working directory, a provider…',
+  503: "The chat's provider is not configured on this server",
 };
 
 function isProtected(path: string): boolean {

@@ -39,8 +39,10 @@ export interface StartServerOptions {
   /** Tools to serve (default: the process-wide registry with every builtin). */
   registry?: ToolRegistry;
   /**
-   * The environment image providers are read from (`OPENAI_API_KEY`/`OPENAI_BASE_URL`,
-   * `GEMINI_API_KEY`/`GEMINI_BASE_URL`); `mango serve` passes its own. Default: the process's.
+   * The environment that model providers (`createProviderRegistry`), image providers
+   * (`OPENAI_API_KEY`/`OPENAI_BASE_URL`, `GEMINI_API_KEY`/`GEMINI_BASE_URL`) and chat settings
+   * (`MANGO_WORKSPACE_ROOTS`, `MANGO_MAX_TOOL_ITERATIONS`) are read from; `mango serve` passes its own.
+   * Default: the process's.
    */
   env?: Readonly<Record<string, string | undefined>>;
 }
@@ -77,7 +79,13 @@ export async function startServer(
   let server: ReturnType<typeof Bun.serve> | undefined;
   try {
     await migrate(database, undefined, options.now);
-    const deps = createAppDependencies({ config, database, now: options.now, registry: options.registry });
+    const deps = createAppDependencies({
+      config,
+      database,
+      now: options.now,
+      registry: options.registry,
+      environment: options.env,
+    });
     await ensureFirstUser(deps, print);
     configureImageGeneration({
       ...readImageGenerationConfigFromEnv(options.env ?? process.env),

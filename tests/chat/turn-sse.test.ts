@@ -70,3 +70,13 @@ describe('createTurnEventStream', () => {
     expect(returned).toBe(true);
   });
 });
+
+test('openingComment: the stream starts with ": turn started" before any event', async () => {
+  async function* events(): AsyncGenerator<TurnEvent> {
+    yield { type: 'done', reason: 'completed' };
+  }
+  const stream = createTurnEventStream(events(), { openingComment: true, heartbeatMilliseconds: 0 });
+  expect(await new Response(stream).text()).toBe(
+    ': turn started\n\ndata: {"type":"done","reason":"completed"}\n\n',
+  );
+});

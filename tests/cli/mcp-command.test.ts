@@ -94,7 +94,8 @@ test('the command serves through its dependencies, keeps console output off stdo
   await dependencies!.toolSettings.put(alice!.id, 'get_current_datetime', { enabled: false });
   dependencies!.toolSettingsEvents.emit(alice!.id, 'get_current_datetime');
   await changed.promise;
-  expect((await client.listTools()).tools).toEqual([]);
+  // Other builtins (the file tools) stay listed; the disabled one is gone.
+  expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('get_current_datetime');
 
   await client.close();
   expect(await exitCode).toBe(0);

@@ -34,8 +34,8 @@ describe.each(BACKENDS)('migrate on %s', (backend) => {
     ).toEqual(
       MIGRATIONS.map(({ version, name }) => ({ version, name, applied_at: '2026-01-01T00:00:00.000Z' })),
     );
-    expect(MIGRATIONS.slice(0, 2).map((migration) => migration.name)).toEqual(['initial', 'images']);
-    for (const table of ['users', 'user_tool_settings', 'file_observations', 'images']) {
+    expect(MIGRATIONS.slice(0, 3).map((migration) => migration.name)).toEqual(['initial', 'images', 'chats']);
+    for (const table of ['users', 'user_tool_settings', 'file_observations', 'images', 'chats', 'messages']) {
       expect(await handle.database.sql.unsafe(`SELECT COUNT(*) AS count FROM ${table}`)).toHaveLength(1);
     }
   });

@@ -3,8 +3,9 @@
  */
 import { initialMigration } from './0001-initial.ts';
 import { imagesMigration } from './0002-images.ts';
+import { chatsMigration } from './0003-chats.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
 
-export const MIGRATIONS: readonly Migration[] = [initialMigration, imagesMigration];
+export const MIGRATIONS: readonly Migration[] = [initialMigration, imagesMigration, chatsMigration];

@@ -1,0 +1,83 @@
+/**
+ * TypeBox schemas of the chat API (issue 7): create a chat, send a turn. Limits mirror the service's
+ * own checks so an oversized field is a 400 before the service runs.
+ */
+import { t } from 'elysia';
+import {
+  MAX_MESSAGE_LENGTH,
+  MAX_MODEL_LENGTH,
+  MAX_SYSTEM_PROMPT_LENGTH,
+  MAX_TITLE_LENGTH,
+} from '../../chat/chat-service.ts';
+
+export const chatIdParamsSchema = t.Object({ id: t.String({ minLength: 1, maxLength: 200 }) });
+
+export const createChatBodySchema = t.Object(
+  {
+    title: t.Optional(t.String({ maxLength: MAX_TITLE_LENGTH })),
+    provider: t.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'openai, openai-compatible, gemini or anthropic',
+    }),
+    model: t.String({ minLength: 1, maxLength: MAX_MODEL_LENGTH }),
+    workingDirectory: t.Optional(t.String({ maxLength: 4096 })),
+    restricted: t.Optional(t.Boolean()),
+    systemPrompt: t.Optional(t.String({ maxLength: MAX_SYSTEM_PROMPT_LENGTH })),
+  },
+  { additionalProperties: false },
+);
+
+export const startTurnBodySchema = t.Object(
+  { message: t.String({ minLength: 1, maxLength: MAX_MESSAGE_LENGTH }) },
+  { additionalProperties: false },
+);
+
+// Response schemas: documented in the OpenAPI document and checked by Elysia on the way out. Open objects
+// (additional properties allowed), so adding a field to a chat never breaks a response.
+
+export const chatSchema = t.Object(
+  {
+    id: t.String(),
+    userId: t.String(),
+    title: t.String(),
+    workingDirectory: t.Union([t.String(), t.Null()], {
+      description: 'Real absolute path of the bound directory; null = none.',
+    }),
+    restricted: t.Boolean({ description: 'Whether file and shell tools stay inside workingDirectory.' }),
+    provider: t.String(),
+    model: t.String(),
+    systemPrompt: t.Union([t.String(), t.Null()]),
+    createdAt: t.String({ description: 'ISO 8601.' }),
+  },
+  { $id: 'Chat' },
+);
+
+export const chatListSchema = t.Object({ chats: t.Array(chatSchema, { description: 'Newest first.' }) });
+
+export const chatMessageSchema = t.Object({
+  id: t.String(),
+  chatId: t.String(),
+  seq: t.Integer({ minimum: 1, description: '1, 2, 3… in history order.' }),
+  role: t.Union([t.Literal('user'), t.Literal('assistant'), t.Literal('tool')]),
+  item: t.Unknown({
+    description: 'The conversation item (user_text, assistant_text, tool_call, tool_result…).',
+  }),
+  createdAt: t.String(),
+});
+
+export const chatWithMessagesSchema = t.Object({ chat: chatSchema, messages: t.Array(chatMessageSchema) });
+
+export const cancelTurnResponseSchema = t.Object({
+  cancelled: t.Boolean({ description: 'Whether a turn was running (it then ends with done{cancelled}).' }),
+});
+
+export const providerListSchema = t.Object({
+  providers: t.Array(
+    t.Object({
+      id: t.String(),
+      available: t.Boolean(),
+      reason: t.Optional(t.String({ description: 'Why it is unavailable (the missing variable).' })),
+    }),
+  ),
+});
