@@ -3,11 +3,16 @@
  * usage mistakes into exit code 2.
  */
 import '../tools/builtin/index.ts';
+import { SERVE_USAGE, serveCommand } from './commands/serve.ts';
 import { createToolCommand, TOOL_USAGE } from './commands/tool.ts';
+import { USER_USAGE, userCommand } from './commands/user.ts';
 import { type CliCommand, type CliIo, UsageError } from './usage-error.ts';
+import { resolveUserSettingsSource } from './user-settings-source.ts';
 
 const COMMANDS: Record<string, { run: CliCommand; usage: string }> = {
-  tool: { run: createToolCommand(), usage: TOOL_USAGE },
+  tool: { run: createToolCommand(resolveUserSettingsSource), usage: TOOL_USAGE },
+  serve: { run: serveCommand, usage: `Usage:\n${SERVE_USAGE}` },
+  user: { run: userCommand, usage: `Usage:\n${USER_USAGE}` },
 };
 
 const USAGE = `mango — tool calling for LLM chats

@@ -10,6 +10,18 @@ export interface ToolSettingsRepository {
   get(userId: string, toolName: string): Promise<unknown | undefined>;
   /** Replaces the user's row for one tool atomically. */
   put(userId: string, toolName: string, settings: SavedToolSettings): Promise<void>;
+  /**
+   * Read-modify-write of one row as one atomic step: `change` receives the stored row (raw, possibly
+   * corrupted; undefined when none) and returns the row to store; concurrent updates of the same row,
+   * from this process or another instance, apply one after another, so none is lost or half-applied.
+   * If `change` throws, nothing is stored and the error propagates. Optional so that simple fakes
+   * stay valid; `ToolSettingsService` falls back to `get` + `put` without it.
+   */
+  update?(
+    userId: string,
+    toolName: string,
+    change: (saved: unknown | undefined) => SavedToolSettings,
+  ): Promise<SavedToolSettings>;
 }
 
 export class InMemoryToolSettingsRepository implements ToolSettingsRepository {
@@ -31,5 +43,16 @@ export class InMemoryToolSettingsRepository implements ToolSettingsRepository {
       this.#rows.set(userId, rows);
     }
     rows.set(toolName, structuredClone(settings));
+  }
+
+  async update(
+    userId: string,
+    toolName: string,
+    change: (saved: unknown | undefined) => SavedToolSettings,
+  ): Promise<SavedToolSettings> {
+    // No await between the read and the write: atomic within the one process that owns the map.
+    const next = change(structuredClone(this.#rows.get(userId)?.get(toolName)));
+    await this.put(userId, toolName, next);
+    return structuredClone(next);
   }
 }

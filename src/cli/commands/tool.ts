@@ -16,8 +16,8 @@ import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
 
 export const TOOL_USAGE = `Usage:
   mango tool list [--json]
-  mango tool call NAME [ARGS_JSON] [--cwd DIR] [--restricted] [--enable] [--set PARAM=VALUE]...
-  mango tool replay CALLS.jsonl [--cwd DIR] [--restricted] [--enable TOOL]... [--set TOOL.PARAM=VALUE]...`;
+  mango tool call NAME [ARGS_JSON] [--user NAME] [--cwd DIR] [--restricted] [--enable] [--set PARAM=VALUE]...
+  mango tool replay CALLS.jsonl [--user NAME] [--cwd DIR] [--restricted] [--enable TOOL]... [--set TOOL.PARAM=VALUE]...`;
 
 /**
  * Where a command gets a user's saved settings from. The default has none (defaults only); the

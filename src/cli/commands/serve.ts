@@ -1,0 +1,35 @@
+/**
+ * `mango serve`: runs the API (configuration from the environment, see `src/config.ts`) until SIGINT or
+ * SIGTERM, then shuts down gracefully.
+ */
+import { ConfigError, loadConfig } from '../../config.ts';
+import { startServer } from '../../server/start-server.ts';
+import { type CliCommand, UsageError } from '../usage-error.ts';
+
+export const SERVE_USAGE = `  mango serve                 (HOST, PORT, MANGO_DATA_DIR, DATABASE_URL from the environment)`;
+
+export const serveCommand: CliCommand = async (argv, io) => {
+  if (argv.length > 0) throw new UsageError(`mango serve takes no arguments, got ${argv.join(' ')}.`);
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(io.env, io.cwd);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  const server = await startServer(config, { print: (line) => io.stdout(`${line}\n`) });
+  io.stdout(`Mango Tools API listening on ${server.url} (database: ${server.database.location})\n`);
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      io.stdout(`${signal}: shutting down…\n`);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  await server.stop();
+  io.stdout('Stopped.\n');
+  return 0;
+};

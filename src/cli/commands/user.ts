@@ -1,0 +1,84 @@
+/**
+ * `mango user add NAME | list | revoke NAME`: manage API users. `add` prints the new token alone on the
+ * last line of its output (scripts take `tail -n 1`); it is never shown again.
+ */
+import { parseArgs } from 'node:util';
+import {
+  DatabaseUserRepository,
+  USER_NAME_PATTERN,
+  UserNameTakenError,
+} from '../../db/database-user-repository.ts';
+import { withCliDatabase } from '../open-cli-database.ts';
+import { type CliCommand, UsageError } from '../usage-error.ts';
+
+export const USER_USAGE = `  mango user add NAME         create a user; prints its API token once, alone on the last line
+  mango user list [--json]    list users (name, created, active or revoked)
+  mango user revoke NAME      make the user's token stop working`;
+
+export const userCommand: CliCommand = async (argv, io) => {
+  const [subcommand, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    strict: true,
+    options: { json: { type: 'boolean' } },
+  });
+  const needName = () => {
+    const [name, ...extra] = positionals;
+    if (name === undefined) throw new UsageError(`mango user ${subcommand} needs a NAME.`);
+    if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(' ')}`);
+    if (!USER_NAME_PATTERN.test(name)) {
+      throw new UsageError('A user name is 1–64 letters, digits, "_", ".", "@" or "-".');
+    }
+    return name;
+  };
+  switch (subcommand) {
+    case 'add': {
+      const name = needName();
+      return withCliDatabase(io, async (database) => {
+        try {
+          const { token } = await new DatabaseUserRepository(database).create(name);
+          io.stdout(`Created user "${name}". Its API token (shown only this once):\n${token}\n`);
+          return 0;
+        } catch (error) {
+          if (!(error instanceof UserNameTakenError)) throw error;
+          io.stderr(`mango: ${error.message}\n`);
+          return 1;
+        }
+      });
+    }
+    case 'list': {
+      if (positionals.length > 0) throw new UsageError(`Unexpected arguments: ${positionals.join(' ')}`);
+      return withCliDatabase(io, async (database) => {
+        const users = await new DatabaseUserRepository(database).listWithStatus();
+        if (values.json) {
+          io.stdout(`${JSON.stringify(users, null, 2)}\n`);
+          return 0;
+        }
+        if (users.length === 0) io.stdout('No users yet: `mango user add NAME` creates one.\n');
+        const width = Math.max(4, ...users.map((user) => user.name.length));
+        for (const user of users) {
+          io.stdout(
+            `${user.name.padEnd(width)}  ${user.createdAt}  ${user.revoked ? 'revoked' : 'active'}\n`,
+          );
+        }
+        return 0;
+      });
+    }
+    case 'revoke': {
+      const name = needName();
+      return withCliDatabase(io, async (database) => {
+        if (await new DatabaseUserRepository(database).revoke(name)) {
+          io.stdout(`Revoked the token of "${name}".\n`);
+          return 0;
+        }
+        io.stderr(`mango: no user named "${name}".\n`);
+        return 1;
+      });
+    }
+    default:
+      throw new UsageError(
+        subcommand ? `Unknown user subcommand "${subcommand}".` : 'mango user needs a subcommand.',
+      );
+  }
+};

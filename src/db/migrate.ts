@@ -1,0 +1,101 @@
+/**
+ * Applies pending migrations and records each in `schema_migrations(version, name, applied_at)`.
+ *
+ * Safe when several processes start at once against one database:
+ * - PostgreSQL: the whole run holds a session advisory lock on a dedicated connection, so a second
+ *   instance waits, then finds everything applied.
+ * - SQLite: each migration runs in a `BEGIN IMMEDIATE` transaction, which takes the file's write lock
+ *   before reading `schema_migrations` (other processes wait on `busy_timeout`).
+ * Each migration and its `schema_migrations` row commit together; a crash leaves it unapplied.
+ */
+import type { Database } from './database.ts';
+import { MIGRATIONS, type Migration } from './migrations/index.ts';
+
+/** Arbitrary constant naming Mango's migration lock among other advisory locks on the server. */
+const POSTGRES_MIGRATION_LOCK_KEY = 7_206_461_801;
+
+const CREATE_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
+  version INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  applied_at TEXT NOT NULL
+)`;
+
+export interface MigrationResult {
+  /** Versions this call applied (empty when the schema was already current). */
+  applied: number[];
+}
+
+function checkOrder(migrations: readonly Migration[]): void {
+  migrations.forEach((migration, index) => {
+    if (migration.version !== index + 1) {
+      throw new Error(
+        `Migration "${migration.name}" has version ${migration.version}, expected ${index + 1}.`,
+      );
+    }
+  });
+}
+
+/** Applies every migration of `migrations` (default: all of Mango's) that the database lacks. */
+export async function migrate(
+  database: Database,
+  migrations: readonly Migration[] = MIGRATIONS,
+  now: () => number = Date.now,
+): Promise<MigrationResult> {
+  checkOrder(migrations);
+  return database.dialect === 'postgres'
+    ? migratePostgres(database, migrations, now)
+    : migrateSqlite(database, migrations, now);
+}
+
+async function migrateSqlite(
+  database: Database,
+  migrations: readonly Migration[],
+  now: () => number,
+): Promise<MigrationResult> {
+  const { sql } = database;
+  const applied: number[] = [];
+  for (const migration of migrations) {
+    await sql.begin('immediate', async (transaction) => {
+      await transaction.unsafe(CREATE_MIGRATIONS_TABLE);
+      const rows =
+        await transaction`SELECT version FROM schema_migrations WHERE version = ${migration.version}`;
+      if (rows.length > 0) return;
+      for (const statement of migration.sqlite) await transaction.unsafe(statement);
+      await transaction`INSERT INTO schema_migrations (version, name, applied_at)
+        VALUES (${migration.version}, ${migration.name}, ${new Date(now()).toISOString()})`;
+      applied.push(migration.version);
+    });
+  }
+  return { applied };
+}
+
+async function migratePostgres(
+  database: Database,
+  migrations: readonly Migration[],
+  now: () => number,
+): Promise<MigrationResult> {
+  const connection = await database.sql.reserve();
+  const applied: number[] = [];
+  try {
+    await connection`SELECT pg_advisory_lock(${POSTGRES_MIGRATION_LOCK_KEY})`;
+    try {
+      await connection.unsafe(CREATE_MIGRATIONS_TABLE);
+      const rows: { version: number }[] = await connection`SELECT version FROM schema_migrations`;
+      const done = new Set(rows.map((row) => Number(row.version)));
+      for (const migration of migrations) {
+        if (done.has(migration.version)) continue;
+        await connection.begin(async (transaction) => {
+          for (const statement of migration.postgres) await transaction.unsafe(statement);
+          await transaction`INSERT INTO schema_migrations (version, name, applied_at)
+            VALUES (${migration.version}, ${migration.name}, ${new Date(now()).toISOString()})`;
+        });
+        applied.push(migration.version);
+      }
+    } finally {
+      await connection`SELECT pg_advisory_unlock(${POSTGRES_MIGRATION_LOCK_KEY})`;
+    }
+  } finally {
+    connection.release();
+  }
+  return { applied };
+}

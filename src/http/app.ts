@@ -1,0 +1,42 @@
+/**
+ * The HTTP app factory. `createApp(deps)` mounts every route module and the error mapping; it opens no
+ * port (`startServer` does), so tests call `app.handle(new Request(…))` in process.
+ *
+ * A route module is a function `(deps: AppDependencies) => Elysia plugin`; it `.use(deps.authentication)`
+ * to get `user`, declares TypeBox schemas, and calls one service. To add one (chats, images, MCP), write
+ * `src/http/<feature>/<feature>-routes.ts` and append its factory to `ROUTE_MODULES`.
+ */
+import { Elysia } from 'elysia';
+import packageJson from '../../package.json' with { type: 'json' };
+import type { AppDependencies } from './app-dependencies.ts';
+import { HttpError, mapErrorToResponse } from './http-errors.ts';
+import { buildOpenApiDocument, type RouteForDocument } from './openapi.ts';
+import { createToolSettingsRoutes } from './settings/tool-settings-routes.ts';
+
+/** Every route module, mounted in this order. */
+export const ROUTE_MODULES = [createToolSettingsRoutes] as const;
+
+export function createApp(deps: AppDependencies) {
+  const maxBodyBytes = deps.config.maxRequestBodyBytes;
+  const app = new Elysia({ normalize: false })
+    .onError(({ code, error }) => mapErrorToResponse(error, code, deps.log))
+    .onRequest(({ request }) => {
+      const length = Number(request.headers.get('content-length') ?? 0);
+      if (length > maxBodyBytes) {
+        throw new HttpError(413, 'payload_too_large', `The request body exceeds ${maxBodyBytes} bytes.`);
+      }
+    })
+    .use(deps.authentication);
+  for (const createRoutes of ROUTE_MODULES) app.use(createRoutes(deps));
+  let document: unknown;
+  return app.get(
+    '/api/openapi.json',
+    () => {
+      document ??= buildOpenApiDocument(app.routes as unknown as RouteForDocument[], packageJson.version);
+      return document;
+    },
+    { detail: { summary: 'This OpenAPI document', tags: ['meta'], operationId: 'getOpenApiDocument' } },
+  );
+}
+
+export type App = ReturnType<typeof createApp>;

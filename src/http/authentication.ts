@@ -1,0 +1,65 @@
+/**
+ * Bearer-token authentication, one reusable Elysia plugin. Two parts:
+ *
+ * - a gate (`onRequest`, before any body is read or parsed) that answers 401 for every request under a
+ *   protected prefix (`/api/`, and whatever later features add to `PROTECTED_PATH_PREFIXES`, e.g.
+ *   `/mcp`) without a valid token — unauthenticated clients never get their bodies parsed;
+ * - `resolve` giving handlers a typed `user`, so a route module only writes `.use(deps.authentication)`
+ *   and reads `({ user }) => …`. It also guards routes outside the protected prefixes.
+ *
+ * The token lookup happens once per request (cached on the Request object).
+ */
+import { Elysia } from 'elysia';
+import { readBearerToken } from '../users/api-token.ts';
+import type { User, UserRepository } from '../users/user-repository.ts';
+import { HttpError } from './http-errors.ts';
+
+/** Paths (prefixes) whose every request needs a bearer token. */
+export const PROTECTED_PATH_PREFIXES: readonly string[] = ['/api/', '/mcp'];
+
+function isProtectedPath(url: string): boolean {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  const pathname = start < 0 ? '/' : url.slice(start);
+  return pathname === '/api' || PROTECTED_PATH_PREFIXES.some((prefix) => pathname.startsWith(prefix));
+}
+
+export class AuthenticationError extends HttpError {
+  constructor(message: string) {
+    super(401, 'unauthorized', message);
+    this.name = 'AuthenticationError';
+  }
+}
+
+/** Resolves a request's user (cached per request) or throws a 401 `AuthenticationError`. */
+export function createAuthenticator(users: UserRepository): (request: Request) => Promise<User> {
+  const cache = new WeakMap<Request, Promise<User | undefined>>();
+  return async (request) => {
+    let pending = cache.get(request);
+    if (!pending) {
+      const token = readBearerToken(request.headers.get('authorization'));
+      pending = token === undefined ? Promise.resolve(undefined) : users.findByToken(token);
+      cache.set(request, pending);
+    }
+    const user = await pending;
+    if (!user) {
+      throw new AuthenticationError(
+        request.headers.has('authorization')
+          ? 'The bearer token is not valid (revoked, mistyped, or of another server).'
+          : 'Send "Authorization: Bearer <token>"; `mango user add NAME` creates a token.',
+      );
+    }
+    return user;
+  };
+}
+
+/** The plugin; build it once per app (`createAppDependencies` does) and `.use()` it in route modules. */
+export function createAuthenticationPlugin(users: UserRepository) {
+  const authenticate = createAuthenticator(users);
+  return new Elysia({ name: 'mango-authentication', seed: users })
+    .onRequest(async ({ request }) => {
+      if (isProtectedPath(request.url)) await authenticate(request);
+    })
+    .resolve({ as: 'scoped' }, async ({ request }) => ({ user: await authenticate(request) }));
+}
+
+export type AuthenticationPlugin = ReturnType<typeof createAuthenticationPlugin>;

@@ -1,0 +1,122 @@
+/**
+ * The one place that turns failures into HTTP statuses (house style rule 5). Every error response is
+ * JSON `{error, code}`: `error` a sentence for people, `code` a stable string for programs. Bad input is
+ * always a 4xx; only a fault of the server itself is a 500, and its details go to the log, not the
+ * client.
+ *
+ * | failure                                            | status | code                    |
+ * | -------------------------------------------------- | ------ | ----------------------- |
+ * | body is not JSON                                   | 400    | `malformed_json`        |
+ * | body/params/query do not match the route's schema  | 400    | `invalid_request`       |
+ * | missing or unknown bearer token                    | 401    | `unauthorized`          |
+ * | no such route / `unknown_tool` / `not_found`       | 404    | `not_found` / the class |
+ * | body larger than the limit                         | 413    | `payload_too_large`     |
+ * | `ToolParameterError` (setting invalid, cannot_disable) | 422 | its `code`            |
+ * | `validation_failed`                                | 422    | `validation_failed`     |
+ * | `permission_denied`                                | 403    | `permission_denied`     |
+ * | `tool_disabled`                                    | 409    | `tool_disabled`         |
+ * | `timeout`                                          | 504    | `timeout`               |
+ * | `cancelled`                                        | 499    | `cancelled`             |
+ * | anything else                                      | 500    | `internal_error`        |
+ */
+import { ToolError, type ToolErrorClassification, ToolParameterError } from '../tools/errors.ts';
+
+/** An error that already knows its HTTP status and code (thrown by the HTTP layer itself). */
+export class HttpError extends Error {
+  readonly status: number;
+  readonly code: string;
+
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.name = 'HttpError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** The JSON body of every error response. */
+export interface ErrorBody {
+  error: string;
+  code: string;
+  /** For a `ToolParameterError`: the setting at fault (`enabled` for cannot_disable). */
+  parameter?: string;
+}
+
+const CLASSIFICATION_STATUS: Record<ToolErrorClassification, number> = {
+  unknown_tool: 404,
+  not_found: 404,
+  tool_disabled: 409,
+  validation_failed: 422,
+  permission_denied: 403,
+  timeout: 504,
+  cancelled: 499,
+  execution_error: 500,
+};
+
+/** The HTTP status for a tool error classification. */
+export function statusForClassification(classification: ToolErrorClassification): number {
+  return CLASSIFICATION_STATUS[classification];
+}
+
+export function jsonErrorResponse(status: number, body: ErrorBody): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+  });
+}
+
+/** Elysia's name for the stage that failed, e.g. `VALIDATION`, `PARSE`, `NOT_FOUND`. */
+export type FrameworkErrorCode = string | number;
+
+function describeValidation(error: unknown): string {
+  const detail = error as { type?: string; all?: { path?: string; message?: string }[]; message?: string };
+  const first = detail.all?.[0];
+  const where = detail.type ? `request ${detail.type}` : 'request';
+  if (first) return `Invalid ${where}: ${first.path || '(root)'} ${first.message ?? 'is invalid'}.`;
+  return `Invalid ${where}.`;
+}
+
+/**
+ * Maps any thrown value to a status and JSON body. `frameworkCode` is Elysia's lifecycle code; `log`
+ * receives faults of the server (5xx) with their stack.
+ */
+export function mapErrorToResponse(
+  error: unknown,
+  frameworkCode: FrameworkErrorCode,
+  log: (message: string) => void,
+): Response {
+  if (error instanceof HttpError)
+    return jsonErrorResponse(error.status, { error: error.message, code: error.code });
+  if (error instanceof ToolParameterError) {
+    return jsonErrorResponse(422, {
+      error: error.message,
+      code: error.code,
+      ...(error.parameter === undefined ? {} : { parameter: error.parameter }),
+    });
+  }
+  if (ToolError.isInstance(error)) {
+    const status = statusForClassification(error.classification);
+    if (status >= 500) log(`[mango] ${error.classification}: ${error.stack ?? error.message}`);
+    return jsonErrorResponse(status, { error: error.message, code: error.classification });
+  }
+  switch (frameworkCode) {
+    case 'PARSE':
+      return jsonErrorResponse(400, { error: 'The request body is not valid JSON.', code: 'malformed_json' });
+    case 'VALIDATION': {
+      // A response that fails its own schema is our bug, not the client's.
+      if ((error as { type?: string }).type === 'response') break;
+      return jsonErrorResponse(400, { error: describeValidation(error), code: 'invalid_request' });
+    }
+    case 'NOT_FOUND':
+      return jsonErrorResponse(404, { error: 'No such route.', code: 'not_found' });
+    case 'INVALID_COOKIE_SIGNATURE':
+    case 'INVALID_FILE_TYPE':
+      return jsonErrorResponse(400, { error: 'Invalid request.', code: 'invalid_request' });
+  }
+  const status = (error as { status?: unknown }).status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return jsonErrorResponse(status, { error: 'Invalid request.', code: 'invalid_request' });
+  }
+  log(`[mango] internal error: ${(error as Error)?.stack ?? String(error)}`);
+  return jsonErrorResponse(500, { error: 'Internal server error.', code: 'internal_error' });
+}

@@ -1,0 +1,110 @@
+/**
+ * Start-up and graceful shutdown of the API server. `startServer(config)` opens the database, applies
+ * pending migrations, creates the first user when there is none (printing its token once), and listens.
+ * `stop()` stops accepting connections, lets in-flight requests finish for at most
+ * `config.shutdownTimeoutMs`, then closes the rest and the database.
+ */
+import type { ServerConfig } from '../config.ts';
+import { type Database, openDatabase } from '../db/database.ts';
+import { UserNameTakenError } from '../db/database-user-repository.ts';
+import { migrate } from '../db/migrate.ts';
+import { createApp } from '../http/app.ts';
+import { type AppDependencies, createAppDependencies } from '../http/app-dependencies.ts';
+import '../tools/builtin/index.ts';
+
+/** Name of the user created on a first start with an empty `users` table. */
+export const FIRST_USER_NAME = 'admin';
+
+export interface RunningServer {
+  /** e.g. `http://127.0.0.1:3000` (the real port when `config.port` was 0). */
+  url: string;
+  port: number;
+  database: Database;
+  deps: AppDependencies;
+  /** Stops accepting, waits (bounded) for in-flight requests, closes the database. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface StartServerOptions {
+  /** Where start-up notices go (default: stdout). */
+  print?: (line: string) => void;
+  now?: () => number;
+}
+
+/**
+ * Creates the first user if the database has none, and prints its token once. Two instances starting
+ * together on one PostgreSQL database cannot both create it: the name is unique, and the loser skips.
+ */
+export async function ensureFirstUser(deps: AppDependencies, print: (line: string) => void): Promise<void> {
+  if ((await deps.users.count()) > 0) return;
+  try {
+    const { token } = await deps.users.create(FIRST_USER_NAME);
+    print(
+      [
+        `Created the first user "${FIRST_USER_NAME}". Its API token is shown only this once:`,
+        '',
+        `    ${token}`,
+        '',
+        'Use it as "Authorization: Bearer <token>"; README.md, section "Users and tokens", shows how',
+        '(and how to add users with `mango user add NAME`).',
+      ].join('\n'),
+    );
+  } catch (error) {
+    if (!(error instanceof UserNameTakenError)) throw error;
+  }
+}
+
+export async function startServer(
+  config: ServerConfig,
+  options: StartServerOptions = {},
+): Promise<RunningServer> {
+  const print = options.print ?? ((line: string) => console.log(line));
+  const database = await openDatabase(config);
+  let server: ReturnType<typeof Bun.serve> | undefined;
+  try {
+    await migrate(database, undefined, options.now);
+    const deps = createAppDependencies({ config, database, now: options.now });
+    await ensureFirstUser(deps, print);
+    const app = createApp(deps);
+    server = Bun.serve({
+      hostname: config.host,
+      port: config.port,
+      maxRequestBodySize: config.maxRequestBodyBytes,
+      fetch: (request) => app.handle(request),
+      error: () =>
+        new Response(JSON.stringify({ error: 'Internal server error.', code: 'internal_error' }), {
+          status: 500,
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+        }),
+    });
+    const running = server;
+    const port = running.port ?? config.port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    let stopping: Promise<void> | undefined;
+    return {
+      url: `http://${host}:${port}`,
+      port,
+      database,
+      deps,
+      stop: () => {
+        stopping ??= (async () => {
+          const drained = running.stop(false);
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const timedOut = new Promise<'timeout'>((resolve) => {
+            timer = setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs);
+          });
+          if ((await Promise.race([drained.then(() => 'drained' as const), timedOut])) === 'timeout') {
+            await running.stop(true);
+          }
+          clearTimeout(timer);
+          await database.close();
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    server?.stop(true);
+    await database.close(0);
+    throw error;
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * Application layer of the Tool Settings API (spec: "Tool Settings API", "Settings Policy"): lists a
+ * user's tools with their effective settings and applies an update — defaults < saved < update, strictly
+ * validated by the settings policy — persisting only what the user chose (so a later change of a
+ * default reaches users who never touched that setting). Emits a `ToolSettingsEvents` notice after each
+ * successful update. Knows nothing of HTTP: failures are `ToolError('unknown_tool')` and
+ * `ToolParameterError`, which `src/http/` maps to statuses.
+ */
+import { ToolError, ToolParameterError } from '../tools/errors.ts';
+import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
+import {
+  getSafeEffectiveToolSettings,
+  mergeToolSettings,
+  normalizeToolParameters,
+} from '../tools/settings-policy.ts';
+import type {
+  RegisteredTool,
+  SavedToolSettings,
+  ToolCategory,
+  ToolParameterDescriptor,
+} from '../tools/types.ts';
+import type { ToolSettingsEvents } from './tool-settings-events.ts';
+import type { ToolSettingsRepository } from './tool-settings-repository.ts';
+
+/** Everything a settings page needs to render one tool (spec: `ToolSettingsDescriptor`). */
+export interface ToolSettingsDescriptor {
+  name: string;
+  title: string;
+  description: string;
+  category: ToolCategory;
+  enabled: boolean;
+  canDisable: boolean;
+  /** Effective values: defaults < saved. */
+  parameters: Record<string, unknown>;
+  parameterDescriptors: ToolParameterDescriptor[];
+}
+
+/** The body of `PUT /api/settings/tools/:toolName` (spec: `UpdateToolSettingsBody`). */
+export interface ToolSettingsUpdate {
+  enabled?: boolean;
+  parameters?: Record<string, unknown>;
+}
+
+export interface ToolSettingsServiceOptions {
+  repository: ToolSettingsRepository;
+  registry?: ToolRegistry;
+  events?: ToolSettingsEvents;
+  /** Receives each invalid stored value that was replaced by its default (default: console.warn). */
+  onInvalidSettings?: (userId: string, error: ToolParameterError) => void;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Longest tool name echoed back in an error message (names come from URLs). */
+const MAX_ECHOED_NAME_LENGTH = 80;
+
+/**
+ * The valid part of a stored row: `enabled` if it is a boolean, and each parameter that still passes
+ * the policy. Everything else is dropped (and reported), so a stale row cannot block a new update.
+ */
+export function sanitizeSavedSettings(
+  tool: RegisteredTool,
+  saved: unknown,
+  onInvalid: (error: ToolParameterError) => void,
+): SavedToolSettings {
+  if (saved === undefined || saved === null) return {};
+  const toolName = tool.definition.name;
+  if (!isRecord(saved)) {
+    onInvalid(
+      new ToolParameterError(
+        toolName,
+        undefined,
+        'invalid_type',
+        `Saved row of "${toolName}" is not an object.`,
+      ),
+    );
+    return {};
+  }
+  const result: SavedToolSettings = {};
+  if (typeof saved.enabled === 'boolean') result.enabled = saved.enabled;
+  else if (saved.enabled !== undefined) {
+    onInvalid(
+      new ToolParameterError(
+        toolName,
+        'enabled',
+        'invalid_type',
+        `Saved "enabled" of "${toolName}" is not a boolean.`,
+      ),
+    );
+  }
+  if (saved.parameters !== undefined) {
+    const parameters: Record<string, unknown> = {};
+    if (!isRecord(saved.parameters)) {
+      onInvalid(
+        new ToolParameterError(
+          toolName,
+          undefined,
+          'invalid_type',
+          `Saved parameters of "${toolName}" are not an object.`,
+        ),
+      );
+    } else {
+      for (const [name, value] of Object.entries(saved.parameters)) {
+        try {
+          Object.assign(parameters, normalizeToolParameters(tool, { [name]: value }));
+        } catch (error) {
+          if (!(error instanceof ToolParameterError)) throw error;
+          onInvalid(error);
+        }
+      }
+    }
+    result.parameters = parameters;
+  }
+  return result;
+}
+
+export class ToolSettingsService {
+  readonly #repository: ToolSettingsRepository;
+  readonly #registry: ToolRegistry;
+  readonly #events: ToolSettingsEvents | undefined;
+  readonly #onInvalid: (userId: string, error: ToolParameterError) => void;
+
+  constructor(options: ToolSettingsServiceOptions) {
+    this.#repository = options.repository;
+    this.#registry = options.registry ?? defaultToolRegistry;
+    this.#events = options.events;
+    this.#onInvalid =
+      options.onInvalidSettings ??
+      ((userId, error) =>
+        console.warn(`[mango] user ${userId}: invalid saved setting ignored: ${error.message}`));
+  }
+
+  /** Every registered tool, in registration order, with the user's effective settings. */
+  async list(userId: string): Promise<ToolSettingsDescriptor[]> {
+    const saved = await this.#repository.getAll(userId);
+    return this.#registry.list().map((tool) => {
+      const effective = getSafeEffectiveToolSettings(tool, saved[tool.definition.name], (error) =>
+        this.#onInvalid(userId, error),
+      );
+      return describeTool(tool, effective.enabled, effective.parameters);
+    });
+  }
+
+  /**
+   * Applies `update` to the user's settings of `toolName` and returns the new descriptor.
+   * @throws ToolError (`unknown_tool`) when no such tool is registered.
+   * @throws ToolParameterError when a value is invalid or the tool cannot be disabled.
+   */
+  async update(
+    userId: string,
+    toolName: string,
+    update: ToolSettingsUpdate,
+  ): Promise<ToolSettingsDescriptor> {
+    const tool = this.#registry.get(toolName);
+    if (!tool) {
+      const shown =
+        toolName.length > MAX_ECHOED_NAME_LENGTH ? `${toolName.slice(0, MAX_ECHOED_NAME_LENGTH)}…` : toolName;
+      throw new ToolError('unknown_tool', `No tool is named ${JSON.stringify(shown)}.`);
+    }
+    const change = (saved: unknown): SavedToolSettings => {
+      const current = sanitizeSavedSettings(tool, saved, (error) => this.#onInvalid(userId, error));
+      mergeToolSettings(tool, current, update); // validates update (types, ranges, cannot_disable, required)
+      const next: SavedToolSettings = {};
+      const enabled = update.enabled ?? current.enabled;
+      if (enabled !== undefined) next.enabled = enabled;
+      if (current.parameters !== undefined || update.parameters !== undefined) {
+        next.parameters = {
+          ...current.parameters,
+          ...(update.parameters === undefined ? {} : normalizeToolParameters(tool, update.parameters)),
+        };
+      }
+      return next;
+    };
+    let stored: SavedToolSettings;
+    if (this.#repository.update) {
+      stored = await this.#repository.update(userId, toolName, change);
+    } else {
+      stored = change(await this.#repository.get(userId, toolName));
+      await this.#repository.put(userId, toolName, stored);
+    }
+    this.#events?.emit(userId, toolName);
+    const effective = mergeToolSettings(tool, stored);
+    return describeTool(tool, effective.enabled, effective.parameters);
+  }
+}
+
+function describeTool(
+  tool: RegisteredTool,
+  enabled: boolean,
+  parameters: Record<string, unknown>,
+): ToolSettingsDescriptor {
+  return {
+    name: tool.definition.name,
+    title: tool.settings.title,
+    description: tool.settings.description,
+    category: tool.settings.category,
+    enabled,
+    canDisable: tool.settings.canDisable,
+    parameters,
+    parameterDescriptors: structuredClone(tool.settings.parameterDescriptors),
+  };
+}
