@@ -41,4 +41,22 @@ export {
   mergeToolSettings,
   normalizeToolParameters,
 } from './tools/settings-policy.ts';
+export {
+  type BuildShellToolOptions,
+  buildShellTool,
+  type ShellToolOperations,
+} from './tools/shell/build-shell-tool.ts';
+export {
+  type RunShellCommandOptions,
+  runShellCommand,
+  type ShellCommandResult,
+  type ShellTermination,
+  type ShellTerminationKind,
+} from './tools/shell/run-shell-command.ts';
+export { buildShellEnvironment, type ShellEnvironmentRules } from './tools/shell/shell-environment.ts';
+export {
+  findShellInterpreter,
+  type ShellInterpreter,
+  type ShellKind,
+} from './tools/shell/shell-interpreter.ts';
 export type * from './tools/types.ts';

@@ -3,3 +3,6 @@
  * Add one line per new tool file.
  */
 import './get-current-datetime.ts';
+import './bash.ts';
+import './zsh.ts';
+import './powershell.ts';

@@ -1,0 +1,10 @@
+/**
+ * bash (spec: "bash / zsh / powershell"): registered only when a `bash` executable is on PATH, so an
+ * unavailable shell is never offered to a model. The tool itself is buildShellTool('bash').
+ */
+import { registerTool } from '../registry.ts';
+import { buildShellTool } from '../shell/build-shell-tool.ts';
+import { findShellInterpreter } from '../shell/shell-interpreter.ts';
+
+const interpreter = findShellInterpreter('bash');
+if (interpreter) registerTool(buildShellTool('bash', { interpreter }));

@@ -1,0 +1,10 @@
+/**
+ * zsh (spec: "bash / zsh / powershell"): registered only when a `zsh` executable is on PATH, so an
+ * unavailable shell is never offered to a model. The tool itself is buildShellTool('zsh').
+ */
+import { registerTool } from '../registry.ts';
+import { buildShellTool } from '../shell/build-shell-tool.ts';
+import { findShellInterpreter } from '../shell/shell-interpreter.ts';
+
+const interpreter = findShellInterpreter('zsh');
+if (interpreter) registerTool(buildShellTool('zsh', { interpreter }));

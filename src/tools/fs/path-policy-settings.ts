@@ -1,0 +1,33 @@
+/**
+ * The settings every path-taking tool shares (spec: read_file, list_directory, glob, grep "Settings:
+ * allowedPaths, deniedPaths"; the shell tools' `cwd` follows the same rules). A tool spreads these into
+ * its `parameterDescriptors` and `defaultParameters` so every tool names, defaults and validates them the
+ * same way; `resolveAndValidatePath` reads them from `context.settings.parameters`.
+ */
+import type { ToolParameterDescriptor } from '../types.ts';
+
+/** `allowedPaths` and `deniedPaths`: lists of `{path, enabled}`; `~` and relative entries allowed. */
+export const PATH_POLICY_PARAMETER_DESCRIPTORS: ToolParameterDescriptor[] = [
+  {
+    name: 'allowedPaths',
+    label: 'Allowed paths',
+    description:
+      'Only paths inside one of these directories (or equal to one of these files) may be used. An empty list allows every path. Entries may start with ~ or be relative to the chat working directory; disabled entries are ignored.',
+    type: 'path_list',
+    default: [],
+  },
+  {
+    name: 'deniedPaths',
+    label: 'Denied paths',
+    description:
+      'Paths inside any of these are refused, even when an allowed path contains them (deny wins over allow). Entries may start with ~ or be relative to the chat working directory; disabled entries are ignored.',
+    type: 'path_list',
+    default: [],
+  },
+];
+
+/** Defaults matching {@link PATH_POLICY_PARAMETER_DESCRIPTORS}: nothing allowed-listed, nothing denied. */
+export const PATH_POLICY_DEFAULT_PARAMETERS: { allowedPaths: []; deniedPaths: [] } = {
+  allowedPaths: [],
+  deniedPaths: [],
+};

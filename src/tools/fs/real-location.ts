@@ -1,0 +1,80 @@
+/**
+ * Lexical and real locations of a path (issue 3, "Paths"). `expandAndResolvePath` is pure: `~` and
+ * `~/…` expand to the server user's home (`~user` is left alone, it is an ordinary relative name),
+ * relative paths resolve against a base directory and `..` is applied lexically.
+ *
+ * `resolveRealLocation` asks the filesystem where a path really lands: every symlink resolved, also a
+ * dangling one (followed by hand, so `link → /outside/new-file` is judged at `/outside/new-file`, which is
+ * where a write would create it). For a tail that does not exist yet, the result is the nearest existing
+ * ancestor's real path plus the remaining components.
+ */
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+
+/** Symlink hops followed by hand before giving up, like the kernel's ELOOP limit. */
+const MAX_SYMLINK_HOPS = 40;
+
+/** Expands `~` / `~/…` and resolves against `baseDirectory`. Pure apart from reading the home dir. */
+export function expandAndResolvePath(input: string, baseDirectory: string): string {
+  let expanded = input;
+  if (input === '~') expanded = homedir();
+  else if (input.startsWith('~/')) expanded = join(homedir(), input.slice(2));
+  return isAbsolute(expanded) ? resolve(expanded) : resolve(baseDirectory, expanded);
+}
+
+export interface RealLocation {
+  real: string;
+  exists: boolean;
+}
+
+function errorCode(error: unknown): unknown {
+  return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+}
+
+function isMissing(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** A symlink chain longer than {@link MAX_SYMLINK_HOPS}; carries `code: 'ELOOP'` like the OS error. */
+export class SymlinkLoopError extends Error {
+  readonly code = 'ELOOP';
+}
+
+/**
+ * The real location of an absolute, lexically normalised path. Throws only for what the caller must
+ * report: a symlink loop (`ELOOP`) or an unreadable ancestor (`EACCES`).
+ */
+export async function resolveRealLocation(absolute: string, hops = 0): Promise<RealLocation> {
+  try {
+    return { real: await realpath(absolute), exists: true };
+  } catch (error) {
+    if (errorCode(error) === 'ELOOP') throw new SymlinkLoopError(`Too many symlinks under ${absolute}.`);
+    if (!isMissing(error)) throw error;
+  }
+  const tail: string[] = [];
+  let current = absolute;
+  for (;;) {
+    let isSymlink: boolean;
+    try {
+      isSymlink = (await lstat(current)).isSymbolicLink();
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      const parent = dirname(current);
+      if (parent === current) return { real: join(current, ...tail), exists: false };
+      tail.unshift(basename(current));
+      current = parent;
+      continue;
+    }
+    if (isSymlink) {
+      // A dangling link (or one whose target's parent is missing): follow it by hand.
+      if (hops >= MAX_SYMLINK_HOPS) throw new SymlinkLoopError(`Too many symlinks under ${absolute}.`);
+      const target = resolve(dirname(current), await readlink(current));
+      const followed = await resolveRealLocation(join(target, ...tail), hops + 1);
+      return { real: followed.real, exists: false };
+    }
+    // `current` exists and is not a link; its ancestors may be, so ask realpath for it.
+    return { real: join(await realpath(current), ...tail), exists: false };
+  }
+}

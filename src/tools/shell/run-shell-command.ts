@@ -1,0 +1,205 @@
+/**
+ * runShellCommand (spec: "bash / zsh / powershell", "Settings Policy"; issue 4): run one command in an
+ * interpreter and return what it printed, how it ended and how long it took, under a budget that really
+ * stops the work.
+ *
+ * Guarantees:
+ * - The shell runs in its own process group (see process-group.ts), with stdin closed and the filtered
+ *   environment of shell-environment.ts.
+ * - An owned timer (not Bun's spawn timeout) and the caller's `signal` each kill the whole group with
+ *   SIGKILL. The caller's signal counts as a timeout when its reason is a timeout (executeTool's budget
+ *   aborts with a `ToolTimeoutError`, `AbortSignal.timeout()` with a `TimeoutError`) and as an abort
+ *   otherwise. The first cause to claim the termination wins; later causes change nothing.
+ * - The call waits for the shell to exit, not for end-of-output. After the exit it kills whatever is
+ *   left in the group (a `sleep 600 &`, an `npm run dev &`), gives the pipes a short grace to deliver
+ *   what was already written, then abandons them, so a process that escaped the group and still holds
+ *   the pipes cannot hold the call.
+ * - Each stream keeps at most `maxOutputBytes`; the rest is drained and dropped (capped-stream-reader.ts)
+ *   and `truncated` is set. Output is decoded as UTF-8 without splitting a character at the cap.
+ * - A non-zero exit is a normal result. Only a failure to start the interpreter throws (a classified
+ *   ToolError).
+ */
+import { classifySystemError, ToolError } from '../errors.ts';
+import type { ToolTimers } from '../execution.ts';
+import { readCappedStream } from './capped-stream-reader.ts';
+import { killProcessGroup } from './process-group.ts';
+import { buildShellEnvironment } from './shell-environment.ts';
+import { findShellInterpreter, type ShellInterpreter, type ShellKind } from './shell-interpreter.ts';
+import { decodeCapturedOutput } from './utf8-boundary.ts';
+
+export type ShellTerminationKind = 'exited' | 'timed_out' | 'aborted' | 'signalled';
+
+/**
+ * How the command ended. `exited`: the shell exited by itself (any exit code). `signalled`: the shell
+ * died of a signal nobody here sent (`signal` names it). `timed_out` / `aborted`: the budget or the
+ * caller stopped it; `signal` is the `SIGKILL` that was sent to the group.
+ */
+export interface ShellTermination {
+  kind: ShellTerminationKind;
+  signal?: string;
+}
+
+export interface ShellCommandResult {
+  shell: ShellKind;
+  command: string;
+  /** The absolute directory the command ran in. */
+  cwd: string;
+  /** The shell's exit code; `null` when it died of a signal. */
+  exitCode: number | null;
+  /** The signal the shell died of (`"SIGKILL"`), or `null` when it exited. */
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  /** True when either stream went past `maxOutputBytes` and its tail was dropped. */
+  truncated: boolean;
+  termination: ShellTermination;
+  durationMs: number;
+}
+
+export interface RunShellCommandOptions {
+  shell: ShellKind;
+  command: string;
+  /** Absolute, existing directory; callers validate it (see shell-working-directory.ts). */
+  cwd: string;
+  /** The owned budget in milliseconds (> 0). */
+  timeoutMs: number;
+  /** Per-stream cap in bytes (a non-negative integer). */
+  maxOutputBytes: number;
+  /** The caller's abort (executeTool's budget, a user cancel); forwarded so the group is killed. */
+  signal?: AbortSignal;
+  /** The command's environment; defaults to the server's, filtered by buildShellEnvironment(). */
+  environment?: Record<string, string>;
+  /** Defaults to findShellInterpreter(shell). */
+  interpreter?: ShellInterpreter;
+  /** Timer functions for the owned budget; injectable for tests. */
+  timers?: ToolTimers;
+  /** How long, after the shell exited, to wait for the pipes to close before abandoning them. */
+  pipeGraceMs?: number;
+}
+
+/** After the shell exits: time for output already written to arrive before the pipes are abandoned. */
+export const DEFAULT_PIPE_GRACE_MS = 200;
+
+const realTimers: ToolTimers = {
+  setTimeout: (callback, milliseconds) => setTimeout(callback, milliseconds),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+/** True when an abort reason means "the budget ran out" rather than "somebody cancelled". */
+export function isTimeoutReason(reason: unknown): boolean {
+  if (ToolError.isInstance(reason)) return reason.classification === 'timeout';
+  return (
+    typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError'
+  );
+}
+
+function validateOptions(options: RunShellCommandOptions): void {
+  if (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0) {
+    throw new RangeError(`runShellCommand: timeoutMs must be a positive number, got ${options.timeoutMs}.`);
+  }
+  if (!Number.isInteger(options.maxOutputBytes) || options.maxOutputBytes < 0) {
+    throw new RangeError(
+      `runShellCommand: maxOutputBytes must be a non-negative integer, got ${options.maxOutputBytes}.`,
+    );
+  }
+}
+
+function delay(milliseconds: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, milliseconds));
+}
+
+/** Runs one shell command; see the module header for what it guarantees. */
+export async function runShellCommand(options: RunShellCommandOptions): Promise<ShellCommandResult> {
+  validateOptions(options);
+  const { shell, command, cwd, signal } = options;
+  const interpreter = options.interpreter ?? findShellInterpreter(shell);
+  if (!interpreter) {
+    throw new ToolError('execution_error', `The ${shell} interpreter is not available on this machine.`);
+  }
+  const startedAt = performance.now();
+  const elapsed = () => Math.round(performance.now() - startedAt);
+
+  let termination: ShellTermination | undefined;
+  /** The first cause to call this decides the termination; later calls are ignored. */
+  const claim = (candidate: ShellTermination): boolean => {
+    if (termination !== undefined) return false;
+    termination = candidate;
+    return true;
+  };
+  const causeOfAbort = (reason: unknown): ShellTerminationKind =>
+    isTimeoutReason(reason) ? 'timed_out' : 'aborted';
+
+  if (signal?.aborted) {
+    return {
+      shell,
+      command,
+      cwd,
+      exitCode: null,
+      signal: null,
+      stdout: '',
+      stderr: '',
+      truncated: false,
+      termination: { kind: causeOfAbort(signal.reason) },
+      durationMs: elapsed(),
+    };
+  }
+
+  let child: Bun.Subprocess<'ignore', 'pipe', 'pipe'>;
+  try {
+    child = Bun.spawn(interpreter.argumentsFor(command), {
+      cwd,
+      env: options.environment ?? buildShellEnvironment(),
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      // POSIX: setsid() in the child, so the shell leads its own process group (process-group.ts).
+      detached: true,
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ToolError(classifySystemError(error), `Could not start ${shell} in ${cwd}: ${message}`, {
+      cause: error,
+    });
+  }
+  const processGroupId = child.pid;
+  const stdoutReading = readCappedStream(child.stdout, options.maxOutputBytes);
+  const stderrReading = readCappedStream(child.stderr, options.maxOutputBytes);
+
+  const stop = (kind: ShellTerminationKind) => {
+    if (claim({ kind, signal: 'SIGKILL' })) killProcessGroup(processGroupId);
+  };
+  const timers = options.timers ?? realTimers;
+  const timer = timers.setTimeout(() => stop('timed_out'), options.timeoutMs);
+  const onAbort = () => stop(causeOfAbort(signal?.reason));
+  signal?.addEventListener('abort', onAbort, { once: true });
+
+  try {
+    await child.exited;
+    const exitSignal = child.signalCode === null ? null : String(child.signalCode);
+    claim(exitSignal === null ? { kind: 'exited' } : { kind: 'signalled', signal: exitSignal });
+    // Whatever the shell left behind in its group does not outlive the call.
+    if (process.platform !== 'win32') killProcessGroup(processGroupId);
+
+    const bothEnded = Promise.all([stdoutReading.result, stderrReading.result]);
+    await Promise.race([bothEnded, delay(options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS)]);
+    await Promise.all([stdoutReading.abandon(), stderrReading.abandon()]);
+    const [stdout, stderr] = await bothEnded;
+
+    return {
+      shell,
+      command,
+      cwd,
+      exitCode: child.exitCode,
+      signal: exitSignal,
+      stdout: decodeCapturedOutput(stdout.bytes, stdout.truncated),
+      stderr: decodeCapturedOutput(stderr.bytes, stderr.truncated),
+      truncated: stdout.truncated || stderr.truncated,
+      termination: termination ?? { kind: 'exited' },
+      durationMs: elapsed(),
+    };
+  } finally {
+    timers.clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+    if (child.exitCode === null && child.signalCode === null) killProcessGroup(processGroupId);
+  }
+}

@@ -1,0 +1,308 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { ToolCancelledError } from '../../../src/tools/errors.ts';
+import { executeTool } from '../../../src/tools/execution.ts';
+import { defaultToolRegistry, ToolRegistry } from '../../../src/tools/registry.ts';
+import { getToolDefinitionsForTools, normalizeToolParameters } from '../../../src/tools/settings-policy.ts';
+import { buildShellTool } from '../../../src/tools/shell/build-shell-tool.ts';
+import type { ShellCommandResult } from '../../../src/tools/shell/run-shell-command.ts';
+import type { ToolCallContext } from '../../../src/tools/types.ts';
+import { makeTempDirectory, pathList } from '../../helpers/tool-context.ts';
+import { eventually, liveProcessGroupMembers, readPidFile } from '../shell/process-table.ts';
+import '../../../src/tools/builtin/index.ts';
+
+const temporary = makeTempDirectory('mango-shell-tool-');
+const workspace = join(temporary.path, 'workspace');
+const outside = join(temporary.path, 'outside');
+beforeAll(() => {
+  mkdirSync(join(workspace, 'sub'), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(workspace, 'file.txt'), 'x');
+  symlinkSync(outside, join(workspace, 'escape'));
+});
+afterAll(() => temporary.remove());
+
+const registry = new ToolRegistry();
+registry.register(buildShellTool('bash'));
+
+function call(
+  args: unknown,
+  parameters: Record<string, unknown> = {},
+  context: Partial<ToolCallContext> = {},
+) {
+  return executeTool(
+    'bash',
+    args,
+    { userId: 'u', workingDirectory: workspace, ...context },
+    { enabled: true, parameters },
+    { registry },
+  );
+}
+
+async function resultOf(
+  args: unknown,
+  parameters: Record<string, unknown> = {},
+  context: Partial<ToolCallContext> = {},
+): Promise<ShellCommandResult> {
+  const outcome = await call(args, parameters, context);
+  if (!outcome.ok) throw new Error(`expected ok, got ${JSON.stringify(outcome.error)}`);
+  return outcome.result as ShellCommandResult;
+}
+
+describe('registration and settings', () => {
+  test('bash and zsh are registered exactly when the interpreter exists; powershell only on Windows', () => {
+    expect(defaultToolRegistry.get('bash') !== undefined).toBe(Bun.which('bash') !== null);
+    expect(defaultToolRegistry.get('zsh') !== undefined).toBe(Bun.which('zsh') !== null);
+    if (process.platform !== 'win32') expect(defaultToolRegistry.get('powershell')).toBeUndefined();
+  });
+
+  test('off by default: never offered, and a call is tool_disabled', async () => {
+    const tool = buildShellTool('bash');
+    expect(tool.settings.enabledByDefault).toBe(false);
+    expect(getToolDefinitionsForTools([tool])).toEqual([]);
+    const outcome = await executeTool('bash', { command: 'true' }, { userId: 'u' }, undefined, { registry });
+    expect(outcome).toMatchObject({ ok: false, error: { classification: 'tool_disabled' } });
+  });
+
+  test('settings: defaults and bounds', () => {
+    const tool = buildShellTool('bash');
+    expect(tool.settings.defaultParameters).toEqual({
+      timeoutSeconds: 30,
+      maxOutputBytes: 102_400,
+      allowedEnvVars: [],
+      deniedEnvVars: [],
+      allowedPaths: [],
+      deniedPaths: [],
+    });
+    const bounds = Object.fromEntries(
+      tool.settings.parameterDescriptors.map((item) => [item.name, [item.type, item.min, item.max]]),
+    );
+    expect(bounds).toEqual({
+      timeoutSeconds: ['integer', 5, 600],
+      maxOutputBytes: ['integer', 1024, 1_048_576],
+      allowedEnvVars: ['string_list', undefined, undefined],
+      deniedEnvVars: ['string_list', undefined, undefined],
+      allowedPaths: ['path_list', undefined, undefined],
+      deniedPaths: ['path_list', undefined, undefined],
+    });
+    expect(() => normalizeToolParameters(tool, { timeoutSeconds: 4 })).toThrow('at least 5');
+    expect(() => normalizeToolParameters(tool, { maxOutputBytes: 2_000_000 })).toThrow('at most 1048576');
+  });
+
+  test('the definition states the configured limits and interpreter', () => {
+    const tool = buildShellTool('bash');
+    const definition = tool.buildDefinition?.({
+      enabled: true,
+      parameters: { timeoutSeconds: 90, maxOutputBytes: 4096 },
+    });
+    expect(definition?.description).toContain('bash -c');
+    expect(definition?.description).toContain('killed after 90 seconds');
+    expect(definition?.description).toContain('first 4096 bytes');
+    expect(definition?.parameters.required).toEqual(['command']);
+    expect(definition?.parameters.additionalProperties).toBe(false);
+    expect(buildShellTool('powershell').definition.description).toContain(
+      'powershell -NoProfile -NonInteractive -Command',
+    );
+  });
+});
+
+describe('results', () => {
+  test('a non-zero exit is a result, with stdout and stderr', async () => {
+    expect(await resultOf({ command: 'echo out; echo err >&2; exit 4' })).toMatchObject({
+      shell: 'bash',
+      cwd: workspace,
+      exitCode: 4,
+      signal: null,
+      stdout: 'out\n',
+      stderr: 'err\n',
+      truncated: false,
+      termination: { kind: 'exited' },
+    });
+  });
+
+  test('maxOutputBytes caps each stream', async () => {
+    const result = await resultOf(
+      { command: 'head -c 5000 /dev/zero | tr "\\0" o' },
+      { maxOutputBytes: 1024 },
+    );
+    expect(result.stdout).toBe('o'.repeat(1024));
+    expect(result.truncated).toBe(true);
+  });
+
+  const invalid: [string, unknown, string][] = [
+    ['missing command', {}, 'Argument "command" is required'],
+    ['empty command', { command: '' }, 'at least 1 character'],
+    ['command of the wrong type', { command: ['ls'] }, 'must be a string'],
+    ['NUL in command', { command: 'echo a\0b' }, 'NUL byte'],
+    ['cwd of the wrong type', { command: 'true', cwd: 42 }, 'Argument "cwd" must be a string'],
+    ['undeclared argument', { command: 'true', timeout: 5 }, 'has no argument "timeout"'],
+  ];
+  test.each(invalid)('%s is validation_failed', async (_label, args, message) => {
+    const outcome = await call(args);
+    expect(outcome).toMatchObject({ ok: false, error: { classification: 'validation_failed' } });
+    if (!outcome.ok) expect(outcome.error.message).toContain(message);
+  });
+});
+
+describe('cwd', () => {
+  const resolves: [string, Record<string, unknown>, () => string][] = [
+    ['absent: the chat working directory', {}, () => workspace],
+    ['relative to the chat working directory', { cwd: 'sub' }, () => join(workspace, 'sub')],
+    ['absolute', { cwd: outside }, () => outside],
+    ['~', { cwd: '~' }, () => realpathSync(homedir())],
+  ];
+  test.each(resolves)('%s', async (_label, args, expected) => {
+    const result = await resultOf({ command: 'pwd -P', ...args });
+    expect(result.stdout).toBe(`${expected()}\n`);
+  });
+
+  test('absent with no bound directory: the process working directory', async () => {
+    const result = await resultOf({ command: 'pwd -P' }, {}, { workingDirectory: undefined });
+    expect(result.stdout).toBe(`${realpathSync(process.cwd())}\n`);
+  });
+
+  const refusals: [string, Record<string, unknown>, Record<string, unknown>, boolean, string][] = [
+    ['a missing directory', { cwd: 'nope' }, {}, false, 'not_found'],
+    ['a file', { cwd: 'file.txt' }, {}, false, 'validation_failed'],
+    ['outside the working directory of a restricted chat', { cwd: outside }, {}, true, 'permission_denied'],
+    ['a symlink leaving a restricted chat', { cwd: 'escape' }, {}, true, 'permission_denied'],
+    [
+      'the default directory under deniedPaths',
+      {},
+      { deniedPaths: pathList(workspace) },
+      false,
+      'permission_denied',
+    ],
+    [
+      'outside allowedPaths',
+      { cwd: outside },
+      { allowedPaths: pathList(workspace) },
+      false,
+      'permission_denied',
+    ],
+  ];
+  test.each(refusals)('refuses %s', async (_label, args, parameters, restricted, classification) => {
+    const outcome = await call({ command: 'touch ran', ...args }, parameters, { restricted });
+    expect(outcome).toMatchObject({ ok: false, error: { classification } });
+  });
+
+  test('a restricted chat may still run inside its working directory', async () => {
+    const result = await resultOf({ command: 'pwd -P', cwd: 'sub' }, {}, { restricted: true });
+    expect(result.stdout).toBe(`${join(workspace, 'sub')}\n`);
+  });
+});
+
+describe('environment', () => {
+  test("the server's secrets are absent from `env`; pagers and prompts are off", async () => {
+    process.env.MANGO_TEST_API_TOKEN = 'secret-token-value-1';
+    process.env.MANGO_TEST_MIRROR = 'https://user:secret-password-2@example.com/repo';
+    process.env.MANGO_TEST_PLAIN = 'plain-value';
+    try {
+      const { stdout } = await resultOf({ command: 'env' });
+      expect(stdout).not.toContain('secret-token-value-1');
+      expect(stdout).not.toContain('secret-password-2');
+      expect(stdout).toContain('MANGO_TEST_PLAIN=plain-value\n');
+      expect(stdout).toContain('PAGER=cat\n');
+      expect(stdout).toContain('GIT_PAGER=cat\n');
+      expect(stdout).toContain('GIT_TERMINAL_PROMPT=0\n');
+
+      const tuned = await resultOf(
+        { command: 'env' },
+        { allowedEnvVars: ['MANGO_TEST_API_TOKEN'], deniedEnvVars: ['MANGO_TEST_PLAIN'] },
+      );
+      expect(tuned.stdout).toContain('MANGO_TEST_API_TOKEN=secret-token-value-1\n');
+      expect(tuned.stdout).not.toContain('MANGO_TEST_PLAIN');
+    } finally {
+      delete process.env.MANGO_TEST_API_TOKEN;
+      delete process.env.MANGO_TEST_MIRROR;
+      delete process.env.MANGO_TEST_PLAIN;
+    }
+  });
+});
+
+describe('budgets through executeTool', () => {
+  test('timeoutSeconds 5 on `sleep 60`: a timeout error naming the budget in under 6 s, no process left', async () => {
+    const pidFile = join(temporary.path, 'tool-timeout.pid');
+    const startedAt = performance.now();
+    const outcome = await call(
+      { command: `sleep 60 & echo $$ > ${pidFile}; sleep 60` },
+      { timeoutSeconds: 5 },
+    );
+    expect(performance.now() - startedAt).toBeLessThan(6000);
+    expect(outcome).toMatchObject({ ok: false, error: { classification: 'timeout' } });
+    if (!outcome.ok) expect(outcome.error.message).toContain('5-second budget (timeoutSeconds)');
+    const group = await readPidFile(pidFile);
+    expect(await eventually(() => liveProcessGroupMembers(group).length === 0)).toBe(true);
+  }, 20_000);
+
+  test('a user cancel is cancelled, not timeout, and kills the group', async () => {
+    const pidFile = join(temporary.path, 'tool-cancel.pid');
+    const controller = new AbortController();
+    const outcome = call(
+      { command: `sleep 60 & echo $$ > ${pidFile}; sleep 60` },
+      {},
+      { signal: controller.signal },
+    );
+    const group = await readPidFile(pidFile);
+    controller.abort(new ToolCancelledError('user pressed stop'));
+    expect(await outcome).toMatchObject({ ok: false, error: { classification: 'cancelled' } });
+    expect(await eventually(() => liveProcessGroupMembers(group).length === 0)).toBe(true);
+  });
+});
+
+describe('how a stopped command is reported by the tool itself', () => {
+  function toolReturning(termination: ShellCommandResult['termination']) {
+    return buildShellTool('bash', {
+      operations: {
+        run: async (options) => ({
+          shell: 'bash',
+          command: options.command,
+          cwd: options.cwd,
+          exitCode: null,
+          signal: 'SIGKILL',
+          stdout: 'partial output',
+          stderr: '',
+          truncated: false,
+          termination,
+          durationMs: options.timeoutMs,
+        }),
+      },
+    });
+  }
+  const context = (parameters: Record<string, unknown>) => ({
+    userId: 'u',
+    chatId: undefined,
+    workingDirectory: workspace,
+    restricted: false,
+    settings: { enabled: true, parameters },
+    signal: new AbortController().signal,
+    ledger: { get: async () => undefined, put: async () => {}, delete: async () => {} },
+    onProgress: () => {},
+    now: () => 0,
+    dataDirectory: temporary.path,
+  });
+
+  test('timed_out: a timeout error naming the budget and quoting the output so far', async () => {
+    const run = toolReturning({ kind: 'timed_out', signal: 'SIGKILL' }).execute(
+      { command: 'slow' },
+      context({ timeoutSeconds: 7 }),
+    );
+    await expect(run).rejects.toMatchObject({ classification: 'timeout' });
+    await expect(run).rejects.toThrow(/7-second budget \(timeoutSeconds\)[\s\S]*partial output/);
+  });
+
+  test('aborted: cancelled', async () => {
+    const run = toolReturning({ kind: 'aborted', signal: 'SIGKILL' }).execute({ command: 'x' }, context({}));
+    await expect(run).rejects.toMatchObject({ classification: 'cancelled' });
+  });
+
+  test('signalled: a normal result', async () => {
+    const result = await toolReturning({ kind: 'signalled', signal: 'SIGKILL' }).execute(
+      { command: 'x' },
+      context({}),
+    );
+    expect(result).toMatchObject({ termination: { kind: 'signalled' }, cwd: workspace });
+  });
+});
