@@ -139,7 +139,7 @@ function renderSignIn(notice?: string): void {
         'p',
         { class: 'field-hint', id: 'token-hint' },
         'Create one on the server with ',
-        h('code', {}, 'mango user create NAME'),
+        h('code', {}, 'mango user add NAME'),
         '. It is kept in this browser until you sign out.',
       ),
     ),

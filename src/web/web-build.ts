@@ -106,9 +106,14 @@ export async function ensureWebBuild(options: WebBuildOptions = {}): Promise<boo
   return true;
 }
 
+/** `bun src/web/web-build.ts [--if-stale]`: `npm run build`, and `npm start` (with --if-stale). */
 if (import.meta.main) {
-  const built = await buildWebApp();
-  console.log(
-    `built ${built.files.join(', ')} into ${path.relative(process.cwd(), built.outputDirectory) || '.'} in ${Math.round(built.durationMs)} ms`,
-  );
+  const onlyIfStale = process.argv.includes('--if-stale');
+  if (onlyIfStale && !(await isWebBuildStale())) {
+    console.log('web app is up to date (dist/web)');
+  } else {
+    const built = await buildWebApp();
+    const where = path.relative(process.cwd(), built.outputDirectory) || '.';
+    console.log(`built ${built.files.join(', ')} into ${where} in ${Math.round(built.durationMs)} ms`);
+  }
 }
