@@ -45,7 +45,9 @@ export interface ChatMessage {
   id?: string;
   seq?: number;
   role: string;
-  content: unknown;
+  /** The provider-neutral history item (`ConversationItem`) the server stored. */
+  item?: unknown;
+  content?: unknown;
   createdAt?: string;
 }
 

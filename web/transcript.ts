@@ -140,14 +140,21 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
       });
       break;
     case 'done':
-      finishTurn(transcript, typeof event.reason === 'string' ? event.reason : 'completed');
+      finishTurn(
+        transcript,
+        typeof event.reason === 'string' ? event.reason : 'completed',
+        typeof event.message === 'string' ? event.message : undefined,
+      );
       break;
   }
   return transcript;
 }
 
-/** Ends a turn: calls still open are marked cancelled/failed and a notice explains non-normal ends. */
-export function finishTurn(transcript: Transcript, reason: string): Transcript {
+/**
+ * Ends a turn: calls still open are marked cancelled and a notice explains a non-normal end (with
+ * the server's `message` when it sent one).
+ */
+export function finishTurn(transcript: Transcript, reason: string, message?: string): Transcript {
   transcript.running = false;
   transcript.doneReason = reason;
   for (const entry of transcript.entries) {
@@ -161,7 +168,7 @@ export function finishTurn(transcript: Transcript, reason: string): Transcript {
     max_iterations: 'Stopped: the turn reached its tool-call iteration limit.',
     error: 'The turn ended with an error.',
   };
-  const notice = notices[reason];
+  const notice = notices[reason] !== undefined && message ? `${notices[reason]} ${message}` : notices[reason];
   if (notice)
     transcript.entries.push({
       kind: 'notice',
@@ -175,7 +182,7 @@ const CONVERSATION_TYPES = new Set(['user_text', 'assistant_text', 'tool_call', 
 
 /** Extracts the provider-neutral history item a stored message holds, whatever its envelope. */
 function conversationItem(message: ChatMessage): Record<string, unknown> | undefined {
-  const candidates = [message.content, message as unknown];
+  const candidates = [message.item, message.content, message as unknown];
   for (const candidate of candidates) {
     let value = candidate;
     if (typeof value === 'string') {

@@ -127,6 +127,44 @@ describe('tools page in Chromium', () => {
   );
 
   test(
+    'path list editor: add an entry, switch it off, save, reload, remove',
+    async () => {
+      const page = await browser.newPage();
+      await signIn(page, server.url, server.token);
+      const card = bashCard(page);
+      await card.getByText(/^Settings \(/).click();
+      const denied = card.getByRole('group', { name: 'Denied paths' });
+      await denied.getByRole('button', { name: 'Add path' }).click();
+      const entry = denied.getByLabel('Denied paths entry 1', { exact: true });
+      expect(await entry.evaluate((element) => element === document.activeElement)).toBe(true);
+      await entry.fill('/etc');
+      await denied.getByLabel('Entry 1 enabled').uncheck();
+      await card.getByRole('button', { name: 'Save settings' }).click();
+      await card.getByText('Settings saved.').waitFor();
+
+      await page.reload();
+      const reloaded = bashCard(page);
+      await reloaded.getByText(/^Settings \(/).click();
+      const deniedAgain = reloaded.getByRole('group', { name: 'Denied paths' });
+      expect(await deniedAgain.getByLabel('Denied paths entry 1', { exact: true }).inputValue()).toBe('/etc');
+      expect(await deniedAgain.getByLabel('Entry 1 enabled').isChecked()).toBe(false);
+
+      await deniedAgain.getByRole('button', { name: 'Remove Denied paths entry 1' }).click();
+      await reloaded.getByRole('button', { name: 'Save settings' }).click();
+      await reloaded.getByText('Settings saved.').waitFor();
+      const stored = await fetch(`${server.url}/api/settings/tools`, {
+        headers: { authorization: `Bearer ${server.token}` },
+      }).then(
+        (response) =>
+          response.json() as Promise<{ tools: { name: string; parameters: Record<string, unknown> }[] }>,
+      );
+      expect(stored.tools.find((tool) => tool.name === 'bash')?.parameters.deniedPaths).toEqual([]);
+      await page.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  test(
     'screenshots at desktop and phone width; no request leaves the server',
     async () => {
       for (const [label, viewport] of [

@@ -128,6 +128,30 @@ describe('transcriptFromHistory', () => {
     ]);
   });
 
+  test("the server shape {role, item} with the loop's serialized outputs", () => {
+    const transcript = transcriptFromHistory([
+      { role: 'user', item: { type: 'user_text', text: 'list' } },
+      {
+        role: 'assistant',
+        item: { type: 'tool_call', callId: 'x', name: 'glob', arguments: '{"pattern":"*"}' },
+      },
+      {
+        role: 'tool',
+        item: {
+          type: 'tool_result',
+          callId: 'x',
+          name: 'glob',
+          ok: false,
+          output: '{"error":{"classification":"permission_denied","message":"outside"}}',
+        },
+      },
+    ]);
+    expect(transcript.entries[1]).toMatchObject({
+      status: 'failed',
+      error: { classification: 'permission_denied', message: 'outside' },
+    });
+  });
+
   test('a failed stored result shows the error; a call without a result is marked interrupted', () => {
     const transcript = transcriptFromHistory([
       { role: 'assistant', content: { type: 'tool_call', callId: 'a', name: 'bash', arguments: '{}' } },
