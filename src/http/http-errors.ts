@@ -85,6 +85,9 @@ export function mapErrorToResponse(
   frameworkCode: FrameworkErrorCode,
   log: (message: string) => void,
 ): Response {
+  // Elysia wraps whatever a body parser throws in its ParseError; ours throws HttpErrors.
+  const cause = (error as { cause?: unknown })?.cause;
+  if (frameworkCode === 'PARSE' && cause instanceof HttpError) return mapErrorToResponse(cause, 'HTTP', log);
   if (error instanceof HttpError)
     return jsonErrorResponse(error.status, { error: error.message, code: error.code });
   if (error instanceof ToolParameterError) {

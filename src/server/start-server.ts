@@ -11,6 +11,7 @@ import { migrate } from '../db/migrate.ts';
 import { createApp } from '../http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../http/app-dependencies.ts';
 import '../tools/builtin/index.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
 
 /** Name of the user created on a first start with an empty `users` table. */
 export const FIRST_USER_NAME = 'admin';
@@ -29,6 +30,8 @@ export interface StartServerOptions {
   /** Where start-up notices go (default: stdout). */
   print?: (line: string) => void;
   now?: () => number;
+  /** Tools to serve (default: the process-wide registry with every builtin). */
+  registry?: ToolRegistry;
 }
 
 /**
@@ -63,7 +66,7 @@ export async function startServer(
   let server: ReturnType<typeof Bun.serve> | undefined;
   try {
     await migrate(database, undefined, options.now);
-    const deps = createAppDependencies({ config, database, now: options.now });
+    const deps = createAppDependencies({ config, database, now: options.now, registry: options.registry });
     await ensureFirstUser(deps, print);
     const app = createApp(deps);
     server = Bun.serve({

@@ -4,6 +4,7 @@
  */
 import { Elysia } from 'elysia';
 import type { AppDependencies } from '../app-dependencies.ts';
+import { parseJsonBody } from '../json-body.ts';
 import {
   errorBodySchema,
   toolNameParamsSchema,
@@ -29,7 +30,7 @@ export function createToolSettingsRoutes(deps: AppDependencies) {
       '/api/settings/tools/:toolName',
       async ({ user, params, body }) => deps.toolSettings.update(user.id, params.toolName, body),
       {
-        parse: 'json',
+        parse: ({ request }) => parseJsonBody(request, deps.config.maxRequestBodyBytes),
         params: toolNameParamsSchema,
         body: updateToolSettingsBodySchema,
         response: {

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import Ajv from 'ajv';
+import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+
+let api: TestApp;
+let token: string;
+beforeAll(async () => {
+  api = await createTestApp('sqlite');
+  token = (await api.deps.users.create('alice')).token;
+});
+afterAll(() => api.dispose());
+
+type Document = {
+  openapi: string;
+  paths: Record<string, Record<string, Record<string, unknown>>>;
+  components: { securitySchemes: Record<string, unknown> };
+};
+
+test('GET /api/openapi.json documents both routes from their TypeBox schemas', async () => {
+  const { status, json } = await api.request('GET', '/api/openapi.json', { token });
+  expect(status).toBe(200);
+  const document = json as Document;
+  expect(document.openapi).toBe('3.1.0');
+  expect(document.components.securitySchemes).toEqual({ bearerAuth: { type: 'http', scheme: 'bearer' } });
+  const list = document.paths['/api/settings/tools']!.get!;
+  const update = document.paths['/api/settings/tools/{toolName}']!.put!;
+  expect(list.operationId).toBe('listToolSettings');
+  expect(list.security).toEqual([{ bearerAuth: [] }]);
+  expect(update.parameters).toEqual([
+    { name: 'toolName', in: 'path', required: true, schema: { type: 'string', maxLength: 1024 } },
+  ]);
+  expect(update.requestBody).toMatchObject({
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { enabled: { type: 'boolean' }, parameters: { type: 'object' } },
+        },
+      },
+    },
+  });
+  expect(Object.keys(update.responses as object).sort()).toEqual(['200', '400', '401', '404', '413', '422']);
+});
+
+test('real responses validate against the documented schemas', async () => {
+  const document = (await api.request('GET', '/api/openapi.json', { token })).json as Document;
+  const ajv = new Ajv({ strict: false });
+  const schemaOf = (path: string, method: string, status: string) =>
+    (
+      document.paths[path]![method]!.responses as Record<
+        string,
+        { content: Record<string, { schema: object }> }
+      >
+    )[status]!.content['application/json']!.schema;
+  const listed = await api.request('GET', '/api/settings/tools', { token });
+  expect(ajv.validate(schemaOf('/api/settings/tools', 'get', '200'), listed.json)).toBe(true);
+  const updated = await api.request('PUT', '/api/settings/tools/tunable', { token, body: { enabled: true } });
+  expect(ajv.validate(schemaOf('/api/settings/tools/{toolName}', 'put', '200'), updated.json)).toBe(true);
+  const refused = await api.request('PUT', '/api/settings/tools/locked', { token, body: { enabled: false } });
+  expect(ajv.validate(schemaOf('/api/settings/tools/{toolName}', 'put', '422'), refused.json)).toBe(true);
+});
