@@ -4,6 +4,28 @@
  */
 import './tools/builtin/index.ts';
 
+export { readChatConfig } from './chat/chat-config.ts';
+export { ChatError, type ChatErrorCode } from './chat/chat-errors.ts';
+export {
+  type Chat,
+  type ChatMessage,
+  type ChatRepository,
+  getMessageRole,
+  InMemoryChatRepository,
+} from './chat/chat-repository.ts';
+export { ChatService, type ChatServiceDependencies, type CreateChatInput } from './chat/chat-service.ts';
+export { repairHistory } from './chat/history-repair.ts';
+export { isReadOnlyTool, READ_ONLY_TOOL_NAMES } from './chat/read-only-tools.ts';
+export { buildSystemPrompt } from './chat/system-prompt.ts';
+export { DEFAULT_TOOL_OUTPUT_BUDGET_BYTES, serializeToolOutput } from './chat/tool-output.ts';
+export {
+  DEFAULT_MAX_TOOL_ITERATIONS,
+  type RunTurnParameters,
+  runTurn,
+  type TurnLimits,
+} from './chat/turn.ts';
+export type * from './chat/turn-events.ts';
+export { createTurnEventStream, encodeTurnEventAsSse, SSE_HEADERS } from './chat/turn-sse.ts';
 export type * from './providers/types.ts';
 export { type EnabledToolRuntime, getEnabledToolRuntime } from './settings/tool-runtime.ts';
 export {

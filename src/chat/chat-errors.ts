@@ -1,0 +1,34 @@
+/**
+ * Errors of the chat service, each with a stable `code`. Only `src/http/` maps codes to statuses:
+ * `not_found` → 404, `busy` → 409, `invalid_working_directory` and `invalid_request` → 422,
+ * `provider_unavailable` → 503.
+ */
+export type ChatErrorCode =
+  /** No such chat, or it belongs to another user (never distinguished, so ids leak nothing). */
+  | 'not_found'
+  /** The chat already runs a turn; one turn at a time per chat. */
+  | 'busy'
+  /** The requested working directory does not exist, is not a directory, or lies outside every workspace root. */
+  | 'invalid_working_directory'
+  /** A field of the request is invalid (provider id, model, message, restricted without a directory…). */
+  | 'invalid_request'
+  /** The chat's provider is not configured on this server (no API key). */
+  | 'provider_unavailable';
+
+const CHAT_ERROR_MARKER = Symbol.for('mango.chat.error');
+
+export class ChatError extends Error {
+  readonly [CHAT_ERROR_MARKER] = true;
+  readonly code: ChatErrorCode;
+
+  constructor(code: ChatErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ChatError';
+    this.code = code;
+  }
+
+  /** Works across module copies, unlike `instanceof`. */
+  static isInstance(value: unknown): value is ChatError {
+    return typeof value === 'object' && value !== null && CHAT_ERROR_MARKER in value;
+  }
+}

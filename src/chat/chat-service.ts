@@ -1,0 +1,299 @@
+/**
+ * The chat application service (issue 7, "Chat API"): create, list, get and delete a user's chats,
+ * and run one turn at a time per chat. Every dependency is injected (repository, provider factory,
+ * tool runtime loader, ledger factory, clock), so the HTTP layer and the CLI share it and tests drive it
+ * with scripted providers.
+ *
+ * Guarantees:
+ * - Per-user isolation: another user's chat is `not_found`, never `forbidden`.
+ * - A chat's working directory exists and lies under a workspace root (real paths compared).
+ * - Every completed conversation item is persisted as the turn produces it; history is repaired
+ *   before replay (`history-repair.ts`), so a crash mid-turn never poisons the next turn.
+ * - One turn at a time per chat in this process: a second `startTurn` fails with `busy` until the
+ *   first one's event stream ends (or is returned before being read).
+ */
+import { type ModelProvider, PROVIDER_IDS, type ProviderId } from '../providers/types.ts';
+import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
+import type { ExecuteToolOptions } from '../tools/execution.ts';
+import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
+import { ChatError } from './chat-errors.ts';
+import type { Chat, ChatMessage, ChatRepository } from './chat-repository.ts';
+import { repairHistory } from './history-repair.ts';
+import { buildSystemPrompt } from './system-prompt.ts';
+import { runTurn, type TurnLimits } from './turn.ts';
+import type { TurnEvent } from './turn-events.ts';
+import { resolveChatWorkingDirectory } from './workspace-roots.ts';
+
+export const MAX_TITLE_LENGTH = 200;
+export const MAX_MODEL_LENGTH = 200;
+export const MAX_SYSTEM_PROMPT_LENGTH = 50_000;
+export const MAX_MESSAGE_LENGTH = 1_000_000;
+export const DEFAULT_CHAT_TITLE = 'New chat';
+
+export interface ChatServiceDependencies {
+  repository: ChatRepository;
+  /** Builds the provider of a chat; throws when it is not configured (no key). */
+  createProvider: (providerId: ProviderId) => ModelProvider;
+  /** The user's enabled tools and saved settings, e.g. `getEnabledToolRuntime(repository, userId)`. */
+  loadToolRuntime: (userId: string) => Promise<EnabledToolRuntime>;
+  /** The chat's freshness ledger (database-backed on the server). */
+  createLedger: (chatId: string) => FreshnessLedger;
+  /** Directories a chat may bind (`MANGO_WORKSPACE_ROOTS`). */
+  workspaceRoots: readonly string[];
+  /** For `~` expansion in working directories. */
+  homeDirectory: string;
+  /** Clock in epoch milliseconds. */
+  now?: () => number;
+  createId?: () => string;
+  /** Announced when a chat binds no directory; default `process.cwd()`. */
+  processWorkingDirectory?: string;
+  /** Where tools store generated files. */
+  dataDirectory?: string;
+  /** `maxIterations` comes from `MANGO_MAX_TOOL_ITERATIONS`. */
+  limits?: TurnLimits;
+  executeOptions?: ExecuteToolOptions;
+}
+
+export interface CreateChatInput {
+  title?: string;
+  provider: string;
+  model: string;
+  workingDirectory?: string;
+  /** Default: true when a working directory is bound (security by default), false otherwise. */
+  restricted?: boolean;
+  systemPrompt?: string;
+}
+
+export interface ChatWithMessages {
+  chat: Chat;
+  messages: ChatMessage[];
+}
+
+export interface StartTurnOptions {
+  /** The client's disconnect; `cancelTurn` works as well. */
+  signal?: AbortSignal;
+}
+
+interface ActiveTurn {
+  controller: AbortController;
+}
+
+function invalid(message: string): ChatError {
+  return new ChatError('invalid_request', message);
+}
+
+function isProviderId(value: string): value is ProviderId {
+  return (PROVIDER_IDS as readonly string[]).includes(value);
+}
+
+export class ChatService {
+  readonly #dependencies: ChatServiceDependencies;
+  readonly #now: () => number;
+  readonly #activeTurns = new Map<string, ActiveTurn>();
+
+  constructor(dependencies: ChatServiceDependencies) {
+    this.#dependencies = dependencies;
+    this.#now = dependencies.now ?? Date.now;
+  }
+
+  async createChat(userId: string, input: CreateChatInput): Promise<Chat> {
+    if (!isProviderId(input.provider)) {
+      throw invalid(`Unknown provider "${input.provider}". Use one of: ${PROVIDER_IDS.join(', ')}.`);
+    }
+    const model = input.model.trim();
+    if (model === '' || model.length > MAX_MODEL_LENGTH) {
+      throw invalid(`model must be 1–${MAX_MODEL_LENGTH} characters.`);
+    }
+    const title = input.title?.trim() || DEFAULT_CHAT_TITLE;
+    if (title.length > MAX_TITLE_LENGTH)
+      throw invalid(`title must be at most ${MAX_TITLE_LENGTH} characters.`);
+    const systemPrompt = input.systemPrompt?.trim() || null;
+    if (systemPrompt !== null && systemPrompt.length > MAX_SYSTEM_PROMPT_LENGTH) {
+      throw invalid(`systemPrompt must be at most ${MAX_SYSTEM_PROMPT_LENGTH} characters.`);
+    }
+    let workingDirectory: string | null = null;
+    if (input.workingDirectory !== undefined && input.workingDirectory.trim() !== '') {
+      workingDirectory = await resolveChatWorkingDirectory(
+        input.workingDirectory,
+        this.#dependencies.workspaceRoots,
+        this.#dependencies.homeDirectory,
+      );
+    }
+    if (input.restricted === true && workingDirectory === null) {
+      throw invalid('restricted needs a workingDirectory to restrict the chat to.');
+    }
+    const chat: Chat = {
+      id: this.#dependencies.createId?.() ?? crypto.randomUUID(),
+      userId,
+      title,
+      workingDirectory,
+      restricted: input.restricted ?? workingDirectory !== null,
+      provider: input.provider,
+      model,
+      systemPrompt,
+      createdAt: new Date(this.#now()).toISOString(),
+    };
+    await this.#dependencies.repository.createChat(chat);
+    return chat;
+  }
+
+  listChats(userId: string): Promise<Chat[]> {
+    return this.#dependencies.repository.listChats(userId);
+  }
+
+  async getChat(userId: string, chatId: string): Promise<ChatWithMessages> {
+    const chat = await this.#requireChat(userId, chatId);
+    return { chat, messages: await this.#dependencies.repository.listMessages(chatId) };
+  }
+
+  /** Cancels a running turn of the chat, then deletes the chat and its messages. */
+  async deleteChat(userId: string, chatId: string): Promise<void> {
+    await this.#requireChat(userId, chatId);
+    this.#activeTurns.get(chatId)?.controller.abort();
+    await this.#dependencies.repository.deleteChat(chatId);
+  }
+
+  /** True when the chat runs a turn in this process. */
+  isBusy(chatId: string): boolean {
+    return this.#activeTurns.has(chatId);
+  }
+
+  /** Cancels the chat's running turn; false when none runs. */
+  async cancelTurn(userId: string, chatId: string): Promise<boolean> {
+    await this.#requireChat(userId, chatId);
+    const active = this.#activeTurns.get(chatId);
+    active?.controller.abort();
+    return active !== undefined;
+  }
+
+  /**
+   * Starts a turn and returns its event stream. Fails before any event with `not_found`, `busy`,
+   * `invalid_request` (empty message) or `provider_unavailable`. The caller must read the stream to
+   * its end or call `return()` on it; either releases the chat.
+   */
+  async startTurn(
+    userId: string,
+    chatId: string,
+    message: string,
+    options: StartTurnOptions = {},
+  ): Promise<AsyncIterableIterator<TurnEvent>> {
+    if (message.trim() === '') throw invalid('message must not be empty.');
+    if (message.length > MAX_MESSAGE_LENGTH) {
+      throw invalid(`message must be at most ${MAX_MESSAGE_LENGTH} characters.`);
+    }
+    const chat = await this.#requireChat(userId, chatId);
+    // Check and claim with no await in between: two concurrent requests cannot both pass.
+    if (this.#activeTurns.has(chatId)) {
+      throw new ChatError('busy', 'This chat is already running a turn; wait for it to end or cancel it.');
+    }
+    const active: ActiveTurn = { controller: new AbortController() };
+    this.#activeTurns.set(chatId, active);
+    const release = () => {
+      if (this.#activeTurns.get(chatId) === active) this.#activeTurns.delete(chatId);
+    };
+    let events: AsyncGenerator<TurnEvent, void>;
+    try {
+      events = await this.#prepareTurn(chat, message, active, options.signal);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return this.#releasingStream(events, active, release);
+  }
+
+  async #prepareTurn(
+    chat: Chat,
+    message: string,
+    active: ActiveTurn,
+    clientSignal: AbortSignal | undefined,
+  ): Promise<AsyncGenerator<TurnEvent, void>> {
+    const dependencies = this.#dependencies;
+    let provider: ModelProvider;
+    try {
+      provider = dependencies.createProvider(chat.provider);
+    } catch (error) {
+      throw new ChatError(
+        'provider_unavailable',
+        `Provider "${chat.provider}" is not available: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    const [tools, messages] = await Promise.all([
+      dependencies.loadToolRuntime(chat.userId),
+      dependencies.repository.listMessages(chat.id),
+    ]);
+    const signal = clientSignal
+      ? AbortSignal.any([clientSignal, active.controller.signal])
+      : active.controller.signal;
+    return runTurn({
+      provider,
+      model: chat.model,
+      systemPrompt: buildSystemPrompt({
+        workingDirectory: chat.workingDirectory ?? undefined,
+        restricted: chat.restricted,
+        processWorkingDirectory: dependencies.processWorkingDirectory ?? process.cwd(),
+        chatSystemPrompt: chat.systemPrompt ?? undefined,
+      }),
+      history: repairHistory(messages.map((row) => row.item)),
+      userText: message,
+      tools,
+      toolContext: {
+        userId: chat.userId,
+        chatId: chat.id,
+        workingDirectory: chat.workingDirectory ?? undefined,
+        restricted: chat.restricted,
+        ledger: dependencies.createLedger(chat.id),
+        dataDirectory: dependencies.dataDirectory,
+      },
+      signal,
+      now: this.#now,
+      limits: dependencies.limits,
+      onItem: async (item) => {
+        await dependencies.repository.appendMessage(chat.id, item, new Date(this.#now()).toISOString());
+      },
+      executeOptions: dependencies.executeOptions,
+    });
+  }
+
+  /**
+   * Wraps the turn so the chat is released when it ends, even if it is returned before being read.
+   * `return()` cancels the turn first: an async generator queues `return()` behind a pending `next()`,
+   * so without the abort a client that leaves mid-tool would wait for the tool's budget.
+   */
+  #releasingStream(
+    events: AsyncGenerator<TurnEvent, void>,
+    active: ActiveTurn,
+    release: () => void,
+  ): AsyncIterableIterator<TurnEvent> {
+    let started = false;
+    const inner = (async function* () {
+      try {
+        yield* events;
+      } finally {
+        release();
+      }
+    })();
+    return {
+      next: () => {
+        started = true;
+        return inner.next();
+      },
+      return: async () => {
+        active.controller.abort();
+        if (!started) {
+          release();
+          await events.return();
+        }
+        return inner.return();
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+  }
+
+  async #requireChat(userId: string, chatId: string): Promise<Chat> {
+    const chat = await this.#dependencies.repository.getChat(chatId);
+    if (!chat || chat.userId !== userId) throw new ChatError('not_found', `No chat with id ${chatId}.`);
+    return chat;
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * What one chat turn streams to its client (design: "Contracts that cross layers"): every provider
+ * event as it arrives, one `tool_progress` per progress event a running tool reports, one `tool_result`
+ * per tool call (in call order), and exactly one final `done`.
+ */
+import type { ProviderEvent } from '../providers/types.ts';
+import type { ToolFailure, ToolProgressEvent } from '../tools/types.ts';
+
+/** Why a turn ended. */
+export type TurnDoneReason =
+  /** The model answered without calling tools. */
+  | 'completed'
+  /** The model still called tools on the last allowed iteration (tools were withheld). */
+  | 'max_iterations'
+  /** The caller's signal fired (user cancel, client disconnect). */
+  | 'cancelled'
+  /** The provider failed, the stream was cut, or the conversation could not be saved. */
+  | 'error';
+
+export type ToolResultEvent = {
+  type: 'tool_result';
+  callId: string;
+  name: string;
+  durationMs: number;
+} & ({ ok: true; result: unknown } | { ok: false; error: ToolFailure });
+
+export interface ToolProgressTurnEvent {
+  type: 'tool_progress';
+  callId: string;
+  name: string;
+  /** The event exactly as the tool reported it through `context.onProgress`. */
+  progress: ToolProgressEvent;
+}
+
+export interface TurnDoneEvent {
+  type: 'done';
+  reason: TurnDoneReason;
+  /** Human-readable detail for `error`, `max_iterations` and `cancelled`. */
+  message?: string;
+}
+
+export type TurnEvent = ProviderEvent | ToolResultEvent | ToolProgressTurnEvent | TurnDoneEvent;

@@ -1,0 +1,355 @@
+/**
+ * The chat turn loop (spec: "Tool Lifecycle" steps 4–7; issue 7, "The loop"). One async generator per
+ * turn: it streams the model's response, runs the tool calls it asked for through `executeTool`, feeds
+ * the serialized results back, and repeats until the model answers without tools or the iteration limit
+ * is reached.
+ *
+ * Guarantees:
+ * - Everything it uses arrives as a parameter (provider, tools, context, signal, clock, limits,
+ *   persistence), so tests drive it with scripted providers and no sleeps (style rule 7).
+ * - Every completed conversation item goes through `onItem` before the loop moves on, in history
+ *   order: user text, then per model response its provider items, text and tool calls, then each
+ *   tool result in call order. A crash loses at most the calls in flight.
+ * - Tool calls of one response run concurrently when all of them are read-only
+ *   (`read-only-tools.ts`), one after another otherwise; results go back in call order.
+ * - A provider `finish{error}`, a stream that throws, ends without `finish`, or stops in the middle of
+ *   a tool call ends the turn with `done{error}`; none of that response's tool calls runs. The text
+ *   streamed so far is kept as one `assistant_text` item; the response's provider items and calls are
+ *   dropped (an unanswered call or an orphaned reasoning item would poison the next request).
+ * - The caller's signal aborts the provider request and every running tool; the turn then ends with
+ *   `done{cancelled}` without waiting for a provider or tool that ignores its signal.
+ * - Every tool call the model completed gets exactly one `tool_result` event and one persisted result.
+ * - Exactly one `done` event, always last. If the consumer stops iterating early, the turn is
+ *   cancelled and its running tools are stopped before the generator finishes.
+ */
+import type {
+  ConversationItem,
+  FinishReason,
+  ModelProvider,
+  ModelRequest,
+  ProviderEvent,
+} from '../providers/types.ts';
+import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
+import { type ExecuteToolOptions, executeTool } from '../tools/execution.ts';
+import type { ToolCallContext, ToolExecutionResult } from '../tools/types.ts';
+import { iterateUntilAborted } from './abortable-iteration.ts';
+import { AsyncEventQueue } from './async-event-queue.ts';
+import { canRunConcurrently } from './read-only-tools.ts';
+import { appendToSystemPrompt, buildFinalIterationNotice } from './system-prompt.ts';
+import { parseToolCallArguments } from './tool-call-arguments.ts';
+import { DEFAULT_TOOL_OUTPUT_BUDGET_BYTES, serializeToolOutput } from './tool-output.ts';
+import type { TurnDoneEvent, TurnDoneReason, TurnEvent } from './turn-events.ts';
+
+/** Default of `MANGO_MAX_TOOL_ITERATIONS`: model calls allowed in one turn. */
+export const DEFAULT_MAX_TOOL_ITERATIONS = 25;
+
+export interface TurnLimits {
+  /** Model requests allowed in one turn; tools are withheld on the last one. Default 25. */
+  maxIterations?: number;
+  /** UTF-8 bytes of one serialized tool result sent to the model. Default 100 KiB. */
+  maxToolOutputBytes?: number;
+}
+
+/** The chat's part of every tool call's context; the loop adds the signal, progress sink and clock. */
+export type TurnToolContext = Omit<ToolCallContext, 'signal' | 'onProgress' | 'now'>;
+
+export interface RunTurnParameters {
+  provider: ModelProvider;
+  model: string;
+  systemPrompt?: string;
+  /** The conversation so far (earlier turns), consistent: every tool call has its result. */
+  history: readonly ConversationItem[];
+  /** The user's message that starts this turn. */
+  userText: string;
+  /** What the model is offered and the user's saved settings rows for `executeTool`. */
+  tools: EnabledToolRuntime;
+  toolContext: TurnToolContext;
+  /** The caller's cancel (user cancel, client disconnect). */
+  signal?: AbortSignal;
+  /** Clock in epoch milliseconds, for durations and for the tools. */
+  now?: () => number;
+  limits?: TurnLimits;
+  /** Persists one completed item; awaited. A rejection ends the turn with `done{error}`. */
+  onItem?: (item: ConversationItem) => void | Promise<void>;
+  /** Registry and timers for `executeTool` (tests use their own). */
+  executeOptions?: ExecuteToolOptions;
+}
+
+type ToolCallItem = Extract<ConversationItem, { type: 'tool_call' }>;
+
+/** How one model response ended. */
+type ModelResponse =
+  | { status: 'finished'; reason: FinishReason; items: ConversationItem[]; calls: ToolCallItem[] }
+  | { status: 'failed'; message: string; text: string }
+  | { status: 'cancelled'; text: string };
+
+const CANCELLED_MESSAGE = 'The turn was cancelled.';
+
+class PersistenceError extends Error {}
+
+/**
+ * Streams one model response, yielding every provider event, and returns what it produced. Items are
+ * in stream order; consecutive text deltas become one `assistant_text` item.
+ */
+async function* streamModelResponse(
+  provider: ModelProvider,
+  request: ModelRequest,
+  signal: AbortSignal,
+): AsyncGenerator<ProviderEvent, ModelResponse> {
+  const items: ConversationItem[] = [];
+  const calls: ToolCallItem[] = [];
+  const openCalls = new Map<string, string>();
+  let allText = '';
+  let pendingText = '';
+  const flushText = () => {
+    if (pendingText !== '') items.push({ type: 'assistant_text', text: pendingText });
+    pendingText = '';
+  };
+  let stream: AsyncGenerator<ProviderEvent, 'aborted' | 'done'> | undefined;
+  try {
+    stream = iterateUntilAborted(provider.stream(request), signal);
+    while (true) {
+      const step = await stream.next();
+      if (step.done) {
+        if (step.value === 'aborted' || signal.aborted) return { status: 'cancelled', text: allText };
+        return {
+          status: 'failed',
+          message: 'The provider stream ended without a finish event.',
+          text: allText,
+        };
+      }
+      const event = step.value;
+      yield event;
+      switch (event.type) {
+        case 'text_delta':
+          pendingText += event.delta;
+          allText += event.delta;
+          break;
+        case 'tool_call_started':
+          openCalls.set(event.callId, event.name);
+          break;
+        case 'tool_call_arguments_delta':
+          break;
+        case 'tool_call_completed': {
+          flushText();
+          openCalls.delete(event.callId);
+          const call: ToolCallItem = {
+            type: 'tool_call',
+            callId: event.callId,
+            name: event.name,
+            arguments: event.arguments,
+          };
+          if (event.providerData !== undefined) call.providerData = event.providerData;
+          items.push(call);
+          calls.push(call);
+          break;
+        }
+        case 'provider_item':
+          flushText();
+          items.push({ type: 'provider_item', provider: event.provider, data: event.data });
+          break;
+        case 'finish': {
+          if (event.reason === 'cancelled' || signal.aborted) return { status: 'cancelled', text: allText };
+          if (event.reason === 'error') {
+            return {
+              status: 'failed',
+              message: event.message ?? 'The provider reported an error.',
+              text: allText,
+            };
+          }
+          if (openCalls.size > 0) {
+            const names = [...openCalls.values()].join(', ');
+            return {
+              status: 'failed',
+              message: `The model's stream ended in the middle of a tool call (${names}); nothing was run.`,
+              text: allText,
+            };
+          }
+          flushText();
+          return { status: 'finished', reason: event.reason, items, calls };
+        }
+      }
+    }
+  } catch (error) {
+    if (signal.aborted) return { status: 'cancelled', text: allText };
+    return {
+      status: 'failed',
+      message: `The provider failed: ${error instanceof Error ? error.message : String(error)}`,
+      text: allText,
+    };
+  } finally {
+    await stream?.return('done');
+  }
+}
+
+function toolResultEvent(
+  call: ToolCallItem,
+  envelope: ToolExecutionResult,
+  durationMs: number,
+): Extract<TurnEvent, { type: 'tool_result' }> {
+  const base = { type: 'tool_result' as const, callId: call.callId, name: call.name, durationMs };
+  return envelope.ok
+    ? { ...base, ok: true, result: envelope.result }
+    : { ...base, ok: false, error: envelope.error };
+}
+
+function done(reason: TurnDoneReason, message?: string): TurnDoneEvent {
+  return message === undefined ? { type: 'done', reason } : { type: 'done', reason, message };
+}
+
+/** Runs one chat turn; see the module header for its guarantees. */
+export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<TurnEvent, void> {
+  const maxIterations = parameters.limits?.maxIterations ?? DEFAULT_MAX_TOOL_ITERATIONS;
+  const outputBudget = parameters.limits?.maxToolOutputBytes ?? DEFAULT_TOOL_OUTPUT_BUDGET_BYTES;
+  if (!Number.isInteger(maxIterations) || maxIterations < 1) {
+    throw new RangeError(`maxIterations must be a positive integer, got ${maxIterations}.`);
+  }
+  const now = parameters.now ?? Date.now;
+  const controller = new AbortController();
+  const signal = controller.signal;
+  const onParentAbort = () => controller.abort(parameters.signal?.reason);
+  if (parameters.signal?.aborted) controller.abort(parameters.signal.reason);
+  else parameters.signal?.addEventListener('abort', onParentAbort, { once: true });
+
+  const history: ConversationItem[] = [...parameters.history];
+  const save = async (item: ConversationItem): Promise<void> => {
+    try {
+      await parameters.onItem?.(item);
+    } catch (error) {
+      throw new PersistenceError(
+        `The conversation could not be saved: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    history.push(item);
+  };
+
+  /** Persists a call's result as the model will see it and returns the event for the client. */
+  const saveResult = async (call: ToolCallItem, envelope: ToolExecutionResult, durationMs: number) => {
+    const serialized = serializeToolOutput(envelope, outputBudget);
+    await save({
+      type: 'tool_result',
+      callId: call.callId,
+      name: call.name,
+      ok: serialized.ok,
+      output: serialized.output,
+    });
+    return toolResultEvent(call, envelope, durationMs);
+  };
+
+  /** Runs one response's calls, pushing progress and results into `queue` in call order. */
+  const runCalls = async (calls: readonly ToolCallItem[], queue: AsyncEventQueue<TurnEvent>) => {
+    const runOne = async (call: ToolCallItem) => {
+      const parsed = parseToolCallArguments(call.name, call.arguments);
+      if (!parsed.ok) return { envelope: { ok: false, error: parsed.error } as const, durationMs: 0 };
+      const startedAt = now();
+      const context: ToolCallContext = {
+        ...parameters.toolContext,
+        signal,
+        now,
+        onProgress: (progress) =>
+          queue.push({ type: 'tool_progress', callId: call.callId, name: call.name, progress }),
+      };
+      const envelope = await executeTool(
+        call.name,
+        parsed.value,
+        context,
+        parameters.tools.savedSettings[call.name],
+        parameters.executeOptions,
+      );
+      return { envelope, durationMs: Math.max(0, now() - startedAt) };
+    };
+    const record = async (call: ToolCallItem, outcome: Awaited<ReturnType<typeof runOne>>) => {
+      queue.push(await saveResult(call, outcome.envelope, outcome.durationMs));
+    };
+    if (canRunConcurrently(calls)) {
+      const running = calls.map(runOne);
+      for (const [index, call] of calls.entries()) await record(call, await running[index]!);
+    } else {
+      for (const call of calls) await record(call, await runOne(call));
+    }
+  };
+
+  let inFlight: Promise<unknown> | undefined;
+  try {
+    if (signal.aborted) {
+      yield done('cancelled', CANCELLED_MESSAGE);
+      return;
+    }
+    await save({ type: 'user_text', text: parameters.userText });
+
+    for (let iteration = 1; iteration <= maxIterations; iteration += 1) {
+      const isLast = iteration === maxIterations;
+      const response = yield* streamModelResponse(
+        parameters.provider,
+        {
+          model: parameters.model,
+          systemPrompt: isLast
+            ? appendToSystemPrompt(parameters.systemPrompt, buildFinalIterationNotice(maxIterations))
+            : parameters.systemPrompt,
+          history: [...history],
+          tools: isLast ? [] : parameters.tools.definitions,
+          signal,
+        },
+        signal,
+      );
+
+      if (response.status !== 'finished') {
+        if (response.text !== '') await save({ type: 'assistant_text', text: response.text });
+        yield response.status === 'cancelled'
+          ? done('cancelled', CANCELLED_MESSAGE)
+          : done('error', response.message);
+        return;
+      }
+      for (const item of response.items) await save(item);
+      if (response.calls.length === 0) {
+        yield response.reason === 'length'
+          ? done('completed', "The model's answer was cut at its output token limit.")
+          : done('completed');
+        return;
+      }
+
+      if (isLast) {
+        const message =
+          `Not run: this turn reached its limit of ${maxIterations} model calls before the call could run. ` +
+          'Ask the user whether to continue.';
+        for (const call of response.calls) {
+          const envelope: ToolExecutionResult = {
+            ok: false,
+            error: { classification: 'cancelled', message },
+          };
+          yield await saveResult(call, envelope, 0);
+        }
+        yield done(
+          'max_iterations',
+          `The model still called tools after ${maxIterations} model calls; the turn stopped.`,
+        );
+        return;
+      }
+
+      const queue = new AsyncEventQueue<TurnEvent>();
+      let failure: unknown;
+      const execution = runCalls(response.calls, queue)
+        .catch((error: unknown) => {
+          failure = error;
+          controller.abort();
+        })
+        .finally(() => queue.close());
+      inFlight = execution;
+      for await (const event of queue) yield event;
+      await execution;
+      inFlight = undefined;
+      if (failure !== undefined) throw failure;
+      if (signal.aborted) {
+        yield done('cancelled', CANCELLED_MESSAGE);
+        return;
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof PersistenceError)) throw error;
+    yield done('error', error.message);
+  } finally {
+    parameters.signal?.removeEventListener('abort', onParentAbort);
+    controller.abort();
+    await inFlight;
+  }
+}

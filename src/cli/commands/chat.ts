@@ -1,0 +1,178 @@
+/**
+ * `mango chat`: the chat turn loop in a terminal, without a server. Each line read is one user
+ * message; the model's text streams to stdout, each tool call and result is shown as it happens
+ * (`turn-printer.ts`), and Ctrl-C cancels the running turn. History lives in memory for the session.
+ *
+ * The provider factory is injected (the providers layer builds adapters from the environment), so
+ * tests drive the command with a scripted provider.
+ */
+import { randomUUID } from 'node:crypto';
+import { realpath, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildSystemPrompt } from '../../chat/system-prompt.ts';
+import { runTurn } from '../../chat/turn.ts';
+import type { TurnDoneReason } from '../../chat/turn-events.ts';
+import {
+  type ConversationItem,
+  type ModelProvider,
+  PROVIDER_IDS,
+  type ProviderId,
+} from '../../providers/types.ts';
+import { getEnabledToolRuntime } from '../../settings/tool-runtime.ts';
+import { InMemoryToolSettingsRepository } from '../../settings/tool-settings-repository.ts';
+import type { ExecuteToolOptions } from '../../tools/execution.ts';
+import { InMemoryFreshnessLedger } from '../../tools/freshness-ledger.ts';
+import { defaultToolRegistry } from '../../tools/registry.ts';
+import { createTurnPrinter } from '../turn-printer.ts';
+import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
+
+export const CHAT_USAGE = `Usage:
+  mango chat --provider P --model M [--cwd DIR] [--restricted] [--system TEXT] [--enable TOOL]...
+             [--max-iterations N] [--message TEXT]
+    P: ${PROVIDER_IDS.join(' | ')}. Reads one message per line from stdin (or runs one --message and
+    exits: 0 when the turn completed, 1 otherwise). Ctrl-C cancels the running turn.`;
+
+export interface ChatCommandDependencies {
+  /** Builds a provider from the environment; throws with a message when it is not configured. */
+  createProvider: (providerId: ProviderId, env: CliIo['env']) => ModelProvider;
+  /** The user's messages, one per line (default: stdin). */
+  readLines?: () => AsyncIterable<string>;
+  /** Calls `listener` on Ctrl-C until the returned function is called (default: SIGINT). */
+  onInterrupt?: (listener: () => void) => () => void;
+  /** Registry and timers for tool execution (tests use their own). */
+  executeOptions?: ExecuteToolOptions;
+  /** Whether to print a prompt before each message (default: stdin is a terminal). */
+  interactive?: boolean;
+}
+
+async function* stdinLines(): AsyncIterable<string> {
+  for await (const line of console) yield line;
+}
+
+function sigintListener(listener: () => void): () => void {
+  process.on('SIGINT', listener);
+  return () => process.off('SIGINT', listener);
+}
+
+async function resolveDirectory(io: CliIo, directory: string): Promise<string> {
+  const path = resolve(io.cwd, directory);
+  try {
+    const real = await realpath(path);
+    if ((await stat(real)).isDirectory()) return real;
+  } catch {
+    // Reported below.
+  }
+  throw new UsageError(`--cwd ${directory} is not an existing directory.`);
+}
+
+function parseIterations(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const iterations = Number(value);
+  if (!/^\d+$/.test(value) || iterations < 1 || iterations > 1000) {
+    throw new UsageError(`--max-iterations must be an integer from 1 to 1000; got "${value}".`);
+  }
+  return iterations;
+}
+
+export function createChatCommand(dependencies: ChatCommandDependencies): CliCommand {
+  return async (argv, io) => {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        provider: { type: 'string' },
+        model: { type: 'string' },
+        cwd: { type: 'string' },
+        restricted: { type: 'boolean' },
+        system: { type: 'string' },
+        enable: { type: 'string', multiple: true },
+        'max-iterations': { type: 'string' },
+        message: { type: 'string' },
+      },
+      strict: true,
+    });
+    const providerId = values.provider;
+    if (providerId === undefined || !(PROVIDER_IDS as readonly string[]).includes(providerId)) {
+      throw new UsageError(`--provider must be one of: ${PROVIDER_IDS.join(', ')}.`);
+    }
+    if (!values.model?.trim()) throw new UsageError('--model is required.');
+    if (values.restricted && values.cwd === undefined) {
+      throw new UsageError('--restricted needs --cwd DIR to restrict to.');
+    }
+    const maxIterations = parseIterations(values['max-iterations']);
+    const workingDirectory = values.cwd === undefined ? undefined : await resolveDirectory(io, values.cwd);
+    const registry = dependencies.executeOptions?.registry ?? defaultToolRegistry;
+    const settings = new InMemoryToolSettingsRepository();
+    for (const name of values.enable ?? []) {
+      if (!registry.get(name)) throw new UsageError(`--enable ${name}: no such tool.`);
+      await settings.put('cli', name, { enabled: true });
+    }
+
+    let provider: ModelProvider;
+    try {
+      provider = dependencies.createProvider(providerId as ProviderId, io.env);
+    } catch (error) {
+      io.stderr(`mango chat: provider "${providerId}" is not available: ${(error as Error).message}\n`);
+      return 1;
+    }
+    const tools = await getEnabledToolRuntime(settings, 'cli', { registry });
+    const systemPrompt = buildSystemPrompt({
+      workingDirectory,
+      restricted: values.restricted ?? false,
+      processWorkingDirectory: io.cwd,
+      chatSystemPrompt: values.system,
+    });
+    const chatId = `cli-${randomUUID()}`;
+    const ledger = new InMemoryFreshnessLedger();
+    const history: ConversationItem[] = [];
+    const print = createTurnPrinter(io.stdout);
+    const onInterrupt = dependencies.onInterrupt ?? sigintListener;
+
+    const runOne = async (message: string): Promise<TurnDoneReason> => {
+      const controller = new AbortController();
+      const stopListening = onInterrupt(() => controller.abort());
+      let reason: TurnDoneReason = 'error';
+      try {
+        for await (const event of runTurn({
+          provider,
+          model: values.model as string,
+          systemPrompt,
+          history: [...history],
+          userText: message,
+          tools,
+          toolContext: {
+            userId: 'cli',
+            chatId,
+            workingDirectory,
+            restricted: values.restricted ?? false,
+            ledger,
+            dataDirectory: resolve(io.env.MANGO_DATA_DIR ?? resolve(io.cwd, 'data')),
+          },
+          signal: controller.signal,
+          limits: { maxIterations },
+          onItem: (item) => {
+            history.push(item);
+          },
+          executeOptions: dependencies.executeOptions,
+        })) {
+          print(event);
+          if (event.type === 'done') reason = event.reason;
+        }
+      } finally {
+        stopListening();
+      }
+      return reason;
+    };
+
+    if (values.message !== undefined) {
+      return (await runOne(values.message)) === 'completed' ? 0 : 1;
+    }
+    const interactive = dependencies.interactive ?? process.stdin.isTTY === true;
+    if (interactive) io.stdout('> ');
+    for await (const line of (dependencies.readLines ?? stdinLines)()) {
+      if (line.trim() !== '') await runOne(line);
+      if (interactive) io.stdout('> ');
+    }
+    return 0;
+  };
+}

@@ -1,0 +1,398 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChatError, type ChatErrorCode } from '../../src/chat/chat-errors.ts';
+import { type ChatRepository, InMemoryChatRepository } from '../../src/chat/chat-repository.ts';
+import { ChatService, type ChatServiceDependencies } from '../../src/chat/chat-service.ts';
+import { INTERRUPTED_CALL_MESSAGE } from '../../src/chat/history-repair.ts';
+import type { TurnEvent } from '../../src/chat/turn-events.ts';
+import { createTurnEventStream } from '../../src/chat/turn-sse.ts';
+import type { ModelProvider } from '../../src/providers/types.ts';
+import { InMemoryFreshnessLedger } from '../../src/tools/freshness-ledger.ts';
+import {
+  hangUntilAborted,
+  ScriptedProvider,
+  type ScriptStep,
+  textResponse,
+  toolCallsResponse,
+} from '../helpers/scripted-provider.ts';
+import { createTurnTools, loadRuntime, yieldTurns } from '../helpers/turn-tools.ts';
+
+let temporary: string;
+let root: string;
+let project: string;
+let outside: string;
+
+beforeAll(() => {
+  temporary = realpathSync(mkdtempSync(join(tmpdir(), 'mango-chat-')));
+  root = join(temporary, 'root');
+  project = join(root, 'project');
+  outside = join(temporary, 'outside');
+  mkdirSync(project, { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(root, 'file.txt'), 'x');
+  symlinkSync(outside, join(root, 'escape'));
+  symlinkSync(project, join(root, 'alias'));
+});
+
+afterAll(() => rmSync(temporary, { recursive: true, force: true }));
+
+/** Timers that never fire: abandoned test turns leave no 30-second budget timer behind. */
+const idleTimers = { setTimeout: () => 0, clearTimeout: () => {} };
+
+function createService(
+  provider: ModelProvider | (() => ModelProvider),
+  overrides: Partial<ChatServiceDependencies> = {},
+) {
+  const { registry, probe } = createTurnTools();
+  const repository = overrides.repository ?? new InMemoryChatRepository();
+  let clock = Date.parse('2026-01-01T00:00:00Z');
+  let id = 0;
+  const service = new ChatService({
+    repository,
+    createProvider: typeof provider === 'function' ? provider : () => provider,
+    loadToolRuntime: () => loadRuntime(registry),
+    createLedger: () => new InMemoryFreshnessLedger(),
+    workspaceRoots: [root],
+    homeDirectory: root,
+    now: () => clock++,
+    createId: () => `chat-${++id}`,
+    processWorkingDirectory: '/srv/mango',
+    executeOptions: { registry, timers: idleTimers },
+    ...overrides,
+  });
+  return { service, repository, probe };
+}
+
+async function collect(events: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
+  const all: TurnEvent[] = [];
+  for await (const event of events) all.push(event);
+  return all;
+}
+
+async function expectChatError(promise: Promise<unknown>, code: ChatErrorCode, message?: string) {
+  try {
+    await promise;
+  } catch (error) {
+    expect(ChatError.isInstance(error)).toBe(true);
+    expect((error as ChatError).code).toBe(code);
+    if (message !== undefined) expect((error as ChatError).message).toBe(message);
+    return;
+  }
+  throw new Error(`expected a ChatError ${code}`);
+}
+
+const chatInput = { provider: 'openai', model: 'gpt-test' };
+
+describe('ChatService.createChat: working directory', () => {
+  test('binds a directory under a workspace root, by real path, restricted by default', async () => {
+    const { service } = createService(new ScriptedProvider([]));
+    const chat = await service.createChat('u1', { ...chatInput, workingDirectory: join(root, 'alias') });
+    expect(chat).toEqual({
+      id: 'chat-1',
+      userId: 'u1',
+      title: 'New chat',
+      workingDirectory: project,
+      restricted: true,
+      provider: 'openai',
+      model: 'gpt-test',
+      systemPrompt: null,
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
+    const home = await service.createChat('u1', {
+      ...chatInput,
+      workingDirectory: '~/project',
+      restricted: false,
+    });
+    expect([home.workingDirectory, home.restricted]).toEqual([project, false]);
+    const unbound = await service.createChat('u1', chatInput);
+    expect([unbound.workingDirectory, unbound.restricted]).toEqual([null, false]);
+  });
+
+  const refusals: { title: string; directory: () => string; message: () => string }[] = [
+    {
+      title: 'a missing directory',
+      directory: () => join(root, 'missing'),
+      message: () => `The working directory "${join(root, 'missing')}" does not exist.`,
+    },
+    {
+      title: 'a file',
+      directory: () => join(root, 'file.txt'),
+      message: () => `The working directory "${join(root, 'file.txt')}" is not a directory.`,
+    },
+    {
+      title: 'a directory outside every root',
+      directory: () => outside,
+      message: () =>
+        `The working directory "${outside}" is outside the workspace roots this server allows: ${root}.`,
+    },
+    {
+      title: 'a symbolic link inside a root that escapes it',
+      directory: () => join(root, 'escape'),
+      message: () =>
+        `The working directory "${join(root, 'escape')}" (it resolves to ${outside}) is outside the workspace roots this server allows: ${root}.`,
+    },
+    {
+      title: 'a relative path',
+      directory: () => 'project',
+      message: () => 'The working directory must be an absolute path (or start with ~/); "project" is not.',
+    },
+  ];
+  for (const { title, directory, message } of refusals) {
+    test(`refuses ${title} with invalid_working_directory`, async () => {
+      const { service } = createService(new ScriptedProvider([]));
+      await expectChatError(
+        service.createChat('u1', { ...chatInput, workingDirectory: directory() }),
+        'invalid_working_directory',
+        message(),
+      );
+    });
+  }
+
+  test('refuses a sibling directory that shares the root as a name prefix', async () => {
+    mkdirSync(`${root}-sibling`, { recursive: true });
+    const { service } = createService(new ScriptedProvider([]));
+    await expectChatError(
+      service.createChat('u1', { ...chatInput, workingDirectory: `${root}-sibling` }),
+      'invalid_working_directory',
+    );
+  });
+
+  const invalidRequests = [
+    {
+      input: { provider: 'mystery', model: 'm' },
+      message: 'Unknown provider "mystery". Use one of: openai, openai-compatible, gemini, anthropic.',
+    },
+    { input: { provider: 'openai', model: '  ' }, message: 'model must be 1–200 characters.' },
+    {
+      input: { ...chatInput, restricted: true },
+      message: 'restricted needs a workingDirectory to restrict the chat to.',
+    },
+  ];
+  for (const { input, message } of invalidRequests) {
+    test(`refuses ${JSON.stringify(input)} with invalid_request`, async () => {
+      const { service } = createService(new ScriptedProvider([]));
+      await expectChatError(service.createChat('u1', input), 'invalid_request', message);
+    });
+  }
+});
+
+describe('ChatService: per-user chats', () => {
+  test("another user's chat is not found for every operation", async () => {
+    const { service } = createService(new ScriptedProvider([textResponse('hi')]));
+    const mine = await service.createChat('u1', { ...chatInput, title: 'Mine' });
+    await service.createChat('u2', { ...chatInput, title: 'Theirs' });
+    expect((await service.listChats('u1')).map((chat) => chat.title)).toEqual(['Mine']);
+    await expectChatError(service.getChat('u2', mine.id), 'not_found', `No chat with id ${mine.id}.`);
+    await expectChatError(service.startTurn('u2', mine.id, 'hi'), 'not_found');
+    await expectChatError(service.cancelTurn('u2', mine.id), 'not_found');
+    await expectChatError(service.deleteChat('u2', mine.id), 'not_found');
+    await service.deleteChat('u1', mine.id);
+    await expectChatError(service.getChat('u1', mine.id), 'not_found');
+    expect(await service.listChats('u1')).toEqual([]);
+  });
+
+  test('lists newest first', async () => {
+    const { service } = createService(new ScriptedProvider([]));
+    for (const title of ['a', 'b', 'c']) await service.createChat('u1', { ...chatInput, title });
+    expect((await service.listChats('u1')).map((chat) => chat.title)).toEqual(['c', 'b', 'a']);
+  });
+});
+
+describe('ChatService: turns', () => {
+  test('persists the turn as it runs and replays it in the next turn with the system prompt', async () => {
+    const provider = new ScriptedProvider([
+      toolCallsResponse([{ id: 'a', name: 'grep', arguments: { value: '1' } }], 'Searching. '),
+      textResponse('Found it.'),
+      textResponse('Second answer.'),
+    ]);
+    const { service } = createService(provider);
+    const chat = await service.createChat('u1', {
+      ...chatInput,
+      workingDirectory: project,
+      systemPrompt: 'Be brief.',
+    });
+    const events = await collect(await service.startTurn('u1', chat.id, 'find it'));
+    expect(events[events.length - 1]).toEqual({ type: 'done', reason: 'completed' });
+
+    const { messages } = await service.getChat('u1', chat.id);
+    expect(messages.map((message) => [message.seq, message.role, message.item.type])).toEqual([
+      [1, 'user', 'user_text'],
+      [2, 'assistant', 'assistant_text'],
+      [3, 'assistant', 'tool_call'],
+      [4, 'tool', 'tool_result'],
+      [5, 'assistant', 'assistant_text'],
+    ]);
+
+    await collect(await service.startTurn('u1', chat.id, 'again'));
+    expect(provider.requests[2]?.history).toEqual([
+      ...messages.map((message) => message.item),
+      { type: 'user_text', text: 'again' },
+    ]);
+    expect(provider.requests[0]?.systemPrompt).toContain(`Working directory: ${project}`);
+    expect(provider.requests[0]?.systemPrompt).toContain('restricted to the working directory');
+    expect(provider.requests[0]?.systemPrompt?.endsWith('Be brief.')).toBe(true);
+  });
+
+  test('a second turn while one runs is busy; cancel frees the chat', async () => {
+    const provider = new ScriptedProvider([
+      hangUntilAborted([{ type: 'text_delta', delta: 'Hm' }]),
+      textResponse('ok'),
+    ]);
+    const { service } = createService(provider);
+    const chat = await service.createChat('u1', chatInput);
+    const first = await service.startTurn('u1', chat.id, 'one');
+    expect((await first.next()).value).toEqual({ type: 'text_delta', delta: 'Hm' });
+    await expectChatError(
+      service.startTurn('u1', chat.id, 'two'),
+      'busy',
+      'This chat is already running a turn; wait for it to end or cancel it.',
+    );
+    expect(await service.cancelTurn('u1', chat.id)).toBe(true);
+    const rest = await collect(first);
+    expect(rest.slice(-1)).toEqual([
+      { type: 'done', reason: 'cancelled', message: 'The turn was cancelled.' },
+    ]);
+    expect(service.isBusy(chat.id)).toBe(false);
+    expect(await service.cancelTurn('u1', chat.id)).toBe(false);
+    expect((await collect(await service.startTurn('u1', chat.id, 'three'))).slice(-1)).toEqual([
+      { type: 'done', reason: 'completed' },
+    ]);
+  });
+
+  test('concurrent starts: exactly one wins', async () => {
+    const { service } = createService(new ScriptedProvider([textResponse('a'), textResponse('b')]));
+    const chat = await service.createChat('u1', chatInput);
+    const outcomes = await Promise.allSettled([
+      service.startTurn('u1', chat.id, 'one'),
+      service.startTurn('u1', chat.id, 'two'),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    for (const outcome of outcomes) if (outcome.status === 'fulfilled') await collect(outcome.value);
+  });
+
+  test('a stream returned before it is read releases the chat', async () => {
+    const { service } = createService(new ScriptedProvider([textResponse('a')]));
+    const chat = await service.createChat('u1', chatInput);
+    const stream = await service.startTurn('u1', chat.id, 'one');
+    await stream.return?.();
+    expect(service.isBusy(chat.id)).toBe(false);
+  });
+
+  test('the client signal cancels the turn', async () => {
+    const { service } = createService(new ScriptedProvider([hangUntilAborted([])]));
+    const chat = await service.createChat('u1', chatInput);
+    const client = new AbortController();
+    const stream = await service.startTurn('u1', chat.id, 'one', { signal: client.signal });
+    client.abort();
+    expect((await collect(stream)).slice(-1)).toEqual([
+      { type: 'done', reason: 'cancelled', message: 'The turn was cancelled.' },
+    ]);
+  });
+
+  test('a client that leaves the SSE stream mid-tool cancels the turn and stops the tool', async () => {
+    const { service, probe } = createService(
+      new ScriptedProvider([toolCallsResponse([{ id: 's', name: 'slow' }])]),
+    );
+    const chat = await service.createChat('u1', chatInput);
+    const reader = createTurnEventStream(await service.startTurn('u1', chat.id, 'go'), {
+      heartbeatMilliseconds: 0,
+    }).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('"tool_progress"')) text += decoder.decode((await reader.read()).value);
+    const leftAt = performance.now();
+    await reader.cancel();
+    while (service.isBusy(chat.id)) await yieldTurns(1);
+    expect(performance.now() - leftAt).toBeLessThan(1000);
+    expect(probe.aborted).toEqual(['slow']);
+    const { messages } = await service.getChat('u1', chat.id);
+    expect(messages.map((message) => message.item.type)).toEqual(['user_text', 'tool_call', 'tool_result']);
+  });
+
+  test('return() while a step is pending cancels the turn instead of waiting for the tool', async () => {
+    const { service, probe } = createService(
+      new ScriptedProvider([toolCallsResponse([{ id: 's', name: 'slow' }])]),
+    );
+    const chat = await service.createChat('u1', chatInput);
+    const stream = await service.startTurn('u1', chat.id, 'go');
+    for (let step = await stream.next(); !step.done; step = await stream.next()) {
+      if (step.value.type === 'tool_progress') break;
+    }
+    const pending = stream.next();
+    await stream.return?.();
+    expect(probe.aborted).toEqual(['slow']);
+    expect((await pending).value).toMatchObject({ type: 'tool_result', ok: false });
+    expect(service.isBusy(chat.id)).toBe(false);
+  });
+
+  test('an unconfigured provider is provider_unavailable and leaves the chat free', async () => {
+    const { service } = createService(() => {
+      throw new Error('OPENAI_API_KEY is not set');
+    });
+    const chat = await service.createChat('u1', chatInput);
+    await expectChatError(
+      service.startTurn('u1', chat.id, 'hi'),
+      'provider_unavailable',
+      'Provider "openai" is not available: OPENAI_API_KEY is not set',
+    );
+    expect(service.isBusy(chat.id)).toBe(false);
+  });
+
+  test('an empty message is invalid_request', async () => {
+    const { service } = createService(new ScriptedProvider([]));
+    const chat = await service.createChat('u1', chatInput);
+    await expectChatError(
+      service.startTurn('u1', chat.id, '  '),
+      'invalid_request',
+      'message must not be empty.',
+    );
+  });
+});
+
+describe('ChatService: crash and replay', () => {
+  test('a call in flight when the server died gets an "interrupted" result on replay', async () => {
+    const repository: ChatRepository = new InMemoryChatRepository();
+    const firstSteps: ScriptStep[] = [
+      toolCallsResponse([
+        { id: 'a', name: 'write_note', arguments: { value: '1' } },
+        { id: 'b', name: 'stubborn' },
+      ]),
+    ];
+    const before = createService(new ScriptedProvider(firstSteps), { repository });
+    const chat = await before.service.createChat('u1', chatInput);
+    const stream = await before.service.startTurn('u1', chat.id, 'do both');
+    // Read until the second call runs, then abandon the process's work: the "crash".
+    for (let step = await stream.next(); !step.done; step = await stream.next()) {
+      if (step.value.type === 'tool_progress') break;
+    }
+
+    const provider = new ScriptedProvider([textResponse('Recovered.')]);
+    const after = createService(provider, { repository });
+    const events = await collect(await after.service.startTurn('u1', chat.id, 'continue'));
+    expect(events.slice(-1)).toEqual([{ type: 'done', reason: 'completed' }]);
+    expect(provider.requests[0]?.history).toEqual([
+      { type: 'user_text', text: 'do both' },
+      { type: 'tool_call', callId: 'a', name: 'write_note', arguments: '{"value":"1"}' },
+      { type: 'tool_call', callId: 'b', name: 'stubborn', arguments: '{}' },
+      {
+        type: 'tool_result',
+        callId: 'a',
+        name: 'write_note',
+        ok: true,
+        output: '{"tool":"write_note","value":"1"}',
+      },
+      {
+        type: 'tool_result',
+        callId: 'b',
+        name: 'stubborn',
+        ok: false,
+        output: JSON.stringify({
+          error: { classification: 'execution_error', message: INTERRUPTED_CALL_MESSAGE },
+        }),
+      },
+      { type: 'user_text', text: 'continue' },
+    ]);
+  });
+});

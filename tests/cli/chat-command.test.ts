@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ChatCommandDependencies, createChatCommand } from '../../src/cli/commands/chat.ts';
+import { UsageError } from '../../src/cli/usage-error.ts';
+import {
+  hangUntilAborted,
+  ScriptedProvider,
+  type ScriptStep,
+  textResponse,
+  toolCallsResponse,
+} from '../helpers/scripted-provider.ts';
+import { createTurnTools } from '../helpers/turn-tools.ts';
+
+let directory: string;
+beforeAll(() => {
+  directory = realpathSync(mkdtempSync(join(tmpdir(), 'mango-chat-cli-')));
+});
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+function run(argv: string[], steps: readonly ScriptStep[], overrides: Partial<ChatCommandDependencies> = {}) {
+  const { registry } = createTurnTools();
+  const provider = new ScriptedProvider(steps);
+  let stdout = '';
+  let stderr = '';
+  const command = createChatCommand({
+    createProvider: () => provider,
+    onInterrupt: () => () => {},
+    executeOptions: { registry },
+    interactive: false,
+    ...overrides,
+  });
+  const exit = command(argv, {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    cwd: directory,
+    env: {},
+  });
+  return { exit, provider, output: () => ({ stdout, stderr }) };
+}
+
+const base = ['--provider', 'anthropic', '--model', 'claude-test'];
+
+describe('mango chat', () => {
+  test('--message runs one turn, showing calls and results as they happen', async () => {
+    const { exit, provider, output } = run(
+      [...base, '--cwd', '.', '--restricted', '--message', 'look'],
+      [
+        toolCallsResponse([{ id: 'a', name: 'grep', arguments: { value: '1' } }], 'Looking.'),
+        textResponse('Done.'),
+      ],
+    );
+    expect(await exit).toBe(0);
+    expect(output().stdout).toMatch(
+      /^Looking\.\n▸ grep \{"value":"1"\}\n {2}✓ grep \(\d+ ms\) \{"tool":"grep","value":"1"\}\nDone\.\n$/,
+    );
+    expect(provider.requests[0]?.systemPrompt).toContain(`Working directory: ${directory}`);
+    expect(provider.requests[0]?.systemPrompt).toContain('restricted to the working directory');
+  });
+
+  test('reads one message per line and keeps the history across turns', async () => {
+    async function* lines() {
+      yield 'first';
+      yield '   ';
+      yield 'second';
+    }
+    const { exit, provider } = run(base, [textResponse('one'), textResponse('two')], { readLines: lines });
+    expect(await exit).toBe(0);
+    expect(provider.requests[1]?.history).toEqual([
+      { type: 'user_text', text: 'first' },
+      { type: 'assistant_text', text: 'one' },
+      { type: 'user_text', text: 'second' },
+    ]);
+  });
+
+  test('Ctrl-C cancels the running turn', async () => {
+    let interrupt = () => {};
+    const hanging: ScriptStep = async function* (request) {
+      yield { type: 'text_delta', delta: 'Thinking' };
+      interrupt();
+      yield* hangUntilAborted([])(request);
+    };
+    const { exit, output } = run([...base, '--message', 'go'], [hanging], {
+      onInterrupt: (listener) => {
+        interrupt = listener;
+        return () => {
+          interrupt = () => {};
+        };
+      },
+    });
+    expect(await exit).toBe(1);
+    expect(output().stdout).toBe('Thinking\n[turn ended: cancelled — The turn was cancelled.]\n');
+  });
+
+  test('an unconfigured provider exits 1 with the reason', async () => {
+    const { exit, output } = run([...base, '--message', 'x'], [], {
+      createProvider: () => {
+        throw new Error('ANTHROPIC_API_KEY is not set');
+      },
+    });
+    expect(await exit).toBe(1);
+    expect(output().stderr).toBe(
+      'mango chat: provider "anthropic" is not available: ANTHROPIC_API_KEY is not set\n',
+    );
+  });
+
+  const usageCases = [
+    {
+      argv: ['--model', 'm'],
+      message: '--provider must be one of: openai, openai-compatible, gemini, anthropic.',
+    },
+    { argv: ['--provider', 'openai'], message: '--model is required.' },
+    { argv: [...base, '--restricted'], message: '--restricted needs --cwd DIR to restrict to.' },
+    { argv: [...base, '--cwd', 'missing'], message: '--cwd missing is not an existing directory.' },
+    {
+      argv: [...base, '--max-iterations', '0'],
+      message: '--max-iterations must be an integer from 1 to 1000; got "0".',
+    },
+    { argv: [...base, '--enable', 'nope'], message: '--enable nope: no such tool.' },
+  ];
+  for (const { argv, message } of usageCases) {
+    test(`usage error: ${message}`, async () => {
+      const { exit } = run(argv, []);
+      await expect(exit).rejects.toThrow(new UsageError(message));
+    });
+  }
+});

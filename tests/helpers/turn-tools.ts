@@ -1,0 +1,81 @@
+/**
+ * A test tool registry for loop and chat tests: fakes under read-only names (read_file, grep) that
+ * record how many run at once, a writing tool, a slow tool that reports progress and waits for its
+ * signal (no shell, no sleep), and a tool with a large result.
+ */
+
+import type { EnabledToolRuntime } from '../../src/settings/tool-runtime.ts';
+import { getEnabledToolRuntime } from '../../src/settings/tool-runtime.ts';
+import { InMemoryToolSettingsRepository } from '../../src/settings/tool-settings-repository.ts';
+import { ToolRegistry } from '../../src/tools/registry.ts';
+import type { ToolContext } from '../../src/tools/types.ts';
+import { makeTool } from './fake-tools.ts';
+
+/** Resolves after `turns` macrotask turns: lets concurrent work interleave without a timed sleep. */
+export async function yieldTurns(turns: number): Promise<void> {
+  for (let index = 0; index < turns; index += 1) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+export interface TurnToolProbe {
+  active: number;
+  maxActive: number;
+  /** Tool names in the order their executions started. */
+  started: string[];
+  /** Names of calls whose signal fired. */
+  aborted: string[];
+}
+
+export function createTurnTools(): { registry: ToolRegistry; probe: TurnToolProbe } {
+  const probe: TurnToolProbe = { active: 0, maxActive: 0, started: [], aborted: [] };
+  /** Runs for `delay` macrotask turns (from the `value` argument, default 1) and echoes. */
+  const tracked = (name: string) =>
+    makeTool({
+      name,
+      execute: async (args: unknown, _context: ToolContext) => {
+        probe.started.push(name);
+        probe.active += 1;
+        probe.maxActive = Math.max(probe.maxActive, probe.active);
+        const value = (args as { value?: string }).value;
+        await yieldTurns(Number(value ?? '1') || 1);
+        probe.active -= 1;
+        return { tool: name, value: value ?? null };
+      },
+    });
+  const registry = new ToolRegistry();
+  registry.register(tracked('read_file'));
+  registry.register(tracked('grep'));
+  registry.register(tracked('write_note'));
+  registry.register(
+    makeTool({
+      name: 'slow',
+      execute: (_args: unknown, context: ToolContext) =>
+        new Promise((_resolve, reject) => {
+          context.signal.addEventListener('abort', () => {
+            probe.aborted.push('slow');
+            reject(context.signal.reason);
+          });
+          context.onProgress({ type: 'started' });
+        }),
+    }),
+  );
+  registry.register(
+    makeTool({
+      name: 'stubborn',
+      execute: (_args: unknown, context: ToolContext) => {
+        context.onProgress({ type: 'started' });
+        return new Promise(() => {});
+      },
+    }),
+  );
+  registry.register(
+    makeTool({
+      name: 'big',
+      execute: async (args: unknown) => ({ text: 'x'.repeat(Number((args as { value?: string }).value)) }),
+    }),
+  );
+  return { registry, probe };
+}
+
+export async function loadRuntime(registry: ToolRegistry, userId = 'u1'): Promise<EnabledToolRuntime> {
+  return getEnabledToolRuntime(new InMemoryToolSettingsRepository(), userId, { registry });
+}
