@@ -26,7 +26,54 @@ export {
 } from './chat/turn.ts';
 export type * from './chat/turn-events.ts';
 export { createTurnEventStream, encodeTurnEventAsSse, SSE_HEADERS } from './chat/turn-sse.ts';
+export {
+  type AnthropicMessagesProviderOptions,
+  buildAnthropicRequest,
+  createAnthropicMessagesProvider,
+  historyToAnthropicMessages,
+  translateAnthropicStream,
+} from './providers/anthropic-messages-provider.ts';
+export {
+  buildGeminiRequest,
+  createGeminiInteractionsProvider,
+  type GeminiCallData,
+  historyToGeminiSteps,
+  translateGeminiStream,
+} from './providers/gemini-interactions-provider.ts';
+export { toGeminiSchema } from './providers/gemini-schema.ts';
+export {
+  buildChatRequest,
+  type ChatReasoningItem,
+  createOpenAIChatProvider,
+  historyToChatMessages,
+  type OpenAIChatProviderOptions,
+  translateChatStream,
+} from './providers/openai-chat-provider.ts';
+export {
+  buildResponsesRequest,
+  createOpenAIResponsesProvider,
+  historyToResponsesInput,
+  type OpenAIResponsesProviderOptions,
+  translateResponsesStream,
+} from './providers/openai-responses-provider.ts';
+export {
+  createProviderRegistry,
+  isProviderId,
+  type ProviderEnvironment,
+  type ProviderRegistry,
+  type ProviderRegistryOptions,
+  type ProviderStatus,
+} from './providers/provider-registry.ts';
+export type { ProviderClientOptions } from './providers/stream-support.ts';
+export { isStrictCompatible, toStrictSchema } from './providers/strict-schema.ts';
+export {
+  toolDefsToAnthropic,
+  toolDefsToChatCompletions,
+  toolDefsToGeminiInteractions,
+  toolDefsToResponsesAPI,
+} from './providers/tool-mapper.ts';
 export type * from './providers/types.ts';
+export { PROVIDER_IDS } from './providers/types.ts';
 export { type EnabledToolRuntime, getEnabledToolRuntime } from './settings/tool-runtime.ts';
 export {
   InMemoryToolSettingsRepository,

@@ -1,0 +1,243 @@
+/**
+ * Anthropic Messages adapter (provider id `anthropic`) through the official `@anthropic-ai/sdk`.
+ *
+ * Requests carry the whole history: one assistant message per model response (its `thinking` blocks
+ * replayed verbatim with their signatures, its text, its `tool_use` blocks with `input` objects), then
+ * every result of that response as `tool_result` blocks (`tool_use_id`, `is_error` for failures) in ONE
+ * user message, as the API requires; a user text that follows joins that same message.
+ *
+ * Stream contract (`types.ts`): never throws. A `tool_use` block is completed by its `content_block_stop`
+ * with the raw accumulated `partial_json` (`""` → `"{}"`, invalid JSON passed through for the loop to
+ * answer with `validation_failed`); a block cut off by `max_tokens` gets no stop and is never completed,
+ * and the turn finishes with `length`. `thinking`/`redacted_thinking` blocks become `provider_item`s.
+ * A body that ends before `message_delta` has given the stop reason finishes with `error` (one that ends
+ * after it, missing only the `message_stop` terminator, finishes normally); an abort with `cancelled`.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import type {
+  ContentBlockParam,
+  MessageCreateParamsStreaming,
+  MessageParam,
+  RawMessageStreamEvent,
+  StopReason,
+} from '@anthropic-ai/sdk/resources/messages';
+import {
+  DEFAULT_PROVIDER_TIMEOUT_MS,
+  finishForTruncatedStream,
+  finishFromError,
+  makeUsage,
+  normalizeToolArguments,
+  type ProviderClientOptions,
+  parseArgumentsObject,
+} from './stream-support.ts';
+import { toolDefsToAnthropic } from './tool-mapper.ts';
+import type {
+  ConversationItem,
+  FinishReason,
+  ModelProvider,
+  ModelRequest,
+  ProviderEvent,
+  TokenUsage,
+} from './types.ts';
+
+export interface AnthropicMessagesProviderOptions extends ProviderClientOptions {
+  /** `max_tokens` of every request (required by the API; default 8192). */
+  maxTokens?: number;
+}
+
+export const DEFAULT_ANTHROPIC_MAX_TOKENS = 8192;
+
+/** The Messages API history for a provider-neutral history. Pure. */
+export function historyToAnthropicMessages(history: readonly ConversationItem[]): MessageParam[] {
+  const messages: MessageParam[] = [];
+  let current: { role: 'user' | 'assistant'; content: ContentBlockParam[] } | undefined;
+  const blocksFor = (role: 'user' | 'assistant'): ContentBlockParam[] => {
+    if (!current || current.role !== role) {
+      current = { role, content: [] };
+      messages.push(current);
+    }
+    return current.content;
+  };
+  for (const item of history) {
+    switch (item.type) {
+      case 'user_text':
+        blocksFor('user').push({ type: 'text', text: item.text });
+        break;
+      case 'assistant_text':
+        if (item.text) blocksFor('assistant').push({ type: 'text', text: item.text });
+        break;
+      case 'tool_call':
+        blocksFor('assistant').push({
+          type: 'tool_use',
+          id: item.callId,
+          name: item.name,
+          input: parseArgumentsObject(item.arguments),
+        });
+        break;
+      case 'tool_result':
+        blocksFor('user').push({
+          type: 'tool_result',
+          tool_use_id: item.callId,
+          content: item.output,
+          ...(item.ok ? {} : { is_error: true }),
+        });
+        break;
+      case 'provider_item':
+        if (item.provider === 'anthropic')
+          blocksFor('assistant').push(structuredClone(item.data) as ContentBlockParam);
+        break;
+    }
+  }
+  return messages;
+}
+
+/** The streaming request body for one iteration. Pure. */
+export function buildAnthropicRequest(
+  request: Omit<ModelRequest, 'signal'>,
+  options: Pick<AnthropicMessagesProviderOptions, 'maxTokens'> = {},
+): MessageCreateParamsStreaming {
+  return {
+    model: request.model,
+    max_tokens: options.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+    ...(request.systemPrompt ? { system: request.systemPrompt } : {}),
+    messages: historyToAnthropicMessages(request.history),
+    ...(request.tools.length > 0 ? { tools: toolDefsToAnthropic(request.tools) } : {}),
+    stream: true,
+  };
+}
+
+type OpenBlock =
+  | { kind: 'tool_use'; callId: string; name: string; argumentsText: string }
+  | { kind: 'thinking'; block: Record<string, unknown> }
+  | { kind: 'other' };
+
+function mapStopReason(reason: StopReason | null, completedCalls: number): FinishReason {
+  if (reason === 'max_tokens' || reason === 'model_context_window_exceeded') return 'length';
+  if (reason === 'tool_use') return 'tool_calls';
+  return completedCalls > 0 ? 'tool_calls' : 'stop';
+}
+
+function finishForStop(
+  reason: StopReason | null,
+  completedCalls: number,
+  usage: TokenUsage | undefined,
+): ProviderEvent {
+  if (reason === 'refusal')
+    return { type: 'finish', reason: 'error', message: 'The model refused the request.' };
+  return { type: 'finish', reason: mapStopReason(reason, completedCalls), ...(usage ? { usage } : {}) };
+}
+
+/** Translates a Messages event stream into `ProviderEvent`s. Never throws. */
+export async function* translateAnthropicStream(
+  events: AsyncIterable<RawMessageStreamEvent>,
+  signal: AbortSignal,
+): AsyncGenerator<ProviderEvent> {
+  const blocks = new Map<number, OpenBlock>();
+  let inputTokens: number | undefined;
+  let outputTokens: number | undefined;
+  let stopReason: StopReason | null = null;
+  let completedCalls = 0;
+  try {
+    for await (const event of events) {
+      switch (event.type) {
+        case 'message_start':
+          inputTokens = event.message.usage?.input_tokens ?? undefined;
+          outputTokens = event.message.usage?.output_tokens ?? undefined;
+          break;
+        case 'content_block_start': {
+          const block = event.content_block;
+          if (block.type === 'tool_use') {
+            blocks.set(event.index, {
+              kind: 'tool_use',
+              callId: block.id,
+              name: block.name,
+              argumentsText: '',
+            });
+            yield { type: 'tool_call_started', callId: block.id, name: block.name };
+          } else if (block.type === 'thinking' || block.type === 'redacted_thinking') {
+            blocks.set(event.index, { kind: 'thinking', block: { ...block } });
+          } else {
+            blocks.set(event.index, { kind: 'other' });
+            if (block.type === 'text' && block.text) yield { type: 'text_delta', delta: block.text };
+          }
+          break;
+        }
+        case 'content_block_delta': {
+          const open = blocks.get(event.index);
+          const delta = event.delta;
+          if (delta.type === 'text_delta') {
+            if (delta.text) yield { type: 'text_delta', delta: delta.text };
+          } else if (delta.type === 'input_json_delta' && open?.kind === 'tool_use') {
+            if (delta.partial_json) {
+              open.argumentsText += delta.partial_json;
+              yield { type: 'tool_call_arguments_delta', callId: open.callId, delta: delta.partial_json };
+            }
+          } else if (delta.type === 'thinking_delta' && open?.kind === 'thinking') {
+            open.block.thinking = `${String(open.block.thinking ?? '')}${delta.thinking}`;
+          } else if (delta.type === 'signature_delta' && open?.kind === 'thinking') {
+            open.block.signature = `${String(open.block.signature ?? '')}${delta.signature}`;
+          }
+          break;
+        }
+        case 'content_block_stop': {
+          const open = blocks.get(event.index);
+          blocks.delete(event.index);
+          if (open?.kind === 'tool_use') {
+            completedCalls += 1;
+            yield {
+              type: 'tool_call_completed',
+              callId: open.callId,
+              name: open.name,
+              arguments: normalizeToolArguments(open.argumentsText),
+            };
+          } else if (open?.kind === 'thinking') {
+            yield { type: 'provider_item', provider: 'anthropic', data: open.block };
+          }
+          break;
+        }
+        case 'message_delta':
+          stopReason = event.delta.stop_reason ?? stopReason;
+          outputTokens = event.usage?.output_tokens ?? outputTokens;
+          if (typeof event.usage?.input_tokens === 'number') inputTokens = event.usage.input_tokens;
+          break;
+        case 'message_stop':
+          yield finishForStop(stopReason, completedCalls, makeUsage(inputTokens, outputTokens));
+          return;
+      }
+    }
+    if (stopReason !== null && !signal.aborted) {
+      // `message_delta` carried the model's stop reason; only the `message_stop` terminator is missing
+      // (recorded streams often lose it with the final newline), and every block has already ended.
+      yield finishForStop(stopReason, completedCalls, makeUsage(inputTokens, outputTokens));
+      return;
+    }
+    yield finishForTruncatedStream(signal, makeUsage(inputTokens, outputTokens));
+  } catch (error) {
+    yield finishFromError(error, signal, makeUsage(inputTokens, outputTokens));
+  }
+}
+
+/** A `ModelProvider` for the Anthropic Messages API through the official SDK. */
+export function createAnthropicMessagesProvider(options: AnthropicMessagesProviderOptions): ModelProvider {
+  const client = new Anthropic({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL,
+    maxRetries: options.maxRetries ?? 2,
+    timeout: options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
+  });
+  return {
+    id: 'anthropic',
+    async *stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
+      let events: AsyncIterable<RawMessageStreamEvent>;
+      try {
+        events = await client.messages.create(buildAnthropicRequest(request, options), {
+          signal: request.signal,
+        });
+      } catch (error) {
+        yield finishFromError(error, request.signal);
+        return;
+      }
+      yield* translateAnthropicStream(events, request.signal);
+    },
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * Which providers this server can use, from configuration (issue 7 "Provider adapters"). The environment
+ * is an injected record (the server passes `process.env`, tests pass literals), so nothing here reads
+ * global state. A provider whose key or base URL is missing or malformed is listed as unavailable with
+ * the reason; asking for it returns `undefined` — it never throws.
+ *
+ * | id                  | required                     | optional                     |
+ * |---------------------|------------------------------|------------------------------|
+ * | `openai`            | `OPENAI_API_KEY`             | `OPENAI_BASE_URL`            |
+ * | `openai-compatible` | `OPENAI_COMPATIBLE_BASE_URL` | `OPENAI_COMPATIBLE_API_KEY`  |
+ * | `gemini`            | `GEMINI_API_KEY`             | `GEMINI_BASE_URL`            |
+ * | `anthropic`         | `ANTHROPIC_API_KEY`          | `ANTHROPIC_BASE_URL`         |
+ *
+ * Default base URLs are passed to the SDKs explicitly, so an SDK never picks up a variable of its own.
+ */
+import { createAnthropicMessagesProvider } from './anthropic-messages-provider.ts';
+import { createGeminiInteractionsProvider } from './gemini-interactions-provider.ts';
+import { createOpenAIChatProvider } from './openai-chat-provider.ts';
+import { createOpenAIResponsesProvider } from './openai-responses-provider.ts';
+import type { ProviderClientOptions } from './stream-support.ts';
+import { type ModelProvider, PROVIDER_IDS, type ProviderId } from './types.ts';
+
+export type ProviderEnvironment = Readonly<Record<string, string | undefined>>;
+
+export interface ProviderStatus {
+  id: ProviderId;
+  available: boolean;
+  /** Why the provider is unavailable (names the missing or malformed variable). */
+  reason?: string;
+  /** The base URL requests go to, when available. */
+  baseURL?: string;
+}
+
+export interface ProviderRegistry {
+  /** Every provider id, available or not, in `PROVIDER_IDS` order. */
+  list(): ProviderStatus[];
+  status(id: ProviderId): ProviderStatus;
+  /** The provider, or `undefined` when it is unavailable. Instances are created once and reused. */
+  get(id: ProviderId): ModelProvider | undefined;
+}
+
+export interface ProviderRegistryOptions {
+  maxRetries?: number;
+  timeoutMs?: number;
+}
+
+/** Sent as the key to OpenAI-compatible servers that need none (Ollama, llama.cpp, vLLM without auth). */
+export const NO_API_KEY_PLACEHOLDER = 'no-key';
+
+interface ProviderConfig {
+  keyVariable: string;
+  baseUrlVariable: string;
+  /** `undefined`: the base URL is required. */
+  defaultBaseUrl: string | undefined;
+  keyRequired: boolean;
+  create: (options: ProviderClientOptions) => ModelProvider;
+}
+
+const CONFIGS: Record<ProviderId, ProviderConfig> = {
+  openai: {
+    keyVariable: 'OPENAI_API_KEY',
+    baseUrlVariable: 'OPENAI_BASE_URL',
+    defaultBaseUrl: 'https://api.openai.com/v1',
+    keyRequired: true,
+    create: (options) => createOpenAIResponsesProvider(options),
+  },
+  'openai-compatible': {
+    keyVariable: 'OPENAI_COMPATIBLE_API_KEY',
+    baseUrlVariable: 'OPENAI_COMPATIBLE_BASE_URL',
+    defaultBaseUrl: undefined,
+    keyRequired: false,
+    create: (options) => createOpenAIChatProvider(options),
+  },
+  gemini: {
+    keyVariable: 'GEMINI_API_KEY',
+    baseUrlVariable: 'GEMINI_BASE_URL',
+    defaultBaseUrl: 'https://generativelanguage.googleapis.com',
+    keyRequired: true,
+    create: (options) => createGeminiInteractionsProvider(options),
+  },
+  anthropic: {
+    keyVariable: 'ANTHROPIC_API_KEY',
+    baseUrlVariable: 'ANTHROPIC_BASE_URL',
+    defaultBaseUrl: 'https://api.anthropic.com',
+    keyRequired: true,
+    create: (options) => createAnthropicMessagesProvider(options),
+  },
+};
+
+function readVariable(env: ProviderEnvironment, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function resolveStatus(id: ProviderId, env: ProviderEnvironment): ProviderStatus & { apiKey?: string } {
+  const config = CONFIGS[id];
+  const apiKey = readVariable(env, config.keyVariable);
+  const configuredBaseUrl = readVariable(env, config.baseUrlVariable);
+  if (config.keyRequired && !apiKey) {
+    return { id, available: false, reason: `${config.keyVariable} is not set.` };
+  }
+  const baseURL = configuredBaseUrl ?? config.defaultBaseUrl;
+  if (!baseURL) return { id, available: false, reason: `${config.baseUrlVariable} is not set.` };
+  if (!isHttpUrl(baseURL)) {
+    return {
+      id,
+      available: false,
+      reason: `${config.baseUrlVariable} must be an http(s) URL, got ${JSON.stringify(baseURL)}.`,
+    };
+  }
+  return {
+    id,
+    available: true,
+    baseURL: baseURL.replace(/\/+$/, ''),
+    apiKey: apiKey ?? NO_API_KEY_PLACEHOLDER,
+  };
+}
+
+/** Builds the registry from an injected environment record. Never throws. */
+export function createProviderRegistry(
+  env: ProviderEnvironment,
+  options: ProviderRegistryOptions = {},
+): ProviderRegistry {
+  const statuses = new Map(PROVIDER_IDS.map((id) => [id, resolveStatus(id, env)]));
+  const instances = new Map<ProviderId, ModelProvider>();
+  const publicStatus = (id: ProviderId): ProviderStatus => {
+    const { apiKey: _apiKey, ...status } = statuses.get(id)!;
+    return status;
+  };
+  return {
+    list: () => PROVIDER_IDS.map(publicStatus),
+    status: publicStatus,
+    get(id) {
+      const status = statuses.get(id);
+      if (!status?.available || !status.baseURL || !status.apiKey) return undefined;
+      let provider = instances.get(id);
+      if (!provider) {
+        provider = CONFIGS[id].create({
+          apiKey: status.apiKey,
+          baseURL: status.baseURL,
+          ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        });
+        instances.set(id, provider);
+      }
+      return provider;
+    },
+  };
+}
+
+/** Whether a string (an API body, a CLI flag) names a provider. */
+export function isProviderId(value: unknown): value is ProviderId {
+  return typeof value === 'string' && (PROVIDER_IDS as readonly string[]).includes(value);
+}

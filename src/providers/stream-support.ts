@@ -1,0 +1,88 @@
+/**
+ * Mechanics every provider adapter shares (design: "Provider … SDK stream → ProviderEvent stream";
+ * style rule 6): the `""` → `"{}"` rule for argument text, turning any failure into the final `finish`
+ * event (an adapter never throws once its stream has started), and reading a tool call's arguments as
+ * an object for providers whose history wants one.
+ */
+import type { ProviderEvent, TokenUsage } from './types.ts';
+
+/** Arguments as the model produced them, with "no arguments" (`""`, whitespace) normalized to `"{}"`. */
+export function normalizeToolArguments(raw: string | undefined | null): string {
+  if (raw === undefined || raw === null || raw.trim() === '') return '{}';
+  return raw;
+}
+
+/**
+ * Arguments text as a JSON object for providers whose history carries objects (Anthropic `input`,
+ * Gemini `arguments`). Text that is not a JSON object (the model sent invalid JSON, which the loop
+ * answered with `validation_failed`) is replayed as `{}`: the provider refuses anything else, and the
+ * tool result that follows tells the model what went wrong.
+ */
+export function parseArgumentsObject(argumentsText: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(argumentsText);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+      return parsed as Record<string, unknown>;
+    }
+  } catch {
+    // fall through: invalid JSON
+  }
+  return {};
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const status = (error as { status?: unknown }).status;
+    const message = error.message.trim() || error.name;
+    return typeof status === 'number' && !message.startsWith(String(status))
+      ? `${status} ${message}`
+      : message;
+  }
+  return String(error);
+}
+
+function isAbortError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return (
+    error.name === 'AbortError' || error.name === 'APIUserAbortError' || error.name === 'RequestAbortedError'
+  );
+}
+
+/** The `finish` event for a failure: `cancelled` when the caller aborted, `error` with a message otherwise. */
+export function finishFromError(error: unknown, signal: AbortSignal, usage?: TokenUsage): ProviderEvent {
+  if (signal.aborted || isAbortError(error))
+    return { type: 'finish', reason: 'cancelled', ...(usage ? { usage } : {}) };
+  return { type: 'finish', reason: 'error', message: describeError(error), ...(usage ? { usage } : {}) };
+}
+
+/** The `finish` event for a stream that ended before the provider said it was complete. */
+export function finishForTruncatedStream(signal: AbortSignal, usage?: TokenUsage): ProviderEvent {
+  if (signal.aborted) return { type: 'finish', reason: 'cancelled' };
+  return {
+    type: 'finish',
+    reason: 'error',
+    message: 'The provider stream ended before the response was complete.',
+    ...(usage ? { usage } : {}),
+  };
+}
+
+/** Drops `undefined` token counts so events compare and serialize cleanly. */
+export function makeUsage(inputTokens: number | null | undefined, outputTokens: number | null | undefined) {
+  const usage: TokenUsage = {};
+  if (typeof inputTokens === 'number') usage.inputTokens = inputTokens;
+  if (typeof outputTokens === 'number') usage.outputTokens = outputTokens;
+  return Object.keys(usage).length > 0 ? usage : undefined;
+}
+
+/** SDK retry and timeout knobs every adapter accepts. */
+export interface ProviderClientOptions {
+  apiKey: string;
+  /** Absolute base URL; tests point it at a replay server. */
+  baseURL: string;
+  /** SDK retries before the first byte (default 2). */
+  maxRetries?: number;
+  /** Request timeout in milliseconds (default 10 minutes). */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_PROVIDER_TIMEOUT_MS = 10 * 60 * 1000;
