@@ -12,17 +12,21 @@
  * A later feature (chats, images, MCP) adds its repository or service here, built from `database`, and
  * a route module to `ROUTE_MODULES` in `app.ts`.
  */
+import type { ChatRepository } from '../chat/chat-repository.ts';
+import type { ChatService } from '../chat/chat-service.ts';
 import type { ServerConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { createDatabaseLedgerFactory } from '../db/database-freshness-ledger.ts';
 import { DatabaseToolSettingsRepository } from '../db/database-tool-settings-repository.ts';
 import { DatabaseUserRepository } from '../db/database-user-repository.ts';
+import { createProviderRegistry, type ProviderRegistry } from '../providers/provider-registry.ts';
 import { ToolSettingsEvents } from '../settings/tool-settings-events.ts';
 import type { ToolSettingsRepository } from '../settings/tool-settings-repository.ts';
 import { ToolSettingsService } from '../settings/tool-settings-service.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { type AuthenticationPlugin, createAuthenticationPlugin } from './authentication.ts';
+import { createServerChatService } from './chat/chat-service-factory.ts';
 
 export interface AppDependencies {
   config: ServerConfig;
@@ -40,6 +44,10 @@ export interface AppDependencies {
   authentication: AuthenticationPlugin;
   /** Where server faults are logged (default: console.error). */
   log: (message: string) => void;
+  /** Model providers configured from the environment (`GET /api/providers`). */
+  providers: ProviderRegistry;
+  /** Chats and turns (`/api/chats…`). */
+  chats: ChatService;
 }
 
 export interface AppDependencyOptions {
@@ -49,6 +57,11 @@ export interface AppDependencyOptions {
   registry?: ToolRegistry;
   events?: ToolSettingsEvents;
   log?: (message: string) => void;
+  /** Provider keys and chat settings are read from here (default `process.env`). */
+  environment?: Readonly<Record<string, string | undefined>>;
+  providers?: ProviderRegistry;
+  /** Default: in memory. */
+  chatRepository?: ChatRepository;
 }
 
 /** Builds the repositories and services over one database. */
@@ -58,6 +71,9 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
   const events = options.events ?? new ToolSettingsEvents();
   const users = new DatabaseUserRepository(options.database, now);
   const toolSettingsRepository = new DatabaseToolSettingsRepository(options.database, now);
+  const environment = options.environment ?? process.env;
+  const providers = options.providers ?? createProviderRegistry(environment);
+  const ledgerForChat = createDatabaseLedgerFactory(options.database, now);
   return {
     config: options.config,
     database: options.database,
@@ -67,8 +83,19 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
     users,
     toolSettingsRepository,
     toolSettings: new ToolSettingsService({ repository: toolSettingsRepository, registry, events }),
-    ledgerForChat: createDatabaseLedgerFactory(options.database, now),
+    ledgerForChat,
     authentication: createAuthenticationPlugin(users),
     log: options.log ?? ((message) => console.error(message)),
+    providers,
+    chats: createServerChatService({
+      environment,
+      providers,
+      registry,
+      toolSettingsRepository,
+      ledgerForChat,
+      dataDirectory: options.config.dataDirectory,
+      now,
+      repository: options.chatRepository,
+    }),
   };
 }

@@ -9,13 +9,15 @@
 import { Elysia } from 'elysia';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { AppDependencies } from './app-dependencies.ts';
+import { createChatRoutes } from './chat/chat-routes.ts';
 import { HttpError, mapErrorToResponse } from './http-errors.ts';
 import { buildOpenApiDocument, type RouteForDocument } from './openapi.ts';
+import { createProviderRoutes } from './providers/provider-routes.ts';
 import { createToolSettingsRoutes } from './settings/tool-settings-routes.ts';
 import { createWebAppRoutes } from './web/web-app-routes.ts';
 
 /** Every route module, mounted in this order. */
-export const ROUTE_MODULES = [createToolSettingsRoutes] as const;
+export const ROUTE_MODULES = [createToolSettingsRoutes, createProviderRoutes, createChatRoutes] as const;
 
 /**
  * Route modules that need no token (the web app's pages and assets), mounted before the

@@ -17,8 +17,12 @@
  * | `tool_disabled`                                    | 409    | `tool_disabled`         |
  * | `timeout`                                          | 504    | `timeout`               |
  * | `cancelled`                                        | 499    | `cancelled`             |
+ * | `ChatError` not_found / busy                       | 404 / 409 | its `code`           |
+ * | `ChatError` invalid_request / invalid_working_directory | 422 | its `code`           |
+ * | `ChatError` provider_unavailable                   | 503    | `provider_unavailable`  |
  * | anything else                                      | 500    | `internal_error`        |
  */
+import { ChatError, type ChatErrorCode } from '../chat/chat-errors.ts';
 import { ToolError, type ToolErrorClassification, ToolParameterError } from '../tools/errors.ts';
 
 /** An error that already knows its HTTP status and code (thrown by the HTTP layer itself). */
@@ -51,6 +55,14 @@ const CLASSIFICATION_STATUS: Record<ToolErrorClassification, number> = {
   timeout: 504,
   cancelled: 499,
   execution_error: 500,
+};
+
+const CHAT_ERROR_STATUS: Record<ChatErrorCode, number> = {
+  not_found: 404,
+  busy: 409,
+  invalid_request: 422,
+  invalid_working_directory: 422,
+  provider_unavailable: 503,
 };
 
 /** The HTTP status for a tool error classification. */
@@ -96,6 +108,9 @@ export function mapErrorToResponse(
       code: error.code,
       ...(error.parameter === undefined ? {} : { parameter: error.parameter }),
     });
+  }
+  if (ChatError.isInstance(error)) {
+    return jsonErrorResponse(CHAT_ERROR_STATUS[error.code], { error: error.message, code: error.code });
   }
   if (ToolError.isInstance(error)) {
     const status = statusForClassification(error.classification);

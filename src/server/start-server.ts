@@ -32,6 +32,8 @@ export interface StartServerOptions {
   now?: () => number;
   /** Tools to serve (default: the process-wide registry with every builtin). */
   registry?: ToolRegistry;
+  /** Provider keys and chat settings (default `process.env`). */
+  environment?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -66,7 +68,13 @@ export async function startServer(
   let server: ReturnType<typeof Bun.serve> | undefined;
   try {
     await migrate(database, undefined, options.now);
-    const deps = createAppDependencies({ config, database, now: options.now, registry: options.registry });
+    const deps = createAppDependencies({
+      config,
+      database,
+      now: options.now,
+      registry: options.registry,
+      environment: options.environment,
+    });
     await ensureFirstUser(deps, print);
     const app = createApp(deps);
     server = Bun.serve({

@@ -5,7 +5,7 @@
  * reaches past its server (no CDN fonts or scripts).
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -31,26 +31,38 @@ export const SCREENSHOT_DIRECTORY = path.resolve(import.meta.dir, '..', '..', 't
 
 export interface WebTestServer {
   url: string;
+  /** Temp directory holding the data, the build and any working directories a test makes. */
+  root: string;
   token: string;
   server: RunningServer;
   stop(): Promise<void>;
 }
 
-/** Builds the app into a temp dir and starts the real server over a temp SQLite database. */
-export async function startWebTestServer(): Promise<WebTestServer> {
-  const root = await mkdtemp(path.join(tmpdir(), 'mango-web-e2e-'));
+export interface WebTestServerOptions {
+  /** Provider variables (e.g. `OPENAI_COMPATIBLE_BASE_URL` of a replay server); none by default. */
+  environment?: Record<string, string>;
+}
+
+/**
+ * Builds the app into a temp dir and starts the real server over a temp SQLite database. The temp
+ * root is also the only workspace root (`root`), so chats can bind directories made inside it.
+ */
+export async function startWebTestServer(options: WebTestServerOptions = {}): Promise<WebTestServer> {
+  const root = await realpath(await mkdtemp(path.join(tmpdir(), 'mango-web-e2e-')));
   const webDirectory = path.join(root, 'web');
   await buildWebApp({ outputDirectory: webDirectory });
   const config = {
     ...loadConfig({ PORT: '0', MANGO_DATA_DIR: path.join(root, 'data') }, root),
     webDirectory,
   };
-  const server = await startServer(config, { print: () => {} });
+  const environment = { MANGO_WORKSPACE_ROOTS: root, ...options.environment };
+  const server = await startServer(config, { print: () => {}, environment });
   const { token } = await server.deps.users.create('web-tester');
   return {
     url: server.url,
     token,
     server,
+    root,
     stop: async () => {
       await server.stop();
       await rm(root, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 /**
  * Serves the built web app (`dist/web/`) from `/`: files by extension with their content type, and
- * `index.html` for any other GET path without an extension (the app routes `/tools`, `/chats/:id`
- * on the client). It never answers for `/api` or `/mcp`: an unknown path there gets the API's JSON
+ * `index.html` for the app's own client-side routes (`/tools`, `/chats`, `/chats/:id`), so reloads
+ * and links work; any other path is the API's JSON 404. It never answers for `/api` or `/mcp`: an unknown path there gets the API's JSON
  * 404, so a typo in an API call is not hidden behind an HTML page. Paths cannot leave the directory.
  *
  * Every HTML answer carries a Content-Security-Policy that only allows this origin (plus data:/blob:
@@ -44,6 +44,14 @@ const CONTENT_TYPES: Record<string, string> = {
   '.webp': 'image/webp',
   '.txt': 'text/plain; charset=utf-8',
 };
+
+/** The client-side routes of the app (web/main.ts), answered with `index.html`. */
+const APP_ROUTE_PATTERN = /^\/(?:tools|chats(?:\/[^/]+)?)?\/?$/;
+
+/** True for `/`, `/tools`, `/chats`, `/chats/ID` (trailing slash allowed). */
+export function isAppRoute(pathname: string): boolean {
+  return APP_ROUTE_PATTERN.test(pathname);
+}
 
 /** True for `/api`, `/api/...`, `/mcp`, `/mcp/...` (not `/apiary`). */
 export function isReservedPath(pathname: string): boolean {
@@ -105,8 +113,7 @@ export function createStaticWebRoutes(options: StaticWebRoutesOptions) {
     if (!filePath) return notFound();
     const direct = await fileResponse(filePath, request.method);
     if (direct) return direct;
-    // A path with an extension names a file: a missing one is a 404, not the app shell.
-    if (path.extname(url.pathname) !== '') return notFound();
+    if (!isAppRoute(url.pathname)) return notFound();
     const shell = await fileResponse(path.join(root, 'index.html'), request.method);
     if (shell) return shell;
     return new Response('The web app is not built: run `npm run build`.\n', {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Elysia } from 'elysia';
 import {
   createStaticWebRoutes,
+  isAppRoute,
   isReservedPath,
   resolveStaticPath,
   WEB_CONTENT_SECURITY_POLICY,
@@ -96,7 +97,21 @@ describe('static web routes', () => {
   });
 });
 
-describe('isReservedPath and resolveStaticPath', () => {
+describe('isAppRoute, isReservedPath and resolveStaticPath', () => {
+  test.each([
+    ['/', true],
+    ['/tools', true],
+    ['/tools/', true],
+    ['/chats', true],
+    ['/chats/0b6f', true],
+    ['/chats/0b6f/', true],
+    ['/chats/a/b', false],
+    ['/nowhere', false],
+    ['/toolsx', false],
+  ])('isAppRoute(%s) = %p', (pathname, expected) => {
+    expect(isAppRoute(pathname)).toBe(expected);
+  });
+
   test.each([
     ['/api', true],
     ['/api/settings/tools', true],

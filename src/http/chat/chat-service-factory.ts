@@ -1,0 +1,52 @@
+/**
+ * Builds the server's `ChatService` from the app's parts: providers from the environment
+ * (`createProviderRegistry`), tools from the user's saved settings, the database freshness ledger,
+ * and the chat settings (`MANGO_WORKSPACE_ROOTS`, `MANGO_MAX_TOOL_ITERATIONS`).
+ *
+ * Chats and messages live in the given repository; the default is in memory (kept until the server
+ * stops) until a database chat repository exists.
+ */
+import { readChatConfig } from '../../chat/chat-config.ts';
+import { ChatError } from '../../chat/chat-errors.ts';
+import { type ChatRepository, InMemoryChatRepository } from '../../chat/chat-repository.ts';
+import { ChatService } from '../../chat/chat-service.ts';
+import type { ProviderRegistry } from '../../providers/provider-registry.ts';
+import { getEnabledToolRuntime } from '../../settings/tool-runtime.ts';
+import type { ToolSettingsRepository } from '../../settings/tool-settings-repository.ts';
+import type { FreshnessLedger } from '../../tools/freshness-ledger.ts';
+import type { ToolRegistry } from '../../tools/registry.ts';
+
+export interface ChatServiceFactoryOptions {
+  environment: Readonly<Record<string, string | undefined>>;
+  providers: ProviderRegistry;
+  registry: ToolRegistry;
+  toolSettingsRepository: ToolSettingsRepository;
+  ledgerForChat: (chatId: string) => FreshnessLedger;
+  dataDirectory: string;
+  now: () => number;
+  repository?: ChatRepository;
+}
+
+export function createServerChatService(options: ChatServiceFactoryOptions): ChatService {
+  const chatConfig = readChatConfig(options.environment);
+  return new ChatService({
+    repository: options.repository ?? new InMemoryChatRepository(),
+    createProvider: (providerId) => {
+      const provider = options.providers.get(providerId);
+      if (!provider) {
+        const reason = options.providers.status(providerId).reason ?? 'it is not configured.';
+        throw new ChatError('provider_unavailable', `Provider "${providerId}" is unavailable: ${reason}`);
+      }
+      return provider;
+    },
+    loadToolRuntime: (userId) =>
+      getEnabledToolRuntime(options.toolSettingsRepository, userId, { registry: options.registry }),
+    createLedger: options.ledgerForChat,
+    workspaceRoots: chatConfig.workspaceRoots,
+    homeDirectory: chatConfig.homeDirectory,
+    dataDirectory: options.dataDirectory,
+    now: options.now,
+    limits: { maxIterations: chatConfig.maxToolIterations },
+    executeOptions: { registry: options.registry },
+  });
+}
