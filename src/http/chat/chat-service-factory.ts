@@ -7,7 +7,6 @@
  * stops) until a database chat repository exists.
  */
 import { readChatConfig } from '../../chat/chat-config.ts';
-import { ChatError } from '../../chat/chat-errors.ts';
 import { type ChatRepository, InMemoryChatRepository } from '../../chat/chat-repository.ts';
 import { ChatService } from '../../chat/chat-service.ts';
 import type { ProviderRegistry } from '../../providers/provider-registry.ts';
@@ -33,10 +32,8 @@ export function createServerChatService(options: ChatServiceFactoryOptions): Cha
     repository: options.repository ?? new InMemoryChatRepository(),
     createProvider: (providerId) => {
       const provider = options.providers.get(providerId);
-      if (!provider) {
-        const reason = options.providers.status(providerId).reason ?? 'it is not configured.';
-        throw new ChatError('provider_unavailable', `Provider "${providerId}" is unavailable: ${reason}`);
-      }
+      // ChatService turns this into a provider_unavailable ChatError naming the provider.
+      if (!provider) throw new Error(options.providers.status(providerId).reason ?? 'it is not configured.');
       return provider;
     },
     loadToolRuntime: (userId) =>
