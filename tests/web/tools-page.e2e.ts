@@ -2,6 +2,8 @@
  * The Tools page in real headless Chromium against the real server: sign-in, a tool toggled on
  * persists across a reload (after the shell warning), an out-of-range value shows the server's 422
  * message next to its field, and reset to defaults. Screenshots at desktop and phone width.
+ * Run by `npm run test:e2e` in its own process (not `npm test`), so Chromium's load never skews the
+ * timing- and memory-sensitive unit tests.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import path from 'node:path';

@@ -2,7 +2,7 @@
  * The Chat page in real headless Chromium against the real server, whose OpenAI-compatible provider
  * (the official SDK) talks to a scripted replay server on 127.0.0.1: a turn streams a bash tool card
  * and the final text, the history survives a reload, and Cancel really stops a running shell call
- * (its process is gone). Screenshots at desktop and phone width.
+ * (its process is gone). Screenshots at desktop and phone width. Run by `npm run test:e2e`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdir, readFile } from 'node:fs/promises';
