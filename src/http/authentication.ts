@@ -55,7 +55,7 @@ export function createAuthenticator(users: UserRepository): (request: Request) =
 /** The plugin; build it once per app (`createAppDependencies` does) and `.use()` it in route modules. */
 export function createAuthenticationPlugin(users: UserRepository) {
   const authenticate = createAuthenticator(users);
-  return new Elysia({ name: 'mango-authentication', seed: users })
+  return new Elysia({ name: 'mango-authentication' })
     .onRequest(async ({ request }) => {
       if (isProtectedPath(request.url)) await authenticate(request);
     })

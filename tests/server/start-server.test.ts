@@ -17,13 +17,16 @@ describe.each(BACKENDS)('startServer on %s', (backend) => {
     handle = undefined;
   });
 
-  async function start(): Promise<{ server: RunningServer; token: string }> {
+  async function start(shutdownTimeoutMs = 5_000): Promise<{ server: RunningServer; token: string }> {
     handle = await createTestDatabase(backend, { migrate: false });
     const printed: string[] = [];
-    server = await startServer(handle.config, {
-      print: (line) => printed.push(line),
-      registry: createTestRegistry(),
-    });
+    server = await startServer(
+      { ...handle.config, shutdownTimeoutMs },
+      {
+        print: (line) => printed.push(line),
+        registry: createTestRegistry(),
+      },
+    );
     const token = /mango_\S+/.exec(printed.join('\n'))?.[0];
     expect(token).toBeDefined();
     return { server, token: token! };
@@ -95,6 +98,28 @@ describe.each(BACKENDS)('startServer on %s', (backend) => {
     expect((await inFlight).status).toBe(200);
     await stopped;
     await expect(fetch(`${running.url}/api/settings/tools`)).rejects.toThrow();
+    server = undefined;
+  });
+
+  test('stop() is bounded: a request that never finishes is cut after shutdownTimeoutMs', async () => {
+    const { server: running, token } = await start(200);
+    let entered!: () => void;
+    const inHandler = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    running.deps.toolSettings.list = () => {
+      entered();
+      return new Promise(() => {});
+    };
+    const hanging = fetch(`${running.url}/api/settings/tools`, {
+      headers: { authorization: `Bearer ${token}` },
+    }).then(
+      () => 'answered',
+      () => 'cut',
+    );
+    await inHandler;
+    await running.stop();
+    expect(await hanging).toBe('cut');
     server = undefined;
   });
 });

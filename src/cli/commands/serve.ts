@@ -17,7 +17,13 @@ export const serveCommand: CliCommand = async (argv, io) => {
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;
   }
-  const server = await startServer(config, { print: (line) => io.stdout(`${line}\n`) });
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(config, { print: (line) => io.stdout(`${line}\n`) });
+  } catch (error) {
+    io.stderr(`mango: the server could not start: ${(error as Error).message}\n`);
+    return 1;
+  }
   io.stdout(`Mango Tools API listening on ${server.url} (database: ${server.database.location})\n`);
   await new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {

@@ -16,7 +16,7 @@ import {
 const errorResponses = { 400: errorBodySchema, 401: errorBodySchema };
 
 export function createToolSettingsRoutes(deps: AppDependencies) {
-  return new Elysia({ name: 'mango-tool-settings-routes', seed: deps })
+  return new Elysia({ name: 'mango-tool-settings-routes' })
     .use(deps.authentication)
     .get('/api/settings/tools', async ({ user }) => ({ tools: await deps.toolSettings.list(user.id) }), {
       response: { 200: toolSettingsListResponseSchema, ...errorResponses },
