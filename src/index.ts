@@ -26,6 +26,14 @@ export {
 } from './chat/turn.ts';
 export type * from './chat/turn-events.ts';
 export { createTurnEventStream, encodeTurnEventAsSse, SSE_HEADERS } from './chat/turn-sse.ts';
+export { loadConfig, type ServerConfig } from './config.ts';
+export { type Database, openDatabase } from './db/database.ts';
+export { createDatabaseLedgerFactory, DatabaseFreshnessLedger } from './db/database-freshness-ledger.ts';
+export { DatabaseToolSettingsRepository } from './db/database-tool-settings-repository.ts';
+export { DatabaseUserRepository } from './db/database-user-repository.ts';
+export { migrate } from './db/migrate.ts';
+export { createApp } from './http/app.ts';
+export { type AppDependencies, createAppDependencies } from './http/app-dependencies.ts';
 export {
   type AnthropicMessagesProviderOptions,
   buildAnthropicRequest,
@@ -73,16 +81,8 @@ export {
   toolDefsToResponsesAPI,
 } from './providers/tool-mapper.ts';
 export type * from './providers/types.ts';
-export { PROVIDER_IDS } from './providers/types.ts';
-export { loadConfig, type ServerConfig } from './config.ts';
-export { type Database, openDatabase } from './db/database.ts';
-export { createDatabaseLedgerFactory, DatabaseFreshnessLedger } from './db/database-freshness-ledger.ts';
-export { DatabaseToolSettingsRepository } from './db/database-tool-settings-repository.ts';
-export { DatabaseUserRepository } from './db/database-user-repository.ts';
-export { migrate } from './db/migrate.ts';
-export { createApp } from './http/app.ts';
-export { type AppDependencies, createAppDependencies } from './http/app-dependencies.ts';
 export type * from './providers/types.ts';
+export { PROVIDER_IDS } from './providers/types.ts';
 export { type RunningServer, startServer } from './server/start-server.ts';
 export { type EnabledToolRuntime, getEnabledToolRuntime } from './settings/tool-runtime.ts';
 export {
