@@ -142,11 +142,12 @@ interface ImageReference {
 }
 
 /** Finds images anywhere in a result: data URLs, `{base64|b64_json|data, mimeType}`, or same-origin URLs. */
-export function findImages(value: unknown, depth = 0): ImageReference[] {
+export function findImages(value: unknown, depth = 0, inheritedAlt = 'Generated image'): ImageReference[] {
   if (depth > 5) return [];
-  if (Array.isArray(value)) return value.flatMap((item) => findImages(item, depth + 1));
+  if (Array.isArray(value)) return value.flatMap((item) => findImages(item, depth + 1, inheritedAlt));
   if (!isRecord(value)) return [];
-  const alt = String(value.revisedPrompt ?? value.prompt ?? value.alt ?? 'Generated image');
+  const own = value.revisedPrompt ?? value.prompt ?? value.alt;
+  const alt = typeof own === 'string' && own !== '' ? own : inheritedAlt;
   const mimeType = String(value.mimeType ?? value.mediaType ?? 'image/png');
   for (const key of ['dataUrl', 'url', 'src', 'href']) {
     const candidate = value[key];
@@ -163,7 +164,7 @@ export function findImages(value: unknown, depth = 0): ImageReference[] {
       return [{ source: `data:${mimeType};base64,${candidate.replace(/\s/g, '')}`, alt }];
     }
   }
-  return Object.values(value).flatMap((item) => findImages(item, depth + 1));
+  return Object.values(value).flatMap((item) => findImages(item, depth + 1, alt));
 }
 
 /** data: image URLs and same-origin paths only: the page never requests another host. */
