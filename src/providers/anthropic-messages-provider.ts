@@ -101,8 +101,32 @@ export function buildAnthropicRequest(
     max_tokens: options.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
     ...(request.systemPrompt ? { system: request.systemPrompt } : {}),
     messages: historyToAnthropicMessages(request.history),
-    ...(request.tools.length > 0 ? { tools: toolDefsToAnthropic(request.tools) } : {}),
+    ...toolFields(request),
     stream: true,
+  };
+}
+
+/**
+ * The `tools` (and `tool_choice`) of a request. The API refuses a history holding `tool_use` blocks
+ * when the request defines no tools, so when the loop withholds tools (its last allowed iteration) the
+ * tools already called are declared again as bare stubs with `tool_choice: none`: the history stays
+ * valid and the model cannot call anything.
+ */
+function toolFields(
+  request: Omit<ModelRequest, 'signal'>,
+): Pick<MessageCreateParamsStreaming, 'tools' | 'tool_choice'> {
+  if (request.tools.length > 0) return { tools: toolDefsToAnthropic(request.tools) };
+  const calledNames = [
+    ...new Set(request.history.flatMap((item) => (item.type === 'tool_call' ? [item.name] : []))),
+  ];
+  if (calledNames.length === 0) return {};
+  return {
+    tools: calledNames.map((name) => ({
+      name,
+      description: 'Not available in this step.',
+      input_schema: { type: 'object' as const },
+    })),
+    tool_choice: { type: 'none' },
   };
 }
 

@@ -5,7 +5,8 @@
  * Requests carry the whole history as messages: one assistant message per model response (its text and
  * its `tool_calls`), then one `role: tool` message per result with its `tool_call_id`. Reasoning text that
  * a server streamed as `reasoning_content` (DeepSeek, xAI, Qwen) or `reasoning` (OpenRouter, vLLM) is kept
- * as a `provider_item` and sent back on that assistant message, which DeepSeek requires inside a tool loop.
+ * as a `provider_item` and sent back on that assistant message within the current turn's tool loop, which
+ * DeepSeek requires there (earlier turns' reasoning is dropped, as DeepSeek asks).
  *
  * Tool-call chunks vary widely between servers, and all of these are handled: arguments whole or in
  * fragments; parallel calls by `index`; a missing `index` (Mistral: a call per id); an `index` starting at
@@ -74,6 +75,9 @@ export function historyToChatMessages(
 ): ChatCompletionMessageParam[] {
   const messages: ChatCompletionMessageParam[] = [];
   if (systemPrompt) messages.push({ role: 'system', content: systemPrompt });
+  // Reasoning is sent back only within the current turn's tool loop (after the last user message):
+  // DeepSeek requires it there and refuses or ignores it on earlier turns.
+  const currentTurnStart = history.findLastIndex((item) => item.type === 'user_text');
   let assistant: AssistantMessage | undefined;
   const flushAssistant = () => {
     if (assistant) messages.push(assistant);
@@ -83,7 +87,7 @@ export function historyToChatMessages(
     assistant ??= { role: 'assistant', content: null };
     return assistant;
   };
-  for (const item of history) {
+  for (const [position, item] of history.entries()) {
     switch (item.type) {
       case 'user_text':
         flushAssistant();
@@ -107,7 +111,7 @@ export function historyToChatMessages(
         messages.push({ role: 'tool', tool_call_id: item.callId, content: item.output });
         break;
       case 'provider_item':
-        if (item.provider === providerId && isReasoningItem(item.data)) {
+        if (item.provider === providerId && isReasoningItem(item.data) && position > currentTurnStart) {
           const message = currentAssistant();
           message.reasoning_content = (message.reasoning_content ?? '') + item.data.text;
         }

@@ -20,6 +20,14 @@
  *   `sseFromEvents(objects, options)` does the same for objects written in a test; `splitJsonlStreams`
  *   splits a multi-stream JSONL recording at each line whose `type` is the given one.
  * - `readProviderFixture(name)`: a recorded transcript from `tests/providers/__fixtures__/provider-streams/`.
+ * - Scripted responses in each provider's format: `scripted-provider-streams.ts` beside this file.
+ *
+ * Example (a scripted Chat Completions model that calls a tool, then answers):
+ *   const server = startReplayServer();
+ *   server.enqueue({ body: chatBody({ calls: [{ id: 'c1', name: 'grep', fragments: ['{"pattern":"x"}'] }] }) },
+ *     { body: chatBody({ text: 'Done.' }), expectRequest: (request) => expect(request.body).toMatchObject(…) });
+ *   const provider = createOpenAIChatProvider({ apiKey: 'k', baseURL: `${server.baseUrl}/v1`, maxRetries: 0 });
+ *   …run the loop…; expect(server.failures).toEqual([]); await server.close();
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

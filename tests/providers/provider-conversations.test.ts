@@ -14,8 +14,14 @@ import { toStrictSchema } from '../../src/providers/strict-schema.ts';
 import type { ConversationItem, ModelProvider, ProviderEvent } from '../../src/providers/types.ts';
 import type { ToolDefinition } from '../../src/tools/types.ts';
 import { type RecordedRequest, startReplayServer } from '../helpers/replay-server.ts';
+import {
+  anthropicBody,
+  chatBody,
+  geminiBody,
+  responsesBody,
+  type ScriptedTurn,
+} from '../helpers/scripted-provider-streams.ts';
 import { collect, makeRequest, weatherTool } from './provider-test-support.ts';
-import { anthropicBody, chatBody, geminiBody, responsesBody, type ScriptedTurn } from './scripted-streams.ts';
 
 const server = startReplayServer();
 afterAll(() => server.close());

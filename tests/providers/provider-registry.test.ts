@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { createProviderRegistry, isProviderId } from '../../src/providers/provider-registry.ts';
 import { startReplayServer } from '../helpers/replay-server.ts';
+import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import { collect, makeRequest } from './provider-test-support.ts';
-import { chatBody } from './scripted-streams.ts';
 
 const server = startReplayServer();
 afterAll(() => server.close());

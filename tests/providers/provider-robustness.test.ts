@@ -15,8 +15,14 @@ import {
 } from '../../src/providers/openai-responses-provider.ts';
 import type { ModelProvider, ProviderEvent } from '../../src/providers/types.ts';
 import { type ReplayStep, startReplayServer } from '../helpers/replay-server.ts';
+import {
+  anthropicBody,
+  chatBody,
+  geminiBody,
+  responsesBody,
+  type ScriptedTurn,
+} from '../helpers/scripted-provider-streams.ts';
 import { collect, makeRequest, mergeDeltas } from './provider-test-support.ts';
-import { anthropicBody, chatBody, geminiBody, responsesBody, type ScriptedTurn } from './scripted-streams.ts';
 
 const server = startReplayServer();
 afterAll(() => server.close());

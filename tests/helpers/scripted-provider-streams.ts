@@ -1,8 +1,11 @@
 /**
- * Scripted provider responses written as the providers send them, for conversation and robustness tests:
- * each builder returns the SSE body of one streamed response in that provider's own wire format.
+ * Scripted model responses in each provider's own streaming wire format, to serve from the replay server
+ * (`replay-server.ts`): `responsesBody`, `chatBody`, `anthropicBody`, `geminiBody` each turn one
+ * `ScriptedTurn` — optional reasoning, optional text, tool calls with their argument fragments, optionally
+ * cut inside the last call — into the SSE body of one streamed response. A chat-loop test scripts a model
+ * that calls `grep`, then `read_file`, then answers, as three turns enqueued in order.
  */
-import { sseFromEvents } from '../helpers/replay-server.ts';
+import { sseFromEvents } from './replay-server.ts';
 
 export interface ScriptedCall {
   id: string;
