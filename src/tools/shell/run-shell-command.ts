@@ -104,8 +104,17 @@ function validateOptions(options: RunShellCommandOptions): void {
   }
 }
 
-function delay(milliseconds: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, milliseconds));
+/** Settles when `promise` does or after `milliseconds`, whichever is first; leaves no timer behind. */
+async function waitAtMost(promise: Promise<unknown>, milliseconds: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const elapsed = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, milliseconds);
+  });
+  try {
+    await Promise.race([promise, elapsed]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Runs one shell command; see the module header for what it guarantees. */
@@ -181,7 +190,7 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
     if (process.platform !== 'win32') killProcessGroup(processGroupId);
 
     const bothEnded = Promise.all([stdoutReading.result, stderrReading.result]);
-    await Promise.race([bothEnded, delay(options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS)]);
+    await waitAtMost(bothEnded, options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS);
     await Promise.all([stdoutReading.abandon(), stderrReading.abandon()]);
     const [stdout, stderr] = await bothEnded;
 

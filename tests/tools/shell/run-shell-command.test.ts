@@ -252,3 +252,20 @@ describe('runShellCommand: byte caps', () => {
     expect(result.stdout).toBe(`${'a'.repeat(1022)}é`);
   });
 });
+
+describe('runShellCommand: other interpreters', () => {
+  test.skipIf(Bun.which('zsh') === null)('zsh runs the command with zsh -c', async () => {
+    const result = await runShellCommand(options('[ -n "$ZSH_VERSION" ] && echo zsh:yes', { shell: 'zsh' }));
+    expect(result).toMatchObject({ shell: 'zsh', exitCode: 0, stdout: 'zsh:yes\n' });
+  });
+
+  test('an interpreter missing at spawn time is a classified not_found error, not a crash', async () => {
+    const missing = {
+      kind: 'zsh' as const,
+      executable: '/nonexistent/zsh',
+      argumentsFor: (command: string) => ['/nonexistent/zsh', '-c', command],
+    };
+    const run = runShellCommand(options('true', { shell: 'zsh', interpreter: missing }));
+    await expect(run).rejects.toMatchObject({ classification: 'not_found' });
+  });
+});

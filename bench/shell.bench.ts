@@ -1,0 +1,130 @@
+/**
+ * Shell tool overhead (issue 4): one `bash -c true` through runShellCommand and through the whole tool
+ * (executeTool: settings, cwd resolution and policy, environment filtering), against a bare Bun.spawn of
+ * the same command that reads both pipes, which is what a caller would otherwise write. Prints the mean
+ * latency of sequential calls and calls per second at 1, 8 and 64 concurrent calls, with ratios. A
+ * detached bare spawn (setsid, as runShellCommand does) separates the cost of the process group.
+ */
+import { executeTool } from '../src/tools/execution.ts';
+import { ToolRegistry } from '../src/tools/registry.ts';
+import { buildShellTool } from '../src/tools/shell/build-shell-tool.ts';
+import { runShellCommand } from '../src/tools/shell/run-shell-command.ts';
+
+const COMMAND = 'true';
+const SEQUENTIAL_CALLS = Number(process.env.SHELL_BENCH_CALLS ?? 280);
+const CONCURRENT_CALLS = Number(process.env.SHELL_BENCH_CONCURRENT_CALLS ?? 160);
+const cwd = process.cwd();
+
+async function bareSpawn(): Promise<void> {
+  const child = Bun.spawn(['bash', '-c', COMMAND], { cwd, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+}
+
+async function shellCommand(): Promise<void> {
+  await runShellCommand({ shell: 'bash', command: COMMAND, cwd, timeoutMs: 30_000, maxOutputBytes: 102_400 });
+}
+
+const registry = new ToolRegistry();
+registry.register(buildShellTool('bash'));
+async function wholeTool(): Promise<void> {
+  const outcome = await executeTool(
+    'bash',
+    { command: COMMAND },
+    { userId: 'bench', workingDirectory: cwd },
+    { enabled: true },
+    { registry },
+  );
+  if (!outcome.ok) throw new Error(outcome.error.message);
+}
+
+async function bareDetachedSpawn(): Promise<void> {
+  const child = Bun.spawn(['bash', '-c', COMMAND], {
+    cwd,
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    detached: true,
+  });
+  await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+}
+
+const subjects: [string, () => Promise<void>][] = [
+  ['bare Bun.spawn', bareSpawn],
+  ['bare Bun.spawn, detached', bareDetachedSpawn],
+  ['runShellCommand', shellCommand],
+  ['bash tool (executeTool)', wholeTool],
+];
+
+/** The machine is shared: subjects alternate within each round, and the median round is reported. */
+const ROUNDS = Number(process.env.SHELL_BENCH_ROUNDS ?? 7);
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+async function meanLatencyMs(run: () => Promise<void>, calls: number): Promise<number> {
+  const startedAt = performance.now();
+  for (let index = 0; index < calls; index += 1) await run();
+  return (performance.now() - startedAt) / calls;
+}
+
+async function callsPerSecond(run: () => Promise<void>, concurrency: number, calls: number): Promise<number> {
+  let next = 0;
+  const worker = async () => {
+    while (next < calls) {
+      next += 1;
+      await run();
+    }
+  };
+  const startedAt = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return calls / ((performance.now() - startedAt) / 1000);
+}
+
+/** Runs `measure` for every subject in each round, rotating the order, and keeps each subject's median. */
+async function interleaved(measure: (run: () => Promise<void>) => Promise<number>): Promise<number[]> {
+  const samples: number[][] = subjects.map(() => []);
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (let offset = 0; offset < subjects.length; offset += 1) {
+      const index = (round + offset) % subjects.length;
+      samples[index]?.push(await measure((subjects[index] as [string, () => Promise<void>])[1]));
+    }
+  }
+  return samples.map(median);
+}
+
+for (const [, run] of subjects) for (let index = 0; index < 20; index += 1) await run();
+
+const perRound = Math.max(1, Math.round(SEQUENTIAL_CALLS / ROUNDS));
+console.log(
+  `bash -c ${COMMAND}: ${ROUNDS} rounds of ${perRound} sequential calls per subject, interleaved; median round`,
+);
+const latencies = await interleaved((run) => meanLatencyMs(run, perRound));
+const bareLatency = latencies[0] as number;
+subjects.forEach(([name], index) => {
+  const latency = latencies[index] as number;
+  const overhead = latency - bareLatency;
+  console.log(
+    `  ${name.padEnd(30)} ${latency.toFixed(3)} ms/call` +
+      (index === 0
+        ? ''
+        : `  overhead ${overhead >= 0 ? '+' : ''}${overhead.toFixed(3)} ms (${(latency / bareLatency).toFixed(2)}x bare)`),
+  );
+});
+
+const levels = [1, 8, 64];
+const rates: number[][] = [];
+for (const concurrency of levels) {
+  rates.push(await interleaved((run) => callsPerSecond(run, concurrency, CONCURRENT_CALLS)));
+}
+console.log(`\ncalls per second (${CONCURRENT_CALLS} calls per run, median of ${ROUNDS} rounds)`);
+console.log(`  ${'concurrency'.padEnd(30)} ${levels.map((value) => String(value).padStart(18)).join('')}`);
+subjects.forEach(([name], index) => {
+  const cells = levels.map((_, level) => {
+    const rate = rates[level]?.[index] as number;
+    const bare = rates[level]?.[0] as number;
+    return `${rate.toFixed(0)}/s${index === 0 ? '' : ` (${(rate / bare).toFixed(2)}x)`}`.padStart(18);
+  });
+  console.log(`  ${name.padEnd(30)} ${cells.join('')}`);
+});
