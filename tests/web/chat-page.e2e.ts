@@ -9,6 +9,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
+import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import {
   launchTestBrowser,
   PHONE_VIEWPORT,
@@ -18,7 +19,6 @@ import {
   type TestBrowser,
   type WebTestServer,
 } from '../helpers/web-browser.ts';
-import { chatBody } from '../providers/scripted-streams.ts';
 
 const TIMEOUT_MS = 45_000;
 let replay: ReplayServer;
