@@ -19,6 +19,8 @@ import type { GrepMatcherSpec } from './text-searcher.ts';
 
 /** Files searched in the calling thread before the rest of a walk moves to workers. */
 export const IN_PROCESS_FILE_LIMIT = 2000;
+/** Largest maxFileSizeBytes searched in the calling thread (a linear engine needs ~10 ms per MiB). */
+export const IN_PROCESS_MAX_FILE_BYTES = 4 * 1024 * 1024;
 const BATCH_SIZE = 128;
 const MAX_BATCHES_IN_FLIGHT = 8;
 
@@ -58,7 +60,11 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
   };
   const poolSize = Math.max(1, Math.min(2, availableParallelism()));
   const forcedWorkers = typeof options.workers === 'number' ? options.workers : undefined;
-  const needsWorkers = options.spec.engine === 'javascript' || (forcedWorkers ?? 0) > 0;
+  // Big files could hold the event loop for too long even with a linear engine: search them off-thread.
+  const needsWorkers =
+    options.spec.engine === 'javascript' ||
+    (forcedWorkers ?? 0) > 0 ||
+    (options.workers !== 0 && options.maxFileSizeBytes > IN_PROCESS_MAX_FILE_BYTES);
   let executor: BatchExecutor = needsWorkers
     ? createWorkerExecutor(options.spec, limits, forcedWorkers ?? poolSize)
     : createInProcessExecutor(options.spec, limits);
