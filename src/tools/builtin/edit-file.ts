@@ -1,0 +1,132 @@
+/**
+ * edit_file (issue 3): replaces an exact string in a file the chat has read completely and that has not
+ * changed since (the same guard as write_file). Zero matches, or more than one without `replaceAll`, is
+ * an error that says so; the replacement is literal (no `$` patterns) and the write is atomic.
+ */
+import { optionalBoolean, readArgumentsObject, requireString } from '../arg-parsing.ts';
+import { ToolArgumentError, ToolExecutionError, ToolNotFoundError } from '../errors.ts';
+import { looksBinary } from '../fs/binary-probe.ts';
+import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
+import {
+  PATH_POLICY_DEFAULT_PARAMETERS,
+  PATH_POLICY_PARAMETER_DESCRIPTORS,
+} from '../fs/path-policy-settings.ts';
+import { replaceFile } from '../fs/replace-file.ts';
+import { resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
+import { registerTool } from '../registry.ts';
+import type { RegisteredTool, ToolContext } from '../types.ts';
+
+export interface EditFileResult {
+  path: string;
+  replacements: number;
+  sha256: string;
+  firstChangedLine: number;
+}
+
+/** Start offsets of the non-overlapping occurrences of `needle`, left to right. */
+export function findOccurrences(text: string, needle: string): number[] {
+  const offsets: number[] = [];
+  let index = text.indexOf(needle);
+  while (index !== -1) {
+    offsets.push(index);
+    index = text.indexOf(needle, index + needle.length);
+  }
+  return offsets;
+}
+
+async function editFile(rawArgs: unknown, context: ToolContext): Promise<EditFileResult> {
+  const args = readArgumentsObject(rawArgs);
+  const path = requireString(args, 'path', { minLength: 1, meaning: 'a file path' });
+  const oldString = requireString(args, 'oldString', { minLength: 1, meaning: 'the exact text to replace' });
+  const newString = requireString(args, 'newString', { meaning: 'the replacement text' });
+  const replaceAll = optionalBoolean(args, 'replaceAll') ?? false;
+  if (oldString === newString) {
+    throw new ToolArgumentError('oldString and newString are identical; there is nothing to change.');
+  }
+  const resolved = await resolveAndValidatePath(path, context);
+  if ((await inspectWriteTarget(resolved, path)) === 'missing') {
+    throw new ToolNotFoundError(
+      `Cannot edit ${JSON.stringify(path)}: it does not exist. Create it with write_file.`,
+    );
+  }
+  const existing = await readExistingForOverwrite(resolved, context, path);
+  if (looksBinary(existing.bytes)) {
+    throw new ToolExecutionError(
+      `Cannot edit ${JSON.stringify(path)}: it is a binary file. Use write_file instead.`,
+    );
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(existing.bytes);
+  } catch {
+    throw new ToolExecutionError(
+      `Cannot edit ${JSON.stringify(path)}: it is not valid UTF-8, so a text edit could corrupt it. Use write_file instead.`,
+    );
+  }
+  const occurrences = findOccurrences(text, oldString);
+  if (occurrences.length === 0) {
+    throw new ToolArgumentError(
+      `oldString was not found in ${JSON.stringify(path)}. It must match the file exactly, including whitespace and indentation (read_file shows each line after a line number and a TAB).`,
+    );
+  }
+  if (occurrences.length > 1 && !replaceAll) {
+    throw new ToolArgumentError(
+      `oldString occurs ${occurrences.length} times in ${JSON.stringify(path)}. Include more surrounding text to make it unique, or set replaceAll to true to replace every occurrence.`,
+    );
+  }
+  const first = occurrences[0]!;
+  const updated = replaceAll
+    ? text.split(oldString).join(newString)
+    : text.slice(0, first) + newString + text.slice(first + oldString.length);
+  let firstChangedLine = 1;
+  for (let index = text.indexOf('\n'); index !== -1 && index < first; index = text.indexOf('\n', index + 1)) {
+    firstChangedLine += 1;
+  }
+  const { sha256 } = await replaceFile(
+    existing.real,
+    new TextEncoder().encode(updated),
+    existing.mode,
+    context,
+    path,
+  );
+  return { path, replacements: occurrences.length, sha256, firstChangedLine };
+}
+
+export const editFileTool: RegisteredTool = {
+  definition: {
+    name: 'edit_file',
+    description:
+      'Replaces an exact string in a file. oldString must occur exactly once unless replaceAll is true. The file must have been read completely with read_file in this chat and not changed since. Returns the number of replacements and the first changed line.',
+    parameters: {
+      type: 'object',
+      properties: {
+        path: {
+          type: 'string',
+          description: 'File path: absolute, ~-prefixed, or relative to the working directory.',
+          minLength: 1,
+        },
+        oldString: {
+          type: 'string',
+          description: 'The exact text to replace, including whitespace (without read_file line numbers).',
+          minLength: 1,
+        },
+        newString: { type: 'string', description: 'The text to put in its place.' },
+        replaceAll: { type: 'boolean', description: 'Replace every occurrence (default false).' },
+      },
+      required: ['path', 'oldString', 'newString'],
+      additionalProperties: false,
+    },
+  },
+  settings: {
+    title: 'Edit file',
+    description: 'Lets the model change parts of files it has read.',
+    category: 'system',
+    enabledByDefault: true,
+    canDisable: true,
+    defaultParameters: { ...PATH_POLICY_DEFAULT_PARAMETERS },
+    parameterDescriptors: [...PATH_POLICY_PARAMETER_DESCRIPTORS],
+  },
+  execute: editFile,
+};
+
+registerTool(editFileTool);

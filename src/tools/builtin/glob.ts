@@ -1,0 +1,198 @@
+/**
+ * glob (spec: "glob"): paths matching a glob pattern, evaluated by `Bun.Glob` (`*`, `**`, `?`, `[]`,
+ * `{a,b}`; a leading `!` lists every path that does not match the rest). Every candidate passes the path
+ * policy; symlinks are listed but not followed. Result paths are re-anchored to the chat working directory
+ * (spec: "Result paths"); the `absolute` setting opts out.
+ */
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import {
+  clampIntegerSetting,
+  getBooleanSetting,
+  optionalString,
+  readArgumentsObject,
+  requireString,
+} from '../arg-parsing.ts';
+import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
+import { describeSystemError } from '../fs/describe-system-error.ts';
+import {
+  PATH_POLICY_DEFAULT_PARAMETERS,
+  PATH_POLICY_PARAMETER_DESCRIPTORS,
+} from '../fs/path-policy-settings.ts';
+import { getPathPolicy, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
+import { toResultPath } from '../fs/result-paths.ts';
+import { globCapNotice } from '../fs/truncation.ts';
+import { createWalkPolicy } from '../fs/walk-policy.ts';
+import { registerTool } from '../registry.ts';
+import type { RegisteredTool, ToolContext } from '../types.ts';
+
+export const GLOB_DEFAULT_MAX_RESULTS = 200;
+export const GLOB_MAX_MAX_RESULTS = 5000;
+export const GLOB_PATTERN_MAX_LENGTH = 1000;
+
+export interface GlobResult {
+  pattern: string;
+  /** The cwd argument as given, or the resolved directory when it was omitted. */
+  cwd: string;
+  matches: string[];
+  truncated: boolean;
+  /** Present only when `truncated`: what was left out and how to see it. */
+  notice?: string;
+}
+
+export interface GlobScanOptions {
+  pattern: string;
+  /** Real absolute directory to scan. */
+  root: string;
+  dot: boolean;
+  maxResults: number;
+  signal?: AbortSignal;
+  /** Candidate filter (path policy); receives the absolute path. */
+  allows?: (absolute: string) => boolean | Promise<boolean>;
+}
+
+/**
+ * The scan itself, without arguments or settings: absolute paths of the matches in walk order, at most
+ * `maxResults`, and whether more existed. Exported for the benchmark.
+ */
+export async function scanGlob(options: GlobScanOptions): Promise<{ paths: string[]; truncated: boolean }> {
+  const negated = options.pattern.startsWith('!');
+  const glob = new Bun.Glob(negated ? '**' : options.pattern);
+  const excluded = negated ? new Bun.Glob(options.pattern.slice(1)) : undefined;
+  const prefix = options.root.endsWith('/') ? options.root : `${options.root}/`;
+  const paths: string[] = [];
+  let checked = 0;
+  for await (const relativePath of glob.scan({
+    cwd: options.root,
+    dot: options.dot,
+    absolute: false,
+    onlyFiles: false,
+    followSymlinks: false,
+  })) {
+    if ((++checked & 1023) === 0 && options.signal?.aborted) throw options.signal.reason;
+    if (excluded?.match(relativePath)) continue;
+    const absolute =
+      relativePath.startsWith('../') || relativePath.startsWith('/') || relativePath.includes('/./')
+        ? resolve(options.root, relativePath)
+        : prefix + relativePath;
+    if (options.allows && !(await options.allows(absolute))) continue;
+    if (paths.length === options.maxResults) return { paths, truncated: true };
+    paths.push(absolute);
+  }
+  return { paths, truncated: false };
+}
+
+async function glob(rawArgs: unknown, context: ToolContext): Promise<GlobResult> {
+  const args = readArgumentsObject(rawArgs);
+  const pattern = requireString(args, 'pattern', {
+    minLength: 1,
+    maxLength: GLOB_PATTERN_MAX_LENGTH,
+    meaning: 'a glob pattern such as "**/*.ts"',
+  });
+  const cwdArgument = optionalString(args, 'cwd', { minLength: 1, meaning: 'a directory path' });
+  const parameters = context.settings.parameters;
+  const maxResults = clampIntegerSetting(parameters, 'maxResults', {
+    min: 1,
+    max: GLOB_MAX_MAX_RESULTS,
+    fallback: GLOB_DEFAULT_MAX_RESULTS,
+  });
+  const dot = getBooleanSetting(parameters, 'includeDotfiles', false);
+  const absolute = getBooleanSetting(parameters, 'absolute', false);
+  if (pattern.includes('\0')) throw new ToolArgumentError('Argument "pattern" contains a NUL byte.');
+
+  const resolved = await resolveAndValidatePath(cwdArgument ?? '.', context, 'cwd');
+  try {
+    if (!(await stat(resolved.real)).isDirectory()) {
+      throw new ToolExecutionError(`cwd ${JSON.stringify(resolved.input)} is not a directory.`);
+    }
+  } catch (error) {
+    throw describeSystemError(error, 'search', resolved.input);
+  }
+  const policy = await getPathPolicy(context);
+  const walkPolicy = createWalkPolicy(policy, context);
+  const { paths, truncated } = await scanGlob({
+    pattern,
+    root: resolved.real,
+    dot,
+    maxResults,
+    signal: context.signal,
+    allows: walkPolicy.active ? (candidate) => walkPolicy.allows(candidate) : undefined,
+  });
+  const anchor = {
+    workingDirectory: context.workingDirectory === undefined ? undefined : policy.workingDirectoryReal,
+    absolute,
+  };
+  const matches = paths.map((path) => toResultPath(path, anchor)).sort();
+  const result: GlobResult = { pattern, cwd: cwdArgument ?? resolved.absolute, matches, truncated };
+  if (truncated) result.notice = globCapNotice(maxResults);
+  return result;
+}
+
+export const globTool: RegisteredTool = {
+  definition: {
+    name: 'glob',
+    description:
+      'Finds files and directories whose path matches a glob pattern (*, **, ?, [abc], {a,b}; a leading ! lists everything that does not match). Returns paths relative to the working directory, sorted.',
+    parameters: {
+      type: 'object',
+      properties: {
+        pattern: {
+          type: 'string',
+          description: 'Glob pattern relative to cwd, e.g. "**/*.ts" or "src/**/{index,main}.ts".',
+          minLength: 1,
+          maxLength: GLOB_PATTERN_MAX_LENGTH,
+        },
+        cwd: {
+          type: 'string',
+          description:
+            'Directory to search from: absolute, ~-prefixed, or relative to the working directory (default: the working directory).',
+          minLength: 1,
+        },
+      },
+      required: ['pattern'],
+      additionalProperties: false,
+    },
+  },
+  settings: {
+    title: 'Glob',
+    description: 'Lets the model find files by name pattern.',
+    category: 'system',
+    enabledByDefault: true,
+    canDisable: true,
+    defaultParameters: {
+      ...PATH_POLICY_DEFAULT_PARAMETERS,
+      maxResults: GLOB_DEFAULT_MAX_RESULTS,
+      includeDotfiles: false,
+      absolute: false,
+    },
+    parameterDescriptors: [
+      ...PATH_POLICY_PARAMETER_DESCRIPTORS,
+      {
+        name: 'maxResults',
+        label: 'Maximum results',
+        description: 'Most paths one call returns; the result says truncated when more matched.',
+        type: 'integer',
+        min: 1,
+        max: GLOB_MAX_MAX_RESULTS,
+        default: GLOB_DEFAULT_MAX_RESULTS,
+      },
+      {
+        name: 'includeDotfiles',
+        label: 'Include dotfiles',
+        description: 'Let * and ** match names that start with a dot.',
+        type: 'boolean',
+        default: false,
+      },
+      {
+        name: 'absolute',
+        label: 'Absolute paths',
+        description: 'Return absolute paths instead of paths relative to the working directory.',
+        type: 'boolean',
+        default: false,
+      },
+    ],
+  },
+  execute: glob,
+};
+
+registerTool(globTool);

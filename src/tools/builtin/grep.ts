@@ -1,0 +1,265 @@
+/**
+ * grep (spec: "grep"; issue 3, "list_directory, glob, grep"): lines matching a regular expression in a
+ * file or under a directory, as `{pattern, path, matches: {file, line, text}[], filesScanned, truncated}`.
+ *
+ * Safety: a model-supplied pattern never freezes the server and never yields a silent false negative.
+ * Patterns RE2 can express run on a linear-time engine (or a plain literal search); the rest run on
+ * JavaScript's engine in worker threads that are terminated when the call's budget ends, and any line
+ * where that engine may have given up is reported (`truncated` and a `notice` naming the file and line)
+ * instead of being passed over. Binary files (NUL in the first 8 KiB, the probe read_file uses) and files
+ * over `maxFileSizeBytes` are skipped; skipped-for-size files are named in the notice.
+ */
+import { stat } from 'node:fs/promises';
+import {
+  clampIntegerSetting,
+  getBooleanSetting,
+  optionalBoolean,
+  optionalString,
+  readArgumentsObject,
+  requireString,
+} from '../arg-parsing.ts';
+import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
+import { describeSystemError } from '../fs/describe-system-error.ts';
+import { compileGrepPattern, GREP_PATTERN_MAX_LENGTH } from '../fs/grep/compile-grep-pattern.ts';
+import { runGrepSearch } from '../fs/grep/run-grep-search.ts';
+import {
+  PATH_POLICY_DEFAULT_PARAMETERS,
+  PATH_POLICY_PARAMETER_DESCRIPTORS,
+} from '../fs/path-policy-settings.ts';
+import { getPathPolicy, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
+import { toResultPath } from '../fs/result-paths.ts';
+import { cutLine, grepCapNotice } from '../fs/truncation.ts';
+import { createWalkPolicy } from '../fs/walk-policy.ts';
+import { registerTool } from '../registry.ts';
+import type { RegisteredTool, ToolContext } from '../types.ts';
+
+export const GREP_DEFAULT_MAX_RESULTS = 100;
+export const GREP_MAX_MAX_RESULTS = 5000;
+export const GREP_DEFAULT_MAX_MATCHES_PER_FILE = 20;
+export const GREP_DEFAULT_MAX_FILE_SIZE_BYTES = 1024 * 1024;
+export const GREP_MAX_MAX_FILE_SIZE_BYTES = 64 * 1024 * 1024;
+
+export interface GrepMatch {
+  file: string;
+  line: number;
+  text: string;
+}
+
+export interface GrepResult {
+  pattern: string;
+  path: string;
+  matches: GrepMatch[];
+  filesScanned: number;
+  truncated: boolean;
+  /** Present only when something was left out: what, and how to get it. */
+  notice?: string;
+}
+
+function listFiles(files: string[]): string {
+  const shown = files.slice(0, 5).join(', ');
+  return files.length > 5 ? `${shown} and ${files.length - 5} more` : shown;
+}
+
+async function grep(rawArgs: unknown, context: ToolContext): Promise<GrepResult> {
+  const args = readArgumentsObject(rawArgs);
+  const pattern = requireString(args, 'pattern', { meaning: 'a regular expression' });
+  const path = requireString(args, 'path', { minLength: 1, meaning: 'a file or directory path' });
+  const glob = optionalString(args, 'glob', {
+    minLength: 1,
+    maxLength: 1000,
+    meaning: 'a glob such as "*.ts"',
+  });
+  const caseInsensitive = optionalBoolean(args, 'caseInsensitive') ?? false;
+  const spec = compileGrepPattern(pattern, caseInsensitive);
+  if (glob?.includes('\0')) throw new ToolArgumentError('Argument "glob" contains a NUL byte.');
+
+  const parameters = context.settings.parameters;
+  const maxResults = clampIntegerSetting(parameters, 'maxResults', {
+    min: 1,
+    max: GREP_MAX_MAX_RESULTS,
+    fallback: GREP_DEFAULT_MAX_RESULTS,
+  });
+  const maxMatchesPerFile = clampIntegerSetting(parameters, 'maxMatchesPerFile', {
+    min: 1,
+    max: GREP_MAX_MAX_RESULTS,
+    fallback: GREP_DEFAULT_MAX_MATCHES_PER_FILE,
+  });
+  const maxFileSizeBytes = clampIntegerSetting(parameters, 'maxFileSizeBytes', {
+    min: 1,
+    max: GREP_MAX_MAX_FILE_SIZE_BYTES,
+    fallback: GREP_DEFAULT_MAX_FILE_SIZE_BYTES,
+  });
+  const dot = getBooleanSetting(parameters, 'includeDotfiles', false);
+
+  const resolved = await resolveAndValidatePath(path, context);
+  let rootIsFile: boolean;
+  try {
+    const stats = await stat(resolved.real);
+    rootIsFile = stats.isFile();
+    if (!rootIsFile && !stats.isDirectory()) {
+      throw new ToolExecutionError(
+        `Cannot search ${JSON.stringify(path)}: it is neither a file nor a directory.`,
+      );
+    }
+  } catch (error) {
+    throw describeSystemError(error, 'search', path);
+  }
+  const policy = await getPathPolicy(context);
+  const walkPolicy = createWalkPolicy(policy, context);
+  const search = await runGrepSearch({
+    spec,
+    root: resolved.real,
+    rootIsFile,
+    glob: rootIsFile ? undefined : glob,
+    dot,
+    maxResults,
+    maxMatchesPerFile,
+    maxFileSizeBytes,
+    signal: context.signal,
+    allows: walkPolicy.active ? (candidate) => walkPolicy.allowsLexical(candidate) : undefined,
+  });
+
+  const anchor = {
+    workingDirectory: context.workingDirectory === undefined ? undefined : policy.workingDirectoryReal,
+  };
+  const matches: GrepMatch[] = [];
+  const tooLarge: string[] = [];
+  const unsearched: string[] = [];
+  let perFileCapHit = false;
+  const notices: string[] = [];
+  for (const outcome of search.files) {
+    const file = toResultPath(outcome.file, anchor);
+    if (outcome.status === 'too_large') {
+      tooLarge.push(file);
+      continue;
+    }
+    if (outcome.status === 'binary') {
+      notices.push(
+        `${file} is binary (a NUL byte in its first 8 KiB) and was not searched; read it with read_file view "hex".`,
+      );
+      continue;
+    }
+    if (outcome.status === 'unreadable') {
+      notices.push(`${file} could not be read and was not searched.`);
+      continue;
+    }
+    perFileCapHit ||= outcome.more;
+    for (const match of outcome.matches) {
+      matches.push({ file, line: match.line, text: cutLine(match.text.replace(/\r$/, '')).text });
+    }
+    if (outcome.unsearchedLines.length > 0) {
+      unsearched.push(
+        `${file} (line${outcome.unsearchedLines.length === 1 ? '' : 's'} ${outcome.unsearchedLines.slice(0, 10).join(', ')}${outcome.unsearchedLines.length > 10 ? ', …' : ''})`,
+      );
+    }
+  }
+  if (search.hitMaxResults) notices.push(grepCapNotice('maxResults', maxResults));
+  if (perFileCapHit) notices.push(grepCapNotice('maxMatchesPerFile', maxMatchesPerFile));
+  if (unsearched.length > 0) {
+    notices.push(
+      `The regular expression engine gave up (too much backtracking) on some lines, so they were not searched: ${unsearched.join('; ')}. Simplify the pattern (avoid nested quantifiers, backreferences and lookaround) or read those lines with read_file.`,
+    );
+  }
+  if (tooLarge.length > 0) {
+    notices.push(
+      `Skipped ${tooLarge.length} file${tooLarge.length === 1 ? '' : 's'} larger than maxFileSizeBytes (${maxFileSizeBytes} bytes): ${listFiles(tooLarge)}.`,
+    );
+  }
+  const result: GrepResult = {
+    pattern,
+    path,
+    matches,
+    filesScanned: search.filesScanned,
+    truncated: search.hitMaxResults || perFileCapHit || unsearched.length > 0,
+  };
+  if (notices.length > 0) result.notice = notices.join(' ');
+  return result;
+}
+
+export const grepTool: RegisteredTool = {
+  definition: {
+    name: 'grep',
+    description:
+      'Searches files for lines matching a regular expression (JavaScript syntax). path may be a file or a directory; in a directory, glob filters the files ("*.ts" matches at any depth). Returns {file, line, text} per matching line; file paths are relative to the working directory and can be passed to read_file.',
+    parameters: {
+      type: 'object',
+      properties: {
+        pattern: {
+          type: 'string',
+          description: 'Regular expression, e.g. "function\\\\s+main" or "TODO|FIXME".',
+          minLength: 1,
+          maxLength: GREP_PATTERN_MAX_LENGTH,
+        },
+        path: {
+          type: 'string',
+          description:
+            'File or directory to search: absolute, ~-prefixed, or relative to the working directory.',
+          minLength: 1,
+        },
+        glob: {
+          type: 'string',
+          description:
+            'Only search files matching this glob (directory searches), e.g. "*.ts" or "src/**/*.{js,ts}".',
+          minLength: 1,
+        },
+        caseInsensitive: { type: 'boolean', description: 'Ignore case (default false).' },
+      },
+      required: ['pattern', 'path'],
+      additionalProperties: false,
+    },
+  },
+  settings: {
+    title: 'Grep',
+    description: 'Lets the model search file contents with regular expressions.',
+    category: 'system',
+    enabledByDefault: true,
+    canDisable: true,
+    defaultParameters: {
+      ...PATH_POLICY_DEFAULT_PARAMETERS,
+      maxResults: GREP_DEFAULT_MAX_RESULTS,
+      maxMatchesPerFile: GREP_DEFAULT_MAX_MATCHES_PER_FILE,
+      maxFileSizeBytes: GREP_DEFAULT_MAX_FILE_SIZE_BYTES,
+      includeDotfiles: false,
+    },
+    parameterDescriptors: [
+      ...PATH_POLICY_PARAMETER_DESCRIPTORS,
+      {
+        name: 'maxResults',
+        label: 'Maximum results',
+        description: 'Most matching lines one call returns.',
+        type: 'integer',
+        min: 1,
+        max: GREP_MAX_MAX_RESULTS,
+        default: GREP_DEFAULT_MAX_RESULTS,
+      },
+      {
+        name: 'maxMatchesPerFile',
+        label: 'Maximum matches per file',
+        description: 'Most matching lines listed for one file.',
+        type: 'integer',
+        min: 1,
+        max: GREP_MAX_MAX_RESULTS,
+        default: GREP_DEFAULT_MAX_MATCHES_PER_FILE,
+      },
+      {
+        name: 'maxFileSizeBytes',
+        label: 'Maximum file size (bytes)',
+        description: 'Larger files are skipped (and named in the result notice).',
+        type: 'integer',
+        min: 1,
+        max: GREP_MAX_MAX_FILE_SIZE_BYTES,
+        default: GREP_DEFAULT_MAX_FILE_SIZE_BYTES,
+      },
+      {
+        name: 'includeDotfiles',
+        label: 'Include dotfiles',
+        description: 'Also search files and directories whose names start with a dot.',
+        type: 'boolean',
+        default: false,
+      },
+    ],
+  },
+  execute: grep,
+};
+
+registerTool(grepTool);

@@ -1,0 +1,95 @@
+/**
+ * list_directory (spec: "list_directory"): the entries of one directory as `{name, type}`, sorted by
+ * name. The directory is opened first and its descriptor verified against the path policy, then listed
+ * through that descriptor (`/proc/self/fd/N`), so the listing is of the directory actually checked.
+ */
+import { constants } from 'node:fs';
+import { open, readdir } from 'node:fs/promises';
+import { readArgumentsObject, requireString } from '../arg-parsing.ts';
+import { describeSystemError } from '../fs/describe-system-error.ts';
+import { verifyDescriptor } from '../fs/open-verified-file.ts';
+import {
+  PATH_POLICY_DEFAULT_PARAMETERS,
+  PATH_POLICY_PARAMETER_DESCRIPTORS,
+} from '../fs/path-policy-settings.ts';
+import { resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
+import { registerTool } from '../registry.ts';
+import type { RegisteredTool, ToolContext } from '../types.ts';
+
+export type DirectoryEntryType = 'file' | 'directory' | 'symlink' | 'other';
+
+export interface ListDirectoryResult {
+  path: string;
+  entries: { name: string; type: DirectoryEntryType }[];
+}
+
+function entryType(entry: {
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}): DirectoryEntryType {
+  if (entry.isFile()) return 'file';
+  if (entry.isDirectory()) return 'directory';
+  if (entry.isSymbolicLink()) return 'symlink';
+  return 'other';
+}
+
+async function listDirectory(rawArgs: unknown, context: ToolContext): Promise<ListDirectoryResult> {
+  const args = readArgumentsObject(rawArgs);
+  const path = requireString(args, 'path', { minLength: 1, meaning: 'a directory path' });
+  const resolved = await resolveAndValidatePath(path, context);
+  try {
+    const handle = await open(resolved.absolute, constants.O_RDONLY | constants.O_DIRECTORY);
+    try {
+      const real = await verifyDescriptor(handle, resolved, context);
+      const listed = process.platform === 'linux' ? `/proc/self/fd/${handle.fd}` : real;
+      const entries = (await readdir(listed, { withFileTypes: true }))
+        .map((entry) => ({ name: entry.name, type: entryType(entry) }))
+        .sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+      return { path, entries };
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'ENOTDIR') {
+      const described = describeSystemError(error, 'list', path);
+      described.message = `Cannot list ${JSON.stringify(path)}: it is not a directory. Read a file with read_file.`;
+      throw described;
+    }
+    throw describeSystemError(error, 'list', path);
+  }
+}
+
+export const listDirectoryTool: RegisteredTool = {
+  definition: {
+    name: 'list_directory',
+    description:
+      'Lists the entries of a directory as {name, type} sorted by name; type is file, directory, symlink or other.',
+    parameters: {
+      type: 'object',
+      properties: {
+        path: {
+          type: 'string',
+          description:
+            'Directory path: absolute, ~-prefixed, or relative to the working directory ("." for it).',
+          minLength: 1,
+        },
+      },
+      required: ['path'],
+      additionalProperties: false,
+    },
+  },
+  settings: {
+    title: 'List directory',
+    description: 'Lets the model list directories.',
+    category: 'system',
+    enabledByDefault: true,
+    canDisable: true,
+    defaultParameters: { ...PATH_POLICY_DEFAULT_PARAMETERS },
+    parameterDescriptors: [...PATH_POLICY_PARAMETER_DESCRIPTORS],
+  },
+  execute: listDirectory,
+};
+
+registerTool(listDirectoryTool);

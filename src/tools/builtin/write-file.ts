@@ -1,0 +1,72 @@
+/**
+ * write_file (issue 3, "Freshness ledger and write_file"): creates a file, with missing parent
+ * directories, without a prior read; overwrites an existing file only when this chat has read all of it
+ * and it has not changed on disk since. No argument bypasses that guard. The write is atomic (temp file in
+ * the same directory, then rename) and keeps the old file's permission bits.
+ */
+import { readArgumentsObject, requireString } from '../arg-parsing.ts';
+import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
+import {
+  PATH_POLICY_DEFAULT_PARAMETERS,
+  PATH_POLICY_PARAMETER_DESCRIPTORS,
+} from '../fs/path-policy-settings.ts';
+import { replaceFile } from '../fs/replace-file.ts';
+import { resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
+import { registerTool } from '../registry.ts';
+import type { RegisteredTool, ToolContext } from '../types.ts';
+
+export interface WriteFileResult {
+  path: string;
+  bytesWritten: number;
+  created: boolean;
+  sha256: string;
+}
+
+async function writeFile(rawArgs: unknown, context: ToolContext): Promise<WriteFileResult> {
+  const args = readArgumentsObject(rawArgs);
+  const path = requireString(args, 'path', { minLength: 1, meaning: 'a file path' });
+  const content = requireString(args, 'content', { meaning: 'the complete new file content' });
+  const resolved = await resolveAndValidatePath(path, context);
+  const kind = await inspectWriteTarget(resolved, path);
+  const data = new TextEncoder().encode(content);
+  if (kind === 'missing') {
+    const { sha256 } = await replaceFile(resolved.real, data, undefined, context, path);
+    return { path, bytesWritten: data.length, created: true, sha256 };
+  }
+  const existing = await readExistingForOverwrite(resolved, context, path);
+  const { sha256 } = await replaceFile(existing.real, data, existing.mode, context, path);
+  return { path, bytesWritten: data.length, created: false, sha256 };
+}
+
+export const writeFileTool: RegisteredTool = {
+  definition: {
+    name: 'write_file',
+    description:
+      'Writes a file with the given content, creating it and any missing parent directories. To overwrite an existing file you must first have read all of it with read_file in this chat, and it must not have changed since. The write is atomic.',
+    parameters: {
+      type: 'object',
+      properties: {
+        path: {
+          type: 'string',
+          description: 'File path: absolute, ~-prefixed, or relative to the working directory.',
+          minLength: 1,
+        },
+        content: { type: 'string', description: 'The complete new content of the file (UTF-8).' },
+      },
+      required: ['path', 'content'],
+      additionalProperties: false,
+    },
+  },
+  settings: {
+    title: 'Write file',
+    description: 'Lets the model create files and overwrite files it has read.',
+    category: 'system',
+    enabledByDefault: true,
+    canDisable: true,
+    defaultParameters: { ...PATH_POLICY_DEFAULT_PARAMETERS },
+    parameterDescriptors: [...PATH_POLICY_PARAMETER_DESCRIPTORS],
+  },
+  execute: writeFile,
+};
+
+registerTool(writeFileTool);

@@ -1,0 +1,67 @@
+/**
+ * Atomic file replacement for write_file and edit_file (issue 3: "Writes are atomic (temp file in the same
+ * directory + rename; mode preserved)"). A failed write leaves the old file untouched and no temp file
+ * behind. The temp descriptor's real directory is handed to `verifyTarget` before the rename, so the
+ * policy judges the directory actually written into.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmod, link, open, rename, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { realPathOfDescriptor } from './open-verified-file.ts';
+
+export interface AtomicWriteOptions {
+  /** Permission bits to give the new file (the old file's, when replacing). */
+  mode?: number;
+  /**
+   * The target must not exist: the file is linked into place (which fails if something appeared there
+   * meanwhile) instead of renamed over it, so a file created by someone else is never clobbered.
+   */
+  create?: boolean;
+  /** Called with the real path the rename will produce; throws to abort the write. */
+  verifyTarget: (realTarget: string) => Promise<void>;
+}
+
+export interface AtomicWriteResult {
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export async function writeFileAtomically(
+  target: string,
+  data: Uint8Array,
+  options: AtomicWriteOptions,
+): Promise<AtomicWriteResult> {
+  const directory = dirname(target);
+  const name = basename(target);
+  const temporary = join(directory, `.${name}.${randomBytes(6).toString('hex')}.mango-tmp`);
+  const handle = await open(temporary, 'wx', options.mode ?? 0o666);
+  let renamed = false;
+  try {
+    const realTarget = join(dirname(await realPathOfDescriptor(handle, temporary)), name);
+    await options.verifyTarget(realTarget);
+    let written = 0;
+    while (written < data.length) {
+      const { bytesWritten } = await handle.write(data, written, data.length - written);
+      written += bytesWritten;
+    }
+    await handle.datasync();
+    if (options.mode !== undefined) await chmod(temporary, options.mode);
+    await handle.close();
+    if (options.create) {
+      await link(temporary, realTarget);
+      renamed = true;
+      await unlink(temporary);
+    } else {
+      await rename(temporary, realTarget);
+      renamed = true;
+    }
+    const stats = await stat(realTarget);
+    return { path: realTarget, size: stats.size, mtimeMs: stats.mtimeMs };
+  } finally {
+    if (!renamed) {
+      await handle.close().catch(() => {});
+      await unlink(temporary).catch(() => {});
+    }
+  }
+}

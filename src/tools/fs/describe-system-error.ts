@@ -1,0 +1,44 @@
+/**
+ * Turns an operating-system error on a path into a classified tool error whose message names the path
+ * and says what to try instead. Shared by every filesystem tool.
+ */
+import {
+  classifySystemError,
+  ToolError,
+  ToolExecutionError,
+  ToolNotFoundError,
+  ToolPermissionError,
+} from '../errors.ts';
+
+function codeOf(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** A ToolError for `error` raised while `action` on the path the model called `shown`. */
+export function describeSystemError(error: unknown, action: string, shown: string): ToolError {
+  if (ToolError.isInstance(error)) return error;
+  const code = codeOf(error);
+  const path = JSON.stringify(shown);
+  switch (classifySystemError(error)) {
+    case 'not_found':
+      return code === 'ENOTDIR'
+        ? new ToolNotFoundError(`Cannot ${action} ${path}: a component of the path is not a directory.`)
+        : new ToolNotFoundError(
+            `Cannot ${action} ${path}: no such file or directory. Check the path with list_directory or glob.`,
+          );
+    case 'permission_denied':
+      return new ToolPermissionError(
+        `Cannot ${action} ${path}: the operating system denied access (${code}).`,
+      );
+    default: {
+      if (code === 'EISDIR') {
+        return new ToolExecutionError(
+          `Cannot ${action} ${path}: it is a directory. Use list_directory for directories.`,
+        );
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      return new ToolExecutionError(`Cannot ${action} ${path}: ${message}`);
+    }
+  }
+}

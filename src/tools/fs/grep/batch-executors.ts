@@ -1,0 +1,99 @@
+/**
+ * Where grep searches a batch of files: in the calling thread (small searches, linear engines only) or in
+ * a pool of worker threads (the JavaScript engine, and big trees where a second core pays). Terminating the
+ * pool stops a runaway pattern mid-line; pending batches then reject with the given reason.
+ */
+import { type PackedOutcome, unpackOutcome } from './packed-outcome.ts';
+import { type FileSearchOutcome, searchFileSync } from './search-file.ts';
+import { createTextSearcher, type GrepMatcherSpec } from './text-searcher.ts';
+
+export interface BatchLimits {
+  maxFileSizeBytes: number;
+  maxMatchesPerFile: number;
+}
+
+export interface BatchExecutor {
+  run(files: string[]): Promise<FileSearchOutcome[]>;
+  /** Stops all work; pending runs reject with `reason`. */
+  close(reason?: unknown): void;
+}
+
+/** Searches in the calling thread, yielding to the event loop after each batch. */
+export function createInProcessExecutor(spec: GrepMatcherSpec, limits: BatchLimits): BatchExecutor {
+  if (spec.engine === 'javascript')
+    throw new Error('The javascript grep engine must not run on the main thread.');
+  const searcher = createTextSearcher(spec);
+  return {
+    async run(files) {
+      const outcomes = files.map((file) =>
+        searchFileSync(file, searcher, limits.maxFileSizeBytes, limits.maxMatchesPerFile),
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      return outcomes;
+    },
+    close() {},
+  };
+}
+
+interface Pending {
+  resolve: (outcomes: FileSearchOutcome[]) => void;
+  reject: (reason: unknown) => void;
+}
+
+/** A pool of `size` workers; batches go to the worker with the fewest in flight. */
+export function createWorkerExecutor(
+  spec: GrepMatcherSpec,
+  limits: BatchLimits,
+  size: number,
+): BatchExecutor {
+  const pending = new Map<number, Pending>();
+  const inFlight: number[] = [];
+  const owner = new Map<number, number>();
+  let nextId = 0;
+  let closed: { reason: unknown } | undefined;
+  const workers = Array.from({ length: size }, (_, index) => {
+    const worker = new Worker(new URL('./grep-worker.ts', import.meta.url).href);
+    worker.postMessage({ type: 'init', spec, ...limits });
+    worker.onmessage = (event: MessageEvent<{ id: number; outcomes: PackedOutcome[] }>) => {
+      const entry = pending.get(event.data.id);
+      pending.delete(event.data.id);
+      owner.delete(event.data.id);
+      inFlight[index] = (inFlight[index] ?? 1) - 1;
+      entry?.resolve(event.data.outcomes.map(unpackOutcome));
+    };
+    worker.onerror = (event) => {
+      const error = new Error(`grep worker failed: ${event.message}`);
+      for (const [id, entry] of pending) {
+        if (owner.get(id) === index) {
+          pending.delete(id);
+          entry.reject(error);
+        }
+      }
+    };
+    inFlight.push(0);
+    return worker;
+  });
+  return {
+    run(files) {
+      if (closed) return Promise.reject(closed.reason);
+      const id = nextId++;
+      let target = 0;
+      for (let index = 1; index < workers.length; index += 1) {
+        if (inFlight[index]! < inFlight[target]!) target = index;
+      }
+      inFlight[target] = inFlight[target]! + 1;
+      owner.set(id, target);
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        workers[target]!.postMessage({ type: 'batch', id, files });
+      });
+    },
+    close(reason) {
+      if (closed) return;
+      closed = { reason };
+      for (const worker of workers) worker.terminate();
+      for (const entry of pending.values()) entry.reject(reason);
+      pending.clear();
+    },
+  };
+}

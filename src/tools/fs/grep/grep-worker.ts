@@ -1,0 +1,34 @@
+/**
+ * Worker thread for grep: rebuilds the matcher from its spec and searches batches of files. Used for the
+ * JavaScript engine (so a catastrophic pattern can be stopped by terminating the worker) and to use more
+ * than one core on big trees. Messages: `{type: 'init', spec, maxFileSizeBytes, maxMatchesPerFile}` then
+ * `{type: 'batch', id, files}`, answered by `{type: 'batch', id, outcomes}`.
+ */
+import { packOutcome } from './packed-outcome.ts';
+import { searchFileSync } from './search-file.ts';
+import { createTextSearcher, type GrepMatcherSpec, type TextSearcher } from './text-searcher.ts';
+
+declare const self: Worker;
+
+export type GrepWorkerRequest =
+  | { type: 'init'; spec: GrepMatcherSpec; maxFileSizeBytes: number; maxMatchesPerFile: number }
+  | { type: 'batch'; id: number; files: string[] };
+
+let searcher: TextSearcher | undefined;
+let maxFileSizeBytes = 0;
+let maxMatchesPerFile = 0;
+
+self.onmessage = (event: MessageEvent<GrepWorkerRequest>) => {
+  const message = event.data;
+  if (message.type === 'init') {
+    searcher = createTextSearcher(message.spec, { offMainThread: true });
+    maxFileSizeBytes = message.maxFileSizeBytes;
+    maxMatchesPerFile = message.maxMatchesPerFile;
+    return;
+  }
+  const active = searcher!;
+  const outcomes = message.files.map((file) =>
+    packOutcome(searchFileSync(file, active, maxFileSizeBytes, maxMatchesPerFile)),
+  );
+  self.postMessage({ type: 'batch', id: message.id, outcomes });
+};

@@ -1,0 +1,154 @@
+/**
+ * The grep search loop (spec: grep "Execution"): walk the root incrementally (files only, symlinks not
+ * followed, filtered by the optional glob with Bun.Glob's matcher), check each candidate against the path policy, search batches
+ * of files, and merge the outcomes in walk order until `maxResults` matching lines are collected.
+ *
+ * Small searches run in the calling thread with the linear engines; once a walk passes
+ * {@link IN_PROCESS_FILE_LIMIT} files the rest goes to a pool of workers (both cores). The JavaScript
+ * engine always runs in workers, which are terminated when the call's signal fires.
+ */
+import { availableParallelism } from 'node:os';
+import { walkFiles } from '../walk-files.ts';
+import {
+  type BatchExecutor,
+  type BatchLimits,
+  createInProcessExecutor,
+  createWorkerExecutor,
+} from './batch-executors.ts';
+import type { FileSearchOutcome } from './search-file.ts';
+import { type GrepMatcherSpec, lacksPrefilter } from './text-searcher.ts';
+
+/** Files searched in the calling thread before the rest of a walk moves to workers. */
+export const IN_PROCESS_FILE_LIMIT = 2000;
+/** Largest maxFileSizeBytes searched in the calling thread (a linear engine needs ~10 ms per MiB). */
+export const IN_PROCESS_MAX_FILE_BYTES = 4 * 1024 * 1024;
+const BATCH_SIZE = 128;
+const MAX_BATCHES_IN_FLIGHT = 8;
+
+export interface GrepSearchOptions extends BatchLimits {
+  spec: GrepMatcherSpec;
+  /** Real absolute directory to walk, or the file to search. */
+  root: string;
+  rootIsFile: boolean;
+  /** Optional file filter; without a `/` it matches file names at any depth. */
+  glob?: string;
+  dot: boolean;
+  maxResults: number;
+  signal: AbortSignal;
+  /** Lexical policy check of a candidate's absolute path. */
+  allows?: (absolute: string) => boolean;
+  /** `auto` (default): workers past IN_PROCESS_FILE_LIMIT files; a number forces that many workers. */
+  workers?: 'auto' | number;
+}
+
+export interface GrepSearchOutcome {
+  /** Outcomes of the files searched, in walk order, cut at maxResults lines. */
+  files: FileSearchOutcome[];
+  filesScanned: number;
+  /** More matching lines existed than maxResults allowed. */
+  hitMaxResults: boolean;
+}
+
+function filterGlob(glob: string | undefined): string | undefined {
+  if (glob === undefined) return undefined;
+  return glob.includes('/') ? glob : `**/${glob}`;
+}
+
+export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSearchOutcome> {
+  const limits: BatchLimits = {
+    maxFileSizeBytes: options.maxFileSizeBytes,
+    maxMatchesPerFile: options.maxMatchesPerFile,
+  };
+  const poolSize = Math.max(1, Math.min(2, availableParallelism()));
+  const forcedWorkers = typeof options.workers === 'number' ? options.workers : undefined;
+  // Big files could hold the event loop for too long even with a linear engine: search them off-thread.
+  const needsWorkers =
+    options.spec.engine === 'javascript' ||
+    (forcedWorkers ?? 0) > 0 ||
+    (options.workers !== 0 && options.maxFileSizeBytes > IN_PROCESS_MAX_FILE_BYTES);
+  let executor: BatchExecutor = needsWorkers
+    ? createWorkerExecutor(options.spec, limits, forcedWorkers ?? poolSize)
+    : createInProcessExecutor(options.spec, limits);
+  let usingWorkers = needsWorkers;
+  // Measured (docs/decisions/2026-11-30-grep-engine.md): literal-prefiltered searches are fastest in the
+  // calling thread; whole-text regex searches gain from the workers' guarded JavaScript scan.
+  const benefitsFromWorkers = poolSize > 1 && options.spec.engine === 're2' && lacksPrefilter(options.spec);
+  const onAbort = () => executor.close(options.signal.reason);
+  options.signal.addEventListener('abort', onAbort, { once: true });
+
+  const result: GrepSearchOutcome = { files: [], filesScanned: 0, hitMaxResults: false };
+  let collected = 0;
+  let done = false;
+  const queue: Promise<FileSearchOutcome[]>[] = [];
+
+  const consume = async () => {
+    const outcomes = await queue.shift()!;
+    if (done) return;
+    for (const outcome of outcomes) {
+      if (outcome.status !== 'searched') {
+        if (outcome.status === 'too_large' || options.rootIsFile) result.files.push(outcome);
+        continue;
+      }
+      result.filesScanned += 1;
+      if (outcome.matches.length === 0 && outcome.unsearchedLines.length === 0) continue;
+      if (collected === options.maxResults && outcome.matches.length > 0) {
+        // One match past the cap proves there is more; stop here.
+        result.hitMaxResults = true;
+        done = true;
+        return;
+      }
+      const room = options.maxResults - collected;
+      if (outcome.matches.length > room) {
+        outcome.matches = outcome.matches.slice(0, room);
+        result.hitMaxResults = true;
+      }
+      collected += outcome.matches.length;
+      result.files.push(outcome);
+      if (result.hitMaxResults) {
+        done = true;
+        return;
+      }
+    }
+  };
+
+  try {
+    if (options.rootIsFile) {
+      queue.push(executor.run([options.root]));
+    } else {
+      let batch: string[] = [];
+      let walked = 0;
+      const flush = async () => {
+        if (batch.length === 0) return;
+        if (!usingWorkers && options.workers !== 0 && walked > IN_PROCESS_FILE_LIMIT && benefitsFromWorkers) {
+          const previous = executor;
+          executor = createWorkerExecutor(options.spec, limits, poolSize);
+          usingWorkers = true;
+          previous.close();
+        }
+        queue.push(executor.run(batch));
+        batch = [];
+        while (queue.length >= (usingWorkers ? MAX_BATCHES_IN_FLIGHT : 1) && !done) await consume();
+      };
+      for (const [absolute] of walkFiles(options.root, {
+        dot: options.dot,
+        glob: filterGlob(options.glob),
+      })) {
+        if (done) break;
+        if (options.signal.aborted) throw options.signal.reason;
+        if (options.allows && !options.allows(absolute)) continue;
+        batch.push(absolute);
+        walked += 1;
+        if (batch.length === BATCH_SIZE) await flush();
+      }
+      if (!done) await flush();
+    }
+    while (queue.length > 0 && !done) await consume();
+    if (options.signal.aborted) throw options.signal.reason;
+    return result;
+  } finally {
+    options.signal.removeEventListener('abort', onAbort);
+    executor.close();
+    // Batches still in flight after an early stop are not needed; keep their rejections quiet.
+    for (const pending of queue) pending.catch(() => {});
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Searching one file for grep, the same in the main thread and in a worker: one descriptor, size ceiling
+ * on the bytes read (not on what stat claims), the binary probe shared with read_file, then the text
+ * searcher. Synchronous on purpose: a worker has nothing else to do, and the main thread calls it for one
+ * file at a time between yields.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { looksBinary } from '../binary-probe.ts';
+import type { LineMatch, TextSearcher } from './text-searcher.ts';
+
+export type FileSearchStatus = 'searched' | 'binary' | 'too_large' | 'unreadable';
+
+export interface FileSearchOutcome {
+  /** Absolute path as given. */
+  file: string;
+  status: FileSearchStatus;
+  matches: LineMatch[];
+  more: boolean;
+  unsearchedLines: number[];
+}
+
+/** Reuses one read buffer per thread; it grows to `maxFileSizeBytes + 1`. */
+let buffer = new Uint8Array(0);
+
+export function searchFileSync(
+  file: string,
+  searcher: TextSearcher,
+  maxFileSizeBytes: number,
+  maxMatches: number,
+): FileSearchOutcome {
+  const outcome: FileSearchOutcome = {
+    file,
+    status: 'searched',
+    matches: [],
+    more: false,
+    unsearchedLines: [],
+  };
+  let descriptor: number;
+  try {
+    descriptor = openSync(file, 'r');
+  } catch {
+    outcome.status = 'unreadable';
+    return outcome;
+  }
+  let length = 0;
+  try {
+    const stats = fstatSync(descriptor);
+    if (!stats.isFile()) {
+      outcome.status = 'unreadable';
+      return outcome;
+    }
+    if (stats.size > maxFileSizeBytes) {
+      outcome.status = 'too_large';
+      return outcome;
+    }
+    const wanted = Math.min(maxFileSizeBytes + 1, stats.size + 1);
+    if (buffer.length < wanted)
+      buffer = new Uint8Array(Math.max(wanted, Math.min(maxFileSizeBytes + 1, 1 << 20)));
+    for (;;) {
+      if (length === buffer.length) {
+        if (length > maxFileSizeBytes) break;
+        const grown = new Uint8Array(Math.min(maxFileSizeBytes + 1, buffer.length * 2));
+        grown.set(buffer);
+        buffer = grown;
+      }
+      const bytesRead = readSync(descriptor, buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > maxFileSizeBytes) break;
+    }
+  } catch {
+    outcome.status = 'unreadable';
+    return outcome;
+  } finally {
+    closeSync(descriptor);
+  }
+  if (length > maxFileSizeBytes) {
+    outcome.status = 'too_large';
+    return outcome;
+  }
+  const bytes = buffer.subarray(0, length);
+  if (looksBinary(bytes)) {
+    outcome.status = 'binary';
+    return outcome;
+  }
+  const result = searcher(bytes, maxMatches);
+  outcome.matches = result.matches;
+  outcome.more = result.more;
+  outcome.unsearchedLines = result.unsearchedLines;
+  return outcome;
+}

@@ -1,0 +1,410 @@
+/**
+ * Line search over one file's text, for each engine (see docs/decisions/ on the grep engine):
+ *
+ * - `literal`: the pattern is a literal or an alternation of literals; one JavaScript RegExp of those
+ *   literals (no quantifiers, so linear) finds them, and its hits are the matches.
+ * - `re2`: the pattern in RE2 syntax (`re2js`, linear time). A literal every match must contain, when
+ *   there is a long enough one, is searched first with a literal RegExp and only the lines holding it are
+ *   tested; otherwise one whole-text test rejects a non-matching file and matching files are tested line
+ *   by line.
+ * - `javascript`: patterns RE2 cannot express (backreferences, lookaround). JavaScript's backtracking
+ *   engine gives up after an internal limit and reports "no match" (JSC: `/(a+)+c|!/.test('a'.repeat(26) +
+ *   '!')` is false). A give-up costs hundreds of milliseconds, so a search that returned "no match" after
+ *   more than {@link GIVE_UP_SUSPECT_MS} is repeated line by line and every line whose test again took
+ *   that long without a match is returned in `unsearchedLines` rather than silently skipped. This engine
+ *   runs only in a worker thread, which the caller terminates when the call's budget ends.
+ *
+ * Every engine reports a line when the line on its own matches (the spec's per-line semantics); a match
+ * found across a line break only points at a line to test.
+ */
+import { RE2JS } from 're2js';
+
+/** A "no match" that took longer than this may be an engine give-up (measured give-ups: 400–700 ms). */
+export const GIVE_UP_SUSPECT_MS = 20;
+
+export type GrepEngine = 'literal' | 're2' | 'javascript';
+
+/** Everything a thread needs to rebuild the matcher (structured-clone safe). */
+export interface GrepMatcherSpec {
+  pattern: string;
+  caseInsensitive: boolean;
+  engine: GrepEngine;
+  re2Source: string | null;
+  /** Literal prefilter (literal engine: the literals themselves). */
+  prefilterLiterals: string[] | null;
+}
+
+export interface LineMatch {
+  line: number;
+  text: string;
+}
+
+export interface TextSearchResult {
+  matches: LineMatch[];
+  /** The file had more matching lines than `maxMatches`. */
+  more: boolean;
+  /** Lines where a JavaScript-engine give-up could not be excluded. */
+  unsearchedLines: number[];
+}
+
+/** Searches one file's bytes (UTF-8); only what is needed gets decoded. */
+export type TextSearcher = (bytes: Uint8Array, maxMatches: number) => TextSearchResult;
+
+const utf8 = new TextDecoder();
+
+function decode(bytes: Uint8Array): string {
+  return utf8.decode(bytes);
+}
+
+/** The bytes as a Latin-1 string: one character per byte, so indices are byte offsets (no decoding). */
+function asLatin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
+}
+
+function isAscii(value: string): boolean {
+  for (let index = 0; index < value.length; index += 1) if (value.charCodeAt(index) > 0x7f) return false;
+  return true;
+}
+
+/**
+ * A literal RegExp over the raw bytes: each literal is spelled as its UTF-8 bytes in Latin-1, which
+ * finds exactly the same occurrences (UTF-8 is self-synchronising). Case-insensitive search works on the
+ * bytes only for ASCII literals; otherwise the text is decoded first.
+ */
+interface LiteralHits {
+  hits: RegExp;
+  onBytes: boolean;
+}
+
+function createLiteralHits(literals: string[], caseInsensitive: boolean): LiteralHits {
+  const onBytes = !caseInsensitive || literals.every(isAscii);
+  const spelled = onBytes
+    ? literals.map((literal) => Buffer.from(literal, 'utf8').toString('latin1'))
+    : literals;
+  return { hits: new RegExp(spelled.map(escapeRegExp).join('|'), caseInsensitive ? 'gi' : 'g'), onBytes };
+}
+
+function searchLiteralHits(
+  literal: LiteralHits,
+  bytes: Uint8Array,
+  maxMatches: number,
+  accept: ((line: string) => boolean) | undefined,
+): TextSearchResult {
+  if (literal.onBytes) {
+    const haystack = asLatin1(bytes);
+    return searchByHits(haystack, literal.hits, maxMatches, accept, (start, end) =>
+      decode(bytes.subarray(start, end)),
+    );
+  }
+  const text = decode(bytes);
+  return searchByHits(text, literal.hits, maxMatches, accept, (start, end) => text.slice(start, end));
+}
+
+export function escapeRegExp(literal: string): string {
+  return literal.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+}
+
+/** Counts lines incrementally as the search moves forward through a text. */
+class LineCounter {
+  #position = 0;
+  #line = 1;
+  constructor(private readonly text: string) {}
+  /** 1-based number of the line holding `index`; calls must not go backwards. */
+  lineAt(index: number): number {
+    let newline = this.text.indexOf('\n', this.#position);
+    while (newline !== -1 && newline < index) {
+      this.#line += 1;
+      newline = this.text.indexOf('\n', newline + 1);
+    }
+    this.#position = index;
+    return this.#line;
+  }
+}
+
+function lineBounds(text: string, index: number): [number, number] {
+  const start = text.lastIndexOf('\n', index - 1) + 1;
+  const newline = text.indexOf('\n', index);
+  return [start, newline === -1 ? text.length : newline];
+}
+
+function emptyResult(): TextSearchResult {
+  return { matches: [], more: false, unsearchedLines: [] };
+}
+
+/**
+ * Walks the hits of a linear literal RegExp, one candidate line per hit, and keeps the lines `accept`
+ * agrees with.
+ */
+function searchByHits(
+  text: string,
+  hits: RegExp,
+  maxMatches: number,
+  accept: ((line: string) => boolean) | undefined,
+  lineText: (start: number, end: number) => string,
+): TextSearchResult {
+  const result = emptyResult();
+  const counter = new LineCounter(text);
+  hits.lastIndex = 0;
+  for (let hit = hits.exec(text); hit !== null; hit = hits.exec(text)) {
+    const [start, end] = lineBounds(text, hit.index);
+    const line = lineText(start, end);
+    if (accept === undefined || accept(line)) {
+      if (result.matches.length === maxMatches) {
+        result.more = true;
+        break;
+      }
+      result.matches.push({ line: counter.lineAt(start), text: line });
+    }
+    if (end >= text.length) break;
+    hits.lastIndex = end + 1;
+  }
+  return result;
+}
+
+function searchEveryLine(
+  text: string,
+  maxMatches: number,
+  test: (line: string, lineNumber: number) => boolean,
+  firstLineStart = 0,
+  firstLineNumber = 1,
+): TextSearchResult {
+  const result = emptyResult();
+  let start = firstLineStart;
+  let lineNumber = firstLineNumber;
+  while (start <= text.length) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    if (!(newline === -1 && start === text.length)) {
+      const line = text.slice(start, end);
+      if (test(line, lineNumber)) {
+        if (result.matches.length === maxMatches) {
+          result.more = true;
+          break;
+        }
+        result.matches.push({ line: lineNumber, text: line });
+      }
+    }
+    if (newline === -1) break;
+    start = newline + 1;
+    lineNumber += 1;
+  }
+  return result;
+}
+
+/** Minimum prefilter literal length worth searching for before testing lines. */
+const MIN_PREFILTER_LENGTH = 3;
+
+/** True when the re2 engine would have no literal prefilter for this spec (a whole-text RE2 pass). */
+export function lacksPrefilter(spec: GrepMatcherSpec): boolean {
+  const literals = spec.prefilterLiterals;
+  return !(
+    literals?.every((literal) => literal.length >= MIN_PREFILTER_LENGTH) &&
+    !(spec.caseInsensitive && !literals.every(isAscii))
+  );
+}
+
+export interface SearcherOptions {
+  /**
+   * The searcher runs in a worker thread: a pattern RE2 can express but no literal prefilter helps is
+   * then scanned with JavaScript's JIT-compiled engine first (several times faster on typical text), with
+   * RE2 as the safety net: a "no match" that took long enough to be a give-up hands the rest of the file
+   * to RE2, and a line JavaScript rejected slowly is re-tested with RE2. Never on the main thread, where a
+   * single slow `exec` would stall the server.
+   */
+  offMainThread?: boolean;
+}
+
+function createGuardedJavaScriptSearcher(
+  spec: GrepMatcherSpec,
+  re2Line: (line: string) => boolean,
+): TextSearcher {
+  const flags = spec.caseInsensitive ? 'i' : '';
+  const whole = new RegExp(spec.pattern, `gm${flags}`);
+  const single = new RegExp(spec.pattern, flags);
+  const testLine = (line: string): boolean => {
+    const began = performance.now();
+    if (single.test(line)) return true;
+    return performance.now() - began >= GIVE_UP_SUSPECT_MS ? re2Line(line) : false;
+  };
+  return (bytes, maxMatches) => {
+    const text = decode(bytes);
+    const result = emptyResult();
+    const counter = new LineCounter(text);
+    whole.lastIndex = 0;
+    for (;;) {
+      const from = whole.lastIndex;
+      const began = performance.now();
+      const hit = whole.exec(text);
+      if (hit === null) {
+        if (performance.now() - began < GIVE_UP_SUSPECT_MS) return result;
+        const [start] = lineBounds(text, from);
+        const rest = searchEveryLine(
+          text,
+          maxMatches - result.matches.length,
+          re2Line,
+          start,
+          counter.lineAt(start),
+        );
+        result.matches.push(...rest.matches);
+        result.more = rest.more;
+        return result;
+      }
+      const [start, end] = lineBounds(text, hit.index);
+      const line = text.slice(start, end);
+      if (testLine(line)) {
+        if (result.matches.length === maxMatches) {
+          result.more = true;
+          return result;
+        }
+        result.matches.push({ line: counter.lineAt(start), text: line });
+      }
+      if (end >= text.length) return result;
+      whole.lastIndex = end + 1;
+    }
+  };
+}
+
+function createRe2Searcher(spec: GrepMatcherSpec, options: SearcherOptions): TextSearcher {
+  const flags = spec.caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0;
+  const lineRegex = RE2JS.compile(spec.re2Source!, flags);
+  const textRegex = RE2JS.compile(spec.re2Source!, flags | RE2JS.MULTILINE);
+  const testLine = (line: string) => lineRegex.test(line);
+  const literals = spec.prefilterLiterals;
+  const usablePrefilter =
+    literals?.every((literal) => literal.length >= MIN_PREFILTER_LENGTH) &&
+    // JavaScript's and RE2's case folding differ outside ASCII; keep the prefilter exact.
+    !(
+      spec.caseInsensitive &&
+      literals.some((literal) => [...literal].some((character) => character.charCodeAt(0) > 0x7f))
+    );
+  if (usablePrefilter && literals) {
+    const literal = createLiteralHits(literals, spec.caseInsensitive);
+    return (bytes, maxMatches) => searchLiteralHits(literal, bytes, maxMatches, testLine);
+  }
+  if (options.offMainThread) return createGuardedJavaScriptSearcher(spec, testLine);
+  return (bytes, maxMatches) => {
+    const text = decode(bytes);
+    if (!textRegex.test(text)) return emptyResult();
+    return searchByBisection(text, maxMatches, (block) => textRegex.test(block), testLine);
+  };
+}
+
+/** Block size (characters) the bisection starts from; a block that cannot match is skipped whole. */
+const BISECTION_BLOCK = 4096;
+
+/**
+ * Finds the matching lines of a text known to match, with the fast whole-block test: blocks of whole
+ * lines that do not match are skipped; a matching block is halved at a line break until single lines
+ * remain, which are tested on their own. Far fewer engine calls than testing every line.
+ */
+function searchByBisection(
+  text: string,
+  maxMatches: number,
+  testBlock: (block: string) => boolean,
+  testLine: (line: string) => boolean,
+): TextSearchResult {
+  const result = emptyResult();
+  const counter = new LineCounter(text);
+  // Returns false once the result is full.
+  const visit = (start: number, end: number): boolean => {
+    const block = text.slice(start, end);
+    const newline = block.indexOf('\n');
+    if (newline === -1) {
+      if (!testLine(block)) return true;
+      if (result.matches.length === maxMatches) {
+        result.more = true;
+        return false;
+      }
+      result.matches.push({ line: counter.lineAt(start), text: block });
+      return true;
+    }
+    if (!testBlock(block)) return true;
+    const middle = text.lastIndexOf('\n', start + ((end - start) >> 1));
+    const split = middle >= start ? middle : start + newline;
+    return visit(start, split) && visit(split + 1, end);
+  };
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', Math.min(text.length, start + BISECTION_BLOCK));
+    if (end === -1) end = text.length;
+    if (!visit(start, end)) break;
+    start = end + 1;
+  }
+  return result;
+}
+
+function createJavaScriptSearcher(spec: GrepMatcherSpec): TextSearcher {
+  const flags = spec.caseInsensitive ? 'i' : '';
+  // The whole-text scan (flag m) only proposes lines; the decision is the line tested on its own, as the
+  // spec's per-line semantics has it (`$` before a CR or U+2028 counts only in the whole-text scan).
+  const whole = new RegExp(spec.pattern, `gm${flags}`);
+  const single = new RegExp(spec.pattern, flags);
+  // Lookaround can look past a line break in the whole text, which a line on its own has not got: such
+  // patterns are tested line by line only.
+  const perLineOnly = /\(\?<?[=!]/.test(spec.pattern);
+  return (bytes, maxMatches) => {
+    const text = decode(bytes);
+    const result = emptyResult();
+    const counter = new LineCounter(text);
+    /** Tests one line; a slow "no match" may be a give-up, so the line is reported instead. */
+    const testLine = (line: string, lineNumber: number): boolean => {
+      const began = performance.now();
+      const matched = single.test(line);
+      if (!matched && performance.now() - began >= GIVE_UP_SUSPECT_MS)
+        result.unsearchedLines.push(lineNumber);
+      return matched;
+    };
+    if (perLineOnly) {
+      const all = searchEveryLine(text, maxMatches, testLine);
+      result.matches = all.matches;
+      result.more = all.more;
+      return result;
+    }
+    whole.lastIndex = 0;
+    for (;;) {
+      const from = whole.lastIndex;
+      const began = performance.now();
+      const hit = whole.exec(text);
+      if (hit === null) {
+        if (performance.now() - began < GIVE_UP_SUSPECT_MS) return result;
+        // Possibly a give-up: test every remaining line on its own.
+        const [start] = lineBounds(text, from);
+        const rest = searchEveryLine(
+          text,
+          maxMatches - result.matches.length,
+          testLine,
+          start,
+          counter.lineAt(start),
+        );
+        result.matches.push(...rest.matches);
+        result.more = rest.more;
+        return result;
+      }
+      const [start, end] = lineBounds(text, hit.index);
+      const lineNumber = counter.lineAt(start);
+      if (testLine(text.slice(start, end), lineNumber)) {
+        if (result.matches.length === maxMatches) {
+          result.more = true;
+          return result;
+        }
+        result.matches.push({ line: lineNumber, text: text.slice(start, end) });
+      }
+      if (end >= text.length) return result;
+      whole.lastIndex = end + 1;
+    }
+  };
+}
+
+/** Builds the searcher of a spec. The javascript engine must only run off the main thread. */
+export function createTextSearcher(spec: GrepMatcherSpec, options: SearcherOptions = {}): TextSearcher {
+  switch (spec.engine) {
+    case 'literal': {
+      const literal = createLiteralHits(spec.prefilterLiterals!, spec.caseInsensitive);
+      return (bytes, maxMatches) => searchLiteralHits(literal, bytes, maxMatches, undefined);
+    }
+    case 're2':
+      return createRe2Searcher(spec, options);
+    case 'javascript':
+      return createJavaScriptSearcher(spec);
+  }
+}

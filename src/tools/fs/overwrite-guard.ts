@@ -1,0 +1,90 @@
+/**
+ * What write_file and edit_file share before they replace a file (issue 3, "Freshness ledger and
+ * write_file"): the target must be a regular file or not exist yet (a symlink or any other kind of file is
+ * refused), and an existing file may be replaced only when the chat holds a complete observation of it
+ * that still matches the disk.
+ */
+import { lstat } from 'node:fs/promises';
+import { ToolExecutionError } from '../errors.ts';
+import type { ToolContext } from '../types.ts';
+import { describeSystemError } from './describe-system-error.ts';
+import { assertFreshForOverwrite, sha256Hex } from './freshness.ts';
+import { openVerifiedForReading } from './open-verified-file.ts';
+import { readBounded } from './read-bounded.ts';
+import type { ResolvedPath } from './resolve-and-validate-path.ts';
+
+/** Largest file write_file / edit_file will re-read to check freshness (read_file's text ceiling). */
+export const OVERWRITE_READ_CEILING_BYTES = 10 * 1024 * 1024;
+
+/** `missing` or `file`; throws for a symlink, a directory or a special file. */
+export async function inspectWriteTarget(resolved: ResolvedPath, shown: string): Promise<'missing' | 'file'> {
+  let stats: Awaited<ReturnType<typeof lstat>>;
+  try {
+    stats = await lstat(resolved.absolute);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'ENOENT') return 'missing';
+    throw describeSystemError(error, 'write', shown);
+  }
+  if (stats.isSymbolicLink()) {
+    throw new ToolExecutionError(
+      `Refusing to write ${JSON.stringify(shown)}: it is a symlink (to ${resolved.real}). Write to the target path itself if that is what you mean.`,
+    );
+  }
+  if (stats.isDirectory()) {
+    throw new ToolExecutionError(`Refusing to write ${JSON.stringify(shown)}: it is a directory.`);
+  }
+  if (!stats.isFile()) {
+    throw new ToolExecutionError(`Refusing to write ${JSON.stringify(shown)}: it is not a regular file.`);
+  }
+  return 'file';
+}
+
+export interface ExistingFile {
+  /** Real path of the opened descriptor. */
+  real: string;
+  bytes: Uint8Array;
+  sha256: string;
+  /** Permission bits to keep. */
+  mode: number;
+}
+
+/**
+ * Opens an existing file (verified against policy), reads it and checks the chat's observation. Throws a
+ * ToolExecutionError that tells the model what to do when the chat may not overwrite it.
+ */
+export async function readExistingForOverwrite(
+  resolved: ResolvedPath,
+  context: ToolContext,
+  shown: string,
+): Promise<ExistingFile> {
+  let opened: Awaited<ReturnType<typeof openVerifiedForReading>>;
+  try {
+    opened = await openVerifiedForReading(resolved, context);
+  } catch (error) {
+    throw describeSystemError(error, 'open', shown);
+  }
+  const { handle, real } = opened;
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      throw new ToolExecutionError(`Refusing to write ${JSON.stringify(shown)}: it is not a regular file.`);
+    }
+    const read = await readBounded(handle, OVERWRITE_READ_CEILING_BYTES, stats.size);
+    if (!read.ok) {
+      throw new ToolExecutionError(
+        `Refusing to overwrite ${JSON.stringify(shown)}: it is larger than ${OVERWRITE_READ_CEILING_BYTES / (1024 * 1024)} MiB, more than read_file can show, so this chat cannot have read all of it.`,
+      );
+    }
+    const bytes = read.bytes;
+    const sha256 = sha256Hex(bytes);
+    await assertFreshForOverwrite(context.ledger, real, shown, {
+      size: bytes.length,
+      mtimeMs: stats.mtimeMs,
+      sha256: async () => sha256,
+    });
+    return { real, bytes, sha256, mode: stats.mode & 0o7777 };
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The final step of write_file and edit_file: replace (or create) the file atomically at a path whose
+ * directory is verified against the policy, then record the new content in the chat's ledger so a second
+ * write needs no re-read.
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ToolExecutionError, ToolPermissionError } from '../errors.ts';
+import type { ToolContext } from '../types.ts';
+import { writeFileAtomically } from './atomic-write.ts';
+import { describeSystemError } from './describe-system-error.ts';
+import { countLines, recordWrite, sha256Hex } from './freshness.ts';
+import { getPathPolicy } from './resolve-and-validate-path.ts';
+
+export interface ReplaceFileResult {
+  real: string;
+  sha256: string;
+}
+
+/**
+ * `mode` undefined means the file is being created: it must not exist when the write lands (a file that
+ * appeared meanwhile is refused rather than overwritten unread).
+ */
+export async function replaceFile(
+  target: string,
+  data: Uint8Array,
+  mode: number | undefined,
+  context: ToolContext,
+  shown: string,
+): Promise<ReplaceFileResult> {
+  const policy = await getPathPolicy(context);
+  try {
+    await mkdir(dirname(target), { recursive: true });
+    const written = await writeFileAtomically(target, data, {
+      mode,
+      create: mode === undefined,
+      verifyTarget: async (realTarget) => {
+        const refusal = policy.refusalFor(realTarget, realTarget, shown);
+        if (refusal !== undefined) throw new ToolPermissionError(refusal);
+      },
+    });
+    const sha256 = sha256Hex(data);
+    await recordWrite(context.ledger, {
+      path: written.path,
+      sha256,
+      size: written.size,
+      mtimeMs: written.mtimeMs,
+      totalLines: countLines(data),
+    });
+    return { real: written.path, sha256 };
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'EEXIST') {
+      throw new ToolExecutionError(
+        `Cannot create ${JSON.stringify(shown)}: a file appeared there while writing. Read it with read_file before overwriting it.`,
+      );
+    }
+    throw describeSystemError(error, 'write', shown);
+  }
+}

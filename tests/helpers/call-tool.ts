@@ -1,0 +1,54 @@
+/** Calls a registered tool through executeTool, as the chat loop does, with a shared ledger per chat. */
+import { executeTool } from '../../src/tools/execution.ts';
+import type { FreshnessLedger } from '../../src/tools/freshness-ledger.ts';
+import { InMemoryFreshnessLedger } from '../../src/tools/freshness-ledger.ts';
+import type { ToolExecutionResult } from '../../src/tools/types.ts';
+import '../../src/tools/builtin/index.ts';
+
+export interface ChatFixture {
+  workingDirectory?: string;
+  restricted?: boolean;
+  ledger?: FreshnessLedger;
+  parameters?: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
+/** A chat: one ledger across calls, like a real conversation. */
+export function createChat(fixture: ChatFixture = {}) {
+  const ledger = fixture.ledger ?? new InMemoryFreshnessLedger();
+  return {
+    ledger,
+    call(
+      name: string,
+      args: Record<string, unknown>,
+      parameters = fixture.parameters,
+    ): Promise<ToolExecutionResult> {
+      return executeTool(
+        name,
+        args,
+        {
+          userId: 'user-1',
+          chatId: 'chat-1',
+          workingDirectory: fixture.workingDirectory,
+          restricted: fixture.restricted,
+          ledger,
+          signal: fixture.signal,
+        },
+        parameters ? { parameters } : undefined,
+      );
+    },
+  };
+}
+
+/** The result of a call that must succeed. */
+export function expectOk(outcome: ToolExecutionResult): Record<string, unknown> {
+  if (!outcome.ok)
+    throw new Error(`expected success, got ${outcome.error.classification}: ${outcome.error.message}`);
+  return outcome.result as Record<string, unknown>;
+}
+
+/** The error of a call that must fail. */
+export function expectFailure(outcome: ToolExecutionResult): { classification: string; message: string } {
+  if (outcome.ok) throw new Error(`expected failure, got ${JSON.stringify(outcome.result).slice(0, 300)}`);
+  return outcome.error;
+}

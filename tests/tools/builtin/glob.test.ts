@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createChat, expectFailure, expectOk } from '../../helpers/call-tool.ts';
+import { makeTempDirectory, pathList } from '../../helpers/tool-context.ts';
+
+const temp = makeTempDirectory('mango-glob-');
+const root = temp.path;
+const wd = join(root, 'project');
+const outside = join(root, 'outside');
+
+beforeAll(() => {
+  for (const directory of ['src/util', 'docs', '.hidden', 'secret'])
+    mkdirSync(join(wd, directory), { recursive: true });
+  mkdirSync(outside);
+  for (const file of [
+    'src/a.ts',
+    'src/b.js',
+    'src/util/c.ts',
+    'docs/readme.md',
+    '.hidden/h.ts',
+    'secret/s.ts',
+    '.env.ts',
+  ]) {
+    writeFileSync(join(wd, file), file);
+  }
+  writeFileSync(join(outside, 'o.ts'), 'o');
+  symlinkSync(join(outside, 'o.ts'), join(wd, 'src', 'escape.ts'));
+  symlinkSync(join(wd, 'src', 'a.ts'), join(wd, 'src', 'alias.ts'));
+});
+afterAll(() => temp.remove());
+
+describe('patterns', () => {
+  const cases: [string, string, Record<string, unknown>, string[]][] = [
+    ['**', '**/*.ts', {}, ['secret/s.ts', 'src/a.ts', 'src/alias.ts', 'src/escape.ts', 'src/util/c.ts']],
+    ['*', 'src/*', {}, ['src/a.ts', 'src/alias.ts', 'src/b.js', 'src/escape.ts', 'src/util']],
+    ['?', 'src/?.ts', {}, ['src/a.ts']],
+    ['[]', 'src/[ab].*', {}, ['src/a.ts', 'src/b.js']],
+    ['{a,b}', 'src/{a.ts,b.js}', {}, ['src/a.ts', 'src/b.js']],
+    [
+      '! (everything else)',
+      '!**/*.ts',
+      {},
+      ['docs', 'docs/readme.md', 'secret', 'src', 'src/b.js', 'src/util'],
+    ],
+    [
+      'includeDotfiles',
+      '**/*.ts',
+      { includeDotfiles: true },
+      [
+        '.env.ts',
+        '.hidden/h.ts',
+        'secret/s.ts',
+        'src/a.ts',
+        'src/alias.ts',
+        'src/escape.ts',
+        'src/util/c.ts',
+      ],
+    ],
+    ['explicit dot segment', '.hidden/*', {}, ['.hidden/h.ts']],
+  ];
+  test.each(cases)('%s: %s', async (_name, pattern, parameters, expected) => {
+    const result = expectOk(await createChat({ workingDirectory: wd, parameters }).call('glob', { pattern }));
+    expect(result.matches).toEqual(expected);
+    expect(result.truncated).toBe(false);
+  });
+});
+
+describe('re-anchoring', () => {
+  test('cwd below the working directory: paths stay relative to the working directory', async () => {
+    const result = expectOk(
+      await createChat({ workingDirectory: wd }).call('glob', { pattern: '*.ts', cwd: 'src/util' }),
+    );
+    expect(result).toEqual({
+      pattern: '*.ts',
+      cwd: 'src/util',
+      matches: ['src/util/c.ts'],
+      truncated: false,
+    });
+  });
+  test('a match outside the working directory is absolute', async () => {
+    const result = expectOk(
+      await createChat({ workingDirectory: join(wd, 'docs') }).call('glob', {
+        pattern: 'src/*.js',
+        cwd: '..',
+      }),
+    );
+    expect(result.matches).toEqual([join(wd, 'src/b.js')]);
+  });
+  test('no working directory bound: absolute paths, cwd echoed resolved', async () => {
+    const result = expectOk(await createChat().call('glob', { pattern: 'src/*.js', cwd: wd }));
+    expect(result.matches).toEqual([join(wd, 'src/b.js')]);
+    expect(result.cwd).toBe(wd);
+  });
+  test('the absolute setting opts out', async () => {
+    const result = expectOk(
+      await createChat({ workingDirectory: wd, parameters: { absolute: true } }).call('glob', {
+        pattern: 'src/*.js',
+      }),
+    );
+    expect(result.matches).toEqual([join(wd, 'src/b.js')]);
+    expect(result.cwd).toBe(wd);
+  });
+  test('results pass straight into read_file', async () => {
+    const chat = createChat({ workingDirectory: wd });
+    const result = expectOk(await chat.call('glob', { pattern: '*.ts', cwd: 'src/util' }));
+    const read = expectOk(await chat.call('read_file', { path: (result.matches as string[])[0] }));
+    expect(read.content).toBe('     1\tsrc/util/c.ts');
+  });
+});
+
+describe('policy and caps', () => {
+  test('every candidate passes the policy: denied paths and symlinks pointing out are left out', async () => {
+    const chat = createChat({
+      workingDirectory: wd,
+      restricted: true,
+      parameters: { deniedPaths: pathList('secret') },
+    });
+    const result = expectOk(await chat.call('glob', { pattern: '**/*.ts' }));
+    expect(result.matches).toEqual(['src/a.ts', 'src/alias.ts', 'src/util/c.ts']);
+  });
+  test('a cwd outside a restricted chat is refused', async () => {
+    const chat = createChat({ workingDirectory: wd, restricted: true });
+    expect(expectFailure(await chat.call('glob', { pattern: '*', cwd: '..' })).classification).toBe(
+      'permission_denied',
+    );
+  });
+  test('maxResults caps and reports truncated with a notice', async () => {
+    const chat = createChat({ workingDirectory: wd, parameters: { maxResults: 2 } });
+    const result = expectOk(await chat.call('glob', { pattern: '**/*.ts' }));
+    expect((result.matches as string[]).length).toBe(2);
+    expect(result.truncated).toBe(true);
+    expect(result.notice).toBe(
+      'Stopped at maxResults (2) matches; narrow the pattern or the cwd to see the rest.',
+    );
+  });
+  test.each([
+    [{ pattern: 7 }],
+    [{ pattern: '' }],
+    [{ pattern: '*', cwd: 3 }],
+    [{ pattern: 'x'.repeat(1001) }],
+  ])('%j is validation_failed', async (args) => {
+    expect(expectFailure(await createChat({ workingDirectory: wd }).call('glob', args)).classification).toBe(
+      'validation_failed',
+    );
+  });
+  test('a cwd that is a file or missing', async () => {
+    const chat = createChat({ workingDirectory: wd });
+    expect(expectFailure(await chat.call('glob', { pattern: '*', cwd: 'src/a.ts' })).classification).toBe(
+      'execution_error',
+    );
+    expect(expectFailure(await chat.call('glob', { pattern: '*', cwd: 'nope' })).classification).toBe(
+      'not_found',
+    );
+  });
+});

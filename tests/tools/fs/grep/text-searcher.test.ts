@@ -1,0 +1,148 @@
+import { describe, expect, test } from 'bun:test';
+import { analyzePattern } from '../../../../src/tools/fs/grep/analyze-pattern.ts';
+import { compileGrepPattern } from '../../../../src/tools/fs/grep/compile-grep-pattern.ts';
+import { createTextSearcher, type GrepMatcherSpec } from '../../../../src/tools/fs/grep/text-searcher.ts';
+
+/** The spec's reference semantics: split by newline, test each line with new RegExp. */
+function reference(pattern: string, caseInsensitive: boolean, text: string): number[] {
+  const regex = new RegExp(pattern, caseInsensitive ? 'i' : '');
+  const lines = text.split('\n');
+  if (text.endsWith('\n')) lines.pop();
+  if (text === '') return [];
+  return lines.flatMap((line, index) => (regex.test(line) ? [index + 1] : []));
+}
+
+const encode = (text: string) => new TextEncoder().encode(text);
+
+const TEXT = [
+  'foo',
+  'foo\r',
+  'the colour and color',
+  'a\u00a0b  tab\there',
+  'x = 42;',
+  'ABC abc',
+  'path a/b here',
+  'word boundary',
+  'wordy',
+  '  indented, z',
+  'line\u2028sep',
+  'abc',
+  '',
+  '123 4567',
+  'ſ long s',
+  'la séparation',
+  'une école',
+].join('\n');
+
+const PATTERNS: [string, boolean][] = [
+  ['foo', false],
+  ['foo$', false],
+  ['^foo$', false],
+  ['a.c', false],
+  ['a.b', false],
+  ['colou?r', false],
+  ['\\s+', false],
+  ['a\\sb', false],
+  ['\\S+\\s\\S+', false],
+  ['[\\s,]+z', false],
+  ['\\w+\\s*=\\s*\\d+;', false],
+  ['\\bword\\b', false],
+  ['abc', true],
+  ['ABC|wordy', false],
+  ['\\u0041BC', false],
+  ['a\\/b', false],
+  ['(?<n>ab)c', false],
+  ['\\d{2,3}', false],
+  ['^$', false],
+  ['line.sep', false],
+  ['[^a-z]', false],
+  ['S LONG', true],
+  ['(\\w)\\1', false],
+  ['wor(?=dy)', false],
+  ['x{0}abc', false],
+  ['sépar', false],
+  ['ÉCOLE', true],
+  ['é.', false],
+];
+
+describe('every engine agrees with the per-line reference', () => {
+  test.each(PATTERNS)('%s (caseInsensitive %p)', (pattern, caseInsensitive) => {
+    const spec = compileGrepPattern(pattern, caseInsensitive);
+    const expected = reference(pattern, caseInsensitive, TEXT);
+    const found = createTextSearcher(spec)(encode(TEXT), 1000).matches.map((match) => match.line);
+    expect(found).toEqual(expected);
+    // The javascript engine (worker-only in production) must agree too.
+    const javascript: GrepMatcherSpec = { ...spec, engine: 'javascript' };
+    expect(createTextSearcher(javascript)(encode(TEXT), 1000).matches.map((match) => match.line)).toEqual(
+      expected,
+    );
+  });
+});
+
+describe('engine choice', () => {
+  test.each([
+    ['function', 'literal'],
+    ['ERROR|WARN', 'literal'],
+    ['\\w+\\s*=\\s*\\d+;', 're2'],
+    ['(a+)+$', 're2'],
+    ['(a+)+c|!', 're2'],
+    ['(\\w)\\1', 'javascript'],
+    ['foo(?=bar)', 'javascript'],
+    ['(?<!x)y', 'javascript'],
+    ['[^]', 'javascript'],
+    ['a{1001}', 'javascript'],
+  ])('%s runs on %s', (pattern, engine) => {
+    expect(compileGrepPattern(pattern, false).engine).toBe(engine as GrepMatcherSpec['engine']);
+  });
+
+  test.each([
+    ['function', true, ['function']],
+    ['ERROR|WARN', true, ['ERROR', 'WARN']],
+    ['colou?r', false, ['colo']],
+    ['ab+c', false, ['ab']],
+    ['x\\.y', true, ['x.y']],
+    ['foo|', false, null],
+    ['(a)b', false, ['b']],
+  ])('%s: pureLiteral %p, required literals %j', (pattern, pureLiteral, literals) => {
+    const analysis = analyzePattern(pattern);
+    expect(analysis.pureLiteral).toBe(pureLiteral);
+    expect(analysis.requiredLiterals).toEqual(literals);
+  });
+});
+
+describe('caps and line numbers', () => {
+  const many = Array.from({ length: 50 }, (_, index) => (index % 2 === 0 ? `hit ${index}` : 'miss')).join(
+    '\n',
+  );
+  test.each([['hit'], ['h.t'], ['(h)(?=it)']])('%s: maxMatches stops the file and sets more', (pattern) => {
+    const spec = compileGrepPattern(pattern, false);
+    const result = createTextSearcher({ ...spec })(encode(many), 3);
+    expect(result.matches).toEqual([
+      { line: 1, text: 'hit 0' },
+      { line: 3, text: 'hit 2' },
+      { line: 5, text: 'hit 4' },
+    ]);
+    expect(result.more).toBe(true);
+  });
+});
+
+describe('lookaround across a line break', () => {
+  test.each([['b(?!\\n)'], ['(?<!a\\n)b']])('%s is judged on the line alone', (pattern) => {
+    const spec = compileGrepPattern(pattern, false);
+    expect(spec.engine).toBe('javascript');
+    expect(createTextSearcher(spec)(encode('a\nb\n'), 10).matches).toEqual([{ line: 2, text: 'b' }]);
+  });
+});
+
+describe('the worker-side guarded scan falls back to RE2 when JavaScript gives up', () => {
+  test('(a+)+c|! finds the ! line although JavaScriptCore gives up on it', () => {
+    const spec = compileGrepPattern('(a+)+c|!', false);
+    expect(spec.engine).toBe('re2');
+    const result = createTextSearcher(spec, { offMainThread: true })(
+      encode(`x\n${'a'.repeat(26)}!\ny\n`),
+      10,
+    );
+    expect(result.matches).toEqual([{ line: 2, text: `${'a'.repeat(26)}!` }]);
+    expect(result.unsearchedLines).toEqual([]);
+  }, 20_000);
+});
