@@ -5,7 +5,7 @@
  * (its process is gone). Screenshots at desktop and phone width. Run by `npm run test:e2e`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
@@ -115,6 +115,46 @@ describe('chat page in Chromium', () => {
       expect(await reloadedCard.locator('.code-block').last().textContent()).toContain('hello-from-bash');
       expect(replay.failures).toEqual([]);
       expect(browser.offOriginRequests).toEqual([]);
+      await page.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  test(
+    'read_file content and grep matches are rendered readably',
+    async () => {
+      await writeFile(path.join(project, 'notes.txt'), 'first line\nmango season\nlast\n');
+      replay.enqueue(
+        {
+          body: chatBody({
+            calls: [
+              { id: 'call_read', name: 'read_file', fragments: ['{"path":"notes.txt"}'] },
+              { id: 'call_grep', name: 'grep', fragments: ['{"pattern":"mango","path":"."}'] },
+            ],
+          }),
+        },
+        { body: chatBody({ text: 'Line 2 mentions mango.' }) },
+      );
+      const page = await browser.newPage();
+      await openNewChat(page, 'Files chat');
+      await send(page, 'Where is mango?');
+      await page.getByText('Line 2 mentions mango.').waitFor();
+
+      const read = page.locator('article[data-tool="read_file"]');
+      await read.getByText('Result').click();
+      expect(await read.locator('.result-caption').textContent()).toBe(
+        'notes.txt — lines 1–3 of 3, 29 bytes',
+      );
+      expect(await read.locator('.file-content').textContent()).toBe(
+        '     1\tfirst line\n     2\tmango season\n     3\tlast',
+      );
+
+      const grep = page.locator('article[data-tool="grep"]');
+      await grep.getByText('Result').click();
+      expect(await grep.locator('.result-caption').first().textContent()).toBe('1 match in 1 file');
+      expect(await grep.locator('.grep-file-name').textContent()).toBe('notes.txt');
+      expect(await grep.locator('.grep-line').textContent()).toBe('2: mango season\n');
+      expect(replay.failures).toEqual([]);
       await page.close();
     },
     TIMEOUT_MS,

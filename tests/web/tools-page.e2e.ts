@@ -184,6 +184,17 @@ describe('tools page in Chromium', () => {
         });
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         expect(overflow).toBeLessThanOrEqual(0);
+        // Every control has an accessible name (a <label>, aria-label, or its text).
+        const unnamed = await page.evaluate(() =>
+          [...document.querySelectorAll('input, select, textarea, button')]
+            .filter((control) => {
+              const labelled = (control as HTMLInputElement).labels?.length ?? 0;
+              const text = control.tagName === 'BUTTON' ? (control.textContent ?? '').trim() : '';
+              return labelled === 0 && !control.getAttribute('aria-label') && text === '';
+            })
+            .map((control) => control.outerHTML),
+        );
+        expect(unnamed).toEqual([]);
         await page.close();
       }
       expect(browser.offOriginRequests).toEqual([]);
