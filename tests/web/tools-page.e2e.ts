@@ -69,12 +69,17 @@ describe('tools page in Chromium', () => {
       const toggle = page.getByRole('switch', { name: 'Enable Bash' });
       expect(await toggle.isChecked()).toBe(false);
 
-      await toggle.click();
+      // By keyboard: Space on the switch opens the warning, focus moves into it, Escape backs out.
+      await toggle.focus();
+      await page.keyboard.press('Space');
       const dialog = page.getByRole('dialog', { name: 'Enable Bash?' });
       await dialog.waitFor();
       expect(await dialog.textContent()).toContain('can run any command');
-      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
       expect(await toggle.isChecked()).toBe(false);
+      expect(await toggle.evaluate((element) => element === document.activeElement)).toBe(true);
 
       await toggle.click();
       await dialog.getByRole('button', { name: 'Enable bash' }).click();
