@@ -11,6 +11,7 @@ import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { loadConfig } from '../../src/config.ts';
 import { type RunningServer, startServer } from '../../src/server/start-server.ts';
+import type { ToolRegistry } from '../../src/tools/registry.ts';
 import { buildWebApp } from '../../src/web/web-build.ts';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -41,6 +42,8 @@ export interface WebTestServer {
 export interface WebTestServerOptions {
   /** Provider variables (e.g. `OPENAI_COMPATIBLE_BASE_URL` of a replay server); none by default. */
   environment?: Record<string, string>;
+  /** Tools to serve (default: every builtin). */
+  registry?: ToolRegistry;
 }
 
 /**
@@ -56,7 +59,7 @@ export async function startWebTestServer(options: WebTestServerOptions = {}): Pr
     webDirectory,
   };
   const environment = { MANGO_WORKSPACE_ROOTS: root, ...options.environment };
-  const server = await startServer(config, { print: () => {}, environment });
+  const server = await startServer(config, { print: () => {}, environment, registry: options.registry });
   const { token } = await server.deps.users.create('web-tester');
   return {
     url: server.url,

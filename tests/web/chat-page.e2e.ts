@@ -9,6 +9,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
+import '../../src/tools/builtin/index.ts';
+import { defaultToolRegistry, ToolRegistry } from '../../src/tools/registry.ts';
+import { makeTool } from '../helpers/fake-tools.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import {
   launchTestBrowser,
@@ -21,6 +24,29 @@ import {
 } from '../helpers/web-browser.ts';
 
 const TIMEOUT_MS = 45_000;
+/** A 1×1 PNG. */
+const PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+/**
+ * Every builtin plus a stand-in `generate_image` returning an image inline, so the card's image
+ * rendering is checked without an image provider.
+ */
+function registryWithImageStandIn(): ToolRegistry {
+  const registry = new ToolRegistry();
+  for (const tool of defaultToolRegistry.list())
+    if (tool.definition.name !== 'generate_image') registry.register(tool);
+  const standIn = makeTool({
+    name: 'generate_image',
+    execute: async () => ({
+      prompt: 'a ripe mango',
+      images: [{ base64: PNG_BASE64, mimeType: 'image/png' }],
+    }),
+  });
+  standIn.settings = { ...standIn.settings, category: 'image', title: 'Generate image (stand-in)' };
+  registry.register(standIn);
+  return registry;
+}
 let replay: ReplayServer;
 let server: WebTestServer;
 let browser: TestBrowser;
@@ -36,7 +62,10 @@ async function api(method: string, pathname: string, body?: unknown): Promise<Re
 
 beforeAll(async () => {
   replay = startReplayServer();
-  server = await startWebTestServer({ environment: { OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1` } });
+  server = await startWebTestServer({
+    environment: { OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1` },
+    registry: registryWithImageStandIn(),
+  });
   project = path.join(server.root, 'project');
   await mkdir(project);
   expect((await api('PUT', '/api/settings/tools/bash', { enabled: true })).status).toBe(200);
@@ -154,6 +183,29 @@ describe('chat page in Chromium', () => {
       expect(await grep.locator('.result-caption').first().textContent()).toBe('1 match in 1 file');
       expect(await grep.locator('.grep-file-name').textContent()).toBe('notes.txt');
       expect(await grep.locator('.grep-line').textContent()).toBe('2: mango season\n');
+      expect(replay.failures).toEqual([]);
+      await page.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  test(
+    'a generate_image result shows its image inline, open, with the prompt as alt text',
+    async () => {
+      replay.enqueue(
+        { body: chatBody({ calls: [{ id: 'call_image', name: 'generate_image', fragments: ['{}'] }] }) },
+        { body: chatBody({ text: 'Here is your mango.' }) },
+      );
+      const page = await browser.newPage();
+      await openNewChat(page, 'Image chat');
+      await send(page, 'Draw a mango');
+      await page.getByText('Here is your mango.').waitFor();
+      const image = page.locator('article[data-tool="generate_image"] img');
+      await image.waitFor();
+      expect(await image.getAttribute('alt')).toBe('a ripe mango');
+      await page.waitForFunction(
+        () => (document.querySelector('.result-images img') as HTMLImageElement | null)?.naturalWidth === 1,
+      );
       expect(replay.failures).toEqual([]);
       await page.close();
     },
