@@ -22,6 +22,8 @@ export interface ServerConfig {
   shutdownTimeoutMs: number;
   /** Largest request body accepted, in bytes (larger → 413). */
   maxRequestBodyBytes: number;
+  /** The built web app served at `/` (default `dist/web` of this checkout; `npm run build` makes it). */
+  webDirectory?: string;
 }
 
 /** Thrown for a configuration value that cannot work; the CLI prints it and exits 2. */

@@ -149,6 +149,16 @@ export {
   type FreshnessLedger,
   InMemoryFreshnessLedger,
 } from './tools/freshness-ledger.ts';
+export { GrepPatternError } from './tools/fs/grep/compile-grep-pattern.ts';
+export {
+  PATH_POLICY_DEFAULT_PARAMETERS,
+  PATH_POLICY_PARAMETER_DESCRIPTORS,
+} from './tools/fs/path-policy-settings.ts';
+export {
+  type ResolvedPath,
+  resolveAndValidatePath,
+  workingDirectoryOf,
+} from './tools/fs/resolve-and-validate-path.ts';
 export { defaultToolRegistry, getTool, listTools, registerTool, ToolRegistry } from './tools/registry.ts';
 export {
   getDefaultToolSettings,

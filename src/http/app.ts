@@ -16,6 +16,7 @@ import { createMcpRoutes } from './mcp/mcp-routes.ts';
 import { buildOpenApiDocument, type RouteForDocument } from './openapi.ts';
 import { createProviderRoutes } from './providers/provider-routes.ts';
 import { createToolSettingsRoutes } from './settings/tool-settings-routes.ts';
+import { createWebAppRoutes } from './web/web-app-routes.ts';
 
 /** Every route module, mounted in this order. */
 export const ROUTE_MODULES = [
@@ -26,6 +27,12 @@ export const ROUTE_MODULES = [
   createChatRoutes,
 ] as const;
 
+/**
+ * Route modules that need no token (the web app's pages and assets), mounted before the
+ * authentication plugin: its `resolve` applies to every route registered after it.
+ */
+export const PUBLIC_ROUTE_MODULES = [createWebAppRoutes] as const;
+
 export function createApp(deps: AppDependencies) {
   const maxBodyBytes = deps.config.maxRequestBodyBytes;
   const app = new Elysia({ normalize: false })
@@ -35,8 +42,9 @@ export function createApp(deps: AppDependencies) {
       if (length > maxBodyBytes) {
         throw new HttpError(413, 'payload_too_large', `The request body exceeds ${maxBodyBytes} bytes.`);
       }
-    })
-    .use(deps.authentication);
+    });
+  for (const createRoutes of PUBLIC_ROUTE_MODULES) app.use(createRoutes(deps));
+  app.use(deps.authentication);
   for (const createRoutes of ROUTE_MODULES) app.use(createRoutes(deps));
   let document: unknown;
   return app.get(

@@ -5,13 +5,18 @@
  * policy judges the directory actually written into.
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, open, rename, stat, unlink } from 'node:fs/promises';
+import { chmod, link, open, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { realPathOfDescriptor } from './open-verified-file.ts';
 
 export interface AtomicWriteOptions {
   /** Permission bits to give the new file (the old file's, when replacing). */
   mode?: number;
+  /**
+   * The target must not exist: the file is linked into place (which fails if something appeared there
+   * meanwhile) instead of renamed over it, so a file created by someone else is never clobbered.
+   */
+  create?: boolean;
   /** Called with the real path the rename will produce; throws to abort the write. */
   verifyTarget: (realTarget: string) => Promise<void>;
 }
@@ -43,8 +48,14 @@ export async function writeFileAtomically(
     await handle.datasync();
     if (options.mode !== undefined) await chmod(temporary, options.mode);
     await handle.close();
-    await rename(temporary, realTarget);
-    renamed = true;
+    if (options.create) {
+      await link(temporary, realTarget);
+      renamed = true;
+      await unlink(temporary);
+    } else {
+      await rename(temporary, realTarget);
+      renamed = true;
+    }
     const stats = await stat(realTarget);
     return { path: realTarget, size: stats.size, mtimeMs: stats.mtimeMs };
   } finally {

@@ -5,7 +5,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ToolPermissionError } from '../errors.ts';
+import { ToolExecutionError, ToolPermissionError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
 import { writeFileAtomically } from './atomic-write.ts';
 import { describeSystemError } from './describe-system-error.ts';
@@ -17,6 +17,10 @@ export interface ReplaceFileResult {
   sha256: string;
 }
 
+/**
+ * `mode` undefined means the file is being created: it must not exist when the write lands (a file that
+ * appeared meanwhile is refused rather than overwritten unread).
+ */
 export async function replaceFile(
   target: string,
   data: Uint8Array,
@@ -29,6 +33,7 @@ export async function replaceFile(
     await mkdir(dirname(target), { recursive: true });
     const written = await writeFileAtomically(target, data, {
       mode,
+      create: mode === undefined,
       verifyTarget: async (realTarget) => {
         const refusal = policy.refusalFor(realTarget, realTarget, shown);
         if (refusal !== undefined) throw new ToolPermissionError(refusal);
@@ -44,6 +49,11 @@ export async function replaceFile(
     });
     return { real: written.path, sha256 };
   } catch (error) {
+    if ((error as { code?: unknown }).code === 'EEXIST') {
+      throw new ToolExecutionError(
+        `Cannot create ${JSON.stringify(shown)}: a file appeared there while writing. Read it with read_file before overwriting it.`,
+      );
+    }
     throw describeSystemError(error, 'write', shown);
   }
 }

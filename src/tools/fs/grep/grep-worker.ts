@@ -21,7 +21,7 @@ let maxMatchesPerFile = 0;
 self.onmessage = (event: MessageEvent<GrepWorkerRequest>) => {
   const message = event.data;
   if (message.type === 'init') {
-    searcher = createTextSearcher(message.spec);
+    searcher = createTextSearcher(message.spec, { offMainThread: true });
     maxFileSizeBytes = message.maxFileSizeBytes;
     maxMatchesPerFile = message.maxMatchesPerFile;
     return;

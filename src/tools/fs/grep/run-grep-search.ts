@@ -1,6 +1,6 @@
 /**
- * The grep search loop (spec: grep "Execution"): walk the root with Bun.Glob (files only, symlinks not
- * followed, filtered by the optional glob), check each candidate against the path policy, search batches
+ * The grep search loop (spec: grep "Execution"): walk the root incrementally (files only, symlinks not
+ * followed, filtered by the optional glob with Bun.Glob's matcher), check each candidate against the path policy, search batches
  * of files, and merge the outcomes in walk order until `maxResults` matching lines are collected.
  *
  * Small searches run in the calling thread with the linear engines; once a walk passes
@@ -8,6 +8,7 @@
  * engine always runs in workers, which are terminated when the call's signal fires.
  */
 import { availableParallelism } from 'node:os';
+import { walkFiles } from '../walk-files.ts';
 import {
   type BatchExecutor,
   type BatchLimits,
@@ -15,10 +16,12 @@ import {
   createWorkerExecutor,
 } from './batch-executors.ts';
 import type { FileSearchOutcome } from './search-file.ts';
-import type { GrepMatcherSpec } from './text-searcher.ts';
+import { type GrepMatcherSpec, lacksPrefilter } from './text-searcher.ts';
 
 /** Files searched in the calling thread before the rest of a walk moves to workers. */
 export const IN_PROCESS_FILE_LIMIT = 2000;
+/** Largest maxFileSizeBytes searched in the calling thread (a linear engine needs ~10 ms per MiB). */
+export const IN_PROCESS_MAX_FILE_BYTES = 4 * 1024 * 1024;
 const BATCH_SIZE = 128;
 const MAX_BATCHES_IN_FLIGHT = 8;
 
@@ -46,8 +49,8 @@ export interface GrepSearchOutcome {
   hitMaxResults: boolean;
 }
 
-function filterGlob(glob: string | undefined): string {
-  if (glob === undefined) return '**';
+function filterGlob(glob: string | undefined): string | undefined {
+  if (glob === undefined) return undefined;
   return glob.includes('/') ? glob : `**/${glob}`;
 }
 
@@ -58,11 +61,18 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
   };
   const poolSize = Math.max(1, Math.min(2, availableParallelism()));
   const forcedWorkers = typeof options.workers === 'number' ? options.workers : undefined;
-  const needsWorkers = options.spec.engine === 'javascript' || (forcedWorkers ?? 0) > 0;
+  // Big files could hold the event loop for too long even with a linear engine: search them off-thread.
+  const needsWorkers =
+    options.spec.engine === 'javascript' ||
+    (forcedWorkers ?? 0) > 0 ||
+    (options.workers !== 0 && options.maxFileSizeBytes > IN_PROCESS_MAX_FILE_BYTES);
   let executor: BatchExecutor = needsWorkers
     ? createWorkerExecutor(options.spec, limits, forcedWorkers ?? poolSize)
     : createInProcessExecutor(options.spec, limits);
   let usingWorkers = needsWorkers;
+  // Measured (docs/decisions/2026-11-30-grep-engine.md): literal-prefiltered searches are fastest in the
+  // calling thread; whole-text regex searches gain from the workers' guarded JavaScript scan.
+  const benefitsFromWorkers = poolSize > 1 && options.spec.engine === 're2' && lacksPrefilter(options.spec);
   const onAbort = () => executor.close(options.signal.reason);
   options.signal.addEventListener('abort', onAbort, { once: true });
 
@@ -105,12 +115,11 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
     if (options.rootIsFile) {
       queue.push(executor.run([options.root]));
     } else {
-      const prefix = options.root.endsWith('/') ? options.root : `${options.root}/`;
       let batch: string[] = [];
       let walked = 0;
       const flush = async () => {
         if (batch.length === 0) return;
-        if (!usingWorkers && options.workers !== 0 && walked > IN_PROCESS_FILE_LIMIT && poolSize > 1) {
+        if (!usingWorkers && options.workers !== 0 && walked > IN_PROCESS_FILE_LIMIT && benefitsFromWorkers) {
           const previous = executor;
           executor = createWorkerExecutor(options.spec, limits, poolSize);
           usingWorkers = true;
@@ -120,15 +129,12 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
         batch = [];
         while (queue.length >= (usingWorkers ? MAX_BATCHES_IN_FLIGHT : 1) && !done) await consume();
       };
-      for await (const relativePath of new Bun.Glob(filterGlob(options.glob)).scan({
-        cwd: options.root,
+      for (const [absolute] of walkFiles(options.root, {
         dot: options.dot,
-        onlyFiles: true,
-        followSymlinks: false,
+        glob: filterGlob(options.glob),
       })) {
         if (done) break;
         if (options.signal.aborted) throw options.signal.reason;
-        const absolute = prefix + relativePath;
         if (options.allows && !options.allows(absolute)) continue;
         batch.push(absolute);
         walked += 1;

@@ -194,7 +194,77 @@ function searchEveryLine(
 /** Minimum prefilter literal length worth searching for before testing lines. */
 const MIN_PREFILTER_LENGTH = 3;
 
-function createRe2Searcher(spec: GrepMatcherSpec): TextSearcher {
+/** True when the re2 engine would have no literal prefilter for this spec (a whole-text RE2 pass). */
+export function lacksPrefilter(spec: GrepMatcherSpec): boolean {
+  const literals = spec.prefilterLiterals;
+  return !(
+    literals?.every((literal) => literal.length >= MIN_PREFILTER_LENGTH) &&
+    !(spec.caseInsensitive && !literals.every(isAscii))
+  );
+}
+
+export interface SearcherOptions {
+  /**
+   * The searcher runs in a worker thread: a pattern RE2 can express but no literal prefilter helps is
+   * then scanned with JavaScript's JIT-compiled engine first (several times faster on typical text), with
+   * RE2 as the safety net: a "no match" that took long enough to be a give-up hands the rest of the file
+   * to RE2, and a line JavaScript rejected slowly is re-tested with RE2. Never on the main thread, where a
+   * single slow `exec` would stall the server.
+   */
+  offMainThread?: boolean;
+}
+
+function createGuardedJavaScriptSearcher(
+  spec: GrepMatcherSpec,
+  re2Line: (line: string) => boolean,
+): TextSearcher {
+  const flags = spec.caseInsensitive ? 'i' : '';
+  const whole = new RegExp(spec.pattern, `gm${flags}`);
+  const single = new RegExp(spec.pattern, flags);
+  const testLine = (line: string): boolean => {
+    const began = performance.now();
+    if (single.test(line)) return true;
+    return performance.now() - began >= GIVE_UP_SUSPECT_MS ? re2Line(line) : false;
+  };
+  return (bytes, maxMatches) => {
+    const text = decode(bytes);
+    const result = emptyResult();
+    const counter = new LineCounter(text);
+    whole.lastIndex = 0;
+    for (;;) {
+      const from = whole.lastIndex;
+      const began = performance.now();
+      const hit = whole.exec(text);
+      if (hit === null) {
+        if (performance.now() - began < GIVE_UP_SUSPECT_MS) return result;
+        const [start] = lineBounds(text, from);
+        const rest = searchEveryLine(
+          text,
+          maxMatches - result.matches.length,
+          re2Line,
+          start,
+          counter.lineAt(start),
+        );
+        result.matches.push(...rest.matches);
+        result.more = rest.more;
+        return result;
+      }
+      const [start, end] = lineBounds(text, hit.index);
+      const line = text.slice(start, end);
+      if (testLine(line)) {
+        if (result.matches.length === maxMatches) {
+          result.more = true;
+          return result;
+        }
+        result.matches.push({ line: counter.lineAt(start), text: line });
+      }
+      if (end >= text.length) return result;
+      whole.lastIndex = end + 1;
+    }
+  };
+}
+
+function createRe2Searcher(spec: GrepMatcherSpec, options: SearcherOptions): TextSearcher {
   const flags = spec.caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0;
   const lineRegex = RE2JS.compile(spec.re2Source!, flags);
   const textRegex = RE2JS.compile(spec.re2Source!, flags | RE2JS.MULTILINE);
@@ -211,6 +281,7 @@ function createRe2Searcher(spec: GrepMatcherSpec): TextSearcher {
     const literal = createLiteralHits(literals, spec.caseInsensitive);
     return (bytes, maxMatches) => searchLiteralHits(literal, bytes, maxMatches, testLine);
   }
+  if (options.offMainThread) return createGuardedJavaScriptSearcher(spec, testLine);
   return (bytes, maxMatches) => {
     const text = decode(bytes);
     if (!textRegex.test(text)) return emptyResult();
@@ -325,14 +396,14 @@ function createJavaScriptSearcher(spec: GrepMatcherSpec): TextSearcher {
 }
 
 /** Builds the searcher of a spec. The javascript engine must only run off the main thread. */
-export function createTextSearcher(spec: GrepMatcherSpec): TextSearcher {
+export function createTextSearcher(spec: GrepMatcherSpec, options: SearcherOptions = {}): TextSearcher {
   switch (spec.engine) {
     case 'literal': {
       const literal = createLiteralHits(spec.prefilterLiterals!, spec.caseInsensitive);
       return (bytes, maxMatches) => searchLiteralHits(literal, bytes, maxMatches, undefined);
     }
     case 're2':
-      return createRe2Searcher(spec);
+      return createRe2Searcher(spec, options);
     case 'javascript':
       return createJavaScriptSearcher(spec);
   }

@@ -133,3 +133,16 @@ describe('lookaround across a line break', () => {
     expect(createTextSearcher(spec)(encode('a\nb\n'), 10).matches).toEqual([{ line: 2, text: 'b' }]);
   });
 });
+
+describe('the worker-side guarded scan falls back to RE2 when JavaScript gives up', () => {
+  test('(a+)+c|! finds the ! line although JavaScriptCore gives up on it', () => {
+    const spec = compileGrepPattern('(a+)+c|!', false);
+    expect(spec.engine).toBe('re2');
+    const result = createTextSearcher(spec, { offMainThread: true })(
+      encode(`x\n${'a'.repeat(26)}!\ny\n`),
+      10,
+    );
+    expect(result.matches).toEqual([{ line: 2, text: `${'a'.repeat(26)}!` }]);
+    expect(result.unsearchedLines).toEqual([]);
+  }, 20_000);
+});

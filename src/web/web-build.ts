@@ -1,0 +1,119 @@
+/**
+ * Builds the browser app (`web/`) into a static directory (default `dist/web/`) with Bun's bundler:
+ * `app.js` (one ES module bundle, minified, with a linked source map), `app.css` and `index.html`.
+ * No framework and no CDN: the bundle holds everything the page runs.
+ *
+ * `isWebBuildStale` lets `npm start` rebuild only when the output is missing or older than a source.
+ */
+import { copyFile, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Repository root (this file lives in `src/web/`). */
+const PROJECT_ROOT = path.resolve(import.meta.dir, '..', '..');
+
+export const DEFAULT_WEB_SOURCE_DIRECTORY = path.join(PROJECT_ROOT, 'web');
+export const DEFAULT_WEB_OUTPUT_DIRECTORY = path.join(PROJECT_ROOT, 'dist', 'web');
+
+/** Files copied as they are; everything else comes from bundling `main.ts`. */
+const STATIC_FILES = ['index.html', 'app.css'];
+/** Written last, so its presence means the build finished. */
+export const BUILD_MARKER_FILE = 'index.html';
+
+export interface WebBuildOptions {
+  sourceDirectory?: string;
+  outputDirectory?: string;
+  minify?: boolean;
+}
+
+export interface WebBuildResult {
+  outputDirectory: string;
+  files: string[];
+  durationMs: number;
+}
+
+/** Builds the app; throws with the bundler's messages when the build fails (the old output is removed). */
+export async function buildWebApp(options: WebBuildOptions = {}): Promise<WebBuildResult> {
+  const started = performance.now();
+  const sourceDirectory = options.sourceDirectory ?? DEFAULT_WEB_SOURCE_DIRECTORY;
+  const outputDirectory = options.outputDirectory ?? DEFAULT_WEB_OUTPUT_DIRECTORY;
+  await rm(outputDirectory, { recursive: true, force: true });
+  await mkdir(outputDirectory, { recursive: true });
+  const result = await Bun.build({
+    entrypoints: [path.join(sourceDirectory, 'main.ts')],
+    outdir: outputDirectory,
+    naming: 'app.[ext]',
+    target: 'browser',
+    format: 'esm',
+    minify: options.minify ?? true,
+    sourcemap: 'linked',
+  });
+  if (!result.success) {
+    const messages = result.logs.map((log) => String(log.message ?? log)).join('\n');
+    throw new Error(`web build failed:\n${messages}`);
+  }
+  for (const file of STATIC_FILES.filter((name) => name !== BUILD_MARKER_FILE)) {
+    await copyFile(path.join(sourceDirectory, file), path.join(outputDirectory, file));
+  }
+  await copyFile(
+    path.join(sourceDirectory, BUILD_MARKER_FILE),
+    path.join(outputDirectory, BUILD_MARKER_FILE),
+  );
+  const files = (await readdir(outputDirectory)).sort();
+  return { outputDirectory, files, durationMs: performance.now() - started };
+}
+
+async function newestModification(directory: string): Promise<number> {
+  let newest = 0;
+  for (const entry of await readdir(directory, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const info = await stat(path.join(entry.parentPath, entry.name));
+    newest = Math.max(newest, info.mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * True when the build is missing or any file under the source directory (or an extra source file,
+ * such as the shared types the app imports) is newer than the build marker.
+ */
+export async function isWebBuildStale(
+  options: WebBuildOptions & { extraSources?: string[] } = {},
+): Promise<boolean> {
+  const sourceDirectory = options.sourceDirectory ?? DEFAULT_WEB_SOURCE_DIRECTORY;
+  const outputDirectory = options.outputDirectory ?? DEFAULT_WEB_OUTPUT_DIRECTORY;
+  let builtAt: number;
+  try {
+    builtAt = (await stat(path.join(outputDirectory, BUILD_MARKER_FILE))).mtimeMs;
+    await stat(path.join(outputDirectory, 'app.js'));
+  } catch {
+    return true;
+  }
+  let newestSource = await newestModification(sourceDirectory);
+  for (const extra of options.extraSources ?? []) {
+    try {
+      newestSource = Math.max(newestSource, (await stat(extra)).mtimeMs);
+    } catch {
+      // A missing extra source cannot make the build stale.
+    }
+  }
+  return newestSource > builtAt;
+}
+
+/** Builds when missing or stale; returns whether it built. Used by `npm start`. */
+export async function ensureWebBuild(options: WebBuildOptions = {}): Promise<boolean> {
+  if (!(await isWebBuildStale(options))) return false;
+  await buildWebApp(options);
+  return true;
+}
+
+/** `bun src/web/web-build.ts [--if-stale]`: `npm run build`, and `npm start` (with --if-stale). */
+if (import.meta.main) {
+  const onlyIfStale = process.argv.includes('--if-stale');
+  if (onlyIfStale && !(await isWebBuildStale())) {
+    console.log('web app is up to date (dist/web)');
+  } else {
+    const built = await buildWebApp();
+    const where = path.relative(process.cwd(), built.outputDirectory) || '.';
+    console.log(`built ${built.files.join(', ')} into ${where} in ${Math.round(built.durationMs)} ms`);
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Browser-test harness: a real server on 127.0.0.1 (port 0, temp data directory, the web app built
+ * into a temp directory) and Debian's Chromium driven by playwright-core with a fresh profile.
+ * Every request to another origin is aborted and recorded, so a test can assert the app never
+ * reaches past its server (no CDN fonts or scripts).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { loadConfig } from '../../src/config.ts';
+import { type RunningServer, startServer } from '../../src/server/start-server.ts';
+import type { ToolRegistry } from '../../src/tools/registry.ts';
+import { buildWebApp } from '../../src/web/web-build.ts';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+export const DESKTOP_VIEWPORT = { width: 1280, height: 900 };
+export const PHONE_VIEWPORT = { width: 390, height: 844 };
+/** Screenshots land here (git-ignored; CI keeps them as artifacts). */
+export const SCREENSHOT_DIRECTORY = path.resolve(import.meta.dir, '..', '..', 'test-results');
+
+export interface WebTestServer {
+  url: string;
+  /** Temp directory holding the data, the build and any working directories a test makes. */
+  root: string;
+  token: string;
+  server: RunningServer;
+  stop(): Promise<void>;
+}
+
+export interface WebTestServerOptions {
+  /** Provider variables (e.g. `OPENAI_COMPATIBLE_BASE_URL` of a replay server); none by default. */
+  environment?: Record<string, string>;
+  /** Tools to serve (default: every builtin). */
+  registry?: ToolRegistry;
+}
+
+/**
+ * Builds the app into a temp dir and starts the real server over a temp SQLite database. The temp
+ * root is also the only workspace root (`root`), so chats can bind directories made inside it.
+ */
+export async function startWebTestServer(options: WebTestServerOptions = {}): Promise<WebTestServer> {
+  const root = await realpath(await mkdtemp(path.join(tmpdir(), 'mango-web-e2e-')));
+  const webDirectory = path.join(root, 'web');
+  await buildWebApp({ outputDirectory: webDirectory });
+  const config = {
+    ...loadConfig({ PORT: '0', MANGO_DATA_DIR: path.join(root, 'data') }, root),
+    webDirectory,
+  };
+  const environment = { MANGO_WORKSPACE_ROOTS: root, ...options.environment };
+  const server = await startServer(config, { print: () => {}, env: environment, registry: options.registry });
+  const { token } = await server.deps.users.create('web-tester');
+  return {
+    url: server.url,
+    token,
+    server,
+    root,
+    stop: async () => {
+      await server.stop();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TestBrowser {
+  context: BrowserContext;
+  /** URLs of every request to another origin (each was aborted). */
+  offOriginRequests: string[];
+  newPage(viewport?: { width: number; height: number }): Promise<Page>;
+  close(): Promise<void>;
+}
+
+export async function launchTestBrowser(serverUrl: string): Promise<TestBrowser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`${CHROMIUM_PATH} is missing: run .ci/setup (apt-get install chromium).`);
+  }
+  const profile = await mkdtemp(path.join(tmpdir(), 'mango-chromium-profile-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: DESKTOP_VIEWPORT,
+  });
+  const origin = new URL(serverUrl).origin;
+  const offOriginRequests: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:'))
+      return route.continue();
+    offOriginRequests.push(url);
+    return route.abort();
+  });
+  await mkdir(SCREENSHOT_DIRECTORY, { recursive: true });
+  return {
+    context,
+    offOriginRequests,
+    newPage: async (viewport = DESKTOP_VIEWPORT) => {
+      const page = await context.newPage();
+      // Shorter than the test timeout, so a failing wait reports what it waited for.
+      page.setDefaultTimeout(8_000);
+      await page.setViewportSize(viewport);
+      return page;
+    },
+    close: async () => {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Signs in through the form (the token goes to localStorage) and waits for the Tools page. */
+export async function signIn(page: Page, serverUrl: string, token: string): Promise<void> {
+  await page.goto(`${serverUrl}/tools`);
+  // The profile is shared by the file's tests: start each sign-in from a signed-out page.
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+  await page.getByLabel('API token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Tools', level: 1 }).waitFor();
+}

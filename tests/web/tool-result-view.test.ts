@@ -1,0 +1,42 @@
+import { describe, expect, test } from 'bun:test';
+import { findImages, formatArguments } from '../../web/tool-result-view.ts';
+
+describe('findImages', () => {
+  test.each([
+    [
+      'generate_image result: same-origin URLs with the prompt as alt text',
+      { prompt: 'a mango', images: [{ url: '/api/images/i1', mimeType: 'image/png' }] },
+      [{ source: '/api/images/i1', alt: 'a mango' }],
+    ],
+    [
+      'an image object carrying its own prompt',
+      { images: [{ url: '/api/images/i2', prompt: 'a mango tree' }] },
+      [{ source: '/api/images/i2', alt: 'a mango tree' }],
+    ],
+    [
+      'base64 data becomes a data URL of its MIME type',
+      { base64: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk', mimeType: 'image/png' },
+      [
+        {
+          source: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk',
+          alt: 'Generated image',
+        },
+      ],
+    ],
+    ['another host is never requested', { images: [{ url: 'https://cdn.example.com/a.png' }] }, []],
+    ['a protocol-relative URL is another host too', { url: '//cdn.example.com/a.png' }, []],
+    ['plain results have no images', { stdout: 'hi', exitCode: 0 }, []],
+  ])('%s', (_name, result, expected) => {
+    expect(findImages(result)).toEqual(expected);
+  });
+});
+
+describe('formatArguments', () => {
+  test.each([
+    ['', '{}'],
+    ['{"path":"a.txt"}', '{\n  "path": "a.txt"\n}'],
+    ['{"path":', '{"path":'],
+  ])('%j → %j', (input, expected) => {
+    expect(formatArguments(input)).toBe(expected);
+  });
+});

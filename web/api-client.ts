@@ -1,0 +1,186 @@
+/**
+ * The browser's only way to talk to the server: same-origin `fetch` with the bearer token. Non-2xx
+ * answers become an {@link ApiError} carrying the server's `{error, code}` body, so views can show
+ * the server's own message (a 422 next to the field it names).
+ */
+import type { ToolCategory, ToolParameterDescriptor } from '../src/tools/types.ts';
+
+/** One tool as `GET /api/settings/tools` describes it (spec: "Tool Settings API"). */
+export interface ToolSettingsDescriptor {
+  name: string;
+  title: string;
+  description: string;
+  category: ToolCategory;
+  enabled: boolean;
+  canDisable: boolean;
+  parameters: Record<string, unknown>;
+  parameterDescriptors: ToolParameterDescriptor[];
+}
+
+export interface UpdateToolSettingsBody {
+  enabled?: boolean;
+  parameters?: Record<string, unknown>;
+}
+
+export interface ProviderSummary {
+  id: string;
+  available: boolean;
+  reason?: string;
+  models?: string[];
+  defaultModel?: string;
+}
+
+export interface ChatSummary {
+  id: string;
+  title: string;
+  provider: string;
+  model: string;
+  workingDirectory?: string | null;
+  restricted?: boolean;
+  createdAt?: string;
+}
+
+/** A stored message; `content` is whatever the server persisted (text, tool calls, tool results). */
+export interface ChatMessage {
+  id?: string;
+  seq?: number;
+  role: string;
+  /** The provider-neutral history item (`ConversationItem`) the server stored. */
+  item?: unknown;
+  content?: unknown;
+  createdAt?: string;
+}
+
+export interface ChatWithMessages extends ChatSummary {
+  messages: ChatMessage[];
+}
+
+export interface CreateChatBody {
+  title?: string;
+  provider: string;
+  model: string;
+  workingDirectory?: string;
+  restricted?: boolean;
+  systemPrompt?: string;
+}
+
+/** A failed API call: HTTP status plus the server's message and stable code when it sent them. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string | undefined;
+  /** The settings parameter the error is about, when the server names one. */
+  readonly parameter: string | undefined;
+
+  constructor(status: number, message: string, code?: string, parameter?: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.parameter = parameter;
+  }
+}
+
+/** Finds the parameter a settings error is about: the body's `parameter`, else `setting "x"` in the text. */
+export function parameterNamedInError(message: string, explicit?: unknown): string | undefined {
+  if (typeof explicit === 'string' && explicit.length > 0) return explicit;
+  return /setting "([^"]+)"/.exec(message)?.[1];
+}
+
+export interface ApiClient {
+  listTools(): Promise<ToolSettingsDescriptor[]>;
+  updateTool(name: string, body: UpdateToolSettingsBody): Promise<ToolSettingsDescriptor>;
+  listProviders(): Promise<ProviderSummary[]>;
+  listChats(): Promise<ChatSummary[]>;
+  getChat(id: string): Promise<ChatWithMessages>;
+  createChat(body: CreateChatBody): Promise<ChatSummary>;
+  deleteChat(id: string): Promise<void>;
+  /** Starts a turn; resolves with the open `text/event-stream` response. */
+  startTurn(chatId: string, message: string, signal?: AbortSignal): Promise<Response>;
+  cancelTurn(chatId: string): Promise<void>;
+}
+
+/**
+ * Creates a client bound to one token. `onUnauthorized` runs on any 401 (the token was revoked or
+ * mistyped) so the app can return to the sign-in form.
+ */
+export function createApiClient(token: string, onUnauthorized: () => void): ApiClient {
+  async function send(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+    });
+    if (response.ok) return response;
+    if (response.status === 401) onUnauthorized();
+    throw await toApiError(response);
+  }
+
+  async function json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await send(method, path, body);
+    if (response.status === 204) return undefined as T;
+    return (await response.json()) as T;
+  }
+
+  return {
+    listTools: async () =>
+      (await json<{ tools: ToolSettingsDescriptor[] }>('GET', '/api/settings/tools')).tools,
+    updateTool: (name, body) =>
+      json<ToolSettingsDescriptor>('PUT', `/api/settings/tools/${encodeURIComponent(name)}`, body),
+    listProviders: async () =>
+      (await json<{ providers: ProviderSummary[] }>('GET', '/api/providers')).providers,
+    listChats: async () => unwrapList<ChatSummary>(await json<unknown>('GET', '/api/chats'), 'chats'),
+    getChat: async (id) => unwrapChat(await json<unknown>('GET', `/api/chats/${encodeURIComponent(id)}`)),
+    createChat: async (body) => unwrapChat(await json<unknown>('POST', '/api/chats', body)),
+    deleteChat: async (id) => {
+      await send('DELETE', `/api/chats/${encodeURIComponent(id)}`);
+    },
+    startTurn: (chatId, message, signal) =>
+      send('POST', `/api/chats/${encodeURIComponent(chatId)}/turns`, { message }, signal),
+    cancelTurn: async (chatId) => {
+      await send('POST', `/api/chats/${encodeURIComponent(chatId)}/cancel`);
+    },
+  };
+}
+
+/** Accepts both a bare array and `{[key]: array}` so the client survives either list shape. */
+function unwrapList<T>(body: unknown, key: string): T[] {
+  if (Array.isArray(body)) return body as T[];
+  if (typeof body === 'object' && body !== null && Array.isArray((body as Record<string, unknown>)[key])) {
+    return (body as Record<string, T[]>)[key]!;
+  }
+  return [];
+}
+
+/** Accepts both a bare chat and `{chat, messages?}`. */
+function unwrapChat(body: unknown): ChatWithMessages {
+  const record = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const chat = (typeof record.chat === 'object' && record.chat !== null ? record.chat : record) as Record<
+    string,
+    unknown
+  >;
+  const messages = Array.isArray(chat.messages)
+    ? chat.messages
+    : Array.isArray(record.messages)
+      ? record.messages
+      : [];
+  return { ...(chat as unknown as ChatSummary), messages: messages as ChatMessage[] };
+}
+
+async function toApiError(response: Response): Promise<ApiError> {
+  let message = `${response.status} ${response.statusText}`.trim();
+  let code: string | undefined;
+  let parameter: unknown;
+  try {
+    const body = (await response.json()) as Record<string, unknown>;
+    if (typeof body.error === 'string') message = body.error;
+    else if (typeof body.message === 'string') message = body.message;
+    if (typeof body.code === 'string') code = body.code;
+    parameter = body.parameter;
+  } catch {
+    // Not JSON: keep the status line.
+  }
+  return new ApiError(response.status, message, code, parameterNamedInError(message, parameter));
+}

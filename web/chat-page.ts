@@ -1,0 +1,69 @@
+/**
+ * The Chat page: the user's chats beside either the new-chat form or the open chat (design: "a turn
+ * as an SSE stream"). The two panels live in `new-chat-form.ts` and `chat-view.ts`.
+ */
+import type { ApiClient, ChatSummary } from './api-client.ts';
+import { renderChatView } from './chat-view.ts';
+import { h, replaceChildren } from './dom.ts';
+import { renderNewChatForm } from './new-chat-form.ts';
+import type { ImageLoader } from './tool-result-view.ts';
+
+export interface ChatPageOptions {
+  api: ApiClient;
+  chatId: string | undefined;
+  navigate: (path: string) => void;
+  loadImage: ImageLoader;
+}
+
+export async function renderChatPage(container: HTMLElement, options: ChatPageOptions): Promise<void> {
+  const chatList = h('ul', { class: 'chat-list' });
+  const main = h('section', { class: 'chat-main' });
+  const sidebar = h(
+    'nav',
+    { class: 'chat-sidebar', 'aria-label': 'Chats' },
+    h(
+      'div',
+      { class: 'sidebar-header' },
+      h('h2', {}, 'Chats'),
+      h('a', { href: '/chats', class: 'button-primary', 'data-link': true }, 'New chat'),
+    ),
+    chatList,
+  );
+  replaceChildren(container, h('div', { class: 'chat-layout' }, sidebar, main));
+
+  const chatsPromise = options.api.listChats().catch((error: Error) => {
+    replaceChildren(chatList, h('li', { class: 'error-text' }, `Could not load chats: ${error.message}`));
+    return [] as ChatSummary[];
+  });
+  void chatsPromise.then((chats) => renderChatList(chatList, chats, options.chatId));
+
+  if (options.chatId) await renderChatView(main, options, options.chatId);
+  else await renderNewChatForm(main, options);
+}
+
+function renderChatList(list: HTMLElement, chats: ChatSummary[], activeId: string | undefined): void {
+  if (chats.length === 0) {
+    replaceChildren(list, h('li', { class: 'list-empty' }, 'No chats yet.'));
+    return;
+  }
+  replaceChildren(
+    list,
+    chats.map((chat) =>
+      h(
+        'li',
+        {},
+        h(
+          'a',
+          {
+            href: `/chats/${encodeURIComponent(chat.id)}`,
+            class: 'chat-link',
+            'data-link': true,
+            'aria-current': chat.id === activeId ? 'page' : undefined,
+          },
+          h('span', { class: 'chat-title' }, chat.title || 'Untitled chat'),
+          h('span', { class: 'chat-meta' }, `${chat.provider} · ${chat.model}`),
+        ),
+      ),
+    ),
+  );
+}

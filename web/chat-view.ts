@@ -1,0 +1,267 @@
+/**
+ * One open chat: its stored history, a composer, and the live turn — text as it arrives, a card per
+ * tool call, and a Cancel button that asks the server to stop the turn (it aborts the stream only if
+ * the server cannot be asked). Entries are rendered keyed, so streaming never resets open sections.
+ */
+import { ApiError, type ChatSummary } from './api-client.ts';
+import type { ChatPageOptions } from './chat-page.ts';
+import { confirmWithDialog } from './confirm-dialog.ts';
+import { h, replaceChildren, uniqueId } from './dom.ts';
+import { readTurnStream } from './sse-parser.ts';
+import { renderToolCallCard, toolCallSignature } from './tool-call-card.ts';
+import type { ImageLoader } from './tool-result-view.ts';
+import {
+  applyTurnEvent,
+  finishTurn,
+  type Transcript,
+  type TranscriptEntry,
+  transcriptFromHistory,
+} from './transcript.ts';
+
+export async function renderChatView(
+  main: HTMLElement,
+  options: ChatPageOptions,
+  chatId: string,
+): Promise<void> {
+  const { api } = options;
+  const heading = h('h1', { tabindex: -1 }, 'Chat');
+  replaceChildren(main, heading, h('p', { class: 'page-status', role: 'status' }, 'Loading chat…'));
+  heading.focus();
+
+  let transcript: Transcript;
+  let chat: ChatSummary;
+  try {
+    const loaded = await api.getChat(chatId);
+    chat = loaded;
+    transcript = transcriptFromHistory(loaded.messages);
+  } catch (error) {
+    const message =
+      error instanceof ApiError && error.status === 404
+        ? 'This chat does not exist.'
+        : `Could not load the chat: ${(error as Error).message}`;
+    replaceChildren(main, heading, h('p', { class: 'error-text', role: 'alert' }, message));
+    return;
+  }
+  heading.textContent = chat.title || 'Untitled chat';
+
+  const log = h('div', {
+    class: 'transcript',
+    role: 'log',
+    'aria-label': 'Conversation',
+    'aria-live': 'polite',
+  });
+  const rendered = new Map<TranscriptEntry, { node: HTMLElement; signature: string }>();
+  const emptyNote = h('p', { class: 'list-empty' }, 'No messages yet. Say something below.');
+
+  const renderTranscript = () => {
+    const nearBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
+    const nodes: HTMLElement[] = [];
+    for (const entry of transcript.entries) {
+      const signature = entrySignature(entry);
+      const previous = rendered.get(entry);
+      if (previous && previous.signature === signature) {
+        nodes.push(previous.node);
+        continue;
+      }
+      const node = renderEntry(entry, options.loadImage);
+      if (previous) keepDisclosureState(previous.node, node);
+      rendered.set(entry, { node, signature });
+      nodes.push(node);
+    }
+    const current = new Set(transcript.entries);
+    for (const key of rendered.keys()) if (!current.has(key)) rendered.delete(key);
+    if (nodes.length === 0) nodes.push(emptyNote);
+    // Reorder/replace only where needed so open <details> and text selection survive streaming.
+    nodes.forEach((node, index) => {
+      if (log.children[index] !== node) log.insertBefore(node, log.children[index] ?? null);
+    });
+    while (log.children.length > nodes.length) log.lastElementChild!.remove();
+    if (nearBottom) log.scrollTop = log.scrollHeight;
+  };
+
+  let renderQueued = false;
+  const scheduleRender = () => {
+    if (renderQueued) return;
+    renderQueued = true;
+    requestAnimationFrame(() => {
+      renderQueued = false;
+      renderTranscript();
+    });
+  };
+
+  const textarea = h('textarea', {
+    id: uniqueId('message'),
+    name: 'message',
+    rows: 3,
+    required: true,
+    placeholder: 'Ask something… (Enter sends, Shift+Enter for a new line)',
+  });
+  const sendButton = h('button', { type: 'submit', class: 'button-primary' }, 'Send');
+  const cancelButton = h('button', { type: 'button', class: 'button-danger', hidden: true }, 'Cancel');
+  const turnStatus = h('p', { class: 'turn-status', role: 'status' });
+  let turnController: AbortController | undefined;
+
+  const setRunning = (running: boolean) => {
+    transcript.running = running;
+    sendButton.disabled = running;
+    cancelButton.hidden = !running;
+    cancelButton.disabled = false;
+    turnStatus.textContent = running ? 'The model is working…' : '';
+  };
+
+  const runTurn = async (message: string) => {
+    transcript.entries.push({ kind: 'user', text: message });
+    setRunning(true);
+    transcript.doneReason = undefined;
+    renderTranscript();
+    turnController = new AbortController();
+    try {
+      const response = await api.startTurn(chatId, message, turnController.signal);
+      await readTurnStream(response, (event) => {
+        applyTurnEvent(transcript, event);
+        scheduleRender();
+      });
+      if (transcript.doneReason === undefined)
+        finishTurn(transcript, turnController.signal.aborted ? 'cancelled' : 'error');
+    } catch (error) {
+      if (turnController.signal.aborted) finishTurn(transcript, 'cancelled');
+      else {
+        transcript.entries.push({
+          kind: 'notice',
+          tone: 'error',
+          text: `The turn failed: ${(error as Error).message}`,
+        });
+        finishTurn(transcript, 'failed');
+      }
+    } finally {
+      turnController = undefined;
+      setRunning(false);
+      renderTranscript();
+      textarea.focus();
+    }
+  };
+
+  cancelButton.addEventListener('click', async () => {
+    cancelButton.disabled = true;
+    turnStatus.textContent = 'Cancelling…';
+    const controller = turnController;
+    try {
+      await api.cancelTurn(chatId);
+    } catch {
+      // The server could not be asked; dropping the stream also ends the turn server-side.
+      controller?.abort();
+    }
+  });
+
+  const form = h(
+    'form',
+    {
+      class: 'composer',
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        const message = textarea.value.trim();
+        if (message === '' || transcript.running) return;
+        textarea.value = '';
+        void runTurn(message);
+      },
+    },
+    h('label', { for: textarea.id, class: 'visually-hidden' }, 'Message'),
+    textarea,
+    h('div', { class: 'composer-actions' }, turnStatus, cancelButton, sendButton),
+  );
+  textarea.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+
+  const deleteButton = h(
+    'button',
+    {
+      type: 'button',
+      class: 'button-quiet',
+      onclick: async () => {
+        const confirmed = await confirmWithDialog({
+          title: 'Delete this chat?',
+          body: h('p', {}, 'Its messages are deleted from the server. This cannot be undone.'),
+          confirmLabel: 'Delete chat',
+          danger: true,
+        });
+        if (!confirmed) return;
+        try {
+          await api.deleteChat(chatId);
+          options.navigate('/chats');
+        } catch (error) {
+          turnStatus.textContent = `Could not delete: ${(error as Error).message}`;
+        }
+      },
+    },
+    'Delete chat',
+  );
+
+  const facts = [`${chat.provider} · ${chat.model}`];
+  if (chat.workingDirectory)
+    facts.push(`in ${chat.workingDirectory}${chat.restricted ? ' (restricted)' : ''}`);
+  replaceChildren(
+    main,
+    h(
+      'div',
+      { class: 'chat-header' },
+      h('div', {}, heading, h('p', { class: 'chat-meta' }, facts.join(' — '))),
+      deleteButton,
+    ),
+    log,
+    form,
+  );
+  renderTranscript();
+  log.scrollTop = log.scrollHeight;
+  textarea.focus();
+}
+
+function entrySignature(entry: TranscriptEntry): string {
+  switch (entry.kind) {
+    case 'tool':
+      return toolCallSignature(entry);
+    case 'notice':
+      return entry.text;
+    default:
+      return String(entry.text.length);
+  }
+}
+
+function renderEntry(entry: TranscriptEntry, loadImage: ImageLoader): HTMLElement {
+  switch (entry.kind) {
+    case 'user':
+      return h(
+        'div',
+        { class: 'message message-user' },
+        h('span', { class: 'visually-hidden' }, 'You: '),
+        entry.text,
+      );
+    case 'assistant':
+      return h(
+        'div',
+        { class: 'message message-assistant' },
+        h('span', { class: 'visually-hidden' }, 'Model: '),
+        entry.text,
+      );
+    case 'notice':
+      return h('p', { class: `notice notice-${entry.tone}` }, entry.text);
+    case 'tool':
+      return renderToolCallCard(entry, loadImage);
+  }
+}
+
+/** Carries the user's open/closed choice of each disclosure from an old card to its replacement. */
+function keepDisclosureState(previous: HTMLElement, next: HTMLElement): void {
+  const before = previous.querySelectorAll('details');
+  const after = next.querySelectorAll('details');
+  for (const oldDetails of before) {
+    const match = [...after].find((candidate) => candidate.className === oldDetails.className);
+    if (match && oldDetails.dataset.userToggled === 'true') {
+      match.open = oldDetails.open;
+      match.dataset.userToggled = 'true';
+    }
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * One tool call as a card: name, status, duration, the arguments as they stream in, progress
+ * events, and the result or error in a collapsible section (errors open by default).
+ */
+import { h } from './dom.ts';
+import { findImages, formatArguments, type ImageLoader, renderToolResult } from './tool-result-view.ts';
+import type { ToolCallEntry } from './transcript.ts';
+
+const STATUS_TEXT: Record<ToolCallEntry['status'], string> = {
+  streaming: 'receiving arguments…',
+  running: 'running…',
+  succeeded: 'done',
+  failed: 'failed',
+};
+
+export function formatDuration(durationMs: number): string {
+  if (durationMs < 1000) return `${Math.round(durationMs)} ms`;
+  return `${(durationMs / 1000).toFixed(durationMs < 10_000 ? 2 : 1)} s`;
+}
+
+/** A change signature: the card is rebuilt only when this differs from the last render. */
+export function toolCallSignature(call: ToolCallEntry): string {
+  return `${call.status}|${call.argumentsText.length}|${call.durationMs ?? ''}|${call.progress.length}|${call.error?.message ?? ''}`;
+}
+
+export function renderToolCallCard(call: ToolCallEntry, loadImage: ImageLoader): HTMLElement {
+  const failed = call.status === 'failed';
+  const statusText =
+    failed && call.error?.classification ? `failed: ${call.error.classification}` : STATUS_TEXT[call.status];
+  const live = call.status === 'streaming' || call.status === 'running';
+  const hasImages = call.status === 'succeeded' && findImages(call.result).length > 0;
+  return h(
+    'article',
+    {
+      class: `call-card call-${call.status}`,
+      'aria-label': `Tool call ${call.name}, ${statusText}`,
+      'data-call-id': call.callId,
+      'data-tool': call.name,
+      'aria-busy': live ? 'true' : undefined,
+    },
+    h(
+      'header',
+      { class: 'call-header' },
+      h('span', { class: 'call-icon', 'aria-hidden': 'true' }, '⚙'),
+      h('code', { class: 'call-name' }, call.name),
+      h('span', { class: `call-status status-${call.status}` }, statusText),
+      call.durationMs !== undefined
+        ? h('span', { class: 'call-duration' }, formatDuration(call.durationMs))
+        : null,
+    ),
+    h(
+      'details',
+      { class: 'call-arguments', open: true },
+      h('summary', {}, 'Arguments'),
+      h(
+        'pre',
+        { class: 'code-block' },
+        call.status === 'streaming' ? call.argumentsText : formatArguments(call.argumentsText),
+      ),
+    ),
+    call.progress.length > 0
+      ? h(
+          'ul',
+          { class: 'call-progress' },
+          call.progress.map((progress) => h('li', {}, describeProgress(progress))),
+        )
+      : null,
+    call.status === 'succeeded'
+      ? h(
+          'details',
+          { class: 'call-result', open: hasImages },
+          h('summary', {}, 'Result'),
+          renderToolResult(call.name, call.result, loadImage),
+        )
+      : null,
+    failed
+      ? h(
+          'details',
+          { class: 'call-error', open: true },
+          h('summary', {}, 'Error'),
+          h('p', { class: 'error-text' }, call.error?.message ?? 'Unknown error.'),
+        )
+      : null,
+  );
+}
+
+function describeProgress(progress: Record<string, unknown>): string {
+  const inner =
+    typeof progress.event === 'object' && progress.event !== null
+      ? (progress.event as Record<string, unknown>)
+      : progress;
+  const kind = String(inner.kind ?? inner.type ?? 'progress');
+  const message = typeof inner.message === 'string' ? `: ${inner.message}` : '';
+  return `${kind}${message}`;
+}

@@ -1,0 +1,204 @@
+/**
+ * Readable renderings of tool results inside a tool card: `read_file` as numbered source,
+ * `grep` as matches grouped by file, shell output as stdout/stderr blocks, `generate_image` images
+ * shown inline (data URLs, or same-origin URLs fetched with the bearer token — never another host),
+ * anything else as pretty JSON.
+ */
+import { type Child, h } from './dom.ts';
+
+/** Turns an image reference into something an `<img>` can show without leaving the server. */
+export type ImageLoader = (url: string) => Promise<string>;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function prettyJson(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Pretty-prints an argument JSON text when it parses; returns it unchanged while it is still streaming. */
+export function formatArguments(text: string): string {
+  if (text.trim() === '') return '{}';
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+export function renderToolResult(toolName: string, result: unknown, loadImage: ImageLoader): Child {
+  if (toolName === 'read_file' && isRecord(result) && typeof result.content === 'string')
+    return renderReadFile(result);
+  if (toolName === 'grep' && isRecord(result) && Array.isArray(result.matches)) return renderGrep(result);
+  if (isRecord(result) && ('stdout' in result || 'stderr' in result)) return renderShell(result);
+  const images = findImages(result);
+  if (images.length > 0) return [renderImages(images, loadImage), renderJson(stripLargeStrings(result))];
+  return renderJson(result);
+}
+
+function renderJson(value: unknown): HTMLElement {
+  return h('pre', { class: 'code-block' }, prettyJson(value));
+}
+
+function renderReadFile(result: Record<string, unknown>): HTMLElement {
+  const facts: string[] = [];
+  if (typeof result.startLine === 'number' && typeof result.endLine === 'number') {
+    facts.push(
+      `lines ${result.startLine}–${result.endLine}${typeof result.totalLines === 'number' ? ` of ${result.totalLines}` : ''}`,
+    );
+  }
+  if (typeof result.size === 'number') facts.push(`${result.size} bytes`);
+  if (typeof result.view === 'string') facts.push(`${result.view} view`);
+  if (result.truncated === true) facts.push('truncated');
+  return h(
+    'div',
+    { class: 'result-read-file' },
+    h(
+      'p',
+      { class: 'result-caption' },
+      h('code', {}, String(result.path ?? '')),
+      facts.length > 0 ? ` — ${facts.join(', ')}` : '',
+    ),
+    h('pre', { class: 'code-block file-content' }, String(result.content)),
+  );
+}
+
+function renderGrep(result: Record<string, unknown>): HTMLElement {
+  const byFile = new Map<string, { line: unknown; text: unknown }[]>();
+  for (const match of result.matches as unknown[]) {
+    if (!isRecord(match)) continue;
+    const file = String(match.file ?? '');
+    const list = byFile.get(file) ?? [];
+    list.push({ line: match.line, text: match.text });
+    byFile.set(file, list);
+  }
+  const total = (result.matches as unknown[]).length;
+  return h(
+    'div',
+    { class: 'result-grep' },
+    h(
+      'p',
+      { class: 'result-caption' },
+      `${total} match${total === 1 ? '' : 'es'} in ${byFile.size} file${byFile.size === 1 ? '' : 's'}`,
+      result.truncated === true ? ' (truncated)' : '',
+    ),
+    [...byFile].map(([file, matches]) =>
+      h(
+        'div',
+        { class: 'grep-file' },
+        h('p', { class: 'grep-file-name' }, h('code', {}, file)),
+        h(
+          'pre',
+          { class: 'code-block' },
+          matches.map((match) =>
+            h(
+              'span',
+              { class: 'grep-line' },
+              h('span', { class: 'line-number' }, `${String(match.line)}:`),
+              ` ${String(match.text)}\n`,
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function renderShell(result: Record<string, unknown>): HTMLElement {
+  const facts: string[] = [];
+  if (result.exitCode !== undefined && result.exitCode !== null)
+    facts.push(`exit code ${String(result.exitCode)}`);
+  if (typeof result.termination === 'string' && result.termination !== 'exited')
+    facts.push(result.termination);
+  if (result.truncated === true) facts.push('output truncated');
+  const block = (label: string, text: unknown) =>
+    typeof text === 'string' && text !== ''
+      ? h(
+          'div',
+          { class: 'shell-stream' },
+          h('p', { class: 'result-caption' }, label),
+          h('pre', { class: 'code-block' }, text),
+        )
+      : null;
+  return h(
+    'div',
+    { class: 'result-shell' },
+    facts.length > 0 ? h('p', { class: 'result-caption' }, facts.join(', ')) : null,
+    block('stdout', result.stdout),
+    block('stderr', result.stderr),
+    result.stdout === '' && result.stderr === '' ? h('p', { class: 'result-caption' }, '(no output)') : null,
+  );
+}
+
+interface ImageReference {
+  source: string;
+  alt: string;
+}
+
+/** Finds images anywhere in a result: data URLs, `{base64|b64_json|data, mimeType}`, or same-origin URLs. */
+export function findImages(value: unknown, depth = 0, inheritedAlt = 'Generated image'): ImageReference[] {
+  if (depth > 5) return [];
+  if (Array.isArray(value)) return value.flatMap((item) => findImages(item, depth + 1, inheritedAlt));
+  if (!isRecord(value)) return [];
+  const own = value.revisedPrompt ?? value.prompt ?? value.alt;
+  const alt = typeof own === 'string' && own !== '' ? own : inheritedAlt;
+  const mimeType = String(value.mimeType ?? value.mediaType ?? 'image/png');
+  for (const key of ['dataUrl', 'url', 'src', 'href']) {
+    const candidate = value[key];
+    if (typeof candidate === 'string' && isShowableImageUrl(candidate)) return [{ source: candidate, alt }];
+  }
+  for (const key of ['base64', 'b64_json', 'data', 'imageBase64']) {
+    const candidate = value[key];
+    if (
+      typeof candidate === 'string' &&
+      candidate.length > 32 &&
+      /^[A-Za-z0-9+/=\s]+$/.test(candidate.slice(0, 200)) &&
+      mimeType.startsWith('image/')
+    ) {
+      return [{ source: `data:${mimeType};base64,${candidate.replace(/\s/g, '')}`, alt }];
+    }
+  }
+  return Object.values(value).flatMap((item) => findImages(item, depth + 1, alt));
+}
+
+/** data: image URLs and same-origin paths only: the page never requests another host. */
+function isShowableImageUrl(url: string): boolean {
+  if (url.startsWith('data:image/')) return true;
+  return url.startsWith('/') && !url.startsWith('//');
+}
+
+function renderImages(images: ImageReference[], loadImage: ImageLoader): HTMLElement {
+  return h(
+    'div',
+    { class: 'result-images' },
+    images.map((image) => {
+      const element = h('img', { alt: image.alt, loading: 'lazy' });
+      if (image.source.startsWith('data:')) element.src = image.source;
+      else
+        loadImage(image.source).then(
+          (objectUrl) => {
+            element.src = objectUrl;
+          },
+          () => {
+            element.alt = `${image.alt} (could not be loaded)`;
+          },
+        );
+      return h('figure', {}, element, h('figcaption', {}, image.alt));
+    }),
+  );
+}
+
+/** Replaces long base64 strings with a placeholder so the JSON view stays readable. */
+function stripLargeStrings(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > 500 ? `… ${value.length} characters …` : value;
+  if (Array.isArray(value)) return value.map(stripLargeStrings);
+  if (isRecord(value))
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, stripLargeStrings(item)]));
+  return value;
+}

@@ -1,0 +1,261 @@
+/**
+ * The Tools page: every tool from `GET /api/settings/tools`, grouped by category, with an on/off
+ * switch and a settings form generated from `parameterDescriptors` (spec: "Tool Settings API").
+ * Saving sends `PUT /api/settings/tools/:toolName`; a 422 appears next to the field it names.
+ * Shell tools ask for confirmation before they are enabled (spec: "bash / zsh / powershell — Safety").
+ */
+import { type ApiClient, ApiError, type ToolSettingsDescriptor } from './api-client.ts';
+import { confirmWithDialog } from './confirm-dialog.ts';
+import { h, replaceChildren } from './dom.ts';
+import { createParameterEditor, defaultParameters, type ParameterEditor } from './parameter-editors.ts';
+
+/** Tools that run arbitrary commands with the server's rights; enabling one needs an explicit yes. */
+export const SHELL_TOOL_NAMES: ReadonlySet<string> = new Set(['bash', 'zsh', 'powershell']);
+
+const CATEGORY_TITLES: Record<string, string> = {
+  system: 'System',
+  interaction: 'Interaction',
+  image: 'Images',
+};
+
+export async function renderToolsPage(container: HTMLElement, api: ApiClient): Promise<void> {
+  const heading = h('h1', { tabindex: -1 }, 'Tools');
+  const status = h('p', { class: 'page-status', role: 'status' }, 'Loading tools…');
+  replaceChildren(
+    container,
+    heading,
+    h(
+      'p',
+      { class: 'page-intro' },
+      'Choose which tools models may call in your chats, and tune their settings.',
+    ),
+    status,
+  );
+  heading.focus();
+  let tools: ToolSettingsDescriptor[];
+  try {
+    tools = await api.listTools();
+  } catch (error) {
+    status.textContent = `Could not load tools: ${(error as Error).message}`;
+    status.classList.add('error-text');
+    return;
+  }
+  status.textContent = '';
+  const categories = [...new Set(tools.map((tool) => tool.category))].sort(
+    (left, right) => categoryRank(left) - categoryRank(right),
+  );
+  for (const category of categories) {
+    const headingId = `category-${category}`;
+    container.appendChild(
+      h(
+        'section',
+        { class: 'tool-category', 'aria-labelledby': headingId },
+        h('h2', { id: headingId }, CATEGORY_TITLES[category] ?? category),
+        tools.filter((tool) => tool.category === category).map((tool) => createToolCard(tool, api)),
+      ),
+    );
+  }
+}
+
+function categoryRank(category: string): number {
+  const order = ['system', 'interaction', 'image'];
+  const index = order.indexOf(category);
+  return index === -1 ? order.length : index;
+}
+
+function createToolCard(initial: ToolSettingsDescriptor, api: ApiClient): HTMLElement {
+  let tool = initial;
+  const titleId = `tool-${tool.name}-title`;
+  const switchId = `tool-${tool.name}-enabled`;
+  const explanationId = `tool-${tool.name}-switch-note`;
+  const isShell = SHELL_TOOL_NAMES.has(tool.name);
+  const cardStatus = h('p', { class: 'tool-status', role: 'status' });
+
+  const toggle = h('input', {
+    id: switchId,
+    type: 'checkbox',
+    role: 'switch',
+    class: 'switch',
+    checked: tool.enabled,
+    disabled: !tool.canDisable,
+    'aria-describedby': tool.canDisable ? undefined : explanationId,
+  });
+  const switchLabel = h('span', { class: 'switch-state' }, tool.enabled ? 'On' : 'Off');
+  toggle.addEventListener('change', async () => {
+    const wanted = toggle.checked;
+    if (wanted && isShell) {
+      const confirmed = await confirmWithDialog({
+        title: `Enable ${tool.title}?`,
+        body: [
+          h(
+            'p',
+            {},
+            `A model with ${tool.name} can run any command as the user running this server: read, change or delete files, `,
+            'use the network, and start programs. Working-directory restriction does not contain shell commands.',
+          ),
+          h('p', {}, 'Only enable it for models and chats you trust.'),
+        ],
+        confirmLabel: `Enable ${tool.name}`,
+        danger: true,
+      });
+      if (!confirmed) {
+        toggle.checked = false;
+        toggle.focus();
+        return;
+      }
+    }
+    toggle.disabled = true;
+    cardStatus.textContent = 'Saving…';
+    try {
+      tool = await api.updateTool(tool.name, { enabled: wanted });
+      toggle.checked = tool.enabled;
+      cardStatus.textContent = tool.enabled ? `${tool.title} enabled.` : `${tool.title} disabled.`;
+    } catch (error) {
+      toggle.checked = !wanted;
+      cardStatus.textContent = `Not saved: ${(error as Error).message}`;
+    } finally {
+      toggle.disabled = !tool.canDisable;
+      switchLabel.textContent = toggle.checked ? 'On' : 'Off';
+      card.classList.toggle('tool-off', !toggle.checked);
+    }
+  });
+
+  const header = h(
+    'div',
+    { class: 'tool-header' },
+    h(
+      'div',
+      { class: 'tool-heading' },
+      h('h3', { id: titleId }, tool.title),
+      h('code', { class: 'tool-name' }, tool.name),
+    ),
+    h(
+      'div',
+      { class: 'switch-row' },
+      h('label', { for: switchId, class: 'visually-hidden' }, `Enable ${tool.title}`),
+      toggle,
+      switchLabel,
+    ),
+  );
+
+  const card = h(
+    'article',
+    {
+      class: `tool-card${tool.enabled ? '' : ' tool-off'}`,
+      'aria-labelledby': titleId,
+      'data-tool': tool.name,
+    },
+    header,
+    h('p', { class: 'tool-description' }, tool.description),
+    tool.canDisable
+      ? null
+      : h(
+          'p',
+          { class: 'tool-note', id: explanationId },
+          'This tool is always on: the server does not allow disabling it.',
+        ),
+    isShell
+      ? h(
+          'p',
+          { class: 'tool-warning' },
+          h('strong', {}, 'Warning: '),
+          'runs arbitrary commands on the server. Off by default; enabling it asks for confirmation.',
+        )
+      : null,
+    tool.parameterDescriptors.length > 0
+      ? createSettingsForm(
+          () => tool,
+          (next) => (tool = next),
+          api,
+          cardStatus,
+        )
+      : null,
+    cardStatus,
+  );
+  return card;
+}
+
+function createSettingsForm(
+  currentTool: () => ToolSettingsDescriptor,
+  setTool: (tool: ToolSettingsDescriptor) => void,
+  api: ApiClient,
+  cardStatus: HTMLElement,
+): HTMLElement {
+  const tool = currentTool();
+  const editors: ParameterEditor[] = tool.parameterDescriptors.map((descriptor) =>
+    createParameterEditor(descriptor, tool.parameters[descriptor.name] ?? descriptor.default),
+  );
+  const formError = h('p', { class: 'field-error', role: 'alert', hidden: true });
+  const saveButton = h('button', { type: 'submit', class: 'button-primary' }, 'Save settings');
+  const resetButton = h('button', { type: 'button', class: 'button-secondary' }, 'Reset to defaults');
+
+  const clearErrors = () => {
+    for (const editor of editors) editor.showError(null);
+    formError.hidden = true;
+    formError.textContent = '';
+  };
+
+  const submit = async (parameters: Record<string, unknown>, successText: string) => {
+    clearErrors();
+    saveButton.disabled = true;
+    resetButton.disabled = true;
+    cardStatus.textContent = 'Saving…';
+    try {
+      const updated = await api.updateTool(currentTool().name, { parameters });
+      setTool(updated);
+      for (const editor of editors)
+        editor.write(updated.parameters[editor.descriptor.name] ?? editor.descriptor.default);
+      cardStatus.textContent = successText;
+    } catch (error) {
+      cardStatus.textContent = 'Not saved.';
+      const message = (error as Error).message;
+      const target =
+        error instanceof ApiError && error.parameter
+          ? editors.find((editor) => editor.descriptor.name === error.parameter)
+          : undefined;
+      if (target) {
+        target.showError(message);
+        target.focus();
+      } else {
+        formError.textContent = message;
+        formError.hidden = false;
+      }
+    } finally {
+      saveButton.disabled = false;
+      resetButton.disabled = false;
+    }
+  };
+
+  resetButton.addEventListener('click', () => {
+    const defaults = defaultParameters(currentTool().parameterDescriptors);
+    for (const editor of editors) editor.write(defaults[editor.descriptor.name]);
+    void submit(defaults, 'Settings reset to defaults.');
+  });
+
+  const form = h(
+    'form',
+    {
+      class: 'tool-settings',
+      novalidate: true,
+      'aria-label': `${tool.title} settings`,
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        const parameters: Record<string, unknown> = {};
+        for (const editor of editors) {
+          const value = editor.read();
+          if (value !== undefined) parameters[editor.descriptor.name] = value;
+        }
+        void submit(parameters, 'Settings saved.');
+      },
+    },
+    editors.map((editor) => editor.element),
+    formError,
+    h('div', { class: 'form-actions' }, saveButton, resetButton),
+  );
+  return h(
+    'details',
+    { class: 'tool-settings-disclosure' },
+    h('summary', {}, `Settings (${tool.parameterDescriptors.length})`),
+    form,
+  );
+}
