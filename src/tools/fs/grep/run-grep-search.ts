@@ -25,7 +25,7 @@ export const IN_PROCESS_MAX_FILE_BYTES = 4 * 1024 * 1024;
 const BATCH_SIZE = 128;
 const MAX_BATCHES_IN_FLIGHT = 8;
 
-export interface GrepSearchOptions extends BatchLimits {
+export interface GrepSearchOptions extends Omit<BatchLimits, 'verifyRealPath'> {
   spec: GrepMatcherSpec;
   /** Real absolute directory to walk, or the file to search. */
   root: string;
@@ -58,6 +58,7 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
   const limits: BatchLimits = {
     maxFileSizeBytes: options.maxFileSizeBytes,
     maxMatchesPerFile: options.maxMatchesPerFile,
+    verifyRealPath: options.allows !== undefined && process.platform === 'linux',
   };
   const poolSize = Math.max(1, Math.min(2, availableParallelism()));
   const forcedWorkers = typeof options.workers === 'number' ? options.workers : undefined;
