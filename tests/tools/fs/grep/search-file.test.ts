@@ -25,5 +25,5 @@ test.each([
   ['missing', 'missing.txt', false, 'unreadable', 0],
 ])('%s', (_name, file, verify, status, matches) => {
   const outcome = searchFileSync(join(temp.path, file), searcher, 50, 10, verify);
-  expect([outcome.status, outcome.matches.length]).toEqual([status, matches]);
+  expect([outcome.status as string, outcome.matches.length]).toEqual([status, matches]);
 });
