@@ -69,7 +69,7 @@ function sourceFile(random: () => number, targetBytes: number, fileIndex: number
         : `  int ${pick()} = ${pick()}_${pick()}(${pick()});`,
       `  if (${pick()} > ${pick()}) return ${pick()}_${pick()}(${pick()});`,
       `  // ${random() < 0.01 ? 'ERROR: ' : random() < 0.01 ? 'Error ' : ''}${pick()} ${pick()} ${pick()} ${pick()}`,
-      `  for (int i = 0; i < ${pick()}; i++) { ${pick()} += i * ${pick()}; }`,
+      `  for (int i = ${pick()}; i < ${pick()}; i++) { ${pick()} += i * ${pick()}; }`,
       `  return ${pick()};`,
       '}',
       '',

@@ -10,6 +10,8 @@ import { createTextSearcher, type GrepMatcherSpec } from './text-searcher.ts';
 export interface BatchLimits {
   maxFileSizeBytes: number;
   maxMatchesPerFile: number;
+  /** Check each opened descriptor's real path (Linux `/proc/self/fd`) when a path policy is in force. */
+  verifyRealPath: boolean;
 }
 
 export interface BatchExecutor {
@@ -26,7 +28,13 @@ export function createInProcessExecutor(spec: GrepMatcherSpec, limits: BatchLimi
   return {
     async run(files) {
       const outcomes = files.map((file) =>
-        searchFileSync(file, searcher, limits.maxFileSizeBytes, limits.maxMatchesPerFile),
+        searchFileSync(
+          file,
+          searcher,
+          limits.maxFileSizeBytes,
+          limits.maxMatchesPerFile,
+          limits.verifyRealPath,
+        ),
       );
       await new Promise((resolve) => setImmediate(resolve));
       return outcomes;

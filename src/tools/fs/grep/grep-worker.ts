@@ -11,12 +11,19 @@ import { createTextSearcher, type GrepMatcherSpec, type TextSearcher } from './t
 declare const self: Worker;
 
 export type GrepWorkerRequest =
-  | { type: 'init'; spec: GrepMatcherSpec; maxFileSizeBytes: number; maxMatchesPerFile: number }
+  | {
+      type: 'init';
+      spec: GrepMatcherSpec;
+      maxFileSizeBytes: number;
+      maxMatchesPerFile: number;
+      verifyRealPath: boolean;
+    }
   | { type: 'batch'; id: number; files: string[] };
 
 let searcher: TextSearcher | undefined;
 let maxFileSizeBytes = 0;
 let maxMatchesPerFile = 0;
+let verifyRealPath = false;
 
 self.onmessage = (event: MessageEvent<GrepWorkerRequest>) => {
   const message = event.data;
@@ -24,11 +31,12 @@ self.onmessage = (event: MessageEvent<GrepWorkerRequest>) => {
     searcher = createTextSearcher(message.spec, { offMainThread: true });
     maxFileSizeBytes = message.maxFileSizeBytes;
     maxMatchesPerFile = message.maxMatchesPerFile;
+    verifyRealPath = message.verifyRealPath;
     return;
   }
   const active = searcher!;
   const outcomes = message.files.map((file) =>
-    packOutcome(searchFileSync(file, active, maxFileSizeBytes, maxMatchesPerFile)),
+    packOutcome(searchFileSync(file, active, maxFileSizeBytes, maxMatchesPerFile, verifyRealPath)),
   );
   self.postMessage({ type: 'batch', id: message.id, outcomes });
 };

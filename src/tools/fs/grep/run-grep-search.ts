@@ -1,11 +1,13 @@
 /**
  * The grep search loop (spec: grep "Execution"): walk the root incrementally (files only, symlinks not
- * followed, filtered by the optional glob with Bun.Glob's matcher), check each candidate against the path policy, search batches
- * of files, and merge the outcomes in walk order until `maxResults` matching lines are collected.
+ * followed, filtered by the optional glob with Bun.Glob's matcher), check each candidate against the path
+ * policy, search batches of files, and merge the outcomes in walk order until `maxResults` matching lines
+ * are collected (one match past the cap proves `truncated`).
  *
- * Small searches run in the calling thread with the linear engines; once a walk passes
- * {@link IN_PROCESS_FILE_LIMIT} files the rest goes to a pool of workers (both cores). The JavaScript
- * engine always runs in workers, which are terminated when the call's signal fires.
+ * Literal and prefiltered searches run in the calling thread, yielding after every batch. A pool of
+ * workers takes over where it pays or is required (see docs/decisions/2026-11-30-grep-engine.md): the
+ * JavaScript engine, large `maxFileSizeBytes`, and regexes without a literal prefilter once a walk passes
+ * {@link IN_PROCESS_FILE_LIMIT} files. Workers are terminated when the call's signal fires.
  */
 import { availableParallelism } from 'node:os';
 import { walkFiles } from '../walk-files.ts';
@@ -25,7 +27,7 @@ export const IN_PROCESS_MAX_FILE_BYTES = 4 * 1024 * 1024;
 const BATCH_SIZE = 128;
 const MAX_BATCHES_IN_FLIGHT = 8;
 
-export interface GrepSearchOptions extends BatchLimits {
+export interface GrepSearchOptions extends Omit<BatchLimits, 'verifyRealPath'> {
   spec: GrepMatcherSpec;
   /** Real absolute directory to walk, or the file to search. */
   root: string;
@@ -58,6 +60,7 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
   const limits: BatchLimits = {
     maxFileSizeBytes: options.maxFileSizeBytes,
     maxMatchesPerFile: options.maxMatchesPerFile,
+    verifyRealPath: options.allows !== undefined && process.platform === 'linux',
   };
   const poolSize = Math.max(1, Math.min(2, availableParallelism()));
   const forcedWorkers = typeof options.workers === 'number' ? options.workers : undefined;

@@ -4,7 +4,7 @@
  * searcher. Synchronous on purpose: a worker has nothing else to do, and the main thread calls it for one
  * file at a time between yields.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { looksBinary } from '../binary-probe.ts';
 import type { LineMatch, TextSearcher } from './text-searcher.ts';
 
@@ -22,11 +22,17 @@ export interface FileSearchOutcome {
 /** Reuses one read buffer per thread; it grows to `maxFileSizeBytes + 1`. */
 let buffer = new Uint8Array(0);
 
+/**
+ * With `verifyRealPath` (a path policy is in force), the opened descriptor must point at `file` itself:
+ * a component swapped for a symlink between the walk and the open makes the file unreadable rather than
+ * searched somewhere the policy never saw.
+ */
 export function searchFileSync(
   file: string,
   searcher: TextSearcher,
   maxFileSizeBytes: number,
   maxMatches: number,
+  verifyRealPath = false,
 ): FileSearchOutcome {
   const outcome: FileSearchOutcome = {
     file,
@@ -44,6 +50,10 @@ export function searchFileSync(
   }
   let length = 0;
   try {
+    if (verifyRealPath && realpathSync(`/proc/self/fd/${descriptor}`) !== file) {
+      outcome.status = 'unreadable';
+      return outcome;
+    }
     const stats = fstatSync(descriptor);
     if (!stats.isFile()) {
       outcome.status = 'unreadable';

@@ -1,0 +1,29 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { compileGrepPattern } from '../../../../src/tools/fs/grep/compile-grep-pattern.ts';
+import { searchFileSync } from '../../../../src/tools/fs/grep/search-file.ts';
+import { createTextSearcher } from '../../../../src/tools/fs/grep/text-searcher.ts';
+import { makeTempDirectory } from '../../../helpers/tool-context.ts';
+
+const temp = makeTempDirectory('mango-search-file-');
+const searcher = createTextSearcher(compileGrepPattern('needle', false));
+beforeAll(() => {
+  writeFileSync(join(temp.path, 'real.txt'), 'needle\n');
+  symlinkSync(join(temp.path, 'real.txt'), join(temp.path, 'swapped.txt'));
+  writeFileSync(join(temp.path, 'big.txt'), `needle ${'x'.repeat(100)}\n`);
+  writeFileSync(join(temp.path, 'binary.txt'), 'needle\0\n');
+});
+afterAll(() => temp.remove());
+
+test.each([
+  ['a file searched', 'real.txt', true, 'searched', 1],
+  ['a path that turned into a symlink is not searched when verifying', 'swapped.txt', true, 'unreadable', 0],
+  ['the same path without a policy to enforce', 'swapped.txt', false, 'searched', 1],
+  ['over the size cap (bytes read, not stat)', 'big.txt', false, 'too_large', 0],
+  ['binary', 'binary.txt', false, 'binary', 0],
+  ['missing', 'missing.txt', false, 'unreadable', 0],
+])('%s', (_name, file, verify, status, matches) => {
+  const outcome = searchFileSync(join(temp.path, file), searcher, 50, 10, verify);
+  expect([outcome.status as string, outcome.matches.length]).toEqual([status, matches]);
+});
