@@ -72,14 +72,16 @@ export async function recordWrite(
 
 export interface CurrentFileState {
   size: number;
-  mtimeMs: number;
-  /** Hashes the current content; called only when size and mtime alone cannot prove freshness. */
-  sha256: () => Promise<string>;
+  /** sha256 (hex) of the current content. */
+  sha256: string;
 }
 
 /**
  * Throws a ToolExecutionError telling the model what to do unless the chat holds a complete observation
- * of `path` that still matches the disk. Size and mtime equal to the observation skip re-hashing.
+ * of `path` that still matches the disk. Freshness is decided by content hash, never by size and mtime
+ * alone: on a filesystem with coarse timestamps (or after a tool that restores mtimes, like tar or
+ * rsync) a same-size change keeps both equal, and the shortcut would let a write clobber it unread. The
+ * overwrite path reads the whole file anyway, so the hash costs no extra I/O.
  */
 export async function assertFreshForOverwrite(
   ledger: FreshnessLedger,
@@ -93,9 +95,7 @@ export async function assertFreshForOverwrite(
       `Cannot overwrite ${JSON.stringify(shown)}: this chat has not read it. Read the whole file first with read_file (view "hex" or "base64" for a binary file), then try again.`,
     );
   }
-  const unchanged =
-    (observation.size === current.size && observation.mtimeMs === current.mtimeMs) ||
-    (observation.size === current.size && (await current.sha256()) === observation.sha256);
+  const unchanged = observation.size === current.size && observation.sha256 === current.sha256;
   if (!unchanged) {
     throw new ToolExecutionError(
       `Cannot overwrite ${JSON.stringify(shown)}: it changed on disk since this chat read it. Read it again with read_file, then try again.`,

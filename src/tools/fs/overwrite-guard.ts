@@ -78,11 +78,7 @@ export async function readExistingForOverwrite(
     }
     const bytes = read.bytes;
     const sha256 = sha256Hex(bytes);
-    await assertFreshForOverwrite(context.ledger, real, shown, {
-      size: bytes.length,
-      mtimeMs: stats.mtimeMs,
-      sha256: async () => sha256,
-    });
+    await assertFreshForOverwrite(context.ledger, real, shown, { size: bytes.length, sha256 });
     return { real, bytes, sha256, mode: stats.mode & 0o7777 };
   } finally {
     await handle.close();

@@ -54,6 +54,19 @@ describe('write_file', () => {
       'it changed on disk since this chat read it. Read it again with read_file',
     ],
     [
+      // Coarse mtime granularity (or a tool that restores mtime, like rsync/tar) leaves size and mtime
+      // equal after a real change: size+mtime alone must never prove freshness.
+      'write after a same-size external change that kept the mtime',
+      async (chat) => {
+        const file = join(wd, 'notes.txt');
+        utimesSync(file, 1_700_000_000, 1_700_000_000);
+        await chat.call('read_file', { path: 'notes.txt' });
+        writeFileSync(file, 'ALPHA\nBETA\nGAMMA\n');
+        utimesSync(file, 1_700_000_000, 1_700_000_000);
+      },
+      'it changed on disk since this chat read it. Read it again with read_file',
+    ],
+    [
       'write after a complete read',
       async (chat) => void (await chat.call('read_file', { path: 'notes.txt' })),
       null,
