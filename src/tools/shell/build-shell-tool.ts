@@ -15,7 +15,7 @@ import {
   readArgumentsObject,
   requireString,
 } from '../arg-parsing.ts';
-import { ToolArgumentError, ToolCancelledError, ToolTimeoutError } from '../errors.ts';
+import { ToolArgumentError, ToolCancelledError, ToolError, ToolTimeoutError } from '../errors.ts';
 import { MAX_TOOL_TIMEOUT_SECONDS, MIN_TOOL_TIMEOUT_SECONDS } from '../execution.ts';
 import {
   PATH_POLICY_DEFAULT_PARAMETERS,
@@ -200,6 +200,9 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
         ...PATH_POLICY_PARAMETER_DESCRIPTORS,
       ],
     },
+    // On a timeout or cancel the group is killed at once and the failure below (with the output so far)
+    // reaches executeTool within its grace window.
+    reportsPartialResultOnAbort: true,
     execute: async (rawArgs: unknown, context: ToolContext): Promise<ShellCommandResult> => {
       const args = readArgumentsObject(rawArgs);
       const command = requireString(args, 'command', {
@@ -233,7 +236,13 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
         }),
         interpreter: options.interpreter ?? findShellInterpreter(kind),
       });
-      if (result.termination.kind === 'timed_out') {
+      // The budget usually arrives through the signal (executeTool's timer starts first), and then the
+      // run ends `aborted`; it is still a timeout, reported with the output so far.
+      const budgetRanOut =
+        result.termination.kind === 'aborted' &&
+        ToolError.isInstance(context.signal.reason) &&
+        context.signal.reason.classification === 'timeout';
+      if (result.termination.kind === 'timed_out' || budgetRanOut) {
         throw new ToolTimeoutError(timeoutMessage(kind, limits.timeoutSeconds, result));
       }
       if (result.termination.kind === 'aborted') {
