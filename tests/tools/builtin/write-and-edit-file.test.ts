@@ -80,6 +80,33 @@ describe('write_file', () => {
       null,
     ],
     [
+      'write after reads out of order that together cover the file',
+      async (chat) => {
+        await chat.call('read_file', { path: 'notes.txt', startLine: 3 });
+        await chat.call('read_file', { path: 'notes.txt', startLine: 2, maxLines: 1 });
+        await chat.call('read_file', { path: 'notes.txt', maxLines: 1 });
+      },
+      null,
+    ],
+    [
+      // A model reads a long file in chunks with parallel calls in one response; they run concurrently.
+      'write after concurrent chunked reads that together cover the file',
+      async (chat) => {
+        await Promise.all(
+          [1, 2, 3].map((startLine) => chat.call('read_file', { path: 'notes.txt', startLine, maxLines: 1 })),
+        );
+      },
+      null,
+    ],
+    [
+      'a gap between out-of-order reads names the missing lines',
+      async (chat) => {
+        await chat.call('read_file', { path: 'notes.txt', startLine: 3 });
+        await chat.call('read_file', { path: 'notes.txt', maxLines: 1 });
+      },
+      'this chat has read only lines 1-1 of it (and lines 3-3). Read the remaining lines first (read_file with startLine 2, maxLines 1)',
+    ],
+    [
       'reads with a gap do not count as complete',
       async (chat) => void (await chat.call('read_file', { path: 'notes.txt', startLine: 2 })),
       'has read only lines 1-0',
