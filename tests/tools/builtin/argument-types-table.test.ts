@@ -108,6 +108,24 @@ describe.each(tools.map((tool) => [tool.definition.name, tool] as const))('%s', 
     }
   });
 
+  test('the executor enforces every bound the schema advertises (strict schemas drop length bounds)', async () => {
+    for (const [property, schema] of properties) {
+      const outOfBounds: unknown[] = [];
+      if (typeof schema.minLength === 'number' && schema.minLength > 0) {
+        outOfBounds.push('x'.repeat(schema.minLength - 1));
+      }
+      if (typeof schema.maxLength === 'number') outOfBounds.push('x'.repeat(schema.maxLength + 1));
+      if (typeof schema.minimum === 'number') outOfBounds.push(schema.minimum - 1);
+      if (typeof schema.maximum === 'number') outOfBounds.push(schema.maximum + 1);
+      if (Array.isArray(schema.enum)) outOfBounds.push('not-one-of-them');
+      for (const value of outOfBounds) {
+        const outcome = await call(name, { ...BASELINE[name], [property]: value });
+        const label = `${name}.${property} = ${JSON.stringify(value).slice(0, 40)}`;
+        expect({ label, kind: outcomeKind(outcome) }).toEqual({ label, kind: 'validation_failed' });
+      }
+    }
+  });
+
   test('a missing required argument is validation_failed naming it', async () => {
     for (const property of required) {
       const args = { ...BASELINE[name] };
