@@ -7,10 +7,7 @@ import { optionalBoolean, readArgumentsObject, requireString } from '../arg-pars
 import { ToolArgumentError, ToolExecutionError, ToolNotFoundError } from '../errors.ts';
 import { looksBinary } from '../fs/binary-probe.ts';
 import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
-import {
-  PATH_POLICY_DEFAULT_PARAMETERS,
-  PATH_POLICY_PARAMETER_DESCRIPTORS,
-} from '../fs/path-policy-settings.ts';
+import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
 import { replaceFile } from '../fs/replace-file.ts';
 import { resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { registerTool } from '../registry.ts';
@@ -100,11 +97,7 @@ export const editFileTool: RegisteredTool = {
     parameters: {
       type: 'object',
       properties: {
-        path: {
-          type: 'string',
-          description: 'File path: absolute, ~-prefixed, or relative to the working directory.',
-          minLength: 1,
-        },
+        path: createFilePathProperty(),
         oldString: {
           type: 'string',
           description: 'The exact text to replace, including whitespace (without read_file line numbers).',
@@ -117,15 +110,7 @@ export const editFileTool: RegisteredTool = {
       additionalProperties: false,
     },
   },
-  settings: {
-    title: 'Edit file',
-    description: 'Lets the model change parts of files it has read.',
-    category: 'system',
-    enabledByDefault: true,
-    canDisable: true,
-    defaultParameters: { ...PATH_POLICY_DEFAULT_PARAMETERS },
-    parameterDescriptors: [...PATH_POLICY_PARAMETER_DESCRIPTORS],
-  },
+  settings: createPathPolicyToolSettings('Edit file', 'Lets the model change parts of files it has read.'),
   execute: editFile,
 };
 

@@ -6,10 +6,7 @@
  */
 import { readArgumentsObject, requireString } from '../arg-parsing.ts';
 import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
-import {
-  PATH_POLICY_DEFAULT_PARAMETERS,
-  PATH_POLICY_PARAMETER_DESCRIPTORS,
-} from '../fs/path-policy-settings.ts';
+import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
 import { replaceFile } from '../fs/replace-file.ts';
 import { resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { registerTool } from '../registry.ts';
@@ -46,26 +43,17 @@ export const writeFileTool: RegisteredTool = {
     parameters: {
       type: 'object',
       properties: {
-        path: {
-          type: 'string',
-          description: 'File path: absolute, ~-prefixed, or relative to the working directory.',
-          minLength: 1,
-        },
+        path: createFilePathProperty(),
         content: { type: 'string', description: 'The complete new content of the file (UTF-8).' },
       },
       required: ['path', 'content'],
       additionalProperties: false,
     },
   },
-  settings: {
-    title: 'Write file',
-    description: 'Lets the model create files and overwrite files it has read.',
-    category: 'system',
-    enabledByDefault: true,
-    canDisable: true,
-    defaultParameters: { ...PATH_POLICY_DEFAULT_PARAMETERS },
-    parameterDescriptors: [...PATH_POLICY_PARAMETER_DESCRIPTORS],
-  },
+  settings: createPathPolicyToolSettings(
+    'Write file',
+    'Lets the model create files and overwrite files it has read.',
+  ),
   execute: writeFile,
 };
 
