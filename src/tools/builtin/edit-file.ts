@@ -54,7 +54,8 @@ async function editFile(rawArgs: unknown, context: ToolContext): Promise<EditFil
   }
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(existing.bytes);
+    // ignoreBOM keeps a byte-order mark in the text, so the write puts back every byte outside the edit.
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(existing.bytes);
   } catch {
     throw new ToolExecutionError(
       `Cannot edit ${JSON.stringify(path)}: it is not valid UTF-8, so a text edit could corrupt it. Use write_file instead.`,

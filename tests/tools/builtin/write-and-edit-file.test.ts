@@ -208,6 +208,24 @@ describe('edit_file', () => {
     expect(read('notes.txt')).toBe('alpha\nbeta\nGAMMA\n');
   });
 
+  test('a byte-order mark and CRLF line ends outside the edit are kept byte for byte', async () => {
+    const original = '\uFEFFalpha\r\nbeta\r\ngamma\r\n';
+    writeFileSync(join(wd, 'bom.txt'), original);
+    const chat = createChat({ workingDirectory: wd });
+    await chat.call('read_file', { path: 'bom.txt' });
+    const result = expectOk(
+      await chat.call('edit_file', { path: 'bom.txt', oldString: 'beta', newString: 'BETA' }),
+    );
+    const expected = '\uFEFFalpha\r\nBETA\r\ngamma\r\n';
+    expect(readFileSync(join(wd, 'bom.txt'))).toEqual(Buffer.from(expected));
+    expect(result).toEqual({
+      path: 'bom.txt',
+      replacements: 1,
+      sha256: sha256Hex(expected),
+      firstChangedLine: 2,
+    });
+  });
+
   test('successive edits need no re-read', async () => {
     const chat = await readChat();
     expectOk(await chat.call('edit_file', { path: 'notes.txt', oldString: 'alpha', newString: 'A' }));
