@@ -15,7 +15,7 @@ import {
   readArgumentsObject,
   requireString,
 } from '../arg-parsing.ts';
-import { ToolArgumentError, ToolCancelledError, ToolError, ToolTimeoutError } from '../errors.ts';
+import { ToolArgumentError, ToolCancelledError, ToolTimeoutError } from '../errors.ts';
 import { MAX_TOOL_TIMEOUT_SECONDS, MIN_TOOL_TIMEOUT_SECONDS } from '../execution.ts';
 import {
   PATH_POLICY_DEFAULT_PARAMETERS,
@@ -236,13 +236,8 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
         }),
         interpreter: options.interpreter ?? findShellInterpreter(kind),
       });
-      // The budget usually arrives through the signal (executeTool's timer starts first), and then the
-      // run ends `aborted`; it is still a timeout, reported with the output so far.
-      const budgetRanOut =
-        result.termination.kind === 'aborted' &&
-        ToolError.isInstance(context.signal.reason) &&
-        context.signal.reason.classification === 'timeout';
-      if (result.termination.kind === 'timed_out' || budgetRanOut) {
+      // executeTool's budget usually fires first; runShellCommand reads its timeout reason as timed_out.
+      if (result.termination.kind === 'timed_out') {
         throw new ToolTimeoutError(timeoutMessage(kind, limits.timeoutSeconds, result));
       }
       if (result.termination.kind === 'aborted') {
