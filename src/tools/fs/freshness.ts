@@ -167,11 +167,14 @@ export async function assertFreshForOverwrite(
   if (!observation.complete) {
     const next = observation.coveredThrough + 1;
     const later = observation.coveredRanges ?? [];
-    const laterText =
-      later.length === 0 ? '' : ` (and lines ${later.map(([first, last]) => `${first}-${last}`).join(', ')})`;
+    const covered = [
+      ...(observation.coveredThrough > 0 ? [[1, observation.coveredThrough]] : []),
+      ...later,
+    ].map(([first, last]) => `${first}-${last}`);
+    const read = covered.length === 0 ? 'none of it' : `only lines ${covered.join(', ')} of it`;
     const window = later.length === 0 ? '' : `, maxLines ${later[0]![0] - next}`;
     throw new ToolExecutionError(
-      `Cannot overwrite ${JSON.stringify(shown)}: this chat has read only lines 1-${observation.coveredThrough} of it${laterText}. Read the remaining lines first (read_file with startLine ${next}${window}), then try again.`,
+      `Cannot overwrite ${JSON.stringify(shown)}: this chat has read ${read}. Read the remaining lines first (read_file with startLine ${next}${window}), then try again.`,
     );
   }
 }

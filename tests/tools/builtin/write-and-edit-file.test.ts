@@ -104,12 +104,12 @@ describe('write_file', () => {
         await chat.call('read_file', { path: 'notes.txt', startLine: 3 });
         await chat.call('read_file', { path: 'notes.txt', maxLines: 1 });
       },
-      'this chat has read only lines 1-1 of it (and lines 3-3). Read the remaining lines first (read_file with startLine 2, maxLines 1)',
+      'this chat has read only lines 1-1, 3-3 of it. Read the remaining lines first (read_file with startLine 2, maxLines 1)',
     ],
     [
       'reads with a gap do not count as complete',
       async (chat) => void (await chat.call('read_file', { path: 'notes.txt', startLine: 2 })),
-      'has read only lines 1-0',
+      'this chat has read only lines 2-3 of it. Read the remaining lines first (read_file with startLine 1, maxLines 1)',
     ],
     [
       'write after a byte view',
