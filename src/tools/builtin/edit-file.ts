@@ -9,7 +9,7 @@ import { looksBinary } from '../fs/binary-probe.ts';
 import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
 import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
 import { replaceFile } from '../fs/replace-file.ts';
-import { resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
+import { assertFilePathSyntax, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { registerTool } from '../registry.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
 
@@ -40,6 +40,7 @@ async function editFile(rawArgs: unknown, context: ToolContext): Promise<EditFil
   if (oldString === newString) {
     throw new ToolArgumentError('oldString and newString are identical; there is nothing to change.');
   }
+  assertFilePathSyntax(path);
   const resolved = await resolveAndValidatePath(path, context);
   if ((await inspectWriteTarget(resolved, path)) === 'missing') {
     throw new ToolNotFoundError(

@@ -10,7 +10,7 @@ import { BINARY_PROBE_BYTES, looksBinary } from '../fs/binary-probe.ts';
 import { countLines, recordRead, sha256Hex } from '../fs/freshness.ts';
 import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
 import { readVerifiedFile } from '../fs/read-verified-file.ts';
-import { resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
+import { assertFilePathSyntax, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { cutLine, formatBytes, readWindowNotice } from '../fs/truncation.ts';
 import { registerTool } from '../registry.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
@@ -111,6 +111,7 @@ async function readFile(rawArgs: unknown, context: ToolContext): Promise<ReadFil
     );
   }
 
+  assertFilePathSyntax(path);
   const resolved = await resolveAndValidatePath(path, context);
   const ceiling = view === 'text' ? TEXT_VIEW_CEILING_BYTES : BYTE_VIEW_CEILING_BYTES;
   const { real, bytes, stats } = await readVerifiedFile(resolved, context, {

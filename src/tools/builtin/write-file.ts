@@ -8,7 +8,7 @@ import { readArgumentsObject, requireString } from '../arg-parsing.ts';
 import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
 import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
 import { replaceFile } from '../fs/replace-file.ts';
-import { resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
+import { assertFilePathSyntax, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { registerTool } from '../registry.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
 
@@ -23,6 +23,7 @@ async function writeFile(rawArgs: unknown, context: ToolContext): Promise<WriteF
   const args = readArgumentsObject(rawArgs);
   const path = requireString(args, 'path', { minLength: 1, meaning: 'a file path' });
   const content = requireString(args, 'content', { meaning: 'the complete new file content' });
+  assertFilePathSyntax(path);
   const resolved = await resolveAndValidatePath(path, context);
   const kind = await inspectWriteTarget(resolved, path);
   const data = new TextEncoder().encode(content);

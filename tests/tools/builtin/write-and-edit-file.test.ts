@@ -179,6 +179,28 @@ describe('write_file', () => {
     expect(read('notes.txt')).toBe('alpha\nbeta\ngamma\n');
   });
 
+  test('a path with a trailing slash names a directory: refused by every file tool, nothing written', async () => {
+    const chat = createChat({ workingDirectory: wd });
+    await chat.call('read_file', { path: 'notes.txt' });
+    const cases: [string, Record<string, unknown>][] = [
+      ['write_file', { path: 'newdir/', content: 'x' }],
+      ['write_file', { path: 'notes.txt/', content: 'x' }],
+      ['edit_file', { path: 'notes.txt/', oldString: 'alpha', newString: 'ALPHA' }],
+      ['read_file', { path: 'notes.txt/' }],
+    ];
+    for (const [name, args] of cases) {
+      const error = expectFailure(await chat.call(name, args));
+      expect({ name, args, classification: error.classification }).toEqual({
+        name,
+        args,
+        classification: 'validation_failed',
+      });
+      expect(error.message).toContain('ends with "/", so it names a directory');
+    }
+    expect(readdirSync(wd)).toEqual(['notes.txt']);
+    expect(read('notes.txt')).toBe('alpha\nbeta\ngamma\n');
+  });
+
   test('a missing content argument is validation_failed', async () => {
     const chat = createChat({ workingDirectory: wd });
     expect(expectFailure(await chat.call('write_file', { path: 'x.txt' })).classification).toBe(
