@@ -32,7 +32,8 @@ export interface FreshnessLedger {
   delete(path: string): Promise<void>;
 }
 
-function copyObservation(observation: FileObservation): FileObservation {
+/** A deep copy: ledgers hand out and keep observations that share nothing with their callers. */
+export function copyObservation(observation: FileObservation): FileObservation {
   const copy = { ...observation };
   if (observation.coveredRanges) {
     copy.coveredRanges = observation.coveredRanges.map(([first, last]) => [first, last]);

@@ -7,18 +7,12 @@
  * Reads inside the call see its own staged observations first. A commit merges with whatever other calls
  * committed meanwhile (read-only calls run concurrently), so chunked reads of one file still add up.
  */
-import type { FileObservation, FreshnessLedger } from '../freshness-ledger.ts';
+import { copyObservation, type FileObservation, type FreshnessLedger } from '../freshness-ledger.ts';
 import { mergeCoverage } from './freshness.ts';
 
 export interface StagedFreshnessLedger extends FreshnessLedger {
   /** Applies the staged observations to the underlying ledger. Call at most once. */
   commit(): Promise<void>;
-}
-
-function copy(observation: FileObservation): FileObservation {
-  const result = { ...observation };
-  if (observation.coveredRanges) result.coveredRanges = observation.coveredRanges.map(([a, b]) => [a, b]);
-  return result;
 }
 
 /**
@@ -29,13 +23,13 @@ export function mergeObservations(
   current: FileObservation | undefined,
   staged: FileObservation,
 ): FileObservation {
-  if (!current || current.sha256 !== staged.sha256) return copy(staged);
+  if (!current || current.sha256 !== staged.sha256) return copyObservation(staged);
   const complete = current.complete || staged.complete;
   let coverage = { coveredThrough: staged.coveredThrough, coveredRanges: staged.coveredRanges ?? [] };
   const added: [number, number][] = [[1, current.coveredThrough], ...(current.coveredRanges ?? [])];
   for (const range of added) coverage = mergeCoverage(coverage.coveredThrough, coverage.coveredRanges, range);
   const merged: FileObservation = {
-    ...copy(staged),
+    ...copyObservation(staged),
     coveredThrough: coverage.coveredThrough,
     complete,
   };
@@ -51,10 +45,10 @@ export function createStagedLedger(underlying: FreshnessLedger): StagedFreshness
     async get(path) {
       if (!staged.has(path)) return underlying.get(path);
       const observation = staged.get(path);
-      return observation ? copy(observation) : undefined;
+      return observation ? copyObservation(observation) : undefined;
     },
     async put(observation) {
-      staged.set(observation.path, copy(observation));
+      staged.set(observation.path, copyObservation(observation));
     },
     async delete(path) {
       staged.set(path, null);
