@@ -62,7 +62,17 @@ async function editFile(rawArgs: unknown, context: ToolContext): Promise<EditFil
       `Cannot edit ${JSON.stringify(path)}: it is not valid UTF-8, so a text edit could corrupt it. Use write_file instead.`,
     );
   }
-  const occurrences = findOccurrences(text, oldString);
+  // read_file shows CRLF lines without their CR, so a multi-line oldString copied from it has bare LFs;
+  // in a CRLF file both strings are matched and written with the file's own line ends.
+  let oldText = oldString;
+  let newText = newString;
+  let occurrences = findOccurrences(text, oldText);
+  if (occurrences.length === 0 && text.includes('\r\n') && /(?<!\r)\n/.test(oldString)) {
+    const toCrlf = (value: string) => value.replace(/\r?\n/g, '\r\n');
+    oldText = toCrlf(oldString);
+    newText = toCrlf(newString);
+    occurrences = findOccurrences(text, oldText);
+  }
   if (occurrences.length === 0) {
     throw new ToolArgumentError(
       `oldString was not found in ${JSON.stringify(path)}. It must match the file exactly, including whitespace and indentation (read_file shows each line after a line number and a TAB).`,
@@ -75,8 +85,8 @@ async function editFile(rawArgs: unknown, context: ToolContext): Promise<EditFil
   }
   const first = occurrences[0]!;
   const updated = replaceAll
-    ? text.split(oldString).join(newString)
-    : text.slice(0, first) + newString + text.slice(first + oldString.length);
+    ? text.split(oldText).join(newText)
+    : text.slice(0, first) + newText + text.slice(first + oldText.length);
   let firstChangedLine = 1;
   for (let index = text.indexOf('\n'); index !== -1 && index < first; index = text.indexOf('\n', index + 1)) {
     firstChangedLine += 1;

@@ -248,6 +248,24 @@ describe('edit_file', () => {
     });
   });
 
+  test('a multi-line edit of a CRLF file matches as read_file showed it (without the CR) and keeps CRLF', async () => {
+    writeFileSync(join(wd, 'crlf.txt'), 'alpha\r\nbeta\r\ngamma\r\n');
+    const chat = createChat({ workingDirectory: wd });
+    const shown = expectOk(await chat.call('read_file', { path: 'crlf.txt' }));
+    expect(shown.content).toBe('     1\talpha\n     2\tbeta\n     3\tgamma');
+    const result = expectOk(
+      await chat.call('edit_file', { path: 'crlf.txt', oldString: 'beta\ngamma', newString: 'B\nG\nH' }),
+    );
+    const expected = 'alpha\r\nB\r\nG\r\nH\r\n';
+    expect(readFileSync(join(wd, 'crlf.txt'), 'utf8')).toBe(expected);
+    expect(result).toEqual({
+      path: 'crlf.txt',
+      replacements: 1,
+      sha256: sha256Hex(expected),
+      firstChangedLine: 2,
+    });
+  });
+
   test('successive edits need no re-read', async () => {
     const chat = await readChat();
     expectOk(await chat.call('edit_file', { path: 'notes.txt', oldString: 'alpha', newString: 'A' }));
