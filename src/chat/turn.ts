@@ -31,6 +31,8 @@ import type {
 } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import { type ExecuteToolOptions, executeTool } from '../tools/execution.ts';
+import { getInMemoryLedgerForChat } from '../tools/freshness-ledger.ts';
+import { createStagedLedger, type StagedFreshnessLedger } from '../tools/fs/staged-ledger.ts';
 import type { ToolCallContext, ToolExecutionResult } from '../tools/types.ts';
 import { iterateUntilAborted } from './abortable-iteration.ts';
 import { AsyncEventQueue } from './async-event-queue.ts';
@@ -223,8 +225,19 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
     history.push(item);
   };
 
-  /** Persists a call's result as the model will see it and returns the event for the client. */
-  const saveResult = async (call: ToolCallItem, envelope: ToolExecutionResult, durationMs: number) => {
+  /** The chat's ledger, one for the whole turn (executeTool would give a chat-less call a fresh one). */
+  const chatLedger = parameters.toolContext.ledger ?? getInMemoryLedgerForChat(parameters.toolContext.chatId);
+
+  /**
+   * Persists a call's result as the model will see it and returns the event for the client. What the
+   * call recorded in the freshness ledger counts only when the model receives its whole result.
+   */
+  const saveResult = async (
+    call: ToolCallItem,
+    envelope: ToolExecutionResult,
+    durationMs: number,
+    ledger?: StagedFreshnessLedger,
+  ) => {
     const serialized = serializeToolOutput(envelope, outputBudget);
     await save({
       type: 'tool_result',
@@ -233,6 +246,7 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
       ok: serialized.ok,
       output: serialized.output,
     });
+    if (ledger && envelope.ok && serialized.ok && !serialized.truncated) await ledger.commit();
     return toolResultEvent(call, envelope, durationMs);
   };
 
@@ -242,8 +256,10 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
       const parsed = parseToolCallArguments(call.name, call.arguments);
       if (!parsed.ok) return { envelope: { ok: false, error: parsed.error } as const, durationMs: 0 };
       const startedAt = now();
+      const ledger = createStagedLedger(chatLedger);
       const context: ToolCallContext = {
         ...parameters.toolContext,
+        ledger,
         signal,
         now,
         onProgress: (progress) =>
@@ -256,10 +272,11 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
         parameters.tools.savedSettings[call.name],
         parameters.executeOptions,
       );
-      return { envelope, durationMs: Math.max(0, now() - startedAt) };
+      return { envelope, durationMs: Math.max(0, now() - startedAt), ledger };
     };
     const record = async (call: ToolCallItem, outcome: Awaited<ReturnType<typeof runOne>>) => {
-      queue.push(await saveResult(call, outcome.envelope, outcome.durationMs));
+      const ledger = 'ledger' in outcome ? outcome.ledger : undefined;
+      queue.push(await saveResult(call, outcome.envelope, outcome.durationMs, ledger));
     };
     if (canRunConcurrently(calls)) {
       const running = calls.map(runOne);

@@ -18,6 +18,27 @@ interface ObservationRow {
   mtime_ms: number | string;
   covered_through: number | string;
   complete: boolean | number;
+  covered_ranges: string | null;
+}
+
+/** `covered_ranges` JSON back to ranges; anything malformed reads as none (prefix coverage only). */
+function parseRanges(text: string | null): [number, number][] | undefined {
+  if (text === null) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    const valid =
+      Array.isArray(value) &&
+      value.length > 0 &&
+      value.every(
+        (range) =>
+          Array.isArray(range) &&
+          range.length === 2 &&
+          range.every((line) => Number.isInteger(line) && (line as number) > 0),
+      );
+    return valid ? (value as [number, number][]) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export class DatabaseFreshnessLedger implements FreshnessLedger {
@@ -33,10 +54,10 @@ export class DatabaseFreshnessLedger implements FreshnessLedger {
 
   async get(path: string): Promise<FileObservation | undefined> {
     const rows: ObservationRow[] = await this.#database.sql`SELECT path, sha256, size, mtime_ms,
-      covered_through, complete FROM file_observations WHERE chat_id = ${this.#chatId} AND path = ${path}`;
+      covered_through, complete, covered_ranges FROM file_observations WHERE chat_id = ${this.#chatId} AND path = ${path}`;
     const row = rows[0];
     if (!row) return undefined;
-    return {
+    const observation: FileObservation = {
       path: row.path,
       sha256: row.sha256,
       size: Number(row.size),
@@ -44,19 +65,27 @@ export class DatabaseFreshnessLedger implements FreshnessLedger {
       coveredThrough: Number(row.covered_through),
       complete: row.complete === true || row.complete === 1,
     };
+    const coveredRanges = parseRanges(row.covered_ranges);
+    if (coveredRanges) observation.coveredRanges = coveredRanges;
+    return observation;
   }
 
   async put(observation: FileObservation): Promise<void> {
     const complete =
       this.#database.dialect === 'sqlite' ? Number(observation.complete) : observation.complete;
     const updatedAt = new Date(this.#now()).toISOString();
+    const coveredRanges =
+      observation.coveredRanges && observation.coveredRanges.length > 0
+        ? JSON.stringify(observation.coveredRanges)
+        : null;
     await this.#database.sql`INSERT INTO file_observations
-        (chat_id, path, sha256, size, mtime_ms, covered_through, complete, updated_at)
+        (chat_id, path, sha256, size, mtime_ms, covered_through, complete, covered_ranges, updated_at)
       VALUES (${this.#chatId}, ${observation.path}, ${observation.sha256}, ${observation.size},
-        ${observation.mtimeMs}, ${observation.coveredThrough}, ${complete}, ${updatedAt})
+        ${observation.mtimeMs}, ${observation.coveredThrough}, ${complete}, ${coveredRanges}, ${updatedAt})
       ON CONFLICT (chat_id, path) DO UPDATE SET sha256 = excluded.sha256, size = excluded.size,
         mtime_ms = excluded.mtime_ms, covered_through = excluded.covered_through,
-        complete = excluded.complete, updated_at = excluded.updated_at`;
+        complete = excluded.complete, covered_ranges = excluded.covered_ranges,
+        updated_at = excluded.updated_at`;
   }
 
   async delete(path: string): Promise<void> {

@@ -180,8 +180,17 @@ export async function executeTool(
     try {
       return { ok: true, result: await tool.execute(argumentObject, toolContext) };
     } catch (error) {
-      // An executor that stops because its signal fired reports the signal's cause, not its own.
-      if (controller.signal.aborted) return toFailure(controller.signal.reason);
+      // An executor that stops because its signal fired reports the signal's cause, not its own —
+      // unless it threw an error of that very classification, whose message is the more specific one
+      // (the shell's timeout quotes the output so far).
+      if (controller.signal.aborted) {
+        const reason: unknown = controller.signal.reason;
+        const sameCause =
+          ToolError.isInstance(error) &&
+          ToolError.isInstance(reason) &&
+          error.classification === reason.classification;
+        return toFailure(sameCause ? error : reason);
+      }
       return toFailure(error);
     }
   })();

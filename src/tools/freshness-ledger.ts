@@ -16,6 +16,12 @@ export interface FileObservation {
   mtimeMs: number;
   /** Every line 1..coveredThrough has been shown to the model (0 for none). */
   coveredThrough: number;
+  /**
+   * Lines shown beyond the prefix, as sorted, disjoint, inclusive `[first, last]` ranges that start
+   * after `coveredThrough + 1` (reads taken out of order, or concurrently). Optional: a ledger that
+   * does not keep it still works, and reads must then join up from line 1 to count.
+   */
+  coveredRanges?: [number, number][];
   /** The model has seen the whole file (every line, or a byte view). */
   complete: boolean;
 }
@@ -26,17 +32,26 @@ export interface FreshnessLedger {
   delete(path: string): Promise<void>;
 }
 
+/** A deep copy: ledgers hand out and keep observations that share nothing with their callers. */
+export function copyObservation(observation: FileObservation): FileObservation {
+  const copy = { ...observation };
+  if (observation.coveredRanges) {
+    copy.coveredRanges = observation.coveredRanges.map(([first, last]) => [first, last]);
+  }
+  return copy;
+}
+
 /** A ledger that lives as long as the process. One instance per chat. */
 export class InMemoryFreshnessLedger implements FreshnessLedger {
   readonly #observations = new Map<string, FileObservation>();
 
   async get(path: string): Promise<FileObservation | undefined> {
     const observation = this.#observations.get(path);
-    return observation ? { ...observation } : undefined;
+    return observation ? copyObservation(observation) : undefined;
   }
 
   async put(observation: FileObservation): Promise<void> {
-    this.#observations.set(observation.path, { ...observation });
+    this.#observations.set(observation.path, copyObservation(observation));
   }
 
   async delete(path: string): Promise<void> {

@@ -161,7 +161,8 @@ export interface RegisteredTool {
    * When true, the executor answers its signal promptly with a result that reports the partial work
    * done so far (e.g. the images finished before the budget ran out), and `executeTool` waits up to
    * `ABORT_GRACE_MILLISECONDS` for that result instead of replacing it with the timeout/cancel failure.
-   * An executor that throws after the abort still yields the timeout/cancel failure.
+   * An executor that throws after the abort still yields the timeout/cancel failure; when what it
+   * throws is a ToolError of that same classification, its (more specific) message is kept.
    */
   reportsPartialResultOnAbort?: boolean;
 }

@@ -41,6 +41,23 @@ describe.each(BACKENDS)('DatabaseFreshnessLedger on %s', (backend) => {
     expect(await chatA.get(observation.path)).toBeUndefined();
   });
 
+  test('coveredRanges round-trip, and an observation without them clears them', async () => {
+    const ledger = new DatabaseFreshnessLedger(handle.database, 'chat-ranges');
+    const withRanges = {
+      ...observation,
+      coveredRanges: [
+        [2101, 2500],
+        [4001, 4100],
+      ] as [number, number][],
+    };
+    await ledger.put(withRanges);
+    expect(await ledger.get(observation.path)).toEqual(withRanges);
+    await ledger.put(observation);
+    const cleared = await ledger.get(observation.path);
+    expect(cleared).toEqual(observation);
+    expect(cleared && 'coveredRanges' in cleared).toBe(false);
+  });
+
   test('survives a restart (a new connection sees what the old one recorded)', async () => {
     await new DatabaseFreshnessLedger(handle.database, 'chat-r').put(observation);
     const database = await handle.reopen();

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { ToolCancelledError, ToolError, ToolTimeoutError } from '../../src/tools/errors.ts';
 import { ABORT_GRACE_MILLISECONDS, executeTool } from '../../src/tools/execution.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import { getToolDefinitionsForTools } from '../../src/tools/settings-policy.ts';
@@ -78,6 +79,68 @@ describe('RegisteredTool.reportsPartialResultOnAbort', () => {
     const outcome = executeTool('thrower', {}, { userId: 'u', signal: controller.signal }, undefined, {
       registry,
       timers,
+    });
+    controller.abort();
+    expect(await outcome).toMatchObject({ ok: false, error: { classification: 'cancelled' } });
+  });
+
+  test("an error of the abort's own classification thrown in the grace window is the outcome (its message is more specific)", async () => {
+    const registry = new ToolRegistry();
+    registry.register(
+      makeTool({
+        name: 'specific',
+        reportsPartialResultOnAbort: true,
+        execute: (_args: unknown, context: ToolContext) =>
+          new Promise((_resolve, reject) => {
+            context.signal.addEventListener('abort', () =>
+              reject(
+                ToolError.isInstance(context.signal.reason) &&
+                  context.signal.reason.classification === 'timeout'
+                  ? new ToolTimeoutError('Timed out; output so far: 42 rows.')
+                  : new ToolCancelledError('Cancelled after 42 rows.'),
+              ),
+            );
+          }),
+      }),
+    );
+    const timed = manualTimers();
+    const timedOut = executeTool('specific', {}, { userId: 'u' }, undefined, {
+      registry,
+      timers: timed.timers,
+    });
+    timed.pending[0]?.callback();
+    expect(await timedOut).toEqual({
+      ok: false,
+      error: { classification: 'timeout', message: 'Timed out; output so far: 42 rows.' },
+    });
+    const controller = new AbortController();
+    const cancelled = executeTool('specific', {}, { userId: 'u', signal: controller.signal }, undefined, {
+      registry,
+      timers: manualTimers().timers,
+    });
+    controller.abort();
+    expect(await cancelled).toEqual({
+      ok: false,
+      error: { classification: 'cancelled', message: 'Cancelled after 42 rows.' },
+    });
+  });
+
+  test('an error of another classification thrown after the abort yields the abort failure', async () => {
+    const registry = new ToolRegistry();
+    registry.register(
+      makeTool({
+        name: 'mismatched',
+        reportsPartialResultOnAbort: true,
+        execute: (_args: unknown, context: ToolContext) =>
+          new Promise((_resolve, reject) => {
+            context.signal.addEventListener('abort', () => reject(new ToolTimeoutError('not a cancel')));
+          }),
+      }),
+    );
+    const controller = new AbortController();
+    const outcome = executeTool('mismatched', {}, { userId: 'u', signal: controller.signal }, undefined, {
+      registry,
+      timers: manualTimers().timers,
     });
     controller.abort();
     expect(await outcome).toMatchObject({ ok: false, error: { classification: 'cancelled' } });

@@ -7,12 +7,9 @@ import { optionalBoolean, readArgumentsObject, requireString } from '../arg-pars
 import { ToolArgumentError, ToolExecutionError, ToolNotFoundError } from '../errors.ts';
 import { looksBinary } from '../fs/binary-probe.ts';
 import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
-import {
-  PATH_POLICY_DEFAULT_PARAMETERS,
-  PATH_POLICY_PARAMETER_DESCRIPTORS,
-} from '../fs/path-policy-settings.ts';
+import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
 import { replaceFile } from '../fs/replace-file.ts';
-import { resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
+import { assertFilePathSyntax, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { registerTool } from '../registry.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
 
@@ -43,6 +40,7 @@ async function editFile(rawArgs: unknown, context: ToolContext): Promise<EditFil
   if (oldString === newString) {
     throw new ToolArgumentError('oldString and newString are identical; there is nothing to change.');
   }
+  assertFilePathSyntax(path);
   const resolved = await resolveAndValidatePath(path, context);
   if ((await inspectWriteTarget(resolved, path)) === 'missing') {
     throw new ToolNotFoundError(
@@ -57,13 +55,24 @@ async function editFile(rawArgs: unknown, context: ToolContext): Promise<EditFil
   }
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(existing.bytes);
+    // ignoreBOM keeps a byte-order mark in the text, so the write puts back every byte outside the edit.
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(existing.bytes);
   } catch {
     throw new ToolExecutionError(
       `Cannot edit ${JSON.stringify(path)}: it is not valid UTF-8, so a text edit could corrupt it. Use write_file instead.`,
     );
   }
-  const occurrences = findOccurrences(text, oldString);
+  // read_file shows CRLF lines without their CR, so a multi-line oldString copied from it has bare LFs;
+  // in a CRLF file both strings are matched and written with the file's own line ends.
+  let oldText = oldString;
+  let newText = newString;
+  let occurrences = findOccurrences(text, oldText);
+  if (occurrences.length === 0 && text.includes('\r\n') && /(?<!\r)\n/.test(oldString)) {
+    const toCrlf = (value: string) => value.replace(/\r?\n/g, '\r\n');
+    oldText = toCrlf(oldString);
+    newText = toCrlf(newString);
+    occurrences = findOccurrences(text, oldText);
+  }
   if (occurrences.length === 0) {
     throw new ToolArgumentError(
       `oldString was not found in ${JSON.stringify(path)}. It must match the file exactly, including whitespace and indentation (read_file shows each line after a line number and a TAB).`,
@@ -76,8 +85,8 @@ async function editFile(rawArgs: unknown, context: ToolContext): Promise<EditFil
   }
   const first = occurrences[0]!;
   const updated = replaceAll
-    ? text.split(oldString).join(newString)
-    : text.slice(0, first) + newString + text.slice(first + oldString.length);
+    ? text.split(oldText).join(newText)
+    : text.slice(0, first) + newText + text.slice(first + oldText.length);
   let firstChangedLine = 1;
   for (let index = text.indexOf('\n'); index !== -1 && index < first; index = text.indexOf('\n', index + 1)) {
     firstChangedLine += 1;
@@ -100,11 +109,7 @@ export const editFileTool: RegisteredTool = {
     parameters: {
       type: 'object',
       properties: {
-        path: {
-          type: 'string',
-          description: 'File path: absolute, ~-prefixed, or relative to the working directory.',
-          minLength: 1,
-        },
+        path: createFilePathProperty(),
         oldString: {
           type: 'string',
           description: 'The exact text to replace, including whitespace (without read_file line numbers).',
@@ -117,15 +122,7 @@ export const editFileTool: RegisteredTool = {
       additionalProperties: false,
     },
   },
-  settings: {
-    title: 'Edit file',
-    description: 'Lets the model change parts of files it has read.',
-    category: 'system',
-    enabledByDefault: true,
-    canDisable: true,
-    defaultParameters: { ...PATH_POLICY_DEFAULT_PARAMETERS },
-    parameterDescriptors: [...PATH_POLICY_PARAMETER_DESCRIPTORS],
-  },
+  settings: createPathPolicyToolSettings('Edit file', 'Lets the model change parts of files it has read.'),
   execute: editFile,
 };
 

@@ -101,13 +101,15 @@ function buildDefinition(settings: EffectiveToolSettings): ToolDefinition {
 
 async function execute(args: unknown, context: ToolContext): Promise<GenerateImageResult> {
   const config = getImageGenerationConfig();
-  if (!isImageGenerationConfigured(config)) throw new ToolExecutionError(describeMissingImageProvider());
   const providers = getImageProviders(config);
   const fallbackModel = (providers.openai ?? providers.gemini)?.defaultModel ?? '';
+  // The plan validates the arguments first: a malformed call is a validation_failed the model can
+  // correct, whatever the server's configuration (spec: "Malformed arguments are rejected").
   const plan = createGenerateImageToolPlan(args, context.settings.parameters, {
     createId: randomUUID,
     fallbackModel,
   });
+  if (!isImageGenerationConfigured(config)) throw new ToolExecutionError(describeMissingImageProvider());
 
   const providerId = getImageProviderIdForModel(plan.model);
   const provider = providers[providerId];

@@ -20,7 +20,7 @@ import {
   PATH_POLICY_PARAMETER_DESCRIPTORS,
 } from '../fs/path-policy-settings.ts';
 import { getPathPolicy, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
-import { toResultPath } from '../fs/result-paths.ts';
+import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
 import { globCapNotice } from '../fs/truncation.ts';
 import { createWalkPolicy } from '../fs/walk-policy.ts';
 import { registerTool } from '../registry.ts';
@@ -118,10 +118,7 @@ async function glob(rawArgs: unknown, context: ToolContext): Promise<GlobResult>
     signal: context.signal,
     allows: walkPolicy.active ? (candidate) => walkPolicy.allows(candidate) : undefined,
   });
-  const anchor = {
-    workingDirectory: context.workingDirectory === undefined ? undefined : policy.workingDirectoryReal,
-    absolute,
-  };
+  const anchor = getResultPathAnchor(context, policy, absolute);
   const matches = paths.map((path) => toResultPath(path, anchor)).sort();
   const result: GlobResult = { pattern, cwd: cwdArgument ?? resolved.absolute, matches, truncated };
   if (truncated) result.notice = globCapNotice(maxResults);

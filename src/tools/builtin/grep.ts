@@ -27,7 +27,7 @@ import {
   PATH_POLICY_PARAMETER_DESCRIPTORS,
 } from '../fs/path-policy-settings.ts';
 import { getPathPolicy, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
-import { toResultPath } from '../fs/result-paths.ts';
+import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
 import { cutLine, grepCapNotice } from '../fs/truncation.ts';
 import { createWalkPolicy } from '../fs/walk-policy.ts';
 import { registerTool } from '../registry.ts';
@@ -119,9 +119,7 @@ async function grep(rawArgs: unknown, context: ToolContext): Promise<GrepResult>
     allows: walkPolicy.active ? (candidate) => walkPolicy.allowsLexical(candidate) : undefined,
   });
 
-  const anchor = {
-    workingDirectory: context.workingDirectory === undefined ? undefined : policy.workingDirectoryReal,
-  };
+  const anchor = getResultPathAnchor(context, policy);
   const matches: GrepMatch[] = [];
   const tooLarge: string[] = [];
   const unsearched: string[] = [];

@@ -8,10 +8,7 @@ import { open, readdir } from 'node:fs/promises';
 import { readArgumentsObject, requireString } from '../arg-parsing.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';
 import { verifyDescriptor } from '../fs/open-verified-file.ts';
-import {
-  PATH_POLICY_DEFAULT_PARAMETERS,
-  PATH_POLICY_PARAMETER_DESCRIPTORS,
-} from '../fs/path-policy-settings.ts';
+import { createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
 import { resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { registerTool } from '../registry.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
@@ -80,15 +77,7 @@ export const listDirectoryTool: RegisteredTool = {
       additionalProperties: false,
     },
   },
-  settings: {
-    title: 'List directory',
-    description: 'Lets the model list directories.',
-    category: 'system',
-    enabledByDefault: true,
-    canDisable: true,
-    defaultParameters: { ...PATH_POLICY_DEFAULT_PARAMETERS },
-    parameterDescriptors: [...PATH_POLICY_PARAMETER_DESCRIPTORS],
-  },
+  settings: createPathPolicyToolSettings('List directory', 'Lets the model list directories.'),
   execute: listDirectory,
 };
 

@@ -7,15 +7,10 @@
 import { optionalEnum, optionalInteger, readArgumentsObject, requireString } from '../arg-parsing.ts';
 import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
 import { BINARY_PROBE_BYTES, looksBinary } from '../fs/binary-probe.ts';
-import { describeSystemError } from '../fs/describe-system-error.ts';
 import { countLines, recordRead, sha256Hex } from '../fs/freshness.ts';
-import { openVerifiedForReading } from '../fs/open-verified-file.ts';
-import {
-  PATH_POLICY_DEFAULT_PARAMETERS,
-  PATH_POLICY_PARAMETER_DESCRIPTORS,
-} from '../fs/path-policy-settings.ts';
-import { readBounded } from '../fs/read-bounded.ts';
-import { resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
+import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
+import { readVerifiedFile } from '../fs/read-verified-file.ts';
+import { assertFilePathSyntax, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { cutLine, formatBytes, readWindowNotice } from '../fs/truncation.ts';
 import { registerTool } from '../registry.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
@@ -116,88 +111,73 @@ async function readFile(rawArgs: unknown, context: ToolContext): Promise<ReadFil
     );
   }
 
+  assertFilePathSyntax(path);
   const resolved = await resolveAndValidatePath(path, context);
-  let opened: Awaited<ReturnType<typeof openVerifiedForReading>>;
-  try {
-    opened = await openVerifiedForReading(resolved, context);
-  } catch (error) {
-    throw describeSystemError(error, 'read', path);
-  }
-  const { handle, real } = opened;
-  try {
-    const stats = await handle.stat();
-    if (stats.isDirectory()) {
-      throw new ToolExecutionError(
-        `Cannot read ${JSON.stringify(path)}: it is a directory. Use list_directory or glob to see its contents.`,
-      );
-    }
-    if (!stats.isFile()) {
-      throw new ToolExecutionError(`Cannot read ${JSON.stringify(path)}: it is not a regular file.`);
-    }
-    const ceiling = view === 'text' ? TEXT_VIEW_CEILING_BYTES : BYTE_VIEW_CEILING_BYTES;
-    const read = await readBounded(handle, ceiling, stats.size);
-    if (!read.ok) {
-      throw new ToolExecutionError(
-        view === 'text'
-          ? `Cannot read ${JSON.stringify(path)}: it is larger than the ${formatBytes(ceiling)} ceiling of the text view. Search it with grep instead.`
-          : `Cannot read ${JSON.stringify(path)} with view "${view}": it is larger than the ${formatBytes(ceiling)} ceiling of the byte views, and byte views are never truncated. Use view "text" for a text file.`,
-      );
-    }
-    const bytes = read.bytes;
-    const sha256 = sha256Hex(bytes);
-    const totalLines = countLines(bytes);
-    const observation = { path: real, sha256, size: bytes.length, mtimeMs: stats.mtimeMs, totalLines };
+  const ceiling = view === 'text' ? TEXT_VIEW_CEILING_BYTES : BYTE_VIEW_CEILING_BYTES;
+  const { real, bytes, stats } = await readVerifiedFile(resolved, context, {
+    ceiling,
+    action: 'read',
+    shown: path,
+    notRegularFile: (isDirectory) =>
+      isDirectory
+        ? `Cannot read ${JSON.stringify(path)}: it is a directory. Use list_directory or glob to see its contents.`
+        : `Cannot read ${JSON.stringify(path)}: it is not a regular file.`,
+    overCeiling: () =>
+      view === 'text'
+        ? `Cannot read ${JSON.stringify(path)}: it is larger than the ${formatBytes(ceiling)} ceiling of the text view. Search it with grep instead.`
+        : `Cannot read ${JSON.stringify(path)} with view "${view}": it is larger than the ${formatBytes(ceiling)} ceiling of the byte views, and byte views are never truncated. Use view "text" for a text file.`,
+  });
+  const sha256 = sha256Hex(bytes);
+  const totalLines = countLines(bytes);
+  const observation = { path: real, sha256, size: bytes.length, mtimeMs: stats.mtimeMs, totalLines };
 
-    if (view !== 'text') {
-      await recordRead(context.ledger, { ...observation, startLine: 1, endLine: totalLines, byteView: true });
-      const content =
-        view === 'hex' ? Buffer.from(bytes).toString('hex') : Buffer.from(bytes).toString('base64');
-      return {
-        content,
-        path,
-        size: bytes.length,
-        sha256,
-        totalLines: 0,
-        startLine: 1,
-        endLine: 0,
-        truncated: false,
-        view,
-      };
-    }
-
-    if (looksBinary(bytes)) {
-      throw new ToolExecutionError(
-        `Cannot read ${JSON.stringify(path)} as text: it has a NUL byte in its first ${BINARY_PROBE_BYTES / 1024} KiB, so it is binary. Read it with view "hex" or view "base64" (up to ${formatBytes(BYTE_VIEW_CEILING_BYTES)}).`,
-      );
-    }
-    const startLine = startLineArgument ?? 1;
-    if (startLine > Math.max(totalLines, 1)) {
-      throw new ToolArgumentError(
-        `startLine ${startLine} is past the end of ${JSON.stringify(path)}, which has ${totalLines} line${totalLines === 1 ? '' : 's'}.`,
-      );
-    }
-    const text = new TextDecoder().decode(bytes);
-    const window = renderTextWindow(
-      text,
-      totalLines,
-      startLine,
-      maxLinesArgument ?? DEFAULT_MAX_LINES,
-      maxLinesArgument !== undefined,
-    );
-    await recordRead(context.ledger, { ...observation, startLine, endLine: window.endLine, byteView: false });
+  if (view !== 'text') {
+    await recordRead(context.ledger, { ...observation, startLine: 1, endLine: totalLines, byteView: true });
+    const content =
+      view === 'hex' ? Buffer.from(bytes).toString('hex') : Buffer.from(bytes).toString('base64');
     return {
-      content: window.content,
+      content,
       path,
       size: bytes.length,
       sha256,
-      totalLines,
-      startLine,
-      endLine: window.endLine,
-      truncated: window.truncated,
+      totalLines: 0,
+      startLine: 1,
+      endLine: 0,
+      truncated: false,
+      view,
     };
-  } finally {
-    await handle.close();
   }
+
+  if (looksBinary(bytes)) {
+    throw new ToolExecutionError(
+      `Cannot read ${JSON.stringify(path)} as text: it has a NUL byte in its first ${BINARY_PROBE_BYTES / 1024} KiB, so it is binary. Read it with view "hex" or view "base64" (up to ${formatBytes(BYTE_VIEW_CEILING_BYTES)}).`,
+    );
+  }
+  const startLine = startLineArgument ?? 1;
+  if (startLine > Math.max(totalLines, 1)) {
+    throw new ToolArgumentError(
+      `startLine ${startLine} is past the end of ${JSON.stringify(path)}, which has ${totalLines} line${totalLines === 1 ? '' : 's'}.`,
+    );
+  }
+  const text = new TextDecoder().decode(bytes);
+  const window = renderTextWindow(
+    text,
+    totalLines,
+    startLine,
+    maxLinesArgument ?? DEFAULT_MAX_LINES,
+    maxLinesArgument !== undefined,
+  );
+  await recordRead(context.ledger, { ...observation, startLine, endLine: window.endLine, byteView: false });
+  return {
+    content: window.content,
+    path,
+    size: bytes.length,
+    sha256,
+    totalLines,
+    startLine,
+    endLine: window.endLine,
+    truncated: window.truncated,
+  };
 }
 
 export const readFileTool: RegisteredTool = {
@@ -208,11 +188,7 @@ export const readFileTool: RegisteredTool = {
     parameters: {
       type: 'object',
       properties: {
-        path: {
-          type: 'string',
-          description: 'File path: absolute, ~-prefixed, or relative to the working directory.',
-          minLength: 1,
-        },
+        path: createFilePathProperty(),
         startLine: {
           type: 'integer',
           minimum: 1,
@@ -234,15 +210,10 @@ export const readFileTool: RegisteredTool = {
       additionalProperties: false,
     },
   },
-  settings: {
-    title: 'Read file',
-    description: 'Lets the model read files as numbered text or raw bytes.',
-    category: 'system',
-    enabledByDefault: true,
-    canDisable: true,
-    defaultParameters: { ...PATH_POLICY_DEFAULT_PARAMETERS },
-    parameterDescriptors: [...PATH_POLICY_PARAMETER_DESCRIPTORS],
-  },
+  settings: createPathPolicyToolSettings(
+    'Read file',
+    'Lets the model read files as numbered text or raw bytes.',
+  ),
   execute: readFile,
 };
 

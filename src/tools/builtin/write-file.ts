@@ -6,12 +6,9 @@
  */
 import { readArgumentsObject, requireString } from '../arg-parsing.ts';
 import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
-import {
-  PATH_POLICY_DEFAULT_PARAMETERS,
-  PATH_POLICY_PARAMETER_DESCRIPTORS,
-} from '../fs/path-policy-settings.ts';
+import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
 import { replaceFile } from '../fs/replace-file.ts';
-import { resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
+import { assertFilePathSyntax, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { registerTool } from '../registry.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
 
@@ -26,6 +23,7 @@ async function writeFile(rawArgs: unknown, context: ToolContext): Promise<WriteF
   const args = readArgumentsObject(rawArgs);
   const path = requireString(args, 'path', { minLength: 1, meaning: 'a file path' });
   const content = requireString(args, 'content', { meaning: 'the complete new file content' });
+  assertFilePathSyntax(path);
   const resolved = await resolveAndValidatePath(path, context);
   const kind = await inspectWriteTarget(resolved, path);
   const data = new TextEncoder().encode(content);
@@ -46,26 +44,17 @@ export const writeFileTool: RegisteredTool = {
     parameters: {
       type: 'object',
       properties: {
-        path: {
-          type: 'string',
-          description: 'File path: absolute, ~-prefixed, or relative to the working directory.',
-          minLength: 1,
-        },
+        path: createFilePathProperty(),
         content: { type: 'string', description: 'The complete new content of the file (UTF-8).' },
       },
       required: ['path', 'content'],
       additionalProperties: false,
     },
   },
-  settings: {
-    title: 'Write file',
-    description: 'Lets the model create files and overwrite files it has read.',
-    category: 'system',
-    enabledByDefault: true,
-    canDisable: true,
-    defaultParameters: { ...PATH_POLICY_DEFAULT_PARAMETERS },
-    parameterDescriptors: [...PATH_POLICY_PARAMETER_DESCRIPTORS],
-  },
+  settings: createPathPolicyToolSettings(
+    'Write file',
+    'Lets the model create files and overwrite files it has read.',
+  ),
   execute: writeFile,
 };
 

@@ -9,8 +9,7 @@ import { ToolExecutionError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
 import { describeSystemError } from './describe-system-error.ts';
 import { assertFreshForOverwrite, sha256Hex } from './freshness.ts';
-import { openVerifiedForReading } from './open-verified-file.ts';
-import { readBounded } from './read-bounded.ts';
+import { readVerifiedFile } from './read-verified-file.ts';
 import type { ResolvedPath } from './resolve-and-validate-path.ts';
 
 /** Largest file write_file / edit_file will re-read to check freshness (read_file's text ceiling). */
@@ -58,33 +57,15 @@ export async function readExistingForOverwrite(
   context: ToolContext,
   shown: string,
 ): Promise<ExistingFile> {
-  let opened: Awaited<ReturnType<typeof openVerifiedForReading>>;
-  try {
-    opened = await openVerifiedForReading(resolved, context);
-  } catch (error) {
-    throw describeSystemError(error, 'open', shown);
-  }
-  const { handle, real } = opened;
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) {
-      throw new ToolExecutionError(`Refusing to write ${JSON.stringify(shown)}: it is not a regular file.`);
-    }
-    const read = await readBounded(handle, OVERWRITE_READ_CEILING_BYTES, stats.size);
-    if (!read.ok) {
-      throw new ToolExecutionError(
-        `Refusing to overwrite ${JSON.stringify(shown)}: it is larger than ${OVERWRITE_READ_CEILING_BYTES / (1024 * 1024)} MiB, more than read_file can show, so this chat cannot have read all of it.`,
-      );
-    }
-    const bytes = read.bytes;
-    const sha256 = sha256Hex(bytes);
-    await assertFreshForOverwrite(context.ledger, real, shown, {
-      size: bytes.length,
-      mtimeMs: stats.mtimeMs,
-      sha256: async () => sha256,
-    });
-    return { real, bytes, sha256, mode: stats.mode & 0o7777 };
-  } finally {
-    await handle.close();
-  }
+  const { real, bytes, stats } = await readVerifiedFile(resolved, context, {
+    ceiling: OVERWRITE_READ_CEILING_BYTES,
+    action: 'open',
+    shown,
+    notRegularFile: () => `Refusing to write ${JSON.stringify(shown)}: it is not a regular file.`,
+    overCeiling: () =>
+      `Refusing to overwrite ${JSON.stringify(shown)}: it is larger than ${OVERWRITE_READ_CEILING_BYTES / (1024 * 1024)} MiB, more than read_file can show, so this chat cannot have read all of it.`,
+  });
+  const sha256 = sha256Hex(bytes);
+  await assertFreshForOverwrite(context.ledger, real, shown, { size: bytes.length, sha256 });
+  return { real, bytes, sha256, mode: stats.mode & 0o7777 };
 }

@@ -4,7 +4,7 @@
  * its `parameterDescriptors` and `defaultParameters` so every tool names, defaults and validates them the
  * same way; `resolveAndValidatePath` reads them from `context.settings.parameters`.
  */
-import type { ToolParameterDescriptor } from '../types.ts';
+import type { JsonSchema, ToolParameterDescriptor, ToolSettingsMetadata } from '../types.ts';
 
 /** `allowedPaths` and `deniedPaths`: lists of `{path, enabled}`; `~` and relative entries allowed. */
 export const PATH_POLICY_PARAMETER_DESCRIPTORS: ToolParameterDescriptor[] = [
@@ -31,3 +31,28 @@ export const PATH_POLICY_DEFAULT_PARAMETERS: { allowedPaths: []; deniedPaths: []
   allowedPaths: [],
   deniedPaths: [],
 };
+
+/**
+ * The settings of a filesystem tool whose only settings are the path policy: category `system`, on by
+ * default, can be disabled.
+ */
+export function createPathPolicyToolSettings(title: string, description: string): ToolSettingsMetadata {
+  return {
+    title,
+    description,
+    category: 'system',
+    enabledByDefault: true,
+    canDisable: true,
+    defaultParameters: { ...PATH_POLICY_DEFAULT_PARAMETERS },
+    parameterDescriptors: [...PATH_POLICY_PARAMETER_DESCRIPTORS],
+  };
+}
+
+/** The `path` argument schema of the tools that take one file (read_file, write_file, edit_file). */
+export function createFilePathProperty(): JsonSchema {
+  return {
+    type: 'string',
+    description: 'File path: absolute, ~-prefixed, or relative to the working directory.',
+    minLength: 1,
+  };
+}

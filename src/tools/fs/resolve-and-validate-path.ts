@@ -31,6 +31,18 @@ export function workingDirectoryOf(context: ToolContext): string {
   return context.workingDirectory ? resolve(context.workingDirectory) : process.cwd();
 }
 
+/**
+ * Refuses a path that can only name a directory (a trailing `/`, like POSIX `open("file/")`), for the
+ * tools that take a file: resolving it would silently drop the slash and read, edit or create a file.
+ */
+export function assertFilePathSyntax(input: string, argumentName = 'path'): void {
+  if (input.length > 1 && input.endsWith('/')) {
+    throw new ToolArgumentError(
+      `Argument "${argumentName}" ${JSON.stringify(input)} ends with "/", so it names a directory; give the file's path without the trailing slash. (write_file creates missing parent directories itself: to make a directory, write a file inside it.)`,
+    );
+  }
+}
+
 const policies = new WeakMap<ToolContext, Promise<PathPolicy>>();
 
 /** The resolved policy of a call, computed once per context (a walk checks thousands of candidates). */

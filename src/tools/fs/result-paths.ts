@@ -5,13 +5,29 @@
  * (glob's `absolute` setting). A reported path passed back into another tool reaches the same file.
  */
 import { relative, sep } from 'node:path';
-import { isPathInside } from './path-policy.ts';
+import type { ToolContext } from '../types.ts';
+import { isPathInside, type PathPolicy } from './path-policy.ts';
 
 export interface ResultPathAnchor {
   /** The chat's bound working directory (absolute), or undefined when none is bound. */
   workingDirectory: string | undefined;
   /** Always report absolute paths. */
   absolute?: boolean;
+}
+
+/**
+ * The anchor of a call's result paths: the real working directory when the chat binds one (walks run on
+ * real paths), none otherwise, so results are absolute exactly when the spec says.
+ */
+export function getResultPathAnchor(
+  context: ToolContext,
+  policy: PathPolicy,
+  absolute = false,
+): ResultPathAnchor {
+  return {
+    workingDirectory: context.workingDirectory === undefined ? undefined : policy.workingDirectoryReal,
+    absolute,
+  };
 }
 
 /** Re-anchors an absolute path for a result list. */

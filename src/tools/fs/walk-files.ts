@@ -3,7 +3,7 @@
  * `Bun.Glob.scan` walks the whole tree before it yields its first path (measured: ~50–200 ms on a
  * 50 000-file tree), which would make grep's first matches wait for the entire walk; this walk hands over
  * the first files after one `readdir`. Symlinks are neither followed nor yielded (like `Bun.Glob` with
- * `onlyFiles` and ripgrep's default); names starting with a dot are skipped unless `dot` is set.
+ * `onlyFiles` and ripgrep's default); names starting with a dot are skipped unless `dot` is set or the glob names them with a literal dot.
  */
 import { type Dirent, lstatSync, readdirSync } from 'node:fs';
 
@@ -34,9 +34,25 @@ function kindOf(entry: Dirent, path: string): 'file' | 'directory' | 'skip' {
   }
 }
 
+/**
+ * Matchers for the glob's segments that start with a dot (`.github/**` → `.github`). As in
+ * `Bun.Glob.scan` (spec: grep "walks it with Bun.Glob"), a wildcard never matches a leading dot, but a
+ * segment written with one does: such names are walked even when dotfiles are off.
+ */
+function dotSegmentMatchers(glob: string | undefined): InstanceType<typeof Bun.Glob>[] {
+  if (glob === undefined) return [];
+  return glob
+    .split('/')
+    .filter((segment) => segment.startsWith('.') && segment !== '.' && segment !== '..')
+    .map((segment) => new Bun.Glob(segment));
+}
+
 /** Yields `[absolutePath, relativePath]` of every regular file below `root` that passes the filters. */
 export function* walkFiles(root: string, options: WalkOptions): Generator<[string, string]> {
   const matcher = options.glob === undefined ? undefined : new Bun.Glob(options.glob);
+  const dotSegments = options.dot ? [] : dotSegmentMatchers(options.glob);
+  const skipsDotName = (name: string) =>
+    !options.dot && name.startsWith('.') && !dotSegments.some((segment) => segment.match(name));
   const prefix = root.endsWith('/') ? root : `${root}/`;
   const stack: string[] = [''];
   while (stack.length > 0) {
@@ -50,7 +66,7 @@ export function* walkFiles(root: string, options: WalkOptions): Generator<[strin
     entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
     const subdirectories: string[] = [];
     for (const entry of entries) {
-      if (!options.dot && entry.name.startsWith('.')) continue;
+      if (skipsDotName(entry.name)) continue;
       const relativePath = relativeDirectory === '' ? entry.name : `${relativeDirectory}/${entry.name}`;
       const absolute = prefix + relativePath;
       const kind = kindOf(entry, absolute);

@@ -200,6 +200,9 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
         ...PATH_POLICY_PARAMETER_DESCRIPTORS,
       ],
     },
+    // On a timeout or cancel the group is killed at once and the failure below (with the output so far)
+    // reaches executeTool within its grace window.
+    reportsPartialResultOnAbort: true,
     execute: async (rawArgs: unknown, context: ToolContext): Promise<ShellCommandResult> => {
       const args = readArgumentsObject(rawArgs);
       const command = requireString(args, 'command', {
@@ -233,6 +236,7 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
         }),
         interpreter: options.interpreter ?? findShellInterpreter(kind),
       });
+      // executeTool's budget usually fires first; runShellCommand reads its timeout reason as timed_out.
       if (result.termination.kind === 'timed_out') {
         throw new ToolTimeoutError(timeoutMessage(kind, limits.timeoutSeconds, result));
       }

@@ -134,6 +134,19 @@ describe('policy', () => {
       'src/deep/b.ts',
     ]);
   });
+  test('a glob that names a dot segment searches it, as Bun.Glob and the glob tool do', async () => {
+    for (const glob of ['.hidden/**', '.hidden/*.ts', '.hid*/h.ts']) {
+      const result = expectOk(await call({ pattern: 'needle', path: '.', glob }));
+      expect({ glob, matches: result.matches }).toEqual({
+        glob,
+        matches: [{ file: '.hidden/h.ts', line: 1, text: 'needle hidden' }],
+      });
+    }
+    // A wildcard alone still skips dot entries (includeDotfiles is off).
+    const wildcard = expectOk(await call({ pattern: 'needle hidden', path: '.', glob: '**/*.ts' }));
+    expect(wildcard.matches).toEqual([]);
+  });
+
   test('includeDotfiles searches hidden directories', async () => {
     const result = expectOk(await call({ pattern: 'hidden', path: '.' }, { includeDotfiles: true }));
     expect(result.matches).toEqual([{ file: '.hidden/h.ts', line: 1, text: 'needle hidden' }]);

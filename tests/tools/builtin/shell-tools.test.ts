@@ -223,16 +223,21 @@ describe('environment', () => {
 });
 
 describe('budgets through executeTool', () => {
-  test('timeoutSeconds 5 on `sleep 60`: a timeout error naming the budget in under 6 s, no process left', async () => {
+  test('timeoutSeconds 5 on `sleep 60`: a timeout error naming the budget and quoting the output so far, in under 6 s, no process left', async () => {
     const pidFile = join(temporary.path, 'tool-timeout.pid');
     const startedAt = performance.now();
     const outcome = await call(
-      { command: `sleep 60 & echo $$ > ${pidFile}; sleep 60` },
+      { command: `sleep 60 & echo $$ > ${pidFile}; echo started; echo warming >&2; sleep 60` },
       { timeoutSeconds: 5 },
     );
     expect(performance.now() - startedAt).toBeLessThan(6000);
     expect(outcome).toMatchObject({ ok: false, error: { classification: 'timeout' } });
-    if (!outcome.ok) expect(outcome.error.message).toContain('5-second budget (timeoutSeconds)');
+    // Through executeTool (the chat path) the model gets the shell's own message, output included.
+    if (!outcome.ok) {
+      expect(outcome.error.message).toContain('5-second budget (timeoutSeconds)');
+      expect(outcome.error.message).toContain('stdout before it was killed:\nstarted');
+      expect(outcome.error.message).toContain('stderr before it was killed:\nwarming');
+    }
     const group = await readPidFile(pidFile);
     expect(await eventually(() => liveProcessGroupMembers(group).length === 0)).toBe(true);
   }, 20_000);

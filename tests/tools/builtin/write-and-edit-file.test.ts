@@ -54,6 +54,19 @@ describe('write_file', () => {
       'it changed on disk since this chat read it. Read it again with read_file',
     ],
     [
+      // Coarse mtime granularity (or a tool that restores mtime, like rsync/tar) leaves size and mtime
+      // equal after a real change: size+mtime alone must never prove freshness.
+      'write after a same-size external change that kept the mtime',
+      async (chat) => {
+        const file = join(wd, 'notes.txt');
+        utimesSync(file, 1_700_000_000, 1_700_000_000);
+        await chat.call('read_file', { path: 'notes.txt' });
+        writeFileSync(file, 'ALPHA\nBETA\nGAMMA\n');
+        utimesSync(file, 1_700_000_000, 1_700_000_000);
+      },
+      'it changed on disk since this chat read it. Read it again with read_file',
+    ],
+    [
       'write after a complete read',
       async (chat) => void (await chat.call('read_file', { path: 'notes.txt' })),
       null,
@@ -67,9 +80,36 @@ describe('write_file', () => {
       null,
     ],
     [
+      'write after reads out of order that together cover the file',
+      async (chat) => {
+        await chat.call('read_file', { path: 'notes.txt', startLine: 3 });
+        await chat.call('read_file', { path: 'notes.txt', startLine: 2, maxLines: 1 });
+        await chat.call('read_file', { path: 'notes.txt', maxLines: 1 });
+      },
+      null,
+    ],
+    [
+      // A model reads a long file in chunks with parallel calls in one response; they run concurrently.
+      'write after concurrent chunked reads that together cover the file',
+      async (chat) => {
+        await Promise.all(
+          [1, 2, 3].map((startLine) => chat.call('read_file', { path: 'notes.txt', startLine, maxLines: 1 })),
+        );
+      },
+      null,
+    ],
+    [
+      'a gap between out-of-order reads names the missing lines',
+      async (chat) => {
+        await chat.call('read_file', { path: 'notes.txt', startLine: 3 });
+        await chat.call('read_file', { path: 'notes.txt', maxLines: 1 });
+      },
+      'this chat has read only lines 1-1, 3-3 of it. Read the remaining lines first (read_file with startLine 2, maxLines 1)',
+    ],
+    [
       'reads with a gap do not count as complete',
       async (chat) => void (await chat.call('read_file', { path: 'notes.txt', startLine: 2 })),
-      'has read only lines 1-0',
+      'this chat has read only lines 2-3 of it. Read the remaining lines first (read_file with startLine 1, maxLines 1)',
     ],
     [
       'write after a byte view',
@@ -139,6 +179,28 @@ describe('write_file', () => {
     expect(read('notes.txt')).toBe('alpha\nbeta\ngamma\n');
   });
 
+  test('a path with a trailing slash names a directory: refused by every file tool, nothing written', async () => {
+    const chat = createChat({ workingDirectory: wd });
+    await chat.call('read_file', { path: 'notes.txt' });
+    const cases: [string, Record<string, unknown>][] = [
+      ['write_file', { path: 'newdir/', content: 'x' }],
+      ['write_file', { path: 'notes.txt/', content: 'x' }],
+      ['edit_file', { path: 'notes.txt/', oldString: 'alpha', newString: 'ALPHA' }],
+      ['read_file', { path: 'notes.txt/' }],
+    ];
+    for (const [name, args] of cases) {
+      const error = expectFailure(await chat.call(name, args));
+      expect({ name, args, classification: error.classification }).toEqual({
+        name,
+        args,
+        classification: 'validation_failed',
+      });
+      expect(error.message).toContain('ends with "/", so it names a directory');
+    }
+    expect(readdirSync(wd)).toEqual(['notes.txt']);
+    expect(read('notes.txt')).toBe('alpha\nbeta\ngamma\n');
+  });
+
   test('a missing content argument is validation_failed', async () => {
     const chat = createChat({ workingDirectory: wd });
     expect(expectFailure(await chat.call('write_file', { path: 'x.txt' })).classification).toBe(
@@ -166,6 +228,42 @@ describe('edit_file', () => {
       firstChangedLine: 3,
     });
     expect(read('notes.txt')).toBe('alpha\nbeta\nGAMMA\n');
+  });
+
+  test('a byte-order mark and CRLF line ends outside the edit are kept byte for byte', async () => {
+    const original = '\uFEFFalpha\r\nbeta\r\ngamma\r\n';
+    writeFileSync(join(wd, 'bom.txt'), original);
+    const chat = createChat({ workingDirectory: wd });
+    await chat.call('read_file', { path: 'bom.txt' });
+    const result = expectOk(
+      await chat.call('edit_file', { path: 'bom.txt', oldString: 'beta', newString: 'BETA' }),
+    );
+    const expected = '\uFEFFalpha\r\nBETA\r\ngamma\r\n';
+    expect(readFileSync(join(wd, 'bom.txt'))).toEqual(Buffer.from(expected));
+    expect(result).toEqual({
+      path: 'bom.txt',
+      replacements: 1,
+      sha256: sha256Hex(expected),
+      firstChangedLine: 2,
+    });
+  });
+
+  test('a multi-line edit of a CRLF file matches as read_file showed it (without the CR) and keeps CRLF', async () => {
+    writeFileSync(join(wd, 'crlf.txt'), 'alpha\r\nbeta\r\ngamma\r\n');
+    const chat = createChat({ workingDirectory: wd });
+    const shown = expectOk(await chat.call('read_file', { path: 'crlf.txt' }));
+    expect(shown.content).toBe('     1\talpha\n     2\tbeta\n     3\tgamma');
+    const result = expectOk(
+      await chat.call('edit_file', { path: 'crlf.txt', oldString: 'beta\ngamma', newString: 'B\nG\nH' }),
+    );
+    const expected = 'alpha\r\nB\r\nG\r\nH\r\n';
+    expect(readFileSync(join(wd, 'crlf.txt'), 'utf8')).toBe(expected);
+    expect(result).toEqual({
+      path: 'crlf.txt',
+      replacements: 1,
+      sha256: sha256Hex(expected),
+      firstChangedLine: 2,
+    });
   });
 
   test('successive edits need no re-read', async () => {

@@ -1,0 +1,95 @@
+/**
+ * The read-before-write guarantee across the loop: a read counts in the chat's freshness ledger only when
+ * the model received the call's whole result. A read_file result cut by the turn's output budget
+ * (default 100 KiB, smaller than read_file's 256 KiB window) must not let write_file overwrite lines
+ * the model never saw.
+ */
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runTurn } from '../../src/chat/turn.ts';
+import type { TurnEvent } from '../../src/chat/turn-events.ts';
+import { InMemoryFreshnessLedger } from '../../src/tools/freshness-ledger.ts';
+import { defaultToolRegistry } from '../../src/tools/registry.ts';
+import '../../src/tools/builtin/index.ts';
+import { ScriptedProvider, textResponse, toolCallsResponse } from '../helpers/scripted-provider.ts';
+import { makeTempDirectory } from '../helpers/tool-context.ts';
+import { loadRuntime } from '../helpers/turn-tools.ts';
+
+let temp: ReturnType<typeof makeTempDirectory>;
+beforeEach(() => {
+  temp = makeTempDirectory('mango-turn-freshness-');
+});
+afterEach(() => temp.remove());
+
+const WHOLE_READ = [{ id: 'r', name: 'read_file', arguments: { path: 'file.txt' } }];
+
+async function readThenWrite(
+  content: string,
+  maxToolOutputBytes?: number,
+  reads: { id: string; name: string; arguments: Record<string, unknown> }[] = WHOLE_READ,
+) {
+  const file = join(temp.path, 'file.txt');
+  writeFileSync(file, content);
+  const provider = new ScriptedProvider([
+    toolCallsResponse(reads),
+    toolCallsResponse([{ id: 'w', name: 'write_file', arguments: { path: 'file.txt', content: 'new\n' } }]),
+    textResponse('done'),
+  ]);
+  const events: TurnEvent[] = [];
+  for await (const event of runTurn({
+    provider,
+    model: 'test-model',
+    history: [],
+    userText: 'rewrite it',
+    tools: await loadRuntime(defaultToolRegistry),
+    toolContext: {
+      userId: 'u1',
+      chatId: 'freshness-chat',
+      workingDirectory: temp.path,
+      ledger: new InMemoryFreshnessLedger(),
+    },
+    limits: maxToolOutputBytes === undefined ? undefined : { maxToolOutputBytes },
+  })) {
+    events.push(event);
+  }
+  const results = events.filter((event) => event.type === 'tool_result');
+  return { results, disk: readFileSync(file, 'utf8') };
+}
+
+describe('a read counts only when its whole result reached the model', () => {
+  test('a complete read under the budget allows the overwrite', async () => {
+    const { results, disk } = await readThenWrite('short\nfile\n');
+    expect(results.map((event) => event.ok)).toEqual([true, true]);
+    expect(disk).toBe('new\n');
+  });
+
+  test('a read cut by the output budget does not: write_file is refused and the file is kept', async () => {
+    const content = `${Array.from({ length: 1500 }, (_, index) => `line ${index + 1} ${'x'.repeat(70)}`).join('\n')}\n`;
+    const { results, disk } = await readThenWrite(content);
+    expect(results.map((event) => event.ok)).toEqual([true, false]);
+    const refusal = results[1];
+    expect(refusal?.type === 'tool_result' && !refusal.ok ? refusal.error.message : '').toContain(
+      'this chat has not read it',
+    );
+    expect(disk).toBe(content);
+  });
+
+  test('chunked reads run concurrently in one response add up to a complete read', async () => {
+    const reads = [1, 2, 3].map((startLine) => ({
+      id: `r${startLine}`,
+      name: 'read_file',
+      arguments: { path: 'file.txt', startLine, maxLines: 1 },
+    }));
+    const { results, disk } = await readThenWrite('one\ntwo\nthree\n', undefined, reads);
+    expect(results.map((event) => event.ok)).toEqual([true, true, true, true]);
+    expect(disk).toBe('new\n');
+  });
+
+  test('the same read under a budget that fits it counts', async () => {
+    const content = `${Array.from({ length: 1500 }, (_, index) => `line ${index + 1} ${'x'.repeat(70)}`).join('\n')}\n`;
+    const { results, disk } = await readThenWrite(content, 1024 * 1024);
+    expect(results.map((event) => event.ok)).toEqual([true, true]);
+    expect(disk).toBe('new\n');
+  });
+});

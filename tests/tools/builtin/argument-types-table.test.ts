@@ -1,0 +1,138 @@
+/**
+ * The argument rule of the spec ("Malformed arguments are rejected, not substituted"; "Optional
+ * arguments are optional") checked for EVERY declared property of EVERY registered builtin: a value of
+ * the wrong JSON type is `validation_failed` naming the argument, and `null` for an optional argument
+ * takes the same path as leaving it out. A new tool must add a baseline call here or the suite fails.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { executeTool } from '../../../src/tools/execution.ts';
+import { InMemoryFreshnessLedger } from '../../../src/tools/freshness-ledger.ts';
+import { listTools } from '../../../src/tools/registry.ts';
+import type { JsonSchema, ToolExecutionResult } from '../../../src/tools/types.ts';
+import '../../../src/tools/builtin/index.ts';
+import { makeTempDirectory } from '../../helpers/tool-context.ts';
+
+const directory = makeTempDirectory('mango-argtypes-');
+
+beforeAll(() => {
+  writeFileSync(join(directory.path, 'a.txt'), 'hello\nworld\n');
+  mkdirSync(join(directory.path, 'sub'));
+});
+afterAll(() => directory.remove());
+
+/** A valid call per tool: only its required arguments. */
+const BASELINE: Record<string, Record<string, unknown>> = {
+  get_current_datetime: {},
+  generate_image: { prompt: 'a red square' },
+  bash: { command: 'true' },
+  zsh: { command: 'true' },
+  powershell: { command: '$null' },
+  read_file: { path: 'a.txt' },
+  write_file: { path: 'created.txt', content: 'x' },
+  edit_file: { path: 'a.txt', oldString: 'hello', newString: 'hi' },
+  list_directory: { path: '.' },
+  glob: { pattern: '*.txt' },
+  grep: { pattern: 'hello', path: '.' },
+};
+
+/** Values of the wrong JSON type for a property schema. */
+function wrongValues(schema: JsonSchema): unknown[] {
+  const type = schema.type;
+  switch (type) {
+    case 'string':
+      return [42, true, ['a.txt'], { value: 'a.txt' }];
+    case 'integer':
+      return ['5', 1.5, true, [5]];
+    case 'number':
+      return ['1', true];
+    case 'boolean':
+      return ['true', 1, [true]];
+    case 'array':
+      return ['a', 1, { 0: 'a' }];
+    case 'object':
+      return ['a', 1, []];
+    default:
+      throw new Error(`no wrong values for type ${JSON.stringify(type)}`);
+  }
+}
+
+function call(name: string, args: Record<string, unknown>): Promise<ToolExecutionResult> {
+  return executeTool(
+    name,
+    args,
+    {
+      userId: 'user-1',
+      chatId: `argtypes-${name}`,
+      workingDirectory: directory.path,
+      ledger: new InMemoryFreshnessLedger(),
+    },
+    { enabled: true },
+  );
+}
+
+function outcomeKind(outcome: ToolExecutionResult): string {
+  return outcome.ok ? 'ok' : outcome.error.classification;
+}
+
+const tools = listTools();
+
+test('every registered builtin has a baseline call in this table', () => {
+  const missing = tools.map((tool) => tool.definition.name).filter((name) => !(name in BASELINE));
+  expect(missing).toEqual([]);
+});
+
+describe.each(tools.map((tool) => [tool.definition.name, tool] as const))('%s', (name, tool) => {
+  const properties = Object.entries(tool.definition.parameters.properties ?? {});
+  const required = new Set(tool.definition.parameters.required ?? []);
+
+  test('a value of the wrong JSON type for each argument is validation_failed naming it', async () => {
+    for (const [property, schema] of properties) {
+      for (const value of wrongValues(schema)) {
+        const outcome = await call(name, { ...BASELINE[name], [property]: value });
+        const label = `${name}.${property} = ${JSON.stringify(value)}`;
+        expect({ label, kind: outcomeKind(outcome) }).toEqual({ label, kind: 'validation_failed' });
+        if (!outcome.ok) expect(outcome.error.message).toContain(`"${property}"`);
+      }
+    }
+  });
+
+  test('null for each optional argument is treated as absent', async () => {
+    for (const [property] of properties) {
+      if (required.has(property)) continue;
+      const absent = await call(name, { ...BASELINE[name] });
+      const asNull = await call(name, { ...BASELINE[name], [property]: null });
+      const label = `${name}.${property} = null`;
+      expect({ label, kind: outcomeKind(asNull) }).toEqual({ label, kind: outcomeKind(absent) });
+    }
+  });
+
+  test('the executor enforces every bound the schema advertises (strict schemas drop length bounds)', async () => {
+    for (const [property, schema] of properties) {
+      const outOfBounds: unknown[] = [];
+      if (typeof schema.minLength === 'number' && schema.minLength > 0) {
+        outOfBounds.push('x'.repeat(schema.minLength - 1));
+      }
+      if (typeof schema.maxLength === 'number') outOfBounds.push('x'.repeat(schema.maxLength + 1));
+      if (typeof schema.minimum === 'number') outOfBounds.push(schema.minimum - 1);
+      if (typeof schema.maximum === 'number') outOfBounds.push(schema.maximum + 1);
+      if (Array.isArray(schema.enum)) outOfBounds.push('not-one-of-them');
+      for (const value of outOfBounds) {
+        const outcome = await call(name, { ...BASELINE[name], [property]: value });
+        const label = `${name}.${property} = ${JSON.stringify(value).slice(0, 40)}`;
+        expect({ label, kind: outcomeKind(outcome) }).toEqual({ label, kind: 'validation_failed' });
+      }
+    }
+  });
+
+  test('a missing required argument is validation_failed naming it', async () => {
+    for (const property of required) {
+      const args = { ...BASELINE[name] };
+      delete args[property];
+      const outcome = await call(name, args);
+      expect(outcomeKind(outcome)).toBe('validation_failed');
+      if (!outcome.ok) expect(outcome.error.message).toContain(`"${property}"`);
+    }
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * Every builtin's settings, pinned to the spec's values ("Built-in Tools": each tool's Settings line;
+ * "Settings Policy": timeoutSeconds 5–600, default 30): name, type, bounds and default, and the policy
+ * refuses one step past each bound.
+ */
+import { describe, expect, test } from 'bun:test';
+import { getTool } from '../../../src/tools/registry.ts';
+import { getDefaultToolSettings, normalizeToolParameters } from '../../../src/tools/settings-policy.ts';
+import '../../../src/tools/builtin/index.ts';
+
+type Expected = [
+  name: string,
+  type: string,
+  min: number | undefined,
+  max: number | undefined,
+  fallback: unknown,
+];
+const PATHS: Expected[] = [
+  ['allowedPaths', 'path_list', undefined, undefined, []],
+  ['deniedPaths', 'path_list', undefined, undefined, []],
+];
+
+const SPEC: Record<string, Expected[]> = {
+  read_file: PATHS,
+  write_file: PATHS,
+  edit_file: PATHS,
+  list_directory: PATHS,
+  glob: [
+    ...PATHS,
+    ['maxResults', 'integer', 1, 5000, 200],
+    ['includeDotfiles', 'boolean', undefined, undefined, false],
+    ['absolute', 'boolean', undefined, undefined, false],
+  ],
+  grep: [
+    ...PATHS,
+    ['maxResults', 'integer', 1, 5000, 100],
+    ['maxMatchesPerFile', 'integer', 1, 5000, 20],
+    ['maxFileSizeBytes', 'integer', 1, 64 * 1024 * 1024, 1024 * 1024],
+    ['includeDotfiles', 'boolean', undefined, undefined, false],
+  ],
+  bash: [
+    ['timeoutSeconds', 'integer', 5, 600, 30],
+    ['maxOutputBytes', 'integer', 1024, 1024 * 1024, 100 * 1024],
+    ['allowedEnvVars', 'string_list', undefined, undefined, []],
+    ['deniedEnvVars', 'string_list', undefined, undefined, []],
+    ...PATHS,
+  ],
+  generate_image: [
+    ['timeoutSeconds', 'integer', 5, 600, 30],
+    ['maxImagesPerCall', 'integer', 1, 4, 4],
+    ['defaultQuality', 'select', undefined, undefined, 'auto'],
+    ['defaultModel', 'string', undefined, undefined, ''],
+    ['letAiDecideQuality', 'boolean', undefined, undefined, true],
+  ],
+};
+
+describe.each(Object.entries(SPEC))('%s settings', (name, expected) => {
+  const tool = getTool(name);
+  test('names, types, bounds and defaults as specified', () => {
+    if (!tool) throw new Error(`${name} is not registered`);
+    expect(
+      tool.settings.parameterDescriptors.map((descriptor) => [
+        descriptor.name,
+        descriptor.type,
+        descriptor.min,
+        descriptor.max,
+        descriptor.default,
+      ]),
+    ).toEqual(expected);
+    expect(getDefaultToolSettings(tool).parameters).toEqual(
+      Object.fromEntries(expected.map(([parameter, , , , fallback]) => [parameter, fallback])),
+    );
+  });
+
+  test('one step past each bound is refused; the bounds themselves are accepted', () => {
+    if (!tool) throw new Error(`${name} is not registered`);
+    for (const [parameter, , min, max] of expected) {
+      if (min !== undefined) {
+        expect(normalizeToolParameters(tool, { [parameter]: min })).toEqual({ [parameter]: min });
+        expect(() => normalizeToolParameters(tool, { [parameter]: min - 1 })).toThrow(`at least ${min}`);
+      }
+      if (max !== undefined) {
+        expect(normalizeToolParameters(tool, { [parameter]: max })).toEqual({ [parameter]: max });
+        expect(() => normalizeToolParameters(tool, { [parameter]: max + 1 })).toThrow(`at most ${max}`);
+      }
+    }
+  });
+});
