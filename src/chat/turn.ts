@@ -33,6 +33,7 @@ import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import { type ExecuteToolOptions, executeTool } from '../tools/execution.ts';
 import { getInMemoryLedgerForChat } from '../tools/freshness-ledger.ts';
 import { createStagedLedger, type StagedFreshnessLedger } from '../tools/fs/staged-ledger.ts';
+import { defaultToolRegistry } from '../tools/registry.ts';
 import type { ToolCallContext, ToolExecutionResult } from '../tools/types.ts';
 import { iterateUntilAborted } from './abortable-iteration.ts';
 import { AsyncEventQueue } from './async-event-queue.ts';
@@ -238,7 +239,10 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
     durationMs: number,
     ledger?: StagedFreshnessLedger,
   ) => {
-    const serialized = serializeToolOutput(envelope, outputBudget);
+    const toolBudget = (parameters.executeOptions?.registry ?? defaultToolRegistry).get(
+      call.name,
+    )?.resultBudgetBytes;
+    const serialized = serializeToolOutput(envelope, Math.max(outputBudget, toolBudget ?? 0));
     await save({
       type: 'tool_result',
       callId: call.callId,

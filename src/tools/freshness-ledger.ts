@@ -24,6 +24,12 @@ export interface FileObservation {
   coveredRanges?: [number, number][];
   /** The model has seen the whole file (every line, or a byte view). */
   complete: boolean;
+  /**
+   * Line count of the observed content, when known. Lets a merge of partial observations (reads that
+   * ran concurrently, each before the others were recorded) tell when together they cover the file.
+   * Optional: a stored observation may lack it, and then only `complete` says so.
+   */
+  totalLines?: number;
 }
 
 export interface FreshnessLedger {

@@ -165,6 +165,13 @@ export interface RegisteredTool {
    * throws is a ToolError of that same classification, its (more specific) message is kept.
    */
   reportsPartialResultOnAbort?: boolean;
+  /**
+   * The largest serialized result this tool produces by design, in bytes. The chat loop sends a result
+   * whole up to the larger of its own budget (default 100 KiB) and this, so a tool whose own caps are
+   * specified larger (read_file's 256 KiB byte views, which the spec says reach the model whole) is not
+   * cut by the loop. Leave it unset to take the loop's budget.
+   */
+  resultBudgetBytes?: number;
 }
 
 export interface ToolFailure {

@@ -64,8 +64,19 @@ describe('a read counts only when its whole result reached the model', () => {
     expect(disk).toBe('new\n');
   });
 
+  test('a 200 KiB byte view reaches the model whole (read_file declares its own result budget), so it counts', async () => {
+    const bytes = 'A'.repeat(200 * 1024);
+    const { results, disk } = await readThenWrite(bytes, undefined, [
+      { id: 'r', name: 'read_file', arguments: { path: 'file.txt', view: 'hex' } },
+    ]);
+    expect(results.map((event) => event.ok)).toEqual([true, true]);
+    expect(disk).toBe('new\n');
+  });
+
   test('a read cut by the output budget does not: write_file is refused and the file is kept', async () => {
-    const content = `${Array.from({ length: 1500 }, (_, index) => `line ${index + 1} ${'x'.repeat(70)}`).join('\n')}\n`;
+    // 150 KiB of control characters: within read_file's 256 KiB window, but JSON spells each as
+    // \u0001 (6 bytes), so the result (~900 KiB) exceeds even read_file's own result budget.
+    const content = `${Array.from({ length: 1500 }, (_, index) => `line ${index + 1} ${'\u0001'.repeat(100)}`).join('\n')}\n`;
     const { results, disk } = await readThenWrite(content);
     expect(results.map((event) => event.ok)).toEqual([true, false]);
     const refusal = results[1];

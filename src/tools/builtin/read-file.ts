@@ -21,6 +21,12 @@ export const TEXT_VIEW_CEILING_BYTES = 10 * 1024 * 1024;
 export const BYTE_VIEW_CEILING_BYTES = 256 * 1024;
 /** Bytes of numbered text one read returns at most. */
 export const READ_WINDOW_CAP_BYTES = 256 * 1024;
+/**
+ * The result size read_file is designed to deliver whole: a hex view of a 256 KiB file is 512 KiB of
+ * text, plus the other fields. Without it the chat loop's 100 KiB default would cut every byte view
+ * over ~75 KiB, and a cut read never counts as an observation, so such a file could not be rewritten.
+ */
+export const READ_FILE_RESULT_BUDGET_BYTES = 600 * 1024;
 export const DEFAULT_MAX_LINES = 2000;
 export const MAX_MAX_LINES = 5000;
 
@@ -215,6 +221,7 @@ export const readFileTool: RegisteredTool = {
     'Lets the model read files as numbered text or raw bytes.',
   ),
   execute: readFile,
+  resultBudgetBytes: READ_FILE_RESULT_BUDGET_BYTES,
 };
 
 registerTool(readFileTool);

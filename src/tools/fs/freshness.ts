@@ -112,6 +112,7 @@ export async function recordRead(ledger: FreshnessLedger, input: ReadObservation
       mtimeMs: input.mtimeMs,
       coveredThrough: coverage.coveredThrough,
       complete,
+      totalLines: input.totalLines,
     };
     if (!complete && coverage.coveredRanges.length > 0) observation.coveredRanges = coverage.coveredRanges;
     await ledger.put(observation);

@@ -24,10 +24,15 @@ export function mergeObservations(
   staged: FileObservation,
 ): FileObservation {
   if (!current || current.sha256 !== staged.sha256) return copyObservation(staged);
-  const complete = current.complete || staged.complete;
+  const totalLines = staged.totalLines ?? current.totalLines;
   let coverage = { coveredThrough: staged.coveredThrough, coveredRanges: staged.coveredRanges ?? [] };
   const added: [number, number][] = [[1, current.coveredThrough], ...(current.coveredRanges ?? [])];
   for (const range of added) coverage = mergeCoverage(coverage.coveredThrough, coverage.coveredRanges, range);
+  // Reads that ran concurrently each saw the ledger without the others: together they may cover the file.
+  const complete =
+    current.complete ||
+    staged.complete ||
+    (totalLines !== undefined && coverage.coveredThrough >= totalLines);
   const merged: FileObservation = {
     ...copyObservation(staged),
     coveredThrough: coverage.coveredThrough,

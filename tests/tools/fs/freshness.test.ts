@@ -58,6 +58,7 @@ describe('recordRead', () => {
       mtimeMs: 1,
       coveredThrough: 9,
       complete: true,
+      totalLines: 9,
     });
   });
 

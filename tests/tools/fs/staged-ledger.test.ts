@@ -24,6 +24,23 @@ describe('mergeObservations', () => {
     });
   });
 
+  test('partial reads recorded without each other (concurrent calls) that together cover the file are complete', () => {
+    // Lines 1–2 were committed; a concurrent read of line 3 saw neither and staged [3, 3] alone.
+    expect(
+      mergeObservations(
+        { ...base, coveredThrough: 2, totalLines: 3 },
+        { ...base, coveredThrough: 0, coveredRanges: [[3, 3]], totalLines: 3 },
+      ),
+    ).toEqual({ ...base, coveredThrough: 3, complete: true, totalLines: 3 });
+    // Without a known line count the merge cannot tell, and stays partial.
+    expect(
+      mergeObservations(
+        { ...base, coveredThrough: 2 },
+        { ...base, coveredThrough: 0, coveredRanges: [[3, 3]] },
+      ),
+    ).toEqual({ ...base, coveredThrough: 3 });
+  });
+
   test('different content replaces', () => {
     expect(
       mergeObservations(
