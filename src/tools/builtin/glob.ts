@@ -21,7 +21,7 @@ import {
 } from '../fs/path-policy-settings.ts';
 import { getPathPolicy, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
-import { globCapNotice } from '../fs/truncation.ts';
+import { globCapNotice, policyOmissionNotice } from '../fs/truncation.ts';
 import { createWalkPolicy } from '../fs/walk-policy.ts';
 import { registerTool } from '../registry.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
@@ -110,18 +110,29 @@ async function glob(rawArgs: unknown, context: ToolContext): Promise<GlobResult>
   }
   const policy = await getPathPolicy(context);
   const walkPolicy = createWalkPolicy(policy, context);
+  let refusedByPolicy = 0;
   const { paths, truncated } = await scanGlob({
     pattern,
     root: resolved.real,
     dot,
     maxResults,
     signal: context.signal,
-    allows: walkPolicy.active ? (candidate) => walkPolicy.allows(candidate) : undefined,
+    allows: walkPolicy.active
+      ? async (candidate) => {
+          const allowed = await walkPolicy.allows(candidate);
+          if (!allowed) refusedByPolicy += 1;
+          return allowed;
+        }
+      : undefined,
   });
   const anchor = getResultPathAnchor(context, policy, absolute);
   const matches = paths.map((path) => toResultPath(path, anchor)).sort();
   const result: GlobResult = { pattern, cwd: cwdArgument ?? resolved.absolute, matches, truncated };
-  if (truncated) result.notice = globCapNotice(maxResults);
+  const notices = [
+    ...(truncated ? [globCapNotice(maxResults)] : []),
+    ...(refusedByPolicy > 0 ? [policyOmissionNotice(refusedByPolicy, 'paths')] : []),
+  ];
+  if (notices.length > 0) result.notice = notices.join(' ');
   return result;
 }
 

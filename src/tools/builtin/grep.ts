@@ -28,7 +28,7 @@ import {
 } from '../fs/path-policy-settings.ts';
 import { getPathPolicy, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
-import { cutLine, grepCapNotice } from '../fs/truncation.ts';
+import { cutLine, grepCapNotice, policyOmissionNotice } from '../fs/truncation.ts';
 import { createWalkPolicy } from '../fs/walk-policy.ts';
 import { registerTool } from '../registry.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
@@ -106,6 +106,7 @@ async function grep(rawArgs: unknown, context: ToolContext): Promise<GrepResult>
   }
   const policy = await getPathPolicy(context);
   const walkPolicy = createWalkPolicy(policy, context);
+  let refusedByPolicy = 0;
   const search = await runGrepSearch({
     spec,
     root: resolved.real,
@@ -116,7 +117,13 @@ async function grep(rawArgs: unknown, context: ToolContext): Promise<GrepResult>
     maxMatchesPerFile,
     maxFileSizeBytes,
     signal: context.signal,
-    allows: walkPolicy.active ? (candidate) => walkPolicy.allowsLexical(candidate) : undefined,
+    allows: walkPolicy.active
+      ? (candidate) => {
+          const allowed = walkPolicy.allowsLexical(candidate);
+          if (!allowed) refusedByPolicy += 1;
+          return allowed;
+        }
+      : undefined,
   });
 
   const anchor = getResultPathAnchor(context, policy);
@@ -163,6 +170,7 @@ async function grep(rawArgs: unknown, context: ToolContext): Promise<GrepResult>
       `Skipped ${tooLarge.length} file${tooLarge.length === 1 ? '' : 's'} larger than maxFileSizeBytes (${maxFileSizeBytes} bytes): ${listFiles(tooLarge)}.`,
     );
   }
+  if (refusedByPolicy > 0) notices.push(policyOmissionNotice(refusedByPolicy, 'files'));
   const result: GrepResult = {
     pattern,
     path,

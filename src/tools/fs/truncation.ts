@@ -61,6 +61,18 @@ export function globCapNotice(maxResults: number): string {
   return `Stopped at maxResults (${maxResults}) matches; narrow the pattern or the cwd to see the rest.`;
 }
 
+/**
+ * The notice when the path policy kept candidates out of a glob or grep result, so an empty or short
+ * result is not read as "nothing there".
+ */
+export function policyOmissionNotice(count: number, what: 'paths' | 'files'): string {
+  const noun =
+    what === 'paths'
+      ? `matching path${count === 1 ? ' was' : 's were'} left out`
+      : `file${count === 1 ? ' was' : 's were'} not searched`;
+  return `${count} ${noun} because the path policy refuses ${count === 1 ? 'it' : 'them'} (outside the chat working directory of a restricted chat, outside allowedPaths, or under deniedPaths); ${count === 1 ? 'it' : 'they'} cannot be read in this chat.`;
+}
+
 /** grep's notice when the result list stopped at a cap. */
 export function grepCapNotice(kind: 'maxResults' | 'maxMatchesPerFile', limit: number): string {
   return kind === 'maxResults'

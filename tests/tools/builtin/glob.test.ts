@@ -118,6 +118,20 @@ describe('policy and caps', () => {
     });
     const result = expectOk(await chat.call('glob', { pattern: '**/*.ts' }));
     expect(result.matches).toEqual(['src/a.ts', 'src/alias.ts', 'src/util/c.ts']);
+    // secret/s.ts and the escaping symlink: left out, and the model is told.
+    expect(result.notice).toBe(
+      '2 matching paths were left out because the path policy refuses them (outside the chat working directory of a restricted chat, outside allowedPaths, or under deniedPaths); they cannot be read in this chat.',
+    );
+  });
+  test('a result the policy emptied says so instead of looking like "no such files"', async () => {
+    const chat = createChat({ workingDirectory: wd, restricted: true });
+    const result = expectOk(await chat.call('glob', { pattern: '../outside/*.ts' }));
+    expect(result.matches).toEqual([]);
+    expect(result.notice).toBe(
+      '1 matching path was left out because the path policy refuses it (outside the chat working directory of a restricted chat, outside allowedPaths, or under deniedPaths); it cannot be read in this chat.',
+    );
+    const open = expectOk(await createChat({ workingDirectory: wd }).call('glob', { pattern: '**/a.ts' }));
+    expect(open.notice).toBeUndefined();
   });
   test('a cwd outside a restricted chat is refused', async () => {
     const chat = createChat({ workingDirectory: wd, restricted: true });

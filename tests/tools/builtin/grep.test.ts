@@ -133,6 +133,9 @@ describe('policy', () => {
       'src/a.ts',
       'src/deep/b.ts',
     ]);
+    expect(result.notice).toBe(
+      '1 file was not searched because the path policy refuses it (outside the chat working directory of a restricted chat, outside allowedPaths, or under deniedPaths); it cannot be read in this chat.',
+    );
   });
   test('a glob that names a dot segment searches it, as Bun.Glob and the glob tool do', async () => {
     for (const glob of ['.hidden/**', '.hidden/*.ts', '.hid*/h.ts']) {
