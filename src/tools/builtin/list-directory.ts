@@ -4,8 +4,9 @@
  * through that descriptor (`/proc/self/fd/N`), so the listing is of the directory actually checked.
  */
 import { constants } from 'node:fs';
-import { open, readdir } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import { readArgumentsObject, requireString } from '../arg-parsing.ts';
+import { ToolArgumentError } from '../errors.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';
 import { verifyDescriptor } from '../fs/open-verified-file.ts';
 import { createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
@@ -49,10 +50,12 @@ async function listDirectory(rawArgs: unknown, context: ToolContext): Promise<Li
     }
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code === 'ENOTDIR') {
-      const described = describeSystemError(error, 'list', path);
-      described.message = `Cannot list ${JSON.stringify(path)}: it is not a directory. Read a file with read_file.`;
-      throw described;
+    // The path itself names a file: the argument is wrong, not missing (ENOTDIR also means a middle
+    // component is a file, which is a not_found and keeps describeSystemError's wording).
+    if (code === 'ENOTDIR' && (await stat(resolved.real).catch(() => undefined))?.isDirectory() === false) {
+      throw new ToolArgumentError(
+        `Cannot list ${JSON.stringify(path)}: it is a file, not a directory. Read a file with read_file.`,
+      );
     }
     throw describeSystemError(error, 'list', path);
   }

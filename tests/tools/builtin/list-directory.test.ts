@@ -30,7 +30,8 @@ test('lists entries sorted by name with their types', async () => {
 });
 
 test.each([
-  ['a file', 'b.txt', {}, 'not_found'],
+  ['a file (the argument is wrong, not missing)', 'b.txt', {}, 'validation_failed'],
+  ['a path through a file', 'b.txt/inner', {}, 'not_found'],
   ['a missing directory', 'missing', {}, 'not_found'],
   ['a denied directory', 'sub', { deniedPaths: pathList('sub') }, 'permission_denied'],
   ['a path with a NUL byte', 'sub\0', {}, 'validation_failed'],
