@@ -60,13 +60,16 @@ function listFiles(files: string[]): string {
   return files.length > 5 ? `${shown} and ${files.length - 5} more` : shown;
 }
 
+/** Longest `glob` filter accepted (advertised in the schema; enforced here because strict schemas drop it). */
+const GREP_GLOB_MAX_LENGTH = 1000;
+
 async function grep(rawArgs: unknown, context: ToolContext): Promise<GrepResult> {
   const args = readArgumentsObject(rawArgs);
   const pattern = requireString(args, 'pattern', { meaning: 'a regular expression' });
   const path = requireString(args, 'path', { minLength: 1, meaning: 'a file or directory path' });
   const glob = optionalString(args, 'glob', {
     minLength: 1,
-    maxLength: 1000,
+    maxLength: GREP_GLOB_MAX_LENGTH,
     meaning: 'a glob such as "*.ts"',
   });
   const caseInsensitive = optionalBoolean(args, 'caseInsensitive') ?? false;
@@ -207,6 +210,7 @@ export const grepTool: RegisteredTool = {
           description:
             'Only search files matching this glob (directory searches), e.g. "*.ts" or "src/**/*.{js,ts}".',
           minLength: 1,
+          maxLength: GREP_GLOB_MAX_LENGTH,
         },
         caseInsensitive: { type: 'boolean', description: 'Ignore case (default false).' },
       },
