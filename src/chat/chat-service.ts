@@ -82,6 +82,21 @@ function invalid(message: string): ChatError {
   return new ChatError('invalid_request', message);
 }
 
+/**
+ * True for text every database stores as sent: well-formed UTF-16 (no lone surrogate, which UTF-8
+ * cannot encode) and no NUL (PostgreSQL `text` refuses it). Chat fields and ids are checked with it so
+ * such input is a 4xx, not a driver error.
+ */
+export function isStorableText(value: string): boolean {
+  return value.isWellFormed() && !value.includes('\u0000');
+}
+
+function requireStorable(field: string, value: string | null): void {
+  if (value !== null && !isStorableText(value)) {
+    throw invalid(`${field} must be valid Unicode text without NUL characters.`);
+  }
+}
+
 function isProviderId(value: string): value is ProviderId {
   return (PROVIDER_IDS as readonly string[]).includes(value);
 }
@@ -111,6 +126,9 @@ export class ChatService {
     if (systemPrompt !== null && systemPrompt.length > MAX_SYSTEM_PROMPT_LENGTH) {
       throw invalid(`systemPrompt must be at most ${MAX_SYSTEM_PROMPT_LENGTH} characters.`);
     }
+    requireStorable('title', title);
+    requireStorable('model', model);
+    requireStorable('systemPrompt', systemPrompt);
     let workingDirectory: string | null = null;
     if (input.workingDirectory !== undefined && input.workingDirectory.trim() !== '') {
       workingDirectory = await resolveChatWorkingDirectory(
@@ -292,7 +310,8 @@ export class ChatService {
   }
 
   async #requireChat(userId: string, chatId: string): Promise<Chat> {
-    const chat = await this.#dependencies.repository.getChat(chatId);
+    // An id no chat can have (NUL, lone surrogate) is not sent to the database, whose driver refuses it.
+    const chat = isStorableText(chatId) ? await this.#dependencies.repository.getChat(chatId) : undefined;
     if (!chat || chat.userId !== userId) throw new ChatError('not_found', `No chat with id ${chatId}.`);
     return chat;
   }
