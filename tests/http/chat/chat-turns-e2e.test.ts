@@ -96,7 +96,7 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
         host: '127.0.0.1',
         port: 0,
         dataDirectory,
-        databaseUrl: undefined,
+        databaseUrl: postgres?.url,
         shutdownTimeoutMs: 2_000,
         maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
       },
@@ -120,6 +120,10 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     await replay?.close();
     await postgres?.drop();
     await rm(root, { recursive: true, force: true });
+  });
+
+  test('the server runs on the backend under test', () => {
+    expect(server.database.dialect).toBe(backend === 'postgres' ? 'postgres' : 'sqlite');
   });
 
   test('GET /api/providers lists every provider; only the configured one is available', async () => {
