@@ -176,6 +176,16 @@ export class ChatService {
     return this.#activeTurns.has(chatId);
   }
 
+  /**
+   * Cancels every running turn (server shutdown): each ends with `done{cancelled}` after its tools are
+   * stopped and its history is persisted, so the server can drain instead of waiting out long turns.
+   * @returns how many turns were running.
+   */
+  cancelAllTurns(): number {
+    for (const active of this.#activeTurns.values()) active.controller.abort();
+    return this.#activeTurns.size;
+  }
+
   /** Cancels the chat's running turn; false when none runs. */
   async cancelTurn(userId: string, chatId: string): Promise<boolean> {
     await this.#requireChat(userId, chatId);

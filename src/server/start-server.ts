@@ -3,7 +3,8 @@
  * pending migrations, creates the first user when there is none (printing its token once), points
  * generate_image at its providers (from the injected `env`) and at the database's image records, and
  * listens. `stop()` closes the MCP sessions (their streams never end on their own), stops accepting
- * connections, lets in-flight requests finish for at most `config.shutdownTimeoutMs`, then closes the
+ * connections, cancels running chat turns (their tools stop, their history is kept, their streams end
+ * with `done{cancelled}`), lets in-flight requests finish for at most `config.shutdownTimeoutMs`, then closes the
  * rest and the database.
  */
 import type { ServerConfig } from '../config.ts';
@@ -116,6 +117,8 @@ export async function startServer(
         stopping ??= (async () => {
           await deps.mcpSessions.closeAll();
           const drained = running.stop(false);
+          // A turn can run for minutes: cancel it so its stream ends (done{cancelled}) and drains.
+          deps.chats.cancelAllTurns();
           let timer: ReturnType<typeof setTimeout> | undefined;
           const timedOut = new Promise<'timeout'>((resolve) => {
             timer = setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs);
