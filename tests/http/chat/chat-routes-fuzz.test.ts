@@ -11,10 +11,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApp } from '../../../src/http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../../../src/http/app-dependencies.ts';
-import type { ProviderRegistry, ProviderStatus } from '../../../src/providers/provider-registry.ts';
-import { PROVIDER_IDS, type ProviderId } from '../../../src/providers/types.ts';
 import { ScriptedProvider, textResponse } from '../../helpers/scripted-provider.ts';
 import { createRandom } from '../../helpers/seeded-random.ts';
+import { createStubProviderRegistry } from '../../helpers/stub-provider-registry.ts';
 import { createTestRegistry, FIXED_NOW } from '../../helpers/test-app.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../../helpers/test-database.ts';
 
@@ -39,17 +38,6 @@ const STRINGS = [
   '%00',
 ];
 const CHAT_KEYS = ['title', 'provider', 'model', 'workingDirectory', 'restricted', 'systemPrompt'];
-
-function stubProviders(): ProviderRegistry {
-  const provider = new ScriptedProvider([], { id: 'openai', record: false, repeat: textResponse('ok') });
-  const status = (id: ProviderId): ProviderStatus =>
-    id === 'openai' ? { id, available: true } : { id, available: false, reason: `${id} is not configured.` };
-  return {
-    list: () => PROVIDER_IDS.map(status),
-    status,
-    get: (id) => (id === 'openai' ? provider : undefined),
-  };
-}
 
 function fuzzValue(random: ReturnType<typeof createRandom>, depth: number): unknown {
   switch (random.integer(0, depth > 2 ? 4 : 6)) {
@@ -144,7 +132,9 @@ describe.each(BACKENDS)('chat API fuzz on %s', (backend) => {
       registry: createTestRegistry(),
       now: () => FIXED_NOW,
       environment: { MANGO_WORKSPACE_ROOTS: workspace },
-      providers: stubProviders(),
+      providers: createStubProviderRegistry({
+        openai: new ScriptedProvider([], { id: 'openai', record: false, repeat: textResponse('ok') }),
+      }),
       log: (message) => logged.push(message),
     });
     app = createApp(deps);
