@@ -9,8 +9,10 @@
  * - A chat's working directory exists and lies under a workspace root (real paths compared).
  * - Every completed conversation item is persisted as the turn produces it; history is repaired
  *   before replay (`history-repair.ts`), so a crash mid-turn never poisons the next turn.
- * - One turn at a time per chat in this process: a second `startTurn` fails with `busy` until the
- *   first one's event stream ends (or is returned before being read).
+ * - One turn at a time per chat: a second `startTurn` fails with `busy` until the first one's event
+ *   stream ends (or is returned before being read) — in this process by its own bookkeeping, across
+ *   instances sharing a database by the repository's turn lease (renewed while the turn runs, expiring
+ *   `TURN_LEASE_MILLISECONDS` after an instance dies).
  */
 import { type ModelProvider, PROVIDER_IDS, type ProviderId } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
@@ -74,8 +76,17 @@ export interface StartTurnOptions {
   signal?: AbortSignal;
 }
 
+/** How long a turn lease lasts without renewal: a crashed instance's chat is free again after this. */
+export const TURN_LEASE_MILLISECONDS = 60_000;
+/** The running instance renews its lease this often (well inside its lifetime). */
+const TURN_LEASE_RENEW_MILLISECONDS = 20_000;
+
+const BUSY_MESSAGE = 'This chat is already running a turn; wait for it to end or cancel it.';
+
 interface ActiveTurn {
   controller: AbortController;
+  /** This turn's owner id in the repository's turn lease. */
+  leaseOwner: string;
 }
 
 function invalid(message: string): ChatError {
@@ -211,19 +222,40 @@ export class ChatService {
     }
     const chat = await this.#requireChat(userId, chatId);
     // Check and claim with no await in between: two concurrent requests cannot both pass.
-    if (this.#activeTurns.has(chatId)) {
-      throw new ChatError('busy', 'This chat is already running a turn; wait for it to end or cancel it.');
-    }
-    const active: ActiveTurn = { controller: new AbortController() };
+    if (this.#activeTurns.has(chatId)) throw new ChatError('busy', BUSY_MESSAGE);
+    const active: ActiveTurn = { controller: new AbortController(), leaseOwner: crypto.randomUUID() };
     this.#activeTurns.set(chatId, active);
-    const release = () => {
+    const repository = this.#dependencies.repository;
+    let renewal: ReturnType<typeof setInterval> | undefined;
+    let released = false;
+    const release = async () => {
+      if (released) return;
+      released = true;
+      clearInterval(renewal);
       if (this.#activeTurns.get(chatId) === active) this.#activeTurns.delete(chatId);
+      await repository.releaseTurnLease?.(chatId, active.leaseOwner).catch(() => {});
     };
     let events: AsyncGenerator<TurnEvent, void>;
     try {
+      // Other instances sharing the database: their turns hold a lease.
+      if (repository.claimTurnLease) {
+        const now = this.#now();
+        const claimed = await repository.claimTurnLease(
+          chatId,
+          active.leaseOwner,
+          new Date(now).toISOString(),
+          new Date(now + TURN_LEASE_MILLISECONDS).toISOString(),
+        );
+        if (!claimed) throw new ChatError('busy', BUSY_MESSAGE);
+        renewal = setInterval(() => {
+          const expiresAt = new Date(this.#now() + TURN_LEASE_MILLISECONDS).toISOString();
+          repository.renewTurnLease?.(chatId, active.leaseOwner, expiresAt).catch(() => {});
+        }, TURN_LEASE_RENEW_MILLISECONDS);
+        renewal.unref?.();
+      }
       events = await this.#prepareTurn(chat, message, active, options.signal);
     } catch (error) {
-      release();
+      await release();
       throw error;
     }
     return this.#releasingStream(events, active, release);
@@ -290,14 +322,15 @@ export class ChatService {
   #releasingStream(
     events: AsyncGenerator<TurnEvent, void>,
     active: ActiveTurn,
-    release: () => void,
+    release: () => Promise<void>,
   ): AsyncIterableIterator<TurnEvent> {
     let started = false;
     const inner = (async function* () {
       try {
         yield* events;
       } finally {
-        release();
+        // Before the stream closes: a client that starts the next turn at once finds the chat free.
+        await release();
       }
     })();
     return {
@@ -308,7 +341,7 @@ export class ChatService {
       return: async () => {
         active.controller.abort();
         if (!started) {
-          release();
+          await release();
           await events.return();
         }
         return inner.return();

@@ -4,8 +4,14 @@
 import { initialMigration } from './0001-initial.ts';
 import { imagesMigration } from './0002-images.ts';
 import { chatsMigration } from './0003-chats.ts';
+import { chatTurnLeasesMigration } from './0004-chat-turn-leases.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
 
-export const MIGRATIONS: readonly Migration[] = [initialMigration, imagesMigration, chatsMigration];
+export const MIGRATIONS: readonly Migration[] = [
+  initialMigration,
+  imagesMigration,
+  chatsMigration,
+  chatTurnLeasesMigration,
+];
