@@ -77,9 +77,9 @@ export interface StartTurnOptions {
 }
 
 /** How long a turn lease lasts without renewal: a crashed instance's chat is free again after this. */
-export const TURN_LEASE_MILLISECONDS = 60_000;
+export const TURN_LEASE_MILLISECONDS = 30_000;
 /** The running instance renews its lease this often (well inside its lifetime). */
-const TURN_LEASE_RENEW_MILLISECONDS = 20_000;
+const TURN_LEASE_RENEW_MILLISECONDS = 10_000;
 
 const BUSY_MESSAGE = 'This chat is already running a turn; wait for it to end or cancel it.';
 

@@ -65,6 +65,14 @@ function toMessage(row: MessageRow): ChatMessage {
   };
 }
 
+/**
+ * Ends every turn lease. Only for a database one server uses alone (SQLite): at its start no turn can
+ * be running, so leases left by a `kill -9` are freed at once instead of after their expiry.
+ */
+export async function releaseAllTurnLeases(database: Database): Promise<void> {
+  await database.sql`DELETE FROM chat_turn_leases`;
+}
+
 export class DatabaseChatRepository implements ChatRepository {
   readonly #database: Database;
   readonly #createId: () => string;

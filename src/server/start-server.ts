@@ -9,6 +9,7 @@
  */
 import type { ServerConfig } from '../config.ts';
 import { type Database, openDatabase } from '../db/database.ts';
+import { releaseAllTurnLeases } from '../db/database-chat-repository.ts';
 import { UserNameTakenError } from '../db/database-user-repository.ts';
 import { migrate } from '../db/migrate.ts';
 import { createApp } from '../http/app.ts';
@@ -80,6 +81,8 @@ export async function startServer(
   let server: ReturnType<typeof Bun.serve> | undefined;
   try {
     await migrate(database, undefined, options.now);
+    // SQLite serves one server: no turn of another instance can be running (a crash left its leases).
+    if (database.dialect === 'sqlite') await releaseAllTurnLeases(database);
     const deps = createAppDependencies({
       config,
       database,

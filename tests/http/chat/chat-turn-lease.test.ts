@@ -90,9 +90,9 @@ describe.each(BACKENDS)('turn lease across two instances on %s', (backend) => {
   test('a lease left by a crashed instance expires: refused before, accepted after its expiry', async () => {
     const chatId = await createChat();
     await handle.database.sql`INSERT INTO chat_turn_leases (chat_id, owner, expires_at)
-      VALUES (${chatId}, ${'crashed-instance'}, ${new Date(clock + 60_000).toISOString()})`;
+      VALUES (${chatId}, ${'crashed-instance'}, ${new Date(clock + 30_000).toISOString()})`;
     expect((await send(1, 'POST', `/api/chats/${chatId}/turns`, { message: 'Hi.' })).status).toBe(409);
-    clock += 60_001;
+    clock += 30_001;
     const after = await send(1, 'POST', `/api/chats/${chatId}/turns`, { message: 'Hi.' });
     expect(after.status).toBe(200);
     expect((await collectSseEvents(after)).at(-1)).toEqual({ type: 'done', reason: 'completed' });
@@ -103,7 +103,7 @@ describe.each(BACKENDS)('turn lease across two instances on %s', (backend) => {
   test('deleting a chat removes its lease row', async () => {
     const chatId = await createChat();
     await handle.database.sql`INSERT INTO chat_turn_leases (chat_id, owner, expires_at)
-      VALUES (${chatId}, ${'crashed-instance'}, ${new Date(clock + 60_000).toISOString()})`;
+      VALUES (${chatId}, ${'crashed-instance'}, ${new Date(clock + 30_000).toISOString()})`;
     expect((await send(1, 'DELETE', `/api/chats/${chatId}`)).status).toBe(204);
     const rows = await handle.database.sql`SELECT chat_id FROM chat_turn_leases WHERE chat_id = ${chatId}`;
     expect(rows.length).toBe(0);
