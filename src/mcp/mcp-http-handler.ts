@@ -90,6 +90,8 @@ export interface McpHttpDependencies extends McpServerDependencies {
    * path under a root). The server always passes them; without them any existing directory is accepted.
    */
   workspace?: { roots: readonly string[]; homeDirectory: string };
+  /** SSE keep-alive interval; the server passes half its idle timeout (default 5 s). */
+  keepAliveMilliseconds?: number;
 }
 
 export interface McpHttpRequestOptions {
@@ -145,7 +147,7 @@ export async function handleMcpHttpRequest(
   dependencies: McpHttpDependencies,
   options: McpHttpRequestOptions = {},
 ): Promise<Response> {
-  const { sessions, workspace, ...serverDependencies } = dependencies;
+  const { sessions, workspace, keepAliveMilliseconds, ...serverDependencies } = dependencies;
   const sessionId = request.headers.get('mcp-session-id');
   const handleOptions = options.parsedBody === undefined ? {} : { parsedBody: options.parsedBody };
 
@@ -163,7 +165,7 @@ export async function handleMcpHttpRequest(
 
   const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
-    keepAliveMs: KEEP_ALIVE_MILLISECONDS,
+    keepAliveMs: keepAliveMilliseconds ?? KEEP_ALIVE_MILLISECONDS,
     onsessioninitialized: (id): void => sessions.add({ id, userId: user.id, transport }),
     onsessionclosed: (id) => sessions.remove(id),
   });

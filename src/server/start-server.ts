@@ -7,7 +7,7 @@
  * with `done{cancelled}`), lets in-flight requests finish for at most `config.shutdownTimeoutMs`, then closes the
  * rest and the database.
  */
-import type { ServerConfig } from '../config.ts';
+import { DEFAULT_IDLE_TIMEOUT_SECONDS, type ServerConfig } from '../config.ts';
 import { type Database, openDatabase } from '../db/database.ts';
 import { releaseAllTurnLeases } from '../db/database-chat-repository.ts';
 import { UserNameTakenError } from '../db/database-user-repository.ts';
@@ -100,6 +100,7 @@ export async function startServer(
       hostname: config.host,
       port: config.port,
       maxRequestBodySize: config.maxRequestBodyBytes,
+      idleTimeout: config.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_SECONDS,
       fetch: (request) => app.handle(request),
       error: () =>
         new Response(JSON.stringify({ error: 'Internal server error.', code: 'internal_error' }), {

@@ -10,6 +10,7 @@
  * - Tools that write files (generate_image) store them under the server's data directory.
  */
 import { Elysia } from 'elysia';
+import { keepAliveMillisecondsFor } from '../../config.ts';
 import { handleMcpHttpRequest } from '../../mcp/mcp-http-handler.ts';
 import type { AppDependencies } from '../app-dependencies.ts';
 
@@ -24,6 +25,7 @@ export function createMcpRoutes(deps: AppDependencies) {
         registry: deps.registry,
         dataDirectory: deps.config.dataDirectory,
         workspace: { roots: deps.chatConfig.workspaceRoots, homeDirectory: deps.chatConfig.homeDirectory },
+        keepAliveMilliseconds: keepAliveMillisecondsFor(deps.config),
         log: (message) => deps.log(`[mango mcp] ${message}`),
       }),
     {
