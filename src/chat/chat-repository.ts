@@ -68,6 +68,13 @@ export interface ChatRepository {
   renewTurnLease?(chatId: string, owner: string, expiresAt: string): Promise<void>;
   /** Ends `owner`'s lease (no-op when it holds none). */
   releaseTurnLease?(chatId: string, owner: string): Promise<void>;
+  /**
+   * Asks whoever holds the chat's unexpired lease at `now` to cancel its turn.
+   * @returns whether such a lease exists (a turn runs somewhere).
+   */
+  requestTurnCancel?(chatId: string, now: string): Promise<boolean>;
+  /** Whether a cancel of `owner`'s turn was requested (`requestTurnCancel`). */
+  isTurnCancelRequested?(chatId: string, owner: string): Promise<boolean>;
 }
 
 export class InMemoryChatRepository implements ChatRepository {

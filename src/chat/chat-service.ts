@@ -80,6 +80,8 @@ export interface StartTurnOptions {
 export const TURN_LEASE_MILLISECONDS = 30_000;
 /** The running instance renews its lease this often (well inside its lifetime). */
 const TURN_LEASE_RENEW_MILLISECONDS = 10_000;
+/** How often the running instance looks for a cancel requested through another instance. */
+const TURN_CANCEL_POLL_MILLISECONDS = 400;
 
 const BUSY_MESSAGE = 'This chat is already running a turn; wait for it to end or cancel it.';
 
@@ -197,12 +199,20 @@ export class ChatService {
     return this.#activeTurns.size;
   }
 
-  /** Cancels the chat's running turn; false when none runs. */
+  /**
+   * Cancels the chat's running turn; false when none runs. A turn another instance runs (it holds the
+   * lease) is asked to stop through the repository and stops within `TURN_CANCEL_POLL_MILLISECONDS`.
+   */
   async cancelTurn(userId: string, chatId: string): Promise<boolean> {
     await this.#requireChat(userId, chatId);
     const active = this.#activeTurns.get(chatId);
-    active?.controller.abort();
-    return active !== undefined;
+    if (active) {
+      active.controller.abort();
+      return true;
+    }
+    const repository = this.#dependencies.repository;
+    if (!repository.requestTurnCancel) return false;
+    return repository.requestTurnCancel(chatId, new Date(this.#now()).toISOString());
   }
 
   /**
@@ -227,11 +237,13 @@ export class ChatService {
     this.#activeTurns.set(chatId, active);
     const repository = this.#dependencies.repository;
     let renewal: ReturnType<typeof setInterval> | undefined;
+    let cancelPoll: ReturnType<typeof setInterval> | undefined;
     let released = false;
     const release = async () => {
       if (released) return;
       released = true;
       clearInterval(renewal);
+      clearInterval(cancelPoll);
       if (this.#activeTurns.get(chatId) === active) this.#activeTurns.delete(chatId);
       await repository.releaseTurnLease?.(chatId, active.leaseOwner).catch(() => {});
     };
@@ -252,6 +264,16 @@ export class ChatService {
           repository.renewTurnLease?.(chatId, active.leaseOwner, expiresAt).catch(() => {});
         }, TURN_LEASE_RENEW_MILLISECONDS);
         renewal.unref?.();
+        if (repository.isTurnCancelRequested) {
+          const isCancelRequested = repository.isTurnCancelRequested.bind(repository);
+          cancelPoll = setInterval(() => {
+            isCancelRequested(chatId, active.leaseOwner).then(
+              (requested) => requested && active.controller.abort(),
+              () => {},
+            );
+          }, TURN_CANCEL_POLL_MILLISECONDS);
+          cancelPoll.unref?.();
+        }
       }
       events = await this.#prepareTurn(chat, message, active, options.signal);
     } catch (error) {

@@ -148,7 +148,8 @@ export class DatabaseChatRepository implements ChatRepository {
     // nothing is returned. Atomic on both databases (row lock / write lock).
     const rows: { owner: string }[] = await this.#database.sql`INSERT INTO chat_turn_leases
         (chat_id, owner, expires_at) VALUES (${chatId}, ${owner}, ${expiresAt})
-      ON CONFLICT (chat_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+      ON CONFLICT (chat_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
+          cancel_requested_at = NULL
         WHERE chat_turn_leases.expires_at < ${now}
       RETURNING owner`;
     return rows[0]?.owner === owner;
@@ -161,6 +162,18 @@ export class DatabaseChatRepository implements ChatRepository {
 
   async releaseTurnLease(chatId: string, owner: string): Promise<void> {
     await this.#database.sql`DELETE FROM chat_turn_leases WHERE chat_id = ${chatId} AND owner = ${owner}`;
+  }
+
+  async requestTurnCancel(chatId: string, now: string): Promise<boolean> {
+    const rows = await this.#database.sql`UPDATE chat_turn_leases SET cancel_requested_at = ${now}
+      WHERE chat_id = ${chatId} AND expires_at >= ${now} RETURNING chat_id`;
+    return rows.length > 0;
+  }
+
+  async isTurnCancelRequested(chatId: string, owner: string): Promise<boolean> {
+    const rows: { cancel_requested_at: string | null }[] = await this.#database.sql`SELECT cancel_requested_at
+      FROM chat_turn_leases WHERE chat_id = ${chatId} AND owner = ${owner}`;
+    return rows[0]?.cancel_requested_at != null;
   }
 
   async listMessages(chatId: string): Promise<ChatMessage[]> {

@@ -87,6 +87,26 @@ describe.each(BACKENDS)('turn lease across two instances on %s', (backend) => {
     expect((await collectSseEvents(third)).at(-1)).toEqual({ type: 'done', reason: 'completed' });
   });
 
+  test('a cancel sent to B stops the turn A runs, within a second', async () => {
+    const chatId = await createChat();
+    const hanging = new ScriptedProvider([hangUntilAborted([{ type: 'text_delta', delta: 'Hm' }])], {
+      id: 'openai',
+    });
+    instances[0]!.deps.providers.get = () => hanging;
+    const turn = await send(0, 'POST', `/api/chats/${chatId}/turns`, { message: 'Hang.' });
+    expect(turn.status).toBe(200);
+    const cancelledAt = performance.now();
+    expect(await (await send(1, 'POST', `/api/chats/${chatId}/cancel`)).json()).toEqual({ cancelled: true });
+    expect((await collectSseEvents(turn)).at(-1)).toMatchObject({ type: 'done', reason: 'cancelled' });
+    expect(performance.now() - cancelledAt).toBeLessThan(1_000);
+    // Nothing runs any more: a cancel is answered false by either instance.
+    for (const instance of [0, 1]) {
+      expect(await (await send(instance, 'POST', `/api/chats/${chatId}/cancel`)).json()).toEqual({
+        cancelled: false,
+      });
+    }
+  });
+
   test('a lease left by a crashed instance expires: refused before, accepted after its expiry', async () => {
     const chatId = await createChat();
     await handle.database.sql`INSERT INTO chat_turn_leases (chat_id, owner, expires_at)
