@@ -302,11 +302,14 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
 
   test('a turn answers 200 before the model says anything; a second concurrent turn is 409', async () => {
     const chatId = await createChat();
+    const requestsBefore = replay.requests.length;
     replay.enqueue({ chunks: [], ending: 'hang' });
     const response = await api('POST', `/api/chats/${chatId}/turns`, alice, { message: 'Hang.' });
     expect(response.status).toBe(200);
     const busy = await json('POST', `/api/chats/${chatId}/turns`, alice, { message: 'Me too.' });
     expect([busy.status, busy.body.code]).toEqual([409, 'busy']);
+    // Cancel only once the model was asked: else its scripted hang stays queued for the next test.
+    expect(await waitFor(() => replay.requests.length > requestsBefore, 5_000)).toBe(true);
     await json('POST', `/api/chats/${chatId}/cancel`, alice);
     expect((await collectSseEvents(response)).at(-1)).toMatchObject({ type: 'done', reason: 'cancelled' });
   });
