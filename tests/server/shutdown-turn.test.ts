@@ -5,13 +5,14 @@
  * not sit out its whole drain budget.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { DatabaseChatRepository } from '../../src/db/database-chat-repository.ts';
 import { type RunningServer, startServer } from '../../src/server/start-server.ts';
+import { liveProcessesWith } from '../helpers/live-processes.ts';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import { readSseEvents } from '../helpers/sse-client.ts';
@@ -29,21 +30,6 @@ afterAll(async () => {
   await replay.close();
   await rm(root, { recursive: true, force: true });
 });
-
-async function processesWith(marker: string): Promise<number> {
-  let count = 0;
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const commandLine = await readFile(`/proc/${entry}/cmdline`, 'utf8');
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      if (commandLine.includes(marker) && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z') count++;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return count;
-}
 
 test('stop() during a shell call: done{cancelled}, shell killed, history kept, no 10 s wait', async () => {
   const config = {
@@ -85,7 +71,7 @@ test('stop() during a shell call: done{cancelled}, shell killed, history kept, n
   for await (const event of readSseEvents(response)) {
     events.push(event);
     if (event.type === 'tool_call_completed') {
-      while ((await processesWith(marker)) === 0) await Bun.sleep(20);
+      while ((await liveProcessesWith(marker)).length === 0) await Bun.sleep(20);
       stopStartedAt = performance.now();
       stopped = server.stop();
     }
@@ -93,7 +79,7 @@ test('stop() during a shell call: done{cancelled}, shell killed, history kept, n
   await stopped;
   expect(performance.now() - stopStartedAt).toBeLessThan(5_000);
   expect(events.at(-1)).toEqual({ type: 'done', reason: 'cancelled', message: 'The turn was cancelled.' });
-  expect(await processesWith(marker)).toBe(0);
+  expect(await liveProcessesWith(marker)).toEqual([]);
   const database = await openDatabase(config);
   try {
     const messages = await new DatabaseChatRepository(database).listMessages(chatId);

@@ -7,11 +7,12 @@
  * invalid JSON arguments, client disconnect, 409, per-user isolation, 422/503 and the providers list.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from '../../../src/config.ts';
 import { type RunningServer, startServer } from '../../../src/server/start-server.ts';
+import { liveProcessesWith } from '../../helpers/live-processes.ts';
 import { type ReplayServer, startReplayServer } from '../../helpers/replay-server.ts';
 import { chatBody } from '../../helpers/scripted-provider-streams.ts';
 import { collectSseEvents, readSseEvents } from '../../helpers/sse-client.ts';
@@ -50,23 +51,6 @@ async function createChat(token = alice, extra: Record<string, unknown> = {}): P
   });
   expect(created.status).toBe(201);
   return created.body.id as string;
-}
-
-/** Live processes whose command line contains `marker` (Linux /proc). */
-async function processesWith(marker: string): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const commandLine = await readFile(`/proc/${entry}/cmdline`, 'utf8');
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-      if (commandLine.includes(marker) && state !== 'Z') pids.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return pids;
 }
 
 async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs: number): Promise<boolean> {
@@ -237,7 +221,7 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     for await (const event of readSseEvents(response)) {
       events.push(event);
       if (event.type === 'tool_call_completed') {
-        expect(await waitFor(async () => (await processesWith(marker)).length > 0, 10_000)).toBe(true);
+        expect(await waitFor(async () => (await liveProcessesWith(marker)).length > 0, 10_000)).toBe(true);
         cancelledAt = performance.now();
         expect(await json('POST', `/api/chats/${chatId}/cancel`, alice)).toEqual({
           status: 200,
@@ -250,7 +234,7 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     expect(doneAt - cancelledAt).toBeLessThan(1_000);
     const result = events.find((event) => event.type === 'tool_result');
     expect(result).toMatchObject({ callId: 's1', ok: false, error: { classification: 'cancelled' } });
-    expect(await waitFor(async () => (await processesWith(marker)).length === 0, 1_000)).toBe(true);
+    expect(await waitFor(async () => (await liveProcessesWith(marker)).length === 0, 1_000)).toBe(true);
     expect(server.deps.chats.isBusy(chatId)).toBe(false);
     // Cancelling with no turn running is not an error.
     expect((await json('POST', `/api/chats/${chatId}/cancel`, alice)).body).toEqual({ cancelled: false });
@@ -358,9 +342,9 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     for await (const event of readSseEvents(response)) {
       if (event.type === 'tool_call_completed') break;
     }
-    expect(await waitFor(async () => (await processesWith(marker)).length > 0, 10_000)).toBe(true);
+    expect(await waitFor(async () => (await liveProcessesWith(marker)).length > 0, 10_000)).toBe(true);
     controller.abort();
-    expect(await waitFor(async () => (await processesWith(marker)).length === 0, 2_000)).toBe(true);
+    expect(await waitFor(async () => (await liveProcessesWith(marker)).length === 0, 2_000)).toBe(true);
     expect(await waitFor(() => !server.deps.chats.isBusy(chatId), 2_000)).toBe(true);
   });
 
