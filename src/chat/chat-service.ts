@@ -6,7 +6,8 @@
  *
  * Guarantees:
  * - Per-user isolation: another user's chat is `not_found`, never `forbidden`.
- * - A chat's working directory exists and lies under a workspace root (real paths compared).
+ * - A chat's working directory exists and lies under a workspace root (real paths compared), checked
+ *   at creation and again before every turn.
  * - Every completed conversation item is persisted as the turn produces it; history is repaired
  *   before replay (`history-repair.ts`), so a crash mid-turn never poisons the next turn.
  * - One turn at a time per chat: a second `startTurn` fails with `busy` until the first one's event
@@ -231,6 +232,7 @@ export class ChatService {
       throw invalid(`message must be at most ${MAX_MESSAGE_LENGTH} characters.`);
     }
     const chat = await this.#requireChat(userId, chatId);
+    if (chat.workingDirectory !== null) await this.#recheckWorkingDirectory(chat.workingDirectory);
     // Check and claim with no await in between: two concurrent requests cannot both pass.
     if (this.#activeTurns.has(chatId)) throw new ChatError('busy', BUSY_MESSAGE);
     const active: ActiveTurn = { controller: new AbortController(), leaseOwner: crypto.randomUUID() };
@@ -372,6 +374,27 @@ export class ChatService {
         return this;
       },
     };
+  }
+
+  /**
+   * The creation-time check, again before each turn: the directory may have been removed, replaced by
+   * a symbolic link (restricted tools follow it, so a link out of the roots would move the chat out),
+   * or the roots narrowed since. The real path must still be the stored one.
+   * @throws ChatError `invalid_working_directory`.
+   */
+  async #recheckWorkingDirectory(stored: string): Promise<void> {
+    const dependencies = this.#dependencies;
+    const real = await resolveChatWorkingDirectory(
+      stored,
+      dependencies.workspaceRoots,
+      dependencies.homeDirectory,
+    );
+    if (real !== stored) {
+      throw new ChatError(
+        'invalid_working_directory',
+        `The working directory "${stored}" now resolves to ${real}; create a new chat to work there.`,
+      );
+    }
   }
 
   async #requireChat(userId: string, chatId: string): Promise<Chat> {
