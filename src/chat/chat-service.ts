@@ -254,13 +254,22 @@ export class ChatService {
       // Other instances sharing the database: their turns hold a lease.
       if (repository.claimTurnLease) {
         const now = this.#now();
-        const claimed = await repository.claimTurnLease(
-          chatId,
-          active.leaseOwner,
-          new Date(now).toISOString(),
-          new Date(now + TURN_LEASE_MILLISECONDS).toISOString(),
-        );
-        if (!claimed) throw new ChatError('busy', BUSY_MESSAGE);
+        const claimed = await repository
+          .claimTurnLease(
+            chatId,
+            active.leaseOwner,
+            new Date(now).toISOString(),
+            new Date(now + TURN_LEASE_MILLISECONDS).toISOString(),
+          )
+          .catch(async (error: unknown) => {
+            if (!(await repository.getChat(chatId))) return false; // deleted meanwhile: not_found below
+            throw error;
+          });
+        if (!claimed) {
+          // Not claimed: someone else's turn, or the chat was deleted since it was looked up.
+          if (!(await repository.getChat(chatId))) throw this.#notFound(chatId);
+          throw new ChatError('busy', BUSY_MESSAGE);
+        }
         renewal = setInterval(() => {
           const expiresAt = new Date(this.#now() + TURN_LEASE_MILLISECONDS).toISOString();
           repository.renewTurnLease?.(chatId, active.leaseOwner, expiresAt).catch(() => {});
@@ -400,7 +409,11 @@ export class ChatService {
   async #requireChat(userId: string, chatId: string): Promise<Chat> {
     // An id no chat can have (NUL, lone surrogate) is not sent to the database, whose driver refuses it.
     const chat = isStorableText(chatId) ? await this.#dependencies.repository.getChat(chatId) : undefined;
-    if (!chat || chat.userId !== userId) throw new ChatError('not_found', `No chat with id ${chatId}.`);
+    if (!chat || chat.userId !== userId) throw this.#notFound(chatId);
     return chat;
+  }
+
+  #notFound(chatId: string): ChatError {
+    return new ChatError('not_found', `No chat with id ${chatId}.`);
   }
 }

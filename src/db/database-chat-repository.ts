@@ -146,8 +146,10 @@ export class DatabaseChatRepository implements ChatRepository {
   async claimTurnLease(chatId: string, owner: string, now: string, expiresAt: string): Promise<boolean> {
     // One statement: insert, or take over a lease that has expired; a live one is left alone and
     // nothing is returned. Atomic on both databases (row lock / write lock).
+    // A chat deleted meanwhile gets no row (a delete racing past the EXISTS still fails the foreign key).
     const rows: { owner: string }[] = await this.#database.sql`INSERT INTO chat_turn_leases
-        (chat_id, owner, expires_at) VALUES (${chatId}, ${owner}, ${expiresAt})
+        (chat_id, owner, expires_at)
+        SELECT ${chatId}, ${owner}, ${expiresAt} WHERE EXISTS (SELECT 1 FROM chats WHERE id = ${chatId})
       ON CONFLICT (chat_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
           cancel_requested_at = NULL
         WHERE chat_turn_leases.expires_at < ${now}

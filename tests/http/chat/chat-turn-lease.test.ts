@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseChatRepository } from '../../../src/db/database-chat-repository.ts';
 import { type App, createApp } from '../../../src/http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../../../src/http/app-dependencies.ts';
 import { hangUntilAborted, ScriptedProvider, textResponse } from '../../helpers/scripted-provider.ts';
@@ -118,6 +119,42 @@ describe.each(BACKENDS)('turn lease across two instances on %s', (backend) => {
     expect((await collectSseEvents(after)).at(-1)).toEqual({ type: 'done', reason: 'completed' });
     const rows = await handle.database.sql`SELECT chat_id FROM chat_turn_leases WHERE chat_id = ${chatId}`;
     expect(rows.length).toBe(0);
+  });
+
+  test('a chat deleted while its turn starts is 404 not_found, not a 500 from the lease insert', async () => {
+    const database = handle.database;
+    // Deletes the chat between the service's existence check and its lease claim (another request).
+    class RacingRepository extends DatabaseChatRepository {
+      override async claimTurnLease(chatId: string, owner: string, now: string, expiresAt: string) {
+        await this.deleteChat(chatId);
+        return super.claimTurnLease(chatId, owner, now, expiresAt);
+      }
+    }
+    const racing = new RacingRepository(database);
+    const deps = createAppDependencies({
+      config: handle.config,
+      database,
+      registry: createTestRegistry(),
+      now: () => clock,
+      environment: { MANGO_WORKSPACE_ROOTS: workspace },
+      providers: createStubProviderRegistry({ openai: instances[0]!.provider }),
+      chatRepository: racing,
+      log: () => {},
+    });
+    const app = createApp(deps);
+    const chatId = await createChat();
+    const response = await app.handle(
+      new Request(`http://localhost/api/chats/${chatId}/turns`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: JSON.stringify({ message: 'Hi.' }),
+      }),
+    );
+    expect({ status: response.status, body: await response.json() }).toEqual({
+      status: 404,
+      body: { error: `No chat with id ${chatId}.`, code: 'not_found' },
+    });
+    expect(deps.chats.isBusy(chatId)).toBe(false);
   });
 
   test('deleting a chat removes its lease row', async () => {
