@@ -25,7 +25,7 @@ import { repairHistory } from './history-repair.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import { runTurn, type TurnLimits } from './turn.ts';
 import type { TurnEvent } from './turn-events.ts';
-import { resolveChatWorkingDirectory } from './workspace-roots.ts';
+import { recheckChatWorkingDirectory, resolveChatWorkingDirectory } from './workspace-roots.ts';
 
 export const MAX_TITLE_LENGTH = 200;
 export const MAX_MODEL_LENGTH = 200;
@@ -232,7 +232,10 @@ export class ChatService {
       throw invalid(`message must be at most ${MAX_MESSAGE_LENGTH} characters.`);
     }
     const chat = await this.#requireChat(userId, chatId);
-    if (chat.workingDirectory !== null) await this.#recheckWorkingDirectory(chat.workingDirectory);
+    if (chat.workingDirectory !== null) {
+      const { workspaceRoots, homeDirectory } = this.#dependencies;
+      await recheckChatWorkingDirectory(chat.workingDirectory, workspaceRoots, homeDirectory);
+    }
     // Check and claim with no await in between: two concurrent requests cannot both pass.
     if (this.#activeTurns.has(chatId)) throw new ChatError('busy', BUSY_MESSAGE);
     const active: ActiveTurn = { controller: new AbortController(), leaseOwner: crypto.randomUUID() };
@@ -383,27 +386,6 @@ export class ChatService {
         return this;
       },
     };
-  }
-
-  /**
-   * The creation-time check, again before each turn: the directory may have been removed, replaced by
-   * a symbolic link (restricted tools follow it, so a link out of the roots would move the chat out),
-   * or the roots narrowed since. The real path must still be the stored one.
-   * @throws ChatError `invalid_working_directory`.
-   */
-  async #recheckWorkingDirectory(stored: string): Promise<void> {
-    const dependencies = this.#dependencies;
-    const real = await resolveChatWorkingDirectory(
-      stored,
-      dependencies.workspaceRoots,
-      dependencies.homeDirectory,
-    );
-    if (real !== stored) {
-      throw new ChatError(
-        'invalid_working_directory',
-        `The working directory "${stored}" now resolves to ${real}; create a new chat to work there.`,
-      );
-    }
   }
 
   async #requireChat(userId: string, chatId: string): Promise<Chat> {

@@ -9,7 +9,7 @@
  * - Each session has its own MCP server (`createMcpToolServer`): its own freshness ledger, its
  *   user's settings, and a working directory chosen on the initialize request with the optional query
  *   parameters `?cwd=/absolute/dir&restricted=true` — on the server, under `MANGO_WORKSPACE_ROOTS`
- *   exactly like a chat's.
+ *   exactly like a chat's, and checked again before every call (as a chat's before every turn).
  * - Bounded memory: at most `maxSessionsPerUser` live sessions per user; opening one more closes the
  *   user's least recently used session. `DELETE` ends a session (SDK behaviour), `closeAll` ends every one.
  * - Refusals are JSON-RPC error bodies with a 4xx status, never a 500.
@@ -19,7 +19,7 @@ import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ChatError } from '../chat/chat-errors.ts';
-import { resolveChatWorkingDirectory } from '../chat/workspace-roots.ts';
+import { recheckChatWorkingDirectory, resolveChatWorkingDirectory } from '../chat/workspace-roots.ts';
 import type { User } from '../users/user-repository.ts';
 import { createMcpToolServer, type McpServerDependencies } from './mcp-tool-server.ts';
 
@@ -171,6 +171,19 @@ export async function handleMcpHttpRequest(
   });
   const server = createMcpToolServer({
     ...serverDependencies,
+    ...(workspace === undefined
+      ? {}
+      : {
+          recheckWorkingDirectory: async (directory: string) => {
+            try {
+              await recheckChatWorkingDirectory(directory, workspace.roots, workspace.homeDirectory);
+              return undefined;
+            } catch (error) {
+              if (ChatError.isInstance(error)) return error.message;
+              throw error;
+            }
+          },
+        }),
     userId: user.id,
     restricted: binding.restricted,
     ...(binding.workingDirectory === undefined ? {} : { workingDirectory: binding.workingDirectory }),

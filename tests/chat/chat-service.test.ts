@@ -367,7 +367,7 @@ describe('ChatService: turns', () => {
     await expectChatError(
       service.startTurn('u1', chat.id, 'hi'),
       'invalid_working_directory',
-      `The working directory "${bound}" now resolves to ${project}; create a new chat to work there.`,
+      `The working directory "${bound}" now resolves to ${project}; bind it again to work there.`,
     );
 
     rmSync(bound);

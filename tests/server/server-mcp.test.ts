@@ -8,7 +8,8 @@
  * - `stop()` closes the open MCP sessions.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, realpath, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -145,6 +146,30 @@ describe.each(BACKENDS)('the server on %s', (backend) => {
       await fetch(`${server.url}/mcp`, {
         method: 'DELETE',
         headers: { authorization: `Bearer ${tokens.alice}`, 'mcp-session-id': sessionId },
+      });
+    });
+
+    test('a session whose bound directory is later swapped for a link out of the roots runs no tool', async () => {
+      const bound = join(handle.config.dataDirectory, 'work', 'swapped');
+      await mkdir(bound);
+      const url = new URL(`${server.url}/mcp`);
+      url.search = new URLSearchParams({ cwd: bound, restricted: 'true' }).toString();
+      const transport = new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { Authorization: `Bearer ${tokens.alice}` } },
+      });
+      const client = new Client({ name: 'test', version: '1' });
+      await client.connect(transport);
+      clients.push(client);
+      const before = await client.callTool({ name: 'get_current_datetime', arguments: { timezone: 'UTC' } });
+      expect(before.isError).toBeFalsy();
+
+      await rm(bound, { recursive: true });
+      await symlink(tmpdir(), bound);
+      const after = await client.callTool({ name: 'get_current_datetime', arguments: { timezone: 'UTC' } });
+      expect(after.isError).toBe(true);
+      expect(structured(after).error).toEqual({
+        classification: 'permission_denied',
+        message: `The working directory "${bound}" (it resolves to ${await realpath(tmpdir())}) is outside the workspace roots this server allows: ${join(handle.config.dataDirectory, 'work')}.`,
       });
     });
 
