@@ -13,7 +13,7 @@
  * - One turn at a time per chat: a second `startTurn` fails with `busy` until the first one's event
  *   stream ends (or is returned before being read) — in this process by its own bookkeeping, across
  *   instances sharing a database by the repository's turn lease (renewed while the turn runs, expiring
- *   `TURN_LEASE_MILLISECONDS` after an instance dies).
+ *   `TURN_LEASE_MILLISECONDS` after an instance dies; `turn-lease.ts`).
  */
 import { type ModelProvider, PROVIDER_IDS, type ProviderId } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
@@ -25,6 +25,7 @@ import { repairHistory } from './history-repair.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import { runTurn, type TurnLimits } from './turn.ts';
 import type { TurnEvent } from './turn-events.ts';
+import { acquireTurnLease, BUSY_MESSAGE, type TurnLease } from './turn-lease.ts';
 import { recheckChatWorkingDirectory, resolveChatWorkingDirectory } from './workspace-roots.ts';
 
 export const MAX_TITLE_LENGTH = 200;
@@ -77,19 +78,8 @@ export interface StartTurnOptions {
   signal?: AbortSignal;
 }
 
-/** How long a turn lease lasts without renewal: a crashed instance's chat is free again after this. */
-export const TURN_LEASE_MILLISECONDS = 30_000;
-/** The running instance renews its lease this often (well inside its lifetime). */
-const TURN_LEASE_RENEW_MILLISECONDS = 10_000;
-/** How often the running instance looks for a cancel requested through another instance. */
-const TURN_CANCEL_POLL_MILLISECONDS = 400;
-
-const BUSY_MESSAGE = 'This chat is already running a turn; wait for it to end or cancel it.';
-
 interface ActiveTurn {
   controller: AbortController;
-  /** This turn's owner id in the repository's turn lease. */
-  leaseOwner: string;
 }
 
 function invalid(message: string): ChatError {
@@ -202,7 +192,7 @@ export class ChatService {
 
   /**
    * Cancels the chat's running turn; false when none runs. A turn another instance runs (it holds the
-   * lease) is asked to stop through the repository and stops within `TURN_CANCEL_POLL_MILLISECONDS`.
+   * lease) is asked to stop through the repository (`turn-lease.ts`) and stops within a poll interval.
    */
   async cancelTurn(userId: string, chatId: string): Promise<boolean> {
     await this.#requireChat(userId, chatId);
@@ -238,57 +228,24 @@ export class ChatService {
     }
     // Check and claim with no await in between: two concurrent requests cannot both pass.
     if (this.#activeTurns.has(chatId)) throw new ChatError('busy', BUSY_MESSAGE);
-    const active: ActiveTurn = { controller: new AbortController(), leaseOwner: crypto.randomUUID() };
+    const active: ActiveTurn = { controller: new AbortController() };
     this.#activeTurns.set(chatId, active);
-    const repository = this.#dependencies.repository;
-    let renewal: ReturnType<typeof setInterval> | undefined;
-    let cancelPoll: ReturnType<typeof setInterval> | undefined;
-    let released = false;
+    let lease: TurnLease | undefined;
     const release = async () => {
-      if (released) return;
-      released = true;
-      clearInterval(renewal);
-      clearInterval(cancelPoll);
       if (this.#activeTurns.get(chatId) === active) this.#activeTurns.delete(chatId);
-      await repository.releaseTurnLease?.(chatId, active.leaseOwner).catch(() => {});
+      await lease?.release();
     };
     let events: AsyncGenerator<TurnEvent, void>;
     try {
       // Other instances sharing the database: their turns hold a lease.
-      if (repository.claimTurnLease) {
-        const now = this.#now();
-        const claimed = await repository
-          .claimTurnLease(
-            chatId,
-            active.leaseOwner,
-            new Date(now).toISOString(),
-            new Date(now + TURN_LEASE_MILLISECONDS).toISOString(),
-          )
-          .catch(async (error: unknown) => {
-            if (!(await repository.getChat(chatId))) return false; // deleted meanwhile: not_found below
-            throw error;
-          });
-        if (!claimed) {
-          // Not claimed: someone else's turn, or the chat was deleted since it was looked up.
-          if (!(await repository.getChat(chatId))) throw this.#notFound(chatId);
-          throw new ChatError('busy', BUSY_MESSAGE);
-        }
-        renewal = setInterval(() => {
-          const expiresAt = new Date(this.#now() + TURN_LEASE_MILLISECONDS).toISOString();
-          repository.renewTurnLease?.(chatId, active.leaseOwner, expiresAt).catch(() => {});
-        }, TURN_LEASE_RENEW_MILLISECONDS);
-        renewal.unref?.();
-        if (repository.isTurnCancelRequested) {
-          const isCancelRequested = repository.isTurnCancelRequested.bind(repository);
-          cancelPoll = setInterval(() => {
-            isCancelRequested(chatId, active.leaseOwner).then(
-              (requested) => requested && active.controller.abort(),
-              () => {},
-            );
-          }, TURN_CANCEL_POLL_MILLISECONDS);
-          cancelPoll.unref?.();
-        }
-      }
+      lease = await acquireTurnLease({
+        repository: this.#dependencies.repository,
+        chatId,
+        owner: crypto.randomUUID(),
+        now: this.#now,
+        onCancelRequested: () => active.controller.abort(),
+        notFound: () => this.#notFound(chatId),
+      });
       events = await this.#prepareTurn(chat, message, active, options.signal);
     } catch (error) {
       await release();
