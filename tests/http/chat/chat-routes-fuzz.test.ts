@@ -55,10 +55,14 @@ function fuzzValue(random: ReturnType<typeof createRandom>, depth: number): unkn
     default: {
       const object: Record<string, unknown> = {};
       for (let index = random.integer(0, 3); index > 0; index--) {
-        object[random.pick([...CHAT_KEYS, 'message', '__proto__', 'constructor'])] = fuzzValue(
-          random,
-          depth + 1,
-        );
+        const key = random.pick([...CHAT_KEYS, 'message', '__proto__', 'constructor']);
+        // defineProperty: an assignment to "__proto__" would set the prototype and never reach the JSON.
+        Object.defineProperty(object, key, {
+          value: fuzzValue(random, depth + 1),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return object;
     }
