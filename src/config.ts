@@ -22,8 +22,22 @@ export interface ServerConfig {
   shutdownTimeoutMs: number;
   /** Largest request body accepted, in bytes (larger → 413). */
   maxRequestBodyBytes: number;
+  /**
+   * Seconds a connection may stay silent before `Bun.serve` closes it (default
+   * `DEFAULT_IDLE_TIMEOUT_SECONDS`, Bun's own). Long-lived streams (turns, MCP) send keep-alives at half
+   * this interval (`keepAliveMillisecondsFor`).
+   */
+  idleTimeoutSeconds?: number;
   /** The built web app served at `/` (default `dist/web` of this checkout; `npm run build` makes it). */
   webDirectory?: string;
+}
+
+/** Bun.serve's default idle timeout, kept as ours. */
+export const DEFAULT_IDLE_TIMEOUT_SECONDS = 10;
+
+/** The keep-alive interval of a long-lived stream under `config`: half its idle timeout. */
+export function keepAliveMillisecondsFor(config: Pick<ServerConfig, 'idleTimeoutSeconds'>): number {
+  return ((config.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_SECONDS) * 1000) / 2;
 }
 
 /** Thrown for a configuration value that cannot work; the CLI prints it and exits 2. */

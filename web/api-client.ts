@@ -3,24 +3,15 @@
  * answers become an {@link ApiError} carrying the server's `{error, code}` body, so views can show
  * the server's own message (a 422 next to the field it names).
  */
-import type { ToolCategory, ToolParameterDescriptor } from '../src/tools/types.ts';
+import type { CreateChatInput } from '../src/chat/chat-service.ts';
+import type { ToolSettingsDescriptor, ToolSettingsUpdate } from '../src/settings/tool-settings-service.ts';
 
-/** One tool as `GET /api/settings/tools` describes it (spec: "Tool Settings API"). */
-export interface ToolSettingsDescriptor {
-  name: string;
-  title: string;
-  description: string;
-  category: ToolCategory;
-  enabled: boolean;
-  canDisable: boolean;
-  parameters: Record<string, unknown>;
-  parameterDescriptors: ToolParameterDescriptor[];
-}
-
-export interface UpdateToolSettingsBody {
-  enabled?: boolean;
-  parameters?: Record<string, unknown>;
-}
+// The server's own types (type-only imports: nothing of the server is bundled).
+export type { ToolSettingsDescriptor };
+/** The body of `PUT /api/settings/tools/:toolName`. */
+export type UpdateToolSettingsBody = ToolSettingsUpdate;
+/** The body of `POST /api/chats`. */
+export type CreateChatBody = CreateChatInput;
 
 export interface ProviderSummary {
   id: string;
@@ -53,15 +44,6 @@ export interface ChatMessage {
 
 export interface ChatWithMessages extends ChatSummary {
   messages: ChatMessage[];
-}
-
-export interface CreateChatBody {
-  title?: string;
-  provider: string;
-  model: string;
-  workingDirectory?: string;
-  restricted?: boolean;
-  systemPrompt?: string;
 }
 
 /** A failed API call: HTTP status plus the server's message and stable code when it sent them. */

@@ -167,10 +167,21 @@ export function findImages(value: unknown, depth = 0, inheritedAlt = 'Generated 
   return Object.values(value).flatMap((item) => findImages(item, depth + 1, alt));
 }
 
-/** data: image URLs and same-origin paths only: the page never requests another host. */
+const SAME_ORIGIN_PROBE = 'http://same-origin.invalid';
+
+/**
+ * data: image URLs and same-origin paths only: the page never requests another host (the loader sends
+ * the bearer token). Decided by the WHATWG URL parser itself, which reads `/\\host` and `/<tab>/host`
+ * as another host.
+ */
 function isShowableImageUrl(url: string): boolean {
   if (url.startsWith('data:image/')) return true;
-  return url.startsWith('/') && !url.startsWith('//');
+  if (!url.startsWith('/')) return false;
+  try {
+    return new URL(url, SAME_ORIGIN_PROBE).origin === SAME_ORIGIN_PROBE;
+  } catch {
+    return false;
+  }
 }
 
 function renderImages(images: ImageReference[], loadImage: ImageLoader): HTMLElement {

@@ -57,6 +57,24 @@ export interface ChatRepository {
   appendMessage(chatId: string, item: ConversationItem, createdAt: string): Promise<ChatMessage>;
   /** Every message of the chat in `seq` order. */
   listMessages(chatId: string): Promise<ChatMessage[]>;
+  /**
+   * Turn leases, for repositories shared by several server instances (the database one): claims the
+   * chat's turn for `owner` until `expiresAt` unless another owner holds an unexpired lease at `now`
+   * (ISO-8601 UTC). Absent = one process only (the service's own bookkeeping suffices).
+   * @returns whether `owner` now holds the lease.
+   */
+  claimTurnLease?(chatId: string, owner: string, now: string, expiresAt: string): Promise<boolean>;
+  /** Extends `owner`'s lease (no-op when it lost it). */
+  renewTurnLease?(chatId: string, owner: string, expiresAt: string): Promise<void>;
+  /** Ends `owner`'s lease (no-op when it holds none). */
+  releaseTurnLease?(chatId: string, owner: string): Promise<void>;
+  /**
+   * Asks whoever holds the chat's unexpired lease at `now` to cancel its turn.
+   * @returns whether such a lease exists (a turn runs somewhere).
+   */
+  requestTurnCancel?(chatId: string, now: string): Promise<boolean>;
+  /** Whether a cancel of `owner`'s turn was requested (`requestTurnCancel`). */
+  isTurnCancelRequested?(chatId: string, owner: string): Promise<boolean>;
 }
 
 export class InMemoryChatRepository implements ChatRepository {

@@ -6,11 +6,14 @@
  *
  * Guarantees:
  * - Per-user isolation: another user's chat is `not_found`, never `forbidden`.
- * - A chat's working directory exists and lies under a workspace root (real paths compared).
+ * - A chat's working directory exists and lies under a workspace root (real paths compared), checked
+ *   at creation and again before every turn.
  * - Every completed conversation item is persisted as the turn produces it; history is repaired
  *   before replay (`history-repair.ts`), so a crash mid-turn never poisons the next turn.
- * - One turn at a time per chat in this process: a second `startTurn` fails with `busy` until the
- *   first one's event stream ends (or is returned before being read).
+ * - One turn at a time per chat: a second `startTurn` fails with `busy` until the first one's event
+ *   stream ends (or is returned before being read) — in this process by its own bookkeeping, across
+ *   instances sharing a database by the repository's turn lease (renewed while the turn runs, expiring
+ *   `TURN_LEASE_MILLISECONDS` after an instance dies; `turn-lease.ts`).
  */
 import { type ModelProvider, PROVIDER_IDS, type ProviderId } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
@@ -22,7 +25,8 @@ import { repairHistory } from './history-repair.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import { runTurn, type TurnLimits } from './turn.ts';
 import type { TurnEvent } from './turn-events.ts';
-import { resolveChatWorkingDirectory } from './workspace-roots.ts';
+import { acquireTurnLease, BUSY_MESSAGE, type TurnLease } from './turn-lease.ts';
+import { recheckChatWorkingDirectory, resolveChatWorkingDirectory } from './workspace-roots.ts';
 
 export const MAX_TITLE_LENGTH = 200;
 export const MAX_MODEL_LENGTH = 200;
@@ -82,6 +86,21 @@ function invalid(message: string): ChatError {
   return new ChatError('invalid_request', message);
 }
 
+/**
+ * True for text every database stores as sent: well-formed UTF-16 (no lone surrogate, which UTF-8
+ * cannot encode) and no NUL (PostgreSQL `text` refuses it). Chat fields and ids are checked with it so
+ * such input is a 4xx, not a driver error.
+ */
+export function isStorableText(value: string): boolean {
+  return value.isWellFormed() && !value.includes('\u0000');
+}
+
+function requireStorable(field: string, value: string | null): void {
+  if (value !== null && !isStorableText(value)) {
+    throw invalid(`${field} must be valid Unicode text without NUL characters.`);
+  }
+}
+
 function isProviderId(value: string): value is ProviderId {
   return (PROVIDER_IDS as readonly string[]).includes(value);
 }
@@ -111,6 +130,9 @@ export class ChatService {
     if (systemPrompt !== null && systemPrompt.length > MAX_SYSTEM_PROMPT_LENGTH) {
       throw invalid(`systemPrompt must be at most ${MAX_SYSTEM_PROMPT_LENGTH} characters.`);
     }
+    requireStorable('title', title);
+    requireStorable('model', model);
+    requireStorable('systemPrompt', systemPrompt);
     let workingDirectory: string | null = null;
     if (input.workingDirectory !== undefined && input.workingDirectory.trim() !== '') {
       workingDirectory = await resolveChatWorkingDirectory(
@@ -158,12 +180,30 @@ export class ChatService {
     return this.#activeTurns.has(chatId);
   }
 
-  /** Cancels the chat's running turn; false when none runs. */
+  /**
+   * Cancels every running turn (server shutdown): each ends with `done{cancelled}` after its tools are
+   * stopped and its history is persisted, so the server can drain instead of waiting out long turns.
+   * @returns how many turns were running.
+   */
+  cancelAllTurns(): number {
+    for (const active of this.#activeTurns.values()) active.controller.abort();
+    return this.#activeTurns.size;
+  }
+
+  /**
+   * Cancels the chat's running turn; false when none runs. A turn another instance runs (it holds the
+   * lease) is asked to stop through the repository (`turn-lease.ts`) and stops within a poll interval.
+   */
   async cancelTurn(userId: string, chatId: string): Promise<boolean> {
     await this.#requireChat(userId, chatId);
     const active = this.#activeTurns.get(chatId);
-    active?.controller.abort();
-    return active !== undefined;
+    if (active) {
+      active.controller.abort();
+      return true;
+    }
+    const repository = this.#dependencies.repository;
+    if (!repository.requestTurnCancel) return false;
+    return repository.requestTurnCancel(chatId, new Date(this.#now()).toISOString());
   }
 
   /**
@@ -182,20 +222,33 @@ export class ChatService {
       throw invalid(`message must be at most ${MAX_MESSAGE_LENGTH} characters.`);
     }
     const chat = await this.#requireChat(userId, chatId);
-    // Check and claim with no await in between: two concurrent requests cannot both pass.
-    if (this.#activeTurns.has(chatId)) {
-      throw new ChatError('busy', 'This chat is already running a turn; wait for it to end or cancel it.');
+    if (chat.workingDirectory !== null) {
+      const { workspaceRoots, homeDirectory } = this.#dependencies;
+      await recheckChatWorkingDirectory(chat.workingDirectory, workspaceRoots, homeDirectory);
     }
+    // Check and claim with no await in between: two concurrent requests cannot both pass.
+    if (this.#activeTurns.has(chatId)) throw new ChatError('busy', BUSY_MESSAGE);
     const active: ActiveTurn = { controller: new AbortController() };
     this.#activeTurns.set(chatId, active);
-    const release = () => {
+    let lease: TurnLease | undefined;
+    const release = async () => {
       if (this.#activeTurns.get(chatId) === active) this.#activeTurns.delete(chatId);
+      await lease?.release();
     };
     let events: AsyncGenerator<TurnEvent, void>;
     try {
+      // Other instances sharing the database: their turns hold a lease.
+      lease = await acquireTurnLease({
+        repository: this.#dependencies.repository,
+        chatId,
+        owner: crypto.randomUUID(),
+        now: this.#now,
+        onCancelRequested: () => active.controller.abort(),
+        notFound: () => this.#notFound(chatId),
+      });
       events = await this.#prepareTurn(chat, message, active, options.signal);
     } catch (error) {
-      release();
+      await release();
       throw error;
     }
     return this.#releasingStream(events, active, release);
@@ -262,14 +315,15 @@ export class ChatService {
   #releasingStream(
     events: AsyncGenerator<TurnEvent, void>,
     active: ActiveTurn,
-    release: () => void,
+    release: () => Promise<void>,
   ): AsyncIterableIterator<TurnEvent> {
     let started = false;
     const inner = (async function* () {
       try {
         yield* events;
       } finally {
-        release();
+        // Before the stream closes: a client that starts the next turn at once finds the chat free.
+        await release();
       }
     })();
     return {
@@ -280,7 +334,7 @@ export class ChatService {
       return: async () => {
         active.controller.abort();
         if (!started) {
-          release();
+          await release();
           await events.return();
         }
         return inner.return();
@@ -292,8 +346,13 @@ export class ChatService {
   }
 
   async #requireChat(userId: string, chatId: string): Promise<Chat> {
-    const chat = await this.#dependencies.repository.getChat(chatId);
-    if (!chat || chat.userId !== userId) throw new ChatError('not_found', `No chat with id ${chatId}.`);
+    // An id no chat can have (NUL, lone surrogate) is not sent to the database, whose driver refuses it.
+    const chat = isStorableText(chatId) ? await this.#dependencies.repository.getChat(chatId) : undefined;
+    if (!chat || chat.userId !== userId) throw this.#notFound(chatId);
     return chat;
+  }
+
+  #notFound(chatId: string): ChatError {
+    return new ChatError('not_found', `No chat with id ${chatId}.`);
   }
 }

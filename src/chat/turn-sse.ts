@@ -17,8 +17,12 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'x-accel-buffering': 'no',
 };
 
-/** Default interval of `: keep-alive` comments while a long tool runs, so idle proxies keep the connection. */
-export const SSE_HEARTBEAT_MILLISECONDS = 15_000;
+/**
+ * Default interval of `: keep-alive` comments while the model or a long tool is silent, so neither
+ * `Bun.serve` (idle timeout 10 s by default) nor an idle proxy closes the connection. The server passes
+ * half its configured idle timeout.
+ */
+export const SSE_HEARTBEAT_MILLISECONDS = 5_000;
 
 function fallbackEvent(event: TurnEvent, error: unknown): Record<string, unknown> {
   const message = `This event could not be serialized to JSON: ${error instanceof Error ? error.message : String(error)}`;

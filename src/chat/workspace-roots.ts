@@ -88,3 +88,24 @@ export async function resolveChatWorkingDirectory(
   }
   return real;
 }
+
+/**
+ * The creation-time check again, for a directory bound earlier (a chat before each turn, an MCP session
+ * before each call): it may have been removed, replaced by a symbolic link (restricted tools follow
+ * it, so a link out of the roots would move the binding out), or the roots narrowed since. Its real
+ * path must still be the stored one.
+ * @throws ChatError `invalid_working_directory`.
+ */
+export async function recheckChatWorkingDirectory(
+  stored: string,
+  workspaceRoots: readonly string[],
+  homeDirectory: string,
+): Promise<void> {
+  const real = await resolveChatWorkingDirectory(stored, workspaceRoots, homeDirectory);
+  if (real !== stored) {
+    throw new ChatError(
+      'invalid_working_directory',
+      `The working directory "${stored}" now resolves to ${real}; bind it again to work there.`,
+    );
+  }
+}

@@ -9,6 +9,8 @@
  * - Deleting a chat deletes its messages and its freshness-ledger rows (`file_observations`) in one
  *   transaction.
  * - The item is stored as JSON text and read back exactly (provider fields included).
+ * - Turn leases (`chat_turn_leases`, migration 5): one claim statement, so two instances never both
+ *   hold a chat's turn; an expired lease (its instance died) is taken over.
  */
 
 import type { SQL } from 'bun';
@@ -63,6 +65,14 @@ function toMessage(row: MessageRow): ChatMessage {
   };
 }
 
+/**
+ * Ends every turn lease. Only for a database one server uses alone (SQLite): at its start no turn can
+ * be running, so leases left by a `kill -9` are freed at once instead of after their expiry.
+ */
+export async function releaseAllTurnLeases(database: Database): Promise<void> {
+  await database.sql`DELETE FROM chat_turn_leases`;
+}
+
 export class DatabaseChatRepository implements ChatRepository {
   readonly #database: Database;
   readonly #createId: () => string;
@@ -101,6 +111,7 @@ export class DatabaseChatRepository implements ChatRepository {
     return this.#database.sql.begin(async (transaction) => {
       await transaction`DELETE FROM messages WHERE chat_id = ${chatId}`;
       await transaction`DELETE FROM file_observations WHERE chat_id = ${chatId}`;
+      await transaction`DELETE FROM chat_turn_leases WHERE chat_id = ${chatId}`;
       const deleted: { id: string }[] =
         await transaction`DELETE FROM chats WHERE id = ${chatId} RETURNING id`;
       return deleted.length > 0;
@@ -130,6 +141,41 @@ export class DatabaseChatRepository implements ChatRepository {
       await transaction`SELECT id FROM chats WHERE id = ${chatId} FOR UPDATE`;
       return insert(transaction);
     });
+  }
+
+  async claimTurnLease(chatId: string, owner: string, now: string, expiresAt: string): Promise<boolean> {
+    // One statement: insert, or take over a lease that has expired; a live one is left alone and
+    // nothing is returned. Atomic on both databases (row lock / write lock).
+    // A chat deleted meanwhile gets no row (a delete racing past the EXISTS still fails the foreign key).
+    const rows: { owner: string }[] = await this.#database.sql`INSERT INTO chat_turn_leases
+        (chat_id, owner, expires_at)
+        SELECT ${chatId}, ${owner}, ${expiresAt} WHERE EXISTS (SELECT 1 FROM chats WHERE id = ${chatId})
+      ON CONFLICT (chat_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
+          cancel_requested_at = NULL
+        WHERE chat_turn_leases.expires_at < ${now}
+      RETURNING owner`;
+    return rows[0]?.owner === owner;
+  }
+
+  async renewTurnLease(chatId: string, owner: string, expiresAt: string): Promise<void> {
+    await this.#database.sql`UPDATE chat_turn_leases SET expires_at = ${expiresAt}
+      WHERE chat_id = ${chatId} AND owner = ${owner}`;
+  }
+
+  async releaseTurnLease(chatId: string, owner: string): Promise<void> {
+    await this.#database.sql`DELETE FROM chat_turn_leases WHERE chat_id = ${chatId} AND owner = ${owner}`;
+  }
+
+  async requestTurnCancel(chatId: string, now: string): Promise<boolean> {
+    const rows = await this.#database.sql`UPDATE chat_turn_leases SET cancel_requested_at = ${now}
+      WHERE chat_id = ${chatId} AND expires_at >= ${now} RETURNING chat_id`;
+    return rows.length > 0;
+  }
+
+  async isTurnCancelRequested(chatId: string, owner: string): Promise<boolean> {
+    const rows: { cancel_requested_at: string | null }[] = await this.#database.sql`SELECT cancel_requested_at
+      FROM chat_turn_leases WHERE chat_id = ${chatId} AND owner = ${owner}`;
+    return rows[0]?.cancel_requested_at != null;
   }
 
   async listMessages(chatId: string): Promise<ChatMessage[]> {

@@ -15,6 +15,7 @@
  * One `ToolSettingsEvents` per app (`events`) is shared by the settings service (which emits on every
  * change) and the MCP sessions (which subscribe), so a PUT reaches a running MCP session.
  */
+import { type ChatConfig, readChatConfig } from '../chat/chat-config.ts';
 import type { ChatRepository } from '../chat/chat-repository.ts';
 import type { ChatService } from '../chat/chat-service.ts';
 import type { ServerConfig } from '../config.ts';
@@ -59,6 +60,8 @@ export interface AppDependencies {
   providers: ProviderRegistry;
   /** Chats and turns (`/api/chats…`). */
   chats: ChatService;
+  /** `MANGO_WORKSPACE_ROOTS` and friends: what a chat or an HTTP MCP session may bind. */
+  chatConfig: ChatConfig;
 }
 
 export interface AppDependencyOptions {
@@ -85,6 +88,7 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
   const environment = options.environment ?? process.env;
   const providers = options.providers ?? createProviderRegistry(environment);
   const ledgerForChat = createDatabaseLedgerFactory(options.database, now);
+  const chatConfig = readChatConfig(environment);
   return {
     config: options.config,
     database: options.database,
@@ -100,8 +104,9 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
     authentication: createAuthenticationPlugin(users),
     log: options.log ?? ((message) => console.error(message)),
     providers,
+    chatConfig,
     chats: createServerChatService({
-      environment,
+      chatConfig,
       providers,
       registry,
       toolSettingsRepository,

@@ -8,7 +8,8 @@
  *   exactly like an unknown session (404), so a session id reveals nothing to anyone else.
  * - Each session has its own MCP server (`createMcpToolServer`): its own freshness ledger, its
  *   user's settings, and a working directory chosen on the initialize request with the optional query
- *   parameters `?cwd=/absolute/dir&restricted=true`.
+ *   parameters `?cwd=/absolute/dir&restricted=true` — on the server, under `MANGO_WORKSPACE_ROOTS`
+ *   exactly like a chat's, and checked again before every call (as a chat's before every turn).
  * - Bounded memory: at most `maxSessionsPerUser` live sessions per user; opening one more closes the
  *   user's least recently used session. `DELETE` ends a session (SDK behaviour), `closeAll` ends every one.
  * - Refusals are JSON-RPC error bodies with a 4xx status, never a 500.
@@ -17,6 +18,8 @@ import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { ChatError } from '../chat/chat-errors.ts';
+import { recheckChatWorkingDirectory, resolveChatWorkingDirectory } from '../chat/workspace-roots.ts';
 import type { User } from '../users/user-repository.ts';
 import { createMcpToolServer, type McpServerDependencies } from './mcp-tool-server.ts';
 
@@ -82,6 +85,13 @@ export class McpHttpSessions {
 
 export interface McpHttpDependencies extends McpServerDependencies {
   sessions: McpHttpSessions;
+  /**
+   * The directories a session may bind with `?cwd=` (`MANGO_WORKSPACE_ROOTS`, the chats' rule: real
+   * path under a root). The server always passes them; without them any existing directory is accepted.
+   */
+  workspace?: { roots: readonly string[]; homeDirectory: string };
+  /** SSE keep-alive interval; the server passes half its idle timeout (default 5 s). */
+  keepAliveMilliseconds?: number;
 }
 
 export interface McpHttpRequestOptions {
@@ -96,6 +106,7 @@ function jsonRpcError(status: number, message: string): Response {
 /** Reads `?cwd=&restricted=` of an initialize request; a string is a refusal message. */
 async function readSessionBinding(
   url: URL,
+  workspace: McpHttpDependencies['workspace'],
 ): Promise<{ workingDirectory?: string; restricted: boolean } | string> {
   const cwd = url.searchParams.get('cwd');
   const restrictedText = url.searchParams.get('restricted');
@@ -107,6 +118,19 @@ async function readSessionBinding(
     return restricted ? 'restricted=true needs a cwd=/absolute/dir to restrict to.' : { restricted };
   }
   if (!isAbsolute(cwd)) return `Query parameter cwd must be an absolute path, got ${JSON.stringify(cwd)}.`;
+  if (workspace) {
+    try {
+      const workingDirectory = await resolveChatWorkingDirectory(
+        cwd,
+        workspace.roots,
+        workspace.homeDirectory,
+      );
+      return { workingDirectory, restricted };
+    } catch (error) {
+      if (ChatError.isInstance(error)) return `Query parameter cwd: ${error.message}`;
+      throw error;
+    }
+  }
   const workingDirectory = resolve(cwd);
   const info = await stat(workingDirectory).catch(() => undefined);
   if (!info?.isDirectory()) return `Query parameter cwd is not a directory: ${workingDirectory}.`;
@@ -123,7 +147,7 @@ export async function handleMcpHttpRequest(
   dependencies: McpHttpDependencies,
   options: McpHttpRequestOptions = {},
 ): Promise<Response> {
-  const { sessions, ...serverDependencies } = dependencies;
+  const { sessions, workspace, keepAliveMilliseconds, ...serverDependencies } = dependencies;
   const sessionId = request.headers.get('mcp-session-id');
   const handleOptions = options.parsedBody === undefined ? {} : { parsedBody: options.parsedBody };
 
@@ -136,17 +160,30 @@ export async function handleMcpHttpRequest(
     return jsonRpcError(400, 'Bad Request: Mcp-Session-Id header is required.');
   }
 
-  const binding = await readSessionBinding(new URL(request.url));
+  const binding = await readSessionBinding(new URL(request.url), workspace);
   if (typeof binding === 'string') return jsonRpcError(400, binding);
 
   const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
-    keepAliveMs: KEEP_ALIVE_MILLISECONDS,
+    keepAliveMs: keepAliveMilliseconds ?? KEEP_ALIVE_MILLISECONDS,
     onsessioninitialized: (id): void => sessions.add({ id, userId: user.id, transport }),
     onsessionclosed: (id) => sessions.remove(id),
   });
   const server = createMcpToolServer({
     ...serverDependencies,
+    ...(workspace === undefined
+      ? {}
+      : {
+          recheckWorkingDirectory: async (directory: string) => {
+            try {
+              await recheckChatWorkingDirectory(directory, workspace.roots, workspace.homeDirectory);
+              return undefined;
+            } catch (error) {
+              if (ChatError.isInstance(error)) return error.message;
+              throw error;
+            }
+          },
+        }),
     userId: user.id,
     restricted: binding.restricted,
     ...(binding.workingDirectory === undefined ? {} : { workingDirectory: binding.workingDirectory }),

@@ -54,6 +54,12 @@ export interface McpServerDependencies {
    * (the API server writing the shared database), which no in-process event reaches.
    */
   settingsPollMilliseconds?: number;
+  /**
+   * Checked before every call when the session binds a working directory: a refusal message when the
+   * directory may no longer be used (removed, now a link out of the allowed roots); the call then fails
+   * with `permission_denied` and no tool runs.
+   */
+  recheckWorkingDirectory?: (workingDirectory: string) => Promise<string | undefined>;
 }
 
 /** What one session is bound to: its user, and the working directory its tools resolve against. */
@@ -138,6 +144,15 @@ export function createMcpToolServer(options: McpToolServerOptions): Server {
             ),
           }),
     };
+    if (options.workingDirectory !== undefined && options.recheckWorkingDirectory) {
+      const refusal = await options.recheckWorkingDirectory(options.workingDirectory);
+      if (refusal !== undefined) {
+        return toCallToolResult({
+          ok: false,
+          error: { classification: 'permission_denied', message: refusal },
+        });
+      }
+    }
     const savedSettings = await options.toolSettings.get(options.userId, name);
     const envelope = await executeTool(name, args ?? {}, context, savedSettings, {
       onInvalidSettings: (error) =>

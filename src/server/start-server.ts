@@ -3,11 +3,13 @@
  * pending migrations, creates the first user when there is none (printing its token once), points
  * generate_image at its providers (from the injected `env`) and at the database's image records, and
  * listens. `stop()` closes the MCP sessions (their streams never end on their own), stops accepting
- * connections, lets in-flight requests finish for at most `config.shutdownTimeoutMs`, then closes the
+ * connections, cancels running chat turns (their tools stop, their history is kept, their streams end
+ * with `done{cancelled}`), lets in-flight requests finish for at most `config.shutdownTimeoutMs`, then closes the
  * rest and the database.
  */
-import type { ServerConfig } from '../config.ts';
+import { DEFAULT_IDLE_TIMEOUT_SECONDS, type ServerConfig } from '../config.ts';
 import { type Database, openDatabase } from '../db/database.ts';
+import { releaseAllTurnLeases } from '../db/database-chat-repository.ts';
 import { UserNameTakenError } from '../db/database-user-repository.ts';
 import { migrate } from '../db/migrate.ts';
 import { createApp } from '../http/app.ts';
@@ -79,6 +81,8 @@ export async function startServer(
   let server: ReturnType<typeof Bun.serve> | undefined;
   try {
     await migrate(database, undefined, options.now);
+    // SQLite serves one server: no turn of another instance can be running (a crash left its leases).
+    if (database.dialect === 'sqlite') await releaseAllTurnLeases(database);
     const deps = createAppDependencies({
       config,
       database,
@@ -96,6 +100,7 @@ export async function startServer(
       hostname: config.host,
       port: config.port,
       maxRequestBodySize: config.maxRequestBodyBytes,
+      idleTimeout: config.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_SECONDS,
       fetch: (request) => app.handle(request),
       error: () =>
         new Response(JSON.stringify({ error: 'Internal server error.', code: 'internal_error' }), {
@@ -116,6 +121,8 @@ export async function startServer(
         stopping ??= (async () => {
           await deps.mcpSessions.closeAll();
           const drained = running.stop(false);
+          // A turn can run for minutes: cancel it so its stream ends (done{cancelled}) and drains.
+          deps.chats.cancelAllTurns();
           let timer: ReturnType<typeof setTimeout> | undefined;
           const timedOut = new Promise<'timeout'>((resolve) => {
             timer = setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs);

@@ -340,6 +340,56 @@ describe('ChatService: turns', () => {
     expect(service.isBusy(chat.id)).toBe(false);
   });
 
+  test('the working directory is checked again at every turn: swapped for a symlink, removed, or out of the roots', async () => {
+    const { service, repository } = createService(new ScriptedProvider([], { repeat: textResponse('ok') }));
+    const bound = join(root, 'swapped');
+    mkdirSync(bound);
+    const chat = await service.createChat('u1', { ...chatInput, workingDirectory: bound });
+    expect(chat.workingDirectory).toBe(bound);
+    expect((await collect(await service.startTurn('u1', chat.id, 'hi'))).at(-1)).toEqual({
+      type: 'done',
+      reason: 'completed',
+    });
+
+    // Replaced by a link to a directory outside every root (restricted tools follow the link).
+    rmSync(bound, { recursive: true });
+    symlinkSync(outside, bound);
+    await expectChatError(
+      service.startTurn('u1', chat.id, 'hi'),
+      'invalid_working_directory',
+      `The working directory "${bound}" (it resolves to ${outside}) is outside the workspace roots this server allows: ${root}.`,
+    );
+    expect(service.isBusy(chat.id)).toBe(false);
+
+    // A link to another directory inside the roots: still not the directory the chat was bound to.
+    rmSync(bound);
+    symlinkSync(project, bound);
+    await expectChatError(
+      service.startTurn('u1', chat.id, 'hi'),
+      'invalid_working_directory',
+      `The working directory "${bound}" now resolves to ${project}; bind it again to work there.`,
+    );
+
+    rmSync(bound);
+    await expectChatError(
+      service.startTurn('u1', chat.id, 'hi'),
+      'invalid_working_directory',
+      `The working directory "${bound}" does not exist.`,
+    );
+
+    // The roots were narrowed since the chat was created (another server, a new configuration).
+    const narrowed = createService(new ScriptedProvider([], { repeat: textResponse('ok') }), {
+      repository,
+      workspaceRoots: [outside],
+    });
+    const inProject = await service.createChat('u1', { ...chatInput, workingDirectory: project });
+    await expectChatError(
+      narrowed.service.startTurn('u1', inProject.id, 'hi'),
+      'invalid_working_directory',
+      `The working directory "${project}" is outside the workspace roots this server allows: ${outside}.`,
+    );
+  });
+
   test('an empty message is invalid_request', async () => {
     const { service } = createService(new ScriptedProvider([]));
     const chat = await service.createChat('u1', chatInput);

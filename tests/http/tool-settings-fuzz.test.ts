@@ -45,9 +45,21 @@ function fuzzCase(random: ReturnType<typeof createRandom>) {
       default: {
         const object: Record<string, unknown> = {};
         for (let index = random.integer(0, 4); index > 0; index--) {
-          object[
-            random.pick([...KNOWN_PARAMETERS, 'enabled', 'parameters', '__proto__', 'constructor', 'ü'])
-          ] = value(depth + 1);
+          const key = random.pick([
+            ...KNOWN_PARAMETERS,
+            'enabled',
+            'parameters',
+            '__proto__',
+            'constructor',
+            'ü',
+          ]);
+          // defineProperty: an assignment to "__proto__" would set the prototype and never reach the JSON.
+          Object.defineProperty(object, key, {
+            value: value(depth + 1),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         }
         return object;
       }

@@ -8,6 +8,8 @@
  * - `stop()` closes the open MCP sessions.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdir, realpath, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -31,9 +33,13 @@ describe.each(BACKENDS)('the server on %s', (backend) => {
   beforeAll(async () => {
     replay = startReplayImageServer(() => ({ kind: 'image' }));
     handle = await createTestDatabase(backend, { migrate: false });
+    await mkdir(join(handle.config.dataDirectory, 'work', 'project'), { recursive: true });
     server = await startServer(handle.config, {
       print: () => {},
-      env: { OPENAI_BASE_URL: replay.openaiBaseURL },
+      env: {
+        OPENAI_BASE_URL: replay.openaiBaseURL,
+        MANGO_WORKSPACE_ROOTS: join(handle.config.dataDirectory, 'work'),
+      },
     });
     for (const name of ['alice', 'bob'] as const) tokens[name] = (await server.deps.users.create(name)).token;
   });
@@ -103,6 +109,68 @@ describe.each(BACKENDS)('the server on %s', (backend) => {
       expect((await putSettings(tokens.alice, 'get_current_datetime', { enabled: true })).status).toBe(200);
       await again.promise;
       expect(await toolNames(client)).toContain('get_current_datetime');
+    });
+
+    test('cwd on the initialize URL must lie under MANGO_WORKSPACE_ROOTS, as for a chat', async () => {
+      const project = join(handle.config.dataDirectory, 'work', 'project');
+      const initialize = (cwd: string) =>
+        fetch(`${server.url}/mcp?${new URLSearchParams({ cwd, restricted: 'true' })}`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${tokens.alice}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: {
+              protocolVersion: '2025-06-18',
+              capabilities: {},
+              clientInfo: { name: 't', version: '1' },
+            },
+          }),
+        });
+      for (const outside of ['/etc', '/', `${project}/../../..`]) {
+        const refused = await initialize(outside);
+        expect({ outside, status: refused.status }).toEqual({ outside, status: 400 });
+        expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(
+          'outside the workspace roots',
+        );
+      }
+      const accepted = await initialize(project);
+      expect(accepted.status).toBe(200);
+      await accepted.body?.cancel();
+      const sessionId = accepted.headers.get('mcp-session-id')!;
+      await fetch(`${server.url}/mcp`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${tokens.alice}`, 'mcp-session-id': sessionId },
+      });
+    });
+
+    test('a session whose bound directory is later swapped for a link out of the roots runs no tool', async () => {
+      const bound = join(handle.config.dataDirectory, 'work', 'swapped');
+      await mkdir(bound);
+      const url = new URL(`${server.url}/mcp`);
+      url.search = new URLSearchParams({ cwd: bound, restricted: 'true' }).toString();
+      const transport = new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { Authorization: `Bearer ${tokens.alice}` } },
+      });
+      const client = new Client({ name: 'test', version: '1' });
+      await client.connect(transport);
+      clients.push(client);
+      const before = await client.callTool({ name: 'get_current_datetime', arguments: { timezone: 'UTC' } });
+      expect(before.isError).toBeFalsy();
+
+      await rm(bound, { recursive: true });
+      await symlink(tmpdir(), bound);
+      const after = await client.callTool({ name: 'get_current_datetime', arguments: { timezone: 'UTC' } });
+      expect(after.isError).toBe(true);
+      expect(structured(after).error).toEqual({
+        classification: 'permission_denied',
+        message: `The working directory "${bound}" (it resolves to ${await realpath(tmpdir())}) is outside the workspace roots this server allows: ${join(handle.config.dataDirectory, 'work')}.`,
+      });
     });
 
     test('two users over HTTP: each sees and runs only under their own settings', async () => {

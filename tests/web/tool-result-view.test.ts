@@ -25,6 +25,10 @@ describe('findImages', () => {
     ],
     ['another host is never requested', { images: [{ url: 'https://cdn.example.com/a.png' }] }, []],
     ['a protocol-relative URL is another host too', { url: '//cdn.example.com/a.png' }, []],
+    // The loader sends the bearer token: a URL the browser resolves to another host would leak it.
+    ['a backslash path is another host for the URL parser', { url: '/\\evil.example/a.png' }, []],
+    ['a tab inside the slashes is dropped by the URL parser', { url: '/\t/evil.example/a.png' }, []],
+    ['a newline inside the slashes too', { url: '/\n/evil.example/a.png' }, []],
     ['plain results have no images', { stdout: 'hi', exitCode: 0 }, []],
   ])('%s', (_name, result, expected) => {
     expect(findImages(result)).toEqual(expected);

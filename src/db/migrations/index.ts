@@ -5,6 +5,7 @@ import { initialMigration } from './0001-initial.ts';
 import { imagesMigration } from './0002-images.ts';
 import { chatsMigration } from './0003-chats.ts';
 import { observationRangesMigration } from './0004-observation-ranges.ts';
+import { chatTurnLeasesMigration } from './0005-chat-turn-leases.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -14,4 +15,5 @@ export const MIGRATIONS: readonly Migration[] = [
   imagesMigration,
   chatsMigration,
   observationRangesMigration,
+  chatTurnLeasesMigration,
 ];

@@ -5,6 +5,7 @@
  */
 import { Elysia, t } from 'elysia';
 import { createTurnEventStream, SSE_HEADERS } from '../../chat/turn-sse.ts';
+import { keepAliveMillisecondsFor } from '../../config.ts';
 import type { AppDependencies } from '../app-dependencies.ts';
 import { parseJsonBody } from '../json-body.ts';
 import { errorBodySchema } from '../settings/tool-settings-schemas.ts';
@@ -71,7 +72,13 @@ export function createChatRoutes(deps: AppDependencies) {
         const events = await deps.chats.startTurn(user.id, params.id, body.message, {
           signal: request.signal,
         });
-        return new Response(createTurnEventStream(events, { openingComment: true }), {
+        // Keep-alives inside the server's idle timeout: a silent model or a long tool must not get
+        // the connection closed (and the turn cancelled) by Bun.serve.
+        const stream = createTurnEventStream(events, {
+          openingComment: true,
+          heartbeatMilliseconds: keepAliveMillisecondsFor(deps.config),
+        });
+        return new Response(stream, {
           headers: { ...SSE_HEADERS },
         });
       },

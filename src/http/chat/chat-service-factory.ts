@@ -6,7 +6,7 @@
  * Chats and messages live in the given repository: the server passes the database one
  * (`DatabaseChatRepository`, from `createAppDependencies`); the in-memory default serves tests.
  */
-import { readChatConfig } from '../../chat/chat-config.ts';
+import type { ChatConfig } from '../../chat/chat-config.ts';
 import { type ChatRepository, InMemoryChatRepository } from '../../chat/chat-repository.ts';
 import { ChatService } from '../../chat/chat-service.ts';
 import type { ProviderRegistry } from '../../providers/provider-registry.ts';
@@ -16,7 +16,8 @@ import type { FreshnessLedger } from '../../tools/freshness-ledger.ts';
 import type { ToolRegistry } from '../../tools/registry.ts';
 
 export interface ChatServiceFactoryOptions {
-  environment: Readonly<Record<string, string | undefined>>;
+  /** From `readChatConfig(environment)`. */
+  chatConfig: ChatConfig;
   providers: ProviderRegistry;
   registry: ToolRegistry;
   toolSettingsRepository: ToolSettingsRepository;
@@ -27,7 +28,7 @@ export interface ChatServiceFactoryOptions {
 }
 
 export function createServerChatService(options: ChatServiceFactoryOptions): ChatService {
-  const chatConfig = readChatConfig(options.environment);
+  const { chatConfig } = options;
   return new ChatService({
     repository: options.repository ?? new InMemoryChatRepository(),
     createProvider: (providerId) => {

@@ -10,12 +10,11 @@ import { join } from 'node:path';
 import Ajv from 'ajv';
 import { createApp } from '../../../src/http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../../../src/http/app-dependencies.ts';
-import type { ProviderRegistry } from '../../../src/providers/provider-registry.ts';
-import { PROVIDER_IDS } from '../../../src/providers/types.ts';
 import { ToolRegistry } from '../../../src/tools/registry.ts';
 import { makeTool } from '../../helpers/fake-tools.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../../helpers/scripted-provider.ts';
 import { collectSseEvents } from '../../helpers/sse-client.ts';
+import { createStubProviderRegistry } from '../../helpers/stub-provider-registry.ts';
 import { FIXED_NOW } from '../../helpers/test-app.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../../helpers/test-database.ts';
 
@@ -30,11 +29,7 @@ describe.each(BACKENDS)('chat routes over the %s chat repository', (backend) => 
     [toolCallsResponse([{ id: 'p1', name: 'progress', arguments: { value: 'x' } }]), textResponse('Done.')],
     { id: 'openai' },
   );
-  const providers: ProviderRegistry = {
-    list: () => PROVIDER_IDS.map((id) => ({ id, available: id === 'openai' })),
-    status: (id) => ({ id, available: id === 'openai' }),
-    get: (id) => (id === 'openai' ? provider : undefined),
-  };
+  const providers = createStubProviderRegistry({ openai: provider });
   const registry = new ToolRegistry();
   registry.register(
     makeTool({

@@ -9,9 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApp } from '../../../src/http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../../../src/http/app-dependencies.ts';
-import type { ProviderRegistry, ProviderStatus } from '../../../src/providers/provider-registry.ts';
-import { PROVIDER_IDS, type ProviderId } from '../../../src/providers/types.ts';
 import { ScriptedProvider, textResponse } from '../../helpers/scripted-provider.ts';
+import { createStubProviderRegistry } from '../../helpers/stub-provider-registry.ts';
 import { createTestRegistry, FIXED_NOW } from '../../helpers/test-app.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/test-database.ts';
 
@@ -22,18 +21,6 @@ let workspace: string;
 let alice: string;
 let bob: string;
 const provider = new ScriptedProvider([textResponse('Hello '), textResponse('again')], { id: 'openai' });
-
-function stubRegistry(): ProviderRegistry {
-  const status = (id: ProviderId): ProviderStatus =>
-    id === 'openai'
-      ? { id, available: true, baseURL: 'http://127.0.0.1:9/secret-base' }
-      : { id, available: false, reason: `${id.toUpperCase()}_API_KEY is not set.` };
-  return {
-    list: () => PROVIDER_IDS.map(status),
-    status,
-    get: (id) => (id === 'openai' ? provider : undefined),
-  };
-}
 
 async function call(method: string, pathname: string, token: string, body?: unknown) {
   const response = await app.handle(
@@ -62,7 +49,10 @@ beforeAll(async () => {
     registry: createTestRegistry(),
     now: () => FIXED_NOW,
     environment: { MANGO_WORKSPACE_ROOTS: workspace },
-    providers: stubRegistry(),
+    providers: createStubProviderRegistry(
+      { openai: provider },
+      { baseURL: 'http://127.0.0.1:9/secret-base' },
+    ),
     log: () => {},
   });
   app = createApp(deps);

@@ -7,11 +7,12 @@
  * invalid JSON arguments, client disconnect, 409, per-user isolation, 422/503 and the providers list.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from '../../../src/config.ts';
 import { type RunningServer, startServer } from '../../../src/server/start-server.ts';
+import { liveProcessesWith } from '../../helpers/live-processes.ts';
 import { type ReplayServer, startReplayServer } from '../../helpers/replay-server.ts';
 import { chatBody } from '../../helpers/scripted-provider-streams.ts';
 import { collectSseEvents, readSseEvents } from '../../helpers/sse-client.ts';
@@ -52,23 +53,6 @@ async function createChat(token = alice, extra: Record<string, unknown> = {}): P
   return created.body.id as string;
 }
 
-/** Live processes whose command line contains `marker` (Linux /proc). */
-async function processesWith(marker: string): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const commandLine = await readFile(`/proc/${entry}/cmdline`, 'utf8');
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-      if (commandLine.includes(marker) && state !== 'Z') pids.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return pids;
-}
-
 async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -96,7 +80,7 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
         host: '127.0.0.1',
         port: 0,
         dataDirectory,
-        databaseUrl: undefined,
+        databaseUrl: postgres?.url,
         shutdownTimeoutMs: 2_000,
         maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
       },
@@ -120,6 +104,10 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     await replay?.close();
     await postgres?.drop();
     await rm(root, { recursive: true, force: true });
+  });
+
+  test('the server runs on the backend under test', () => {
+    expect(server.database.dialect).toBe(backend === 'postgres' ? 'postgres' : 'sqlite');
   });
 
   test('GET /api/providers lists every provider; only the configured one is available', async () => {
@@ -233,7 +221,7 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     for await (const event of readSseEvents(response)) {
       events.push(event);
       if (event.type === 'tool_call_completed') {
-        expect(await waitFor(async () => (await processesWith(marker)).length > 0, 10_000)).toBe(true);
+        expect(await waitFor(async () => (await liveProcessesWith(marker)).length > 0, 10_000)).toBe(true);
         cancelledAt = performance.now();
         expect(await json('POST', `/api/chats/${chatId}/cancel`, alice)).toEqual({
           status: 200,
@@ -246,7 +234,7 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     expect(doneAt - cancelledAt).toBeLessThan(1_000);
     const result = events.find((event) => event.type === 'tool_result');
     expect(result).toMatchObject({ callId: 's1', ok: false, error: { classification: 'cancelled' } });
-    expect(await waitFor(async () => (await processesWith(marker)).length === 0, 1_000)).toBe(true);
+    expect(await waitFor(async () => (await liveProcessesWith(marker)).length === 0, 1_000)).toBe(true);
     expect(server.deps.chats.isBusy(chatId)).toBe(false);
     // Cancelling with no turn running is not an error.
     expect((await json('POST', `/api/chats/${chatId}/cancel`, alice)).body).toEqual({ cancelled: false });
@@ -298,11 +286,14 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
 
   test('a turn answers 200 before the model says anything; a second concurrent turn is 409', async () => {
     const chatId = await createChat();
+    const requestsBefore = replay.requests.length;
     replay.enqueue({ chunks: [], ending: 'hang' });
     const response = await api('POST', `/api/chats/${chatId}/turns`, alice, { message: 'Hang.' });
     expect(response.status).toBe(200);
     const busy = await json('POST', `/api/chats/${chatId}/turns`, alice, { message: 'Me too.' });
     expect([busy.status, busy.body.code]).toEqual([409, 'busy']);
+    // Cancel only once the model was asked: else its scripted hang stays queued for the next test.
+    expect(await waitFor(() => replay.requests.length > requestsBefore, 5_000)).toBe(true);
     await json('POST', `/api/chats/${chatId}/cancel`, alice);
     expect((await collectSseEvents(response)).at(-1)).toMatchObject({ type: 'done', reason: 'cancelled' });
   });
@@ -351,9 +342,9 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     for await (const event of readSseEvents(response)) {
       if (event.type === 'tool_call_completed') break;
     }
-    expect(await waitFor(async () => (await processesWith(marker)).length > 0, 10_000)).toBe(true);
+    expect(await waitFor(async () => (await liveProcessesWith(marker)).length > 0, 10_000)).toBe(true);
     controller.abort();
-    expect(await waitFor(async () => (await processesWith(marker)).length === 0, 2_000)).toBe(true);
+    expect(await waitFor(async () => (await liveProcessesWith(marker)).length === 0, 2_000)).toBe(true);
     expect(await waitFor(() => !server.deps.chats.isBusy(chatId), 2_000)).toBe(true);
   });
 
