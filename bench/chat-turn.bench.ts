@@ -29,30 +29,12 @@ import {
   type ProviderEvent,
 } from '../src/providers/types.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
-import type { RegisteredTool } from '../src/tools/types.ts';
 import { chatBody } from '../tests/helpers/scripted-provider-streams.ts';
+import { noopTool } from './support/noop-tool.ts';
 
 const ROUNDS = 20;
 const OVERHEAD_TURNS = 15;
 const LATENCY_SAMPLES = 200;
-
-const noopTool: RegisteredTool = {
-  definition: {
-    name: 'noop',
-    description: 'Does nothing.',
-    parameters: { type: 'object', properties: { value: { type: 'string' } }, additionalProperties: false },
-  },
-  settings: {
-    title: 'No-op',
-    description: 'Does nothing.',
-    category: 'system',
-    enabledByDefault: true,
-    canDisable: true,
-    defaultParameters: {},
-    parameterDescriptors: [],
-  },
-  execute: async () => ({ ok: 1 }),
-};
 
 /** Tool rounds the current turn asks for; the model answers once it has seen this many results. */
 let roundsPerTurn = 0;

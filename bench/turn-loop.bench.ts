@@ -10,26 +10,9 @@ import type { ConversationItem, ModelRequest, ProviderEvent } from '../src/provi
 import { getEnabledToolRuntime } from '../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../src/settings/tool-settings-repository.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
-import type { RegisteredTool } from '../src/tools/types.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../tests/helpers/scripted-provider.ts';
+import { noopTool } from './support/noop-tool.ts';
 
-const noopTool: RegisteredTool = {
-  definition: {
-    name: 'noop',
-    description: 'Does nothing.',
-    parameters: { type: 'object', properties: { value: { type: 'string' } }, additionalProperties: false },
-  },
-  settings: {
-    title: 'No-op',
-    description: 'Does nothing.',
-    category: 'system',
-    enabledByDefault: true,
-    canDisable: true,
-    defaultParameters: {},
-    parameterDescriptors: [],
-  },
-  execute: async () => ({ ok: 1 }),
-};
 const registry = new ToolRegistry();
 registry.register(noopTool);
 const tools = await getEnabledToolRuntime(new InMemoryToolSettingsRepository(), 'bench', { registry });
