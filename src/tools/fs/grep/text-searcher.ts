@@ -32,6 +32,11 @@ export interface GrepMatcherSpec {
   re2Source: string | null;
   /** Literal prefilter (literal engine: the literals themselves). */
   prefilterLiterals: string[] | null;
+  /**
+   * re2 engine: the pattern from its longest required literal on (see analyze-pattern.ts); the worker's
+   * whole-text scan looks for it instead of the whole pattern. Absent: scan for the whole pattern.
+   */
+  anchoredSuffix?: string | null;
 }
 
 export interface LineMatch {
@@ -219,7 +224,10 @@ function createGuardedJavaScriptSearcher(
   re2Line: (line: string) => boolean,
 ): TextSearcher {
   const flags = spec.caseInsensitive ? 'i' : '';
-  const whole = new RegExp(spec.pattern, `gm${flags}`);
+  // The scan only proposes lines (each is then tested whole), so the anchored suffix serves: it matches
+  // wherever the pattern does, and a scan that starts at a literal skips the positions that cannot match
+  // (measured: `=\s*\d+;` scans 550 MB in 0.03 s where `\w+\s*=\s*\d+;` takes 4.5 s).
+  const whole = new RegExp(spec.anchoredSuffix ?? spec.pattern, `gm${flags}`);
   const single = new RegExp(spec.pattern, flags);
   const testLine = (line: string): boolean => {
     const began = performance.now();

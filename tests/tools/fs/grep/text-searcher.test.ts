@@ -63,6 +63,12 @@ const PATTERNS: [string, boolean][] = [
   ['sépar', false],
   ['ÉCOLE', true],
   ['é.', false],
+  ['\\w+ \\d+', false],
+  ['\\w+\\sb', false],
+  ['(c|t)ab\\w', false],
+  ['\\bé\\w*', false],
+  ['\\w+\\s*=\\s*\\d+;', true],
+  ['^\\s*indent\\w+', false],
 ];
 
 describe('every engine agrees with the per-line reference', () => {
@@ -71,6 +77,12 @@ describe('every engine agrees with the per-line reference', () => {
     const expected = reference(pattern, caseInsensitive, TEXT);
     const found = createTextSearcher(spec)(encode(TEXT), 1000).matches.map((match) => match.line);
     expect(found).toEqual(expected);
+    // The worker-side searcher (guarded JavaScript scan of the anchored suffix for re2 patterns) too.
+    expect(
+      createTextSearcher(spec, { offMainThread: true })(encode(TEXT), 1000).matches.map(
+        (match) => match.line,
+      ),
+    ).toEqual(expected);
     // The javascript engine (worker-only in production) must agree too.
     const javascript: GrepMatcherSpec = { ...spec, engine: 'javascript' };
     expect(createTextSearcher(javascript)(encode(TEXT), 1000).matches.map((match) => match.line)).toEqual(
@@ -107,6 +119,22 @@ describe('engine choice', () => {
     const analysis = analyzePattern(pattern);
     expect(analysis.pureLiteral).toBe(pureLiteral);
     expect(analysis.requiredLiterals).toEqual(literals);
+  });
+
+  test.each([
+    ['\\w+\\s*=\\s*\\d+;', '=\\s*\\d+;'],
+    ['struct \\w+_node', 'struct \\w+_node'],
+    ['\\w+_node\\b', '_node\\b'],
+    ['\\d+\\.\\d+', '\\.\\d+'],
+    ['x{0}abc\\d', 'abc\\d'],
+    ['(a)b+c', 'b+c'],
+    ['^\\s*import (\\w+) from', 'import (\\w+) from'],
+    ['colou?r\\d', 'colou?r\\d'],
+    ['a|bc\\d', null],
+    ['\\w+\\d', null],
+    ['(\\w)x\\1', null],
+  ])('%s: anchored suffix %p', (pattern, suffix) => {
+    expect(analyzePattern(pattern).anchoredSuffix).toBe(suffix);
   });
 });
 
