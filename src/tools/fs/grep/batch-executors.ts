@@ -3,7 +3,7 @@
  * a pool of worker threads (the JavaScript engine, and big trees where a second core pays). Terminating the
  * pool stops a runaway pattern mid-line; pending batches then reject with the given reason.
  */
-import { type PackedOutcome, unpackOutcome } from './packed-outcome.ts';
+import { type PackedBatch, summarizeBatch, unpackBatch } from './packed-outcome.ts';
 import { type FileSearchOutcome, searchFileSync } from './search-file.ts';
 import { createTextSearcher, type GrepMatcherSpec } from './text-searcher.ts';
 
@@ -14,8 +14,21 @@ export interface BatchLimits {
   verifyRealPath: boolean;
 }
 
+/**
+ * What a batch yields: most files have nothing to report, so only the notable outcomes travel (matches,
+ * unsearched lines, or a status other than `searched`), with enough counts to keep `filesScanned` exact.
+ */
+export interface BatchResult {
+  /** Files of the batch that were searched (status `searched`). */
+  searched: number;
+  /** Notable outcomes in walk order. */
+  notable: FileSearchOutcome[];
+  /** For each notable outcome, how many searched files precede it in the batch. */
+  searchedBefore: number[];
+}
+
 export interface BatchExecutor {
-  run(files: string[]): Promise<FileSearchOutcome[]>;
+  run(files: string[]): Promise<BatchResult>;
   /** Stops all work; pending runs reject with `reason`. */
   close(reason?: unknown): void;
 }
@@ -27,7 +40,7 @@ export function createInProcessExecutor(spec: GrepMatcherSpec, limits: BatchLimi
   const searcher = createTextSearcher(spec);
   return {
     async run(files) {
-      const outcomes = files.map((file) =>
+      const outcomes = summarizeBatch(files, (file) =>
         searchFileSync(
           file,
           searcher,
@@ -44,7 +57,7 @@ export function createInProcessExecutor(spec: GrepMatcherSpec, limits: BatchLimi
 }
 
 interface Pending {
-  resolve: (outcomes: FileSearchOutcome[]) => void;
+  resolve: (result: BatchResult) => void;
   reject: (reason: unknown) => void;
 }
 
@@ -62,12 +75,12 @@ export function createWorkerExecutor(
   const workers = Array.from({ length: size }, (_, index) => {
     const worker = new Worker(new URL('./grep-worker.ts', import.meta.url).href);
     worker.postMessage({ type: 'init', spec, ...limits });
-    worker.onmessage = (event: MessageEvent<{ id: number; outcomes: PackedOutcome[] }>) => {
+    worker.onmessage = (event: MessageEvent<{ id: number; batch: PackedBatch }>) => {
       const entry = pending.get(event.data.id);
       pending.delete(event.data.id);
       owner.delete(event.data.id);
       inFlight[index] = (inFlight[index] ?? 1) - 1;
-      entry?.resolve(event.data.outcomes.map(unpackOutcome));
+      entry?.resolve(unpackBatch(event.data.batch));
     };
     worker.onerror = (event) => {
       const error = new Error(`grep worker failed: ${event.message}`);

@@ -14,6 +14,7 @@ import { walkFiles } from '../walk-files.ts';
 import {
   type BatchExecutor,
   type BatchLimits,
+  type BatchResult,
   createInProcessExecutor,
   createWorkerExecutor,
 } from './batch-executors.ts';
@@ -82,17 +83,22 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
   const result: GrepSearchOutcome = { files: [], filesScanned: 0, hitMaxResults: false };
   let collected = 0;
   let done = false;
-  const queue: Promise<FileSearchOutcome[]>[] = [];
+  const queue: Promise<BatchResult>[] = [];
 
   const consume = async () => {
-    const outcomes = await queue.shift()!;
+    const batch = await queue.shift()!;
     if (done) return;
-    for (const outcome of outcomes) {
+    let counted = 0;
+    for (const [position, outcome] of batch.notable.entries()) {
+      // Searched files without matches before this one (they are not sent, only counted).
+      result.filesScanned += batch.searchedBefore[position]! - counted;
+      counted = batch.searchedBefore[position]!;
       if (outcome.status !== 'searched') {
         if (outcome.status === 'too_large' || options.rootIsFile) result.files.push(outcome);
         continue;
       }
       result.filesScanned += 1;
+      counted += 1;
       if (outcome.matches.length === 0 && outcome.unsearchedLines.length === 0) continue;
       if (collected === options.maxResults && outcome.matches.length > 0) {
         // One match past the cap proves there is more; stop here.
@@ -112,6 +118,7 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
         return;
       }
     }
+    result.filesScanned += batch.searched - counted;
   };
 
   try {
