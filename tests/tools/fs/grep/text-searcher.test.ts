@@ -174,3 +174,67 @@ describe('the worker-side guarded scan falls back to RE2 when JavaScript gives u
     expect(result.unsearchedLines).toEqual([]);
   }, 20_000);
 });
+
+describe('byte-level search agrees with the per-line reference', () => {
+  // Hits at offset 0, CRLF line ends, multibyte UTF-8 (2-, 3- and 4-byte), several hits on one line,
+  // an invalid UTF-8 byte, and a last line without a newline.
+  const BYTES_TEXT = [
+    'needle at the start',
+    'crlf needle\r',
+    'naïve café needle needle',
+    '',
+    'ÉCOLE école Straße STRASSE',
+    '日本語のneedle 😀 emoji',
+    'ñ needleñ',
+    '\r',
+    'Needle NEEDLE nEEdle',
+    'x = 42;\r',
+    'ends with needle',
+  ].join('\n');
+  const CASES: [string, boolean][] = [
+    ['needle', false],
+    ['needle', true],
+    ['needle\r', false],
+    ['café', false],
+    ['CAFÉ', true],
+    ['école', true],
+    ['日本語', false],
+    ['😀', false],
+    ['needleñ', false],
+    ['Straße', true],
+    ['e n', false],
+    ['x = 42;', false],
+    ['needle|école', false],
+    ['NEEDLE|café', true],
+    ['ne+dle', false],
+    ['ne+dle\\b', true],
+    ['\\w+ = \\d+;', false],
+    ['é\\w*', true],
+    ['needle$', false],
+  ];
+  test.each(CASES)('%s (caseInsensitive %p)', (pattern, caseInsensitive) => {
+    const spec = compileGrepPattern(pattern, caseInsensitive);
+    const bytes = encode(BYTES_TEXT);
+    const expected = reference(pattern, caseInsensitive, BYTES_TEXT);
+    const lines = BYTES_TEXT.split('\n');
+    for (const offMainThread of [false, true]) {
+      const result = createTextSearcher(spec, { offMainThread })(bytes, 1000);
+      expect(result.matches).toEqual(expected.map((line) => ({ line, text: lines[line - 1]! })));
+    }
+    // With an invalid byte in front, line numbers and texts of the other lines stay the same.
+    const withInvalid = new Uint8Array([0xff, 0x0a, ...bytes]);
+    const shifted = createTextSearcher(spec)(withInvalid, 1000).matches.filter((match) => match.line > 1);
+    expect(shifted).toEqual(expected.map((line) => ({ line: line + 1, text: lines[line - 1]! })));
+  });
+
+  test('a literal hit on the last line without a newline and maxMatches', () => {
+    const spec = compileGrepPattern('needle', false);
+    expect(createTextSearcher(spec)(encode('needle'), 10).matches).toEqual([{ line: 1, text: 'needle' }]);
+    const result = createTextSearcher(spec)(encode('a\nneedle\nb needle\nneedle'), 2);
+    expect(result.matches).toEqual([
+      { line: 2, text: 'needle' },
+      { line: 3, text: 'b needle' },
+    ]);
+    expect(result.more).toBe(true);
+  });
+});
