@@ -4,10 +4,10 @@
  * policy, search batches of files, and merge the outcomes in walk order until `maxResults` matching lines
  * are collected (one match past the cap proves `truncated`).
  *
- * Literal and prefiltered searches run in the calling thread, yielding after every batch. A pool of
- * workers takes over where it pays or is required (see docs/decisions/2026-11-30-grep-engine.md): the
- * JavaScript engine, large `maxFileSizeBytes`, and regexes without a literal prefilter once a walk passes
- * {@link IN_PROCESS_FILE_LIMIT} files. Workers are terminated when the call's signal fires.
+ * Linear engines start in the calling thread, yielding after every batch. A pool of workers takes over
+ * where it pays or is required (see docs/decisions/2026-11-30-grep-engine.md): the JavaScript engine,
+ * large `maxFileSizeBytes`, regexes without a literal prefilter, and every search once a walk passes
+ * {@link IN_PROCESS_FILE_LIMIT} files on a machine with more than one core. Workers are terminated when the call's signal fires.
  */
 import { availableParallelism } from 'node:os';
 import { walkFiles } from '../walk-files.ts';
@@ -66,17 +66,22 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
   const poolSize = Math.max(1, Math.min(2, availableParallelism()));
   const forcedWorkers = typeof options.workers === 'number' ? options.workers : undefined;
   // Big files could hold the event loop for too long even with a linear engine: search them off-thread.
+  // A regex without a literal prefilter runs on re2js in this thread, 5-7x slower than the workers'
+  // guarded JavaScript scan of its anchored suffix: such a search starts in workers right away.
   const needsWorkers =
     options.spec.engine === 'javascript' ||
     (forcedWorkers ?? 0) > 0 ||
-    (options.workers !== 0 && options.maxFileSizeBytes > IN_PROCESS_MAX_FILE_BYTES);
+    (options.workers !== 0 &&
+      (options.maxFileSizeBytes > IN_PROCESS_MAX_FILE_BYTES ||
+        (poolSize > 1 && options.spec.engine === 're2' && lacksPrefilter(options.spec))));
   let executor: BatchExecutor = needsWorkers
     ? createWorkerExecutor(options.spec, limits, forcedWorkers ?? poolSize)
     : createInProcessExecutor(options.spec, limits);
   let usingWorkers = needsWorkers;
-  // Measured (docs/decisions/2026-11-30-grep-engine.md): literal-prefiltered searches are fastest in the
-  // calling thread; whole-text regex searches gain from the workers' guarded JavaScript scan.
-  const benefitsFromWorkers = poolSize > 1 && options.spec.engine === 're2' && lacksPrefilter(options.spec);
+  // Measured (docs/decisions/2026-11-30-grep-engine.md): once batches travel compactly, two workers beat
+  // the calling thread for every engine on a big tree (they read and search on both cores while this
+  // thread walks), and regexes without a prefilter also gain the workers' guarded JavaScript scan.
+  const benefitsFromWorkers = poolSize > 1;
   const onAbort = () => executor.close(options.signal.reason);
   options.signal.addEventListener('abort', onAbort, { once: true });
 
