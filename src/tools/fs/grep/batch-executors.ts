@@ -61,21 +61,33 @@ interface Pending {
   reject: (reason: unknown) => void;
 }
 
+export interface WorkerExecutor extends BatchExecutor {
+  /** Every worker has booted and built its matcher (batches sent earlier simply wait). */
+  readonly ready: boolean;
+}
+
 /** A pool of `size` workers; batches go to the worker with the fewest in flight. */
 export function createWorkerExecutor(
   spec: GrepMatcherSpec,
   limits: BatchLimits,
   size: number,
-): BatchExecutor {
+): WorkerExecutor {
   const pending = new Map<number, Pending>();
   const inFlight: number[] = [];
   const owner = new Map<number, number>();
   let nextId = 0;
   let closed: { reason: unknown } | undefined;
+  let booted = 0;
   const workers = Array.from({ length: size }, (_, index) => {
     const worker = new Worker(new URL('./grep-worker.ts', import.meta.url).href);
     worker.postMessage({ type: 'init', spec, ...limits });
-    worker.onmessage = (event: MessageEvent<{ id: number; batch: PackedBatch }>) => {
+    worker.onmessage = (
+      event: MessageEvent<{ type: 'ready' } | { type: 'batch'; id: number; batch: PackedBatch }>,
+    ) => {
+      if (event.data.type === 'ready') {
+        booted += 1;
+        return;
+      }
       const entry = pending.get(event.data.id);
       pending.delete(event.data.id);
       owner.delete(event.data.id);
@@ -95,6 +107,9 @@ export function createWorkerExecutor(
     return worker;
   });
   return {
+    get ready() {
+      return booted === workers.length;
+    },
     run(files) {
       if (closed) return Promise.reject(closed.reason);
       const id = nextId++;

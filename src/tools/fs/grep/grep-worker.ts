@@ -2,7 +2,8 @@
  * Worker thread for grep: rebuilds the matcher from its spec and searches batches of files. Used for the
  * JavaScript engine (so a catastrophic pattern can be stopped by terminating the worker) and to use more
  * than one core on big trees. Messages: `{type: 'init', spec, maxFileSizeBytes, maxMatchesPerFile}` then
- * `{type: 'batch', id, files}`, answered by `{type: 'batch', id, batch}` (a PackedBatch).
+ * `{type: 'batch', id, files}`, answered by `{type: 'batch', id, batch}` (a PackedBatch); `init` is
+ * acknowledged with `{type: 'ready'}` once the matcher is built.
  */
 import { packBatch, summarizeBatch } from './packed-outcome.ts';
 import { searchFileSync } from './search-file.ts';
@@ -32,6 +33,7 @@ self.onmessage = (event: MessageEvent<GrepWorkerRequest>) => {
     maxFileSizeBytes = message.maxFileSizeBytes;
     maxMatchesPerFile = message.maxMatchesPerFile;
     verifyRealPath = message.verifyRealPath;
+    self.postMessage({ type: 'ready' });
     return;
   }
   const active = searcher!;

@@ -17,11 +17,17 @@ import {
   type BatchResult,
   createInProcessExecutor,
   createWorkerExecutor,
+  type WorkerExecutor,
 } from './batch-executors.ts';
 import type { FileSearchOutcome } from './search-file.ts';
 import { type GrepMatcherSpec, lacksPrefilter } from './text-searcher.ts';
 
-/** Files searched in the calling thread before the rest of a walk moves to workers. */
+/**
+ * Files walked before the worker pool starts booting (~15 ms) while the calling thread keeps searching;
+ * small trees never pay for threads.
+ */
+export const WORKER_PREWARM_FILE_COUNT = 256;
+/** Files searched in the calling thread at most before the rest of a walk moves to workers. */
 export const IN_PROCESS_FILE_LIMIT = 2000;
 /** Largest maxFileSizeBytes searched in the calling thread (a linear engine needs ~10 ms per MiB). */
 export const IN_PROCESS_MAX_FILE_BYTES = 4 * 1024 * 1024;
@@ -82,7 +88,12 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
   // the calling thread for every engine on a big tree (they read and search on both cores while this
   // thread walks), and regexes without a prefilter also gain the workers' guarded JavaScript scan.
   const benefitsFromWorkers = poolSize > 1;
-  const onAbort = () => executor.close(options.signal.reason);
+  /** The pool booting while the calling thread still searches (see WORKER_PREWARM_FILE_COUNT). */
+  let pool: WorkerExecutor | undefined;
+  const onAbort = () => {
+    executor.close(options.signal.reason);
+    pool?.close(options.signal.reason);
+  };
   options.signal.addEventListener('abort', onAbort, { once: true });
 
   const result: GrepSearchOutcome = { files: [], filesScanned: 0, hitMaxResults: false };
@@ -134,11 +145,16 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
       let walked = 0;
       const flush = async () => {
         if (batch.length === 0) return;
-        if (!usingWorkers && options.workers !== 0 && walked > IN_PROCESS_FILE_LIMIT && benefitsFromWorkers) {
-          const previous = executor;
-          executor = createWorkerExecutor(options.spec, limits, poolSize);
-          usingWorkers = true;
-          previous.close();
+        if (!usingWorkers && options.workers !== 0 && benefitsFromWorkers) {
+          if (pool === undefined && walked > WORKER_PREWARM_FILE_COUNT)
+            pool = createWorkerExecutor(options.spec, limits, poolSize);
+          if (pool !== undefined && (pool.ready || walked > IN_PROCESS_FILE_LIMIT)) {
+            const previous = executor;
+            executor = pool;
+            pool = undefined;
+            usingWorkers = true;
+            previous.close();
+          }
         }
         queue.push(executor.run(batch));
         batch = [];
@@ -163,6 +179,7 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
   } finally {
     options.signal.removeEventListener('abort', onAbort);
     executor.close();
+    pool?.close();
     // Batches still in flight after an early stop are not needed; keep their rejections quiet.
     for (const pending of queue) pending.catch(() => {});
   }
