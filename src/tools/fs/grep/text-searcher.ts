@@ -269,6 +269,19 @@ export interface SearcherOptions {
   offMainThread?: boolean;
 }
 
+/**
+ * Tests a line with JavaScript's engine; a "no match" that took long enough to be a give-up is re-tested
+ * with the linear `re2Line`, so a give-up never loses a line. Worker threads only.
+ */
+function createGuardedLineTest(spec: GrepMatcherSpec, re2Line: (line: string) => boolean) {
+  const single = new RegExp(spec.pattern, spec.caseInsensitive ? 'i' : '');
+  return (line: string): boolean => {
+    const began = performance.now();
+    if (single.test(line)) return true;
+    return performance.now() - began >= GIVE_UP_SUSPECT_MS ? re2Line(line) : false;
+  };
+}
+
 function createGuardedJavaScriptSearcher(
   spec: GrepMatcherSpec,
   re2Line: (line: string) => boolean,
@@ -278,12 +291,7 @@ function createGuardedJavaScriptSearcher(
   // wherever the pattern does, and a scan that starts at a literal skips the positions that cannot match
   // (measured: `=\s*\d+;` scans 550 MB in 0.03 s where `\w+\s*=\s*\d+;` takes 4.5 s).
   const whole = new RegExp(spec.anchoredSuffix ?? spec.pattern, `gm${flags}`);
-  const single = new RegExp(spec.pattern, flags);
-  const testLine = (line: string): boolean => {
-    const began = performance.now();
-    if (single.test(line)) return true;
-    return performance.now() - began >= GIVE_UP_SUSPECT_MS ? re2Line(line) : false;
-  };
+  const testLine = createGuardedLineTest(spec, re2Line);
   return (bytes, maxMatches) => {
     const text = decode(bytes);
     const result = emptyResult();
@@ -337,7 +345,10 @@ function createRe2Searcher(spec: GrepMatcherSpec, options: SearcherOptions): Tex
     );
   if (usablePrefilter && literals) {
     const literal = createLiteralHits(literals, spec.caseInsensitive);
-    return (bytes, maxMatches) => searchLiteralHits(literal, bytes, maxMatches, testLine);
+    // In a worker, proposed lines are tested with JavaScript's JIT engine (3-5x faster than re2js per
+    // line), guarded like the whole-text scan: a slow "no match" is re-tested with RE2.
+    const acceptLine = options.offMainThread ? createGuardedLineTest(spec, testLine) : testLine;
+    return (bytes, maxMatches) => searchLiteralHits(literal, bytes, maxMatches, acceptLine);
   }
   if (options.offMainThread) return createGuardedJavaScriptSearcher(spec, testLine);
   return (bytes, maxMatches) => {
