@@ -18,6 +18,7 @@
  * found across a line break only points at a line to test.
  */
 import { RE2JS } from 're2js';
+import { analyzePattern } from './analyze-pattern.ts';
 
 /** A "no match" that took longer than this may be an engine give-up (measured give-ups: 400–700 ms). */
 export const GIVE_UP_SUSPECT_MS = 20;
@@ -249,15 +250,6 @@ function searchEveryLine(
 /** Minimum prefilter literal length worth searching for before testing lines. */
 const MIN_PREFILTER_LENGTH = 3;
 
-/** True when the re2 engine would have no literal prefilter for this spec (a whole-text RE2 pass). */
-export function lacksPrefilter(spec: GrepMatcherSpec): boolean {
-  const literals = spec.prefilterLiterals;
-  return !(
-    literals?.every((literal) => literal.length >= MIN_PREFILTER_LENGTH) &&
-    !(spec.caseInsensitive && !literals.every(isAscii))
-  );
-}
-
 export interface SearcherOptions {
   /**
    * The searcher runs in a worker thread: a pattern RE2 can express but no literal prefilter helps is
@@ -351,11 +343,49 @@ function createRe2Searcher(spec: GrepMatcherSpec, options: SearcherOptions): Tex
     return (bytes, maxMatches) => searchLiteralHits(literal, bytes, maxMatches, acceptLine);
   }
   if (options.offMainThread) return createGuardedJavaScriptSearcher(spec, testLine);
+  const suffixSource = spec.anchoredSuffix ? analyzePattern(spec.anchoredSuffix).re2Source : null;
+  if (suffixSource !== null) {
+    // RE2 skips to the suffix's leading literal (measured 4x faster than a whole-pattern test on C
+    // sources), and its matches point at the only lines that can match.
+    const suffixRegex = RE2JS.compile(suffixSource, flags | RE2JS.MULTILINE);
+    return (bytes, maxMatches) => searchBySuffix(decode(bytes), suffixRegex, maxMatches, testLine);
+  }
   return (bytes, maxMatches) => {
     const text = decode(bytes);
     if (!textRegex.test(text)) return emptyResult();
     return searchByBisection(text, maxMatches, (block) => textRegex.test(block), testLine);
   };
+}
+
+/**
+ * Proposes lines with RE2 matches of the pattern's anchored suffix (a superset of the lines the whole
+ * pattern matches: see analyze-pattern.ts) and keeps those `testLine` accepts. Linear, so safe in the
+ * calling thread.
+ */
+function searchBySuffix(
+  text: string,
+  suffixRegex: RE2JS,
+  maxMatches: number,
+  testLine: (line: string) => boolean,
+): TextSearchResult {
+  const result = emptyResult();
+  const counter = new LineCounter(text);
+  const matcher = suffixRegex.matcher(text);
+  let from = 0;
+  while (from <= text.length && matcher.find(from)) {
+    const [start, end] = lineBounds(text, matcher.start());
+    const line = text.slice(start, end);
+    if (testLine(line)) {
+      if (result.matches.length === maxMatches) {
+        result.more = true;
+        break;
+      }
+      result.matches.push({ line: counter.lineAt(start), text: line });
+    }
+    if (end >= text.length) break;
+    from = end + 1;
+  }
+  return result;
 }
 
 /** Block size (characters) the bisection starts from; a block that cannot match is skipped whole. */
