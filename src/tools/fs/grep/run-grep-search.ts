@@ -6,8 +6,8 @@
  *
  * Linear engines start in the calling thread, yielding after every batch. A pool of workers takes over
  * where it pays or is required (see docs/decisions/2026-11-30-grep-engine.md): the JavaScript engine,
- * large `maxFileSizeBytes`, regexes without a literal prefilter, and every search once a walk passes
- * {@link IN_PROCESS_FILE_LIMIT} files on a machine with more than one core. Workers are terminated when the call's signal fires.
+ * large `maxFileSizeBytes`, and every search on a machine with more than one core once the walk passes
+ * {@link WORKER_PREWARM_FILE_COUNT} files and the pool has booted. Workers are terminated when the call's signal fires.
  */
 import { availableParallelism } from 'node:os';
 import { walkFiles } from '../walk-files.ts';
@@ -20,18 +20,20 @@ import {
   type WorkerExecutor,
 } from './batch-executors.ts';
 import type { FileSearchOutcome } from './search-file.ts';
-import { type GrepMatcherSpec, lacksPrefilter } from './text-searcher.ts';
+import type { GrepMatcherSpec } from './text-searcher.ts';
 
 /**
  * Files walked before the worker pool starts booting (~15 ms) while the calling thread keeps searching;
  * small trees never pay for threads.
  */
-export const WORKER_PREWARM_FILE_COUNT = 256;
+export const WORKER_PREWARM_FILE_COUNT = 1024;
 /** Files searched in the calling thread at most before the rest of a walk moves to workers. */
-export const IN_PROCESS_FILE_LIMIT = 2000;
+export const IN_PROCESS_FILE_LIMIT = 4096;
 /** Largest maxFileSizeBytes searched in the calling thread (a linear engine needs ~10 ms per MiB). */
 export const IN_PROCESS_MAX_FILE_BYTES = 4 * 1024 * 1024;
 const BATCH_SIZE = 128;
+/** The first batch is smaller, and each next one twice as big up to BATCH_SIZE: first matches come sooner. */
+const FIRST_BATCH_SIZE = 16;
 const MAX_BATCHES_IN_FLIGHT = 8;
 
 export interface GrepSearchOptions extends Omit<BatchLimits, 'verifyRealPath'> {
@@ -72,14 +74,10 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
   const poolSize = Math.max(1, Math.min(2, availableParallelism()));
   const forcedWorkers = typeof options.workers === 'number' ? options.workers : undefined;
   // Big files could hold the event loop for too long even with a linear engine: search them off-thread.
-  // A regex without a literal prefilter runs on re2js in this thread, 5-7x slower than the workers'
-  // guarded JavaScript scan of its anchored suffix: such a search starts in workers right away.
   const needsWorkers =
     options.spec.engine === 'javascript' ||
     (forcedWorkers ?? 0) > 0 ||
-    (options.workers !== 0 &&
-      (options.maxFileSizeBytes > IN_PROCESS_MAX_FILE_BYTES ||
-        (poolSize > 1 && options.spec.engine === 're2' && lacksPrefilter(options.spec))));
+    (options.workers !== 0 && options.maxFileSizeBytes > IN_PROCESS_MAX_FILE_BYTES);
   let executor: BatchExecutor = needsWorkers
     ? createWorkerExecutor(options.spec, limits, forcedWorkers ?? poolSize)
     : createInProcessExecutor(options.spec, limits);
@@ -142,11 +140,13 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
       queue.push(executor.run([options.root]));
     } else {
       let batch: string[] = [];
+      let batchSize = FIRST_BATCH_SIZE;
       let walked = 0;
-      const flush = async () => {
+      /** `last`: the walk is over, so a pool not booted yet would not pay. */
+      const flush = async (last: boolean) => {
         if (batch.length === 0) return;
         if (!usingWorkers && options.workers !== 0 && benefitsFromWorkers) {
-          if (pool === undefined && walked > WORKER_PREWARM_FILE_COUNT)
+          if (pool === undefined && !last && walked > WORKER_PREWARM_FILE_COUNT)
             pool = createWorkerExecutor(options.spec, limits, poolSize);
           if (pool !== undefined && (pool.ready || walked > IN_PROCESS_FILE_LIMIT)) {
             const previous = executor;
@@ -158,6 +158,7 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
         }
         queue.push(executor.run(batch));
         batch = [];
+        batchSize = Math.min(BATCH_SIZE, batchSize * 2);
         while (queue.length >= (usingWorkers ? MAX_BATCHES_IN_FLIGHT : 1) && !done) await consume();
       };
       for (const [absolute] of walkFiles(options.root, {
@@ -169,9 +170,9 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
         if (options.allows && !options.allows(absolute)) continue;
         batch.push(absolute);
         walked += 1;
-        if (batch.length === BATCH_SIZE) await flush();
+        if (batch.length === batchSize) await flush(false);
       }
-      if (!done) await flush();
+      if (!done) await flush(true);
     }
     while (queue.length > 0 && !done) await consume();
     if (options.signal.aborted) throw options.signal.reason;
