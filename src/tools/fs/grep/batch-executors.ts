@@ -33,11 +33,19 @@ export interface BatchExecutor {
   close(reason?: unknown): void;
 }
 
-/** Searches in the calling thread, yielding to the event loop after each batch. */
+/**
+ * The calling thread yields to the event loop once this much time has passed since its last yield. A
+ * yield after every batch cost ~0.4 ms each (an event-loop turn), ~50 ms over 16 000 files; a batch
+ * takes ~2 ms, so other requests still wait at most a few ms.
+ */
+export const IN_PROCESS_YIELD_INTERVAL_MS = 8;
+
+/** Searches in the calling thread, yielding to the event loop at least every IN_PROCESS_YIELD_INTERVAL_MS. */
 export function createInProcessExecutor(spec: GrepMatcherSpec, limits: BatchLimits): BatchExecutor {
   if (spec.engine === 'javascript')
     throw new Error('The javascript grep engine must not run on the main thread.');
   const searcher = createTextSearcher(spec);
+  let lastYield = performance.now();
   return {
     async run(files) {
       const outcomes = summarizeBatch(files, (file) =>
@@ -49,7 +57,10 @@ export function createInProcessExecutor(spec: GrepMatcherSpec, limits: BatchLimi
           limits.verifyRealPath,
         ),
       );
-      await new Promise((resolve) => setImmediate(resolve));
+      if (performance.now() - lastYield >= IN_PROCESS_YIELD_INTERVAL_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        lastYield = performance.now();
+      }
       return outcomes;
     },
     close() {},
