@@ -4,6 +4,10 @@
  *
  * - `pureLiteral`: the pattern is a literal or an alternation of literals, so a literal search is exact;
  * - `requiredLiterals`: one literal per top-level branch that every match must contain, for a prefilter;
+ * - `anchoredSuffix`: for a pattern without top-level alternation, the pattern from its longest required
+ *   literal on (`=\s*\d+;` of `\w+\s*=\s*\d+;`): wherever the pattern matches, this suffix matches at
+ *   the literal, so a scan for it proposes a superset of the matching lines, and a scan that starts
+ *   with a literal is far cheaper than one that tries every position (rg's "inner literal" idea);
  * - `re2Source`: the same pattern in RE2 syntax with JavaScript's meaning kept where the two differ
  *   (`.` excludes `\r` and U+2028/2029, `\s` includes JavaScript's Unicode spaces, `\uXXXX`, `\cX`), or
  *   `null` when the pattern uses something RE2 cannot express or would read differently (backreferences,
@@ -16,6 +20,8 @@ export interface PatternAnalysis {
   pureLiteral: boolean;
   /** Literals, one per top-level branch, of which every match contains at least one; null if none. */
   requiredLiterals: string[] | null;
+  /** The pattern from its longest required literal on; null with top-level alternation or no literal. */
+  anchoredSuffix: string | null;
   re2Source: string | null;
 }
 
@@ -23,7 +29,12 @@ const JS_SPACE_CLASS_BODY =
   '\\t\\n\\x{0b}\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}';
 const JS_DOT = '[^\\n\\r\\x{2028}\\x{2029}]';
 
-type Token =
+type Token = TokenKind & {
+  /** Index in the source where the token starts. */
+  start: number;
+};
+
+type TokenKind =
   | { kind: 'literal'; value: string }
   | { kind: 'quantifier'; minimum: number }
   | { kind: 'open' }
@@ -103,15 +114,17 @@ function tokenize(source: string): { tokens: Token[]; re2: string | null } {
   let index = 0;
   while (index < source.length) {
     const character = source[index]!;
+    const tokenStart = index;
+    const push = (token: TokenKind) => tokens.push({ ...token, start: tokenStart });
     if (character === '\\') {
       const escaped = readEscape(source, index + 1, false);
       index += 1 + Math.max(escaped.length, 1);
       if (escaped.javascriptOnly) javascriptOnly = true;
       if (escaped.literal !== undefined) {
-        tokens.push({ kind: 'literal', value: escaped.literal });
+        push({ kind: 'literal', value: escaped.literal });
         re2 += re2Char(escaped.literal);
       } else {
-        tokens.push({ kind: 'other' });
+        push({ kind: 'other' });
         re2 += escaped.re2 ?? '';
       }
       continue;
@@ -135,7 +148,7 @@ function tokenize(source: string): { tokens: Token[]; re2: string | null } {
         }
       }
       index = end + 1;
-      tokens.push({ kind: 'other' });
+      push({ kind: 'other' });
       re2 += `[${negated ? '^' : ''}${body}]`;
       continue;
     }
@@ -157,17 +170,17 @@ function tokenize(source: string): { tokens: Token[]; re2: string | null } {
         re2 += '(';
         index += 1;
       }
-      tokens.push({ kind: 'open' });
+      push({ kind: 'open' });
       continue;
     }
     if (character === ')') {
-      tokens.push({ kind: 'close' });
+      push({ kind: 'close' });
       re2 += ')';
       index += 1;
       continue;
     }
     if (character === '|') {
-      tokens.push({ kind: 'alternation' });
+      push({ kind: 'alternation' });
       re2 += '|';
       index += 1;
       continue;
@@ -175,7 +188,7 @@ function tokenize(source: string): { tokens: Token[]; re2: string | null } {
     if (character === '*' || character === '+' || character === '?') {
       const previous = tokens[tokens.length - 1];
       const isLazyMarker = character === '?' && previous?.kind === 'quantifier';
-      if (!isLazyMarker) tokens.push({ kind: 'quantifier', minimum: character === '+' ? 1 : 0 });
+      if (!isLazyMarker) push({ kind: 'quantifier', minimum: character === '+' ? 1 : 0 });
       re2 += character;
       index += 1;
       continue;
@@ -183,25 +196,25 @@ function tokenize(source: string): { tokens: Token[]; re2: string | null } {
     if (character === '{') {
       const quantifier = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(index));
       if (quantifier) {
-        tokens.push({ kind: 'quantifier', minimum: Number(quantifier[1]) });
+        push({ kind: 'quantifier', minimum: Number(quantifier[1]) });
         re2 += quantifier[0];
         index += quantifier[0].length;
         continue;
       }
     }
     if (character === '.') {
-      tokens.push({ kind: 'other' });
+      push({ kind: 'other' });
       re2 += JS_DOT;
       index += 1;
       continue;
     }
     if (character === '^' || character === '$') {
-      tokens.push({ kind: 'other' });
+      push({ kind: 'other' });
       re2 += character;
       index += 1;
       continue;
     }
-    tokens.push({ kind: 'literal', value: character });
+    push({ kind: 'literal', value: character });
     re2 += re2Char(character);
     index += 1;
   }
@@ -215,10 +228,19 @@ export function analyzePattern(source: string): PatternAnalysis {
   let pureLiteral = true;
   const branches: string[] = [];
   let best = '';
+  let bestStart = 0;
   let run = '';
+  let runStart = 0;
   const endRun = () => {
-    if (run.length > best.length) best = run;
+    if (run.length > best.length) {
+      best = run;
+      bestStart = runStart;
+    }
     run = '';
+  };
+  const extendRun = (token: Token & { kind: 'literal' }) => {
+    if (run === '') runStart = token.start;
+    run += token.value;
   };
   tokens.forEach((token, position) => {
     const next = tokens[position + 1];
@@ -242,10 +264,10 @@ export function analyzePattern(source: string): PatternAnalysis {
       case 'literal':
         if (next?.kind === 'quantifier') {
           pureLiteral = false;
-          if (next.minimum >= 1) run += token.value;
+          if (next.minimum >= 1) extendRun(token);
           endRun();
         } else {
-          run += token.value;
+          extendRun(token);
         }
         return;
       default:
@@ -259,6 +281,9 @@ export function analyzePattern(source: string): PatternAnalysis {
   return {
     pureLiteral: pureLiteral && everyBranchHasOne && branches.every((literal) => !literal.includes('\n')),
     requiredLiterals: everyBranchHasOne ? branches : null,
+    // A depth-0 token boundary leaves balanced groups, and without backreferences (re2Source set) the
+    // suffix is a valid pattern on its own.
+    anchoredSuffix: branches.length === 1 && best.length > 0 && re2 !== null ? source.slice(bestStart) : null,
     re2Source: re2,
   };
 }

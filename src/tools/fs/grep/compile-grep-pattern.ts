@@ -51,6 +51,7 @@ export function compileGrepPattern(pattern: string, caseInsensitive: boolean): G
         engine: 're2',
         re2Source: analysis.re2Source,
         prefilterLiterals: analysis.requiredLiterals,
+        anchoredSuffix: analysis.anchoredSuffix,
       };
     } catch {
       // RE2 cannot express it (e.g. a repeat count over 1000): JavaScript's engine, off the main thread.

@@ -2,9 +2,10 @@
  * Worker thread for grep: rebuilds the matcher from its spec and searches batches of files. Used for the
  * JavaScript engine (so a catastrophic pattern can be stopped by terminating the worker) and to use more
  * than one core on big trees. Messages: `{type: 'init', spec, maxFileSizeBytes, maxMatchesPerFile}` then
- * `{type: 'batch', id, files}`, answered by `{type: 'batch', id, outcomes}`.
+ * `{type: 'batch', id, files}`, answered by `{type: 'batch', id, batch}` (a PackedBatch); `init` is
+ * acknowledged with `{type: 'ready'}` once the matcher is built.
  */
-import { packOutcome } from './packed-outcome.ts';
+import { packBatch, summarizeBatch } from './packed-outcome.ts';
 import { searchFileSync } from './search-file.ts';
 import { createTextSearcher, type GrepMatcherSpec, type TextSearcher } from './text-searcher.ts';
 
@@ -32,11 +33,12 @@ self.onmessage = (event: MessageEvent<GrepWorkerRequest>) => {
     maxFileSizeBytes = message.maxFileSizeBytes;
     maxMatchesPerFile = message.maxMatchesPerFile;
     verifyRealPath = message.verifyRealPath;
+    self.postMessage({ type: 'ready' });
     return;
   }
   const active = searcher!;
-  const outcomes = message.files.map((file) =>
-    packOutcome(searchFileSync(file, active, maxFileSizeBytes, maxMatchesPerFile, verifyRealPath)),
+  const batch = summarizeBatch(message.files, (file) =>
+    searchFileSync(file, active, maxFileSizeBytes, maxMatchesPerFile, verifyRealPath),
   );
-  self.postMessage({ type: 'batch', id: message.id, outcomes });
+  self.postMessage({ type: 'batch', id: message.id, batch: packBatch(batch) });
 };

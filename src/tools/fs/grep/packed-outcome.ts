@@ -3,6 +3,7 @@
  * the matching lines joined by `\n` (a line never contains one). Structured-cloning a million small
  * objects costs more than the search itself; two arrays and a string clone at memcpy speed.
  */
+import type { BatchResult } from './batch-executors.ts';
 import type { FileSearchOutcome, FileSearchStatus } from './search-file.ts';
 
 export interface PackedOutcome {
@@ -33,5 +34,47 @@ export function unpackOutcome(packed: PackedOutcome): FileSearchOutcome {
     more: packed.more,
     matches: Array.from(packed.lines, (line, index) => ({ line, text: texts[index]! })),
     unsearchedLines: packed.unsearchedLines,
+  };
+}
+
+/** A batch result in wire form. */
+export interface PackedBatch {
+  searched: number;
+  notable: PackedOutcome[];
+  searchedBefore: number[];
+}
+
+/** True when an outcome has something to report (most files have not). */
+export function isNotable(outcome: FileSearchOutcome): boolean {
+  return outcome.status !== 'searched' || outcome.matches.length > 0 || outcome.unsearchedLines.length > 0;
+}
+
+/** Searches `files` in order with `search` and keeps only the notable outcomes. */
+export function summarizeBatch(files: string[], search: (file: string) => FileSearchOutcome): BatchResult {
+  const result: BatchResult = { searched: 0, notable: [], searchedBefore: [] };
+  for (const file of files) {
+    const outcome = search(file);
+    if (isNotable(outcome)) {
+      result.notable.push(outcome);
+      result.searchedBefore.push(result.searched);
+    }
+    if (outcome.status === 'searched') result.searched += 1;
+  }
+  return result;
+}
+
+export function packBatch(result: BatchResult): PackedBatch {
+  return {
+    searched: result.searched,
+    notable: result.notable.map(packOutcome),
+    searchedBefore: result.searchedBefore,
+  };
+}
+
+export function unpackBatch(packed: PackedBatch): BatchResult {
+  return {
+    searched: packed.searched,
+    notable: packed.notable.map(unpackOutcome),
+    searchedBefore: packed.searchedBefore,
   };
 }

@@ -19,7 +19,7 @@ export interface FileSearchOutcome {
   unsearchedLines: number[];
 }
 
-/** Reuses one read buffer per thread; it grows to `maxFileSizeBytes + 1`. */
+/** Reuses one read buffer per thread; it grows to `maxFileSizeBytes + 1` at most. */
 let buffer = new Uint8Array(0);
 
 /**
@@ -63,20 +63,33 @@ export function searchFileSync(
       outcome.status = 'too_large';
       return outcome;
     }
-    const wanted = Math.min(maxFileSizeBytes + 1, stats.size + 1);
-    if (buffer.length < wanted)
-      buffer = new Uint8Array(Math.max(wanted, Math.min(maxFileSizeBytes + 1, 1 << 20)));
-    for (;;) {
+    // Read what fstat reported and no more: one read per file instead of a second read that only
+    // confirms the end, and a file that grows meanwhile is searched as it was (never past the ceiling,
+    // since stats.size <= maxFileSizeBytes). A file that shrank ends early at a zero-byte read. A size of
+    // 0 may be a lie (procfs and friends report 0 for generated content): such a file is read to its end,
+    // bounded by the ceiling, so nothing is skipped silently.
+    const sizeKnown = stats.size > 0;
+    const wanted = sizeKnown ? stats.size : maxFileSizeBytes + 1;
+    while (length < wanted) {
       if (length === buffer.length) {
-        if (length > maxFileSizeBytes) break;
-        const grown = new Uint8Array(Math.min(maxFileSizeBytes + 1, buffer.length * 2));
-        grown.set(buffer);
+        // Grow (the buffer is kept for the next file): to the whole file when its size is known.
+        const size = Math.min(
+          maxFileSizeBytes + 1,
+          Math.max(buffer.length * 2, 1 << 16, sizeKnown ? wanted : 0),
+        );
+        const grown = new Uint8Array(size);
+        grown.set(buffer.subarray(0, length));
         buffer = grown;
       }
-      const bytesRead = readSync(descriptor, buffer, length, buffer.length - length, length);
+      const bytesRead = readSync(
+        descriptor,
+        buffer,
+        length,
+        Math.min(buffer.length, wanted) - length,
+        length,
+      );
       if (bytesRead === 0) break;
       length += bytesRead;
-      if (length > maxFileSizeBytes) break;
     }
   } catch {
     outcome.status = 'unreadable';

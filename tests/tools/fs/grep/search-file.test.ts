@@ -27,3 +27,24 @@ test.each([
   const outcome = searchFileSync(join(temp.path, file), searcher, 50, 10, verify);
   expect([outcome.status as string, outcome.matches.length]).toEqual([status, matches]);
 });
+
+test.if(process.platform === 'linux')(
+  'a file whose stat size is 0 but has content (procfs) is read to its end',
+  () => {
+    const outcome = searchFileSync(
+      '/proc/self/status',
+      createTextSearcher(compileGrepPattern('^Name:', false)),
+      1 << 20,
+      10,
+    );
+    expect([outcome.status as string, outcome.matches.length]).toEqual(['searched', 1]);
+  },
+);
+
+test('an empty file and a file exactly at the cap are searched', () => {
+  writeFileSync(join(temp.path, 'empty.txt'), '');
+  writeFileSync(join(temp.path, 'exact.txt'), `${'x'.repeat(43)}needle\n`);
+  expect(searchFileSync(join(temp.path, 'empty.txt'), searcher, 50, 10).status).toBe('searched');
+  const exact = searchFileSync(join(temp.path, 'exact.txt'), searcher, 50, 10);
+  expect([exact.status as string, exact.matches.length]).toEqual(['searched', 1]);
+});

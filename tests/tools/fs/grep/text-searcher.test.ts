@@ -63,6 +63,12 @@ const PATTERNS: [string, boolean][] = [
   ['sépar', false],
   ['ÉCOLE', true],
   ['é.', false],
+  ['\\w+ \\d+', false],
+  ['\\w+\\sb', false],
+  ['(c|t)ab\\w', false],
+  ['\\bé\\w*', false],
+  ['\\w+\\s*=\\s*\\d+;', true],
+  ['^\\s*indent\\w+', false],
 ];
 
 describe('every engine agrees with the per-line reference', () => {
@@ -71,6 +77,12 @@ describe('every engine agrees with the per-line reference', () => {
     const expected = reference(pattern, caseInsensitive, TEXT);
     const found = createTextSearcher(spec)(encode(TEXT), 1000).matches.map((match) => match.line);
     expect(found).toEqual(expected);
+    // The worker-side searcher (guarded JavaScript scan of the anchored suffix for re2 patterns) too.
+    expect(
+      createTextSearcher(spec, { offMainThread: true })(encode(TEXT), 1000).matches.map(
+        (match) => match.line,
+      ),
+    ).toEqual(expected);
     // The javascript engine (worker-only in production) must agree too.
     const javascript: GrepMatcherSpec = { ...spec, engine: 'javascript' };
     expect(createTextSearcher(javascript)(encode(TEXT), 1000).matches.map((match) => match.line)).toEqual(
@@ -107,6 +119,22 @@ describe('engine choice', () => {
     const analysis = analyzePattern(pattern);
     expect(analysis.pureLiteral).toBe(pureLiteral);
     expect(analysis.requiredLiterals).toEqual(literals);
+  });
+
+  test.each([
+    ['\\w+\\s*=\\s*\\d+;', '=\\s*\\d+;'],
+    ['struct \\w+_node', 'struct \\w+_node'],
+    ['\\w+_node\\b', '_node\\b'],
+    ['\\d+\\.\\d+', '\\.\\d+'],
+    ['x{0}abc\\d', 'abc\\d'],
+    ['(a)b+c', 'b+c'],
+    ['^\\s*import (\\w+) from', 'import (\\w+) from'],
+    ['colou?r\\d', 'colou?r\\d'],
+    ['a|bc\\d', null],
+    ['\\w+\\d', null],
+    ['(\\w)x\\1', null],
+  ])('%s: anchored suffix %p', (pattern, suffix) => {
+    expect(analyzePattern(pattern).anchoredSuffix).toBe(suffix);
   });
 });
 
@@ -145,4 +173,68 @@ describe('the worker-side guarded scan falls back to RE2 when JavaScript gives u
     expect(result.matches).toEqual([{ line: 2, text: `${'a'.repeat(26)}!` }]);
     expect(result.unsearchedLines).toEqual([]);
   }, 20_000);
+});
+
+describe('byte-level search agrees with the per-line reference', () => {
+  // Hits at offset 0, CRLF line ends, multibyte UTF-8 (2-, 3- and 4-byte), several hits on one line,
+  // an invalid UTF-8 byte, and a last line without a newline.
+  const BYTES_TEXT = [
+    'needle at the start',
+    'crlf needle\r',
+    'naïve café needle needle',
+    '',
+    'ÉCOLE école Straße STRASSE',
+    '日本語のneedle 😀 emoji',
+    'ñ needleñ',
+    '\r',
+    'Needle NEEDLE nEEdle',
+    'x = 42;\r',
+    'ends with needle',
+  ].join('\n');
+  const CASES: [string, boolean][] = [
+    ['needle', false],
+    ['needle', true],
+    ['needle\r', false],
+    ['café', false],
+    ['CAFÉ', true],
+    ['école', true],
+    ['日本語', false],
+    ['😀', false],
+    ['needleñ', false],
+    ['Straße', true],
+    ['e n', false],
+    ['x = 42;', false],
+    ['needle|école', false],
+    ['NEEDLE|café', true],
+    ['ne+dle', false],
+    ['ne+dle\\b', true],
+    ['\\w+ = \\d+;', false],
+    ['é\\w*', true],
+    ['needle$', false],
+  ];
+  test.each(CASES)('%s (caseInsensitive %p)', (pattern, caseInsensitive) => {
+    const spec = compileGrepPattern(pattern, caseInsensitive);
+    const bytes = encode(BYTES_TEXT);
+    const expected = reference(pattern, caseInsensitive, BYTES_TEXT);
+    const lines = BYTES_TEXT.split('\n');
+    for (const offMainThread of [false, true]) {
+      const result = createTextSearcher(spec, { offMainThread })(bytes, 1000);
+      expect(result.matches).toEqual(expected.map((line) => ({ line, text: lines[line - 1]! })));
+    }
+    // With an invalid byte in front, line numbers and texts of the other lines stay the same.
+    const withInvalid = new Uint8Array([0xff, 0x0a, ...bytes]);
+    const shifted = createTextSearcher(spec)(withInvalid, 1000).matches.filter((match) => match.line > 1);
+    expect(shifted).toEqual(expected.map((line) => ({ line: line + 1, text: lines[line - 1]! })));
+  });
+
+  test('a literal hit on the last line without a newline and maxMatches', () => {
+    const spec = compileGrepPattern('needle', false);
+    expect(createTextSearcher(spec)(encode('needle'), 10).matches).toEqual([{ line: 1, text: 'needle' }]);
+    const result = createTextSearcher(spec)(encode('a\nneedle\nb needle\nneedle'), 2);
+    expect(result.matches).toEqual([
+      { line: 2, text: 'needle' },
+      { line: 3, text: 'b needle' },
+    ]);
+    expect(result.more).toBe(true);
+  });
 });
