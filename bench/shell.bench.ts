@@ -4,6 +4,9 @@
  * the same command that reads both pipes, which is what a caller would otherwise write. Prints the mean
  * latency of sequential calls and calls per second at 1, 8 and 64 concurrent calls, with ratios. A
  * detached bare spawn (setsid, as runShellCommand does) separates the cost of the process group.
+ * Last, the drain: a command printing DRAIN_BYTES at a 1 KB cap through runShellCommand (which runs
+ * one full collection per 32 MB dropped, dropped-output-collector.ts) against a bare spawn that reads
+ * and drops the same output, with the RSS growth of each.
  */
 import { executeTool } from '../src/tools/execution.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
@@ -127,4 +130,64 @@ subjects.forEach(([name], index) => {
     return `${rate.toFixed(0)}/s${index === 0 ? '' : ` (${(rate / bare).toFixed(2)}x)`}`.padStart(18);
   });
   console.log(`  ${name.padEnd(30)} ${cells.join('')}`);
+});
+
+const DRAIN_BYTES = Number(process.env.SHELL_BENCH_DRAIN_BYTES ?? 512 * 1024 * 1024);
+const DRAIN_ROUNDS = Number(process.env.SHELL_BENCH_DRAIN_ROUNDS ?? 3);
+const drainCommand = `head -c ${DRAIN_BYTES} /dev/zero`;
+
+async function bareDrain(): Promise<void> {
+  const child = Bun.spawn(['bash', '-c', drainCommand], {
+    cwd,
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const reader = child.stdout.getReader();
+  for (;;) if ((await reader.read()).done) break;
+  await child.exited;
+}
+
+async function cappedDrain(): Promise<void> {
+  const result = await runShellCommand({
+    shell: 'bash',
+    command: drainCommand,
+    cwd,
+    timeoutMs: 120_000,
+    maxOutputBytes: 1024,
+  });
+  if (!result.truncated) throw new Error('the drain was not truncated');
+}
+
+const drainSubjects: [string, () => Promise<void>][] = [
+  ['bare Bun.spawn, read and drop', bareDrain],
+  ['runShellCommand, 1 KB cap', cappedDrain],
+];
+const drainMs: number[][] = drainSubjects.map(() => []);
+const drainGrowth: number[] = drainSubjects.map(() => 0);
+for (let round = 0; round < DRAIN_ROUNDS; round += 1) {
+  for (let offset = 0; offset < drainSubjects.length; offset += 1) {
+    const index = (round + offset) % drainSubjects.length;
+    const baseline = process.memoryUsage().rss;
+    let peak = baseline;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 10);
+    const startedAt = performance.now();
+    await (drainSubjects[index] as [string, () => Promise<void>])[1]();
+    drainMs[index]?.push(performance.now() - startedAt);
+    clearInterval(sampler);
+    drainGrowth[index] = Math.max(drainGrowth[index] as number, peak - baseline);
+  }
+}
+console.log(`\ndraining ${DRAIN_BYTES / 2 ** 20} MiB (median of ${DRAIN_ROUNDS} rounds; max RSS growth)`);
+const bareDrainMs = median(drainMs[0] as number[]);
+drainSubjects.forEach(([name], index) => {
+  const milliseconds = median(drainMs[index] as number[]);
+  const rate = DRAIN_BYTES / 2 ** 20 / (milliseconds / 1000);
+  const ratio = index === 0 ? '' : ` (${(milliseconds / bareDrainMs).toFixed(2)}x bare time)`;
+  const growth = ((drainGrowth[index] as number) / 2 ** 20).toFixed(1);
+  console.log(
+    `  ${name.padEnd(30)} ${milliseconds.toFixed(0)} ms, ${rate.toFixed(0)} MiB/s, +${growth} MiB${ratio}`,
+  );
 });

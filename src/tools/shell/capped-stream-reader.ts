@@ -3,11 +3,14 @@
  * maxOutputBytes (flagged via truncated)"; issue 4: "bytes past the cap are drained and dropped, never
  * buffered"). The reader keeps at most `maxBytes` and keeps pulling after that, so the writer never
  * blocks on a full pipe, while every later chunk is released as soon as it is counted: a command that
- * prints 2 GB costs the server the cap plus one chunk, not 2 GB.
+ * prints 2 GB costs the server the cap plus one chunk, not 2 GB. Released chunks are garbage until the
+ * collector runs; dropped bytes are reported to a DroppedOutputCollector (dropped-output-collector.ts),
+ * which bounds that garbage whatever the collector's timing.
  *
  * A reading can be abandoned: after the shell has exited, a process that escaped its group may still
  * hold the pipe open, and waiting for its end-of-file would wait for that process.
  */
+import { type DroppedOutputCollector, defaultDroppedOutputCollector } from './dropped-output-collector.ts';
 
 export interface CappedStreamResult {
   /** The first `min(totalBytes, maxBytes)` bytes of the stream. */
@@ -38,8 +41,15 @@ function concatenate(chunks: Uint8Array[], length: number): Uint8Array {
   return joined;
 }
 
-/** Starts reading `stream`, keeping at most `maxBytes` (a non-negative integer). */
-export function readCappedStream(stream: ReadableStream<Uint8Array>, maxBytes: number): CappedStreamReading {
+/**
+ * Starts reading `stream`, keeping at most `maxBytes` (a non-negative integer). Bytes dropped past the
+ * cap are reported to `collector` (the process-wide one by default).
+ */
+export function readCappedStream(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  collector: DroppedOutputCollector = defaultDroppedOutputCollector,
+): CappedStreamReading {
   const reader = stream.getReader();
   const kept: Uint8Array[] = [];
   let keptBytes = 0;
@@ -61,6 +71,7 @@ export function readCappedStream(stream: ReadableStream<Uint8Array>, maxBytes: n
         const room = maxBytes - keptBytes;
         if (room <= 0) {
           truncated = true;
+          collector.noteDropped(value.byteLength);
           continue;
         }
         if (value.byteLength <= room) {
@@ -71,6 +82,7 @@ export function readCappedStream(stream: ReadableStream<Uint8Array>, maxBytes: n
           kept.push(value.slice(0, room));
           keptBytes += room;
           truncated = true;
+          collector.noteDropped(value.byteLength - room);
         }
       }
     } catch {

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ToolCancelledError, ToolTimeoutError } from '../../../src/tools/errors.ts';
 import type { ToolTimers } from '../../../src/tools/execution.ts';
@@ -252,6 +253,38 @@ describe('runShellCommand: byte caps', () => {
     const result = await runShellCommand(options(`head -c 1022 /dev/zero | tr "\\0" a; printf 'éé'`));
     expect(result.stdout).toBe(`${'a'.repeat(1022)}é`);
   });
+});
+
+describe('runShellCommand: no descriptor leaks', () => {
+  const openDescriptorCount = () => readdirSync('/proc/self/fd').length;
+
+  /** One of each way a call can end: truncated, background child, escaped child, timeout, abort. */
+  async function everyEnding(round: number): Promise<void> {
+    await runShellCommand(options('head -c 100000 /dev/zero; head -c 5000 /dev/zero >&2'));
+    await runShellCommand(options('sleep 600 & echo done'));
+    const pidFile = join(temporary.path, `leak-escaped-${round}.pid`);
+    await runShellCommand(options(`setsid sh -c 'echo $$ > ${pidFile}; exec sleep 600' & sleep 0.1`));
+    process.kill(await readPidFile(pidFile), 'SIGKILL');
+    const timers = manualTimers();
+    const timedOut = runShellCommand(options('sleep 60', { timers }));
+    timers.fire();
+    await timedOut;
+    const controller = new AbortController();
+    const aborted = runShellCommand(options('sleep 60', { signal: controller.signal }));
+    controller.abort(new ToolCancelledError('user'));
+    await aborted;
+  }
+
+  test.skipIf(!existsSync('/proc/self/fd'))(
+    'every way a call ends closes both pipes',
+    async () => {
+      await everyEnding(0); // Bun opens its own descriptors lazily on first use.
+      const before = openDescriptorCount();
+      for (let round = 1; round <= 3; round += 1) await everyEnding(round);
+      expect(await eventually(() => openDescriptorCount() <= before)).toBe(true);
+    },
+    20_000,
+  );
 });
 
 describe('runShellCommand: other interpreters', () => {
