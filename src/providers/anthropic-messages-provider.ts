@@ -27,6 +27,7 @@ import {
   finishFromError,
   makeUsage,
   normalizeToolArguments,
+  openAndTranslate,
   type ProviderClientOptions,
   parseArgumentsObject,
 } from './stream-support.ts';
@@ -251,17 +252,15 @@ export function createAnthropicMessagesProvider(options: AnthropicMessagesProvid
   });
   return {
     id: 'anthropic',
-    async *stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
-      let events: AsyncIterable<RawMessageStreamEvent>;
-      try {
-        events = await client.messages.create(buildAnthropicRequest(request, options), {
-          signal: request.signal,
-        });
-      } catch (error) {
-        yield finishFromError(error, request.signal);
-        return;
-      }
-      yield* translateAnthropicStream(events, request.signal);
+    stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
+      return openAndTranslate<RawMessageStreamEvent>(
+        request.signal,
+        () =>
+          client.messages.create(buildAnthropicRequest(request, options), {
+            signal: request.signal,
+          }),
+        (events) => translateAnthropicStream(events, request.signal),
+      );
     },
   };
 }

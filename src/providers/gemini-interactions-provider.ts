@@ -21,6 +21,7 @@ import {
   finishFromError,
   makeUsage,
   normalizeToolArguments,
+  openAndTranslate,
   type ProviderClientOptions,
   parseArgumentsObject,
 } from './stream-support.ts';
@@ -231,22 +232,20 @@ export function createGeminiInteractionsProvider(options: ProviderClientOptions)
   const maxRetries = options.maxRetries ?? 2;
   return {
     id: 'gemini',
-    async *stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
-      let events: AsyncIterable<Interactions.InteractionSSEEvent>;
-      try {
-        events = await client.interactions.create(buildGeminiRequest(request), {
-          timeout_ms: options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
-          retries:
-            maxRetries === 0
-              ? { strategy: 'none' }
-              : { strategy: 'attempt-count-backoff', maxRetries, retryConnectionErrors: true },
-          fetch_options: { signal: request.signal },
-        });
-      } catch (error) {
-        yield finishFromError(error, request.signal);
-        return;
-      }
-      yield* translateGeminiStream(events, request.signal);
+    stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
+      return openAndTranslate<Interactions.InteractionSSEEvent>(
+        request.signal,
+        () =>
+          client.interactions.create(buildGeminiRequest(request), {
+            timeout_ms: options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
+            retries:
+              maxRetries === 0
+                ? { strategy: 'none' }
+                : { strategy: 'attempt-count-backoff', maxRetries, retryConnectionErrors: true },
+            fetch_options: { signal: request.signal },
+          }),
+        (events) => translateGeminiStream(events, request.signal),
+      );
     },
   };
 }

@@ -28,6 +28,7 @@ import {
   finishFromError,
   makeUsage,
   normalizeToolArguments,
+  openAndTranslate,
   type ProviderClientOptions,
 } from './stream-support.ts';
 import { toolDefsToChatCompletions } from './tool-mapper.ts';
@@ -283,20 +284,19 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Mo
   });
   return {
     id,
-    async *stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
-      let chunks: AsyncIterable<ChatCompletionChunk>;
-      try {
-        chunks = await client.chat.completions.create(buildChatRequest(request, options), {
-          signal: request.signal,
-        });
-      } catch (error) {
-        yield finishFromError(error, request.signal);
-        return;
-      }
-      yield* translateChatStream(chunks, request.signal, {
-        providerId: id,
-        ...(options.createCallId ? { createCallId: options.createCallId } : {}),
-      });
+    stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
+      return openAndTranslate<ChatCompletionChunk>(
+        request.signal,
+        () =>
+          client.chat.completions.create(buildChatRequest(request, options), {
+            signal: request.signal,
+          }),
+        (events) =>
+          translateChatStream(events, request.signal, {
+            providerId: id,
+            ...(options.createCallId ? { createCallId: options.createCallId } : {}),
+          }),
+      );
     },
   };
 }

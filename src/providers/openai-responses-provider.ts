@@ -22,6 +22,7 @@ import {
   finishFromError,
   makeUsage,
   normalizeToolArguments,
+  openAndTranslate,
   type ProviderClientOptions,
 } from './stream-support.ts';
 import { toolDefsToResponsesAPI } from './tool-mapper.ts';
@@ -204,17 +205,15 @@ export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOp
   });
   return {
     id,
-    async *stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
-      let events: AsyncIterable<ResponseStreamEvent>;
-      try {
-        events = await client.responses.create(buildResponsesRequest(request, options), {
-          signal: request.signal,
-        });
-      } catch (error) {
-        yield finishFromError(error, request.signal);
-        return;
-      }
-      yield* translateResponsesStream(events, request.signal, id);
+    stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
+      return openAndTranslate<ResponseStreamEvent>(
+        request.signal,
+        () =>
+          client.responses.create(buildResponsesRequest(request, options), {
+            signal: request.signal,
+          }),
+        (events) => translateResponsesStream(events, request.signal, id),
+      );
     },
   };
 }

@@ -55,6 +55,25 @@ export function finishFromError(error: unknown, signal: AbortSignal, usage?: Tok
   return { type: 'finish', reason: 'error', message: describeError(error), ...(usage ? { usage } : {}) };
 }
 
+/**
+ * The adapter contract's opening half: opens the SDK stream and translates it, and a request that fails
+ * before its first event (HTTP error, unreachable server, abort) ends as a `finish` event instead of a throw.
+ */
+export async function* openAndTranslate<Event>(
+  signal: AbortSignal,
+  open: () => Promise<AsyncIterable<Event>>,
+  translate: (events: AsyncIterable<Event>) => AsyncIterable<ProviderEvent>,
+): AsyncGenerator<ProviderEvent> {
+  let events: AsyncIterable<Event>;
+  try {
+    events = await open();
+  } catch (error) {
+    yield finishFromError(error, signal);
+    return;
+  }
+  yield* translate(events);
+}
+
 /** The `finish` event for a stream that ended before the provider said it was complete. */
 export function finishForTruncatedStream(signal: AbortSignal, usage?: TokenUsage): ProviderEvent {
   if (signal.aborted) return { type: 'finish', reason: 'cancelled' };
