@@ -5,7 +5,8 @@
  * produced (reasoning with its `encrypted_content`, tool-search calls…) replayed verbatim from the
  * `provider_item` events this adapter emitted, since reasoning models need them to continue a tool loop.
  *
- * Stream contract (`types.ts`): never throws; a call is completed only by its `output_item.done`; the
+ * Stream contract (`types.ts`): never throws; a call is completed only by its `output_item.done` (and not
+ * when that item's status is `incomplete`: the output budget cut its arguments); the
  * stream ends with `finish` — `tool_calls`/`stop` on `response.completed`, `length` when the output
  * budget ran out, `error` for `response.failed`, an `error` event, a transport failure or a body that
  * ends before `response.completed` (so a call cut mid-arguments is never completed), `cancelled` on abort.
@@ -136,6 +137,9 @@ export async function* translateResponsesStream(
         case 'response.output_item.done': {
           const item = event.item;
           if (item.type === 'function_call') {
+            // An item the output budget cut is done with status `incomplete`: its arguments are partial,
+            // so the call is never completed (`response.incomplete` then finishes with `length`).
+            if (item.status === 'incomplete') break;
             let call =
               (item.id ? callsByItemId.get(item.id) : undefined) ??
               callsByOutputIndex.get(event.output_index);

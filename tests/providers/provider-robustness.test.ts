@@ -289,6 +289,48 @@ describe('terminal events', () => {
     ]);
   });
 
+  test('Responses: a call the output budget cut (its item done as incomplete) is never completed', async () => {
+    const events = await collect(
+      translateResponsesStream(
+        fromArray([
+          {
+            type: 'response.output_item.added',
+            output_index: 0,
+            item: { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'f', arguments: '' },
+          },
+          {
+            type: 'response.function_call_arguments.delta',
+            item_id: 'fc_1',
+            output_index: 0,
+            delta: '{"a":',
+          },
+          {
+            type: 'response.output_item.done',
+            output_index: 0,
+            item: {
+              type: 'function_call',
+              id: 'fc_1',
+              call_id: 'call_1',
+              name: 'f',
+              arguments: '{"a":',
+              status: 'incomplete',
+            },
+          },
+          {
+            type: 'response.incomplete',
+            response: { incomplete_details: { reason: 'max_output_tokens' } },
+          },
+        ] as never[]),
+        signal,
+      ),
+    );
+    expect(events).toEqual([
+      { type: 'tool_call_started', callId: 'call_1', name: 'f' },
+      { type: 'tool_call_arguments_delta', callId: 'call_1', delta: '{"a":' },
+      { type: 'finish', reason: 'length' },
+    ]);
+  });
+
   test('Gemini: a failed interaction and an error event', async () => {
     const run = (event: unknown) => collect(translateGeminiStream(fromArray([event as never]), signal));
     expect(
