@@ -8,8 +8,9 @@
  *
  * Stream contract (`types.ts`): never throws. A `tool_use` block is completed by its `content_block_stop`
  * with the raw accumulated `partial_json` (`""` → `"{}"`, invalid JSON passed through for the loop to
- * answer with `validation_failed`); a block cut off by `max_tokens` gets no stop and is never completed,
- * and the turn finishes with `length`. `thinking`/`redacted_thinking` blocks become `provider_item`s.
+ * answer with `validation_failed`). A block cut off by `max_tokens` is never completed, whether or not
+ * the server still sends its stop: the last stopped call is held until a later block starts or
+ * `message_delta` shows a stop reason other than the output limit, and the turn finishes with `length`. `thinking`/`redacted_thinking` blocks become `provider_item`s.
  * A body that ends before `message_delta` has given the stop reason finishes with `error` (one that ends
  * after it, missing only the `message_stop` terminator, finishes normally); an abort with `cancelled`.
  */
@@ -162,6 +163,14 @@ export async function* translateAnthropicStream(
   let outputTokens: number | undefined;
   let stopReason: StopReason | null = null;
   let completedCalls = 0;
+  /** The last stopped call, held back until the stream shows the output limit did not cut it. */
+  let heldCompletion: ProviderEvent | undefined;
+  function* releaseHeldCompletion(): Generator<ProviderEvent> {
+    if (!heldCompletion) return;
+    completedCalls += 1;
+    yield heldCompletion;
+    heldCompletion = undefined;
+  }
   try {
     for await (const event of events) {
       switch (event.type) {
@@ -170,6 +179,7 @@ export async function* translateAnthropicStream(
           outputTokens = event.message.usage?.output_tokens ?? undefined;
           break;
         case 'content_block_start': {
+          yield* releaseHeldCompletion();
           const block = event.content_block;
           if (block.type === 'tool_use') {
             blocks.set(event.index, {
@@ -208,8 +218,7 @@ export async function* translateAnthropicStream(
           const open = blocks.get(event.index);
           blocks.delete(event.index);
           if (open?.kind === 'tool_use') {
-            completedCalls += 1;
-            yield {
+            heldCompletion = {
               type: 'tool_call_completed',
               callId: open.callId,
               name: open.name,
@@ -222,10 +231,13 @@ export async function* translateAnthropicStream(
         }
         case 'message_delta':
           stopReason = event.delta.stop_reason ?? stopReason;
+          if (mapStopReason(stopReason, 0) === 'length') heldCompletion = undefined;
+          else if (stopReason !== null) yield* releaseHeldCompletion();
           outputTokens = event.usage?.output_tokens ?? outputTokens;
           if (typeof event.usage?.input_tokens === 'number') inputTokens = event.usage.input_tokens;
           break;
         case 'message_stop':
+          if (mapStopReason(stopReason, 0) !== 'length') yield* releaseHeldCompletion();
           yield finishForStop(stopReason, completedCalls, makeUsage(inputTokens, outputTokens));
           return;
       }

@@ -1,0 +1,59 @@
+/**
+ * Stream and request edge cases found in review (issue 7 "Robust to what real servers send"): each test
+ * pins one behaviour of one adapter with exact events or an exact request body.
+ */
+import { describe, expect, test } from 'bun:test';
+import { translateAnthropicStream } from '../../src/providers/anthropic-messages-provider.ts';
+import type { ProviderEvent } from '../../src/providers/types.ts';
+import { collect } from './provider-test-support.ts';
+
+async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T> {
+  for (const item of items) yield item;
+}
+
+const signal = new AbortController().signal;
+
+describe('Anthropic Messages', () => {
+  test('a tool_use block stopped by max_tokens is never completed; an earlier whole call still is', async () => {
+    const events: ProviderEvent[] = await collect(
+      translateAnthropicStream(
+        fromArray([
+          { type: 'message_start', message: { usage: { input_tokens: 3, output_tokens: 1 } } },
+          {
+            type: 'content_block_start',
+            index: 0,
+            content_block: { type: 'tool_use', id: 'toolu_1', name: 'f', input: {} },
+          },
+          {
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'input_json_delta', partial_json: '{"a":1}' },
+          },
+          { type: 'content_block_stop', index: 0 },
+          {
+            type: 'content_block_start',
+            index: 1,
+            content_block: { type: 'tool_use', id: 'toolu_2', name: 'g', input: {} },
+          },
+          {
+            type: 'content_block_delta',
+            index: 1,
+            delta: { type: 'input_json_delta', partial_json: '{"b":' },
+          },
+          { type: 'content_block_stop', index: 1 },
+          { type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 9 } },
+          { type: 'message_stop' },
+        ] as never[]),
+        signal,
+      ),
+    );
+    expect(events).toEqual([
+      { type: 'tool_call_started', callId: 'toolu_1', name: 'f' },
+      { type: 'tool_call_arguments_delta', callId: 'toolu_1', delta: '{"a":1}' },
+      { type: 'tool_call_completed', callId: 'toolu_1', name: 'f', arguments: '{"a":1}' },
+      { type: 'tool_call_started', callId: 'toolu_2', name: 'g' },
+      { type: 'tool_call_arguments_delta', callId: 'toolu_2', delta: '{"b":' },
+      { type: 'finish', reason: 'length', usage: { inputTokens: 3, outputTokens: 9 } },
+    ]);
+  });
+});
