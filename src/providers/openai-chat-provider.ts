@@ -10,8 +10,8 @@
  *
  * Tool-call chunks vary widely between servers, and all of these are handled: arguments whole or in
  * fragments; parallel calls by `index`; a missing `index` (Mistral: a call per id); an `index` starting at
- * 1; empty or missing ids and empty names on continuation chunks; a reused index with a new id (a new
- * call); calls without any id (an id is generated); `finish_reason` in the same chunk as the call.
+ * 1; empty or missing ids and empty names on continuation chunks; a reused index with a new id or
+ * another name (a new call); calls without any id (an id is generated); `finish_reason` in the same chunk as the call.
  * Calls are completed when `finish_reason` arrives (not on `length`, whose arguments are cut); a body that
  * ends without a `finish_reason` is a cut stream: `finish` `error`, and no pending call is completed.
  */
@@ -201,10 +201,13 @@ export async function* translateChatStream(
 
   function findSlot(toolCall: ChunkToolCall): CallSlot {
     const serverId = toolCall.id ? toolCall.id : undefined;
+    const name = toolCall.function?.name;
     let slot: CallSlot | undefined;
     if (typeof toolCall.index === 'number') {
       slot = slotsByIndex.get(toolCall.index);
       if (slot && serverId && slot.serverId && serverId !== slot.serverId) slot = undefined;
+      // Continuation chunks repeat the name or leave it empty; another name at this index is a new call.
+      if (slot && name && slot.name && name !== slot.name) slot = undefined;
     } else if (serverId) {
       slot = slotsByServerId.get(serverId);
     } else {

@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { translateAnthropicStream } from '../../src/providers/anthropic-messages-provider.ts';
+import { translateChatStream } from '../../src/providers/openai-chat-provider.ts';
 import type { ProviderEvent } from '../../src/providers/types.ts';
 import { collect } from './provider-test-support.ts';
 
@@ -54,6 +55,42 @@ describe('Anthropic Messages', () => {
       { type: 'tool_call_started', callId: 'toolu_2', name: 'g' },
       { type: 'tool_call_arguments_delta', callId: 'toolu_2', delta: '{"b":' },
       { type: 'finish', reason: 'length', usage: { inputTokens: 3, outputTokens: 9 } },
+    ]);
+  });
+});
+
+const chunk = (delta: unknown, finishReason: string | null = null, usage?: unknown) =>
+  ({
+    id: 'c',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'm',
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+    ...(usage ? { usage } : {}),
+  }) as never;
+
+async function translateChat(chunks: readonly never[]): Promise<ProviderEvent[]> {
+  let generated = 0;
+  return collect(
+    translateChatStream(fromArray(chunks), signal, { createCallId: () => `generated-${++generated}` }),
+  );
+}
+
+describe('Chat Completions', () => {
+  test('a reused index with no id but another name is a new call, not more arguments of the first', async () => {
+    const events = await translateChat([
+      chunk({ tool_calls: [{ index: 0, id: 'A', function: { name: 'f', arguments: '{"a":1}' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { name: 'g', arguments: '{}' } }] }),
+      chunk({}, 'tool_calls'),
+    ]);
+    expect(events).toEqual([
+      { type: 'tool_call_started', callId: 'A', name: 'f' },
+      { type: 'tool_call_arguments_delta', callId: 'A', delta: '{"a":1}' },
+      { type: 'tool_call_started', callId: 'generated-1', name: 'g' },
+      { type: 'tool_call_arguments_delta', callId: 'generated-1', delta: '{}' },
+      { type: 'tool_call_completed', callId: 'A', name: 'f', arguments: '{"a":1}' },
+      { type: 'tool_call_completed', callId: 'generated-1', name: 'g', arguments: '{}' },
+      { type: 'finish', reason: 'tool_calls' },
     ]);
   });
 });
