@@ -263,6 +263,7 @@ export async function* translateChatStream(
         type: 'finish',
         reason: 'error',
         message: 'The provider stopped the response with its content filter.',
+        ...(usage ? { usage } : {}),
       };
       return;
     }

@@ -93,4 +93,20 @@ describe('Chat Completions', () => {
       { type: 'finish', reason: 'tool_calls' },
     ]);
   });
+
+  test('a content-filter stop keeps the usage the server reported', async () => {
+    const events = await translateChat([
+      chunk({ content: 'x' }),
+      chunk({}, 'content_filter', { prompt_tokens: 4, completion_tokens: 2 }),
+    ]);
+    expect(events).toEqual([
+      { type: 'text_delta', delta: 'x' },
+      {
+        type: 'finish',
+        reason: 'error',
+        message: 'The provider stopped the response with its content filter.',
+        usage: { inputTokens: 4, outputTokens: 2 },
+      },
+    ]);
+  });
 });
