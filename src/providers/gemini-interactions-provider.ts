@@ -52,7 +52,8 @@ export function historyToGeminiSteps(history: readonly ConversationItem[]): Inte
         steps.push({ type: 'user_input', content: [{ type: 'text', text: item.text }] });
         break;
       case 'assistant_text':
-        steps.push({ type: 'model_output', content: [{ type: 'text', text: item.text }] });
+        // Gemini refuses an empty text part ("empty text parameter"): empty text is not replayed.
+        if (item.text) steps.push({ type: 'model_output', content: [{ type: 'text', text: item.text }] });
         break;
       case 'tool_call': {
         const signature = callSignature(item.providerData);

@@ -95,6 +95,9 @@ export function historyToChatMessages(
         messages.push({ role: 'user', content: item.text });
         break;
       case 'assistant_text': {
+        // Empty text is not replayed: some servers refuse an assistant message with neither content
+        // nor tool calls.
+        if (!item.text) break;
         const message = currentAssistant();
         message.content = typeof message.content === 'string' ? message.content + item.text : item.text;
         break;

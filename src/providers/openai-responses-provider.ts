@@ -53,7 +53,8 @@ export function historyToResponsesInput(
         input.push({ role: 'user', content: item.text });
         break;
       case 'assistant_text':
-        input.push({ role: 'assistant', content: item.text });
+        // Empty text carries nothing and an empty message can be refused: it is not replayed.
+        if (item.text) input.push({ role: 'assistant', content: item.text });
         break;
       case 'tool_call':
         input.push({

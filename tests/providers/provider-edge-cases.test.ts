@@ -3,9 +3,14 @@
  * pins one behaviour of one adapter with exact events or an exact request body.
  */
 import { describe, expect, test } from 'bun:test';
-import { translateAnthropicStream } from '../../src/providers/anthropic-messages-provider.ts';
-import { translateChatStream } from '../../src/providers/openai-chat-provider.ts';
-import type { ProviderEvent } from '../../src/providers/types.ts';
+import {
+  historyToAnthropicMessages,
+  translateAnthropicStream,
+} from '../../src/providers/anthropic-messages-provider.ts';
+import { historyToGeminiSteps } from '../../src/providers/gemini-interactions-provider.ts';
+import { historyToChatMessages, translateChatStream } from '../../src/providers/openai-chat-provider.ts';
+import { historyToResponsesInput } from '../../src/providers/openai-responses-provider.ts';
+import type { ConversationItem, ProviderEvent } from '../../src/providers/types.ts';
 import { collect } from './provider-test-support.ts';
 
 async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T> {
@@ -106,6 +111,62 @@ describe('Chat Completions', () => {
         reason: 'error',
         message: 'The provider stopped the response with its content filter.',
         usage: { inputTokens: 4, outputTokens: 2 },
+      },
+    ]);
+  });
+});
+
+describe('empty assistant text is not replayed (providers refuse empty text parts)', () => {
+  const history: ConversationItem[] = [
+    { type: 'user_text', text: 'hi' },
+    { type: 'assistant_text', text: '' },
+    { type: 'tool_call', callId: 'c1', name: 'f', arguments: '{}' },
+    { type: 'tool_result', callId: 'c1', name: 'f', ok: true, output: '"ok"' },
+    { type: 'assistant_text', text: '' },
+    { type: 'user_text', text: 'next' },
+  ];
+
+  test('Responses', () => {
+    expect(historyToResponsesInput(history)).toEqual([
+      { role: 'user', content: 'hi' },
+      { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'c1', output: '"ok"' },
+      { role: 'user', content: 'next' },
+    ]);
+  });
+
+  test('Chat Completions', () => {
+    expect(historyToChatMessages(undefined, history)).toEqual([
+      { role: 'user', content: 'hi' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: '"ok"' },
+      { role: 'user', content: 'next' },
+    ]);
+  });
+
+  test('Gemini Interactions', () => {
+    expect(historyToGeminiSteps(history)).toEqual([
+      { type: 'user_input', content: [{ type: 'text', text: 'hi' }] },
+      { type: 'function_call', id: 'c1', name: 'f', arguments: {} },
+      { type: 'function_result', call_id: 'c1', name: 'f', result: '"ok"' },
+      { type: 'user_input', content: [{ type: 'text', text: 'next' }] },
+    ]);
+  });
+
+  test('Anthropic Messages', () => {
+    expect(historyToAnthropicMessages(history)).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'f', input: {} }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'c1', content: '"ok"' },
+          { type: 'text', text: 'next' },
+        ],
       },
     ]);
   });
