@@ -92,13 +92,26 @@ function readVariable(env: ProviderEnvironment, name: string): string | undefine
   return value ? value : undefined;
 }
 
-function isHttpUrl(value: string): boolean {
+/**
+ * Why a base URL cannot be used, or `undefined` when it can. The value itself is never quoted: the reason
+ * is served to every user of the API, and a key pasted into the wrong variable must not show up there.
+ */
+function baseUrlProblem(value: string, config: ProviderConfig): string | undefined {
+  let url: URL;
   try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
+    url = new URL(value);
   } catch {
-    return false;
+    return `${config.baseUrlVariable} must be an http(s) URL.`;
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return `${config.baseUrlVariable} must be an http(s) URL.`;
+  }
+  if (url.username !== '' || url.password !== '') {
+    return `${config.baseUrlVariable} must not embed credentials; set ${config.keyVariable} instead.`;
+  }
+  // The SDKs append their paths (`/responses`, `/v1/messages`…) to the base URL as text.
+  if (/[?#]/.test(value)) return `${config.baseUrlVariable} must not have a query or fragment.`;
+  return undefined;
 }
 
 function resolveStatus(id: ProviderId, env: ProviderEnvironment): ProviderStatus & { apiKey?: string } {
@@ -110,13 +123,8 @@ function resolveStatus(id: ProviderId, env: ProviderEnvironment): ProviderStatus
   }
   const baseURL = configuredBaseUrl ?? config.defaultBaseUrl;
   if (!baseURL) return { id, available: false, reason: `${config.baseUrlVariable} is not set.` };
-  if (!isHttpUrl(baseURL)) {
-    return {
-      id,
-      available: false,
-      reason: `${config.baseUrlVariable} must be an http(s) URL, got ${JSON.stringify(baseURL)}.`,
-    };
-  }
+  const problem = baseUrlProblem(baseURL, config);
+  if (problem) return { id, available: false, reason: problem };
   return {
     id,
     available: true,
