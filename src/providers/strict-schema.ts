@@ -6,7 +6,8 @@
  * has no optional keys, so `toStrictSchema` derives that dialect at the boundary:
  * - every `type: object` node gets `additionalProperties: false` (unless the source keeps it open with
  *   `true` or a schema, which stays open and so is not strict) and lists every property in `required`;
- * - a property that was optional becomes nullable: `type: ['string', 'null']`, and `null` joins its `enum`;
+ * - a property that was optional becomes nullable: `type: ['string', 'null']`, and `null` joins its `enum`
+ *   (a typed `const: x` becomes `enum: [x, null]`);
  * - `minLength`/`maxLength` are dropped (strict mode refuses them; the executor still enforces them);
  * - every other keyword (`minimum`, `maximum`, `enum`, `pattern`, `format`, `minItems`, `maxItems`…) is
  *   kept, and literal values (`const`, `enum`, `default`, `examples`) are copied verbatim;
@@ -87,6 +88,11 @@ function makeNullable(schema: JsonSchema): JsonSchema {
   }
   if (Array.isArray(schema.enum) && !schema.enum.includes(null)) result.enum = [...schema.enum, null];
   if ('const' in schema && schema.type === undefined) return { anyOf: [schema, { type: 'null' }] };
+  if ('const' in schema && result.enum === undefined) {
+    // A const would still refuse the null its nullable type now allows: spell it as an enum.
+    delete result.const;
+    result.enum = [schema.const, null];
+  }
   return result;
 }
 

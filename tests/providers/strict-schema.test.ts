@@ -6,6 +6,21 @@ type Case = [label: string, source: JsonSchema, derived: JsonSchema, strict: boo
 
 const cases: Case[] = [
   [
+    'an optional typed const becomes a nullable enum (a const alone would still refuse the null)',
+    {
+      type: 'object',
+      properties: { mode: { type: 'string', const: 'fast' } },
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      properties: { mode: { type: ['string', 'null'], enum: ['fast', null] } },
+      additionalProperties: false,
+      required: ['mode'],
+    },
+    true,
+  ],
+  [
     'the spec example: an optional integer becomes nullable and required',
     {
       type: 'object',
