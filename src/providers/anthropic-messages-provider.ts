@@ -272,6 +272,7 @@ export function createAnthropicMessagesProvider(options: AnthropicMessagesProvid
             signal: request.signal,
           }),
         (events) => translateAnthropicStream(events, request.signal),
+        options.apiKey,
       );
     },
   };

@@ -246,6 +246,7 @@ export function createGeminiInteractionsProvider(options: ProviderClientOptions)
             fetch_options: { signal: request.signal },
           }),
         (events) => translateGeminiStream(events, request.signal),
+        options.apiKey,
       );
     },
   };

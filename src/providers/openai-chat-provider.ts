@@ -303,6 +303,7 @@ export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): Mo
             providerId: id,
             ...(options.createCallId ? { createCallId: options.createCallId } : {}),
           }),
+        options.apiKey,
       );
     },
   };

@@ -218,6 +218,7 @@ export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOp
             signal: request.signal,
           }),
         (events) => translateResponsesStream(events, request.signal, id),
+        options.apiKey,
       );
     },
   };

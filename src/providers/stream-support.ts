@@ -55,23 +55,39 @@ export function finishFromError(error: unknown, signal: AbortSignal, usage?: Tok
   return { type: 'finish', reason: 'error', message: describeError(error), ...(usage ? { usage } : {}) };
 }
 
+/** The text that replaces a secret in a message. */
+export const REDACTED = '[redacted]';
+
+/** `message` with every occurrence of `secret` replaced by `[redacted]` (secrets shorter than 4 chars are not searched). */
+export function redactSecret(message: string, secret: string | undefined): string {
+  if (!secret || secret.length < 4) return message;
+  return message.split(secret).join(REDACTED);
+}
+
 /**
  * The adapter contract's opening half: opens the SDK stream and translates it, and a request that fails
  * before its first event (HTTP error, unreachable server, abort) ends as a `finish` event instead of a throw.
+ * Servers and proxies echo the key they were sent in their error bodies, and the finish message is
+ * persisted and shown to users: `secret` (the API key) is redacted from it.
  */
 export async function* openAndTranslate<Event>(
   signal: AbortSignal,
   open: () => Promise<AsyncIterable<Event>>,
   translate: (events: AsyncIterable<Event>) => AsyncIterable<ProviderEvent>,
+  secret?: string,
 ): AsyncGenerator<ProviderEvent> {
+  const redacted = (event: ProviderEvent): ProviderEvent =>
+    event.type === 'finish' && event.message !== undefined
+      ? { ...event, message: redactSecret(event.message, secret) }
+      : event;
   let events: AsyncIterable<Event>;
   try {
     events = await open();
   } catch (error) {
-    yield finishFromError(error, signal);
+    yield redacted(finishFromError(error, signal));
     return;
   }
-  yield* translate(events);
+  for await (const event of translate(events)) yield redacted(event);
 }
 
 /** The `finish` event for a stream that ended before the provider said it was complete. */

@@ -1,0 +1,55 @@
+/**
+ * HTTP failures become readable `finish` messages that never carry the API key (issue 7; brief:
+ * "HTTP errors → finish error with a readable message, no secrets leaked"). Servers and proxies do echo
+ * the key they were sent (`Invalid key: sk-…`), and the message is persisted and shown to the user.
+ */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { createAnthropicMessagesProvider } from '../../src/providers/anthropic-messages-provider.ts';
+import { createGeminiInteractionsProvider } from '../../src/providers/gemini-interactions-provider.ts';
+import { createOpenAIChatProvider } from '../../src/providers/openai-chat-provider.ts';
+import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses-provider.ts';
+import type { ModelProvider } from '../../src/providers/types.ts';
+import { startReplayServer } from '../helpers/replay-server.ts';
+import { collect, makeRequest } from './provider-test-support.ts';
+
+const server = startReplayServer();
+afterAll(() => server.close());
+
+const KEY = 'sk-test-SECRET-0123456789';
+
+const OPENAI_STYLE = '401 Incorrect API key provided: [redacted].';
+const adapters: [name: string, create: (baseUrl: string) => ModelProvider, message: string][] = [
+  [
+    'openai',
+    (baseUrl) => createOpenAIResponsesProvider({ apiKey: KEY, baseURL: `${baseUrl}/v1`, maxRetries: 0 }),
+    OPENAI_STYLE,
+  ],
+  [
+    'openai-compatible',
+    (baseUrl) => createOpenAIChatProvider({ apiKey: KEY, baseURL: `${baseUrl}/v1`, maxRetries: 0 }),
+    OPENAI_STYLE,
+  ],
+  [
+    'anthropic',
+    (baseUrl) => createAnthropicMessagesProvider({ apiKey: KEY, baseURL: baseUrl, maxRetries: 0 }),
+    '401 {"error":{"message":"Incorrect API key provided: [redacted]."}}',
+  ],
+  [
+    'gemini',
+    (baseUrl) => createGeminiInteractionsProvider({ apiKey: KEY, baseURL: baseUrl, maxRetries: 0 }),
+    OPENAI_STYLE,
+  ],
+];
+
+describe.each(adapters)('%s', (_name, create, message) => {
+  test('a 401 whose body echoes the API key ends with error and the key redacted', async () => {
+    server.enqueue({
+      status: 401,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}.` } }),
+    });
+    const events = await collect(create(server.baseUrl).stream(makeRequest()));
+    expect(events).toEqual([{ type: 'finish', reason: 'error', message }]);
+    expect(JSON.stringify(events)).not.toContain('SECRET');
+  });
+});
