@@ -30,15 +30,25 @@ export function parseArgumentsObject(argumentsText: string): Record<string, unkn
   return {};
 }
 
+/** Longest failure message kept; error bodies can be whole HTML pages from a proxy. */
+const MAX_ERROR_MESSAGE_LENGTH = 500;
+
+/** One readable line: whitespace runs collapsed, cut at `MAX_ERROR_MESSAGE_LENGTH` with the count left out. */
+function readableMessage(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (line.length <= MAX_ERROR_MESSAGE_LENGTH) return line;
+  return `${line.slice(0, MAX_ERROR_MESSAGE_LENGTH)}… (${line.length - MAX_ERROR_MESSAGE_LENGTH} more characters)`;
+}
+
 function describeError(error: unknown): string {
   if (error instanceof Error) {
     const status = (error as { status?: unknown }).status;
     const message = error.message.trim() || error.name;
-    return typeof status === 'number' && !message.startsWith(String(status))
-      ? `${status} ${message}`
-      : message;
+    return readableMessage(
+      typeof status === 'number' && !message.startsWith(String(status)) ? `${status} ${message}` : message,
+    );
   }
-  return String(error);
+  return readableMessage(String(error));
 }
 
 function isAbortError(error: unknown): boolean {
@@ -61,7 +71,12 @@ export const REDACTED = '[redacted]';
 /** `message` with every occurrence of `secret` replaced by `[redacted]` (secrets shorter than 4 chars are not searched). */
 export function redactSecret(message: string, secret: string | undefined): string {
   if (!secret || secret.length < 4) return message;
-  return message.split(secret).join(REDACTED);
+  let result = message.split(secret).join(REDACTED);
+  // A long message is cut (`readableMessage`): a key straddling the cut leaves its prefix before `… (`.
+  for (let length = secret.length - 1; length >= 4; length -= 1) {
+    result = result.split(`${secret.slice(0, length)}… (`).join(`${REDACTED}… (`);
+  }
+  return result;
 }
 
 /**

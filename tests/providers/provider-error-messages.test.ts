@@ -8,6 +8,7 @@ import { createAnthropicMessagesProvider } from '../../src/providers/anthropic-m
 import { createGeminiInteractionsProvider } from '../../src/providers/gemini-interactions-provider.ts';
 import { createOpenAIChatProvider } from '../../src/providers/openai-chat-provider.ts';
 import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses-provider.ts';
+import { finishFromError, redactSecret } from '../../src/providers/stream-support.ts';
 import type { ModelProvider } from '../../src/providers/types.ts';
 import { startReplayServer } from '../helpers/replay-server.ts';
 import { collect, makeRequest } from './provider-test-support.ts';
@@ -51,5 +52,26 @@ describe.each(adapters)('%s', (_name, create, message) => {
     const events = await collect(create(server.baseUrl).stream(makeRequest()));
     expect(events).toEqual([{ type: 'finish', reason: 'error', message }]);
     expect(JSON.stringify(events)).not.toContain('SECRET');
+  });
+});
+
+describe('finishFromError', () => {
+  test('a huge error body (a proxy HTML page) is collapsed to one line and cut at 500 characters', () => {
+    const page = `<html>\n  <body>\n${'x'.repeat(2000)}\n  </body>\n</html>`;
+    const error = Object.assign(new Error(page), { status: 502 });
+    const expected = `502 <html> <body> ${'x'.repeat(2000)} </body> </html>`;
+    expect(finishFromError(error, new AbortController().signal)).toEqual({
+      type: 'finish',
+      reason: 'error',
+      message: `${expected.slice(0, 500)}… (${expected.length - 500} more characters)`,
+    });
+  });
+
+  test('a key straddling the cut is redacted too', () => {
+    const error = new Error(`${'y'.repeat(490)}${KEY}${'z'.repeat(100)}`);
+    const finish = finishFromError(error, new AbortController().signal);
+    expect(finish.type === 'finish' && redactSecret(finish.message ?? '', KEY)).toBe(
+      `${'y'.repeat(490)}[redacted]… (${KEY.length + 100 - 10} more characters)`,
+    );
   });
 });
