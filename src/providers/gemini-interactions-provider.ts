@@ -9,7 +9,9 @@
  * (kept in the call's `providerData`), and `function_result` steps paired by `call_id`.
  *
  * Stream contract (`types.ts`): never throws. A `function_call` step is completed by its `step.stop`,
- * with the arguments streamed as `arguments_delta` text (or the object sent whole in `step.start`);
+ * with the arguments streamed as `arguments_delta` text (or the object sent whole in `step.start`) —
+ * except a call the output budget cut: the last stopped call is held until a later step starts or the
+ * interaction ends with a status other than `incomplete`;
  * `interaction.completed` finishes with `tool_calls` (`requires_action`), `stop`, `length`
  * (`incomplete`) or `error` (`failed`, `cancelled`, `budget_exceeded`); a body that ends first finishes
  * with `error`, so a call cut mid-arguments is never completed.
@@ -125,10 +127,19 @@ export async function* translateGeminiStream(
 ): AsyncGenerator<ProviderEvent> {
   const open = new Map<number, OpenStep>();
   let completedCalls = 0;
+  /** The last stopped call, held back until the stream shows the output budget did not cut it. */
+  let heldCompletion: ProviderEvent | undefined;
+  function* releaseHeldCompletion(): Generator<ProviderEvent> {
+    if (!heldCompletion) return;
+    completedCalls += 1;
+    yield heldCompletion;
+    heldCompletion = undefined;
+  }
   try {
     for await (const event of events) {
       switch (event.event_type) {
         case 'step.start': {
+          yield* releaseHeldCompletion();
           const step = event.step;
           if (step.type === 'function_call') {
             const withSignature = step as FunctionCallStepWithSignature;
@@ -175,9 +186,8 @@ export async function* translateGeminiStream(
           const step = open.get(event.index);
           open.delete(event.index);
           if (step?.kind === 'call') {
-            completedCalls += 1;
             const argumentsText = step.argumentsText || startArgumentsText(step.startArguments);
-            yield {
+            heldCompletion = {
               type: 'tool_call_completed',
               callId: step.callId,
               name: step.name,
@@ -195,6 +205,8 @@ export async function* translateGeminiStream(
           const status = event.interaction.status;
           const usage = usageOf(event.interaction.usage);
           if (status === 'requires_continuation') break;
+          if (status === 'incomplete') heldCompletion = undefined;
+          else yield* releaseHeldCompletion();
           if (status === 'requires_action' || status === 'completed') {
             yield {
               type: 'finish',

@@ -7,7 +7,10 @@ import {
   historyToAnthropicMessages,
   translateAnthropicStream,
 } from '../../src/providers/anthropic-messages-provider.ts';
-import { historyToGeminiSteps } from '../../src/providers/gemini-interactions-provider.ts';
+import {
+  historyToGeminiSteps,
+  translateGeminiStream,
+} from '../../src/providers/gemini-interactions-provider.ts';
 import { historyToChatMessages, translateChatStream } from '../../src/providers/openai-chat-provider.ts';
 import { historyToResponsesInput } from '../../src/providers/openai-responses-provider.ts';
 import type { ConversationItem, ProviderEvent } from '../../src/providers/types.ts';
@@ -168,6 +171,39 @@ describe('empty assistant text is not replayed (providers refuse empty text part
           { type: 'text', text: 'next' },
         ],
       },
+    ]);
+  });
+});
+
+describe('Gemini Interactions', () => {
+  test('a call step the output budget cut (incomplete) is never completed; an earlier whole call still is', async () => {
+    const events = await collect(
+      translateGeminiStream(
+        fromArray([
+          {
+            event_type: 'step.start',
+            index: 0,
+            step: { type: 'function_call', id: 'c1', name: 'f', arguments: { a: 1 } },
+          },
+          { event_type: 'step.stop', index: 0 },
+          {
+            event_type: 'step.start',
+            index: 1,
+            step: { type: 'function_call', id: 'c2', name: 'g', arguments: {} },
+          },
+          { event_type: 'step.delta', index: 1, delta: { type: 'arguments_delta', arguments: '{"b":' } },
+          { event_type: 'step.stop', index: 1 },
+          { event_type: 'interaction.completed', interaction: { id: 'i', status: 'incomplete' } },
+        ] as never[]),
+        signal,
+      ),
+    );
+    expect(events).toEqual([
+      { type: 'tool_call_started', callId: 'c1', name: 'f' },
+      { type: 'tool_call_completed', callId: 'c1', name: 'f', arguments: '{"a":1}' },
+      { type: 'tool_call_started', callId: 'c2', name: 'g' },
+      { type: 'tool_call_arguments_delta', callId: 'c2', delta: '{"b":' },
+      { type: 'finish', reason: 'length' },
     ]);
   });
 });
