@@ -153,6 +153,21 @@ function finishForStop(
   return { type: 'finish', reason: mapStopReason(reason, completedCalls), ...(usage ? { usage } : {}) };
 }
 
+interface AnthropicInputUsage {
+  input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}
+
+/**
+ * All prompt tokens: Anthropic counts cached ones apart from `input_tokens`, while OpenAI and Gemini
+ * include them in their input count; the sum keeps `inputTokens` comparable across providers.
+ */
+function totalInputTokens(usage: AnthropicInputUsage | null | undefined): number | undefined {
+  if (typeof usage?.input_tokens !== 'number') return undefined;
+  return usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+}
+
 /** Translates a Messages event stream into `ProviderEvent`s. Never throws. */
 export async function* translateAnthropicStream(
   events: AsyncIterable<RawMessageStreamEvent>,
@@ -175,7 +190,7 @@ export async function* translateAnthropicStream(
     for await (const event of events) {
       switch (event.type) {
         case 'message_start':
-          inputTokens = event.message.usage?.input_tokens ?? undefined;
+          inputTokens = totalInputTokens(event.message.usage);
           outputTokens = event.message.usage?.output_tokens ?? undefined;
           break;
         case 'content_block_start': {
@@ -234,7 +249,7 @@ export async function* translateAnthropicStream(
           if (mapStopReason(stopReason, 0) === 'length') heldCompletion = undefined;
           else if (stopReason !== null) yield* releaseHeldCompletion();
           outputTokens = event.usage?.output_tokens ?? outputTokens;
-          if (typeof event.usage?.input_tokens === 'number') inputTokens = event.usage.input_tokens;
+          inputTokens = totalInputTokens(event.usage) ?? inputTokens;
           break;
         case 'message_stop':
           if (mapStopReason(stopReason, 0) !== 'length') yield* releaseHeldCompletion();

@@ -23,6 +23,36 @@ async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T> {
 const signal = new AbortController().signal;
 
 describe('Anthropic Messages', () => {
+  test('input usage counts cached prompt tokens too, like the other providers do', async () => {
+    const events = await collect(
+      translateAnthropicStream(
+        fromArray([
+          {
+            type: 'message_start',
+            message: {
+              usage: {
+                input_tokens: 5,
+                cache_creation_input_tokens: 100,
+                cache_read_input_tokens: 2000,
+                output_tokens: 1,
+              },
+            },
+          },
+          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } },
+          { type: 'content_block_stop', index: 0 },
+          { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 7 } },
+          { type: 'message_stop' },
+        ] as never[]),
+        signal,
+      ),
+    );
+    expect(events).toEqual([
+      { type: 'text_delta', delta: 'Hi' },
+      { type: 'finish', reason: 'stop', usage: { inputTokens: 2105, outputTokens: 7 } },
+    ]);
+  });
+
   test('a tool_use block stopped by max_tokens is never completed; an earlier whole call still is', async () => {
     const events: ProviderEvent[] = await collect(
       translateAnthropicStream(
