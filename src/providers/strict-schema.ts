@@ -8,7 +8,8 @@
  *   `true` or a schema, which stays open and so is not strict) and lists every property in `required`;
  * - a property that was optional becomes nullable: `type: ['string', 'null']`, and `null` joins its `enum`
  *   (a typed `const: x` becomes `enum: [x, null]`);
- * - `minLength`/`maxLength` are dropped (strict mode refuses them; the executor still enforces them);
+ * - `minLength`/`maxLength` are dropped (strict mode refuses them; the executor still enforces them), and
+ *   so is a `format` outside strict mode's allowlist (`uri`…);
  * - every other keyword (`minimum`, `maximum`, `enum`, `pattern`, `format`, `minItems`, `maxItems`…) is
  *   kept, and literal values (`const`, `enum`, `default`, `examples`) are copied verbatim;
  * - property *names* are data, never keywords: a property called `maxLength` or `not` is untouched.
@@ -35,6 +36,25 @@ const STRICT_FORBIDDEN_KEYWORDS = [
 ] as const;
 /** Keywords `toStrictSchema` drops; the executor keeps enforcing them. */
 const DROPPED_KEYWORDS = new Set(['minLength', 'maxLength']);
+/**
+ * The string formats strict mode accepts (OpenAI "Structured outputs: supported properties"); any other
+ * (`uri`, common in MCP schemas) makes the API refuse the whole request ("'uri' is not a valid format").
+ */
+const STRICT_FORMATS = new Set([
+  'date-time',
+  'time',
+  'date',
+  'duration',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uuid',
+]);
+
+function hasRefusedFormat(schema: JsonSchema): boolean {
+  return typeof schema.format === 'string' && !STRICT_FORMATS.has(schema.format);
+}
 
 function isSchemaObject(value: unknown): value is JsonSchema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -99,6 +119,7 @@ function makeNullable(schema: JsonSchema): JsonSchema {
 function strictNode(schema: JsonSchema): JsonSchema {
   const mapped = mapChildSchemas(schema, strictNode);
   for (const keyword of DROPPED_KEYWORDS) delete mapped[keyword];
+  if (hasRefusedFormat(mapped)) delete mapped.format;
   if (!isObjectNode(mapped)) return mapped;
 
   if (mapped.additionalProperties === undefined || mapped.additionalProperties === false) {
@@ -130,6 +151,7 @@ function nodeIsStrict(schema: JsonSchema): boolean {
   for (const keyword of STRICT_FORBIDDEN_KEYWORDS) {
     if (keyword in schema) return false;
   }
+  if (hasRefusedFormat(schema)) return false;
   if (isObjectNode(schema)) {
     if (schema.additionalProperties !== false) return false;
     const properties = isSchemaObject(schema.properties) ? schema.properties : {};
@@ -147,8 +169,8 @@ function nodeIsStrict(schema: JsonSchema): boolean {
 /**
  * Whether OpenAI Responses accepts `schema` with `strict: true` (spec: "Tool Mapper"): the root is
  * `type: object`, every object node has `additionalProperties: false` and all of its properties in
- * `required` at every depth, and no node uses `oneOf`, `anyOf`, `allOf`, `not`, `$ref`, `minLength` or
- * `maxLength`. Pure.
+ * `required` at every depth, and no node uses `oneOf`, `anyOf`, `allOf`, `not`, `$ref`, `minLength`,
+ * `maxLength` or a `format` outside the allowlist. Pure.
  */
 export function isStrictCompatible(schema: JsonSchema): boolean {
   return schema.type === 'object' && nodeIsStrict(schema);

@@ -6,6 +6,22 @@ type Case = [label: string, source: JsonSchema, derived: JsonSchema, strict: boo
 
 const cases: Case[] = [
   [
+    "a format outside strict mode's allowlist (uri) is dropped; an allowed one (date-time) is kept",
+    {
+      type: 'object',
+      properties: { url: { type: 'string', format: 'uri' }, at: { type: 'string', format: 'date-time' } },
+      required: ['url', 'at'],
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      properties: { url: { type: 'string' }, at: { type: 'string', format: 'date-time' } },
+      required: ['url', 'at'],
+      additionalProperties: false,
+    },
+    true,
+  ],
+  [
     'an optional typed const becomes a nullable enum (a const alone would still refuse the null)',
     {
       type: 'object',
@@ -244,6 +260,16 @@ describe('toStrictSchema and isStrictCompatible', () => {
 
 type RuleCase = [label: string, schema: JsonSchema, strict: boolean];
 const ruleCases: RuleCase[] = [
+  [
+    'a format strict mode refuses',
+    {
+      type: 'object',
+      properties: { a: { type: 'string', format: 'uri' } },
+      required: ['a'],
+      additionalProperties: false,
+    },
+    false,
+  ],
   ['root must be an object', { type: 'array', items: { type: 'string' } }, false],
   ['root without type', { properties: {}, additionalProperties: false, required: [] }, false],
   ['missing additionalProperties', { type: 'object', properties: {}, required: [] }, false],
