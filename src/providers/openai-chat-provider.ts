@@ -153,7 +153,7 @@ type ChunkToolCall = Partial<ChatCompletionChunk.Choice.Delta.ToolCall>;
 
 function mapFinishReason(reason: string, hasCalls: boolean): FinishReason {
   if (reason === 'length') return 'length';
-  if (reason === 'tool_calls' || reason === 'function_call') return 'tool_calls';
+  // `tool_calls` with no call streamed (some servers say it regardless) has nothing to wait for.
   return hasCalls ? 'tool_calls' : 'stop';
 }
 

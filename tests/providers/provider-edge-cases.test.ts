@@ -132,6 +132,14 @@ describe('Chat Completions', () => {
     ]);
   });
 
+  test('finish_reason tool_calls with no call in the stream finishes with stop (nothing to wait for)', async () => {
+    const events = await translateChat([chunk({ content: 'Done.' }), chunk({}, 'tool_calls')]);
+    expect(events).toEqual([
+      { type: 'text_delta', delta: 'Done.' },
+      { type: 'finish', reason: 'stop' },
+    ]);
+  });
+
   test('a content-filter stop keeps the usage the server reported', async () => {
     const events = await translateChat([
       chunk({ content: 'x' }),
