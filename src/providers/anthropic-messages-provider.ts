@@ -26,6 +26,7 @@ import {
   DEFAULT_PROVIDER_TIMEOUT_MS,
   finishForTruncatedStream,
   finishFromError,
+  HeldCallCompletion,
   makeUsage,
   normalizeToolArguments,
   openAndTranslate,
@@ -177,15 +178,7 @@ export async function* translateAnthropicStream(
   let inputTokens: number | undefined;
   let outputTokens: number | undefined;
   let stopReason: StopReason | null = null;
-  let completedCalls = 0;
-  /** The last stopped call, held back until the stream shows the output limit did not cut it. */
-  let heldCompletion: ProviderEvent | undefined;
-  function* releaseHeldCompletion(): Generator<ProviderEvent> {
-    if (!heldCompletion) return;
-    completedCalls += 1;
-    yield heldCompletion;
-    heldCompletion = undefined;
-  }
+  const calls = new HeldCallCompletion();
   try {
     for await (const event of events) {
       switch (event.type) {
@@ -194,7 +187,7 @@ export async function* translateAnthropicStream(
           outputTokens = event.message.usage?.output_tokens ?? undefined;
           break;
         case 'content_block_start': {
-          yield* releaseHeldCompletion();
+          yield* calls.release();
           const block = event.content_block;
           if (block.type === 'tool_use') {
             blocks.set(event.index, {
@@ -233,12 +226,12 @@ export async function* translateAnthropicStream(
           const open = blocks.get(event.index);
           blocks.delete(event.index);
           if (open?.kind === 'tool_use') {
-            heldCompletion = {
+            calls.hold({
               type: 'tool_call_completed',
               callId: open.callId,
               name: open.name,
               arguments: normalizeToolArguments(open.argumentsText),
-            };
+            });
           } else if (open?.kind === 'thinking') {
             yield { type: 'provider_item', provider: 'anthropic', data: open.block };
           }
@@ -246,21 +239,21 @@ export async function* translateAnthropicStream(
         }
         case 'message_delta':
           stopReason = event.delta.stop_reason ?? stopReason;
-          if (mapStopReason(stopReason, 0) === 'length') heldCompletion = undefined;
-          else if (stopReason !== null) yield* releaseHeldCompletion();
+          if (mapStopReason(stopReason, 0) === 'length') calls.discard();
+          else if (stopReason !== null) yield* calls.release();
           outputTokens = event.usage?.output_tokens ?? outputTokens;
           inputTokens = totalInputTokens(event.usage) ?? inputTokens;
           break;
         case 'message_stop':
-          if (mapStopReason(stopReason, 0) !== 'length') yield* releaseHeldCompletion();
-          yield finishForStop(stopReason, completedCalls, makeUsage(inputTokens, outputTokens));
+          if (mapStopReason(stopReason, 0) !== 'length') yield* calls.release();
+          yield finishForStop(stopReason, calls.released, makeUsage(inputTokens, outputTokens));
           return;
       }
     }
     if (stopReason !== null && !signal.aborted) {
       // `message_delta` carried the model's stop reason; only the `message_stop` terminator is missing
       // (recorded streams often lose it with the final newline), and every block has already ended.
-      yield finishForStop(stopReason, completedCalls, makeUsage(inputTokens, outputTokens));
+      yield finishForStop(stopReason, calls.released, makeUsage(inputTokens, outputTokens));
       return;
     }
     yield finishForTruncatedStream(signal, makeUsage(inputTokens, outputTokens));

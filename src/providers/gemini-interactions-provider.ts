@@ -21,6 +21,7 @@ import {
   DEFAULT_PROVIDER_TIMEOUT_MS,
   finishForTruncatedStream,
   finishFromError,
+  HeldCallCompletion,
   makeUsage,
   normalizeToolArguments,
   openAndTranslate,
@@ -126,20 +127,12 @@ export async function* translateGeminiStream(
   signal: AbortSignal,
 ): AsyncGenerator<ProviderEvent> {
   const open = new Map<number, OpenStep>();
-  let completedCalls = 0;
-  /** The last stopped call, held back until the stream shows the output budget did not cut it. */
-  let heldCompletion: ProviderEvent | undefined;
-  function* releaseHeldCompletion(): Generator<ProviderEvent> {
-    if (!heldCompletion) return;
-    completedCalls += 1;
-    yield heldCompletion;
-    heldCompletion = undefined;
-  }
+  const calls = new HeldCallCompletion();
   try {
     for await (const event of events) {
       switch (event.event_type) {
         case 'step.start': {
-          yield* releaseHeldCompletion();
+          yield* calls.release();
           const step = event.step;
           if (step.type === 'function_call') {
             const withSignature = step as FunctionCallStepWithSignature;
@@ -187,7 +180,7 @@ export async function* translateGeminiStream(
           open.delete(event.index);
           if (step?.kind === 'call') {
             const argumentsText = step.argumentsText || startArgumentsText(step.startArguments);
-            heldCompletion = {
+            calls.hold({
               type: 'tool_call_completed',
               callId: step.callId,
               name: step.name,
@@ -195,7 +188,7 @@ export async function* translateGeminiStream(
               ...(step.signature
                 ? { providerData: { signature: step.signature } satisfies GeminiCallData }
                 : {}),
-            };
+            });
           } else if (step?.kind === 'thought' && step.step.signature) {
             yield { type: 'provider_item', provider: 'gemini', data: step.step };
           }
@@ -205,12 +198,12 @@ export async function* translateGeminiStream(
           const status = event.interaction.status;
           const usage = usageOf(event.interaction.usage);
           if (status === 'requires_continuation') break;
-          if (status === 'incomplete') heldCompletion = undefined;
-          else yield* releaseHeldCompletion();
+          if (status === 'incomplete') calls.discard();
+          else yield* calls.release();
           if (status === 'requires_action' || status === 'completed') {
             yield {
               type: 'finish',
-              reason: status === 'requires_action' || completedCalls > 0 ? 'tool_calls' : 'stop',
+              reason: status === 'requires_action' || calls.released > 0 ? 'tool_calls' : 'stop',
               ...(usage ? { usage } : {}),
             };
           } else if (status === 'incomplete') {

@@ -15,15 +15,14 @@
  * Calls are completed when `finish_reason` arrives (not on `length`, whose arguments are cut); a body that
  * ends without a `finish_reason` is a cut stream: `finish` `error`, and no pending call is completed.
  */
-import OpenAI from 'openai';
 import type {
   ChatCompletionAssistantMessageParam,
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
+import { createOpenAIClient } from './openai-client.ts';
 import {
-  DEFAULT_PROVIDER_TIMEOUT_MS,
   finishForTruncatedStream,
   finishFromError,
   makeUsage,
@@ -283,12 +282,7 @@ export async function* translateChatStream(
 /** A `ModelProvider` for Chat Completions servers through the official `openai` SDK. */
 export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): ModelProvider {
   const id = options.id ?? 'openai-compatible';
-  const client = new OpenAI({
-    apiKey: options.apiKey,
-    baseURL: options.baseURL,
-    maxRetries: options.maxRetries ?? 2,
-    timeout: options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
-  });
+  const client = createOpenAIClient(options);
   return {
     id,
     stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {

@@ -11,14 +11,13 @@
  * budget ran out, `error` for `response.failed`, an `error` event, a transport failure or a body that
  * ends before `response.completed` (so a call cut mid-arguments is never completed), `cancelled` on abort.
  */
-import OpenAI from 'openai';
 import type {
   ResponseCreateParamsStreaming,
   ResponseInputItem,
   ResponseStreamEvent,
 } from 'openai/resources/responses/responses';
+import { createOpenAIClient } from './openai-client.ts';
 import {
-  DEFAULT_PROVIDER_TIMEOUT_MS,
   finishForTruncatedStream,
   finishFromError,
   makeUsage,
@@ -202,12 +201,7 @@ export async function* translateResponsesStream(
 /** A `ModelProvider` for the Responses API through the official `openai` SDK. */
 export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOptions): ModelProvider {
   const id = options.id ?? 'openai';
-  const client = new OpenAI({
-    apiKey: options.apiKey,
-    baseURL: options.baseURL,
-    maxRetries: options.maxRetries ?? 2,
-    timeout: options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
-  });
+  const client = createOpenAIClient(options);
   return {
     id,
     stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
