@@ -155,6 +155,7 @@ export async function executeTool(
     chatId: context.chatId,
     workingDirectory: context.workingDirectory,
     restricted: context.restricted ?? false,
+    ...(context.reachable === undefined ? {} : { reachable: context.reachable }),
     settings,
     signal: controller.signal,
     ledger: context.ledger ?? getInMemoryLedgerForChat(context.chatId),

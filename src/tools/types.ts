@@ -2,6 +2,8 @@
  * Core types of the tools layer (spec: "Core Types"; design: "Contracts that cross layers").
  * Tools import only from this layer; nothing here knows about HTTP, databases or providers.
  */
+
+import type { ReachableSet } from './access/reachable-set.ts';
 import type { ToolErrorClassification } from './errors.ts';
 import type { FreshnessLedger } from './freshness-ledger.ts';
 
@@ -116,6 +118,8 @@ export interface ToolCallContext {
   workingDirectory?: string;
   /** When true, every path a tool touches must stay inside `workingDirectory`. */
   restricted?: boolean;
+  /** What the call may reach (see access/reachable-set.ts); replaces `workingDirectory` and `restricted`. */
+  reachable?: ReachableSet;
   /** The caller's abort (user cancel, stream teardown). */
   signal?: AbortSignal;
   /** The chat's freshness ledger; defaults to a process-wide in-memory ledger per chat id. */
@@ -134,6 +138,8 @@ export interface ToolContext {
   chatId: string | undefined;
   workingDirectory: string | undefined;
   restricted: boolean;
+  /** What the call may reach (see access/reachable-set.ts); replaces `workingDirectory` and `restricted`. */
+  reachable?: ReachableSet;
   /** Effective settings for this user and tool (defaults < saved < overrides). */
   settings: EffectiveToolSettings;
   /** Fires when the call's budget runs out or the caller aborts; `signal.reason` tells which. */

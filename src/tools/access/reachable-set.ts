@@ -65,10 +65,7 @@ export function isPathInside(candidate: string, directory: string): boolean {
 }
 
 /** The workspace holding `path` (deepest wins), or undefined. */
-export function workspaceContaining(
-  workspaces: readonly Workspace[],
-  path: string,
-): Workspace | undefined {
+export function workspaceContaining(workspaces: readonly Workspace[], path: string): Workspace | undefined {
   let best: Workspace | undefined;
   for (const workspace of workspaces) {
     if (isPathInside(path, workspace.path) && (!best || workspace.path.length > best.path.length)) {
