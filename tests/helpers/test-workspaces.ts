@@ -21,7 +21,9 @@ export interface TestWorkspaces {
   dispose(): void;
 }
 
-export function createTestWorkspaces(repository: WorkspaceRepository = new InMemoryWorkspaceRepository()): TestWorkspaces {
+export function createTestWorkspaces(
+  repository: WorkspaceRepository = new InMemoryWorkspaceRepository(),
+): TestWorkspaces {
   const workspacesDirectory = realpathSync(mkdtempSync(join(tmpdir(), 'mango-workspaces-')));
   const dataDirectory = realpathSync(mkdtempSync(join(tmpdir(), 'mango-data-')));
   const service = createWorkspaceService({ dataDirectory, workspacesDirectory }, repository);
