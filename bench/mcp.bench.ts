@@ -18,9 +18,9 @@ import { handleMcpHttpRequest, McpHttpSessions } from '../src/mcp/mcp-http-handl
 import { createMcpToolServer } from '../src/mcp/mcp-tool-server.ts';
 import { InMemoryToolSettingsRepository } from '../src/settings/tool-settings-repository.ts';
 import { executeTool } from '../src/tools/execution.ts';
+import { bindWorkingDirectory } from '../src/workspaces/bind-working-directory.ts';
 import { seedCliDatabase } from '../tests/helpers/seed-cli-database.ts';
 import { createTestWorkspaces } from '../tests/helpers/test-workspaces.ts';
-import { bindWorkingDirectory } from '../src/workspaces/bind-working-directory.ts';
 
 const CALLS = Number(process.env.MCP_BENCH_CALLS ?? 500);
 const args = { timezone: 'America/Sao_Paulo', locale: 'pt-BR' };
