@@ -47,18 +47,26 @@ export interface WebTestServerOptions {
 }
 
 /**
- * Builds the app into a temp dir and starts the real server over a temp SQLite database. The temp
- * root is also the only workspace root (`root`), so chats can bind directories made inside it.
+ * Builds the app into a temp dir and starts the real server over a temp SQLite database, with the
+ * workspaces directory under the temp root (`root/workspaces`); the tester's chats work in their personal
+ * workspace unless a test grants them more (`server.deps.workspaces.grant`).
  */
 export async function startWebTestServer(options: WebTestServerOptions = {}): Promise<WebTestServer> {
   const root = await realpath(await mkdtemp(path.join(tmpdir(), 'mango-web-e2e-')));
   const webDirectory = path.join(root, 'web');
   await buildWebApp({ outputDirectory: webDirectory });
   const config = {
-    ...loadConfig({ PORT: '0', MANGO_DATA_DIR: path.join(root, 'data') }, root),
+    ...loadConfig(
+      {
+        PORT: '0',
+        MANGO_DATA_DIR: path.join(root, 'data'),
+        MANGO_WORKSPACES_DIR: path.join(root, 'workspaces'),
+      },
+      root,
+    ),
     webDirectory,
   };
-  const environment = { MANGO_WORKSPACE_ROOTS: root, ...options.environment };
+  const environment = { ...options.environment };
   const server = await startServer(config, { print: () => {}, env: environment, registry: options.registry });
   const { token } = await server.deps.users.create('web-tester');
   return {
