@@ -104,7 +104,9 @@ const scriptedProviders: ProviderRegistry = {
 };
 
 const directory = await mkdtemp(join(tmpdir(), 'mango-chat-bench-'));
+const workspacesDirectory = await mkdtemp(join(tmpdir(), 'mango-chat-bench-workspaces-'));
 const config = {
+  workspacesDirectory,
   host: '127.0.0.1',
   port: 0,
   dataDirectory: directory,
@@ -120,7 +122,7 @@ const deps = createAppDependencies({
   config,
   database,
   registry,
-  environment: { MANGO_WORKSPACE_ROOTS: directory, MANGO_MAX_TOOL_ITERATIONS: '1000' },
+  environment: { MANGO_MAX_TOOL_ITERATIONS: '1000' },
   providers: scriptedProviders,
   log: (message) => console.error(message),
 });
@@ -234,3 +236,4 @@ server.stop(true);
 replay.stop(true);
 await database.close();
 await rm(directory, { recursive: true, force: true });
+await rm(workspacesDirectory, { recursive: true, force: true });

@@ -18,7 +18,9 @@ import { handleMcpHttpRequest, McpHttpSessions } from '../src/mcp/mcp-http-handl
 import { createMcpToolServer } from '../src/mcp/mcp-tool-server.ts';
 import { InMemoryToolSettingsRepository } from '../src/settings/tool-settings-repository.ts';
 import { executeTool } from '../src/tools/execution.ts';
+import { bindWorkingDirectory } from '../src/workspaces/bind-working-directory.ts';
 import { seedCliDatabase } from '../tests/helpers/seed-cli-database.ts';
+import { createTestWorkspaces } from '../tests/helpers/test-workspaces.ts';
 
 const CALLS = Number(process.env.MCP_BENCH_CALLS ?? 500);
 const args = { timezone: 'America/Sao_Paulo', locale: 'pt-BR' };
@@ -55,7 +57,11 @@ const bareMemory = await inMemoryClient(bareServer());
 const bareMemoryTime = await measure('bare SDK server, in-memory', () =>
   bareMemory.callTool({ name: 'x', arguments: {} }),
 );
-const oursMemory = await inMemoryClient(createMcpToolServer({ toolSettings, userId: 'u', log: () => {} }));
+const workspaces = createTestWorkspaces();
+const bound = await bindWorkingDirectory(workspaces.service, 'u', { cwd: undefined, unrestricted: false });
+const oursMemory = await inMemoryClient(
+  createMcpToolServer({ toolSettings, userId: 'u', resolveAccess: bound.resolveAccess, log: () => {} }),
+);
 const oursMemoryTime = await measure('mango MCP, in-memory', () =>
   oursMemory.callTool({ name: 'get_current_datetime', arguments: args }),
 );
@@ -72,7 +78,11 @@ const http = Bun.serve({
       await server.connect(transport);
       return transport.handleRequest(request);
     }
-    return handleMcpHttpRequest(request, { id: 'u' }, { sessions, toolSettings, log: () => {} });
+    return handleMcpHttpRequest(
+      request,
+      { id: 'u' },
+      { sessions, toolSettings, workspaces: workspaces.service, log: () => {} },
+    );
   },
 });
 const bareHttp = new Client({ name: 'bench', version: '1' });
@@ -129,3 +139,4 @@ await Promise.allSettled([
 await sessions.closeAll();
 http.stop(true);
 await rm(temporary, { recursive: true, force: true });
+workspaces.dispose();

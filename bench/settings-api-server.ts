@@ -28,6 +28,7 @@ if (kind === 'hello') {
       databaseUrl: kind === 'postgres' ? databaseUrl : undefined,
       shutdownTimeoutMs: 2_000,
       maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
+      workspacesDirectory: `${directory}-workspaces`,
     },
     { print: (line) => (token ||= /mango_\S+/.exec(line)?.[0] ?? '') },
   );
@@ -35,6 +36,7 @@ if (kind === 'hello') {
   stop = async () => {
     await server.stop();
     await rm(directory, { recursive: true, force: true });
+    await rm(`${directory}-workspaces`, { recursive: true, force: true });
   };
 }
 process.on('SIGTERM', () => {

@@ -8,8 +8,13 @@
  * | `PORT`           | `3000`      | TCP port (0 = any free port)                                    |
  * | `MANGO_DATA_DIR` | `./data`    | SQLite database (`mango.db`) and generated files                |
  * | `DATABASE_URL`   | (unset)     | `postgres://…` switches to PostgreSQL; unset = SQLite           |
+ * | `MANGO_WORKSPACES_DIR` | see `defaultWorkspacesDirectory` | every user's personal workspace   |
+ *
+ * `MANGO_WORKSPACE_ROOTS` (shared roots every user could bind) is gone: a configuration that still sets
+ * it is refused, so an operator never believes a setting applies that no longer does.
  */
 import { resolve } from 'node:path';
+import { defaultWorkspacesDirectory } from './workspaces/workspaces-directory.ts';
 
 export interface ServerConfig {
   host: string;
@@ -30,6 +35,14 @@ export interface ServerConfig {
   idleTimeoutSeconds?: number;
   /** The built web app served at `/` (default `dist/web` of this checkout; `npm run build` makes it). */
   webDirectory?: string;
+  /** Absolute path of the directory holding every user's personal workspace (`MANGO_WORKSPACES_DIR`). */
+  workspacesDirectory: string;
+  /**
+   * Who owns a newly created personal workspace. Set when shell commands run as another uid than the
+   * server (a server running as root drops its sandboxed commands to an unprivileged uid), so that uid
+   * can use the workspace; absent = the server's own uid, nothing changed.
+   */
+  workspaceOwner?: { uid: number; gid: number };
 }
 
 /** Bun.serve's default idle timeout, kept as ours. */
@@ -47,8 +60,22 @@ export class ConfigError extends Error {
 
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 
+/** The refusal for a configuration that still sets the removed `MANGO_WORKSPACE_ROOTS`, or undefined. */
+export function removedWorkspaceRootsMessage(
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (env.MANGO_WORKSPACE_ROOTS === undefined) return undefined;
+  return (
+    'MANGO_WORKSPACE_ROOTS is no longer supported: directories now belong to users. Unset it, then grant ' +
+    'each user the directories they need with `mango workspace grant NAME DIR` (or ' +
+    '`mango workspace grant-existing` to grant the directories existing chats use); see docs/isolation.md.'
+  );
+}
+
 /** Reads the configuration from `env`, resolving relative paths against `cwd`. */
 export function loadConfig(env: Record<string, string | undefined>, cwd: string): ServerConfig {
+  const removed = removedWorkspaceRootsMessage(env);
+  if (removed !== undefined) throw new ConfigError(removed);
   const host = env.HOST?.trim() || '127.0.0.1';
   const rawPort = env.PORT?.trim() || '3000';
   const port = Number(rawPort);
@@ -64,6 +91,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
     port,
     dataDirectory: resolve(cwd, env.MANGO_DATA_DIR?.trim() || 'data'),
     databaseUrl,
+    workspacesDirectory: resolve(cwd, env.MANGO_WORKSPACES_DIR?.trim() || defaultWorkspacesDirectory(env)),
     shutdownTimeoutMs: 10_000,
     maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
   };

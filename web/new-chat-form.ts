@@ -108,7 +108,6 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
             model: modelInput.value.trim(),
             title: titleInput.value.trim() || undefined,
             workingDirectory: directoryInput.value.trim() || undefined,
-            restricted: restrictedInput.checked,
           });
           options.navigate(`/chats/${encodeURIComponent(chat.id)}`);
         } catch (error) {

@@ -1,23 +1,18 @@
 /**
- * Chat settings the server reads from its environment (issue 7): `MANGO_WORKSPACE_ROOTS` (directories
- * a chat may bind, default the server user's home) and `MANGO_MAX_TOOL_ITERATIONS` (model calls per
- * turn, default 25). Invalid values stop the server at startup with a message, never silently default.
+ * Chat settings the server reads from its environment (issue 7): `MANGO_MAX_TOOL_ITERATIONS` (model
+ * calls per turn, default 25). Invalid values stop the server at startup with a message, never silently
+ * default. Where a chat may work is not configured here: workspaces belong to users (`src/workspaces/`).
  */
-import { homedir } from 'node:os';
 import { DEFAULT_MAX_TOOL_ITERATIONS } from './turn.ts';
-import { parseWorkspaceRoots } from './workspace-roots.ts';
 
 export const MAX_TOOL_ITERATIONS_CEILING = 1000;
 
 export interface ChatConfig {
-  workspaceRoots: string[];
   maxToolIterations: number;
-  homeDirectory: string;
 }
 
 export function readChatConfig(
   environment: Readonly<Record<string, string | undefined>> = process.env,
-  homeDirectory: string = homedir(),
 ): ChatConfig {
   const rawIterations = environment.MANGO_MAX_TOOL_ITERATIONS?.trim();
   let maxToolIterations = DEFAULT_MAX_TOOL_ITERATIONS;
@@ -33,9 +28,5 @@ export function readChatConfig(
       );
     }
   }
-  return {
-    workspaceRoots: parseWorkspaceRoots(environment.MANGO_WORKSPACE_ROOTS, homeDirectory),
-    maxToolIterations,
-    homeDirectory,
-  };
+  return { maxToolIterations };
 }

@@ -9,10 +9,17 @@ export interface Chat {
   id: string;
   userId: string;
   title: string;
-  /** Real absolute path of the bound working directory; null = none bound. */
+  /**
+   * Real absolute path of the working directory, inside one of the owner's workspaces. Stored null
+   * (chats from before workspaces) means the owner's personal workspace; the service reports the path.
+   */
   workingDirectory: string | null;
-  /** Whether path containment to `workingDirectory` applies to the chat's tools. */
-  restricted: boolean;
+  /**
+   * True: the chat's tools reach only `workingDirectory`. False: the chat asked to reach all of its
+   * owner's workspaces, which applies only while the owner is allowed unrestricted chats (the service
+   * reports the effective value).
+   */
+  confined: boolean;
   provider: ProviderId;
   model: string;
   /** The chat's own instructions, appended to the server's system prompt. */

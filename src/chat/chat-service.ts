@@ -6,8 +6,10 @@
  *
  * Guarantees:
  * - Per-user isolation: another user's chat is `not_found`, never `forbidden`.
- * - A chat's working directory exists and lies under a workspace root (real paths compared), checked
- *   at creation and again before every turn.
+ * - A chat's working directory lies inside one of its owner's workspaces (`src/workspaces/`; omitted,
+ *   the personal workspace), checked at creation, again before every turn and before every tool call,
+ *   so a revoked grant applies at the next call. A chat is confined to its working directory unless it
+ *   asked otherwise and its owner is allowed unrestricted chats, checked each time as well.
  * - Every completed conversation item is persisted as the turn produces it; history is repaired
  *   before replay (`history-repair.ts`), so a crash mid-turn never poisons the next turn.
  * - One turn at a time per chat: a second `startTurn` fails with `busy` until the first one's event
@@ -19,6 +21,9 @@ import { type ModelProvider, PROVIDER_IDS, type ProviderId } from '../providers/
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import type { ExecuteToolOptions } from '../tools/execution.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
+import { toolAccessContext } from '../workspaces/tool-access.ts';
+import { WorkspaceError } from '../workspaces/workspace-error.ts';
+import type { BoundAccess, WorkspaceService } from '../workspaces/workspace-service.ts';
 import { ChatError } from './chat-errors.ts';
 import type { Chat, ChatMessage, ChatRepository } from './chat-repository.ts';
 import { repairHistory } from './history-repair.ts';
@@ -26,7 +31,6 @@ import { buildSystemPrompt } from './system-prompt.ts';
 import { runTurn, type TurnLimits } from './turn.ts';
 import type { TurnEvent } from './turn-events.ts';
 import { acquireTurnLease, BUSY_MESSAGE, type TurnLease } from './turn-lease.ts';
-import { recheckChatWorkingDirectory, resolveChatWorkingDirectory } from './workspace-roots.ts';
 
 export const MAX_TITLE_LENGTH = 200;
 export const MAX_MODEL_LENGTH = 200;
@@ -42,15 +46,11 @@ export interface ChatServiceDependencies {
   loadToolRuntime: (userId: string) => Promise<EnabledToolRuntime>;
   /** The chat's freshness ledger (database-backed on the server). */
   createLedger: (chatId: string) => FreshnessLedger;
-  /** Directories a chat may bind (`MANGO_WORKSPACE_ROOTS`). */
-  workspaceRoots: readonly string[];
-  /** For `~` expansion in working directories. */
-  homeDirectory: string;
+  /** The users' workspaces: where a chat may work and what its tools reach. */
+  workspaces: WorkspaceService;
   /** Clock in epoch milliseconds. */
   now?: () => number;
   createId?: () => string;
-  /** Announced when a chat binds no directory; default `process.cwd()`. */
-  processWorkingDirectory?: string;
   /** Where tools store generated files. */
   dataDirectory?: string;
   /** `maxIterations` comes from `MANGO_MAX_TOOL_ITERATIONS`. */
@@ -62,14 +62,18 @@ export interface CreateChatInput {
   title?: string;
   provider: string;
   model: string;
+  /** Absolute, `~` or `~/…`, inside one of the user's workspaces; omitted = the personal workspace. */
   workingDirectory?: string;
-  /** Default: true when a working directory is bound (security by default), false otherwise. */
-  restricted?: boolean;
+  /** True: reach all of the user's workspaces, not only the working directory (the user must be allowed it). */
+  unrestricted?: boolean;
   systemPrompt?: string;
 }
 
+/** A chat as the service reports it: its working directory's real path and whether it is confined now. */
+export type ChatView = Chat & { workingDirectory: string };
+
 export interface ChatWithMessages {
-  chat: Chat;
+  chat: ChatView;
   messages: ChatMessage[];
 }
 
@@ -101,6 +105,13 @@ function requireStorable(field: string, value: string | null): void {
   }
 }
 
+/** A workspace refusal as the chat API reports it. */
+function toChatError(error: unknown): unknown {
+  if (!WorkspaceError.isInstance(error)) return error;
+  const code = error.code === 'unrestricted_not_allowed' ? 'invalid_request' : 'invalid_working_directory';
+  return new ChatError(code, error.message);
+}
+
 function isProviderId(value: string): value is ProviderId {
   return (PROVIDER_IDS as readonly string[]).includes(value);
 }
@@ -115,7 +126,7 @@ export class ChatService {
     this.#now = dependencies.now ?? Date.now;
   }
 
-  async createChat(userId: string, input: CreateChatInput): Promise<Chat> {
+  async createChat(userId: string, input: CreateChatInput): Promise<ChatView> {
     if (!isProviderId(input.provider)) {
       throw invalid(`Unknown provider "${input.provider}". Use one of: ${PROVIDER_IDS.join(', ')}.`);
     }
@@ -133,23 +144,20 @@ export class ChatService {
     requireStorable('title', title);
     requireStorable('model', model);
     requireStorable('systemPrompt', systemPrompt);
-    let workingDirectory: string | null = null;
-    if (input.workingDirectory !== undefined && input.workingDirectory.trim() !== '') {
-      workingDirectory = await resolveChatWorkingDirectory(
-        input.workingDirectory,
-        this.#dependencies.workspaceRoots,
-        this.#dependencies.homeDirectory,
-      );
+    const { workspaces } = this.#dependencies;
+    let workingDirectory: string;
+    try {
+      await workspaces.checkUnrestricted(userId, input.unrestricted === true);
+      workingDirectory = await workspaces.resolveWorkingDirectory(userId, input.workingDirectory);
+    } catch (error) {
+      throw toChatError(error);
     }
-    if (input.restricted === true && workingDirectory === null) {
-      throw invalid('restricted needs a workingDirectory to restrict the chat to.');
-    }
-    const chat: Chat = {
+    const chat: ChatView = {
       id: this.#dependencies.createId?.() ?? crypto.randomUUID(),
       userId,
       title,
       workingDirectory,
-      restricted: input.restricted ?? workingDirectory !== null,
+      confined: input.unrestricted !== true,
       provider: input.provider,
       model,
       systemPrompt,
@@ -159,13 +167,42 @@ export class ChatService {
     return chat;
   }
 
-  listChats(userId: string): Promise<Chat[]> {
-    return this.#dependencies.repository.listChats(userId);
+  async listChats(userId: string): Promise<ChatView[]> {
+    const chats = await this.#dependencies.repository.listChats(userId);
+    const present = await this.#presenter(userId);
+    return chats.map(present);
   }
 
   async getChat(userId: string, chatId: string): Promise<ChatWithMessages> {
     const chat = await this.#requireChat(userId, chatId);
-    return { chat, messages: await this.#dependencies.repository.listMessages(chatId) };
+    const present = await this.#presenter(userId);
+    return { chat: present(chat), messages: await this.#dependencies.repository.listMessages(chatId) };
+  }
+
+  /** Reports a chat as it applies now: its working directory's path, whether it is confined. */
+  async #presenter(userId: string): Promise<(chat: Chat) => ChatView> {
+    const { workspaces } = this.#dependencies;
+    const [personal, allowed] = await Promise.all([
+      workspaces.personalWorkspace(userId),
+      workspaces.isUnrestrictedAllowed(userId),
+    ]);
+    return (chat) => ({
+      ...chat,
+      workingDirectory: chat.workingDirectory ?? personal,
+      confined: chat.confined || !allowed,
+    });
+  }
+
+  /** The chat's access now (binding checked again). @throws ChatError `invalid_working_directory`. */
+  async #accessOf(chat: Chat): Promise<BoundAccess> {
+    try {
+      return await this.#dependencies.workspaces.reachableSetFor(chat.userId, {
+        workingDirectory: chat.workingDirectory,
+        confined: chat.confined,
+      });
+    } catch (error) {
+      throw toChatError(error);
+    }
   }
 
   /** Cancels a running turn of the chat, then deletes the chat and its messages. */
@@ -222,10 +259,7 @@ export class ChatService {
       throw invalid(`message must be at most ${MAX_MESSAGE_LENGTH} characters.`);
     }
     const chat = await this.#requireChat(userId, chatId);
-    if (chat.workingDirectory !== null) {
-      const { workspaceRoots, homeDirectory } = this.#dependencies;
-      await recheckChatWorkingDirectory(chat.workingDirectory, workspaceRoots, homeDirectory);
-    }
+    const access = await this.#accessOf(chat);
     // Check and claim with no await in between: two concurrent requests cannot both pass.
     if (this.#activeTurns.has(chatId)) throw new ChatError('busy', BUSY_MESSAGE);
     const active: ActiveTurn = { controller: new AbortController() };
@@ -246,7 +280,7 @@ export class ChatService {
         onCancelRequested: () => active.controller.abort(),
         notFound: () => this.#notFound(chatId),
       });
-      events = await this.#prepareTurn(chat, message, active, options.signal);
+      events = await this.#prepareTurn(chat, access, message, active, options.signal);
     } catch (error) {
       await release();
       throw error;
@@ -256,6 +290,7 @@ export class ChatService {
 
   async #prepareTurn(
     chat: Chat,
+    access: BoundAccess,
     message: string,
     active: ActiveTurn,
     clientSignal: AbortSignal | undefined,
@@ -281,9 +316,8 @@ export class ChatService {
       provider,
       model: chat.model,
       systemPrompt: buildSystemPrompt({
-        workingDirectory: chat.workingDirectory ?? undefined,
-        restricted: chat.restricted,
-        processWorkingDirectory: dependencies.processWorkingDirectory ?? process.cwd(),
+        reachable: access.reachable,
+        confined: access.confined,
         chatSystemPrompt: chat.systemPrompt ?? undefined,
       }),
       history: repairHistory(messages.map((row) => row.item)),
@@ -292,10 +326,13 @@ export class ChatService {
       toolContext: {
         userId: chat.userId,
         chatId: chat.id,
-        workingDirectory: chat.workingDirectory ?? undefined,
-        restricted: chat.restricted,
+        ...toolAccessContext(access.reachable, access.confined),
         ledger: dependencies.createLedger(chat.id),
         dataDirectory: dependencies.dataDirectory,
+      },
+      accessForCall: async () => {
+        const now = await this.#accessOf(chat);
+        return toolAccessContext(now.reachable, now.confined);
       },
       signal,
       now: this.#now,

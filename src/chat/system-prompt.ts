@@ -3,14 +3,13 @@
  * chat's working directory). Pure: the same chat always gets the same prompt, so a provider's prompt
  * cache keeps working across turns.
  */
+import type { ReachableSet } from '../tools/access/reachable-set.ts';
 
 export interface SystemPromptInput {
-  /** The chat's bound working directory (absolute, real path); absent = none bound. */
-  workingDirectory?: string;
-  /** Whether path containment applies to the bound directory. */
-  restricted?: boolean;
-  /** Where relative paths resolve when no directory is bound: the API process's working directory. */
-  processWorkingDirectory: string;
+  /** What the chat's tools may reach (working directory, `~`, roots). */
+  reachable: Pick<ReachableSet, 'workingDirectory' | 'homeDirectory' | 'roots'>;
+  /** Whether the chat is confined to its working directory. */
+  confined: boolean;
   /** The chat's own instructions, appended after the server's. */
   chatSystemPrompt?: string;
 }
@@ -21,22 +20,21 @@ const BASE_PROMPT =
   'and try again, or explain the problem to the user.';
 
 function describeWorkingDirectory(input: SystemPromptInput): string {
-  if (input.workingDirectory === undefined) {
-    return (
-      'No working directory is bound to this chat. Relative paths in tool arguments resolve against the ' +
-      `server's working directory, ${input.processWorkingDirectory}; prefer absolute paths.`
-    );
-  }
+  const { reachable } = input;
   const lines = [
-    `Working directory: ${input.workingDirectory}`,
+    `Working directory: ${reachable.workingDirectory}`,
     'Relative paths in tool arguments (path, cwd) resolve against it, and the paths tools report are ' +
-      'relative to it, so a path from one tool can be passed straight to another.',
+      'relative to it, so a path from one tool can be passed straight to another. ' +
+      `~ means the user's personal workspace, ${reachable.homeDirectory}.`,
   ];
-  if (input.restricted) {
+  if (input.confined) {
     lines.push(
-      'This chat is restricted to the working directory: tools refuse any path outside it, symbolic links ' +
+      'This chat is confined to the working directory: tools refuse any path outside it, symbolic links ' +
         'included. Do not try to reach other locations.',
     );
+  } else {
+    const roots = reachable.roots.map((root) => `${root.path} (${root.access})`).join(', ');
+    lines.push(`Tools reach only these directories: ${roots}. Any other path is refused.`);
   }
   return lines.join('\n');
 }

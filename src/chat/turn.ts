@@ -67,6 +67,12 @@ export interface RunTurnParameters {
   /** What the model is offered and the user's saved settings rows for `executeTool`. */
   tools: EnabledToolRuntime;
   toolContext: TurnToolContext;
+  /**
+   * Called before every tool call for that call's access fields (the chat's binding checked again, so a
+   * revoke applies at the next call); they replace those of `toolContext`. A rejection fails the call
+   * with `permission_denied` and the rejection's message, and no tool runs.
+   */
+  accessForCall?: () => Promise<Partial<TurnToolContext>>;
   /** The caller's cancel (user cancel, client disconnect). */
   signal?: AbortSignal;
   /** Clock in epoch milliseconds, for durations and for the tools. */
@@ -259,10 +265,21 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
     const runOne = async (call: ToolCallItem) => {
       const parsed = parseToolCallArguments(call.name, call.arguments);
       if (!parsed.ok) return { envelope: { ok: false, error: parsed.error } as const, durationMs: 0 };
+      let access: Partial<TurnToolContext> = {};
+      try {
+        access = (await parameters.accessForCall?.()) ?? {};
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        return {
+          envelope: { ok: false, error: { classification: 'permission_denied', message } } as const,
+          durationMs: 0,
+        };
+      }
       const startedAt = now();
       const ledger = createStagedLedger(chatLedger);
       const context: ToolCallContext = {
         ...parameters.toolContext,
+        ...access,
         ledger,
         signal,
         now,

@@ -7,10 +7,13 @@
 import { DatabaseImageRepository } from '../db/database-image-repository.ts';
 import { DatabaseToolSettingsRepository } from '../db/database-tool-settings-repository.ts';
 import { DatabaseUserRepository } from '../db/database-user-repository.ts';
+import { DatabaseWorkspaceRepository } from '../db/database-workspace-repository.ts';
 import type { ImageRepository } from '../images/image-repository.ts';
 import { ToolSettingsEvents } from '../settings/tool-settings-events.ts';
 import type { ToolSettingsRepository } from '../settings/tool-settings-repository.ts';
 import type { UserRepository } from '../users/user-repository.ts';
+import { createWorkspaceService } from '../workspaces/create-workspace-service.ts';
+import type { WorkspaceService } from '../workspaces/workspace-service.ts';
 import { openCliDatabase } from './open-cli-database.ts';
 
 export interface CliDependencies {
@@ -25,6 +28,8 @@ export interface CliDependencies {
   images: ImageRepository;
   /** Where tools that produce files store them (`MANGO_DATA_DIR`, default `./data`). */
   dataDirectory: string;
+  /** The users' workspaces, from the shared database and `MANGO_WORKSPACES_DIR`. */
+  workspaces: WorkspaceService;
   /** Closes the database connection. */
   close(): Promise<void>;
 }
@@ -37,12 +42,20 @@ export type OpenCliDependencies = (
 /** Opens (and migrates) the configured database and builds the repositories over it. */
 export const openCliDependencies: OpenCliDependencies = async (env, cwd) => {
   const { config, database } = await openCliDatabase(env, cwd);
+  let workspaces: WorkspaceService;
+  try {
+    workspaces = createWorkspaceService(config, new DatabaseWorkspaceRepository(database));
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   return {
     users: new DatabaseUserRepository(database),
     toolSettings: new DatabaseToolSettingsRepository(database),
     toolSettingsEvents: new ToolSettingsEvents(),
     images: new DatabaseImageRepository(database),
     dataDirectory: config.dataDirectory,
+    workspaces,
     close: () => database.close(),
   };
 };

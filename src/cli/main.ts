@@ -4,11 +4,14 @@
  */
 import { createProviderRegistry } from '../providers/provider-registry.ts';
 import '../tools/builtin/index.ts';
+import { removedWorkspaceRootsMessage } from '../config.ts';
+import { WorkspacesDirectoryError } from '../workspaces/workspaces-directory.ts';
 import { CHAT_USAGE, createChatCommand } from './commands/chat.ts';
 import { createMcpCommand, MCP_USAGE } from './commands/mcp.ts';
 import { SERVE_USAGE, serveCommand } from './commands/serve.ts';
 import { createToolCommand, TOOL_USAGE } from './commands/tool.ts';
 import { USER_USAGE, userCommand } from './commands/user.ts';
+import { WORKSPACE_USAGE, workspaceCommand } from './commands/workspace.ts';
 import { type CliCommand, type CliIo, UsageError } from './usage-error.ts';
 import { resolveUserSettingsSource } from './user-settings-source.ts';
 
@@ -16,6 +19,7 @@ const COMMANDS: Record<string, { run: CliCommand; usage: string }> = {
   tool: { run: createToolCommand(resolveUserSettingsSource), usage: TOOL_USAGE },
   serve: { run: serveCommand, usage: `Usage:\n${SERVE_USAGE}` },
   user: { run: userCommand, usage: `Usage:\n${USER_USAGE}` },
+  workspace: { run: workspaceCommand, usage: `Usage:\n${WORKSPACE_USAGE}` },
   mcp: { run: createMcpCommand(), usage: MCP_USAGE },
   chat: {
     run: createChatCommand({
@@ -45,10 +49,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   const command = COMMANDS[name];
+  const removed = removedWorkspaceRootsMessage(io.env);
+  if (removed !== undefined) {
+    io.stderr(`mango: ${removed}\n`);
+    return 2;
+  }
   try {
     if (!command) throw new UsageError(`Unknown command "${name}".`);
     return await command.run(rest, io);
   } catch (error) {
+    if (error instanceof WorkspacesDirectoryError) {
+      io.stderr(`mango: ${error.message}\n`);
+      return 2;
+    }
     // parseArgs reports unknown flags with ERR_PARSE_ARGS_* codes: those are usage mistakes too.
     const code = (error as { code?: unknown }).code;
     if (error instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {

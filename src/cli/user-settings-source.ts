@@ -53,6 +53,7 @@ export async function resolveUserSettingsSource(
     argv: remaining,
     source: {
       userId,
+      userName,
       load: async (toolName) => {
         const tool = getTool(toolName);
         if (!tool) return undefined;

@@ -24,7 +24,7 @@ interface ChatRow {
   user_id: string;
   title: string;
   working_directory: string | null;
-  restricted: boolean | number;
+  confined: boolean | number;
   provider: string;
   model: string;
   system_prompt: string | null;
@@ -46,7 +46,7 @@ function toChat(row: ChatRow): Chat {
     userId: row.user_id,
     title: row.title,
     workingDirectory: row.working_directory,
-    restricted: row.restricted === true || row.restricted === 1,
+    confined: row.confined === true || row.confined === 1,
     provider: row.provider as ProviderId,
     model: row.model,
     systemPrompt: row.system_prompt,
@@ -88,21 +88,21 @@ export class DatabaseChatRepository implements ChatRepository {
 
   async createChat(chat: Chat): Promise<void> {
     await this.#database.sql`INSERT INTO chats
-        (id, user_id, title, working_directory, restricted, provider, model, system_prompt, created_at)
+        (id, user_id, title, working_directory, confined, provider, model, system_prompt, created_at)
       VALUES (${chat.id}, ${chat.userId}, ${chat.title}, ${chat.workingDirectory},
-        ${this.#flag(chat.restricted)}, ${chat.provider}, ${chat.model}, ${chat.systemPrompt},
+        ${this.#flag(chat.confined)}, ${chat.provider}, ${chat.model}, ${chat.systemPrompt},
         ${chat.createdAt})`;
   }
 
   async getChat(chatId: string): Promise<Chat | undefined> {
     const rows: ChatRow[] = await this.#database.sql`SELECT id, user_id, title, working_directory,
-      restricted, provider, model, system_prompt, created_at FROM chats WHERE id = ${chatId}`;
+      confined, provider, model, system_prompt, created_at FROM chats WHERE id = ${chatId}`;
     return rows[0] ? toChat(rows[0]) : undefined;
   }
 
   async listChats(userId: string): Promise<Chat[]> {
     const rows: ChatRow[] = await this.#database.sql`SELECT id, user_id, title, working_directory,
-      restricted, provider, model, system_prompt, created_at FROM chats WHERE user_id = ${userId}
+      confined, provider, model, system_prompt, created_at FROM chats WHERE user_id = ${userId}
       ORDER BY created_at DESC, id DESC`;
     return rows.map(toChat);
   }

@@ -1,6 +1,7 @@
 /**
  * `UserRepository` on the database (`users`). Revoking a user clears its token hash (and stamps
- * `revoked_at`): the user and its settings remain, but no token authenticates as it any more.
+ * `revoked_at`): the user and its settings remain, but no token authenticates as it any more. Issuing a
+ * new token replaces the hash, so the previous token stops working at once.
  */
 import { randomUUID } from 'node:crypto';
 import { generateApiToken, hashApiToken, tokenHashesEqual } from '../users/api-token.ts';
@@ -93,6 +94,17 @@ export class DatabaseUserRepository implements UserRepository {
     const rows = await this.#database.sql`UPDATE users SET token_hash = NULL, revoked_at = ${revokedAt}
       WHERE name = ${name} RETURNING id`;
     return rows.length > 0;
+  }
+
+  /**
+   * Gives the user a new token and returns its only copy; the old one stops authenticating with this
+   * statement (a revoked user becomes active again). Undefined when no such user.
+   */
+  async issueToken(name: string): Promise<string | undefined> {
+    const token = generateApiToken();
+    const rows = await this.#database.sql`UPDATE users SET token_hash = ${hashApiToken(token)},
+      revoked_at = NULL WHERE name = ${name} RETURNING id`;
+    return rows.length > 0 ? token : undefined;
   }
 
   async count(): Promise<number> {

@@ -25,6 +25,7 @@ import { createDatabaseLedgerFactory } from '../db/database-freshness-ledger.ts'
 import { DatabaseImageRepository } from '../db/database-image-repository.ts';
 import { DatabaseToolSettingsRepository } from '../db/database-tool-settings-repository.ts';
 import { DatabaseUserRepository } from '../db/database-user-repository.ts';
+import { DatabaseWorkspaceRepository } from '../db/database-workspace-repository.ts';
 import type { ImageRepository } from '../images/image-repository.ts';
 import { McpHttpSessions } from '../mcp/mcp-http-handler.ts';
 import { createProviderRegistry, type ProviderRegistry } from '../providers/provider-registry.ts';
@@ -33,6 +34,8 @@ import type { ToolSettingsRepository } from '../settings/tool-settings-repositor
 import { ToolSettingsService } from '../settings/tool-settings-service.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
+import { createWorkspaceService } from '../workspaces/create-workspace-service.ts';
+import type { WorkspaceService } from '../workspaces/workspace-service.ts';
 import { type AuthenticationPlugin, createAuthenticationPlugin } from './authentication.ts';
 import { createServerChatService } from './chat/chat-service-factory.ts';
 
@@ -60,8 +63,10 @@ export interface AppDependencies {
   providers: ProviderRegistry;
   /** Chats and turns (`/api/chats…`). */
   chats: ChatService;
-  /** `MANGO_WORKSPACE_ROOTS` and friends: what a chat or an HTTP MCP session may bind. */
+  /** `MANGO_MAX_TOOL_ITERATIONS`. */
   chatConfig: ChatConfig;
+  /** Users' workspaces: what a chat or an MCP session may bind and reach (`/api/workspaces`). */
+  workspaces: WorkspaceService;
 }
 
 export interface AppDependencyOptions {
@@ -76,9 +81,14 @@ export interface AppDependencyOptions {
   providers?: ProviderRegistry;
   /** Default: the database (`DatabaseChatRepository`). */
   chatRepository?: ChatRepository;
+  /** Default: built from `config` over the database (`createWorkspaceService`). */
+  workspaces?: WorkspaceService;
 }
 
-/** Builds the repositories and services over one database. */
+/**
+ * Builds the repositories and services over one database.
+ * @throws WorkspacesDirectoryError when the configured workspaces directory cannot be used.
+ */
 export function createAppDependencies(options: AppDependencyOptions): AppDependencies {
   const now = options.now ?? Date.now;
   const registry = options.registry ?? defaultToolRegistry;
@@ -89,6 +99,9 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
   const providers = options.providers ?? createProviderRegistry(environment);
   const ledgerForChat = createDatabaseLedgerFactory(options.database, now);
   const chatConfig = readChatConfig(environment);
+  const workspaces =
+    options.workspaces ??
+    createWorkspaceService(options.config, new DatabaseWorkspaceRepository(options.database), now);
   return {
     config: options.config,
     database: options.database,
@@ -105,8 +118,10 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
     log: options.log ?? ((message) => console.error(message)),
     providers,
     chatConfig,
+    workspaces,
     chats: createServerChatService({
       chatConfig,
+      workspaces,
       providers,
       registry,
       toolSettingsRepository,

@@ -17,6 +17,7 @@ import { buildOpenApiDocument, type RouteForDocument } from './openapi.ts';
 import { createProviderRoutes } from './providers/provider-routes.ts';
 import { createToolSettingsRoutes } from './settings/tool-settings-routes.ts';
 import { createWebAppRoutes } from './web/web-app-routes.ts';
+import { createWorkspaceRoutes } from './workspaces/workspace-routes.ts';
 
 /** Every route module, mounted in this order. */
 export const ROUTE_MODULES = [
@@ -25,6 +26,7 @@ export const ROUTE_MODULES = [
   createMcpRoutes,
   createProviderRoutes,
   createChatRoutes,
+  createWorkspaceRoutes,
 ] as const;
 
 /**

@@ -20,10 +20,12 @@
  * | `ChatError` not_found / busy                       | 404 / 409 | its `code`           |
  * | `ChatError` invalid_request / invalid_working_directory | 422 | its `code`           |
  * | `ChatError` provider_unavailable                   | 503    | `provider_unavailable`  |
+ * | `WorkspaceError` (a path the caller may not use)   | 422    | `invalid_working_directory` |
  * | anything else                                      | 500    | `internal_error`        |
  */
 import { ChatError, type ChatErrorCode } from '../chat/chat-errors.ts';
 import { ToolError, type ToolErrorClassification, ToolParameterError } from '../tools/errors.ts';
+import { WorkspaceError } from '../workspaces/workspace-error.ts';
 
 /** An error that already knows its HTTP status and code (thrown by the HTTP layer itself). */
 export class HttpError extends Error {
@@ -111,6 +113,9 @@ export function mapErrorToResponse(
   }
   if (ChatError.isInstance(error)) {
     return jsonErrorResponse(CHAT_ERROR_STATUS[error.code], { error: error.message, code: error.code });
+  }
+  if (WorkspaceError.isInstance(error)) {
+    return jsonErrorResponse(422, { error: error.message, code: 'invalid_working_directory' });
   }
   if (ToolError.isInstance(error)) {
     const status = statusForClassification(error.classification);

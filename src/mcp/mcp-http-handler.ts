@@ -8,19 +8,19 @@
  *   exactly like an unknown session (404), so a session id reveals nothing to anyone else.
  * - Each session has its own MCP server (`createMcpToolServer`): its own freshness ledger, its
  *   user's settings, and a working directory chosen on the initialize request with the optional query
- *   parameters `?cwd=/absolute/dir&restricted=true` — on the server, under `MANGO_WORKSPACE_ROOTS`
- *   exactly like a chat's, and checked again before every call (as a chat's before every turn).
+ *   parameters `?cwd=/absolute/dir&unrestricted=true` — inside the user's workspaces exactly like a
+ *   chat's (omitted: the personal workspace; confined to it unless unrestricted and allowed), and
+ *   checked again before every call (`bind-working-directory.ts`).
  * - Bounded memory: at most `maxSessionsPerUser` live sessions per user; opening one more closes the
  *   user's least recently used session. `DELETE` ends a session (SDK behaviour), `closeAll` ends every one.
  * - Refusals are JSON-RPC error bodies with a 4xx status, never a 500.
  */
 import { randomUUID } from 'node:crypto';
-import { stat } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { ChatError } from '../chat/chat-errors.ts';
-import { recheckChatWorkingDirectory, resolveChatWorkingDirectory } from '../chat/workspace-roots.ts';
 import type { User } from '../users/user-repository.ts';
+import { type BoundWorkingDirectory, bindWorkingDirectory } from '../workspaces/bind-working-directory.ts';
+import { WorkspaceError } from '../workspaces/workspace-error.ts';
+import type { WorkspaceService } from '../workspaces/workspace-service.ts';
 import { createMcpToolServer, type McpServerDependencies } from './mcp-tool-server.ts';
 
 export const DEFAULT_MAX_MCP_SESSIONS_PER_USER = 16;
@@ -85,11 +85,8 @@ export class McpHttpSessions {
 
 export interface McpHttpDependencies extends McpServerDependencies {
   sessions: McpHttpSessions;
-  /**
-   * The directories a session may bind with `?cwd=` (`MANGO_WORKSPACE_ROOTS`, the chats' rule: real
-   * path under a root). The server always passes them; without them any existing directory is accepted.
-   */
-  workspace?: { roots: readonly string[]; homeDirectory: string };
+  /** The users' workspaces: what a session may bind with `?cwd=` and what its calls reach. */
+  workspaces: WorkspaceService;
   /** SSE keep-alive interval; the server passes half its idle timeout (default 5 s). */
   keepAliveMilliseconds?: number;
 }
@@ -103,38 +100,40 @@ function jsonRpcError(status: number, message: string): Response {
   return Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status });
 }
 
-/** Reads `?cwd=&restricted=` of an initialize request; a string is a refusal message. */
+/**
+ * Reads `?cwd=&unrestricted=` of an initialize request and binds the session, or says why not: a
+ * malformed parameter is a 400, a directory the user may not bind a 422 (outside their workspaces: the
+ * one fixed message, as for a chat).
+ */
 async function readSessionBinding(
   url: URL,
-  workspace: McpHttpDependencies['workspace'],
-): Promise<{ workingDirectory?: string; restricted: boolean } | string> {
+  userId: string,
+  workspaces: WorkspaceService,
+): Promise<BoundWorkingDirectory | { status: number; message: string }> {
+  if (url.searchParams.has('restricted')) {
+    return {
+      status: 400,
+      message:
+        'Query parameter restricted no longer exists: a session is confined to its cwd unless it asks for unrestricted=true.',
+    };
+  }
+  const unrestrictedText = url.searchParams.get('unrestricted');
+  if (unrestrictedText !== null && !['true', 'false', '1', '0'].includes(unrestrictedText)) {
+    return {
+      status: 400,
+      message: `Query parameter unrestricted must be true or false, got ${JSON.stringify(unrestrictedText)}.`,
+    };
+  }
   const cwd = url.searchParams.get('cwd');
-  const restrictedText = url.searchParams.get('restricted');
-  if (restrictedText !== null && !['true', 'false', '1', '0'].includes(restrictedText)) {
-    return `Query parameter restricted must be true or false, got ${JSON.stringify(restrictedText)}.`;
+  try {
+    return await bindWorkingDirectory(workspaces, userId, {
+      cwd: cwd === null || cwd === '' ? undefined : cwd,
+      unrestricted: unrestrictedText === 'true' || unrestrictedText === '1',
+    });
+  } catch (error) {
+    if (WorkspaceError.isInstance(error)) return { status: 422, message: error.message };
+    throw error;
   }
-  const restricted = restrictedText === 'true' || restrictedText === '1';
-  if (cwd === null || cwd === '') {
-    return restricted ? 'restricted=true needs a cwd=/absolute/dir to restrict to.' : { restricted };
-  }
-  if (!isAbsolute(cwd)) return `Query parameter cwd must be an absolute path, got ${JSON.stringify(cwd)}.`;
-  if (workspace) {
-    try {
-      const workingDirectory = await resolveChatWorkingDirectory(
-        cwd,
-        workspace.roots,
-        workspace.homeDirectory,
-      );
-      return { workingDirectory, restricted };
-    } catch (error) {
-      if (ChatError.isInstance(error)) return `Query parameter cwd: ${error.message}`;
-      throw error;
-    }
-  }
-  const workingDirectory = resolve(cwd);
-  const info = await stat(workingDirectory).catch(() => undefined);
-  if (!info?.isDirectory()) return `Query parameter cwd is not a directory: ${workingDirectory}.`;
-  return { workingDirectory, restricted };
 }
 
 /**
@@ -147,7 +146,7 @@ export async function handleMcpHttpRequest(
   dependencies: McpHttpDependencies,
   options: McpHttpRequestOptions = {},
 ): Promise<Response> {
-  const { sessions, workspace, keepAliveMilliseconds, ...serverDependencies } = dependencies;
+  const { sessions, workspaces, keepAliveMilliseconds, ...serverDependencies } = dependencies;
   const sessionId = request.headers.get('mcp-session-id');
   const handleOptions = options.parsedBody === undefined ? {} : { parsedBody: options.parsedBody };
 
@@ -160,8 +159,8 @@ export async function handleMcpHttpRequest(
     return jsonRpcError(400, 'Bad Request: Mcp-Session-Id header is required.');
   }
 
-  const binding = await readSessionBinding(new URL(request.url), workspace);
-  if (typeof binding === 'string') return jsonRpcError(400, binding);
+  const binding = await readSessionBinding(new URL(request.url), user.id, workspaces);
+  if ('status' in binding) return jsonRpcError(binding.status, binding.message);
 
   const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
@@ -171,22 +170,8 @@ export async function handleMcpHttpRequest(
   });
   const server = createMcpToolServer({
     ...serverDependencies,
-    ...(workspace === undefined
-      ? {}
-      : {
-          recheckWorkingDirectory: async (directory: string) => {
-            try {
-              await recheckChatWorkingDirectory(directory, workspace.roots, workspace.homeDirectory);
-              return undefined;
-            } catch (error) {
-              if (ChatError.isInstance(error)) return error.message;
-              throw error;
-            }
-          },
-        }),
     userId: user.id,
-    restricted: binding.restricted,
-    ...(binding.workingDirectory === undefined ? {} : { workingDirectory: binding.workingDirectory }),
+    resolveAccess: binding.resolveAccess,
     onClose: () => {
       if (transport.sessionId !== undefined) sessions.remove(transport.sessionId);
     },

@@ -6,9 +6,11 @@
  * - `tools/list` is computed on every call from the user's saved settings (`getEnabledToolRuntime`),
  *   so it offers exactly the tools the user has enabled, with their plain JSON Schemas (the spec's
  *   source dialect) — a settings change is visible on the next list.
- * - `tools/call` runs through `executeTool` with the user's saved row, the bound working directory and
- *   `restricted` flag, one freshness ledger for the whole session, and the request's abort signal: a
- *   client `notifications/cancelled` (or the session closing) aborts the running call, which kills shells.
+ * - `tools/call` runs through `executeTool` with the user's saved row, the session's access computed
+ *   again for that call (`resolveAccess`: a revoked grant applies at the next call, and a refusal fails
+ *   the call with `permission_denied` before any tool runs), one freshness ledger for the whole
+ *   session, and the request's abort signal: a client `notifications/cancelled` (or the session
+ *   closing) aborts the running call, which kills shells.
  * - Tool failures come back as `isError: true` results carrying `{classification, message}`
  *   (see `toCallToolResult`), never as JSON-RPC errors.
  * - Progress events of a tool reach the client as `notifications/progress` when it sent a progressToken.
@@ -32,6 +34,7 @@ import { type ExecuteToolOptions, executeTool } from '../tools/execution.ts';
 import { type FreshnessLedger, InMemoryFreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import type { ToolCallContext } from '../tools/types.ts';
+import type { ToolAccessContext } from '../workspaces/tool-access.ts';
 import { createProgressReporter } from './mcp-progress.ts';
 import { toCallToolResult } from './tool-call-result.ts';
 
@@ -54,21 +57,16 @@ export interface McpServerDependencies {
    * (the API server writing the shared database), which no in-process event reaches.
    */
   settingsPollMilliseconds?: number;
-  /**
-   * Checked before every call when the session binds a working directory: a refusal message when the
-   * directory may no longer be used (removed, now a link out of the allowed roots); the call then fails
-   * with `permission_denied` and no tool runs.
-   */
-  recheckWorkingDirectory?: (workingDirectory: string) => Promise<string | undefined>;
 }
 
-/** What one session is bound to: its user, and the working directory its tools resolve against. */
+/** What one session is bound to: its user, and what its tools may reach. */
 export interface McpSessionBinding {
   userId: string;
-  /** Absolute path; absent = none bound (tools fall back to the process working directory). */
-  workingDirectory?: string;
-  /** When true, every path a tool touches must stay inside `workingDirectory`. */
-  restricted?: boolean;
+  /**
+   * The access of one call, computed before every call (the binding checked again). A rejection's
+   * message becomes the call's `permission_denied` failure and no tool runs.
+   */
+  resolveAccess: () => Promise<ToolAccessContext>;
   /** The session's freshness ledger; defaults to a fresh in-memory one. */
   ledger?: FreshnessLedger;
   /** Told once when the session closes (after the settings subscription ended). */
@@ -128,13 +126,19 @@ export function createMcpToolServer(options: McpToolServerOptions): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params;
     const progressToken = request.params._meta?.progressToken;
+    let access: ToolAccessContext;
+    try {
+      access = await options.resolveAccess();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return toCallToolResult({ ok: false, error: { classification: 'permission_denied', message } });
+    }
     const context: ToolCallContext = {
       userId: options.userId,
       chatId,
-      restricted: options.restricted ?? false,
+      ...access,
       signal: extra.signal,
       ledger,
-      ...(options.workingDirectory === undefined ? {} : { workingDirectory: options.workingDirectory }),
       ...(options.dataDirectory === undefined ? {} : { dataDirectory: options.dataDirectory }),
       ...(progressToken === undefined
         ? {}
@@ -144,15 +148,6 @@ export function createMcpToolServer(options: McpToolServerOptions): Server {
             ),
           }),
     };
-    if (options.workingDirectory !== undefined && options.recheckWorkingDirectory) {
-      const refusal = await options.recheckWorkingDirectory(options.workingDirectory);
-      if (refusal !== undefined) {
-        return toCallToolResult({
-          ok: false,
-          error: { classification: 'permission_denied', message: refusal },
-        });
-      }
-    }
     const savedSettings = await options.toolSettings.get(options.userId, name);
     const envelope = await executeTool(name, args ?? {}, context, savedSettings, {
       onInvalidSettings: (error) =>

@@ -7,7 +7,12 @@
  * with `done{cancelled}`), lets in-flight requests finish for at most `config.shutdownTimeoutMs`, then closes the
  * rest and the database.
  */
-import { DEFAULT_IDLE_TIMEOUT_SECONDS, type ServerConfig } from '../config.ts';
+import {
+  ConfigError,
+  DEFAULT_IDLE_TIMEOUT_SECONDS,
+  removedWorkspaceRootsMessage,
+  type ServerConfig,
+} from '../config.ts';
 import { type Database, openDatabase } from '../db/database.ts';
 import { releaseAllTurnLeases } from '../db/database-chat-repository.ts';
 import { UserNameTakenError } from '../db/database-user-repository.ts';
@@ -43,7 +48,7 @@ export interface StartServerOptions {
   /**
    * The environment that model providers (`createProviderRegistry`), image providers
    * (`OPENAI_API_KEY`/`OPENAI_BASE_URL`, `GEMINI_API_KEY`/`GEMINI_BASE_URL`) and chat settings
-   * (`MANGO_WORKSPACE_ROOTS`, `MANGO_MAX_TOOL_ITERATIONS`) are read from; `mango serve` passes its own.
+   * (`MANGO_MAX_TOOL_ITERATIONS`) are read from; one that still sets `MANGO_WORKSPACE_ROOTS` is refused; `mango serve` passes its own.
    * Default: the process's.
    */
   env?: Readonly<Record<string, string | undefined>>;
@@ -77,6 +82,8 @@ export async function startServer(
   options: StartServerOptions = {},
 ): Promise<RunningServer> {
   const print = options.print ?? ((line: string) => console.log(line));
+  const removed = removedWorkspaceRootsMessage(options.env ?? process.env);
+  if (removed !== undefined) throw new ConfigError(removed);
   const database = await openDatabase(config);
   let server: ReturnType<typeof Bun.serve> | undefined;
   try {

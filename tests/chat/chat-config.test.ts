@@ -2,38 +2,19 @@ import { describe, expect, test } from 'bun:test';
 import { readChatConfig } from '../../src/chat/chat-config.ts';
 
 describe('readChatConfig', () => {
-  test('defaults: 25 iterations, the home directory as the only root', () => {
-    expect(readChatConfig({}, '/home/mango')).toEqual({
-      workspaceRoots: ['/home/mango'],
-      maxToolIterations: 25,
-      homeDirectory: '/home/mango',
-    });
+  test('defaults: 25 iterations', () => {
+    expect(readChatConfig({})).toEqual({ maxToolIterations: 25 });
   });
 
-  test('reads both variables', () => {
-    expect(
-      readChatConfig(
-        { MANGO_MAX_TOOL_ITERATIONS: '7', MANGO_WORKSPACE_ROOTS: '/srv/a: ~/code ::/srv/b' },
-        '/home/mango',
-      ),
-    ).toEqual({
-      workspaceRoots: ['/srv/a', '/home/mango/code', '/srv/b'],
-      maxToolIterations: 7,
-      homeDirectory: '/home/mango',
-    });
+  test('reads MANGO_MAX_TOOL_ITERATIONS', () => {
+    expect(readChatConfig({ MANGO_MAX_TOOL_ITERATIONS: '7' })).toEqual({ maxToolIterations: 7 });
   });
 
   for (const value of ['0', '-1', '2.5', 'ten', '1001']) {
     test(`refuses MANGO_MAX_TOOL_ITERATIONS=${value}`, () => {
-      expect(() => readChatConfig({ MANGO_MAX_TOOL_ITERATIONS: value }, '/h')).toThrow(
+      expect(() => readChatConfig({ MANGO_MAX_TOOL_ITERATIONS: value })).toThrow(
         `MANGO_MAX_TOOL_ITERATIONS must be an integer from 1 to 1000; got "${value}".`,
       );
     });
   }
-
-  test('refuses a relative workspace root', () => {
-    expect(() => readChatConfig({ MANGO_WORKSPACE_ROOTS: '/ok:relative/dir' }, '/h')).toThrow(
-      'MANGO_WORKSPACE_ROOTS entries must be absolute paths; "relative/dir" is not.',
-    );
-  });
 });

@@ -17,14 +17,16 @@ import {
   textResponse,
   toolCallsResponse,
 } from '../helpers/scripted-provider.ts';
+import { createTestWorkspaces, type TestWorkspaces } from '../helpers/test-workspaces.ts';
 import { createTurnTools, loadRuntime, yieldTurns } from '../helpers/turn-tools.ts';
 
 let temporary: string;
 let root: string;
 let project: string;
 let outside: string;
+let workspaces: TestWorkspaces;
 
-beforeAll(() => {
+beforeAll(async () => {
   temporary = realpathSync(mkdtempSync(join(tmpdir(), 'mango-chat-')));
   root = join(temporary, 'root');
   project = join(root, 'project');
@@ -34,9 +36,17 @@ beforeAll(() => {
   writeFileSync(join(root, 'file.txt'), 'x');
   symlinkSync(outside, join(root, 'escape'));
   symlinkSync(project, join(root, 'alias'));
+  workspaces = createTestWorkspaces();
+  await workspaces.service.grant('u1', root, false);
 });
 
-afterAll(() => rmSync(temporary, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(temporary, { recursive: true, force: true });
+  workspaces.dispose();
+});
+
+const OUTSIDE =
+  'The working directory is not inside any of your workspaces (GET /api/workspaces lists them).';
 
 /** Timers that never fire: abandoned test turns leave no 30-second budget timer behind. */
 const idleTimers = { setTimeout: () => 0, clearTimeout: () => {} };
@@ -54,11 +64,9 @@ function createService(
     createProvider: typeof provider === 'function' ? provider : () => provider,
     loadToolRuntime: () => loadRuntime(registry),
     createLedger: () => new InMemoryFreshnessLedger(),
-    workspaceRoots: [root],
-    homeDirectory: root,
+    workspaces: workspaces.service,
     now: () => clock++,
     createId: () => `chat-${++id}`,
-    processWorkingDirectory: '/srv/mango',
     executeOptions: { registry, timers: idleTimers },
     ...overrides,
   });
@@ -86,7 +94,7 @@ async function expectChatError(promise: Promise<unknown>, code: ChatErrorCode, m
 const chatInput = { provider: 'openai', model: 'gpt-test' };
 
 describe('ChatService.createChat: working directory', () => {
-  test('binds a directory under a workspace root, by real path, restricted by default', async () => {
+  test('binds a directory inside a workspace by real path, confined; omitted = the personal workspace', async () => {
     const { service } = createService(new ScriptedProvider([]));
     const chat = await service.createChat('u1', { ...chatInput, workingDirectory: join(root, 'alias') });
     expect(chat).toEqual({
@@ -94,54 +102,82 @@ describe('ChatService.createChat: working directory', () => {
       userId: 'u1',
       title: 'New chat',
       workingDirectory: project,
-      restricted: true,
+      confined: true,
       provider: 'openai',
       model: 'gpt-test',
       systemPrompt: null,
       createdAt: '2026-01-01T00:00:00.000Z',
     });
-    const home = await service.createChat('u1', {
-      ...chatInput,
-      workingDirectory: '~/project',
-      restricted: false,
-    });
-    expect([home.workingDirectory, home.restricted]).toEqual([project, false]);
+    const personal = join(workspaces.workspacesDirectory, 'u1');
     const unbound = await service.createChat('u1', chatInput);
-    expect([unbound.workingDirectory, unbound.restricted]).toEqual([null, false]);
+    expect([unbound.workingDirectory, unbound.confined]).toEqual([personal, true]);
+    mkdirSync(join(personal, 'notes'), { recursive: true });
+    const home = await service.createChat('u1', { ...chatInput, workingDirectory: '~/notes' });
+    expect(home.workingDirectory).toBe(join(personal, 'notes'));
+  });
+
+  test('unrestricted only for a user allowed it', async () => {
+    const { service } = createService(new ScriptedProvider([]));
+    await expectChatError(
+      service.createChat('u1', { ...chatInput, workingDirectory: project, unrestricted: true }),
+      'invalid_request',
+      'This user may not have unrestricted chats (reaching all of their workspaces at once); an operator can allow it with `mango user set NAME --allow-unrestricted`. Without it, a chat is confined to its working directory.',
+    );
+    await workspaces.service.setUnrestrictedAllowed('u1', true);
+    try {
+      const chat = await service.createChat('u1', {
+        ...chatInput,
+        workingDirectory: project,
+        unrestricted: true,
+      });
+      expect(chat.confined).toBe(false);
+      await workspaces.service.setUnrestrictedAllowed('u1', false);
+      // Allowance withdrawn: the chat reports (and is) confined from now on.
+      expect((await service.getChat('u1', chat.id)).chat.confined).toBe(true);
+    } finally {
+      await workspaces.service.setUnrestrictedAllowed('u1', false);
+    }
   });
 
   const refusals: { title: string; directory: () => string; message: () => string }[] = [
     {
-      title: 'a missing directory',
+      title: 'a missing directory inside a workspace',
       directory: () => join(root, 'missing'),
-      message: () => `The working directory "${join(root, 'missing')}" does not exist.`,
+      message: () => `The working directory ${join(root, 'missing')} does not exist.`,
     },
     {
-      title: 'a file',
+      title: 'a file inside a workspace',
       directory: () => join(root, 'file.txt'),
-      message: () => `The working directory "${join(root, 'file.txt')}" is not a directory.`,
+      message: () => `The working directory ${join(root, 'file.txt')} is not a directory.`,
+    },
+    { title: 'a directory outside every workspace', directory: () => outside, message: () => OUTSIDE },
+    {
+      title: 'a missing path outside every workspace',
+      directory: () => join(outside, 'nope'),
+      message: () => OUTSIDE,
     },
     {
-      title: 'a directory outside every root',
-      directory: () => outside,
-      message: () =>
-        `The working directory "${outside}" is outside the workspace roots this server allows: ${root}.`,
-    },
-    {
-      title: 'a symbolic link inside a root that escapes it',
+      title: 'a link inside a workspace that escapes it',
       directory: () => join(root, 'escape'),
-      message: () =>
-        `The working directory "${join(root, 'escape')}" (it resolves to ${outside}) is outside the workspace roots this server allows: ${root}.`,
+      message: () => OUTSIDE,
     },
+    {
+      title: "another user's personal workspace",
+      directory: () => join(workspaces.workspacesDirectory, 'u2'),
+      message: () => OUTSIDE,
+    },
+    { title: 'the data directory', directory: () => workspaces.dataDirectory, message: () => OUTSIDE },
     {
       title: 'a relative path',
       directory: () => 'project',
-      message: () => 'The working directory must be an absolute path (or start with ~/); "project" is not.',
+      message: () =>
+        'The working directory must be an absolute path or start with ~/ (your personal workspace); got "project".',
     },
   ];
   for (const { title, directory, message } of refusals) {
     test(`refuses ${title} with invalid_working_directory`, async () => {
       const { service } = createService(new ScriptedProvider([]));
+      await workspaces.service.personalWorkspace('u2');
       await expectChatError(
         service.createChat('u1', { ...chatInput, workingDirectory: directory() }),
         'invalid_working_directory',
@@ -150,12 +186,13 @@ describe('ChatService.createChat: working directory', () => {
     });
   }
 
-  test('refuses a sibling directory that shares the root as a name prefix', async () => {
+  test('refuses a sibling directory that shares the workspace as a name prefix', async () => {
     mkdirSync(`${root}-sibling`, { recursive: true });
     const { service } = createService(new ScriptedProvider([]));
     await expectChatError(
       service.createChat('u1', { ...chatInput, workingDirectory: `${root}-sibling` }),
       'invalid_working_directory',
+      OUTSIDE,
     );
   });
 
@@ -165,10 +202,6 @@ describe('ChatService.createChat: working directory', () => {
       message: 'Unknown provider "mystery". Use one of: openai, openai-compatible, gemini, anthropic.',
     },
     { input: { provider: 'openai', model: '  ' }, message: 'model must be 1–200 characters.' },
-    {
-      input: { ...chatInput, restricted: true },
-      message: 'restricted needs a workingDirectory to restrict the chat to.',
-    },
   ];
   for (const { input, message } of invalidRequests) {
     test(`refuses ${JSON.stringify(input)} with invalid_request`, async () => {
@@ -231,7 +264,7 @@ describe('ChatService: turns', () => {
       { type: 'user_text', text: 'again' },
     ]);
     expect(provider.requests[0]?.systemPrompt).toContain(`Working directory: ${project}`);
-    expect(provider.requests[0]?.systemPrompt).toContain('restricted to the working directory');
+    expect(provider.requests[0]?.systemPrompt).toContain('confined to the working directory');
     expect(provider.requests[0]?.systemPrompt?.endsWith('Be brief.')).toBe(true);
   });
 
@@ -340,8 +373,8 @@ describe('ChatService: turns', () => {
     expect(service.isBusy(chat.id)).toBe(false);
   });
 
-  test('the working directory is checked again at every turn: swapped for a symlink, removed, or out of the roots', async () => {
-    const { service, repository } = createService(new ScriptedProvider([], { repeat: textResponse('ok') }));
+  test('the working directory is checked again at every turn: swapped for a symlink, removed, or revoked', async () => {
+    const { service } = createService(new ScriptedProvider([], { repeat: textResponse('ok') }));
     const bound = join(root, 'swapped');
     mkdirSync(bound);
     const chat = await service.createChat('u1', { ...chatInput, workingDirectory: bound });
@@ -351,43 +384,40 @@ describe('ChatService: turns', () => {
       reason: 'completed',
     });
 
-    // Replaced by a link to a directory outside every root (restricted tools follow the link).
+    // Replaced by a link to a directory outside every workspace.
     rmSync(bound, { recursive: true });
     symlinkSync(outside, bound);
-    await expectChatError(
-      service.startTurn('u1', chat.id, 'hi'),
-      'invalid_working_directory',
-      `The working directory "${bound}" (it resolves to ${outside}) is outside the workspace roots this server allows: ${root}.`,
-    );
+    await expectChatError(service.startTurn('u1', chat.id, 'hi'), 'invalid_working_directory', OUTSIDE);
     expect(service.isBusy(chat.id)).toBe(false);
 
-    // A link to another directory inside the roots: still not the directory the chat was bound to.
+    // A link to another directory inside the workspace: still not the directory the chat was bound to.
     rmSync(bound);
     symlinkSync(project, bound);
     await expectChatError(
       service.startTurn('u1', chat.id, 'hi'),
       'invalid_working_directory',
-      `The working directory "${bound}" now resolves to ${project}; bind it again to work there.`,
+      `The working directory ${bound} now resolves to ${project}; start a new chat or session to work there.`,
     );
 
     rmSync(bound);
     await expectChatError(
       service.startTurn('u1', chat.id, 'hi'),
       'invalid_working_directory',
-      `The working directory "${bound}" does not exist.`,
+      `The working directory ${bound} does not exist.`,
     );
 
-    // The roots were narrowed since the chat was created (another server, a new configuration).
-    const narrowed = createService(new ScriptedProvider([], { repeat: textResponse('ok') }), {
-      repository,
-      workspaceRoots: [outside],
-    });
+    // The grant was revoked since the chat was created.
     const inProject = await service.createChat('u1', { ...chatInput, workingDirectory: project });
-    await expectChatError(
-      narrowed.service.startTurn('u1', inProject.id, 'hi'),
-      'invalid_working_directory',
-      `The working directory "${project}" is outside the workspace roots this server allows: ${outside}.`,
-    );
+    expect(await workspaces.service.revoke('u1', root)).toBe(true);
+    try {
+      await expectChatError(
+        service.startTurn('u1', inProject.id, 'hi'),
+        'invalid_working_directory',
+        OUTSIDE,
+      );
+    } finally {
+      await workspaces.service.grant('u1', root, false);
+    }
   });
 
   test('an empty message is invalid_request', async () => {

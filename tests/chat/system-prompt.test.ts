@@ -1,39 +1,40 @@
 import { describe, expect, test } from 'bun:test';
 import { buildSystemPrompt } from '../../src/chat/system-prompt.ts';
 
+const reachable = {
+  workingDirectory: '/w/ana/project',
+  homeDirectory: '/w/ana',
+  roots: [
+    { path: '/w/ana', access: 'read-write' as const },
+    { path: '/srv/shared', access: 'read-only' as const },
+  ],
+};
+
 describe('buildSystemPrompt', () => {
-  test('announces the working directory and its restriction', () => {
+  test('announces the working directory, ~ and the confinement', () => {
     const prompt = buildSystemPrompt({
-      workingDirectory: '/home/ana/project',
-      restricted: true,
-      processWorkingDirectory: '/srv',
+      reachable,
+      confined: true,
       chatSystemPrompt: '  Answer in Portuguese. ',
     });
-    expect(prompt).toContain('\n\nWorking directory: /home/ana/project\n');
+    expect(prompt).toContain('\n\nWorking directory: /w/ana/project\n');
     expect(prompt).toContain('Relative paths in tool arguments (path, cwd) resolve against it');
-    expect(prompt).toContain('This chat is restricted to the working directory');
+    expect(prompt).toContain("~ means the user's personal workspace, /w/ana.");
+    expect(prompt).toContain('This chat is confined to the working directory');
     expect(prompt).toEndWith('\n\nAnswer in Portuguese.');
   });
 
-  test('an unrestricted chat is not told about containment', () => {
-    const prompt = buildSystemPrompt({
-      workingDirectory: '/p',
-      restricted: false,
-      processWorkingDirectory: '/srv',
-    });
-    expect(prompt).toContain('Working directory: /p');
-    expect(prompt).not.toContain('restricted');
-  });
-
-  test('without a bound directory it names the server directory paths fall back to', () => {
-    const prompt = buildSystemPrompt({ processWorkingDirectory: '/srv/mango' });
+  test('an unrestricted chat is told which directories its tools reach', () => {
+    const prompt = buildSystemPrompt({ reachable, confined: false });
+    expect(prompt).toContain('Working directory: /w/ana/project');
     expect(prompt).toContain(
-      "No working directory is bound to this chat. Relative paths in tool arguments resolve against the server's working directory, /srv/mango; prefer absolute paths.",
+      'Tools reach only these directories: /w/ana (read-write), /srv/shared (read-only). Any other path is refused.',
     );
+    expect(prompt).not.toContain('confined');
   });
 
   test('is deterministic', () => {
-    const input = { workingDirectory: '/p', restricted: true, processWorkingDirectory: '/srv' };
+    const input = { reachable, confined: true };
     expect(buildSystemPrompt(input)).toBe(buildSystemPrompt(input));
   });
 });

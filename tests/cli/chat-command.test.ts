@@ -49,7 +49,7 @@ const base = ['--provider', 'anthropic', '--model', 'claude-test'];
 describe('mango chat', () => {
   test('--message runs one turn, showing calls and results as they happen', async () => {
     const { exit, provider, output } = run(
-      [...base, '--cwd', '.', '--restricted', '--message', 'look'],
+      [...base, '--cwd', '.', '--message', 'look'],
       [
         toolCallsResponse([{ id: 'a', name: 'grep', arguments: { value: '1' } }], 'Looking.'),
         textResponse('Done.'),
@@ -60,7 +60,10 @@ describe('mango chat', () => {
       /^Looking\.\n▸ grep \{"value":"1"\}\n {2}✓ grep \(\d+ ms\) \{"tool":"grep","value":"1"\}\nDone\.\n$/,
     );
     expect(provider.requests[0]?.systemPrompt).toContain(`Working directory: ${directory}`);
-    expect(provider.requests[0]?.systemPrompt).toContain('restricted to the working directory');
+    // Without --user: operator mode, the whole filesystem minus the protected set.
+    expect(provider.requests[0]?.systemPrompt).toContain(
+      'Tools reach only these directories: / (read-write).',
+    );
   });
 
   test('reads one message per line and keeps the history across turns', async () => {
@@ -115,7 +118,10 @@ describe('mango chat', () => {
       message: '--provider must be one of: openai, openai-compatible, gemini, anthropic.',
     },
     { argv: ['--provider', 'openai'], message: '--model is required.' },
-    { argv: [...base, '--restricted'], message: '--restricted needs --cwd DIR to restrict to.' },
+    {
+      argv: [...base, '--unrestricted'],
+      message: '--unrestricted applies with --user NAME; without it the command runs in operator mode.',
+    },
     { argv: [...base, '--cwd', 'missing'], message: '--cwd missing is not an existing directory.' },
     {
       argv: [...base, '--max-iterations', '0'],

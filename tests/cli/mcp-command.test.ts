@@ -72,7 +72,8 @@ test('the command serves through its dependencies, keeps console output off stdo
   );
 
   let stderr = '';
-  const exitCode = command(['--user', 'alice', '--cwd', temporary], {
+  // No --cwd: the session works in alice's personal workspace.
+  const exitCode = command(['--user', 'alice'], {
     stdout: () => {
       throw new Error('mango mcp must not write to io.stdout');
     },
@@ -80,7 +81,7 @@ test('the command serves through its dependencies, keeps console output off stdo
       stderr += text;
     },
     cwd: temporary,
-    env: { MANGO_DATA_DIR: dataDirectory },
+    env: { MANGO_DATA_DIR: dataDirectory, MANGO_WORKSPACES_DIR: join(temporary, 'workspaces') },
   });
 
   const client = new Client({ name: 'test', version: '1' });

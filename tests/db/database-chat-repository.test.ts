@@ -15,7 +15,7 @@ function makeChat(overrides: Partial<Chat> & Pick<Chat, 'id' | 'userId'>): Chat 
   return {
     title: 'Fix the build — ü',
     workingDirectory: '/srv/projects/app',
-    restricted: true,
+    confined: true,
     provider: 'anthropic',
     model: 'claude-test',
     systemPrompt: 'Answer briefly.',
@@ -59,7 +59,7 @@ describe.each(BACKENDS)('DatabaseChatRepository on %s', (backend) => {
       id: 'chat-bare',
       userId: alice,
       workingDirectory: null,
-      restricted: false,
+      confined: false,
       systemPrompt: null,
       provider: 'openai-compatible',
     });

@@ -9,6 +9,10 @@ import type { SavedToolSettings } from '../../src/tools/types.ts';
 
 export interface CliDatabaseSeed {
   users: string[];
+  /** `MANGO_WORKSPACES_DIR` of the processes that will use the database (default: the CLI's default). */
+  workspacesDirectory?: string;
+  /** Directories granted (read-write) by user name. */
+  grants?: Record<string, string[]>;
   /** Saved settings by user name, then tool name. */
   toolSettings?: Record<string, Record<string, SavedToolSettings>>;
 }
@@ -18,7 +22,13 @@ export async function seedCliDatabase(
   dataDirectory: string,
   seed: CliDatabaseSeed,
 ): Promise<Record<string, string>> {
-  const dependencies = await openCliDependencies({ MANGO_DATA_DIR: dataDirectory }, dataDirectory);
+  const dependencies = await openCliDependencies(
+    {
+      MANGO_DATA_DIR: dataDirectory,
+      ...(seed.workspacesDirectory === undefined ? {} : { MANGO_WORKSPACES_DIR: seed.workspacesDirectory }),
+    },
+    dataDirectory,
+  );
   try {
     const tokens: Record<string, string> = {};
     const ids: Record<string, string> = {};
@@ -33,6 +43,11 @@ export async function seedCliDatabase(
       for (const [toolName, row] of Object.entries(rows)) {
         await dependencies.toolSettings.put(userId, toolName, row);
       }
+    }
+    for (const [userName, directories] of Object.entries(seed.grants ?? {})) {
+      const userId = ids[userName];
+      if (userId === undefined) throw new Error(`Seed: grants for "${userName}", who is not in users.`);
+      for (const directory of directories) await dependencies.workspaces.grant(userId, directory, false);
     }
     return tokens;
   } finally {

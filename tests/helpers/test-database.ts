@@ -56,6 +56,8 @@ export async function createTestDatabase(
   options: { migrate?: boolean } = {},
 ): Promise<TestDatabase> {
   const directory = await mkdtemp(join(tmpdir(), 'mango-db-'));
+  // Outside the data directory, as the server requires.
+  const workspacesDirectory = await mkdtemp(join(tmpdir(), 'mango-workspaces-'));
   const postgres = backend === 'postgres' ? await createPostgresDatabase() : undefined;
   const config: ServerConfig = {
     host: '127.0.0.1',
@@ -64,6 +66,7 @@ export async function createTestDatabase(
     databaseUrl: postgres?.url,
     shutdownTimeoutMs: 5_000,
     maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
+    workspacesDirectory,
   };
   const opened = new Set<Database>();
   const open = async () => {
@@ -86,6 +89,7 @@ export async function createTestDatabase(
       for (const database of opened) await database.close(0).catch(() => {});
       await postgres?.drop();
       await rm(directory, { recursive: true, force: true });
+      await rm(workspacesDirectory, { recursive: true, force: true });
     },
   };
   if (options.migrate !== false) await migrate(result.database);

@@ -47,20 +47,30 @@ export interface WebTestServerOptions {
 }
 
 /**
- * Builds the app into a temp dir and starts the real server over a temp SQLite database. The temp
- * root is also the only workspace root (`root`), so chats can bind directories made inside it.
+ * Builds the app into a temp dir and starts the real server over a temp SQLite database. The server's
+ * own directories (data, web build, workspaces) live in a second temp dir; the temp `root` is granted
+ * to the tester, so chats can bind directories made inside it.
  */
 export async function startWebTestServer(options: WebTestServerOptions = {}): Promise<WebTestServer> {
   const root = await realpath(await mkdtemp(path.join(tmpdir(), 'mango-web-e2e-')));
-  const webDirectory = path.join(root, 'web');
+  const serverRoot = await realpath(await mkdtemp(path.join(tmpdir(), 'mango-web-e2e-server-')));
+  const webDirectory = path.join(serverRoot, 'web');
   await buildWebApp({ outputDirectory: webDirectory });
   const config = {
-    ...loadConfig({ PORT: '0', MANGO_DATA_DIR: path.join(root, 'data') }, root),
+    ...loadConfig(
+      {
+        PORT: '0',
+        MANGO_DATA_DIR: path.join(serverRoot, 'data'),
+        MANGO_WORKSPACES_DIR: path.join(serverRoot, 'workspaces'),
+      },
+      serverRoot,
+    ),
     webDirectory,
   };
-  const environment = { MANGO_WORKSPACE_ROOTS: root, ...options.environment };
+  const environment = { ...options.environment };
   const server = await startServer(config, { print: () => {}, env: environment, registry: options.registry });
-  const { token } = await server.deps.users.create('web-tester');
+  const { token, user } = await server.deps.users.create('web-tester');
+  await server.deps.workspaces.grant(user.id, root, false);
   return {
     url: server.url,
     token,
@@ -69,6 +79,7 @@ export async function startWebTestServer(options: WebTestServerOptions = {}): Pr
     stop: async () => {
       await server.stop();
       await rm(root, { recursive: true, force: true });
+      await rm(serverRoot, { recursive: true, force: true });
     },
   };
 }

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -10,6 +10,7 @@ import { ToolSettingsEvents } from '../../src/settings/tool-settings-events.ts';
 import { InMemoryToolSettingsRepository } from '../../src/settings/tool-settings-repository.ts';
 import type { User } from '../../src/users/user-repository.ts';
 import { createMcpTestRegistry } from '../helpers/mcp-test-tools.ts';
+import { createTestWorkspaces } from '../helpers/test-workspaces.ts';
 
 const users = new Map<string, User>([
   ['alice-token', { id: 'user-alice', name: 'alice', createdAt: '2026-01-01T00:00:00.000Z' }],
@@ -18,6 +19,7 @@ const users = new Map<string, User>([
 const tools = createMcpTestRegistry();
 const toolSettings = new InMemoryToolSettingsRepository();
 const toolSettingsEvents = new ToolSettingsEvents();
+const workspaces = createTestWorkspaces();
 const sessions = new McpHttpSessions({ maxSessionsPerUser: 4 });
 /** Resolves with the session id of each standalone GET stream the server opened (list_changed path). */
 let standaloneStreams = new Map<string, PromiseWithResolvers<void>>();
@@ -46,6 +48,7 @@ const server = Bun.serve({
       toolSettings,
       toolSettingsEvents,
       registry: tools.registry,
+      workspaces: workspaces.service,
       log: () => {},
     });
     const sessionId = request.headers.get('mcp-session-id');
@@ -64,6 +67,7 @@ afterAll(async () => {
   await sessions.closeAll();
   server.stop(true);
   await rm(temporary, { recursive: true, force: true });
+  workspaces.dispose();
 });
 
 const openClients: Client[] = [];
@@ -121,8 +125,8 @@ describe('MCP over Streamable HTTP', () => {
     const probe = await alice.client.callTool({ name: 'session_probe', arguments: {} });
     expect(structured(probe)).toMatchObject({
       userId: 'user-alice',
-      workingDirectory: null,
-      restricted: false,
+      workingDirectory: join(workspaces.workspacesDirectory, 'user-alice'),
+      restricted: true,
     });
   });
 
@@ -189,25 +193,62 @@ describe('MCP over Streamable HTTP', () => {
     expect(seen).toEqual([1, 2, 3]);
   });
 
-  test('cwd and restricted on the initialize URL bind the session; bad values are 400', async () => {
+  test('cwd on the initialize URL binds the session inside the user’s workspaces; bad values are refused', async () => {
+    await workspaces.service.grant('user-alice', temporary, false);
     const bound = new URL(endpoint);
-    bound.search = new URLSearchParams({ cwd: temporary, restricted: 'true' }).toString();
+    bound.search = new URLSearchParams({ cwd: temporary }).toString();
     const alice = await connect('alice-token', bound);
     const probe = await alice.client.callTool({ name: 'session_probe', arguments: {} });
-    expect(structured(probe)).toMatchObject({ workingDirectory: temporary, restricted: true });
+    expect(structured(probe)).toMatchObject({
+      workingDirectory: await realpath(temporary),
+      restricted: true,
+    });
 
-    for (const search of [
-      'cwd=relative/dir',
-      `cwd=${join(temporary, 'missing')}`,
-      'restricted=true',
-      'restricted=maybe',
-    ]) {
+    const outside =
+      'The working directory is not inside any of your workspaces (GET /api/workspaces lists them).';
+    for (const [search, status, message] of [
+      ['cwd=relative/dir', 422, undefined],
+      [
+        `cwd=${join(temporary, 'missing')}`,
+        422,
+        `The working directory ${join(temporary, 'missing')} does not exist.`,
+      ],
+      [`cwd=${tmpdir()}`, 422, outside],
+      [`cwd=${join(workspaces.workspacesDirectory, 'user-bob')}`, 422, outside],
+      [`cwd=${join(tmpdir(), 'no-such-place')}`, 422, outside],
+      ['unrestricted=true', 422, undefined],
+      ['restricted=true', 400, undefined],
+      ['unrestricted=maybe', 400, undefined],
+    ] as const) {
       const response = await fetch(`${endpoint.href}?${search}`, {
         method: 'POST',
         headers: { Authorization: 'Bearer alice-token', 'Content-Type': 'application/json' },
         body: '{}',
       });
-      expect({ search, status: response.status }).toEqual({ search, status: 400 });
+      const body = (await response.json()) as { error: { message: string } };
+      expect({ search, status: response.status }).toEqual({ search, status });
+      if (message !== undefined) expect(body.error.message).toBe(message);
+    }
+  });
+
+  test('a revoked grant applies at the session’s next call', async () => {
+    const shared = await mkdtemp(join(tmpdir(), 'mango-mcp-http-shared-'));
+    try {
+      await workspaces.service.grant('user-alice', shared, false);
+      const bound = new URL(endpoint);
+      bound.search = new URLSearchParams({ cwd: shared }).toString();
+      const alice = await connect('alice-token', bound);
+      expect((await alice.client.callTool({ name: 'session_probe', arguments: {} })).isError).toBeUndefined();
+      await workspaces.service.revoke('user-alice', shared);
+      const refused = await alice.client.callTool({ name: 'session_probe', arguments: {} });
+      expect(refused.isError).toBe(true);
+      expect(structured(refused).error).toEqual({
+        classification: 'permission_denied',
+        message:
+          'The working directory is not inside any of your workspaces (GET /api/workspaces lists them).',
+      });
+    } finally {
+      await rm(shared, { recursive: true, force: true });
     }
   });
 

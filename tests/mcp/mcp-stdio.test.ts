@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,17 +14,24 @@ import { seedCliDatabase } from '../helpers/seed-cli-database.ts';
 const projectRoot = resolve(import.meta.dir, '../..');
 const temporary = await mkdtemp(join(tmpdir(), 'mango-mcp-stdio-'));
 const dataDirectory = join(temporary, 'data');
+const workspacesDirectory = join(temporary, 'workspaces');
+// The directory alice's and carol's sessions work in (granted to them; the data directory never is).
+const work = join(temporary, 'work');
+await mkdir(work);
 // The database `mango mcp` opens: alice with the defaults, bob without get_current_datetime, carol
 // with bash enabled (shells are off by default).
 await seedCliDatabase(dataDirectory, {
   users: ['alice', 'bob', 'carol', 'dave'],
   toolSettings: { bob: { get_current_datetime: { enabled: false } }, carol: { bash: { enabled: true } } },
+  workspacesDirectory,
+  grants: { alice: [work], carol: [work] },
 });
 afterAll(() => rm(temporary, { recursive: true, force: true }));
 
 const environment: Record<string, string> = {
   ...(process.env as Record<string, string>),
   MANGO_DATA_DIR: dataDirectory,
+  MANGO_WORKSPACES_DIR: workspacesDirectory,
 };
 delete environment.DATABASE_URL;
 
@@ -74,7 +81,7 @@ async function runMango(cliArguments: string[]) {
 
 describe('mango mcp over stdio', () => {
   test('lists, calls, and returns a validation failure as an isError result', async () => {
-    const { client, protocolErrors } = await connect(['--user', 'alice', '--cwd', temporary]);
+    const { client, protocolErrors } = await connect(['--user', 'alice', '--cwd', work]);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('get_current_datetime');
 
     const ok = await client.callTool({
@@ -104,7 +111,10 @@ describe('mango mcp over stdio', () => {
   test('a setting saved in the database by another process shows on the next tools/list', async () => {
     const { client } = await connect(['--user', 'dave']);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('get_current_datetime');
-    const other = await openCliDependencies({ MANGO_DATA_DIR: dataDirectory }, temporary);
+    const other = await openCliDependencies(
+      { MANGO_DATA_DIR: dataDirectory, MANGO_WORKSPACES_DIR: workspacesDirectory },
+      temporary,
+    );
     try {
       const dave = await other.users.findByName('dave');
       await other.toolSettings.put(dave!.id, 'get_current_datetime', { enabled: false });
@@ -143,8 +153,10 @@ describe('mango mcp over stdio', () => {
   test.each([
     [['mcp', '--user', 'nobody'], 1, 'no user named "nobody"'],
     [['mcp'], 2, 'needs --user NAME'],
-    [['mcp', '--user', 'alice', '--restricted'], 2, '--restricted needs --cwd'],
-    [['mcp', '--user', 'alice', '--cwd', 'no/such/dir'], 2, 'is not a directory'],
+    [['mcp', '--user', 'alice', '--unrestricted'], 1, 'This user may not have unrestricted chats'],
+    [['mcp', '--user', 'alice', '--cwd', '/no/such/dir'], 1, 'is not inside any of your workspaces'],
+    [['mcp', '--user', 'alice', '--cwd', 'data'], 1, 'is not inside any of your workspaces'],
+    [['mcp', '--user', 'alice', '--restricted'], 2, "Unknown option '--restricted'"],
   ])('mango %p exits %p and says why on stderr', async (cliArguments, expectedCode, message) => {
     const { exitCode, stdout, stderr } = await runMango(cliArguments);
     expect(exitCode).toBe(expectedCode);
@@ -157,8 +169,8 @@ describe('mango mcp over stdio', () => {
   });
 
   test('a client cancel kills a running `sleep 30` in bash', async () => {
-    const { client } = await connect(['--user', 'carol', '--cwd', temporary]);
-    const pidFile = join(temporary, 'sleep.pid');
+    const { client } = await connect(['--user', 'carol', '--cwd', work]);
+    const pidFile = join(work, 'sleep.pid');
     const controller = new AbortController();
     const call = client.callTool(
       { name: 'bash', arguments: { command: `echo $$ > ${pidFile}; exec sleep 30` } },

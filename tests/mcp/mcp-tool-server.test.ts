@@ -5,6 +5,8 @@ import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelco
 import { createMcpToolServer, type McpToolServerOptions } from '../../src/mcp/mcp-tool-server.ts';
 import { ToolSettingsEvents } from '../../src/settings/tool-settings-events.ts';
 import { InMemoryToolSettingsRepository } from '../../src/settings/tool-settings-repository.ts';
+import { computeReachableSet } from '../../src/tools/access/reachable-set.ts';
+import { toolAccessContext } from '../../src/workspaces/tool-access.ts';
 import { createMcpTestRegistry } from '../helpers/mcp-test-tools.ts';
 
 /** Counts live subscriptions, to show a closed session leaves none behind. */
@@ -25,9 +27,26 @@ afterEach(async () => {
   await Promise.allSettled(openClients.splice(0).map((client) => client.close()));
 });
 
+/** A session confined to /srv/project (a reachable set as the workspaces layer computes it). */
+const projectAccess = toolAccessContext(
+  computeReachableSet({
+    workspaces: [{ path: '/srv/project', access: 'read-write', kind: 'granted' }],
+    workingDirectory: '/srv/project',
+    homeDirectory: '/srv/project',
+    confined: true,
+    protectedPaths: ['/proc'],
+  }),
+  true,
+);
+
 async function connect(options: Partial<McpToolServerOptions> & Pick<McpToolServerOptions, 'toolSettings'>) {
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  const server = createMcpToolServer({ userId: 'alice', log: () => {}, ...options });
+  const server = createMcpToolServer({
+    userId: 'alice',
+    log: () => {},
+    resolveAccess: async () => projectAccess,
+    ...options,
+  });
   await server.connect(serverTransport);
   const client = new Client({ name: 'test', version: '1' });
   await client.connect(clientTransport);
@@ -131,10 +150,10 @@ describe('createMcpToolServer', () => {
     expect(structured(unknown).error).toMatchObject({ classification: 'unknown_tool' });
   });
 
-  test('calls see the bound directory and restricted flag, and share one ledger per session', async () => {
+  test('calls see the bound access, and share one ledger per session', async () => {
     const { registry } = createMcpTestRegistry();
     const toolSettings = new InMemoryToolSettingsRepository();
-    const binding = { toolSettings, registry, workingDirectory: '/srv/project', restricted: true };
+    const binding = { toolSettings, registry };
     const first = await connect(binding);
     const second = await connect(binding);
 
@@ -147,6 +166,34 @@ describe('createMcpToolServer', () => {
     });
     expect(structured(await call(first.client)).seenBefore).toBe(true);
     expect(structured(await call(second.client)).seenBefore).toBe(false);
+  });
+
+  test('access is computed before every call; a refusal fails the call before the tool runs', async () => {
+    const tools = createMcpTestRegistry();
+    let refusal: string | undefined;
+    let computed = 0;
+    const { client } = await connect({
+      toolSettings: new InMemoryToolSettingsRepository(),
+      registry: tools.registry,
+      resolveAccess: async () => {
+        computed += 1;
+        if (refusal !== undefined) throw new Error(refusal);
+        return projectAccess;
+      },
+    });
+    expect(
+      (await client.callTool({ name: 'session_probe', arguments: { path: '/b' } })).isError,
+    ).toBeUndefined();
+    refusal = 'The working directory is not inside any of your workspaces (GET /api/workspaces lists them).';
+    const refused = await client.callTool({ name: 'session_probe', arguments: { path: '/c' } });
+    expect(refused.isError).toBe(true);
+    expect(structured(refused).error).toEqual({ classification: 'permission_denied', message: refusal });
+    refusal = undefined;
+    // The refused call never ran: it recorded nothing in the ledger.
+    expect(
+      structured(await client.callTool({ name: 'session_probe', arguments: { path: '/c' } })).seenBefore,
+    ).toBe(false);
+    expect(computed).toBe(3);
   });
 
   test('a client cancel aborts the running call with a cancelled reason; the session goes on', async () => {

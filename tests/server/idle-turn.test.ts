@@ -25,6 +25,7 @@ beforeAll(async () => {
       host: '127.0.0.1',
       port: 0,
       dataDirectory: join(root, 'data'),
+      workspacesDirectory: join(root, 'workspaces'),
       databaseUrl: undefined,
       shutdownTimeoutMs: 2_000,
       maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
@@ -32,7 +33,7 @@ beforeAll(async () => {
     },
     {
       print: () => {},
-      env: { MANGO_WORKSPACE_ROOTS: root, OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1` },
+      env: { OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1` },
     },
   );
 });

@@ -30,7 +30,7 @@ afterAll(async () => {
 test('kill -9 mid-turn: completed items kept, chat not busy after restart, next turn replays them', async () => {
   const env = {
     MANGO_DATA_DIR: join(root, 'data'),
-    MANGO_WORKSPACE_ROOTS: root,
+    MANGO_WORKSPACES_DIR: join(root, 'workspaces'),
     OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1`,
   };
   const first = await startServerProcess(env);
@@ -41,7 +41,6 @@ test('kill -9 mid-turn: completed items kept, chat not busy after restart, next 
     body: JSON.stringify({
       provider: 'openai-compatible',
       model: 'm',
-      workingDirectory: join(root, 'project'),
     }),
   });
   const chatId = ((await created.json()) as { id: string }).id;

@@ -8,7 +8,7 @@
  * - `stop()` closes the open MCP sessions.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdir, realpath, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -29,25 +29,30 @@ describe.each(BACKENDS)('the server on %s', (backend) => {
   let replay: ReplayImageServer;
   const tokens: Record<'alice' | 'bob', string> = { alice: '', bob: '' };
   const clients: Client[] = [];
+  let work: string;
 
   beforeAll(async () => {
+    // Granted to alice; outside the data directory, which no grant may touch.
+    work = await realpath(await mkdtemp(join(tmpdir(), 'mango-server-mcp-work-')));
     replay = startReplayImageServer(() => ({ kind: 'image' }));
     handle = await createTestDatabase(backend, { migrate: false });
-    await mkdir(join(handle.config.dataDirectory, 'work', 'project'), { recursive: true });
+    await mkdir(join(work, 'project'), { recursive: true });
     server = await startServer(handle.config, {
       print: () => {},
       env: {
         OPENAI_BASE_URL: replay.openaiBaseURL,
-        MANGO_WORKSPACE_ROOTS: join(handle.config.dataDirectory, 'work'),
       },
     });
     for (const name of ['alice', 'bob'] as const) tokens[name] = (await server.deps.users.create(name)).token;
+    const alice = await server.deps.users.findByName('alice');
+    await server.deps.workspaces.grant(alice!.id, work, false);
   });
   afterAll(async () => {
     await Promise.allSettled(clients.splice(0).map((client) => client.close()));
     await server.stop();
     await replay.stop();
     await handle.dispose();
+    await rm(work, { recursive: true, force: true });
     resetImageGenerationConfiguration();
   });
 
@@ -111,10 +116,10 @@ describe.each(BACKENDS)('the server on %s', (backend) => {
       expect(await toolNames(client)).toContain('get_current_datetime');
     });
 
-    test('cwd on the initialize URL must lie under MANGO_WORKSPACE_ROOTS, as for a chat', async () => {
-      const project = join(handle.config.dataDirectory, 'work', 'project');
+    test('cwd on the initialize URL must lie inside the user’s workspaces, as for a chat', async () => {
+      const project = join(work, 'project');
       const initialize = (cwd: string) =>
-        fetch(`${server.url}/mcp?${new URLSearchParams({ cwd, restricted: 'true' })}`, {
+        fetch(`${server.url}/mcp?${new URLSearchParams({ cwd })}`, {
           method: 'POST',
           headers: {
             authorization: `Bearer ${tokens.alice}`,
@@ -132,11 +137,11 @@ describe.each(BACKENDS)('the server on %s', (backend) => {
             },
           }),
         });
-      for (const outside of ['/etc', '/', `${project}/../../..`]) {
+      for (const outside of ['/etc', '/', `${project}/../../..`, handle.config.dataDirectory, '/proc/self']) {
         const refused = await initialize(outside);
-        expect({ outside, status: refused.status }).toEqual({ outside, status: 400 });
-        expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(
-          'outside the workspace roots',
+        expect({ outside, status: refused.status }).toEqual({ outside, status: 422 });
+        expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+          'The working directory is not inside any of your workspaces (GET /api/workspaces lists them).',
         );
       }
       const accepted = await initialize(project);
@@ -149,11 +154,11 @@ describe.each(BACKENDS)('the server on %s', (backend) => {
       });
     });
 
-    test('a session whose bound directory is later swapped for a link out of the roots runs no tool', async () => {
-      const bound = join(handle.config.dataDirectory, 'work', 'swapped');
+    test('a session whose bound directory is later swapped for a link out of the workspaces runs no tool', async () => {
+      const bound = join(work, 'swapped');
       await mkdir(bound);
       const url = new URL(`${server.url}/mcp`);
-      url.search = new URLSearchParams({ cwd: bound, restricted: 'true' }).toString();
+      url.search = new URLSearchParams({ cwd: bound }).toString();
       const transport = new StreamableHTTPClientTransport(url, {
         requestInit: { headers: { Authorization: `Bearer ${tokens.alice}` } },
       });
@@ -169,7 +174,8 @@ describe.each(BACKENDS)('the server on %s', (backend) => {
       expect(after.isError).toBe(true);
       expect(structured(after).error).toEqual({
         classification: 'permission_denied',
-        message: `The working directory "${bound}" (it resolves to ${await realpath(tmpdir())}) is outside the workspace roots this server allows: ${join(handle.config.dataDirectory, 'work')}.`,
+        message:
+          'The working directory is not inside any of your workspaces (GET /api/workspaces lists them).',
       });
     });
 

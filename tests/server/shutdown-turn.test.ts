@@ -36,15 +36,17 @@ test('stop() during a shell call: done{cancelled}, shell killed, history kept, n
     host: '127.0.0.1',
     port: 0,
     dataDirectory: join(root, 'data'),
+    workspacesDirectory: join(root, 'workspaces'),
     databaseUrl: undefined,
     shutdownTimeoutMs: 10_000,
     maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
   };
   const server: RunningServer = await startServer(config, {
     print: () => {},
-    env: { MANGO_WORKSPACE_ROOTS: root, OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1` },
+    env: { OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1` },
   });
-  const { token } = await server.deps.users.create('alice');
+  const { token, user } = await server.deps.users.create('alice');
+  await server.deps.workspaces.grant(user.id, join(root, 'project'), false);
   const api = (method: string, path: string, body?: unknown) =>
     fetch(`${server.url}${path}`, {
       method,

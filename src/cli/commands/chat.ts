@@ -3,11 +3,13 @@
  * message; the model's text streams to stdout, each tool call and result is shown as it happens
  * (`turn-printer.ts`), and Ctrl-C cancels the running turn. History lives in memory for the session.
  *
+ * Without `--user` the tools run in operator mode (the whole filesystem minus the protected set); with
+ * `--user NAME` they reach exactly what NAME's chats reach (`cli-tool-access.ts`).
+ *
  * The provider factory is injected (the providers layer builds adapters from the environment), so
  * tests drive the command with a scripted provider.
  */
 import { randomUUID } from 'node:crypto';
-import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildSystemPrompt } from '../../chat/system-prompt.ts';
@@ -24,14 +26,18 @@ import { InMemoryToolSettingsRepository } from '../../settings/tool-settings-rep
 import type { ExecuteToolOptions } from '../../tools/execution.ts';
 import { InMemoryFreshnessLedger } from '../../tools/freshness-ledger.ts';
 import { defaultToolRegistry } from '../../tools/registry.ts';
+import { resolveCliAccess } from '../cli-tool-access.ts';
 import { createTurnPrinter } from '../turn-printer.ts';
 import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
 
 export const CHAT_USAGE = `Usage:
-  mango chat --provider P --model M [--cwd DIR] [--restricted] [--system TEXT] [--enable TOOL]...
-             [--max-iterations N] [--message TEXT]
+  mango chat --provider P --model M [--user NAME] [--cwd DIR] [--unrestricted] [--system TEXT]
+             [--enable TOOL]... [--max-iterations N] [--message TEXT]
     P: ${PROVIDER_IDS.join(' | ')}. Reads one message per line from stdin (or runs one --message and
-    exits: 0 when the turn completed, 1 otherwise). Ctrl-C cancels the running turn.`;
+    exits: 0 when the turn completed, 1 otherwise). Ctrl-C cancels the running turn.
+    Without --user: operator mode, tools reach the whole filesystem except the server's own directories
+    and /proc, /sys, /dev. With --user NAME: only NAME's workspaces, confined to --cwd (default: NAME's
+    personal workspace) unless --unrestricted and NAME is allowed it.`;
 
 export interface ChatCommandDependencies {
   /** Builds a provider from the environment; throws with a message when it is not configured. */
@@ -55,17 +61,6 @@ function sigintListener(listener: () => void): () => void {
   return () => process.off('SIGINT', listener);
 }
 
-async function resolveDirectory(io: CliIo, directory: string): Promise<string> {
-  const path = resolve(io.cwd, directory);
-  try {
-    const real = await realpath(path);
-    if ((await stat(real)).isDirectory()) return real;
-  } catch {
-    // Reported below.
-  }
-  throw new UsageError(`--cwd ${directory} is not an existing directory.`);
-}
-
 function parseIterations(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const iterations = Number(value);
@@ -82,8 +77,9 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
       options: {
         provider: { type: 'string' },
         model: { type: 'string' },
+        user: { type: 'string' },
         cwd: { type: 'string' },
-        restricted: { type: 'boolean' },
+        unrestricted: { type: 'boolean' },
         system: { type: 'string' },
         enable: { type: 'string', multiple: true },
         'max-iterations': { type: 'string' },
@@ -96,11 +92,13 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
       throw new UsageError(`--provider must be one of: ${PROVIDER_IDS.join(', ')}.`);
     }
     if (!values.model?.trim()) throw new UsageError('--model is required.');
-    if (values.restricted && values.cwd === undefined) {
-      throw new UsageError('--restricted needs --cwd DIR to restrict to.');
-    }
+    if (values.user === '') throw new UsageError('--user needs a user NAME.');
     const maxIterations = parseIterations(values['max-iterations']);
-    const workingDirectory = values.cwd === undefined ? undefined : await resolveDirectory(io, values.cwd);
+    const { access, confined } = await resolveCliAccess(io, {
+      userName: values.user,
+      cwd: values.cwd,
+      unrestricted: values.unrestricted ?? false,
+    });
     const registry = dependencies.executeOptions?.registry ?? defaultToolRegistry;
     const settings = new InMemoryToolSettingsRepository();
     for (const name of values.enable ?? []) {
@@ -117,9 +115,8 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
     }
     const tools = await getEnabledToolRuntime(settings, 'cli', { registry });
     const systemPrompt = buildSystemPrompt({
-      workingDirectory,
-      restricted: values.restricted ?? false,
-      processWorkingDirectory: io.cwd,
+      reachable: access.reachable,
+      confined,
       chatSystemPrompt: values.system,
     });
     const chatId = `cli-${randomUUID()}`;
@@ -143,8 +140,7 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
           toolContext: {
             userId: 'cli',
             chatId,
-            workingDirectory,
-            restricted: values.restricted ?? false,
+            ...access,
             ledger,
             dataDirectory: resolve(io.env.MANGO_DATA_DIR ?? resolve(io.cwd, 'data')),
           },

@@ -1,14 +1,15 @@
 /**
- * `mango mcp --user NAME [--cwd DIR] [--restricted]`: serves one user's enabled tools over MCP on
- * stdio (issue 10), for MCP clients that start their servers as a subprocess.
+ * `mango mcp --user NAME [--cwd DIR] [--unrestricted]`: serves one user's enabled tools over MCP on
+ * stdio (issue 10), for MCP clients that start their servers as a subprocess. The session is bound
+ * like a chat: `--cwd` inside the user's workspaces (default: the personal workspace), confined to it
+ * unless `--unrestricted` and the user is allowed it, checked again before every call.
  *
  * stdout carries protocol messages and nothing else: diagnostics go to stderr, and `console.log`
  * (and its siblings) are pointed at stderr while the command runs, so a stray log in a tool cannot
  * corrupt the stream. The session ends when stdin closes or on SIGINT/SIGTERM; closing aborts a
  * running call (shells are killed through its signal) before the process exits.
  */
-import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -17,11 +18,15 @@ import {
   readImageGenerationConfigFromEnv,
 } from '../../images/image-generation-config.ts';
 import { createMcpToolServer } from '../../mcp/mcp-tool-server.ts';
+import { type BoundWorkingDirectory, bindWorkingDirectory } from '../../workspaces/bind-working-directory.ts';
+import { WorkspaceError } from '../../workspaces/workspace-error.ts';
 import { type OpenCliDependencies, openCliDependencies } from '../cli-dependencies.ts';
 import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
 
 export const MCP_USAGE = `Usage:
-  mango mcp --user NAME [--cwd DIR] [--restricted]   serve NAME's enabled tools over MCP on stdio`;
+  mango mcp --user NAME [--cwd DIR] [--unrestricted]   serve NAME's enabled tools over MCP on stdio
+    --cwd: inside NAME's workspaces (default: NAME's personal workspace); the session is confined to it
+    unless --unrestricted and NAME is allowed it (mango user set NAME --allow-unrestricted).`;
 
 /**
  * How often a stdio session re-reads the user's tool list: settings changed through the API server
@@ -47,14 +52,6 @@ function keepConsoleOffStdout(io: CliIo): () => void {
   return () => Object.assign(console, saved);
 }
 
-async function resolveWorkingDirectory(io: CliIo, cwd: string | undefined): Promise<string | undefined> {
-  if (cwd === undefined) return undefined;
-  const directory = resolve(io.cwd, cwd);
-  const info = await stat(directory).catch(() => undefined);
-  if (!info?.isDirectory()) throw new UsageError(`--cwd ${cwd} is not a directory.`);
-  return directory;
-}
-
 /**
  * Builds the `mcp` command. `openDependencies` supplies users, settings and image records (the
  * configured database); `streams` default to the process's stdin and stdout.
@@ -71,22 +68,31 @@ export function createMcpCommand(
       options: {
         user: { type: 'string' },
         cwd: { type: 'string' },
-        restricted: { type: 'boolean' },
+        unrestricted: { type: 'boolean' },
       },
     });
     if (positionals.length > 0) throw new UsageError(`Unexpected arguments: ${positionals.join(' ')}`);
     if (values.user === undefined || values.user === '') throw new UsageError('mango mcp needs --user NAME.');
-    const restricted = values.restricted ?? false;
-    if (restricted && values.cwd === undefined) {
-      throw new UsageError('--restricted needs --cwd DIR to restrict to.');
-    }
-    const workingDirectory = await resolveWorkingDirectory(io, values.cwd);
+    const cwd = values.cwd;
+    const requestedCwd =
+      cwd === undefined || cwd.startsWith('~') || isAbsolute(cwd) ? cwd : resolve(io.cwd, cwd);
 
     const dependencies = await openDependencies(io.env, io.cwd);
     try {
       const user = await dependencies.users.findByName(values.user);
       if (!user) {
         io.stderr(`mango mcp: no user named "${values.user}" (create one with mango user add NAME).\n`);
+        return 1;
+      }
+      let bound: BoundWorkingDirectory;
+      try {
+        bound = await bindWorkingDirectory(dependencies.workspaces, user.id, {
+          cwd: requestedCwd,
+          unrestricted: values.unrestricted ?? false,
+        });
+      } catch (error) {
+        if (!WorkspaceError.isInstance(error)) throw error;
+        io.stderr(`mango mcp: --cwd: ${error.message}\n`);
         return 1;
       }
       // generate_image: providers from this command's environment, records in the shared database.
@@ -102,8 +108,7 @@ export function createMcpCommand(
             toolSettingsEvents: dependencies.toolSettingsEvents,
             dataDirectory: dependencies.dataDirectory,
             userId: user.id,
-            restricted,
-            ...(workingDirectory === undefined ? {} : { workingDirectory }),
+            resolveAccess: bound.resolveAccess,
             log: (message) => io.stderr(`[mango mcp] ${message}\n`),
             settingsPollMilliseconds: STDIO_SETTINGS_POLL_MILLISECONDS,
             onClose,

@@ -1,5 +1,7 @@
 /**
  * `mango tool list | call | replay`: try tools without a model, and reproduce a model's call sequence.
+ * Without `--user` the calls run in operator mode (the whole filesystem minus the protected set); with
+ * `--user NAME` they reach exactly what that user's chats reach (`cli-tool-access.ts`).
  */
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -11,13 +13,17 @@ import { InMemoryFreshnessLedger } from '../../tools/freshness-ledger.ts';
 import { getTool, listTools } from '../../tools/registry.ts';
 import { mergeToolSettings } from '../../tools/settings-policy.ts';
 import type { EffectiveToolSettings, SavedToolSettings, ToolCallContext } from '../../tools/types.ts';
+import { resolveCliAccess } from '../cli-tool-access.ts';
 import { parseAssignment, parseSettingValue } from '../settings-overrides.ts';
 import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
 
 export const TOOL_USAGE = `Usage:
   mango tool list [--json]
-  mango tool call NAME [ARGS_JSON] [--user NAME] [--cwd DIR] [--restricted] [--enable] [--set PARAM=VALUE]...
-  mango tool replay CALLS.jsonl [--user NAME] [--cwd DIR] [--restricted] [--enable TOOL]... [--set TOOL.PARAM=VALUE]...`;
+  mango tool call NAME [ARGS_JSON] [--user NAME] [--cwd DIR] [--unrestricted] [--enable] [--set PARAM=VALUE]...
+  mango tool replay CALLS.jsonl [--user NAME] [--cwd DIR] [--unrestricted] [--enable TOOL]... [--set TOOL.PARAM=VALUE]...
+    Without --user: operator mode, tools reach the whole filesystem except the server's own directories
+    (data, installation, workspaces) and /proc, /sys, /dev. With --user NAME: only NAME's workspaces, confined
+    to --cwd (default: NAME's personal workspace) unless --unrestricted and NAME is allowed it.`;
 
 /**
  * Where a command gets a user's saved settings from. The default has none (defaults only); the
@@ -25,6 +31,8 @@ export const TOOL_USAGE = `Usage:
  */
 export interface SavedSettingsSource {
   userId: string;
+  /** `--user NAME`; undefined = operator mode. */
+  userName?: string;
   load(toolName: string): Promise<SavedToolSettings | undefined>;
 }
 
@@ -54,18 +62,17 @@ function parseJsonArguments(raw: string | undefined, where: string): unknown {
   }
 }
 
-function baseContext(
-  cwd: string | undefined,
-  restricted: boolean,
+async function baseContext(
   io: CliIo,
-  userId: string,
-): ToolCallContext {
-  if (restricted && cwd === undefined) throw new UsageError('--restricted needs --cwd DIR to restrict to.');
+  source: SavedSettingsSource,
+  cwd: string | undefined,
+  unrestricted: boolean,
+): Promise<ToolCallContext> {
+  const { userId, access } = await resolveCliAccess(io, { userName: source.userName, cwd, unrestricted });
   return {
-    userId,
+    userId: source.userName === undefined ? source.userId : userId,
     chatId: `cli-${randomUUID()}`,
-    workingDirectory: cwd === undefined ? undefined : resolve(io.cwd, cwd),
-    restricted,
+    ...access,
     ledger: new InMemoryFreshnessLedger(),
     dataDirectory: resolve(io.env.MANGO_DATA_DIR ?? resolve(io.cwd, 'data')),
   };
@@ -98,7 +105,7 @@ async function callCommand(argv: string[], io: CliIo, source: SavedSettingsSourc
     strict: true,
     options: {
       cwd: { type: 'string' },
-      restricted: { type: 'boolean' },
+      unrestricted: { type: 'boolean' },
       enable: { type: 'boolean' },
       set: { type: 'string', multiple: true },
     },
@@ -122,7 +129,7 @@ async function callCommand(argv: string[], io: CliIo, source: SavedSettingsSourc
     ...(Object.keys(parameters).length > 0 ? { parameters } : {}),
   };
   const settings = effectiveSettings(name, await source.load(name), overrides);
-  const context = baseContext(values.cwd, values.restricted ?? false, io, source.userId);
+  const context = await baseContext(io, source, values.cwd, values.unrestricted ?? false);
   const envelope = await executeTool(name, parseJsonArguments(rawArgs, 'ARGS_JSON'), context, settings);
   io.stdout(`${JSON.stringify(envelope, null, 2)}\n`);
   return envelope.ok ? 0 : 1;
@@ -135,7 +142,7 @@ async function replayCommand(argv: string[], io: CliIo, source: SavedSettingsSou
     strict: true,
     options: {
       cwd: { type: 'string' },
-      restricted: { type: 'boolean' },
+      unrestricted: { type: 'boolean' },
       enable: { type: 'string', multiple: true },
       set: { type: 'string', multiple: true },
     },
@@ -181,7 +188,7 @@ async function replayCommand(argv: string[], io: CliIo, source: SavedSettingsSou
       return { name: parsed.name, args: parsed.args ?? {} };
     });
 
-  const context = baseContext(values.cwd, values.restricted ?? false, io, source.userId);
+  const context = await baseContext(io, source, values.cwd, values.unrestricted ?? false);
   const settingsCache = new Map<string, EffectiveToolSettings>();
   for (const call of calls) {
     let settings = settingsCache.get(call.name);

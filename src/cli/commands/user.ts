@@ -1,6 +1,7 @@
 /**
- * `mango user add NAME | list | revoke NAME`: manage API users. `add` prints the new token alone on the
- * last line of its output (scripts take `tail -n 1`); it is never shown again.
+ * `mango user add NAME | list | revoke NAME | token NAME | set NAME --[no-]allow-unrestricted`: manage
+ * API users. `add` and `token` print the new token alone on the last line of their output (scripts take
+ * `tail -n 1`); it is never shown again.
  */
 import { parseArgs } from 'node:util';
 import {
@@ -8,12 +9,16 @@ import {
   USER_NAME_PATTERN,
   UserNameTakenError,
 } from '../../db/database-user-repository.ts';
+import { DatabaseWorkspaceRepository } from '../../db/database-workspace-repository.ts';
 import { withCliDatabase } from '../open-cli-database.ts';
 import { type CliCommand, UsageError } from '../usage-error.ts';
 
 export const USER_USAGE = `  mango user add NAME         create a user; prints its API token once, alone on the last line
   mango user list [--json]    list users (name, created, active or revoked)
-  mango user revoke NAME      make the user's token stop working`;
+  mango user revoke NAME      make the user's token stop working
+  mango user token NAME       issue a new token (printed once, last line); the old one stops working at once
+  mango user set NAME --allow-unrestricted | --no-allow-unrestricted
+                              allow (or stop allowing) chats that reach all of NAME's workspaces`;
 
 export const userCommand: CliCommand = async (argv, io) => {
   const [subcommand, ...rest] = argv;
@@ -21,7 +26,11 @@ export const userCommand: CliCommand = async (argv, io) => {
     args: rest,
     allowPositionals: true,
     strict: true,
-    options: { json: { type: 'boolean' } },
+    options: {
+      json: { type: 'boolean' },
+      'allow-unrestricted': { type: 'boolean' },
+      'no-allow-unrestricted': { type: 'boolean' },
+    },
   });
   const needName = () => {
     const [name, ...extra] = positionals;
@@ -74,6 +83,44 @@ export const userCommand: CliCommand = async (argv, io) => {
         }
         io.stderr(`mango: no user named "${name}".\n`);
         return 1;
+      });
+    }
+    case 'token': {
+      const name = needName();
+      return withCliDatabase(io, async (database) => {
+        const token = await new DatabaseUserRepository(database).issueToken(name);
+        if (token === undefined) {
+          io.stderr(`mango: no user named "${name}".\n`);
+          return 1;
+        }
+        io.stdout(
+          `New API token of "${name}" (shown only this once; the old one no longer works):\n${token}\n`,
+        );
+        return 0;
+      });
+    }
+    case 'set': {
+      const name = needName();
+      const allow = values['allow-unrestricted'] === true;
+      const disallow = values['no-allow-unrestricted'] === true;
+      if (allow === disallow) {
+        throw new UsageError(
+          'mango user set needs exactly one of --allow-unrestricted, --no-allow-unrestricted.',
+        );
+      }
+      return withCliDatabase(io, async (database) => {
+        const user = await new DatabaseUserRepository(database).findByName(name);
+        if (!user) {
+          io.stderr(`mango: no user named "${name}".\n`);
+          return 1;
+        }
+        await new DatabaseWorkspaceRepository(database).setUnrestrictedAllowed(user.id, allow);
+        io.stdout(
+          allow
+            ? `"${name}" may now have unrestricted chats (reaching all of their workspaces).\n`
+            : `"${name}" may no longer have unrestricted chats; their chats are confined to their working directory from the next call.\n`,
+        );
+        return 0;
       });
     }
     default:

@@ -6,6 +6,7 @@ import { imagesMigration } from './0002-images.ts';
 import { chatsMigration } from './0003-chats.ts';
 import { observationRangesMigration } from './0004-observation-ranges.ts';
 import { chatTurnLeasesMigration } from './0005-chat-turn-leases.ts';
+import { workspacesMigration } from './0006-workspaces.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -16,4 +17,5 @@ export const MIGRATIONS: readonly Migration[] = [
   chatsMigration,
   observationRangesMigration,
   chatTurnLeasesMigration,
+  workspacesMigration,
 ];

@@ -21,8 +21,19 @@ export const createChatBodySchema = t.Object(
       description: 'openai, openai-compatible, gemini or anthropic',
     }),
     model: t.String({ minLength: 1, maxLength: MAX_MODEL_LENGTH }),
-    workingDirectory: t.Optional(t.String({ maxLength: 4096 })),
-    restricted: t.Optional(t.Boolean()),
+    workingDirectory: t.Optional(
+      t.String({
+        maxLength: 4096,
+        description:
+          'Absolute path, ~ or ~/… inside one of your workspaces (GET /api/workspaces); omitted = your personal workspace.',
+      }),
+    ),
+    unrestricted: t.Optional(
+      t.Boolean({
+        description:
+          'True: tools reach all of your workspaces, not only the working directory. Only for users an operator allowed it.',
+      }),
+    ),
     systemPrompt: t.Optional(t.String({ maxLength: MAX_SYSTEM_PROMPT_LENGTH })),
   },
   { additionalProperties: false },
@@ -41,10 +52,14 @@ export const chatSchema = t.Object(
     id: t.String(),
     userId: t.String(),
     title: t.String(),
-    workingDirectory: t.Union([t.String(), t.Null()], {
-      description: 'Real absolute path of the bound directory; null = none.',
+    workingDirectory: t.String({
+      description:
+        "Real absolute path of the chat's working directory, inside one of the owner's workspaces.",
     }),
-    restricted: t.Boolean({ description: 'Whether file and shell tools stay inside workingDirectory.' }),
+    confined: t.Boolean({
+      description:
+        'True: tools reach only workingDirectory. False: all of the owner’s workspaces (an unrestricted chat of a user allowed it).',
+    }),
     provider: t.String(),
     model: t.String(),
     systemPrompt: t.Union([t.String(), t.Null()]),

@@ -1,7 +1,7 @@
 /**
  * Builds the server's `ChatService` from the app's parts: providers from the environment
  * (`createProviderRegistry`), tools from the user's saved settings, the database freshness ledger,
- * and the chat settings (`MANGO_WORKSPACE_ROOTS`, `MANGO_MAX_TOOL_ITERATIONS`).
+ * the users' workspaces, and the chat settings (`MANGO_MAX_TOOL_ITERATIONS`).
  *
  * Chats and messages live in the given repository: the server passes the database one
  * (`DatabaseChatRepository`, from `createAppDependencies`); the in-memory default serves tests.
@@ -14,10 +14,12 @@ import { getEnabledToolRuntime } from '../../settings/tool-runtime.ts';
 import type { ToolSettingsRepository } from '../../settings/tool-settings-repository.ts';
 import type { FreshnessLedger } from '../../tools/freshness-ledger.ts';
 import type { ToolRegistry } from '../../tools/registry.ts';
+import type { WorkspaceService } from '../../workspaces/workspace-service.ts';
 
 export interface ChatServiceFactoryOptions {
   /** From `readChatConfig(environment)`. */
   chatConfig: ChatConfig;
+  workspaces: WorkspaceService;
   providers: ProviderRegistry;
   registry: ToolRegistry;
   toolSettingsRepository: ToolSettingsRepository;
@@ -40,8 +42,7 @@ export function createServerChatService(options: ChatServiceFactoryOptions): Cha
     loadToolRuntime: (userId) =>
       getEnabledToolRuntime(options.toolSettingsRepository, userId, { registry: options.registry }),
     createLedger: options.ledgerForChat,
-    workspaceRoots: chatConfig.workspaceRoots,
-    homeDirectory: chatConfig.homeDirectory,
+    workspaces: options.workspaces,
     dataDirectory: options.dataDirectory,
     now: options.now,
     limits: { maxIterations: chatConfig.maxToolIterations },

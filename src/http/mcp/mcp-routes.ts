@@ -6,7 +6,7 @@
  * - One `McpHttpSessions` per app (`deps.mcpSessions`), and the app's `ToolSettingsEvents`, the same
  *   instance the settings service emits on: a PUT /api/settings/tools/… sends
  *   `notifications/tools/list_changed` to that user's running sessions.
- * - `?cwd=` must lie under `MANGO_WORKSPACE_ROOTS`, the rule a chat's working directory follows.
+ * - `?cwd=` must lie inside the user's workspaces, the rule a chat's working directory follows.
  * - Tools that write files (generate_image) store them under the server's data directory.
  */
 import { Elysia } from 'elysia';
@@ -24,7 +24,7 @@ export function createMcpRoutes(deps: AppDependencies) {
         toolSettingsEvents: deps.events,
         registry: deps.registry,
         dataDirectory: deps.config.dataDirectory,
-        workspace: { roots: deps.chatConfig.workspaceRoots, homeDirectory: deps.chatConfig.homeDirectory },
+        workspaces: deps.workspaces,
         keepAliveMilliseconds: keepAliveMillisecondsFor(deps.config),
         log: (message) => deps.log(`[mango mcp] ${message}`),
       }),

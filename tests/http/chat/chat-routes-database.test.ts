@@ -48,7 +48,6 @@ describe.each(BACKENDS)('chat routes over the %s chat repository', (backend) => 
       database: handle.database,
       registry,
       now: () => FIXED_NOW,
-      environment: { MANGO_WORKSPACE_ROOTS: workspace },
       providers,
       log: () => {},
     });
@@ -68,7 +67,9 @@ describe.each(BACKENDS)('chat routes over the %s chat repository', (backend) => 
     handle = await createTestDatabase(backend);
     workspace = await realpath(await mkdtemp(join(tmpdir(), 'mango-chat-db-routes-')));
     build();
-    token = (await deps.users.create('carol')).token;
+    const carol = await deps.users.create('carol');
+    token = carol.token;
+    await deps.workspaces.grant(carol.user.id, workspace, false);
   });
   afterAll(async () => {
     await handle.dispose();
@@ -83,8 +84,8 @@ describe.each(BACKENDS)('chat routes over the %s chat repository', (backend) => 
       systemPrompt: 'Be brief.',
     });
     expect(created.status).toBe(201);
-    const chat = (await created.json()) as { id: string; restricted: boolean; systemPrompt: string };
-    expect(chat).toMatchObject({ restricted: true, systemPrompt: 'Be brief.' });
+    const chat = (await created.json()) as { id: string; confined: boolean; systemPrompt: string };
+    expect(chat).toMatchObject({ confined: true, systemPrompt: 'Be brief.' });
 
     const events = await collectSseEvents(
       await request('POST', `/api/chats/${chat.id}/turns`, { message: 'Go' }),
@@ -120,9 +121,13 @@ describe.each(BACKENDS)('chat routes over the %s chat repository', (backend) => 
       await request('POST', '/api/chats', { provider: 'openai', model: 'm' })
     ).json()) as {
       id: string;
-      restricted: boolean;
+      confined: boolean;
+      workingDirectory: string;
     };
-    expect(created.restricted).toBe(false);
+    expect(created.confined).toBe(true);
+    expect(created.workingDirectory).toBe(
+      join(handle.config.workspacesDirectory, (await deps.users.findByName('carol'))!.id),
+    );
     await deps.ledgerForChat(created.id).put({
       path: join(workspace, 'a.txt'),
       sha256: 'c'.repeat(64),

@@ -37,7 +37,7 @@ const STRINGS = [
   '/',
   '%00',
 ];
-const CHAT_KEYS = ['title', 'provider', 'model', 'workingDirectory', 'restricted', 'systemPrompt'];
+const CHAT_KEYS = ['title', 'provider', 'model', 'workingDirectory', 'unrestricted', 'systemPrompt'];
 
 function fuzzValue(random: ReturnType<typeof createRandom>, depth: number): unknown {
   switch (random.integer(0, depth > 2 ? 4 : 6)) {
@@ -75,7 +75,7 @@ function chatBody(random: ReturnType<typeof createRandom>, workspace: string): u
     provider: random.next() < 0.7 ? random.pick(['openai', 'gemini']) : fuzzValue(random, 2),
     model: random.next() < 0.6 ? 'model-1' : fuzzValue(random, 2),
   };
-  for (const key of ['title', 'systemPrompt', 'workingDirectory', 'restricted']) {
+  for (const key of ['title', 'systemPrompt', 'workingDirectory', 'unrestricted']) {
     if (random.next() < 0.4) body[key] = fuzzValue(random, 2);
   }
   if (random.next() < 0.3) body.title = random.pick(STRINGS);
@@ -135,7 +135,6 @@ describe.each(BACKENDS)('chat API fuzz on %s', (backend) => {
       database: handle.database,
       registry: createTestRegistry(),
       now: () => FIXED_NOW,
-      environment: { MANGO_WORKSPACE_ROOTS: workspace },
       providers: createStubProviderRegistry({
         openai: new ScriptedProvider([], { id: 'openai', record: false, repeat: textResponse('ok') }),
       }),
@@ -145,6 +144,7 @@ describe.each(BACKENDS)('chat API fuzz on %s', (backend) => {
     const created = await deps.users.create('fuzzer');
     token = created.token;
     userId = created.user.id;
+    await deps.workspaces.grant(userId, workspace, false);
   });
 
   afterAll(async () => {

@@ -48,7 +48,6 @@ beforeAll(async () => {
     database: handle.database,
     registry: createTestRegistry(),
     now: () => FIXED_NOW,
-    environment: { MANGO_WORKSPACE_ROOTS: workspace },
     providers: createStubProviderRegistry(
       { openai: provider },
       { baseURL: 'http://127.0.0.1:9/secret-base' },
@@ -56,7 +55,9 @@ beforeAll(async () => {
     log: () => {},
   });
   app = createApp(deps);
-  alice = (await deps.users.create('alice')).token;
+  const created = await deps.users.create('alice');
+  alice = created.token;
+  await deps.workspaces.grant(created.user.id, workspace, false);
   bob = (await deps.users.create('bob')).token;
 });
 
@@ -87,8 +88,8 @@ describe('chat API', () => {
       workingDirectory: workspace,
     });
     expect(created.status).toBe(201);
-    const chat = created.json as { id: string; restricted: boolean; workingDirectory: string };
-    expect(chat).toMatchObject({ title: 'First', provider: 'openai', model: 'gpt-test', restricted: true });
+    const chat = created.json as { id: string; confined: boolean; workingDirectory: string };
+    expect(chat).toMatchObject({ title: 'First', provider: 'openai', model: 'gpt-test', confined: true });
 
     expect(
       ((await call('GET', '/api/chats', alice)).json as { chats: { id: string }[] }).chats.map(

@@ -35,7 +35,6 @@ describe.each(BACKENDS)('turn lease across two instances on %s', (backend) => {
         database: index === 0 ? handle.database : await handle.open(),
         registry: createTestRegistry(),
         now: () => clock,
-        environment: { MANGO_WORKSPACE_ROOTS: workspace },
         providers: createStubProviderRegistry({ openai: provider }),
         log: () => {},
       });
@@ -136,7 +135,6 @@ describe.each(BACKENDS)('turn lease across two instances on %s', (backend) => {
       database,
       registry: createTestRegistry(),
       now: () => clock,
-      environment: { MANGO_WORKSPACE_ROOTS: workspace },
       providers: createStubProviderRegistry({ openai: instances[0]!.provider }),
       chatRepository: racing,
       log: () => {},

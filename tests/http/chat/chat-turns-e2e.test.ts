@@ -80,6 +80,7 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
         host: '127.0.0.1',
         port: 0,
         dataDirectory,
+        workspacesDirectory: join(root, 'workspaces'),
         databaseUrl: postgres?.url,
         shutdownTimeoutMs: 2_000,
         maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
@@ -89,7 +90,6 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
           printed += line;
         },
         env: {
-          MANGO_WORKSPACE_ROOTS: root,
           MANGO_MAX_TOOL_ITERATIONS: '3',
           OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1`,
         },
@@ -97,6 +97,12 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     );
     alice = /^\s+(mango_\S+)$/m.exec(printed)![1]!;
     bob = (await server.deps.users.create('bob')).token;
+    // The chats below work in the project and its parent (never the data directory inside it).
+    const admin = await server.deps.users.findByName('admin');
+    await server.deps.workspaces.grant(admin!.id, project, false);
+    await mkdir(join(root, 'shared'), { recursive: true });
+    await writeFile(join(root, 'shared', 'a-file.txt'), 'not a directory');
+    await server.deps.workspaces.grant(admin!.id, join(root, 'shared'), false);
   });
 
   afterAll(async () => {
@@ -374,13 +380,17 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
       'invalid_working_directory',
     ],
     [
-      'a directory outside MANGO_WORKSPACE_ROOTS',
+      "a directory outside the user's workspaces",
       { workingDirectory: tmpdir() },
       'invalid_working_directory',
     ],
-    ['a file instead of a directory', { workingDirectory: 'ROOT/a-file.txt' }, 'invalid_working_directory'],
+    [
+      'a file instead of a directory',
+      { workingDirectory: 'ROOT/shared/a-file.txt' },
+      'invalid_working_directory',
+    ],
     ['a relative directory', { workingDirectory: 'project' }, 'invalid_working_directory'],
-    ['restricted without a directory', { workingDirectory: undefined, restricted: true }, 'invalid_request'],
+    ['unrestricted for a user not allowed it', { unrestricted: true }, 'invalid_request'],
     ['an unknown provider', { provider: 'nope' }, 'invalid_request'],
   ])('POST /api/chats with %s is 422 %s', async (_name, override, code) => {
     const body: Record<string, unknown> = {

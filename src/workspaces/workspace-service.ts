@@ -1,0 +1,271 @@
+/**
+ * Workspaces belong to users (below chats, above the database). A user's workspaces are their
+ * personal workspace (`<MANGO_WORKSPACES_DIR>/<user id>`, created on first use, named by the id so a
+ * rename or a hostile name changes nothing) plus the directories an operator granted them; they are the
+ * most any tool call of that user can reach. Everything is read from the repository on every call, so
+ * a grant or revoke made by any instance or CLI command applies at the next call.
+ *
+ * Guarantees:
+ * - A grant is stored as a real path and is refused when it contains or lies inside a protected
+ *   directory (data, installation, workspaces directory — which holds every personal workspace —,
+ *   `/proc`, `/sys`, `/dev`), or is not an existing directory; the message says which.
+ * - `reachableSetFor` re-validates the binding each time (the directory still resolves to itself and
+ *   still lies in a workspace; unrestricted only while the user is allowed it) and calls
+ *   `computeReachableSet`: nothing else decides what a call may reach.
+ * - Paths outside the user's workspaces all get one fixed answer (`locate-directory.ts`).
+ */
+import { lstat, mkdir, readdir, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import {
+  accessAt,
+  computeReachableSet,
+  isPathInside,
+  type ReachableSet,
+  type Workspace,
+} from '../tools/access/reachable-set.ts';
+import { expandRequestedPath, locateDirectory } from './locate-directory.ts';
+import type { ProtectedPath } from './protected-paths.ts';
+import { WorkspaceError } from './workspace-error.ts';
+import { applyWorkspaceOwnership, type WorkspaceOwner } from './workspace-ownership.ts';
+import type { WorkspaceGrant, WorkspaceRepository } from './workspace-repository.ts';
+
+/** Most subdirectory names `listDirectories` returns. */
+export const MAX_LISTED_DIRECTORIES = 1000;
+
+export interface WorkspaceServiceOptions {
+  repository: WorkspaceRepository;
+  /** Real path of `MANGO_WORKSPACES_DIR` (see `prepareWorkspacesDirectory`). */
+  workspacesDirectory: string;
+  protectedPaths: readonly ProtectedPath[];
+  /** Owner of newly created personal workspaces; absent = the server's uid. */
+  owner?: WorkspaceOwner;
+  now?: () => number;
+}
+
+/** What a chat or MCP session is bound to, as stored. */
+export interface WorkspaceBinding {
+  /** Real path; null = the user's personal workspace (chats made before workspaces existed). */
+  workingDirectory: string | null;
+  /** False only when the chat or session asked to reach all of the user's workspaces. */
+  confined: boolean;
+}
+
+export interface BoundAccess {
+  reachable: ReachableSet;
+  /** Whether the call is confined to its working directory (asked for, or the user is not allowed otherwise). */
+  confined: boolean;
+}
+
+/** A user id names a directory: only the characters ids are made of. */
+const USER_ID_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
+
+export class WorkspaceService {
+  readonly #options: WorkspaceServiceOptions;
+  readonly #now: () => number;
+
+  constructor(options: WorkspaceServiceOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Real paths of the protected set, as the reachable set carries them. */
+  get protectedPaths(): string[] {
+    return this.#options.protectedPaths.map((entry) => entry.path);
+  }
+
+  /** Where the user's personal workspace is (or will be, on first use). */
+  personalWorkspacePath(userId: string): string {
+    if (!USER_ID_PATTERN.test(userId)) {
+      throw new Error(`A user id cannot name a workspace directory: ${JSON.stringify(userId)}.`);
+    }
+    return join(this.#options.workspacesDirectory, userId);
+  }
+
+  /** The user's personal workspace (real path), created (mode 0700, given to the owner) on first use. */
+  async personalWorkspace(userId: string): Promise<string> {
+    const path = this.personalWorkspacePath(userId);
+    let created = false;
+    try {
+      await mkdir(path, { mode: 0o700 });
+      created = true;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
+    }
+    if (created) await applyWorkspaceOwnership(path, this.#options.owner);
+    const info = await lstat(path);
+    if (!info.isDirectory()) {
+      // Fails closed: something replaced the workspace (a link could point anywhere).
+      throw new Error(`The personal workspace ${path} is not a plain directory; no tool may run there.`);
+    }
+    return path;
+  }
+
+  /** The user's workspaces: the personal one first, then grants by path. */
+  async listWorkspaces(userId: string): Promise<Workspace[]> {
+    const [personal, grants] = await Promise.all([
+      this.personalWorkspace(userId),
+      this.#options.repository.listGrants(userId),
+    ]);
+    return [
+      { path: personal, access: 'read-write', kind: 'personal' },
+      ...grants.map(
+        (grant): Workspace => ({
+          path: grant.path,
+          access: grant.readOnly ? 'read-only' : 'read-write',
+          kind: 'granted',
+        }),
+      ),
+    ];
+  }
+
+  isUnrestrictedAllowed(userId: string): Promise<boolean> {
+    return this.#options.repository.isUnrestrictedAllowed(userId);
+  }
+
+  setUnrestrictedAllowed(userId: string, allowed: boolean): Promise<boolean> {
+    return this.#options.repository.setUnrestrictedAllowed(userId, allowed);
+  }
+
+  /** Everything the user could reach with an unrestricted binding: where requested paths must lie. */
+  async #everything(
+    userId: string,
+  ): Promise<{ set: ReachableSet; personal: string; workspaces: Workspace[] }> {
+    const workspaces = await this.listWorkspaces(userId);
+    const personal = workspaces[0]!.path;
+    const set = computeReachableSet({
+      workspaces,
+      workingDirectory: personal,
+      homeDirectory: personal,
+      confined: false,
+      protectedPaths: this.protectedPaths,
+    });
+    return { set, personal, workspaces };
+  }
+
+  /**
+   * The real path of a directory the user asks to work in (absolute, `~` or `~/…`; omitted = the
+   * personal workspace).
+   * @throws WorkspaceError (`outside_workspaces` with its one fixed message, or a specific one inside).
+   */
+  async resolveWorkingDirectory(userId: string, requested: string | undefined): Promise<string> {
+    const { set, personal } = await this.#everything(userId);
+    if (requested === undefined || requested.trim() === '') return personal;
+    return locateDirectory(expandRequestedPath(requested, personal), requested, set);
+  }
+
+  /** Refuses an unrestricted binding for a user not allowed one. */
+  async checkUnrestricted(userId: string, unrestricted: boolean): Promise<void> {
+    if (!unrestricted || (await this.isUnrestrictedAllowed(userId))) return;
+    throw new WorkspaceError(
+      'unrestricted_not_allowed',
+      'This user may not have unrestricted chats (reaching all of their workspaces at once); an operator ' +
+        'can allow it with `mango user set NAME --allow-unrestricted`. Without it, a chat is confined to ' +
+        'its working directory.',
+    );
+  }
+
+  /**
+   * The reachable set of one call under `binding`, checked again now: the directory must still be
+   * itself (not replaced by a link) and in a workspace, and an unrestricted binding counts only while
+   * the user is allowed it.
+   * @throws WorkspaceError.
+   */
+  async reachableSetFor(userId: string, binding: WorkspaceBinding): Promise<BoundAccess> {
+    const [{ set, personal, workspaces }, allowed] = await Promise.all([
+      this.#everything(userId),
+      binding.confined ? Promise.resolve(false) : this.isUnrestrictedAllowed(userId),
+    ]);
+    const stored = binding.workingDirectory ?? personal;
+    const real = await locateDirectory(stored, stored, set);
+    if (real !== stored) {
+      throw new WorkspaceError(
+        'invalid_path',
+        `The working directory ${stored} now resolves to ${real}; start a new chat or session to work there.`,
+      );
+    }
+    const confined = binding.confined || !allowed;
+    return {
+      confined,
+      reachable: computeReachableSet({
+        workspaces,
+        workingDirectory: real,
+        homeDirectory: personal,
+        confined,
+        protectedPaths: this.protectedPaths,
+      }),
+    };
+  }
+
+  /**
+   * Subdirectory names of a directory in the user's workspaces (sorted, at most
+   * `MAX_LISTED_DIRECTORIES`), for choosing a working directory. Links are not followed or listed.
+   */
+  async listDirectories(userId: string, requested: string): Promise<{ path: string; directories: string[] }> {
+    const { set, personal } = await this.#everything(userId);
+    const path = await locateDirectory(expandRequestedPath(requested, personal), requested, set);
+    const entries = await readdir(path, { withFileTypes: true });
+    const directories = entries
+      .filter((entry) => entry.isDirectory() && accessAt(set, join(path, entry.name)) !== undefined)
+      .map((entry) => entry.name)
+      .sort((left, right) => (left < right ? -1 : left > right ? 1 : 0))
+      .slice(0, MAX_LISTED_DIRECTORIES);
+    return { path, directories };
+  }
+
+  /**
+   * Grants `directory` to the user (or changes its read-only flag).
+   * @throws WorkspaceError `grant_refused` saying why.
+   */
+  async grant(
+    userId: string,
+    directory: string,
+    readOnly: boolean,
+  ): Promise<{ grant: WorkspaceGrant; created: boolean }> {
+    const path = await this.checkGrantable(directory);
+    const grant: WorkspaceGrant = {
+      userId,
+      path,
+      readOnly,
+      createdAt: new Date(this.#now()).toISOString(),
+    };
+    const { created } = await this.#options.repository.putGrant(grant);
+    return { grant, created };
+  }
+
+  /**
+   * The real path `directory` would be granted as.
+   * @throws WorkspaceError `grant_refused`.
+   */
+  async checkGrantable(directory: string): Promise<string> {
+    const refuse = (reason: string) =>
+      new WorkspaceError('grant_refused', `Cannot grant ${directory}: ${reason}`);
+    if (!isAbsolute(directory)) throw refuse('give an absolute path.');
+    let real: string;
+    try {
+      real = await realpath(directory);
+    } catch {
+      throw refuse('it does not exist.');
+    }
+    if (!(await stat(real)).isDirectory()) throw refuse('it is not a directory.');
+    for (const entry of this.#options.protectedPaths) {
+      if (isPathInside(real, entry.path)) {
+        throw refuse(`${real} lies inside ${entry.what} (${entry.path}), which no user may reach.`);
+      }
+      if (isPathInside(entry.path, real)) {
+        throw refuse(`${real} contains ${entry.what} (${entry.path}), which no user may reach.`);
+      }
+    }
+    return real;
+  }
+
+  /** Removes the user's grant of `directory` (as given, or as it resolves now); false when none. */
+  async revoke(userId: string, directory: string): Promise<boolean> {
+    if (await this.#options.repository.deleteGrant(userId, directory)) return true;
+    const real = await realpath(directory).catch(() => undefined);
+    return real !== undefined && real !== directory && this.#options.repository.deleteGrant(userId, real);
+  }
+
+  listGrants(userId?: string): Promise<WorkspaceGrant[]> {
+    return this.#options.repository.listGrants(userId);
+  }
+}
