@@ -33,7 +33,10 @@ function importProblem(from: string, fromLayer: Layer, to: string, toLayer: Laye
   if (fromLayer === toLayer) return undefined;
   const permission = fromLayer.mayImport.find((allowed) => allowed.layer === toLayer.number);
   if (permission !== undefined && (typeOnly || !permission.typesOnly)) return undefined;
-  const allowed = `${fromLayer.name} may import from: ${fromLayer.importsFromText}`;
+  const allowed =
+    fromLayer.mayImport.length === 0
+      ? `${fromLayer.name} imports from no other layer`
+      : `${fromLayer.name} may import from: ${fromLayer.importsFromText}`;
   if (permission !== undefined) {
     return `run-time import where only types may be imported: ${from} (${describe(fromLayer)}) imports ${to} (${describe(toLayer)}); ${allowed}`;
   }

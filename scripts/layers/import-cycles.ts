@@ -85,8 +85,9 @@ function shortestCycle(start: string, members: ReadonlySet<string>, next: Map<st
       if (!members.has(child)) continue;
       if (child === start) {
         const path = [file];
-        while (path[0] !== start) path.unshift(previous.get(path[0] as string) as string);
-        return path;
+        while (path[path.length - 1] !== start)
+          path.push(previous.get(path[path.length - 1] as string) as string);
+        return path.reverse();
       }
       if (!previous.has(child)) {
         previous.set(child, file);

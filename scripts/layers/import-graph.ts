@@ -145,13 +145,14 @@ export function readImportGraph(root: string, folders: readonly string[]): Impor
   const known = new Set(files);
   const edges = new Map<string, ImportEdge>();
   const problems: string[] = [];
+  const cache = ts.createModuleResolutionCache(root, (name) => name, COMPILER_OPTIONS);
   for (const file of files) {
     const absolute = join(root, file);
     const read = readSpecifiers(file, readFileSync(absolute, 'utf8'));
     problems.push(...read.problems);
     for (const specifier of read.specifiers) {
-      const resolved = ts.resolveModuleName(specifier.text, absolute, COMPILER_OPTIONS, ts.sys).resolvedModule
-        ?.resolvedFileName;
+      const resolved = ts.resolveModuleName(specifier.text, absolute, COMPILER_OPTIONS, ts.sys, cache)
+        .resolvedModule?.resolvedFileName;
       const target = resolved === undefined ? undefined : relative(root, resolved).split(sep).join('/');
       if (target === undefined || !known.has(target)) {
         // Packages, built-in modules and data files (JSON) import nothing of ours, so they can close no
