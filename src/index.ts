@@ -25,7 +25,6 @@ export {
   type TurnLimits,
 } from './chat/turn.ts';
 export type * from './chat/turn-events.ts';
-export { createTurnEventStream, encodeTurnEventAsSse, SSE_HEADERS } from './chat/turn-sse.ts';
 export { loadConfig, type ServerConfig } from './config.ts';
 export { type Database, openDatabase } from './db/database.ts';
 export { DatabaseChatRepository } from './db/database-chat-repository.ts';
@@ -35,20 +34,14 @@ export { DatabaseUserRepository } from './db/database-user-repository.ts';
 export { migrate } from './db/migrate.ts';
 export { createApp } from './http/app.ts';
 export { type AppDependencies, createAppDependencies } from './http/app-dependencies.ts';
-export {
-  createGenerateImageToolPlan,
-  type GenerateImagePlanOptions,
-  type GenerateImageToolPlan,
-  IMAGE_QUALITIES,
-  type ImageQuality,
-} from './images/generate-image-plan.ts';
-export type { GenerateImageResult } from './images/generate-images.ts';
+export { createTurnEventStream, encodeTurnEventAsSse, SSE_HEADERS } from './http/chat/turn-sse.ts';
+export type { GenerateImageResult, GenerateImageToolPlan } from './images/generate-images.ts';
 export {
   configureImageGeneration,
   type ImageGenerationConfig,
   readImageGenerationConfigFromEnv,
 } from './images/image-generation-config.ts';
-export type { ImageProvider } from './images/image-provider.ts';
+export { IMAGE_QUALITIES, type ImageProvider, type ImageQuality } from './images/image-provider.ts';
 export {
   type ImageRecord,
   type ImageRepository,
@@ -142,6 +135,10 @@ export {
   requireInteger,
   requireString,
 } from './tools/arg-parsing.ts';
+export {
+  createGenerateImageToolPlan,
+  type GenerateImagePlanOptions,
+} from './tools/builtin/generate-image-plan.ts';
 export * from './tools/errors.ts';
 export { DEFAULT_TOOL_TIMEOUT_SECONDS, type ExecuteToolOptions, executeTool } from './tools/execution.ts';
 export {

@@ -2,18 +2,11 @@
  * The Chat page: the user's chats beside either the new-chat form or the open chat (design: "a turn
  * as an SSE stream"). The two panels live in `new-chat-form.ts` and `chat-view.ts`.
  */
-import type { ApiClient, ChatSummary } from './api-client.ts';
+import type { ChatSummary } from './api-client.ts';
+import type { ChatPageOptions } from './chat-page-options.ts';
 import { renderChatView } from './chat-view.ts';
 import { h, replaceChildren } from './dom.ts';
 import { renderNewChatForm } from './new-chat-form.ts';
-import type { ImageLoader } from './tool-result-view.ts';
-
-export interface ChatPageOptions {
-  api: ApiClient;
-  chatId: string | undefined;
-  navigate: (path: string) => void;
-  loadImage: ImageLoader;
-}
 
 export async function renderChatPage(container: HTMLElement, options: ChatPageOptions): Promise<void> {
   const chatList = h('ul', { class: 'chat-list' });

@@ -4,7 +4,7 @@
  * the server cannot be asked). Entries are rendered keyed, so streaming never resets open sections.
  */
 import { ApiError, type ChatSummary } from './api-client.ts';
-import type { ChatPageOptions } from './chat-page.ts';
+import type { ChatPageOptions } from './chat-page-options.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
 import { readTurnStream } from './sse-parser.ts';

@@ -3,7 +3,7 @@
  * model, title, working directory and the restricted toggle (on by default: security by default).
  */
 import type { ProviderSummary } from './api-client.ts';
-import type { ChatPageOptions } from './chat-page.ts';
+import type { ChatPageOptions } from './chat-page-options.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
 
 export async function renderNewChatForm(main: HTMLElement, options: ChatPageOptions): Promise<void> {

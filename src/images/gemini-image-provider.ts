@@ -9,9 +9,13 @@
  * finish or block reason and any text the model sent instead.
  */
 import { type GenerateContentResponse, GoogleGenAI } from '@google/genai';
-import type { ImageQuality } from './generate-image-plan.ts';
 import type { ImageProviderConnection } from './image-generation-config.ts';
-import type { GeneratedImageData, ImageGenerationRequest, ImageProvider } from './image-provider.ts';
+import type {
+  GeneratedImageData,
+  ImageGenerationRequest,
+  ImageProvider,
+  ImageQuality,
+} from './image-provider.ts';
 
 export const GEMINI_DEFAULT_IMAGE_MODEL = 'gemini-2.5-flash-image';
 

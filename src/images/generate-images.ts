@@ -16,8 +16,39 @@
  */
 import { ToolExecutionError } from '../tools/errors.ts';
 import type { ToolProgressEvent } from '../tools/types.ts';
-import type { GenerateImageToolPlan, ImageQuality, PlannedImage } from './generate-image-plan.ts';
-import { describeProviderError, type GeneratedImageData, type ImageProvider } from './image-provider.ts';
+import {
+  describeProviderError,
+  type GeneratedImageData,
+  type ImageProvider,
+  type ImageQuality,
+} from './image-provider.ts';
+
+/**
+ * What one call generates, decided before any request (the generate_image tool plans it from the
+ * model's arguments and the user's settings).
+ */
+export interface PlannedImage {
+  /** 0-based position in the call; error entries refer to it. */
+  index: number;
+  id: string;
+}
+
+export interface GenerateImageToolPlan {
+  prompt: string;
+  /** Images this call produces (after capping). */
+  count: number;
+  /** What the model asked for (1 when it did not say). */
+  requestedCount: number;
+  /** True when `count` was lowered to the user's `maxImagesPerCall`. */
+  capped: boolean;
+  quality: ImageQuality;
+  /** Where the quality came from: the model's argument or the user's default. */
+  qualitySource: 'model' | 'setting';
+  model: string;
+  /** Where the model came from: the model's argument, the user's `defaultModel`, or the fallback. */
+  modelSource: 'model' | 'setting' | 'fallback';
+  images: PlannedImage[];
+}
 
 /** Where a stored image can be fetched. */
 export interface StoredImage {

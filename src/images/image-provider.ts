@@ -1,13 +1,12 @@
 /**
  * The image provider contract: one image per `generate` call, abortable through its signal. Each
  * provider adapts one official SDK (openai-image-provider.ts, gemini-image-provider.ts); the rest of
- * the image code sees only this interface.
+ * the image code sees only this interface; `get-image-providers.ts` builds the configured ones.
  */
 
-import { createGeminiImageProvider } from './gemini-image-provider.ts';
-import type { ImageQuality } from './generate-image-plan.ts';
-import type { ImageGenerationConfig } from './image-generation-config.ts';
-import { createOpenAiImageProvider } from './openai-image-provider.ts';
+/** Qualities a caller may ask for; providers map them to their own knobs. */
+export const IMAGE_QUALITIES = ['low', 'medium', 'high', 'auto'] as const;
+export type ImageQuality = (typeof IMAGE_QUALITIES)[number];
 
 export type ImageProviderId = 'openai' | 'gemini';
 
@@ -44,21 +43,6 @@ export type ImageProviders = Partial<Record<ImageProviderId, ImageProvider>>;
  */
 export function getImageProviderIdForModel(model: string): ImageProviderId {
   return /^gemini-/i.test(model) ? 'gemini' : 'openai';
-}
-
-const providersByConfig = new WeakMap<ImageGenerationConfig, ImageProviders>();
-
-/** The providers a configuration enables, built once per configuration object. */
-export function getImageProviders(config: ImageGenerationConfig): ImageProviders {
-  let providers = providersByConfig.get(config);
-  if (!providers) {
-    providers = {
-      ...(config.openai ? { openai: createOpenAiImageProvider(config.openai) } : {}),
-      ...(config.gemini ? { gemini: createGeminiImageProvider(config.gemini) } : {}),
-    };
-    providersByConfig.set(config, providers);
-  }
-  return providers;
 }
 
 /** The message of a provider failure, without SDK noise. */

@@ -7,9 +7,13 @@
  * silently; a failed image is reported and the model may ask again.
  */
 import OpenAI from 'openai';
-import type { ImageQuality } from './generate-image-plan.ts';
 import type { ImageProviderConnection } from './image-generation-config.ts';
-import type { GeneratedImageData, ImageGenerationRequest, ImageProvider } from './image-provider.ts';
+import type {
+  GeneratedImageData,
+  ImageGenerationRequest,
+  ImageProvider,
+  ImageQuality,
+} from './image-provider.ts';
 
 export const OPENAI_DEFAULT_IMAGE_MODEL = 'gpt-image-1.5';
 

@@ -47,5 +47,3 @@ export function getTool(name: string): RegisteredTool | undefined {
 export function listTools(): RegisteredTool[] {
   return defaultToolRegistry.list();
 }
-
-export { executeTool } from './execution.ts';

@@ -7,7 +7,7 @@ import { type ChatRepository, InMemoryChatRepository } from '../../src/chat/chat
 import { ChatService, type ChatServiceDependencies } from '../../src/chat/chat-service.ts';
 import { INTERRUPTED_CALL_MESSAGE } from '../../src/chat/history-repair.ts';
 import type { TurnEvent } from '../../src/chat/turn-events.ts';
-import { createTurnEventStream } from '../../src/chat/turn-sse.ts';
+import { createTurnEventStream } from '../../src/http/chat/turn-sse.ts';
 import type { ModelProvider } from '../../src/providers/types.ts';
 import { InMemoryFreshnessLedger } from '../../src/tools/freshness-ledger.ts';
 import {

@@ -4,7 +4,6 @@
  * each route calls one `ChatService` method; `ChatError` codes become statuses in `http-errors.ts`.
  */
 import { Elysia, t } from 'elysia';
-import { createTurnEventStream, SSE_HEADERS } from '../../chat/turn-sse.ts';
 import { keepAliveMillisecondsFor } from '../../config.ts';
 import type { AppDependencies } from '../app-dependencies.ts';
 import { parseJsonBody } from '../json-body.ts';
@@ -18,6 +17,7 @@ import {
   createChatBodySchema,
   startTurnBodySchema,
 } from './chat-schemas.ts';
+import { createTurnEventStream, SSE_HEADERS } from './turn-sse.ts';
 
 const errors = { 400: errorBodySchema, 401: errorBodySchema };
 const notFound = { ...errors, 404: errorBodySchema };

@@ -1,6 +1,6 @@
 /**
  * generate_image (spec: "generate_image"): creates 1–4 images during a text turn with an OpenAI Images
- * or Gemini image model. The plan is pure (src/images/generate-image-plan.ts); this file wires it to
+ * or Gemini image model. The plan is pure (`generate-image-plan.ts`, beside this file); this file wires it to
  * the configured providers, the data directory and the image repository.
  *
  * Availability: with no image provider configured the tool is not offered to models (`isAvailable`),
@@ -9,15 +9,8 @@
  * (`reportsPartialResultOnAbort`), and the unfinished ones are listed as failed with the reason.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  createGenerateImageToolPlan,
-  GENERATE_IMAGE_DEFAULTS,
-  IMAGE_QUALITIES,
-  MAX_IMAGES_PER_CALL,
-  MAX_MODEL_NAME_LENGTH,
-  MAX_PROMPT_LENGTH,
-} from '../../images/generate-image-plan.ts';
 import { type GenerateImageResult, generateImages } from '../../images/generate-images.ts';
+import { getImageProviders } from '../../images/get-image-providers.ts';
 import { detectImageFormat, writeImageFile } from '../../images/image-file-store.ts';
 import {
   describeMissingImageProvider,
@@ -27,7 +20,7 @@ import {
   IMAGE_PROVIDER_VARIABLES,
   isImageGenerationConfigured,
 } from '../../images/image-generation-config.ts';
-import { getImageProviderIdForModel, getImageProviders } from '../../images/image-provider.ts';
+import { getImageProviderIdForModel, IMAGE_QUALITIES } from '../../images/image-provider.ts';
 import { clampIntegerSetting, getBooleanSetting } from '../../tools/arg-parsing.ts';
 import { ToolArgumentError, ToolExecutionError } from '../../tools/errors.ts';
 import { registerTool } from '../../tools/registry.ts';
@@ -38,6 +31,13 @@ import type {
   ToolContext,
   ToolDefinition,
 } from '../../tools/types.ts';
+import {
+  createGenerateImageToolPlan,
+  GENERATE_IMAGE_DEFAULTS,
+  MAX_IMAGES_PER_CALL,
+  MAX_MODEL_NAME_LENGTH,
+  MAX_PROMPT_LENGTH,
+} from './generate-image-plan.ts';
 
 const TOOL_NAME = 'generate_image';
 

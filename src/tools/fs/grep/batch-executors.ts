@@ -3,8 +3,8 @@
  * a pool of worker threads (the JavaScript engine, and big trees where a second core pays). Terminating the
  * pool stops a runaway pattern mid-line; pending batches then reject with the given reason.
  */
-import { type PackedBatch, summarizeBatch, unpackBatch } from './packed-outcome.ts';
-import { type FileSearchOutcome, searchFileSync } from './search-file.ts';
+import { type BatchResult, type PackedBatch, summarizeBatch, unpackBatch } from './packed-outcome.ts';
+import { searchFileSync } from './search-file.ts';
 import { createTextSearcher, type GrepMatcherSpec } from './text-searcher.ts';
 
 export interface BatchLimits {
@@ -12,19 +12,6 @@ export interface BatchLimits {
   maxMatchesPerFile: number;
   /** Check each opened descriptor's real path (Linux `/proc/self/fd`) when a path policy is in force. */
   verifyRealPath: boolean;
-}
-
-/**
- * What a batch yields: most files have nothing to report, so only the notable outcomes travel (matches,
- * unsearched lines, or a status other than `searched`), with enough counts to keep `filesScanned` exact.
- */
-export interface BatchResult {
-  /** Files of the batch that were searched (status `searched`). */
-  searched: number;
-  /** Notable outcomes in walk order. */
-  notable: FileSearchOutcome[];
-  /** For each notable outcome, how many searched files precede it in the batch. */
-  searchedBefore: number[];
 }
 
 export interface BatchExecutor {

@@ -3,8 +3,20 @@
  * the matching lines joined by `\n` (a line never contains one). Structured-cloning a million small
  * objects costs more than the search itself; two arrays and a string clone at memcpy speed.
  */
-import type { BatchResult } from './batch-executors.ts';
 import type { FileSearchOutcome, FileSearchStatus } from './search-file.ts';
+
+/**
+ * What a batch yields: most files have nothing to report, so only the notable outcomes travel (matches,
+ * unsearched lines, or a status other than `searched`), with enough counts to keep `filesScanned` exact.
+ */
+export interface BatchResult {
+  /** Files of the batch that were searched (status `searched`). */
+  searched: number;
+  /** Notable outcomes in walk order. */
+  notable: FileSearchOutcome[];
+  /** For each notable outcome, how many searched files precede it in the batch. */
+  searchedBefore: number[];
+}
 
 export interface PackedOutcome {
   file: string;

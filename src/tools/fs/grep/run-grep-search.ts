@@ -14,11 +14,11 @@ import { walkFiles } from '../walk-files.ts';
 import {
   type BatchExecutor,
   type BatchLimits,
-  type BatchResult,
   createInProcessExecutor,
   createWorkerExecutor,
   type WorkerExecutor,
 } from './batch-executors.ts';
+import type { BatchResult } from './packed-outcome.ts';
 import type { FileSearchOutcome } from './search-file.ts';
 import type { GrepMatcherSpec } from './text-searcher.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import type { TurnEvent } from '../../src/chat/turn-events.ts';
-import { createTurnEventStream, encodeTurnEventAsSse } from '../../src/chat/turn-sse.ts';
+import type { TurnEvent } from '../../../src/chat/turn-events.ts';
+import { createTurnEventStream, encodeTurnEventAsSse } from '../../../src/http/chat/turn-sse.ts';
 
 describe('encodeTurnEventAsSse', () => {
   const cases: { event: TurnEvent; encoded: string }[] = [

@@ -5,7 +5,10 @@
  * model's arguments and the user's effective settings. No I/O, no clock, no randomness of its own: the
  * id generator is a parameter, so the same inputs always give the same plan.
  *
- * Rules (tests/images/generate-image-plan.test.ts pins each one):
+ * The plan is the tool's reading of its arguments, so it lives with the tool; the shape it produces
+ * (`GenerateImageToolPlan`) is what the image layer's `generateImages` runs, and is defined there.
+ *
+ * Rules (tests/tools/builtin/generate-image-plan.test.ts pins each one):
  * - `prompt` is required, 1–32,000 characters (OpenAI's limit), and is used as given.
  * - `count` is an integer 1–4 (default 1); above `maxImagesPerCall` it is capped to it, not refused.
  * - `quality` is one of low | medium | high | auto. With `letAiDecideQuality` on, the model's value
@@ -15,6 +18,9 @@
  *   default model of the first configured provider).
  * Wrong types are refused with ToolArgumentError (validation_failed), never replaced by defaults.
  */
+
+import type { GenerateImageToolPlan, PlannedImage } from '../../images/generate-images.ts';
+import { IMAGE_QUALITIES, type ImageQuality } from '../../images/image-provider.ts';
 import {
   clampIntegerSetting,
   getBooleanSetting,
@@ -24,12 +30,8 @@ import {
   optionalString,
   readArgumentsObject,
   requireString,
-} from '../tools/arg-parsing.ts';
-import { ToolArgumentError } from '../tools/errors.ts';
-
-/** Qualities a caller may ask for; providers map them to their own knobs. */
-export const IMAGE_QUALITIES = ['low', 'medium', 'high', 'auto'] as const;
-export type ImageQuality = (typeof IMAGE_QUALITIES)[number];
+} from '../arg-parsing.ts';
+import { ToolArgumentError } from '../errors.ts';
 
 /** Hard ceiling of `count` and of the `maxImagesPerCall` setting (spec: count 1–4). */
 export const MAX_IMAGES_PER_CALL = 4;
@@ -46,29 +48,6 @@ export const GENERATE_IMAGE_DEFAULTS = {
   defaultModel: '',
   letAiDecideQuality: true,
 };
-
-export interface PlannedImage {
-  /** 0-based position in the call; error entries refer to it. */
-  index: number;
-  id: string;
-}
-
-export interface GenerateImageToolPlan {
-  prompt: string;
-  /** Images this call produces (after capping). */
-  count: number;
-  /** What the model asked for (1 when it did not say). */
-  requestedCount: number;
-  /** True when `count` was lowered to the user's `maxImagesPerCall`. */
-  capped: boolean;
-  quality: ImageQuality;
-  /** Where the quality came from: the model's argument or the user's default. */
-  qualitySource: 'model' | 'setting';
-  model: string;
-  /** Where the model came from: the model's argument, the user's `defaultModel`, or the fallback. */
-  modelSource: 'model' | 'setting' | 'fallback';
-  images: PlannedImage[];
-}
 
 export interface GenerateImagePlanOptions {
   /** Produces one fresh id per image (the tool passes `crypto.randomUUID`). */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { createGenerateImageToolPlan } from '../../src/images/generate-image-plan.ts';
-import { ToolArgumentError } from '../../src/tools/errors.ts';
+import { createGenerateImageToolPlan } from '../../../src/tools/builtin/generate-image-plan.ts';
+import { ToolArgumentError } from '../../../src/tools/errors.ts';
 
 function sequentialIds() {
   let next = 0;

@@ -1,14 +1,15 @@
 /**
- * Server-Sent Events encoding of a turn (issue 7: `POST /api/chats/:id/turns` answers with
- * `text/event-stream`, one `data:` line per `TurnEvent` holding a JSON object with a `type` field).
- * Pure encoding plus a `ReadableStream` adapter, so the route only returns
- * `new Response(createTurnEventStream(events), {headers: SSE_HEADERS})`.
+ * Server-Sent Events encoding of a turn: `POST /api/chats/:id/turns` answers with `text/event-stream`,
+ * one `data:` line per `TurnEvent` holding a JSON object with a `type` field. Pure encoding plus a
+ * `ReadableStream` adapter, so the route only returns
+ * `new Response(createTurnEventStream(events), {headers: SSE_HEADERS})`. It lives with the HTTP routes
+ * because the chat layer yields events and knows nothing of the wire they travel on.
  *
  * JSON text never contains a raw CR or LF (they are escaped inside strings), so one event is always
  * exactly one `data:` line, which is what the SSE grammar (WHATWG HTML, "Server-sent events")
  * requires for a single-line payload.
  */
-import type { TurnEvent } from './turn-events.ts';
+import type { TurnEvent } from '../../chat/turn-events.ts';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream; charset=utf-8',

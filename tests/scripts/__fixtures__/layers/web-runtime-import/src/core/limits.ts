@@ -1,0 +1,5 @@
+export interface Limits {
+  maxBytes: number;
+}
+
+export const DEFAULT_LIMITS: Limits = { maxBytes: 1024 };
