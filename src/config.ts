@@ -13,8 +13,8 @@
  * `MANGO_WORKSPACE_ROOTS` (shared roots every user could bind) is gone: a configuration that still sets
  * it is refused, so an operator never believes a setting applies that no longer does.
  */
-import { resolve } from 'node:path';
-import { defaultWorkspacesDirectory } from './workspaces/workspaces-directory.ts';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 
 export interface ServerConfig {
   host: string;
@@ -51,6 +51,12 @@ export const DEFAULT_IDLE_TIMEOUT_SECONDS = 10;
 /** The keep-alive interval of a long-lived stream under `config`: half its idle timeout. */
 export function keepAliveMillisecondsFor(config: Pick<ServerConfig, 'idleTimeoutSeconds'>): number {
   return ((config.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_SECONDS) * 1000) / 2;
+}
+
+/** The default workspaces directory for an environment. */
+export function defaultWorkspacesDirectory(env: Readonly<Record<string, string | undefined>>): string {
+  const dataHome = env.XDG_DATA_HOME?.trim() || join(env.HOME?.trim() || homedir(), '.local', 'share');
+  return join(dataHome, 'mango', 'workspaces');
 }
 
 /** Thrown for a configuration value that cannot work; the CLI prints it and exits 2. */

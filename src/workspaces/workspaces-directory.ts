@@ -1,7 +1,7 @@
 /**
  * Where personal workspaces live (`MANGO_WORKSPACES_DIR`) and the start-up check on it.
  *
- * The default is `$XDG_DATA_HOME/mango/workspaces` (`~/.local/share/mango/workspaces`): outside the
+ * The default (config.ts) is `$XDG_DATA_HOME/mango/workspaces` (`~/.local/share/mango/workspaces`): outside the
  * installation directory and outside the default data directory (`./data` of the checkout), so neither
  * a user's files nor the server's can be reached through the other. A configuration where the
  * workspaces directory contains or lies inside the data directory or the installation directory is
@@ -9,15 +9,7 @@
  * two rules impossible to keep.
  */
 import { chmodSync, mkdirSync, realpathSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { isPathInside } from '../tools/access/reachable-set.ts';
-
-/** The default workspaces directory for an environment. */
-export function defaultWorkspacesDirectory(env: Readonly<Record<string, string | undefined>>): string {
-  const dataHome = env.XDG_DATA_HOME?.trim() || join(env.HOME?.trim() || homedir(), '.local', 'share');
-  return join(dataHome, 'mango', 'workspaces');
-}
 
 /** Thrown when the workspaces directory cannot be used; the server refuses to start with its message. */
 export class WorkspacesDirectoryError extends Error {
