@@ -32,7 +32,9 @@ import {
   openAndTranslate,
   type ProviderClientOptions,
   parseArgumentsObject,
+  streamPolicyOf,
 } from './stream-support.ts';
+import { watchedFetch } from './stream-watch.ts';
 import { toolDefsToAnthropic } from './tool-mapper.ts';
 import type {
   ConversationItem,
@@ -267,21 +269,22 @@ export function createAnthropicMessagesProvider(options: AnthropicMessagesProvid
   const client = new Anthropic({
     apiKey: options.apiKey,
     baseURL: options.baseURL,
-    maxRetries: options.maxRetries ?? 2,
+    maxRetries: 0,
     timeout: options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
+    fetch: watchedFetch(),
   });
+  const policy = streamPolicyOf(options);
   return {
     id: 'anthropic',
     stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
-      return openAndTranslate<RawMessageStreamEvent>(
-        request.signal,
-        () =>
-          client.messages.create(buildAnthropicRequest(request, options), {
-            signal: request.signal,
-          }),
-        (events) => translateAnthropicStream(events, request.signal),
-        options.apiKey,
-      );
+      return openAndTranslate<RawMessageStreamEvent>({
+        signal: request.signal,
+        open: () =>
+          client.messages.create(buildAnthropicRequest(request, options), { signal: request.signal }),
+        translate: (events) => translateAnthropicStream(events, request.signal),
+        policy,
+        secret: options.apiKey,
+      });
     },
   };
 }

@@ -24,6 +24,7 @@ import {
   normalizeToolArguments,
   openAndTranslate,
   type ProviderClientOptions,
+  streamPolicyOf,
 } from './stream-support.ts';
 import { toolDefsToResponsesAPI } from './tool-mapper.ts';
 import type { ConversationItem, ModelProvider, ModelRequest, ProviderEvent, ProviderId } from './types.ts';
@@ -202,18 +203,18 @@ export async function* translateResponsesStream(
 export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOptions): ModelProvider {
   const id = options.id ?? 'openai';
   const client = createOpenAIClient(options);
+  const policy = streamPolicyOf(options);
   return {
     id,
     stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
-      return openAndTranslate<ResponseStreamEvent>(
-        request.signal,
-        () =>
-          client.responses.create(buildResponsesRequest(request, options), {
-            signal: request.signal,
-          }),
-        (events) => translateResponsesStream(events, request.signal, id),
-        options.apiKey,
-      );
+      return openAndTranslate<ResponseStreamEvent>({
+        signal: request.signal,
+        open: () =>
+          client.responses.create(buildResponsesRequest(request, options), { signal: request.signal }),
+        translate: (events) => translateResponsesStream(events, request.signal, id),
+        policy,
+        secret: options.apiKey,
+      });
     },
   };
 }
