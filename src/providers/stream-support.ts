@@ -53,10 +53,27 @@ export function readableMessage(text: string): string {
   return `${line.slice(0, MAX_ERROR_MESSAGE_LENGTH)}… (${line.length - MAX_ERROR_MESSAGE_LENGTH} more characters)`;
 }
 
+/**
+ * A message whose tail is a JSON error body (some SDKs quote the whole body) reduced to the body's own
+ * `error.message`, so the user reads the provider's sentence rather than escaped JSON.
+ */
+function unwrapJsonBody(message: string): string {
+  const start = message.indexOf('{');
+  if (start < 0) return message;
+  try {
+    const parsed = JSON.parse(message.slice(start)) as { error?: { message?: unknown }; message?: unknown };
+    const inner = parsed.error?.message ?? parsed.message;
+    if (typeof inner === 'string' && inner.trim() !== '') return `${message.slice(0, start)}${inner}`.trim();
+  } catch {
+    // not JSON: keep the message as it is
+  }
+  return message;
+}
+
 function describeError(error: unknown): string {
   if (error instanceof Error) {
     const status = (error as { status?: unknown }).status;
-    const message = error.message.trim() || error.name;
+    const message = unwrapJsonBody(error.message.trim()) || error.name;
     return readableMessage(
       typeof status === 'number' && !message.startsWith(String(status)) ? `${status} ${message}` : message,
     );
