@@ -84,7 +84,8 @@ function historyHasReasoning(history: readonly ConversationItem[], providerId: P
 /** Whether a failed request is the 400 a model without reasoning gives to the encrypted-reasoning include. */
 export function isIncludeRefusal(error: unknown): boolean {
   if (!(error instanceof Error) || (error as { status?: unknown }).status !== 400) return false;
-  return /include|encrypted_content|reasoning/i.test(error.message);
+  if ((error as { param?: unknown }).param === 'include') return true;
+  return /include|encrypted[ _]content|reasoning/i.test(error.message);
 }
 
 /** The Responses input items for a provider-neutral history. Pure. */
@@ -293,14 +294,37 @@ export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOp
   const id = options.id ?? 'openai';
   const client = createOpenAIClient(options);
   const policy = streamPolicyOf(options);
+  const memory = new ReasoningMemory();
+  const open = async (request: ModelRequest) => {
+    const include = shouldIncludeReasoning(request, options, memory);
+    try {
+      return await client.responses.create(buildResponsesRequest(request, options, include), {
+        signal: request.signal,
+      });
+    } catch (error) {
+      // Asked of a model not known to reason: its 400 says it does not; ask once more without.
+      if (!include || memory.get(request.model) !== undefined || !isIncludeRefusal(error)) throw error;
+      memory.set(request.model, false);
+      return await client.responses.create(buildResponsesRequest(request, options, false), {
+        signal: request.signal,
+      });
+    }
+  };
+  async function* remembering(request: ModelRequest, events: AsyncIterable<ResponseStreamEvent>) {
+    for await (const event of translateResponsesStream(events, request.signal, id)) {
+      if (event.type === 'provider_item' && (event.data as { type?: unknown }).type === 'reasoning') {
+        memory.set(request.model, true);
+      }
+      yield event;
+    }
+  }
   return {
     id,
     stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
       return openAndTranslate<ResponseStreamEvent>({
         signal: request.signal,
-        open: () =>
-          client.responses.create(buildResponsesRequest(request, options), { signal: request.signal }),
-        translate: (events) => translateResponsesStream(events, request.signal, id),
+        open: () => open(request),
+        translate: (events) => remembering(request, events),
         policy,
         secret: options.apiKey,
       });
