@@ -121,7 +121,8 @@ describe('Anthropic: server-side tool blocks', () => {
     });
     await collect(provider.stream(makeRequest({ history })));
     expect(server.failures).toEqual([]);
-    const messages = (sent?.body as { messages: { role: string; content: unknown }[] }).messages;
+    if (!sent) throw new Error('the second request was not received');
+    const messages = (sent.body as { messages: { role: string; content: unknown }[] }).messages;
     expect(messages[1]).toEqual({
       role: 'assistant',
       content: [
