@@ -1,5 +1,5 @@
 /**
- * Which providers this server can use, from configuration (issue 7 "Provider adapters"). The environment
+ * Which providers this server can use, from configuration. The environment
  * is an injected record (the server passes `process.env`, tests pass literals), so nothing here reads
  * global state. A provider whose key or base URL is missing or malformed is listed as unavailable with
  * the reason; asking for it returns `undefined` — it never throws.

@@ -1,8 +1,9 @@
 /**
- * Mechanics every provider adapter shares (design: "Provider … SDK stream → ProviderEvent stream";
- * style rule 6): the `""` → `"{}"` rule for argument text, turning any failure into the final `finish`
- * event (an adapter never throws once its stream has started), and reading a tool call's arguments as
- * an object for providers whose history wants one.
+ * Mechanics every provider adapter shares, written once: the `""` → `"{}"` rule for argument text,
+ * turning any failure into the final `finish` event (an adapter never throws once its stream has
+ * started), the one open-retry-translate loop with its shared rules (`openAndTranslate`), the finish
+ * events for refusals, content filters and cut streams, holding a call until the output limit is known,
+ * and reading a tool call's arguments as an object for providers whose history wants one.
  */
 import {
   abortableSleep,
@@ -256,7 +257,7 @@ export const DEFAULT_PROVIDER_TIMEOUT_MS = 10 * 60 * 1000;
 
 /**
  * Holds back the last completed tool call until the stream shows the output limit did not cut it: a
- * call stopped by `max_tokens` / `incomplete` must never be completed (issue 7, "a stream cut mid-call").
+ * call stopped by `max_tokens` / `incomplete` must never be completed: its arguments are cut.
  * Counts the calls it released, which decides `tool_calls` versus `stop`.
  */
 export class HeldCallCompletion {

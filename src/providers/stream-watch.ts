@@ -98,6 +98,8 @@ export function watchedFetch(baseFetch: typeof fetch = fetch): typeof fetch {
         failBody?.(error);
         controller.abort(error);
       }, milliseconds);
+      // A limit never keeps the process alive by itself (a shutdown must not wait for it).
+      (timer as { unref?: () => void }).unref?.();
     };
     const stop = () => {
       if (timer !== undefined) clearTimeout(timer);
