@@ -3,7 +3,7 @@
  * each model request runs inside `withStreamWatch`, so whatever SDK makes the HTTP call, this module
  * sees the response and every body chunk. It guarantees:
  * - a time-to-first-event limit (request sent → first body byte) and an idle limit (between any two
- *   received chunks, keep-alive pings included): when one passes, the request is aborted, the body
+ *   received chunks, keep-alive pings included, however slowly the consumer reads): when one passes, the request is aborted, the body
  *   errors and `watch.stall` says which limit passed, so the turn ends with that message instead of
  *   hanging forever;
  * - the status and `Retry-After` of the last response are recorded for the retry policy, whatever the
@@ -133,6 +133,9 @@ export function watchedFetch(baseFetch: typeof fetch = fetch): typeof fetch {
     const idleMessage =
       `The provider stopped sending for ${seconds(watch.timeouts.idleMs)} in the middle of its response ` +
       `(${IDLE_TIMEOUT_VARIABLE}); the request was stopped.`;
+    // The source is read as fast as it arrives, whatever the consumer's pace, so the idle limit measures
+    // the provider's silence and never a slow reader downstream.
+    let cancelled = false;
     const body = new ReadableStream<Uint8Array>({
       start(streamController) {
         failBody = (error) => {
@@ -143,26 +146,30 @@ export function watchedFetch(baseFetch: typeof fetch = fetch): typeof fetch {
           }
           reader.cancel(error).catch(() => undefined);
         };
-      },
-      async pull(streamController) {
-        try {
-          const chunk = await reader.read();
-          if (watch.stall) return;
-          if (chunk.done) {
+        const pump = async () => {
+          try {
+            for (;;) {
+              const chunk = await reader.read();
+              if (watch.stall || cancelled) return;
+              if (chunk.done) {
+                stop();
+                watch.onText?.(decoder.decode());
+                streamController.close();
+                return;
+              }
+              stallAfter(watch.timeouts.idleMs, idleMessage);
+              watch.onText?.(decoder.decode(chunk.value, { stream: true }));
+              streamController.enqueue(chunk.value);
+            }
+          } catch (error) {
             stop();
-            watch.onText?.(decoder.decode());
-            streamController.close();
-            return;
+            if (!watch.stall && !cancelled) streamController.error(error);
           }
-          stallAfter(watch.timeouts.idleMs, idleMessage);
-          watch.onText?.(decoder.decode(chunk.value, { stream: true }));
-          streamController.enqueue(chunk.value);
-        } catch (error) {
-          stop();
-          if (!watch.stall) streamController.error(error);
-        }
+        };
+        void pump();
       },
       cancel(reason) {
+        cancelled = true;
         stop();
         return reader.cancel(reason);
       },

@@ -54,6 +54,17 @@ for (const adapter of CONFORMANCE_ADAPTERS) {
       expect(server.failures).toEqual([]);
     });
 
+    test('a consumer slower than the idle limit is not mistaken for a silent provider', async () => {
+      server.enqueue({ body: textBody });
+      const events: ProviderEvent[] = [];
+      const provider = adapter.create(server.baseUrl, { timeouts: { firstEventMs: 30_000, idleMs: 300 } });
+      for await (const event of provider.stream(makeRequest())) {
+        if (events.length === 0) await Bun.sleep(900);
+        events.push(event);
+      }
+      expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop', usage });
+    });
+
     test('a provider that sends nothing is stopped by the time-to-first-event limit, without a retry', async () => {
       const before = server.requests.length;
       server.enqueue({ chunks: [], ending: 'hang' });
