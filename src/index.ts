@@ -67,6 +67,15 @@ export {
   translateAnthropicStream,
 } from './providers/anthropic-messages-provider.ts';
 export {
+  buildGeminiGenerateContentRequest,
+  createGeminiGenerateContentProvider,
+  type GeminiGenerateContentCallData,
+  type GeminiGenerateContentProviderOptions,
+  historyToGeminiContents,
+  translateGeminiGenerateContentStream,
+  type VertexOptions,
+} from './providers/gemini-generate-content-provider.ts';
+export {
   buildGeminiRequest,
   createGeminiInteractionsProvider,
   type GeminiCallData,
@@ -97,7 +106,9 @@ export {
   type ProviderRegistryOptions,
   type ProviderStatus,
 } from './providers/provider-registry.ts';
+export { type ProviderStreamSettings, readProviderStreamSettings } from './providers/provider-settings.ts';
 export type { ProviderClientOptions } from './providers/stream-support.ts';
+export { DEFAULT_STREAM_TIMEOUTS, type StreamTimeouts } from './providers/stream-watch.ts';
 export { isStrictCompatible, toStrictSchema } from './providers/strict-schema.ts';
 export {
   toolDefsToAnthropic,

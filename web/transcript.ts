@@ -139,11 +139,19 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
         text: typeof event.message === 'string' ? event.message : 'The turn failed.',
       });
       break;
+    case 'provider_retry':
+      transcript.entries.push({
+        kind: 'notice',
+        tone: 'info',
+        text: `The provider is busy; retrying in ${typeof event.waitSeconds === 'number' ? event.waitSeconds : '?'} s.`,
+      });
+      break;
     case 'done':
       finishTurn(
         transcript,
         typeof event.reason === 'string' ? event.reason : 'completed',
         typeof event.message === 'string' ? event.message : undefined,
+        typeof event.finishReason === 'string' ? event.finishReason : undefined,
       );
       break;
   }
@@ -154,7 +162,19 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
  * Ends a turn: calls still open are marked cancelled and a notice explains a non-normal end (with
  * the server's `message` when it sent one).
  */
-export function finishTurn(transcript: Transcript, reason: string, message?: string): Transcript {
+/** How a completed turn's `finishReason` is shown (the model's own reason for ending its answer). */
+const FINISH_NOTICES: Record<string, { text: string; tone: 'info' | 'error' }> = {
+  length: { text: 'The answer was cut at the output limit.', tone: 'info' },
+  refusal: { text: 'The model refused.', tone: 'info' },
+  content_filter: { text: "Stopped by the provider's content filter.", tone: 'error' },
+};
+
+export function finishTurn(
+  transcript: Transcript,
+  reason: string,
+  message?: string,
+  finishReason?: string,
+): Transcript {
   transcript.running = false;
   transcript.doneReason = reason;
   for (const entry of transcript.entries) {
@@ -168,6 +188,15 @@ export function finishTurn(transcript: Transcript, reason: string, message?: str
     max_iterations: 'Stopped: the turn reached its tool-call iteration limit.',
     error: 'The turn ended with an error.',
   };
+  const finish = reason === 'completed' && finishReason ? FINISH_NOTICES[finishReason] : undefined;
+  if (finish) {
+    transcript.entries.push({
+      kind: 'notice',
+      tone: finish.tone,
+      text: message ? `${finish.text} ${message}` : finish.text,
+    });
+    return transcript;
+  }
   const notice = notices[reason] !== undefined && message ? `${notices[reason]} ${message}` : notices[reason];
   if (notice)
     transcript.entries.push({

@@ -32,11 +32,19 @@ export interface ToolProgressTurnEvent {
   progress: ToolProgressEvent;
 }
 
+/** The model's own finish reasons a client shows the user when a turn completes with one. */
+export type TurnFinishReason = 'length' | 'refusal' | 'content_filter';
+
 export interface TurnDoneEvent {
   type: 'done';
   reason: TurnDoneReason;
-  /** Human-readable detail for `error`, `max_iterations` and `cancelled`. */
+  /** Human-readable detail for `error`, `max_iterations`, `cancelled` and a `finishReason`. */
   message?: string;
+  /**
+   * On `completed`: the answer was cut by the output limit, is the model's refusal, or was stopped by
+   * the provider's content filter. Absent for a plain answer.
+   */
+  finishReason?: TurnFinishReason;
 }
 
 export type TurnEvent = ProviderEvent | ToolResultEvent | ToolProgressTurnEvent | TurnDoneEvent;

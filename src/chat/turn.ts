@@ -88,7 +88,13 @@ type ToolCallItem = Extract<ConversationItem, { type: 'tool_call' }>;
 
 /** How one model response ended. */
 type ModelResponse =
-  | { status: 'finished'; reason: FinishReason; items: ConversationItem[]; calls: ToolCallItem[] }
+  | {
+      status: 'finished';
+      reason: FinishReason;
+      message?: string;
+      items: ConversationItem[];
+      calls: ToolCallItem[];
+    }
   | { status: 'failed'; message: string; text: string }
   | { status: 'cancelled'; text: string };
 
@@ -175,7 +181,13 @@ async function* streamModelResponse(
             };
           }
           flushText();
-          return { status: 'finished', reason: event.reason, items, calls };
+          return {
+            status: 'finished',
+            reason: event.reason,
+            ...(event.message !== undefined ? { message: event.message } : {}),
+            items,
+            calls,
+          };
         }
       }
     }
@@ -200,6 +212,26 @@ function toolResultEvent(
   return envelope.ok
     ? { ...base, ok: true, result: envelope.result }
     : { ...base, ok: false, error: envelope.error };
+}
+
+/** The `done` of a turn the model answered, carrying a finish reason the user should see. */
+function completedDone(reason: FinishReason, message: string | undefined): TurnDoneEvent {
+  switch (reason) {
+    case 'length':
+      return {
+        ...done('completed', "The model's answer was cut at its output token limit."),
+        finishReason: 'length',
+      };
+    case 'refusal':
+      return { ...done('completed', message ?? 'The model refused the request.'), finishReason: 'refusal' };
+    case 'content_filter':
+      return {
+        ...done('completed', message ?? "The provider's content filter stopped the answer."),
+        finishReason: 'content_filter',
+      };
+    default:
+      return done('completed');
+  }
 }
 
 function done(reason: TurnDoneReason, message?: string): TurnDoneEvent {
@@ -340,9 +372,7 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
       }
       for (const item of response.items) await save(item);
       if (response.calls.length === 0) {
-        yield response.reason === 'length'
-          ? done('completed', "The model's answer was cut at its output token limit.")
-          : done('completed');
+        yield completedDone(response.reason, response.message);
         return;
       }
 

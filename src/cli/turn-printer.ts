@@ -1,9 +1,10 @@
 /**
  * Renders a chat turn's events for a terminal (`mango chat`): the model's text as it streams, each tool
- * call with its arguments when the model finishes it, progress, each result with its duration, and why
- * the turn ended when it did not simply complete. Pure apart from the `write` sink it is given.
+ * call with its arguments when the model finishes it, progress, each result with its duration, provider
+ * retries, and why the turn ended when it did not simply complete (a refusal, the content filter and a
+ * cut answer included). Pure apart from the `write` sink it is given.
  */
-import type { TurnEvent } from '../chat/turn-events.ts';
+import type { TurnEvent, TurnFinishReason } from '../chat/turn-events.ts';
 
 /** Longest argument or result preview printed on one line. */
 export const PREVIEW_CHARACTERS = 200;
@@ -20,6 +21,13 @@ function previewValue(value: unknown): string {
     return preview(String(value));
   }
 }
+
+/** How a completed turn's finish reason is labelled (the model's own reason for ending its answer). */
+const FINISH_LABELS: Record<TurnFinishReason, string> = {
+  length: 'answer cut at the output limit',
+  refusal: 'the model refused',
+  content_filter: 'stopped by the content filter',
+};
 
 /** Returns a function that prints one event at a time through `write`. */
 export function createTurnPrinter(write: (text: string) => void): (event: TurnEvent) => void {
@@ -48,10 +56,16 @@ export function createTurnPrinter(write: (text: string) => void): (event: TurnEv
             : `  ✗ ${event.name} (${event.durationMs} ms) ${event.error.classification}: ${preview(event.error.message)}`,
         );
         return;
+      case 'provider_retry':
+        line(`[provider busy: retry ${event.attempt} in ${event.waitSeconds} s]`);
+        return;
       case 'done':
         if (event.reason === 'completed') {
           if (!atLineStart) write('\n');
           atLineStart = true;
+          if (event.finishReason) {
+            line(`[${FINISH_LABELS[event.finishReason]}${event.message ? ` — ${event.message}` : ''}]`);
+          }
           return;
         }
         line(`[turn ended: ${event.reason}${event.message ? ` — ${event.message}` : ''}]`);

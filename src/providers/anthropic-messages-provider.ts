@@ -10,7 +10,10 @@
  * with the raw accumulated `partial_json` (`""` → `"{}"`, invalid JSON passed through for the loop to
  * answer with `validation_failed`). A block cut off by `max_tokens` is never completed, whether or not
  * the server still sends its stop: the last stopped call is held until a later block starts or
- * `message_delta` shows a stop reason other than the output limit, and the turn finishes with `length`. `thinking`/`redacted_thinking` blocks become `provider_item`s.
+ * `message_delta` shows a stop reason other than the output limit, and the turn finishes with `length`.
+ * `thinking`/`redacted_thinking` blocks and the blocks the server ran itself (`server_tool_use`, web
+ * search and tool search results…) become `provider_item`s in stream order, so the history replays the
+ * assistant content block for block as the API returned it. A `refusal` stop finishes with `refusal`.
  * A body that ends before `message_delta` has given the stop reason finishes with `error` (one that ends
  * after it, missing only the `message_stop` terminator, finishes normally); an abort with `cancelled`.
  */
@@ -24,6 +27,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import {
   DEFAULT_PROVIDER_TIMEOUT_MS,
+  finishForRefusal,
   finishForTruncatedStream,
   finishFromError,
   HeldCallCompletion,
@@ -32,7 +36,9 @@ import {
   openAndTranslate,
   type ProviderClientOptions,
   parseArgumentsObject,
+  streamPolicyOf,
 } from './stream-support.ts';
+import { watchedFetch } from './stream-watch.ts';
 import { toolDefsToAnthropic } from './tool-mapper.ts';
 import type {
   ConversationItem,
@@ -136,7 +142,17 @@ function toolFields(
 type OpenBlock =
   | { kind: 'tool_use'; callId: string; name: string; argumentsText: string }
   | { kind: 'thinking'; block: Record<string, unknown> }
+  /** A block the server ran itself (`server_tool_use`, `web_search_tool_result`…), kept for replay. */
+  | { kind: 'server'; block: Record<string, unknown>; inputText: string }
   | { kind: 'other' };
+
+/**
+ * Blocks the API produced and executed itself: they are replayed verbatim and in place, so a continued
+ * turn is exactly what the model produced (the text on either side stays two separate blocks).
+ */
+function isServerBlock(type: string): boolean {
+  return type === 'server_tool_use' || type === 'mcp_tool_use' || type.endsWith('_tool_result');
+}
 
 function mapStopReason(reason: StopReason | null, completedCalls: number): FinishReason {
   if (reason === 'max_tokens' || reason === 'model_context_window_exceeded') return 'length';
@@ -149,8 +165,7 @@ function finishForStop(
   completedCalls: number,
   usage: TokenUsage | undefined,
 ): ProviderEvent {
-  if (reason === 'refusal')
-    return { type: 'finish', reason: 'error', message: 'The model refused the request.' };
+  if (reason === 'refusal') return finishForRefusal(usage);
   return { type: 'finish', reason: mapStopReason(reason, completedCalls), ...(usage ? { usage } : {}) };
 }
 
@@ -199,6 +214,8 @@ export async function* translateAnthropicStream(
             yield { type: 'tool_call_started', callId: block.id, name: block.name };
           } else if (block.type === 'thinking' || block.type === 'redacted_thinking') {
             blocks.set(event.index, { kind: 'thinking', block: { ...block } });
+          } else if (isServerBlock(block.type)) {
+            blocks.set(event.index, { kind: 'server', block: { ...block }, inputText: '' });
           } else {
             blocks.set(event.index, { kind: 'other' });
             if (block.type === 'text' && block.text) yield { type: 'text_delta', delta: block.text };
@@ -215,6 +232,8 @@ export async function* translateAnthropicStream(
               open.argumentsText += delta.partial_json;
               yield { type: 'tool_call_arguments_delta', callId: open.callId, delta: delta.partial_json };
             }
+          } else if (delta.type === 'input_json_delta' && open?.kind === 'server') {
+            open.inputText += delta.partial_json;
           } else if (delta.type === 'thinking_delta' && open?.kind === 'thinking') {
             open.block.thinking = `${String(open.block.thinking ?? '')}${delta.thinking}`;
           } else if (delta.type === 'signature_delta' && open?.kind === 'thinking') {
@@ -234,6 +253,11 @@ export async function* translateAnthropicStream(
             });
           } else if (open?.kind === 'thinking') {
             yield { type: 'provider_item', provider: 'anthropic', data: open.block };
+          } else if (open?.kind === 'server') {
+            const block = open.inputText
+              ? { ...open.block, input: parseArgumentsObject(open.inputText) }
+              : open.block;
+            yield { type: 'provider_item', provider: 'anthropic', data: block };
           }
           break;
         }
@@ -267,21 +291,22 @@ export function createAnthropicMessagesProvider(options: AnthropicMessagesProvid
   const client = new Anthropic({
     apiKey: options.apiKey,
     baseURL: options.baseURL,
-    maxRetries: options.maxRetries ?? 2,
+    maxRetries: 0,
     timeout: options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
+    fetch: watchedFetch(),
   });
+  const policy = streamPolicyOf(options);
   return {
     id: 'anthropic',
     stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
-      return openAndTranslate<RawMessageStreamEvent>(
-        request.signal,
-        () =>
-          client.messages.create(buildAnthropicRequest(request, options), {
-            signal: request.signal,
-          }),
-        (events) => translateAnthropicStream(events, request.signal),
-        options.apiKey,
-      );
+      return openAndTranslate<RawMessageStreamEvent>({
+        signal: request.signal,
+        open: () =>
+          client.messages.create(buildAnthropicRequest(request, options), { signal: request.signal }),
+        translate: (events) => translateAnthropicStream(events, request.signal),
+        policy,
+        secret: options.apiKey,
+      });
     },
   };
 }

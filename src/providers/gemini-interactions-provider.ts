@@ -27,7 +27,9 @@ import {
   openAndTranslate,
   type ProviderClientOptions,
   parseArgumentsObject,
+  streamPolicyOf,
 } from './stream-support.ts';
+import { watchedFetch } from './stream-watch.ts';
 import { toolDefsToGeminiInteractions } from './tool-mapper.ts';
 import type { ConversationItem, ModelProvider, ModelRequest, ProviderEvent, TokenUsage } from './types.ts';
 
@@ -234,25 +236,26 @@ export async function* translateGeminiStream(
 
 /** A `ModelProvider` for the Gemini Interactions API through the official `@google/genai` SDK. */
 export function createGeminiInteractionsProvider(options: ProviderClientOptions): ModelProvider {
-  const client = new GoogleGenAI({ apiKey: options.apiKey, httpOptions: { baseUrl: options.baseURL } });
-  const maxRetries = options.maxRetries ?? 2;
+  const client = new GoogleGenAI({
+    apiKey: options.apiKey,
+    httpOptions: { baseUrl: options.baseURL, fetch: watchedFetch() },
+  });
+  const policy = streamPolicyOf(options);
   return {
     id: 'gemini',
     stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
-      return openAndTranslate<Interactions.InteractionSSEEvent>(
-        request.signal,
-        () =>
+      return openAndTranslate<Interactions.InteractionSSEEvent>({
+        signal: request.signal,
+        open: () =>
           client.interactions.create(buildGeminiRequest(request), {
             timeout_ms: options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
-            retries:
-              maxRetries === 0
-                ? { strategy: 'none' }
-                : { strategy: 'attempt-count-backoff', maxRetries, retryConnectionErrors: true },
+            retries: { strategy: 'none' },
             fetch_options: { signal: request.signal },
           }),
-        (events) => translateGeminiStream(events, request.signal),
-        options.apiKey,
-      );
+        translate: (events) => translateGeminiStream(events, request.signal),
+        policy,
+        secret: options.apiKey,
+      });
     },
   };
 }

@@ -12,8 +12,11 @@
  * fragments; parallel calls by `index`; a missing `index` (Mistral: a call per id); an `index` starting at
  * 1; empty or missing ids and empty names on continuation chunks; a reused index with a new id or
  * another name (a new call); calls without any id (an id is generated); `finish_reason` in the same chunk as the call.
- * Calls are completed when `finish_reason` arrives (not on `length`, whose arguments are cut); a body that
- * ends without a `finish_reason` is a cut stream: `finish` `error`, and no pending call is completed.
+ * Calls are completed when `finish_reason` arrives (not on `length`, whose arguments are cut). A body that
+ * ends without a `finish_reason` is a cut stream (`finish` `error`, no pending call completed) unless it
+ * ended with `data: [DONE]` after an answer and no call: some servers never send a finish reason.
+ * A refusal (`delta.refusal`) is streamed as text and finishes with `refusal`; `content_filter` with
+ * `content_filter`.
  */
 import type {
   ChatCompletionAssistantMessageParam,
@@ -23,12 +26,15 @@ import type {
 } from 'openai/resources/chat/completions';
 import { createOpenAIClient } from './openai-client.ts';
 import {
+  finishForContentFilter,
+  finishForRefusal,
   finishForTruncatedStream,
   finishFromError,
   makeUsage,
   normalizeToolArguments,
   openAndTranslate,
   type ProviderClientOptions,
+  streamPolicyOf,
 } from './stream-support.ts';
 import { toolDefsToChatCompletions } from './tool-mapper.ts';
 import type {
@@ -152,6 +158,7 @@ type ChunkToolCall = Partial<ChatCompletionChunk.Choice.Delta.ToolCall>;
 
 function mapFinishReason(reason: string, hasCalls: boolean): FinishReason {
   if (reason === 'length') return 'length';
+  if (reason === 'content_filter') return 'content_filter';
   // `tool_calls` with no call streamed (some servers say it regardless) has nothing to wait for.
   return hasCalls ? 'tool_calls' : 'stop';
 }
@@ -164,7 +171,12 @@ function defaultCallId(): string {
 export async function* translateChatStream(
   chunks: AsyncIterable<ChatCompletionChunk>,
   signal: AbortSignal,
-  options: { providerId?: ProviderId; createCallId?: () => string } = {},
+  options: {
+    providerId?: ProviderId;
+    createCallId?: () => string;
+    /** Whether the body carried `data: [DONE]` (the SDK ends the same way with or without it). */
+    sawDone?: () => boolean;
+  } = {},
 ): AsyncGenerator<ProviderEvent> {
   const providerId = options.providerId ?? 'openai-compatible';
   const createCallId = options.createCallId ?? defaultCallId;
@@ -175,6 +187,8 @@ export async function* translateChatStream(
   let finishReason: string | undefined;
   let usage: TokenUsage | undefined;
   let completed = false;
+  let refused = false;
+  let produced = false;
 
   function* complete(): Generator<ProviderEvent> {
     if (completed) return;
@@ -186,7 +200,8 @@ export async function* translateChatStream(
         data: { type: 'reasoning_content', text: reasoningText },
       };
     }
-    if (finishReason === 'length') return;
+    // Arguments cut by the output limit or the content filter are not a call.
+    if (finishReason === 'length' || finishReason === 'content_filter') return;
     for (const slot of slots) {
       if (!slot.started) {
         slot.started = true;
@@ -232,8 +247,16 @@ export async function* translateChatStream(
       const delta = (choice.delta ?? {}) as ChunkDelta;
       const reasoning = delta.reasoning_content ?? delta.reasoning;
       if (typeof reasoning === 'string') reasoningText += reasoning;
+      if (typeof reasoning === 'string' && reasoning !== '') produced = true;
       if (typeof delta.content === 'string' && delta.content !== '') {
+        produced = true;
         yield { type: 'text_delta', delta: delta.content };
+      }
+      // A refusal streams as `delta.refusal` with `content: null`: it is the answer the user must see.
+      if (typeof delta.refusal === 'string' && delta.refusal !== '') {
+        produced = true;
+        refused = true;
+        yield { type: 'text_delta', delta: delta.refusal };
       }
       for (const toolCall of (delta.tool_calls ?? []) as ChunkToolCall[]) {
         const slot = findSlot(toolCall);
@@ -257,48 +280,61 @@ export async function* translateChatStream(
       }
     }
     if (finishReason === undefined) {
-      yield finishForTruncatedStream(signal, usage);
-      return;
+      // Some servers never send a finish reason; `[DONE]` after an answer with no call still open is
+      // a normal end. Without `[DONE]` the body was cut.
+      if (!options.sawDone?.() || !produced || slots.length > 0) {
+        yield finishForTruncatedStream(signal, usage);
+        return;
+      }
+      finishReason = 'stop';
+      yield* complete();
     }
-    if (finishReason === 'content_filter') {
-      yield {
-        type: 'finish',
-        reason: 'error',
-        message: 'The provider stopped the response with its content filter.',
-        ...(usage ? { usage } : {}),
-      };
-      return;
-    }
-    yield {
-      type: 'finish',
-      reason: mapFinishReason(finishReason, slots.length > 0),
-      ...(usage ? { usage } : {}),
-    };
+    const reason = mapFinishReason(finishReason, slots.length > 0);
+    if (reason === 'content_filter') yield finishForContentFilter(usage);
+    else if (refused) yield finishForRefusal(usage);
+    else yield { type: 'finish', reason, ...(usage ? { usage } : {}) };
   } catch (error) {
     yield finishFromError(error, signal, usage);
   }
+}
+
+/** Watches a response body for the `data: [DONE]` line that ends a complete Chat Completions stream. */
+function doneSentinelDetector() {
+  let tail = '';
+  const detector = {
+    seen: false,
+    observe(text: string) {
+      const window = tail + text;
+      if (/(^|\n)data: ?\[DONE\]/.test(window)) detector.seen = true;
+      tail = window.slice(-32);
+    },
+  };
+  return detector;
 }
 
 /** A `ModelProvider` for Chat Completions servers through the official `openai` SDK. */
 export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): ModelProvider {
   const id = options.id ?? 'openai-compatible';
   const client = createOpenAIClient(options);
+  const policy = streamPolicyOf(options);
   return {
     id,
     stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
-      return openAndTranslate<ChatCompletionChunk>(
-        request.signal,
-        () =>
-          client.chat.completions.create(buildChatRequest(request, options), {
-            signal: request.signal,
-          }),
-        (events) =>
+      const sentinel = doneSentinelDetector();
+      return openAndTranslate<ChatCompletionChunk>({
+        signal: request.signal,
+        open: () =>
+          client.chat.completions.create(buildChatRequest(request, options), { signal: request.signal }),
+        translate: (events) =>
           translateChatStream(events, request.signal, {
             providerId: id,
+            sawDone: () => sentinel.seen,
             ...(options.createCallId ? { createCallId: options.createCallId } : {}),
           }),
-        options.apiKey,
-      );
+        policy,
+        secret: options.apiKey,
+        observe: sentinel.observe,
+      });
     },
   };
 }

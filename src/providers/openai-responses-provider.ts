@@ -5,6 +5,11 @@
  * produced (reasoning with its `encrypted_content`, tool-search calls…) replayed verbatim from the
  * `provider_item` events this adapter emitted, since reasoning models need them to continue a tool loop.
  *
+ * Assistant messages keep their `phase` (`commentary` before a call, `final_answer`) for replay. Whether
+ * to ask for `reasoning.encrypted_content` is learned per model (`ReasoningMemory`), never guessed from
+ * its name. A refusal streams as text and finishes with `refusal`; an answer stopped by the content
+ * filter finishes with `content_filter`.
+ *
  * Stream contract (`types.ts`): never throws; a call is completed only by its `output_item.done` (and not
  * when that item's status is `incomplete`: the output budget cut its arguments); the
  * stream ends with `finish` — `tool_calls`/`stop` on `response.completed`, `length` when the output
@@ -18,12 +23,15 @@ import type {
 } from 'openai/resources/responses/responses';
 import { createOpenAIClient } from './openai-client.ts';
 import {
+  finishForContentFilter,
+  finishForRefusal,
   finishForTruncatedStream,
   finishFromError,
   makeUsage,
   normalizeToolArguments,
   openAndTranslate,
   type ProviderClientOptions,
+  streamPolicyOf,
 } from './stream-support.ts';
 import { toolDefsToResponsesAPI } from './tool-mapper.ts';
 import type { ConversationItem, ModelProvider, ModelRequest, ProviderEvent, ProviderId } from './types.ts';
@@ -32,13 +40,53 @@ export interface OpenAIResponsesProviderOptions extends ProviderClientOptions {
   /** Provider id this instance reports and whose `provider_item`s it replays (default `openai`). */
   id?: ProviderId;
   /**
-   * Whether to ask for `reasoning.encrypted_content` (needed to replay reasoning statelessly). Models
-   * without reasoning refuse the option, so the default asks only for o-series, gpt-5 and codex models.
+   * A per-model override of whether to ask for `reasoning.encrypted_content` (needed to replay
+   * reasoning statelessly); `undefined` leaves the model to `ReasoningMemory`.
    */
-  includeEncryptedReasoning?: (model: string) => boolean;
+  includeEncryptedReasoning?: (model: string) => boolean | undefined;
 }
 
-const REASONING_MODEL = /^(o\d|gpt-5|.*codex)/i;
+/** What this adapter stores in a `provider_item` to keep an assistant message's `phase` for replay. */
+export interface AssistantPhaseItem {
+  type: 'assistant_phase';
+  phase: 'commentary' | 'final_answer';
+}
+
+function isPhaseItem(data: unknown): data is AssistantPhaseItem {
+  const item = data as Partial<AssistantPhaseItem> | null;
+  return typeof item === 'object' && item !== null && item.type === 'assistant_phase';
+}
+
+/**
+ * Whether each model reasons, learned from what it did: a stream that carried a reasoning item says yes;
+ * a 400 refusing `include: ["reasoning.encrypted_content"]` (what models without reasoning answer)
+ * says no. Unknown models are asked with the include first; model names are not guessed from.
+ */
+export class ReasoningMemory {
+  readonly #answers = new Map<string, boolean>();
+  get(model: string): boolean | undefined {
+    return this.#answers.get(model);
+  }
+  set(model: string, reasons: boolean): void {
+    this.#answers.set(model, reasons);
+  }
+}
+
+function historyHasReasoning(history: readonly ConversationItem[], providerId: ProviderId): boolean {
+  return history.some(
+    (item) =>
+      item.type === 'provider_item' &&
+      item.provider === providerId &&
+      (item.data as { type?: unknown } | null)?.type === 'reasoning',
+  );
+}
+
+/** Whether a failed request is the 400 a model without reasoning gives to the encrypted-reasoning include. */
+export function isIncludeRefusal(error: unknown): boolean {
+  if (!(error instanceof Error) || (error as { status?: unknown }).status !== 400) return false;
+  if ((error as { param?: unknown }).param === 'include') return true;
+  return /include|encrypted[ _]content|reasoning/i.test(error.message);
+}
 
 /** The Responses input items for a provider-neutral history. Pure. */
 export function historyToResponsesInput(
@@ -46,15 +94,24 @@ export function historyToResponsesInput(
   providerId: ProviderId = 'openai',
 ): ResponseInputItem[] {
   const input: ResponseInputItem[] = [];
-  for (const item of history) {
+  for (const [position, item] of history.entries()) {
     switch (item.type) {
       case 'user_text':
         input.push({ role: 'user', content: item.text });
         break;
-      case 'assistant_text':
+      case 'assistant_text': {
         // Empty text carries nothing and an empty message can be refused: it is not replayed.
-        if (item.text) input.push({ role: 'assistant', content: item.text });
+        if (!item.text) break;
+        // The message's `phase` (kept as the item that follows its text) goes back with it: newer
+        // models continue worse without it.
+        const next = history[position + 1];
+        const phase =
+          next?.type === 'provider_item' && next.provider === providerId && isPhaseItem(next.data)
+            ? next.data.phase
+            : undefined;
+        input.push({ role: 'assistant', content: item.text, ...(phase ? { phase } : {}) });
         break;
+      }
       case 'tool_call':
         input.push({
           type: 'function_call',
@@ -67,21 +124,36 @@ export function historyToResponsesInput(
         input.push({ type: 'function_call_output', call_id: item.callId, output: item.output });
         break;
       case 'provider_item':
-        if (item.provider === providerId) input.push(structuredClone(item.data) as ResponseInputItem);
+        if (item.provider === providerId && !isPhaseItem(item.data))
+          input.push(structuredClone(item.data) as ResponseInputItem);
         break;
     }
   }
   return input;
 }
 
+/**
+ * Whether a request asks for encrypted reasoning: the per-model override, else what the history shows
+ * (a reasoning item), else what `memory` learned about the model, else yes (a refusal is retried
+ * without it by the provider).
+ */
+export function shouldIncludeReasoning(
+  request: Omit<ModelRequest, 'signal'>,
+  options: Pick<OpenAIResponsesProviderOptions, 'id' | 'includeEncryptedReasoning'>,
+  memory?: ReasoningMemory,
+): boolean {
+  const override = options.includeEncryptedReasoning?.(request.model);
+  if (override !== undefined) return override;
+  if (historyHasReasoning(request.history, options.id ?? 'openai')) return true;
+  return memory?.get(request.model) ?? true;
+}
+
 /** The streaming request body for one iteration. Pure. */
 export function buildResponsesRequest(
   request: Omit<ModelRequest, 'signal'>,
   options: Pick<OpenAIResponsesProviderOptions, 'id' | 'includeEncryptedReasoning'> = {},
+  includeReasoning: boolean = shouldIncludeReasoning(request, options),
 ): ResponseCreateParamsStreaming {
-  const includeReasoning = (options.includeEncryptedReasoning ?? ((model) => REASONING_MODEL.test(model)))(
-    request.model,
-  );
   return {
     model: request.model,
     ...(request.systemPrompt ? { instructions: request.systemPrompt } : {}),
@@ -108,10 +180,16 @@ export async function* translateResponsesStream(
   const callsByItemId = new Map<string, PendingCall>();
   const callsByOutputIndex = new Map<number, PendingCall>();
   let completedCalls = 0;
+  let refused = false;
   try {
     for await (const event of events) {
       switch (event.type) {
         case 'response.output_text.delta':
+          if (event.delta) yield { type: 'text_delta', delta: event.delta };
+          break;
+        case 'response.refusal.delta':
+          // The refusal is the answer the user must see; it finishes the response with `refusal`.
+          refused = true;
           if (event.delta) yield { type: 'text_delta', delta: event.delta };
           break;
         case 'response.output_item.added':
@@ -154,13 +232,22 @@ export async function* translateResponsesStream(
               name: call.name,
               arguments: normalizeToolArguments(item.arguments || call.argumentsText),
             };
-          } else if (item.type !== 'message') {
+          } else if (item.type === 'message') {
+            if (item.phase) {
+              const phaseItem: AssistantPhaseItem = { type: 'assistant_phase', phase: item.phase };
+              yield { type: 'provider_item', provider: providerId, data: phaseItem };
+            }
+          } else {
             yield { type: 'provider_item', provider: providerId, data: item };
           }
           break;
         }
         case 'response.completed': {
           const usage = makeUsage(event.response.usage?.input_tokens, event.response.usage?.output_tokens);
+          if (refused && completedCalls === 0) {
+            yield finishForRefusal(usage);
+            return;
+          }
           yield {
             type: 'finish',
             reason: completedCalls > 0 ? 'tool_calls' : 'stop',
@@ -171,6 +258,10 @@ export async function* translateResponsesStream(
         case 'response.incomplete': {
           const reason = event.response.incomplete_details?.reason;
           const usage = makeUsage(event.response.usage?.input_tokens, event.response.usage?.output_tokens);
+          if (reason === 'content_filter') {
+            yield finishForContentFilter(usage);
+            return;
+          }
           yield reason === 'max_output_tokens'
             ? { type: 'finish', reason: 'length', ...(usage ? { usage } : {}) }
             : {
@@ -202,18 +293,41 @@ export async function* translateResponsesStream(
 export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOptions): ModelProvider {
   const id = options.id ?? 'openai';
   const client = createOpenAIClient(options);
+  const policy = streamPolicyOf(options);
+  const memory = new ReasoningMemory();
+  const open = async (request: ModelRequest) => {
+    const include = shouldIncludeReasoning(request, options, memory);
+    try {
+      return await client.responses.create(buildResponsesRequest(request, options, include), {
+        signal: request.signal,
+      });
+    } catch (error) {
+      // Asked of a model not known to reason: its 400 says it does not; ask once more without.
+      if (!include || memory.get(request.model) !== undefined || !isIncludeRefusal(error)) throw error;
+      memory.set(request.model, false);
+      return await client.responses.create(buildResponsesRequest(request, options, false), {
+        signal: request.signal,
+      });
+    }
+  };
+  async function* remembering(request: ModelRequest, events: AsyncIterable<ResponseStreamEvent>) {
+    for await (const event of translateResponsesStream(events, request.signal, id)) {
+      if (event.type === 'provider_item' && (event.data as { type?: unknown }).type === 'reasoning') {
+        memory.set(request.model, true);
+      }
+      yield event;
+    }
+  }
   return {
     id,
     stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
-      return openAndTranslate<ResponseStreamEvent>(
-        request.signal,
-        () =>
-          client.responses.create(buildResponsesRequest(request, options), {
-            signal: request.signal,
-          }),
-        (events) => translateResponsesStream(events, request.signal, id),
-        options.apiKey,
-      );
+      return openAndTranslate<ResponseStreamEvent>({
+        signal: request.signal,
+        open: () => open(request),
+        translate: (events) => remembering(request, events),
+        policy,
+        secret: options.apiKey,
+      });
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Which providers this server can use, from configuration (issue 7 "Provider adapters"). The environment
+ * Which providers this server can use, from configuration. The environment
  * is an injected record (the server passes `process.env`, tests pass literals), so nothing here reads
  * global state. A provider whose key or base URL is missing or malformed is listed as unavailable with
  * the reason; asking for it returns `undefined` — it never throws.
@@ -9,14 +9,23 @@
  * | `openai`            | `OPENAI_API_KEY`             | `OPENAI_BASE_URL`            |
  * | `openai-compatible` | `OPENAI_COMPATIBLE_BASE_URL` | `OPENAI_COMPATIBLE_API_KEY`  |
  * | `gemini`            | `GEMINI_API_KEY`             | `GEMINI_BASE_URL`            |
+ * | `gemini-generate-content` (Gemini API) | `GEMINI_API_KEY` | `GEMINI_BASE_URL`            |
+ * | `gemini-generate-content` (Vertex AI, `GOOGLE_GENAI_USE_VERTEXAI=true`) | `GOOGLE_CLOUD_PROJECT` | `GOOGLE_CLOUD_LOCATION` (default `global`), `GOOGLE_APPLICATION_CREDENTIALS`, `GOOGLE_VERTEX_BASE_URL` |
  * | `anthropic`         | `ANTHROPIC_API_KEY`          | `ANTHROPIC_BASE_URL`         |
  *
  * Default base URLs are passed to the SDKs explicitly, so an SDK never picks up a variable of its own.
+ * The stall limits and the retry policy come from `provider-settings.ts`; a malformed one of those is
+ * the only thing that makes the registry throw (at startup).
  */
 import { createAnthropicMessagesProvider } from './anthropic-messages-provider.ts';
+import {
+  createGeminiGenerateContentProvider,
+  type VertexOptions,
+} from './gemini-generate-content-provider.ts';
 import { createGeminiInteractionsProvider } from './gemini-interactions-provider.ts';
 import { createOpenAIChatProvider } from './openai-chat-provider.ts';
 import { createOpenAIResponsesProvider } from './openai-responses-provider.ts';
+import { readProviderStreamSettings } from './provider-settings.ts';
 import type { ProviderClientOptions } from './stream-support.ts';
 import { type ModelProvider, PROVIDER_IDS, type ProviderId } from './types.ts';
 
@@ -40,8 +49,11 @@ export interface ProviderRegistry {
 }
 
 export interface ProviderRegistryOptions {
+  /** Overrides `MANGO_PROVIDER_MAX_RETRIES`. */
   maxRetries?: number;
   timeoutMs?: number;
+  /** Vertex AI credentials instead of `GOOGLE_APPLICATION_CREDENTIALS` / Application Default Credentials. */
+  vertexAuthOptions?: VertexOptions['googleAuthOptions'];
 }
 
 /** Sent as the key to OpenAI-compatible servers that need none (Ollama, llama.cpp, vLLM without auth). */
@@ -56,7 +68,7 @@ interface ProviderConfig {
   create: (options: ProviderClientOptions) => ModelProvider;
 }
 
-const CONFIGS: Record<ProviderId, ProviderConfig> = {
+const CONFIGS: Record<Exclude<ProviderId, 'gemini-generate-content'>, ProviderConfig> = {
   openai: {
     keyVariable: 'OPENAI_API_KEY',
     baseUrlVariable: 'OPENAI_BASE_URL',
@@ -114,8 +126,70 @@ function baseUrlProblem(value: string, config: ProviderConfig): string | undefin
   return undefined;
 }
 
-function resolveStatus(id: ProviderId, env: ProviderEnvironment): ProviderStatus & { apiKey?: string } {
-  const config = CONFIGS[id];
+type ResolvedStatus = ProviderStatus & {
+  apiKey?: string;
+  vertex?: Omit<VertexOptions, 'googleAuthOptions'> & { keyFile?: string };
+};
+
+const GEMINI_GENERATE_CONTENT: ProviderConfig = {
+  keyVariable: 'GEMINI_API_KEY',
+  baseUrlVariable: 'GEMINI_BASE_URL',
+  defaultBaseUrl: 'https://generativelanguage.googleapis.com',
+  keyRequired: true,
+  create: (options) => createGeminiGenerateContentProvider(options),
+};
+
+const VERTEX_SWITCH = 'GOOGLE_GENAI_USE_VERTEXAI';
+
+/**
+ * `gemini-generate-content` speaks to the Gemini API with `GEMINI_API_KEY`, or to Vertex AI when
+ * `GOOGLE_GENAI_USE_VERTEXAI` is true: a project is required, the location defaults to `global`, and the
+ * token comes from the key file `GOOGLE_APPLICATION_CREDENTIALS` names or Application Default Credentials.
+ */
+function resolveGenerateContent(env: ProviderEnvironment): ResolvedStatus {
+  const id: ProviderId = 'gemini-generate-content';
+  const useVertex = readVariable(env, VERTEX_SWITCH)?.toLowerCase();
+  if (useVertex !== undefined && !['true', 'false', '1', '0'].includes(useVertex)) {
+    return { id, available: false, reason: `${VERTEX_SWITCH} must be true or false.` };
+  }
+  if (useVertex !== 'true' && useVertex !== '1') return resolveStatus(id, env, GEMINI_GENERATE_CONTENT);
+  const project = readVariable(env, 'GOOGLE_CLOUD_PROJECT');
+  if (!project)
+    return { id, available: false, reason: `GOOGLE_CLOUD_PROJECT is not set (${VERTEX_SWITCH} is on).` };
+  const location = readVariable(env, 'GOOGLE_CLOUD_LOCATION') ?? 'global';
+  if (!/^[a-z0-9-]+$/.test(location)) {
+    return {
+      id,
+      available: false,
+      reason: 'GOOGLE_CLOUD_LOCATION must be a region name such as us-central1 or global.',
+    };
+  }
+  const vertexConfig: ProviderConfig = {
+    ...GEMINI_GENERATE_CONTENT,
+    keyVariable: 'GOOGLE_APPLICATION_CREDENTIALS',
+    baseUrlVariable: 'GOOGLE_VERTEX_BASE_URL',
+    defaultBaseUrl:
+      location === 'global'
+        ? 'https://aiplatform.googleapis.com'
+        : `https://${location}-aiplatform.googleapis.com`,
+    keyRequired: false,
+  };
+  const status = resolveStatus(id, env, vertexConfig);
+  const keyFile = readVariable(env, 'GOOGLE_APPLICATION_CREDENTIALS');
+  return status.available
+    ? {
+        ...status,
+        apiKey: NO_API_KEY_PLACEHOLDER,
+        vertex: { project, location, ...(keyFile ? { keyFile } : {}) },
+      }
+    : status;
+}
+
+function resolveStatus(
+  id: ProviderId,
+  env: ProviderEnvironment,
+  config: ProviderConfig = CONFIGS[id as keyof typeof CONFIGS],
+): ResolvedStatus {
   const apiKey = readVariable(env, config.keyVariable);
   const configuredBaseUrl = readVariable(env, config.baseUrlVariable);
   if (config.keyRequired && !apiKey) {
@@ -138,10 +212,16 @@ export function createProviderRegistry(
   env: ProviderEnvironment,
   options: ProviderRegistryOptions = {},
 ): ProviderRegistry {
-  const statuses = new Map(PROVIDER_IDS.map((id) => [id, resolveStatus(id, env)]));
+  const settings = readProviderStreamSettings(env);
+  const statuses = new Map(
+    PROVIDER_IDS.map((id) => [
+      id,
+      id === 'gemini-generate-content' ? resolveGenerateContent(env) : resolveStatus(id, env),
+    ]),
+  );
   const instances = new Map<ProviderId, ModelProvider>();
   const publicStatus = (id: ProviderId): ProviderStatus => {
-    const { apiKey: _apiKey, ...status } = statuses.get(id)!;
+    const { apiKey: _apiKey, vertex: _vertex, ...status } = statuses.get(id)!;
     return status;
   };
   return {
@@ -152,12 +232,32 @@ export function createProviderRegistry(
       if (!status?.available || !status.baseURL || !status.apiKey) return undefined;
       let provider = instances.get(id);
       if (!provider) {
-        provider = CONFIGS[id].create({
+        const clientOptions: ProviderClientOptions = {
           apiKey: status.apiKey,
           baseURL: status.baseURL,
-          ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+          maxRetries: options.maxRetries ?? settings.maxRetries,
+          maxRetryWaitSeconds: settings.maxRetryWaitSeconds,
+          timeouts: settings.timeouts,
           ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-        });
+        };
+        if (id !== 'gemini-generate-content') provider = CONFIGS[id].create(clientOptions);
+        else {
+          const vertex = status.vertex;
+          const googleAuthOptions =
+            options.vertexAuthOptions ?? (vertex?.keyFile ? { keyFilename: vertex.keyFile } : undefined);
+          provider = createGeminiGenerateContentProvider({
+            ...clientOptions,
+            ...(vertex
+              ? {
+                  vertex: {
+                    project: vertex.project,
+                    location: vertex.location,
+                    ...(googleAuthOptions ? { googleAuthOptions } : {}),
+                  },
+                }
+              : {}),
+          });
+        }
         instances.set(id, provider);
       }
       return provider;

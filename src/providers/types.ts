@@ -9,8 +9,14 @@
 import type { ToolDefinition } from '../tools/types.ts';
 
 /** Provider ids used in the API, the CLI and the database. */
-export type ProviderId = 'openai' | 'openai-compatible' | 'gemini' | 'anthropic';
-export const PROVIDER_IDS: readonly ProviderId[] = ['openai', 'openai-compatible', 'gemini', 'anthropic'];
+export type ProviderId = 'openai' | 'openai-compatible' | 'gemini' | 'gemini-generate-content' | 'anthropic';
+export const PROVIDER_IDS: readonly ProviderId[] = [
+  'openai',
+  'openai-compatible',
+  'gemini',
+  'gemini-generate-content',
+  'anthropic',
+];
 
 export interface TokenUsage {
   inputTokens?: number;
@@ -24,6 +30,10 @@ export type FinishReason =
   | 'tool_calls'
   /** Output token limit reached. */
   | 'length'
+  /** The model declined to answer; its refusal text was streamed as text. */
+  | 'refusal'
+  /** The provider's safety system stopped or withheld the answer. */
+  | 'content_filter'
   /** The request was aborted by the caller. */
   | 'cancelled'
   /** Transport or provider failure; `message` says what happened. */
@@ -41,6 +51,8 @@ export type ProviderEvent =
   | { type: 'tool_call_completed'; callId: string; name: string; arguments: string; providerData?: unknown }
   /** An opaque item the provider needs replayed in the next request (e.g. Responses reasoning items). */
   | { type: 'provider_item'; provider: ProviderId; data: unknown }
+  /** The request failed transiently and is retried after `waitSeconds` (attempt 1 is the first retry). */
+  | { type: 'provider_retry'; attempt: number; waitSeconds: number }
   | { type: 'finish'; reason: FinishReason; usage?: TokenUsage; message?: string };
 
 /** Provider-neutral conversation history; one item per persisted message row. */

@@ -199,7 +199,8 @@ describe('ChatService.createChat: working directory', () => {
   const invalidRequests = [
     {
       input: { provider: 'mystery', model: 'm' },
-      message: 'Unknown provider "mystery". Use one of: openai, openai-compatible, gemini, anthropic.',
+      message:
+        'Unknown provider "mystery". Use one of: openai, openai-compatible, gemini, gemini-generate-content, anthropic.',
     },
     { input: { provider: 'openai', model: '  ' }, message: 'model must be 1–200 characters.' },
   ];

@@ -115,7 +115,8 @@ describe('mango chat', () => {
   const usageCases = [
     {
       argv: ['--model', 'm'],
-      message: '--provider must be one of: openai, openai-compatible, gemini, anthropic.',
+      message:
+        '--provider must be one of: openai, openai-compatible, gemini, gemini-generate-content, anthropic.',
     },
     { argv: ['--provider', 'openai'], message: '--model is required.' },
     {

@@ -149,8 +149,8 @@ describe('Chat Completions', () => {
       { type: 'text_delta', delta: 'x' },
       {
         type: 'finish',
-        reason: 'error',
-        message: 'The provider stopped the response with its content filter.',
+        reason: 'content_filter',
+        message: "The provider's content filter stopped the answer.",
         usage: { inputTokens: 4, outputTokens: 2 },
       },
     ]);

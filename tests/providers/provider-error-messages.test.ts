@@ -33,7 +33,8 @@ const adapters: [name: string, create: (baseUrl: string) => ModelProvider, messa
   [
     'anthropic',
     (baseUrl) => createAnthropicMessagesProvider({ apiKey: KEY, baseURL: baseUrl, maxRetries: 0 }),
-    '401 {"error":{"message":"Incorrect API key provided: [redacted]."}}',
+    // The SDK quotes the JSON body; the provider's own sentence is what the user reads.
+    OPENAI_STYLE,
   ],
   [
     'gemini',

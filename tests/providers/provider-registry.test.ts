@@ -13,6 +13,7 @@ describe('createProviderRegistry', () => {
       { id: 'openai', available: false, reason: 'OPENAI_API_KEY is not set.' },
       { id: 'openai-compatible', available: false, reason: 'OPENAI_COMPATIBLE_BASE_URL is not set.' },
       { id: 'gemini', available: false, reason: 'GEMINI_API_KEY is not set.' },
+      { id: 'gemini-generate-content', available: false, reason: 'GEMINI_API_KEY is not set.' },
       { id: 'anthropic', available: false, reason: 'ANTHROPIC_API_KEY is not set.' },
     ]);
   });
@@ -29,6 +30,7 @@ describe('createProviderRegistry', () => {
       { id: 'openai', available: true, baseURL: 'https://api.openai.com/v1' },
       { id: 'openai-compatible', available: true, baseURL: 'http://127.0.0.1:11434/v1' },
       { id: 'gemini', available: true, baseURL: 'http://127.0.0.1:9000' },
+      { id: 'gemini-generate-content', available: true, baseURL: 'http://127.0.0.1:9000' },
       { id: 'anthropic', available: true, baseURL: 'https://api.anthropic.com' },
     ]);
     for (const status of registry.list()) expect(registry.get(status.id)?.id).toBe(status.id);
@@ -103,9 +105,109 @@ describe('createProviderRegistry', () => {
     expect(server.failures).toEqual([]);
   });
 
-  test('isProviderId accepts exactly the four ids', () => {
+  test('isProviderId accepts exactly the five ids', () => {
     expect(
-      ['openai', 'openai-compatible', 'gemini', 'anthropic', 'OpenAI', 'ollama', 3].map(isProviderId),
-    ).toEqual([true, true, true, true, false, false, false]);
+      [
+        'openai',
+        'openai-compatible',
+        'gemini',
+        'gemini-generate-content',
+        'anthropic',
+        'OpenAI',
+        'ollama',
+        3,
+      ].map(isProviderId),
+    ).toEqual([true, true, true, true, true, false, false, false]);
   });
+
+  test('Vertex AI: GOOGLE_GENAI_USE_VERTEXAI selects it; the project is required, the location defaults to global', () => {
+    expect(
+      createProviderRegistry({ GOOGLE_GENAI_USE_VERTEXAI: 'true' }).status('gemini-generate-content'),
+    ).toEqual({
+      id: 'gemini-generate-content',
+      available: false,
+      reason: 'GOOGLE_CLOUD_PROJECT is not set (GOOGLE_GENAI_USE_VERTEXAI is on).',
+    });
+    expect(
+      createProviderRegistry({ GOOGLE_GENAI_USE_VERTEXAI: 'yes', GOOGLE_CLOUD_PROJECT: 'p' }).status(
+        'gemini-generate-content',
+      ),
+    ).toEqual({
+      id: 'gemini-generate-content',
+      available: false,
+      reason: 'GOOGLE_GENAI_USE_VERTEXAI must be true or false.',
+    });
+    expect(
+      createProviderRegistry({ GOOGLE_GENAI_USE_VERTEXAI: 'true', GOOGLE_CLOUD_PROJECT: 'p' }).status(
+        'gemini-generate-content',
+      ),
+    ).toEqual({
+      id: 'gemini-generate-content',
+      available: true,
+      baseURL: 'https://aiplatform.googleapis.com',
+    });
+    const regional = createProviderRegistry({
+      GOOGLE_GENAI_USE_VERTEXAI: 'true',
+      GOOGLE_CLOUD_PROJECT: 'p',
+      GOOGLE_CLOUD_LOCATION: 'europe-west4',
+    });
+    expect(regional.status('gemini-generate-content')).toEqual({
+      id: 'gemini-generate-content',
+      available: true,
+      baseURL: 'https://europe-west4-aiplatform.googleapis.com',
+    });
+    expect(regional.get('gemini-generate-content')?.id).toBe('gemini-generate-content');
+    expect(
+      createProviderRegistry({
+        GOOGLE_GENAI_USE_VERTEXAI: 'true',
+        GOOGLE_CLOUD_PROJECT: 'p',
+        GOOGLE_CLOUD_LOCATION: 'us central',
+      }).status('gemini-generate-content').reason,
+    ).toBe('GOOGLE_CLOUD_LOCATION must be a region name such as us-central1 or global.');
+  });
+
+  test('Vertex AI through the registry: the request carries the project path and the injected token', async () => {
+    const registry = createProviderRegistry(
+      {
+        GOOGLE_GENAI_USE_VERTEXAI: 'true',
+        GOOGLE_CLOUD_PROJECT: 'proj-1',
+        GOOGLE_CLOUD_LOCATION: 'global',
+        GOOGLE_VERTEX_BASE_URL: server.baseUrl,
+      },
+      {
+        maxRetries: 0,
+        // A stubbed token: Google's token endpoint cannot be reached from tests.
+        vertexAuthOptions: {
+          authClient: { getRequestHeaders: async () => new Headers({ authorization: 'Bearer stub' }) },
+        } as unknown as NonNullable<Parameters<typeof createProviderRegistry>[1]>['vertexAuthOptions'],
+      },
+    );
+    server.enqueue({
+      body: 'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hi"}]},"finishReason":"STOP"}]}\n\n',
+    });
+    const events = await collect(registry.get('gemini-generate-content')!.stream(makeRequest()));
+    expect(events).toEqual([
+      { type: 'text_delta', delta: 'Hi' },
+      { type: 'finish', reason: 'stop' },
+    ]);
+    const request = server.requests.at(-1)!;
+    expect(request.path).toBe(
+      '/v1beta1/projects/proj-1/locations/global/publishers/google/models/test-model:streamGenerateContent',
+    );
+    expect(request.headers.authorization).toBe('Bearer stub');
+    expect(server.failures).toEqual([]);
+  });
+
+  const malformedSettings: [string, string, string][] = [
+    ['MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS', '0', 'a whole number from 1 to 86400; got "0"'],
+    ['MANGO_PROVIDER_FIRST_EVENT_TIMEOUT_SECONDS', '2.5', 'a whole number from 1 to 86400; got "2.5"'],
+    ['MANGO_PROVIDER_MAX_RETRIES', '11', 'a whole number from 0 to 10; got "11"'],
+    ['MANGO_PROVIDER_RETRY_MAX_WAIT_SECONDS', 'soon', 'a whole number from 0 to 86400; got "soon"'],
+  ];
+  test.each(malformedSettings)(
+    'a malformed %s stops startup with what it expects and got',
+    (name, value, expected) => {
+      expect(() => createProviderRegistry({ [name]: value })).toThrow(`${name} must be ${expected}.`);
+    },
+  );
 });

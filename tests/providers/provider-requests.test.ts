@@ -120,16 +120,12 @@ describe('OpenAI Responses', () => {
     ]);
   });
 
-  test.each([
-    ['gpt-4o', false],
-    ['gpt-4.1-mini', false],
-    ['o3', true],
-    ['o4-mini', true],
-    ['gpt-5.1', true],
-    ['gpt-5.1-codex-max', true],
-  ])('%s asks for encrypted reasoning: %p', (model, expected) => {
-    const request = buildResponsesRequest({ model, history: [], tools: [] });
-    expect(request.include).toEqual(expected ? ['reasoning.encrypted_content'] : undefined);
-    expect('tools' in request).toBe(false);
-  });
+  test.each(['gpt-4o', 'o3', 'my-served-reasoner'])(
+    '%s: a first request asks for encrypted reasoning whatever the name (a refusal is retried without)',
+    (model) => {
+      const request = buildResponsesRequest({ model, history: [], tools: [] });
+      expect(request.include).toEqual(['reasoning.encrypted_content']);
+      expect('tools' in request).toBe(false);
+    },
+  );
 });

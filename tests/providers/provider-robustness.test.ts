@@ -249,14 +249,14 @@ describe('Chat Completions chunk shapes', () => {
       ],
     ],
     [
-      'a content filter stop is an error',
+      'a content filter stop finishes with content_filter',
       [chunk({ content: 'x' }), chunk({}, 'content_filter')],
       [
         { type: 'text_delta', delta: 'x' },
         {
           type: 'finish',
-          reason: 'error',
-          message: 'The provider stopped the response with its content filter.',
+          reason: 'content_filter',
+          message: "The provider's content filter stopped the answer.",
         },
       ],
     ],

@@ -96,7 +96,7 @@ export function createChatRoutes(deps: AppDependencies) {
         detail: {
           summary: 'Send a message and stream the turn as text/event-stream',
           description:
-            'On success: 200 text/event-stream, first the comment ": turn started", then one "data: {json}" line per turn event (text_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, provider_item, finish, tool_progress, tool_result), last done {reason: completed | max_iterations | cancelled | error}. Closing the stream cancels the turn.',
+            'On success: 200 text/event-stream, first the comment ": turn started", then one "data: {json}" line per turn event (text_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, provider_item, provider_retry {attempt, waitSeconds}, finish, tool_progress, tool_result), last done {reason: completed | max_iterations | cancelled | error, message?, finishReason?: length | refusal | content_filter}. Closing the stream cancels the turn.',
           tags: ['chats'],
           operationId: 'startTurn',
         },

@@ -18,7 +18,7 @@ export const createChatBodySchema = t.Object(
     provider: t.String({
       minLength: 1,
       maxLength: 100,
-      description: 'openai, openai-compatible, gemini or anthropic',
+      description: 'openai, openai-compatible, gemini, gemini-generate-content or anthropic',
     }),
     model: t.String({ minLength: 1, maxLength: MAX_MODEL_LENGTH }),
     workingDirectory: t.Optional(

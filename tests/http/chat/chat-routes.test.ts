@@ -75,6 +75,11 @@ describe('chat API', () => {
         { id: 'openai', available: true },
         { id: 'openai-compatible', available: false, reason: 'OPENAI-COMPATIBLE_API_KEY is not set.' },
         { id: 'gemini', available: false, reason: 'GEMINI_API_KEY is not set.' },
+        {
+          id: 'gemini-generate-content',
+          available: false,
+          reason: 'GEMINI-GENERATE-CONTENT_API_KEY is not set.',
+        },
         { id: 'anthropic', available: false, reason: 'ANTHROPIC_API_KEY is not set.' },
       ],
     });

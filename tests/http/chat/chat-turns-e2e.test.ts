@@ -123,6 +123,7 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
       { id: 'openai', available: false, reason: 'OPENAI_API_KEY is not set.' },
       { id: 'openai-compatible', available: true },
       { id: 'gemini', available: false, reason: 'GEMINI_API_KEY is not set.' },
+      { id: 'gemini-generate-content', available: false, reason: 'GEMINI_API_KEY is not set.' },
       { id: 'anthropic', available: false, reason: 'ANTHROPIC_API_KEY is not set.' },
     ]);
   });
