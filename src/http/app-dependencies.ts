@@ -33,6 +33,7 @@ import type { ToolSettingsRepository } from '../settings/tool-settings-repositor
 import { ToolSettingsService } from '../settings/tool-settings-service.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
+import { type AllowedHostPolicy, readAllowedHostPolicy } from './allowed-hosts.ts';
 import { type AuthenticationPlugin, createAuthenticationPlugin } from './authentication.ts';
 import { createServerChatService } from './chat/chat-service-factory.ts';
 
@@ -62,6 +63,8 @@ export interface AppDependencies {
   chats: ChatService;
   /** `MANGO_WORKSPACE_ROOTS` and friends: what a chat or an HTTP MCP session may bind. */
   chatConfig: ChatConfig;
+  /** `Host`/`Origin` values `/mcp` answers (`MANGO_ALLOWED_HOSTS`, `MANGO_ALLOWED_ORIGINS`). */
+  allowedHosts: AllowedHostPolicy;
 }
 
 export interface AppDependencyOptions {
@@ -105,6 +108,7 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
     log: options.log ?? ((message) => console.error(message)),
     providers,
     chatConfig,
+    allowedHosts: readAllowedHostPolicy(environment, options.config.host),
     chats: createServerChatService({
       chatConfig,
       providers,

@@ -12,9 +12,11 @@ import type { AppDependencies } from './app-dependencies.ts';
 import { createChatRoutes } from './chat/chat-routes.ts';
 import { HttpError, mapErrorToResponse } from './http-errors.ts';
 import { createImageRoutes } from './images/image-routes.ts';
+import { createMcpOriginGuard } from './mcp/mcp-origin-guard.ts';
 import { createMcpRoutes } from './mcp/mcp-routes.ts';
 import { buildOpenApiDocument, type RouteForDocument } from './openapi.ts';
 import { createProviderRoutes } from './providers/provider-routes.ts';
+import { normalizeRequestUrl } from './request-url.ts';
 import { createToolSettingsRoutes } from './settings/tool-settings-routes.ts';
 import { createWebAppRoutes } from './web/web-app-routes.ts';
 
@@ -44,10 +46,12 @@ export function createApp(deps: AppDependencies) {
       }
     });
   for (const createRoutes of PUBLIC_ROUTE_MODULES) app.use(createRoutes(deps));
+  // Before authentication: a rebinding page's request is refused without looking at its token.
+  app.use(createMcpOriginGuard(deps.allowedHosts));
   app.use(deps.authentication);
   for (const createRoutes of ROUTE_MODULES) app.use(createRoutes(deps));
   let document: unknown;
-  return app.get(
+  const routed = app.get(
     '/api/openapi.json',
     () => {
       document ??= buildOpenApiDocument(app.routes as unknown as RouteForDocument[], packageJson.version);
@@ -55,6 +59,10 @@ export function createApp(deps: AppDependencies) {
     },
     { detail: { summary: 'This OpenAPI document', tags: ['meta'], operationId: 'getOpenApiDocument' } },
   );
+  const routeRequest = routed.handle;
+  // Normalized before routing: the router misreads the path of a URL with a very short host.
+  routed.handle = (request) => routeRequest(normalizeRequestUrl(request));
+  return routed;
 }
 
 export type App = ReturnType<typeof createApp>;

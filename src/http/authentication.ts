@@ -7,7 +7,9 @@
  * - `resolve` giving handlers a typed `user`, so a route module only writes `.use(deps.authentication)`
  *   and reads `({ user }) => …`. It also guards routes outside the protected prefixes.
  *
- * The token lookup happens once per request (cached on the Request object).
+ * The token lookup happens once per request (cached on the Request object). Every 401 carries
+ * `WWW-Authenticate: Bearer` (RFC 6750 §3), with `error="invalid_token"` when credentials were sent, so
+ * an MCP client reports a bad token rather than starting an OAuth flow the server does not offer.
  */
 import { Elysia } from 'elysia';
 import { readBearerToken } from '../users/api-token.ts';
@@ -23,9 +25,14 @@ function isProtectedPath(url: string): boolean {
   return pathname === '/api' || PROTECTED_PATH_PREFIXES.some((prefix) => pathname.startsWith(prefix));
 }
 
+/** The `WWW-Authenticate` challenge of a 401: RFC 6750 §3, no error code when nothing was sent. */
+export function bearerChallenge(credentialsSent: boolean): string {
+  return credentialsSent ? 'Bearer realm="mango", error="invalid_token"' : 'Bearer realm="mango"';
+}
+
 export class AuthenticationError extends HttpError {
-  constructor(message: string) {
-    super(401, 'unauthorized', message);
+  constructor(message: string, credentialsSent: boolean) {
+    super(401, 'unauthorized', message, { 'www-authenticate': bearerChallenge(credentialsSent) });
     this.name = 'AuthenticationError';
   }
 }
@@ -42,10 +49,12 @@ export function createAuthenticator(users: UserRepository): (request: Request) =
     }
     const user = await pending;
     if (!user) {
+      const credentialsSent = request.headers.has('authorization');
       throw new AuthenticationError(
-        request.headers.has('authorization')
+        credentialsSent
           ? 'The bearer token is not valid (revoked, mistyped, or of another server).'
           : 'Send "Authorization: Bearer <token>"; `mango user add NAME` creates a token.',
+        credentialsSent,
       );
     }
     return user;

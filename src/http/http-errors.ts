@@ -29,12 +29,15 @@ import { ToolError, type ToolErrorClassification, ToolParameterError } from '../
 export class HttpError extends Error {
   readonly status: number;
   readonly code: string;
+  /** Headers the response must carry (e.g. `WWW-Authenticate` on a 401, `Retry-After` on a 503). */
+  readonly headers: Readonly<Record<string, string>>;
 
-  constructor(status: number, code: string, message: string) {
+  constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
     super(message);
     this.name = 'HttpError';
     this.status = status;
     this.code = code;
+    this.headers = headers;
   }
 }
 
@@ -70,10 +73,14 @@ export function statusForClassification(classification: ToolErrorClassification)
   return CLASSIFICATION_STATUS[classification];
 }
 
-export function jsonErrorResponse(status: number, body: ErrorBody): Response {
+export function jsonErrorResponse(
+  status: number,
+  body: ErrorBody,
+  headers: Readonly<Record<string, string>> = {},
+): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { 'content-type': 'application/json; charset=utf-8' },
+    headers: { ...headers, 'content-type': 'application/json; charset=utf-8' },
   });
 }
 
@@ -100,8 +107,9 @@ export function mapErrorToResponse(
   // Elysia wraps whatever a body parser throws in its ParseError; ours throws HttpErrors.
   const cause = (error as { cause?: unknown })?.cause;
   if (frameworkCode === 'PARSE' && cause instanceof HttpError) return mapErrorToResponse(cause, 'HTTP', log);
-  if (error instanceof HttpError)
-    return jsonErrorResponse(error.status, { error: error.message, code: error.code });
+  if (error instanceof HttpError) {
+    return jsonErrorResponse(error.status, { error: error.message, code: error.code }, error.headers);
+  }
   if (error instanceof ToolParameterError) {
     return jsonErrorResponse(422, {
       error: error.message,
