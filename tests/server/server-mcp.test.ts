@@ -13,13 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  type CallToolResult,
-  type Progress,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type Progress, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { resetImageGenerationConfiguration } from '../../src/images/image-generation-config.ts';
 import { type RunningServer, startServer } from '../../src/server/start-server.ts';
+import { callResultData } from '../helpers/mcp-test-tools.ts';
 import { PNG_BYTES, type ReplayImageServer, startReplayImageServer } from '../helpers/replay-image-server.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
@@ -66,7 +63,7 @@ describe.each(BACKENDS)('the server on %s', (backend) => {
   }
 
   function structured(result: unknown): Record<string, unknown> {
-    return (result as CallToolResult).structuredContent as Record<string, unknown>;
+    return callResultData(result);
   }
 
   function putSettings(token: string, tool: string, body: unknown): Promise<Response> {
