@@ -36,6 +36,7 @@ import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { type AllowedHostPolicy, readAllowedHostPolicy } from './allowed-hosts.ts';
 import { type AuthenticationPlugin, createAuthenticationPlugin } from './authentication.ts';
 import { createServerChatService } from './chat/chat-service-factory.ts';
+import { DatabaseOutage } from './database-outage.ts';
 
 export interface AppDependencies {
   config: ServerConfig;
@@ -65,6 +66,8 @@ export interface AppDependencies {
   chatConfig: ChatConfig;
   /** `Host`/`Origin` values `/mcp` answers (`MANGO_ALLOWED_HOSTS`, `MANGO_ALLOWED_ORIGINS`). */
   allowedHosts: AllowedHostPolicy;
+  /** Whether the database is reachable: 503s during an outage, one log line each way, `/api/health`. */
+  databaseOutage: DatabaseOutage;
 }
 
 export interface AppDependencyOptions {
@@ -92,6 +95,7 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
   const providers = options.providers ?? createProviderRegistry(environment);
   const ledgerForChat = createDatabaseLedgerFactory(options.database, now);
   const chatConfig = readChatConfig(environment);
+  const log = options.log ?? ((message: string) => console.error(message));
   return {
     config: options.config,
     database: options.database,
@@ -105,7 +109,8 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
     mcpSessions: new McpHttpSessions({ now }),
     ledgerForChat,
     authentication: createAuthenticationPlugin(users),
-    log: options.log ?? ((message) => console.error(message)),
+    log,
+    databaseOutage: new DatabaseOutage({ database: options.database, log, now }),
     providers,
     chatConfig,
     allowedHosts: readAllowedHostPolicy(environment, options.config.host),

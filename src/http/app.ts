@@ -10,6 +10,7 @@ import { Elysia } from 'elysia';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { AppDependencies } from './app-dependencies.ts';
 import { createChatRoutes } from './chat/chat-routes.ts';
+import { createHealthRoutes } from './health/health-routes.ts';
 import { HttpError, mapErrorToResponse } from './http-errors.ts';
 import { createImageRoutes } from './images/image-routes.ts';
 import { createMcpOriginGuard } from './mcp/mcp-origin-guard.ts';
@@ -30,15 +31,15 @@ export const ROUTE_MODULES = [
 ] as const;
 
 /**
- * Route modules that need no token (the web app's pages and assets), mounted before the
+ * Route modules that need no token (readiness, the web app's pages and assets), mounted before the
  * authentication plugin: its `resolve` applies to every route registered after it.
  */
-export const PUBLIC_ROUTE_MODULES = [createWebAppRoutes] as const;
+export const PUBLIC_ROUTE_MODULES = [createHealthRoutes, createWebAppRoutes] as const;
 
 export function createApp(deps: AppDependencies) {
   const maxBodyBytes = deps.config.maxRequestBodyBytes;
   const app = new Elysia({ normalize: false })
-    .onError(({ code, error }) => mapErrorToResponse(error, code, deps.log))
+    .onError(({ code, error }) => mapErrorToResponse(error, code, deps.log, deps.databaseOutage))
     .onRequest(({ request }) => {
       const length = Number(request.headers.get('content-length') ?? 0);
       if (length > maxBodyBytes) {

@@ -19,9 +19,14 @@ import { HttpError } from './http-errors.ts';
 /** Paths (prefixes) whose every request needs a bearer token. */
 export const PROTECTED_PATH_PREFIXES: readonly string[] = ['/api/', '/mcp'];
 
+/** Exact paths under a protected prefix that need none: readiness, asked by load balancers. */
+export const PUBLIC_API_PATHS: ReadonlySet<string> = new Set(['/api/health']);
+
 function isProtectedPath(url: string): boolean {
   const start = url.indexOf('/', url.indexOf('//') + 2);
   const pathname = start < 0 ? '/' : url.slice(start);
+  const query = pathname.indexOf('?');
+  if (PUBLIC_API_PATHS.has(query < 0 ? pathname : pathname.slice(0, query))) return false;
   return pathname === '/api' || PROTECTED_PATH_PREFIXES.some((prefix) => pathname.startsWith(prefix));
 }
 

@@ -20,10 +20,12 @@
  * | `ChatError` not_found / busy                       | 404 / 409 | its `code`           |
  * | `ChatError` invalid_request / invalid_working_directory | 422 | its `code`           |
  * | `ChatError` provider_unavailable                   | 503    | `provider_unavailable`  |
+ * | database unreachable (`isDatabaseUnavailableError`) | 503 + `Retry-After` | `database_unavailable` |
  * | anything else                                      | 500    | `internal_error`        |
  */
 import { ChatError, type ChatErrorCode } from '../chat/chat-errors.ts';
 import { ToolError, type ToolErrorClassification, ToolParameterError } from '../tools/errors.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailableError } from './database-outage.ts';
 
 /** An error that already knows its HTTP status and code (thrown by the HTTP layer itself). */
 export class HttpError extends Error {
@@ -95,18 +97,35 @@ function describeValidation(error: unknown): string {
   return `Invalid ${where}.`;
 }
 
+/** Told of every request that failed because the database is unreachable (it logs once per outage). */
+export interface DatabaseOutageListener {
+  reportFailure(error: unknown): void;
+}
+
 /**
  * Maps any thrown value to a status and JSON body. `frameworkCode` is Elysia's lifecycle code; `log`
- * receives faults of the server (5xx) with their stack.
+ * receives faults of the server (5xx) with their stack, except an unreachable database, which goes to
+ * `outage` (one line per outage, not one per request).
  */
 export function mapErrorToResponse(
   error: unknown,
   frameworkCode: FrameworkErrorCode,
   log: (message: string) => void,
+  outage?: DatabaseOutageListener,
 ): Response {
+  const unavailable = [error, (error as { cause?: unknown })?.cause].find(isDatabaseUnavailableError);
+  if (unavailable !== undefined) {
+    outage?.reportFailure(unavailable);
+    return jsonErrorResponse(
+      503,
+      { error: 'The database cannot be reached; retry shortly.', code: 'database_unavailable' },
+      { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+    );
+  }
   // Elysia wraps whatever a body parser throws in its ParseError; ours throws HttpErrors.
   const cause = (error as { cause?: unknown })?.cause;
-  if (frameworkCode === 'PARSE' && cause instanceof HttpError) return mapErrorToResponse(cause, 'HTTP', log);
+  if (frameworkCode === 'PARSE' && cause instanceof HttpError)
+    return mapErrorToResponse(cause, 'HTTP', log, outage);
   if (error instanceof HttpError) {
     return jsonErrorResponse(error.status, { error: error.message, code: error.code }, error.headers);
   }
