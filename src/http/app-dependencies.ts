@@ -36,8 +36,10 @@ import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { createWorkspaceService } from '../workspaces/create-workspace-service.ts';
 import type { WorkspaceService } from '../workspaces/workspace-service.ts';
+import { type AllowedHostPolicy, readAllowedHostPolicy } from './allowed-hosts.ts';
 import { type AuthenticationPlugin, createAuthenticationPlugin } from './authentication.ts';
 import { createServerChatService } from './chat/chat-service-factory.ts';
+import { DatabaseOutage } from './database-outage.ts';
 
 export interface AppDependencies {
   config: ServerConfig;
@@ -67,6 +69,10 @@ export interface AppDependencies {
   chatConfig: ChatConfig;
   /** Users' workspaces: what a chat or an MCP session may bind and reach (`/api/workspaces`). */
   workspaces: WorkspaceService;
+  /** `Host`/`Origin` values `/mcp` answers (`MANGO_ALLOWED_HOSTS`, `MANGO_ALLOWED_ORIGINS`). */
+  allowedHosts: AllowedHostPolicy;
+  /** Whether the database is reachable: 503s during an outage, one log line each way, `/api/health`. */
+  databaseOutage: DatabaseOutage;
 }
 
 export interface AppDependencyOptions {
@@ -102,6 +108,7 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
   const workspaces =
     options.workspaces ??
     createWorkspaceService(options.config, new DatabaseWorkspaceRepository(options.database), now);
+  const log = options.log ?? ((message: string) => console.error(message));
   return {
     config: options.config,
     database: options.database,
@@ -115,10 +122,12 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
     mcpSessions: new McpHttpSessions({ now }),
     ledgerForChat,
     authentication: createAuthenticationPlugin(users),
-    log: options.log ?? ((message) => console.error(message)),
+    log,
+    databaseOutage: new DatabaseOutage({ database: options.database, log, now }),
     providers,
     chatConfig,
     workspaces,
+    allowedHosts: readAllowedHostPolicy(environment, options.config.host),
     chats: createServerChatService({
       chatConfig,
       workspaces,

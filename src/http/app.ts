@@ -10,11 +10,14 @@ import { Elysia } from 'elysia';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { AppDependencies } from './app-dependencies.ts';
 import { createChatRoutes } from './chat/chat-routes.ts';
+import { createHealthRoutes } from './health/health-routes.ts';
 import { HttpError, mapErrorToResponse } from './http-errors.ts';
 import { createImageRoutes } from './images/image-routes.ts';
+import { createMcpOriginGuard } from './mcp/mcp-origin-guard.ts';
 import { createMcpRoutes } from './mcp/mcp-routes.ts';
 import { buildOpenApiDocument, type RouteForDocument } from './openapi.ts';
 import { createProviderRoutes } from './providers/provider-routes.ts';
+import { normalizeRequestUrl } from './request-url.ts';
 import { createToolSettingsRoutes } from './settings/tool-settings-routes.ts';
 import { createWebAppRoutes } from './web/web-app-routes.ts';
 import { createWorkspaceRoutes } from './workspaces/workspace-routes.ts';
@@ -30,15 +33,15 @@ export const ROUTE_MODULES = [
 ] as const;
 
 /**
- * Route modules that need no token (the web app's pages and assets), mounted before the
+ * Route modules that need no token (readiness, the web app's pages and assets), mounted before the
  * authentication plugin: its `resolve` applies to every route registered after it.
  */
-export const PUBLIC_ROUTE_MODULES = [createWebAppRoutes] as const;
+export const PUBLIC_ROUTE_MODULES = [createHealthRoutes, createWebAppRoutes] as const;
 
 export function createApp(deps: AppDependencies) {
   const maxBodyBytes = deps.config.maxRequestBodyBytes;
   const app = new Elysia({ normalize: false })
-    .onError(({ code, error }) => mapErrorToResponse(error, code, deps.log))
+    .onError(({ code, error }) => mapErrorToResponse(error, code, deps.log, deps.databaseOutage))
     .onRequest(({ request }) => {
       const length = Number(request.headers.get('content-length') ?? 0);
       if (length > maxBodyBytes) {
@@ -46,10 +49,12 @@ export function createApp(deps: AppDependencies) {
       }
     });
   for (const createRoutes of PUBLIC_ROUTE_MODULES) app.use(createRoutes(deps));
+  // Before authentication: a rebinding page's request is refused without looking at its token.
+  app.use(createMcpOriginGuard(deps.allowedHosts));
   app.use(deps.authentication);
   for (const createRoutes of ROUTE_MODULES) app.use(createRoutes(deps));
   let document: unknown;
-  return app.get(
+  const routed = app.get(
     '/api/openapi.json',
     () => {
       document ??= buildOpenApiDocument(app.routes as unknown as RouteForDocument[], packageJson.version);
@@ -57,6 +62,10 @@ export function createApp(deps: AppDependencies) {
     },
     { detail: { summary: 'This OpenAPI document', tags: ['meta'], operationId: 'getOpenApiDocument' } },
   );
+  const routeRequest = routed.handle;
+  // Normalized before routing: the router misreads the path of a URL with a very short host.
+  routed.handle = (request) => routeRequest(normalizeRequestUrl(request));
+  return routed;
 }
 
 export type App = ReturnType<typeof createApp>;

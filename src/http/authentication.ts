@@ -7,7 +7,9 @@
  * - `resolve` giving handlers a typed `user`, so a route module only writes `.use(deps.authentication)`
  *   and reads `({ user }) => …`. It also guards routes outside the protected prefixes.
  *
- * The token lookup happens once per request (cached on the Request object).
+ * The token lookup happens once per request (cached on the Request object). Every 401 carries
+ * `WWW-Authenticate: Bearer` (RFC 6750 §3), with `error="invalid_token"` when credentials were sent, so
+ * an MCP client reports a bad token rather than starting an OAuth flow the server does not offer.
  */
 import { Elysia } from 'elysia';
 import { readBearerToken } from '../users/api-token.ts';
@@ -17,15 +19,25 @@ import { HttpError } from './http-errors.ts';
 /** Paths (prefixes) whose every request needs a bearer token. */
 export const PROTECTED_PATH_PREFIXES: readonly string[] = ['/api/', '/mcp'];
 
+/** Exact paths under a protected prefix that need none: readiness, asked by load balancers. */
+export const PUBLIC_API_PATHS: ReadonlySet<string> = new Set(['/api/health']);
+
 function isProtectedPath(url: string): boolean {
   const start = url.indexOf('/', url.indexOf('//') + 2);
   const pathname = start < 0 ? '/' : url.slice(start);
+  const query = pathname.indexOf('?');
+  if (PUBLIC_API_PATHS.has(query < 0 ? pathname : pathname.slice(0, query))) return false;
   return pathname === '/api' || PROTECTED_PATH_PREFIXES.some((prefix) => pathname.startsWith(prefix));
 }
 
+/** The `WWW-Authenticate` challenge of a 401: RFC 6750 §3, no error code when nothing was sent. */
+export function bearerChallenge(credentialsSent: boolean): string {
+  return credentialsSent ? 'Bearer realm="mango", error="invalid_token"' : 'Bearer realm="mango"';
+}
+
 export class AuthenticationError extends HttpError {
-  constructor(message: string) {
-    super(401, 'unauthorized', message);
+  constructor(message: string, credentialsSent: boolean) {
+    super(401, 'unauthorized', message, { 'www-authenticate': bearerChallenge(credentialsSent) });
     this.name = 'AuthenticationError';
   }
 }
@@ -42,10 +54,12 @@ export function createAuthenticator(users: UserRepository): (request: Request) =
     }
     const user = await pending;
     if (!user) {
+      const credentialsSent = request.headers.has('authorization');
       throw new AuthenticationError(
-        request.headers.has('authorization')
+        credentialsSent
           ? 'The bearer token is not valid (revoked, mistyped, or of another server).'
           : 'Send "Authorization: Bearer <token>"; `mango user add NAME` creates a token.',
+        credentialsSent,
       );
     }
     return user;

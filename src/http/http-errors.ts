@@ -21,22 +21,27 @@
  * | `ChatError` invalid_request / invalid_working_directory | 422 | its `code`           |
  * | `ChatError` provider_unavailable                   | 503    | `provider_unavailable`  |
  * | `WorkspaceError` (a path the caller may not use)   | 422    | `invalid_working_directory` |
+ * | database unreachable (`isDatabaseUnavailableError`) | 503 + `Retry-After` | `database_unavailable` |
  * | anything else                                      | 500    | `internal_error`        |
  */
 import { ChatError, type ChatErrorCode } from '../chat/chat-errors.ts';
 import { ToolError, type ToolErrorClassification, ToolParameterError } from '../tools/errors.ts';
 import { WorkspaceError } from '../workspaces/workspace-error.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailableError } from './database-outage.ts';
 
 /** An error that already knows its HTTP status and code (thrown by the HTTP layer itself). */
 export class HttpError extends Error {
   readonly status: number;
   readonly code: string;
+  /** Headers the response must carry (e.g. `WWW-Authenticate` on a 401, `Retry-After` on a 503). */
+  readonly headers: Readonly<Record<string, string>>;
 
-  constructor(status: number, code: string, message: string) {
+  constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
     super(message);
     this.name = 'HttpError';
     this.status = status;
     this.code = code;
+    this.headers = headers;
   }
 }
 
@@ -72,10 +77,14 @@ export function statusForClassification(classification: ToolErrorClassification)
   return CLASSIFICATION_STATUS[classification];
 }
 
-export function jsonErrorResponse(status: number, body: ErrorBody): Response {
+export function jsonErrorResponse(
+  status: number,
+  body: ErrorBody,
+  headers: Readonly<Record<string, string>> = {},
+): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { 'content-type': 'application/json; charset=utf-8' },
+    headers: { ...headers, 'content-type': 'application/json; charset=utf-8' },
   });
 }
 
@@ -90,20 +99,38 @@ function describeValidation(error: unknown): string {
   return `Invalid ${where}.`;
 }
 
+/** Told of every request that failed because the database is unreachable (it logs once per outage). */
+export interface DatabaseOutageListener {
+  reportFailure(error: unknown): void;
+}
+
 /**
  * Maps any thrown value to a status and JSON body. `frameworkCode` is Elysia's lifecycle code; `log`
- * receives faults of the server (5xx) with their stack.
+ * receives faults of the server (5xx) with their stack, except an unreachable database, which goes to
+ * `outage` (one line per outage, not one per request).
  */
 export function mapErrorToResponse(
   error: unknown,
   frameworkCode: FrameworkErrorCode,
   log: (message: string) => void,
+  outage?: DatabaseOutageListener,
 ): Response {
+  const unavailable = [error, (error as { cause?: unknown })?.cause].find(isDatabaseUnavailableError);
+  if (unavailable !== undefined) {
+    outage?.reportFailure(unavailable);
+    return jsonErrorResponse(
+      503,
+      { error: 'The database cannot be reached; retry shortly.', code: 'database_unavailable' },
+      { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+    );
+  }
   // Elysia wraps whatever a body parser throws in its ParseError; ours throws HttpErrors.
   const cause = (error as { cause?: unknown })?.cause;
-  if (frameworkCode === 'PARSE' && cause instanceof HttpError) return mapErrorToResponse(cause, 'HTTP', log);
-  if (error instanceof HttpError)
-    return jsonErrorResponse(error.status, { error: error.message, code: error.code });
+  if (frameworkCode === 'PARSE' && cause instanceof HttpError)
+    return mapErrorToResponse(cause, 'HTTP', log, outage);
+  if (error instanceof HttpError) {
+    return jsonErrorResponse(error.status, { error: error.message, code: error.code }, error.headers);
+  }
   if (error instanceof ToolParameterError) {
     return jsonErrorResponse(422, {
       error: error.message,

@@ -6,9 +6,9 @@
  * - Every planned image is requested at once; they run concurrently under the call's one signal.
  * - Each image's outcome is sent through `onProgress` the moment it is known: `image_completed`
  *   (id, url, model…) or `image_failed` (index, id, `reason`), after one `image_generation_started`.
- *   Exactly one outcome event per image. Every event carries `total` (the images planned) and a
- *   `message` for people ("image 2 of 3 done", "image 3 of 3 failed: …"), which MCP clients show as
- *   the progress text (`src/mcp/mcp-progress.ts`); n counts finished images, in the order they finish.
+ *   Exactly one outcome event per image. Every event carries `total` (the images planned),
+ *   `completed` (outcomes known so far: 0 on the start event) and a `message` for people ("image 2
+ *   of 3 done", "image 3 of 3 failed: …"), which MCP clients show as the progress text (`src/mcp/mcp-progress.ts`); n counts finished images, in the order they finish.
  * - When the signal fires (budget or cancel), in-flight requests are aborted and every unfinished image
  *   fails at once with the signal's reason, even if a provider ignores its signal; nothing finished
  *   after that point is stored.
@@ -122,6 +122,7 @@ export async function generateImages(
   onProgress({
     type: 'image_generation_started',
     total,
+    completed: 0,
     message: `generating ${total} image${total === 1 ? '' : 's'} with ${plan.model}`,
     count: plan.count,
     model: plan.model,
@@ -180,6 +181,7 @@ export async function generateImages(
         type: 'image_completed',
         ...outcome.image,
         total,
+        completed: finished,
         message: `image ${finished} of ${total} done`,
       });
     } else {
@@ -189,6 +191,7 @@ export async function generateImages(
         ...failure,
         reason,
         total,
+        completed: finished,
         message: `image ${finished} of ${total} failed: ${reason}`,
       });
     }

@@ -36,6 +36,7 @@ import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import type { ToolCallContext } from '../tools/types.ts';
 import type { ToolAccessContext } from '../workspaces/tool-access.ts';
 import { createProgressReporter } from './mcp-progress.ts';
+import { assertFirstPage, toMcpTool, unknownToolResult } from './mcp-tool-listing.ts';
 import { toCallToolResult } from './tool-call-result.ts';
 
 /** What every MCP session of a process shares: where settings live and how changes are announced. */
@@ -104,20 +105,13 @@ export function createMcpToolServer(options: McpToolServerOptions): Server {
         if (reportInvalid) log(`user ${options.userId}: invalid saved setting ignored: ${error.message}`);
       },
     });
-    return runtime.definitions.map((definition) => {
-      const title = registry.get(definition.name)?.settings.title;
-      return {
-        name: definition.name,
-        ...(title ? { title } : {}),
-        description: definition.description,
-        inputSchema: definition.parameters as Tool['inputSchema'],
-      };
-    });
+    return runtime.definitions.map((definition) => toMcpTool(definition, registry.get(definition.name)));
   };
 
   /** The list the client was last given, as JSON: the poll's baseline. */
   let listedFingerprint: string | undefined;
-  server.setRequestHandler(ListToolsRequestSchema, async (): Promise<ListToolsResult> => {
+  server.setRequestHandler(ListToolsRequestSchema, async (request): Promise<ListToolsResult> => {
+    assertFirstPage(request.params?.cursor);
     const tools = await listTools();
     listedFingerprint = JSON.stringify(tools);
     return { tools };
@@ -148,6 +142,12 @@ export function createMcpToolServer(options: McpToolServerOptions): Server {
             ),
           }),
     };
+    if (!registry.get(name)) {
+      return unknownToolResult(
+        name,
+        (await listTools()).map((tool) => tool.name),
+      );
+    }
     const savedSettings = await options.toolSettings.get(options.userId, name);
     const envelope = await executeTool(name, args ?? {}, context, savedSettings, {
       onInvalidSettings: (error) =>

@@ -4,9 +4,11 @@
  *
  * - Success: the result as JSON text (a string result is passed through as is), and the same value as
  *   `structuredContent` when it is a plain object — MCP asks structured content to be an object and to
- *   be mirrored in a text block for clients that predate it.
- * - Failure: `isError: true` with `{error: {classification, message}}` as text and as structured
- *   content. A tool failure is data the model corrects itself from, never a JSON-RPC error.
+ *   be mirrored in a text block for clients that predate it. A result that says it was cut
+ *   (`truncated: true`) is text only: cut data is not the shape a tool's `outputSchema` promises.
+ * - Failure: `isError: true` with `{error: {classification, message}}` as text only. A tool failure is
+ *   data the model corrects itself from, never a JSON-RPC error; it carries no structured content
+ *   because clients validate that against the tool's `outputSchema` even when `isError` is set.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolExecutionResult } from '../tools/types.ts';
@@ -26,17 +28,14 @@ function toJsonText(value: unknown): string {
 export function toCallToolResult(envelope: ToolExecutionResult): CallToolResult {
   if (!envelope.ok) {
     const error = { classification: envelope.error.classification, message: envelope.error.message };
-    return {
-      content: [{ type: 'text', text: toJsonText({ error }) }],
-      structuredContent: { error },
-      isError: true,
-    };
+    return { content: [{ type: 'text', text: toJsonText({ error }) }], isError: true };
   }
   const { result } = envelope;
   const text = typeof result === 'string' ? result : toJsonText(result);
   // Structured content must be a JSON object; round-trip it so dates, class instances etc. arrive as
   // the same plain JSON the text block shows.
-  const structuredContent = isPlainObject(result) ? (JSON.parse(text) as Record<string, unknown>) : undefined;
+  const structured = isPlainObject(result) && result.truncated !== true;
+  const structuredContent = structured ? (JSON.parse(text) as Record<string, unknown>) : undefined;
   return structuredContent === undefined
     ? { content: [{ type: 'text', text }] }
     : { content: [{ type: 'text', text }], structuredContent };

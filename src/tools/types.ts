@@ -6,6 +6,7 @@
 import type { ReachableSet } from './access/reachable-set.ts';
 import type { ToolErrorClassification } from './errors.ts';
 import type { FreshnessLedger } from './freshness-ledger.ts';
+import type { ToolTraits } from './tool-traits.ts';
 
 export type JsonSchemaType = 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'null';
 
@@ -178,6 +179,13 @@ export interface RegisteredTool {
    * cut by the loop. Leave it unset to take the loop's budget.
    */
   resultBudgetBytes?: number;
+  /** What the tool is (read-only, destructive…); absent = assume the worst (see tool-traits.ts). */
+  traits?: ToolTraits;
+  /**
+   * The JSON Schema every successful object result matches, for tools whose result shape is fixed;
+   * MCP clients validate structured content against it.
+   */
+  outputSchema?: JsonSchema;
 }
 
 export interface ToolFailure {

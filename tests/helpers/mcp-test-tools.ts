@@ -108,3 +108,16 @@ export function createMcpTestRegistry(): McpTestRegistry {
     },
   };
 }
+
+/**
+ * The data of a `tools/call` result: its structured content on success; for an error result, which
+ * carries no structured content (asserted), the JSON of its text block.
+ */
+export function callResultData(result: unknown): Record<string, unknown> {
+  const call = result as { isError?: boolean; structuredContent?: unknown; content: { text?: string }[] };
+  if (call.isError) {
+    if (call.structuredContent !== undefined) throw new Error('An error result carries structured content.');
+    return JSON.parse(call.content[0]?.text ?? 'null') as Record<string, unknown>;
+  }
+  return call.structuredContent as Record<string, unknown>;
+}

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { handleMcpHttpRequest, McpHttpSessions } from '../../src/mcp/mcp-http-handler.ts';
 import { ToolSettingsEvents } from '../../src/settings/tool-settings-events.ts';
 import { InMemoryToolSettingsRepository } from '../../src/settings/tool-settings-repository.ts';
 import type { User } from '../../src/users/user-repository.ts';
-import { createMcpTestRegistry } from '../helpers/mcp-test-tools.ts';
+import { callResultData, createMcpTestRegistry } from '../helpers/mcp-test-tools.ts';
 import { createTestWorkspaces } from '../helpers/test-workspaces.ts';
 
 const users = new Map<string, User>([
@@ -87,7 +87,7 @@ async function connect(token: string, url: URL = endpoint) {
 }
 
 function structured(result: unknown): Record<string, unknown> {
-  return (result as CallToolResult).structuredContent as Record<string, unknown>;
+  return callResultData(result);
 }
 
 async function postWithSession(token: string, sessionId: string, body: unknown): Promise<Response> {

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import '../../src/tools/builtin/index.ts';
 import { openCliDependencies } from '../../src/cli/cli-dependencies.ts';
 import { getTool } from '../../src/tools/registry.ts';
+import { callResultData } from '../helpers/mcp-test-tools.ts';
 import { seedCliDatabase } from '../helpers/seed-cli-database.ts';
 
 const projectRoot = resolve(import.meta.dir, '../..');
@@ -59,7 +59,7 @@ async function connect(cliArguments: string[]) {
 }
 
 function structured(result: unknown): Record<string, unknown> {
-  return (result as CallToolResult).structuredContent as Record<string, unknown>;
+  return callResultData(result);
 }
 
 async function runMango(cliArguments: string[]) {

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createMcpToolServer, type McpToolServerOptions } from '../../src/mcp/mcp-tool-server.ts';
 import { ToolSettingsEvents } from '../../src/settings/tool-settings-events.ts';
 import { InMemoryToolSettingsRepository } from '../../src/settings/tool-settings-repository.ts';
 import { computeReachableSet } from '../../src/tools/access/reachable-set.ts';
 import { toolAccessContext } from '../../src/workspaces/tool-access.ts';
-import { createMcpTestRegistry } from '../helpers/mcp-test-tools.ts';
+import { callResultData, createMcpTestRegistry } from '../helpers/mcp-test-tools.ts';
 
 /** Counts live subscriptions, to show a closed session leaves none behind. */
 class CountingToolSettingsEvents extends ToolSettingsEvents {
@@ -55,7 +55,7 @@ async function connect(options: Partial<McpToolServerOptions> & Pick<McpToolServ
 }
 
 function structured(result: unknown): Record<string, unknown> {
-  return (result as CallToolResult).structuredContent as Record<string, unknown>;
+  return callResultData(result);
 }
 
 describe('createMcpToolServer', () => {

@@ -35,14 +35,26 @@ test.each<[string, ToolExecutionResult, unknown]>([
     },
   ],
   [
-    'failure: isError with classification and message, as text and structured content',
+    'failure: isError with classification and message as text, no structured content',
     { ok: false, error: { classification: 'validation_failed', message: 'Bad "x".' } },
     {
       content: [
         { type: 'text', text: '{"error":{"classification":"validation_failed","message":"Bad \\"x\\"."}}' },
       ],
-      structuredContent: { error: { classification: 'validation_failed', message: 'Bad "x".' } },
       isError: true,
+    },
+  ],
+  [
+    'truncated result: JSON text only (cut data is not the promised shape)',
+    { ok: true, result: { matches: ['a'], truncated: true } },
+    { content: [{ type: 'text', text: '{"matches":["a"],"truncated":true}' }] },
+  ],
+  [
+    'untruncated result with a truncated field: structured as usual',
+    { ok: true, result: { matches: ['a'], truncated: false } },
+    {
+      content: [{ type: 'text', text: '{"matches":["a"],"truncated":false}' }],
+      structuredContent: { matches: ['a'], truncated: false },
     },
   ],
 ])('%s', (_name, envelope, expected) => {

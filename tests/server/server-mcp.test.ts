@@ -13,13 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  type CallToolResult,
-  type Progress,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type Progress, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { resetImageGenerationConfiguration } from '../../src/images/image-generation-config.ts';
 import { type RunningServer, startServer } from '../../src/server/start-server.ts';
+import { callResultData } from '../helpers/mcp-test-tools.ts';
 import { PNG_BYTES, type ReplayImageServer, startReplayImageServer } from '../helpers/replay-image-server.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
@@ -71,7 +68,7 @@ describe.each(BACKENDS)('the server on %s', (backend) => {
   }
 
   function structured(result: unknown): Record<string, unknown> {
-    return (result as CallToolResult).structuredContent as Record<string, unknown>;
+    return callResultData(result);
   }
 
   function putSettings(token: string, tool: string, body: unknown): Promise<Response> {
@@ -209,10 +206,11 @@ describe.each(BACKENDS)('the server on %s', (backend) => {
       const images = structured(result).images as { id: string; url: string }[];
       expect(images).toHaveLength(2);
 
+      // Never past its total: the start is 0 of 2, each finished image one more.
       expect(progress.map(({ progress: step, total }) => ({ step, total }))).toEqual([
+        { step: 0, total: 2 },
         { step: 1, total: 2 },
         { step: 2, total: 2 },
-        { step: 3, total: 2 },
       ]);
       expect(progress.slice(1).map((update) => update.message)).toEqual([
         'image 1 of 2 done',

@@ -122,6 +122,7 @@ export const editFileTool: RegisteredTool = {
       additionalProperties: false,
     },
   },
+  traits: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   settings: createPathPolicyToolSettings('Edit file', 'Lets the model change parts of files it has read.'),
   execute: editFile,
 };

@@ -6,7 +6,8 @@
 import { optionalString, readArgumentsObject } from '../arg-parsing.ts';
 import { ToolArgumentError } from '../errors.ts';
 import { registerTool } from '../registry.ts';
-import type { RegisteredTool, ToolContext } from '../types.ts';
+import { READ_ONLY_LOCAL_TRAITS } from '../tool-traits.ts';
+import type { JsonSchema, RegisteredTool, ToolContext } from '../types.ts';
 
 export interface CurrentDateTimeResult {
   /** The instant in UTC, ISO 8601 with milliseconds (`2026-11-30T05:59:01.000Z`). */
@@ -46,6 +47,21 @@ function resolveLocale(locale: string): string {
   }
   return canonical;
 }
+
+/** The shape of every {@link CurrentDateTimeResult}, told to MCP clients as the tool's outputSchema. */
+export const CURRENT_DATETIME_OUTPUT_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    isoUtc: { type: 'string', description: 'The instant in UTC, ISO 8601 with milliseconds.' },
+    unixMs: { type: 'integer', description: 'The instant in Unix milliseconds.' },
+    timezone: { type: 'string', description: 'The IANA time zone used.' },
+    locale: { type: 'string', description: 'The canonical BCP 47 locale used.' },
+    localDateTime: { type: 'string', description: 'The date and time in that zone and locale.' },
+    offset: { type: 'string', description: 'The UTC offset in that zone, e.g. "GMT-3".' },
+  },
+  required: ['isoUtc', 'unixMs', 'timezone', 'locale', 'localDateTime', 'offset'],
+  additionalProperties: false,
+};
 
 /** Pure: the result for a given instant, zone and locale. */
 export function describeInstant(unixMs: number, timezone: string, locale: string): CurrentDateTimeResult {
@@ -96,6 +112,8 @@ export const getCurrentDatetimeTool: RegisteredTool = {
       additionalProperties: false,
     },
   },
+  traits: READ_ONLY_LOCAL_TRAITS,
+  outputSchema: CURRENT_DATETIME_OUTPUT_SCHEMA,
   settings: {
     title: 'Current date and time',
     description: 'Lets the model know the current date and time in any time zone.',

@@ -24,6 +24,7 @@ import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
 import { globCapNotice, policyOmissionNotice } from '../fs/truncation.ts';
 import { createWalkPolicy } from '../fs/walk-policy.ts';
 import { registerTool } from '../registry.ts';
+import { READ_ONLY_LOCAL_TRAITS } from '../tool-traits.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
 
 export const GLOB_DEFAULT_MAX_RESULTS = 200;
@@ -161,6 +162,7 @@ export const globTool: RegisteredTool = {
       additionalProperties: false,
     },
   },
+  traits: READ_ONLY_LOCAL_TRAITS,
   settings: {
     title: 'Glob',
     description: 'Lets the model find files by name pattern.',

@@ -31,6 +31,7 @@ import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
 import { cutLine, grepCapNotice, policyOmissionNotice } from '../fs/truncation.ts';
 import { createWalkPolicy } from '../fs/walk-policy.ts';
 import { registerTool } from '../registry.ts';
+import { READ_ONLY_LOCAL_TRAITS } from '../tool-traits.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
 
 export const GREP_DEFAULT_MAX_RESULTS = 100;
@@ -218,6 +219,7 @@ export const grepTool: RegisteredTool = {
       additionalProperties: false,
     },
   },
+  traits: READ_ONLY_LOCAL_TRAITS,
   settings: {
     title: 'Grep',
     description: 'Lets the model search file contents with regular expressions.',

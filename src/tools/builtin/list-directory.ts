@@ -12,6 +12,7 @@ import { verifyDescriptor } from '../fs/open-verified-file.ts';
 import { createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
 import { resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { registerTool } from '../registry.ts';
+import { READ_ONLY_LOCAL_TRAITS } from '../tool-traits.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
 
 export type DirectoryEntryType = 'file' | 'directory' | 'symlink' | 'other';
@@ -80,6 +81,7 @@ export const listDirectoryTool: RegisteredTool = {
       additionalProperties: false,
     },
   },
+  traits: READ_ONLY_LOCAL_TRAITS,
   settings: createPathPolicyToolSettings('List directory', 'Lets the model list directories.'),
   execute: listDirectory,
 };

@@ -13,6 +13,7 @@ import { readVerifiedFile } from '../fs/read-verified-file.ts';
 import { assertFilePathSyntax, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { cutLine, formatBytes, readWindowNotice } from '../fs/truncation.ts';
 import { registerTool } from '../registry.ts';
+import { READ_ONLY_LOCAL_TRAITS } from '../tool-traits.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
 
 /** Ceiling of the text view. */
@@ -221,6 +222,7 @@ export const readFileTool: RegisteredTool = {
     'Lets the model read files as numbered text or raw bytes.',
   ),
   execute: readFile,
+  traits: READ_ONLY_LOCAL_TRAITS,
   resultBudgetBytes: READ_FILE_RESULT_BUDGET_BYTES,
 };
 

@@ -51,6 +51,8 @@ export const writeFileTool: RegisteredTool = {
       additionalProperties: false,
     },
   },
+  // Replaces a file whole; writing the same content again changes nothing more.
+  traits: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
   settings: createPathPolicyToolSettings(
     'Write file',
     'Lets the model create files and overwrite files it has read.',

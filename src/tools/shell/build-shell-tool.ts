@@ -147,6 +147,8 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
     definition: buildDefinition(kind, defaultLimits),
     buildDefinition: (settings: EffectiveToolSettings) =>
       buildDefinition(kind, readLimits(settings.parameters)),
+    // A command may do anything the server user can, including reaching the network.
+    traits: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
     settings: {
       title: TITLES[kind],
       description: `Lets the model run ${TITLES[kind]} commands on the server, in the chat working directory, with a time limit, capped output and an environment without the server's secrets. Off by default: turn it on only for users you trust with a shell.`,

@@ -123,16 +123,20 @@ describe('generate_image with OpenAI Images', () => {
     expect(summary.errors[0]?.message).toContain('Your request was rejected by the safety system.');
     expect(summary).not.toHaveProperty('stopped');
     expect(events.filter((event) => event.type === 'image_completed')).toHaveLength(2);
-    expect(events.filter((event) => event.type === 'image_failed')).toEqual([
+    const failed = events.filter((event) => event.type === 'image_failed');
+    expect(failed).toEqual([
       {
         type: 'image_failed',
         index: failedIndex,
         id: expect.any(String),
         reason: summary.errors[0]?.message,
         total: 3,
+        completed: expect.any(Number),
         message: expect.stringMatching(/^image [123] of 3 failed: OpenAI Images failed: 400/),
       },
     ]);
+    // `completed` is the count the message shows: the outcomes known when this one was.
+    expect(String(failed[0]?.message)).toStartWith(`image ${failed[0]?.completed} of 3 failed`);
     expect(await harness.repository.listForChat('alice', 'chat-1')).toHaveLength(2);
   });
 

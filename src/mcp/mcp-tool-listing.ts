@@ -1,0 +1,73 @@
+/**
+ * How the tools a session offers are described to MCP clients, and the refusals that depend on that
+ * list. Pure, so the mapping is pinned by table tests.
+ *
+ * - Each tool carries `annotations` from its traits (`readOnlyHint`, `destructiveHint`,
+ *   `idempotentHint`, `openWorldHint`); a tool without traits gets the most cautious hints (may write,
+ *   destroy, differ on repeat, reach outside), stated rather than left to a client's defaults.
+ * - A tool whose result shape is fixed carries its `outputSchema`; `toCallToolResult` then never sends
+ *   structured content that could fail it (error and truncated results send text only).
+ * - The list is one page: no cursor is ever issued, so any `cursor` is invalid params (-32602).
+ * - A call naming a tool the registry does not know lists the session's tools, never the registry's.
+ */
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type Tool,
+  type ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ToolTraits } from '../tools/tool-traits.ts';
+import type { RegisteredTool, ToolDefinition } from '../tools/types.ts';
+import { toCallToolResult } from './tool-call-result.ts';
+
+const CAUTIOUS_TRAITS: ToolTraits = {
+  readOnly: false,
+  destructive: true,
+  idempotent: false,
+  openWorld: true,
+};
+
+/** The MCP hints of a tool's traits (absent traits = the cautious ones). */
+export function annotationsFor(traits: ToolTraits | undefined): ToolAnnotations {
+  const { readOnly, destructive, idempotent, openWorld } = traits ?? CAUTIOUS_TRAITS;
+  return {
+    readOnlyHint: readOnly,
+    destructiveHint: !readOnly && destructive,
+    idempotentHint: idempotent,
+    openWorldHint: openWorld,
+  };
+}
+
+/** One offered tool as MCP lists it: its definition (settings-aware) plus what the registry says of it. */
+export function toMcpTool(definition: ToolDefinition, registered: RegisteredTool | undefined): Tool {
+  const title = registered?.settings.title;
+  return {
+    name: definition.name,
+    ...(title ? { title } : {}),
+    description: definition.description,
+    inputSchema: definition.parameters as Tool['inputSchema'],
+    ...(registered?.outputSchema ? { outputSchema: registered.outputSchema as Tool['outputSchema'] } : {}),
+    annotations: annotationsFor(registered?.traits),
+  };
+}
+
+/** @throws McpError InvalidParams for any cursor: the list is never paged. */
+export function assertFirstPage(cursor: string | undefined): void {
+  if (cursor === undefined) return;
+  throw new McpError(
+    ErrorCode.InvalidParams,
+    `Invalid cursor ${JSON.stringify(cursor)}: tools/list returns every tool on one page and issues no cursors.`,
+  );
+}
+
+/** The `unknown_tool` result for a name the registry does not know, listing what this session offers. */
+export function unknownToolResult(name: string, offered: readonly string[]): CallToolResult {
+  return toCallToolResult({
+    ok: false,
+    error: {
+      classification: 'unknown_tool',
+      message: `No tool named "${name}". Available tools: ${offered.join(', ') || 'none'}.`,
+    },
+  });
+}
