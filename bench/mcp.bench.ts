@@ -19,6 +19,7 @@ import { createMcpToolServer } from '../src/mcp/mcp-tool-server.ts';
 import { InMemoryToolSettingsRepository } from '../src/settings/tool-settings-repository.ts';
 import { executeTool } from '../src/tools/execution.ts';
 import { seedCliDatabase } from '../tests/helpers/seed-cli-database.ts';
+import { benchReachable } from './support/bench-reachable.ts';
 
 const CALLS = Number(process.env.MCP_BENCH_CALLS ?? 500);
 const args = { timezone: 'America/Sao_Paulo', locale: 'pt-BR' };
@@ -48,7 +49,7 @@ async function inMemoryClient(server: Server): Promise<Client> {
 }
 
 const direct = await measure('executeTool directly', () =>
-  executeTool('get_current_datetime', args, { userId: 'u' }),
+  executeTool('get_current_datetime', args, { userId: 'u', reachable: benchReachable() }),
 );
 
 const bareMemory = await inMemoryClient(bareServer());

@@ -17,6 +17,7 @@
  */
 import { type ModelProvider, PROVIDER_IDS, type ProviderId } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
+import { computeBindingReachableSet } from '../tools/access/binding-reachable-set.ts';
 import type { ExecuteToolOptions } from '../tools/execution.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { ChatError } from './chat-errors.ts';
@@ -292,8 +293,13 @@ export class ChatService {
       toolContext: {
         userId: chat.userId,
         chatId: chat.id,
-        workingDirectory: chat.workingDirectory ?? undefined,
-        restricted: chat.restricted,
+        reachable: computeBindingReachableSet({
+          ...(chat.workingDirectory === null ? {} : { workingDirectory: chat.workingDirectory }),
+          confined: chat.restricted,
+          fallbackWorkingDirectory: dependencies.processWorkingDirectory ?? process.cwd(),
+          homeDirectory: dependencies.homeDirectory,
+          ...(dependencies.dataDirectory === undefined ? {} : { dataDirectory: dependencies.dataDirectory }),
+        }),
         ledger: dependencies.createLedger(chat.id),
         dataDirectory: dependencies.dataDirectory,
       },

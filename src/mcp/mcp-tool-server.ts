@@ -28,6 +28,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { getEnabledToolRuntime } from '../settings/tool-runtime.ts';
 import type { ToolSettingsEvents } from '../settings/tool-settings-events.ts';
 import type { ToolSettingsRepository } from '../settings/tool-settings-repository.ts';
+import { computeBindingReachableSet } from '../tools/access/binding-reachable-set.ts';
 import { type ExecuteToolOptions, executeTool } from '../tools/execution.ts';
 import { type FreshnessLedger, InMemoryFreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
@@ -131,10 +132,14 @@ export function createMcpToolServer(options: McpToolServerOptions): Server {
     const context: ToolCallContext = {
       userId: options.userId,
       chatId,
-      restricted: options.restricted ?? false,
+      reachable: computeBindingReachableSet({
+        ...(options.workingDirectory === undefined ? {} : { workingDirectory: options.workingDirectory }),
+        confined: options.restricted ?? false,
+        fallbackWorkingDirectory: process.cwd(),
+        ...(options.dataDirectory === undefined ? {} : { dataDirectory: options.dataDirectory }),
+      }),
       signal: extra.signal,
       ledger,
-      ...(options.workingDirectory === undefined ? {} : { workingDirectory: options.workingDirectory }),
       ...(options.dataDirectory === undefined ? {} : { dataDirectory: options.dataDirectory }),
       ...(progressToken === undefined
         ? {}

@@ -153,15 +153,13 @@ export async function executeTool(
   const toolContext: ToolContext = {
     userId: context.userId,
     chatId: context.chatId,
-    workingDirectory: context.workingDirectory,
-    restricted: context.restricted ?? false,
-    ...(context.reachable === undefined ? {} : { reachable: context.reachable }),
+    reachable: context.reachable,
     settings,
     signal: controller.signal,
     ledger: context.ledger ?? getInMemoryLedgerForChat(context.chatId),
     onProgress: context.onProgress ?? (() => {}),
     now: context.now ?? Date.now,
-    dataDirectory: context.dataDirectory ?? `${process.cwd()}/data`,
+    dataDirectory: context.dataDirectory,
   };
 
   // The executor may ignore its signal; the race makes the budget hold regardless. A tool that

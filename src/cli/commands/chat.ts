@@ -21,6 +21,7 @@ import {
 } from '../../providers/types.ts';
 import { getEnabledToolRuntime } from '../../settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../../settings/tool-settings-repository.ts';
+import { computeBindingReachableSet } from '../../tools/access/binding-reachable-set.ts';
 import type { ExecuteToolOptions } from '../../tools/execution.ts';
 import { InMemoryFreshnessLedger } from '../../tools/freshness-ledger.ts';
 import { defaultToolRegistry } from '../../tools/registry.ts';
@@ -101,6 +102,7 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
     }
     const maxIterations = parseIterations(values['max-iterations']);
     const workingDirectory = values.cwd === undefined ? undefined : await resolveDirectory(io, values.cwd);
+    const dataDirectory = resolve(io.env.MANGO_DATA_DIR ?? resolve(io.cwd, 'data'));
     const registry = dependencies.executeOptions?.registry ?? defaultToolRegistry;
     const settings = new InMemoryToolSettingsRepository();
     for (const name of values.enable ?? []) {
@@ -143,10 +145,14 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
           toolContext: {
             userId: 'cli',
             chatId,
-            workingDirectory,
-            restricted: values.restricted ?? false,
+            reachable: computeBindingReachableSet({
+              ...(workingDirectory === undefined ? {} : { workingDirectory }),
+              confined: values.restricted ?? false,
+              fallbackWorkingDirectory: io.cwd,
+              dataDirectory,
+            }),
             ledger,
-            dataDirectory: resolve(io.env.MANGO_DATA_DIR ?? resolve(io.cwd, 'data')),
+            dataDirectory,
           },
           signal: controller.signal,
           limits: { maxIterations },

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { computeBindingReachableSet } from '../../tools/access/binding-reachable-set.ts';
 import { ToolParameterError } from '../../tools/errors.ts';
 import { executeTool } from '../../tools/execution.ts';
 import { InMemoryFreshnessLedger } from '../../tools/freshness-ledger.ts';
@@ -61,13 +62,18 @@ function baseContext(
   userId: string,
 ): ToolCallContext {
   if (restricted && cwd === undefined) throw new UsageError('--restricted needs --cwd DIR to restrict to.');
+  const dataDirectory = resolve(io.env.MANGO_DATA_DIR ?? resolve(io.cwd, 'data'));
   return {
     userId,
     chatId: `cli-${randomUUID()}`,
-    workingDirectory: cwd === undefined ? undefined : resolve(io.cwd, cwd),
-    restricted,
+    reachable: computeBindingReachableSet({
+      ...(cwd === undefined ? {} : { workingDirectory: resolve(io.cwd, cwd) }),
+      confined: restricted,
+      fallbackWorkingDirectory: io.cwd,
+      dataDirectory,
+    }),
     ledger: new InMemoryFreshnessLedger(),
-    dataDirectory: resolve(io.env.MANGO_DATA_DIR ?? resolve(io.cwd, 'data')),
+    dataDirectory,
   };
 }
 
@@ -108,7 +114,7 @@ async function callCommand(argv: string[], io: CliIo, source: SavedSettingsSourc
   if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(' ')}`);
   if (!getTool(name)) {
     // Still go through executeTool so the envelope is the one a model would see.
-    const envelope = await executeTool(name, {}, { userId: source.userId });
+    const envelope = await executeTool(name, {}, baseContext(undefined, false, io, source.userId));
     io.stdout(`${JSON.stringify(envelope, null, 2)}\n`);
     return 1;
   }

@@ -5,12 +5,12 @@
  * that still matches the disk.
  */
 import { lstat } from 'node:fs/promises';
+import type { ResolvedPath } from '../access/resolve-and-validate-path.ts';
 import { ToolExecutionError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
 import { describeSystemError } from './describe-system-error.ts';
 import { assertFreshForOverwrite, sha256Hex } from './freshness.ts';
 import { readVerifiedFile } from './read-verified-file.ts';
-import type { ResolvedPath } from './resolve-and-validate-path.ts';
 
 /** Largest file write_file / edit_file will re-read to check freshness (read_file's text ceiling). */
 export const OVERWRITE_READ_CEILING_BYTES = 10 * 1024 * 1024;
@@ -61,6 +61,7 @@ export async function readExistingForOverwrite(
     ceiling: OVERWRITE_READ_CEILING_BYTES,
     action: 'open',
     shown,
+    need: 'write',
     notRegularFile: () => `Refusing to write ${JSON.stringify(shown)}: it is not a regular file.`,
     overCeiling: () =>
       `Refusing to overwrite ${JSON.stringify(shown)}: it is larger than ${OVERWRITE_READ_CEILING_BYTES / (1024 * 1024)} MiB, more than read_file can show, so this chat cannot have read all of it.`,

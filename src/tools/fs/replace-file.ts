@@ -1,16 +1,16 @@
 /**
  * The final step of write_file and edit_file: replace (or create) the file atomically at a path whose
- * directory is verified against the policy, then record the new content in the chat's ledger so a second
+ * directory is verified for writing against the access policy, then record the new content in the chat's ledger so a second
  * write needs no re-read.
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ToolExecutionError, ToolPermissionError } from '../errors.ts';
+import { getAccessPolicy } from '../access/access-policy.ts';
+import { ToolExecutionError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
 import { writeFileAtomically } from './atomic-write.ts';
 import { describeSystemError } from './describe-system-error.ts';
 import { countLines, recordWrite, sha256Hex } from './freshness.ts';
-import { getPathPolicy } from './resolve-and-validate-path.ts';
 
 export interface ReplaceFileResult {
   real: string;
@@ -28,16 +28,13 @@ export async function replaceFile(
   context: ToolContext,
   shown: string,
 ): Promise<ReplaceFileResult> {
-  const policy = await getPathPolicy(context);
+  const policy = await getAccessPolicy(context);
   try {
     await mkdir(dirname(target), { recursive: true });
     const written = await writeFileAtomically(target, data, {
       mode,
       create: mode === undefined,
-      verifyTarget: async (realTarget) => {
-        const refusal = policy.refusalFor(realTarget, realTarget, shown);
-        if (refusal !== undefined) throw new ToolPermissionError(refusal);
-      },
+      verifyTarget: async (realTarget) => policy.require(realTarget, 'write', shown, realTarget),
     });
     const sha256 = sha256Hex(data);
     await recordWrite(context.ledger, {
