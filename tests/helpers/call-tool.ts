@@ -4,10 +4,9 @@ import type { FreshnessLedger } from '../../src/tools/freshness-ledger.ts';
 import { InMemoryFreshnessLedger } from '../../src/tools/freshness-ledger.ts';
 import type { ToolExecutionResult } from '../../src/tools/types.ts';
 import '../../src/tools/builtin/index.ts';
+import { makeReachableSet, type ReachableFixture } from './tool-context.ts';
 
-export interface ChatFixture {
-  workingDirectory?: string;
-  restricted?: boolean;
+export interface ChatFixture extends ReachableFixture {
   ledger?: FreshnessLedger;
   parameters?: Record<string, unknown>;
   signal?: AbortSignal;
@@ -29,8 +28,7 @@ export function createChat(fixture: ChatFixture = {}) {
         {
           userId: 'user-1',
           chatId: 'chat-1',
-          workingDirectory: fixture.workingDirectory,
-          restricted: fixture.restricted,
+          reachable: makeReachableSet(fixture),
           ledger,
           signal: fixture.signal,
         },

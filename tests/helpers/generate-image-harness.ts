@@ -24,6 +24,7 @@ import {
   type ReplayImageServer,
   startReplayImageServer,
 } from './replay-image-server.ts';
+import { makeReachableSet } from './tool-context.ts';
 
 export interface GenerateImageHarness {
   readonly server: ReplayImageServer;
@@ -70,6 +71,7 @@ export function useGenerateImageHarness(): GenerateImageHarness {
         args,
         {
           userId: 'alice',
+          reachable: makeReachableSet(),
           chatId: 'chat-1',
           dataDirectory,
           now: () => 1_700_000_000_000,

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
+import { realpathSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -121,8 +122,9 @@ describe('MCP over Streamable HTTP', () => {
     const probe = await alice.client.callTool({ name: 'session_probe', arguments: {} });
     expect(structured(probe)).toMatchObject({
       userId: 'user-alice',
-      workingDirectory: null,
-      restricted: false,
+      // No directory bound: the MCP layer states its own directory and operator reach for now.
+      workingDirectory: realpathSync(process.cwd()),
+      roots: [{ path: '/', access: 'read-write' }],
     });
   });
 
@@ -194,7 +196,10 @@ describe('MCP over Streamable HTTP', () => {
     bound.search = new URLSearchParams({ cwd: temporary, restricted: 'true' }).toString();
     const alice = await connect('alice-token', bound);
     const probe = await alice.client.callTool({ name: 'session_probe', arguments: {} });
-    expect(structured(probe)).toMatchObject({ workingDirectory: temporary, restricted: true });
+    expect(structured(probe)).toMatchObject({
+      workingDirectory: realpathSync(temporary),
+      roots: [{ path: realpathSync(temporary), access: 'read-write' }],
+    });
 
     for (const search of [
       'cwd=relative/dir',

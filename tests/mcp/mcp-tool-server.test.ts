@@ -142,7 +142,7 @@ describe('createMcpToolServer', () => {
     expect(structured(await call(first.client))).toEqual({
       userId: 'alice',
       workingDirectory: '/srv/project',
-      restricted: true,
+      roots: [{ path: '/srv/project', access: 'read-write' }],
       seenBefore: false,
     });
     expect(structured(await call(first.client)).seenBefore).toBe(true);

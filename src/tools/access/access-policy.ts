@@ -68,11 +68,10 @@ function describeLocation(shown: string, real: string): string {
   return shown === real ? JSON.stringify(shown) : `${JSON.stringify(shown)} (real location ${real})`;
 }
 
-/** The sentence naming what a call may reach, for refusals of locations outside it. */
+/** What a call may reach, in words, for refusals of locations outside it. */
 export function describeReach(reachable: ReachableSet): string {
-  const roots = reachable.roots.map((root) => `${root.path} (${root.access})`);
-  if (roots.length === 0) return 'this chat can reach nothing';
-  return `this chat can reach only ${roots.join(', ')}`;
+  if (reachable.roots.length === 0) return 'nothing';
+  return `only ${reachable.roots.map((root) => `${root.path} (${root.access})`).join(', ')}`;
 }
 
 /** Builds the policy of a call from its reachable set and `context.settings.parameters`. */
@@ -100,7 +99,9 @@ export async function createAccessPolicy(context: ToolContext): Promise<AccessPo
     }
     const root = rootContaining(reachable, real);
     if (root === undefined) {
-      return { message: `Access to ${where} is denied: it is outside what ${describeReach(reachable)}.` };
+      return {
+        message: `Access to ${where} is denied: it lies outside what this chat can reach, which is ${describeReach(reachable)}.`,
+      };
     }
     if (need === 'write' && root.access !== 'read-write') {
       return {
