@@ -10,6 +10,7 @@ export interface ChatFixture extends ReachableFixture {
   ledger?: FreshnessLedger;
   parameters?: Record<string, unknown>;
   signal?: AbortSignal;
+  now?: () => number;
 }
 
 /** A chat: one ledger across calls, like a real conversation. */
@@ -31,6 +32,7 @@ export function createChat(fixture: ChatFixture = {}) {
           reachable: makeReachableSet(fixture),
           ledger,
           signal: fixture.signal,
+          ...(fixture.now === undefined ? {} : { now: fixture.now }),
         },
         parameters ? { parameters } : undefined,
       );

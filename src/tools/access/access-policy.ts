@@ -5,7 +5,8 @@
  *
  * A location (always a real one: symlinks resolved) is allowed when, in this order:
  * 1. it is not in the protected set (the server's own files: refused with a sentence saying so, and one
- *    structured log line, see access-log.ts);
+ *    structured log line, see access-log.ts; the user's own personal workspace, which lies inside the
+ *    protected workspaces directory, is refused as merely out of reach when a chat is confined elsewhere);
  * 2. the reachable set holds it (see reachable-set.ts), with `read-write` access when the call writes;
  * 3. no enabled `deniedPaths` entry contains it (matched on the real and on the lexical location, so a
  *    denied directory cannot be reached under another spelling either);
@@ -64,8 +65,8 @@ async function resolveEntries(settings: string[], reachable: ReachableSet): Prom
   );
 }
 
-function describeLocation(shown: string, real: string): string {
-  return shown === real ? JSON.stringify(shown) : `${JSON.stringify(shown)} (real location ${real})`;
+function describeLocation(shown: string, location: string): string {
+  return shown === location ? JSON.stringify(shown) : `${JSON.stringify(shown)} (resolved to ${location})`;
 }
 
 /** What a call may reach, in words, for refusals of locations outside it. */
@@ -91,7 +92,14 @@ export async function createAccessPolicy(context: ToolContext): Promise<AccessPo
   ): AccessRefusal | undefined => {
     const where = describeLocation(shown, real);
     const protectedPath = protectedPathCovering(reachable, real);
-    if (protectedPath !== undefined) {
+    // The user's own personal workspace lies inside the protected workspaces directory: outside a
+    // confined chat's directory it is out of reach, but it is theirs, not the server's.
+    const ownWorkspace =
+      protectedPath !== undefined &&
+      isPathInside(real, reachable.homeDirectory) &&
+      reachable.homeDirectory !== protectedPath &&
+      isPathInside(reachable.homeDirectory, protectedPath);
+    if (protectedPath !== undefined && !ownWorkspace) {
       return {
         message: `Access to ${where} is denied: it belongs to the server, and the server's files are never reachable from a tool.`,
         protectedPath,

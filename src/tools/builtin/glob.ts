@@ -74,8 +74,10 @@ export async function scanGlob(options: GlobScanOptions): Promise<{ paths: strin
   })) {
     if ((++checked & 1023) === 0 && options.signal?.aborted) throw options.signal.reason;
     if (excluded?.match(relativePath)) continue;
+    // A pattern may put `.` or `..` anywhere (`a/../../x/*`, `./../x/*`) or be absolute: such a
+    // candidate is normalised, so it is re-anchored and reported like any other path.
     const absolute =
-      relativePath.startsWith('../') || relativePath.startsWith('/') || relativePath.includes('/./')
+      relativePath.startsWith('/') || relativePath.startsWith('.') || relativePath.includes('/.')
         ? resolve(options.root, relativePath)
         : prefix + relativePath;
     if (options.allows && !options.allows(absolute)) continue;

@@ -135,7 +135,7 @@ describe('allowedPaths and deniedPaths', () => {
       parameters: { deniedPaths: pathList('sub') },
     });
     await expect(resolveAndValidatePath('sub/file.txt', denied)).rejects.toThrow(
-      `Access to "sub/file.txt" (real location ${wd}/sub/file.txt) is denied: it is inside the denied path "sub" (deniedPaths setting).`,
+      `Access to "sub/file.txt" (resolved to ${wd}/sub/file.txt) is denied: it is inside the denied path "sub" (deniedPaths setting).`,
     );
     const allowed = makeToolContext({
       binding: { workingDirectory: wd },
@@ -146,7 +146,7 @@ describe('allowedPaths and deniedPaths', () => {
     );
     const confined = makeToolContext({ binding: { workingDirectory: wd, confined: true } });
     await expect(resolveAndValidatePath('link-out/secret.txt', confined)).rejects.toThrow(
-      `Access to "link-out/secret.txt" (real location ${root}/outside/secret.txt) is denied: it lies outside what this chat can reach, which is only ${wd} (read-write).`,
+      `Access to "link-out/secret.txt" (resolved to ${root}/outside/secret.txt) is denied: it lies outside what this chat can reach, which is only ${wd} (read-write).`,
     );
   });
 });
