@@ -8,5 +8,6 @@ export function benchReachable(directory: string = tmpdir()): ReachableSet {
     workingDirectory: directory,
     confined: true,
     fallbackWorkingDirectory: directory,
+    homeDirectory: directory,
   });
 }

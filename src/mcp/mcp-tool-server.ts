@@ -15,7 +15,9 @@
  * - A settings change of the user (`ToolSettingsEvents`, or a difference seen by the optional poll)
  *   sends `notifications/tools/list_changed`; subscription and poll end when the session closes.
  */
+
 import { randomUUID } from 'node:crypto';
+import { homedir } from 'node:os';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -136,6 +138,7 @@ export function createMcpToolServer(options: McpToolServerOptions): Server {
         ...(options.workingDirectory === undefined ? {} : { workingDirectory: options.workingDirectory }),
         confined: options.restricted ?? false,
         fallbackWorkingDirectory: process.cwd(),
+        homeDirectory: homedir(),
         ...(options.dataDirectory === undefined ? {} : { dataDirectory: options.dataDirectory }),
       }),
       signal: extra.signal,

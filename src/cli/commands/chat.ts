@@ -6,8 +6,10 @@
  * The provider factory is injected (the providers layer builds adapters from the environment), so
  * tests drive the command with a scripted provider.
  */
+
 import { randomUUID } from 'node:crypto';
 import { realpath, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildSystemPrompt } from '../../chat/system-prompt.ts';
@@ -149,6 +151,7 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
               ...(workingDirectory === undefined ? {} : { workingDirectory }),
               confined: values.restricted ?? false,
               fallbackWorkingDirectory: io.cwd,
+              homeDirectory: homedir(),
               dataDirectory,
             }),
             ledger,

@@ -1,8 +1,10 @@
 /**
  * `mango tool list | call | replay`: try tools without a model, and reproduce a model's call sequence.
  */
+
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { computeBindingReachableSet } from '../../tools/access/binding-reachable-set.ts';
@@ -70,6 +72,7 @@ function baseContext(
       ...(cwd === undefined ? {} : { workingDirectory: resolve(io.cwd, cwd) }),
       confined: restricted,
       fallbackWorkingDirectory: io.cwd,
+      homeDirectory: homedir(),
       dataDirectory,
     }),
     ledger: new InMemoryFreshnessLedger(),

@@ -7,7 +7,6 @@
  * A call without a working directory gets `fallbackWorkingDirectory` as its working directory: the
  * caller states it, the tools layer never guesses one.
  */
-import { homedir } from 'node:os';
 import { computeProtectedPaths, realOrAbsolute } from './protected-paths.ts';
 import { computeOperatorReachableSet, computeReachableSet, type ReachableSet } from './reachable-set.ts';
 
@@ -18,15 +17,15 @@ export interface DirectoryBinding {
   confined: boolean;
   /** The working directory of a call with none bound. */
   fallbackWorkingDirectory: string;
-  /** Where `~` points; the server user's home when omitted. */
-  homeDirectory?: string;
+  /** Where `~` points. */
+  homeDirectory: string;
   /** The server's data directory, part of the protected set. */
   dataDirectory?: string;
 }
 
 export function computeBindingReachableSet(binding: DirectoryBinding): ReachableSet {
   const workingDirectory = realOrAbsolute(binding.workingDirectory ?? binding.fallbackWorkingDirectory);
-  const homeDirectory = realOrAbsolute(binding.homeDirectory ?? homedir());
+  const homeDirectory = realOrAbsolute(binding.homeDirectory);
   const protectedPaths = computeProtectedPaths({ dataDirectory: binding.dataDirectory });
   if (binding.confined) {
     if (binding.workingDirectory === undefined) {
