@@ -240,12 +240,14 @@ describe('the protected set is refused in every view, with one sentence and one 
   });
 
   test('operator mode: every personal workspace is out of reach (the workspaces directory is protected)', async () => {
+    captureLog();
     const failure = expectFailure(
       await createChat(operator).call('read_file', { path: 'workspaces/u1/a.txt' }),
     );
     expect(failure.message).toBe(
       `Access to "workspaces/u1/a.txt" (resolved to ${join(home, 'a.txt')}) is denied: ${serverSentence}`,
     );
+    expect(logLines.map((line) => JSON.parse(line).protectedPath)).toEqual([workspaces]);
   });
 
   test('walks leave protected entries out without naming them', async () => {
