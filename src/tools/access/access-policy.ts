@@ -90,7 +90,8 @@ export async function createAccessPolicy(context: ToolContext): Promise<AccessPo
     shown: string,
     absolute?: string,
   ): AccessRefusal | undefined => {
-    const where = describeLocation(shown, real);
+    // Built only for a refusal: a walk asks about thousands of allowed candidates.
+    const where = () => describeLocation(shown, real);
     const protectedPath = protectedPathCovering(reachable, real);
     // The user's own personal workspace lies inside the protected workspaces directory: outside a
     // confined chat's directory it is out of reach, but it is theirs, not the server's.
@@ -101,19 +102,19 @@ export async function createAccessPolicy(context: ToolContext): Promise<AccessPo
       isPathInside(reachable.homeDirectory, protectedPath);
     if (protectedPath !== undefined && !ownWorkspace) {
       return {
-        message: `Access to ${where} is denied: it belongs to the server, and the server's files are never reachable from a tool.`,
+        message: `Access to ${where()} is denied: it belongs to the server, and the server's files are never reachable from a tool.`,
         protectedPath,
       };
     }
     const root = rootContaining(reachable, real);
     if (root === undefined) {
       return {
-        message: `Access to ${where} is denied: it lies outside what this chat can reach, which is ${describeReach(reachable)}.`,
+        message: `Access to ${where()} is denied: it lies outside what this chat can reach, which is ${describeReach(reachable)}.`,
       };
     }
     if (need === 'write' && root.access !== 'read-write') {
       return {
-        message: `Cannot write ${where}: it lies in ${root.path}, which this chat may only read (read-only).`,
+        message: `Cannot write ${where()}: it lies in ${root.path}, which this chat may only read (read-only).`,
       };
     }
     const deniedBy = denied.find(
@@ -122,13 +123,13 @@ export async function createAccessPolicy(context: ToolContext): Promise<AccessPo
     );
     if (deniedBy) {
       return {
-        message: `Access to ${where} is denied: it is inside the denied path ${JSON.stringify(deniedBy.setting)} (deniedPaths setting).`,
+        message: `Access to ${where()} is denied: it is inside the denied path ${JSON.stringify(deniedBy.setting)} (deniedPaths setting).`,
       };
     }
     if (allowed.length > 0 && !allowed.some((entry) => isPathInside(real, entry.real))) {
       const list = allowed.map((entry) => JSON.stringify(entry.setting)).join(', ');
       return {
-        message: `Access to ${where} is denied: it is outside the allowed paths (allowedPaths setting: ${list}).`,
+        message: `Access to ${where()} is denied: it is outside the allowed paths (allowedPaths setting: ${list}).`,
       };
     }
     return undefined;

@@ -10,7 +10,7 @@
  * controlling terminal. Callers check `fstat` for a regular file before reading a byte.
  */
 import { constants } from 'node:fs';
-import { type FileHandle, open, realpath } from 'node:fs/promises';
+import { type FileHandle, open, readlink, realpath } from 'node:fs/promises';
 import { type AccessNeed, getAccessPolicy } from '../access/access-policy.ts';
 import type { ResolvedPath } from '../access/resolve-and-validate-path.ts';
 import { ToolExecutionError } from '../errors.ts';
@@ -29,7 +29,8 @@ export const VERIFIES_DESCRIPTORS = process.platform === 'linux';
 export async function realPathOfDescriptor(handle: FileHandle, fallbackPath: string): Promise<string> {
   if (!VERIFIES_DESCRIPTORS) return realpath(fallbackPath);
   try {
-    return await realpath(`/proc/self/fd/${handle.fd}`);
+    // The link's target is the kernel's own name for the open file, every symlink already resolved.
+    return await readlink(`/proc/self/fd/${handle.fd}`);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     throw new ToolExecutionError(
