@@ -4,7 +4,7 @@
  * them. A FIFO with no writer would block a plain `open(O_RDONLY)` forever; every open here must return.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { lstatSync, mkdirSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { compileGrepPattern } from '../../../src/tools/fs/grep/compile-grep-pattern.ts';
@@ -66,6 +66,51 @@ describe('grep', () => {
       server.stop(true);
     }
   }, 5000);
+
+  test.each([
+    ['the calling thread', 0],
+    ['a worker', 1],
+  ])(
+    'a file swapped for a writer-less FIFO during the walk is skipped in %s',
+    async (_where, workers) => {
+      const swapTree = join(temp.path, `swap-${workers}`);
+      mkdirSync(swapTree);
+      for (const name of ['a.txt', 'b.txt', 'c.txt']) writeFileSync(join(swapTree, name), 'needle\n');
+      const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('pong') });
+      try {
+        const search = runGrepSearch({
+          spec: compileGrepPattern('needle', false),
+          root: swapTree,
+          rootIsFile: false,
+          dot: false,
+          maxResults: 10,
+          maxMatchesPerFile: 10,
+          maxFileSizeBytes: 1 << 20,
+          signal: AbortSignal.timeout(4000),
+          // The walk has seen a regular file; before it is opened, it becomes a FIFO nobody writes to.
+          allows: (candidate) => {
+            if (candidate.endsWith('/b.txt')) {
+              rmSync(candidate);
+              expect(Bun.spawnSync(['mkfifo', candidate]).exitCode).toBe(0);
+            }
+            return true;
+          },
+          workers,
+        });
+        const response = await fetch(`http://127.0.0.1:${server.port}/`);
+        expect(await response.text()).toBe('pong');
+        const result = await search;
+        expect(result.files.map((file) => [file.file, file.status])).toEqual([
+          [join(swapTree, 'a.txt'), 'searched'],
+          [join(swapTree, 'c.txt'), 'searched'],
+        ]);
+        expect(result.filesScanned).toBe(2);
+      } finally {
+        server.stop(true);
+      }
+    },
+    5000,
+  );
 
   test.skipIf(!isRoot)('(root only: mknod) the character device exists for the search above', () => {
     expect(lstatSync(join(tree, 'zero')).isCharacterDevice()).toBe(true);
