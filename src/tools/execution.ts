@@ -1,5 +1,5 @@
 /**
- * `executeTool` (spec: "Tool Lifecycle" step 5): look the tool up, check it is enabled for the user,
+ * `executeTool`: look the tool up, check it is enabled for the user,
  * merge settings safely, validate the argument object, and run the executor under its budget.
  *
  * It never throws: every outcome is an envelope `{ok: true, result}` or `{ok: false, error}`. The

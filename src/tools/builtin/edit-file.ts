@@ -1,5 +1,5 @@
 /**
- * edit_file (issue 3): replaces an exact string in a file the chat has read completely and that has not
+ * edit_file: replaces an exact string in a file the chat has read completely and that has not
  * changed since (the same guard as write_file). Zero matches, or more than one without `replaceAll`, is
  * an error that says so; the replacement is literal (no `$` patterns) and the write is atomic.
  */

@@ -1,10 +1,10 @@
 /**
- * glob (spec: "glob"): paths matching a glob pattern, evaluated by `Bun.Glob` (`*`, `**`, `?`, `[]`,
+ * glob: paths matching a glob pattern, evaluated by `Bun.Glob` (`*`, `**`, `?`, `[]`,
  * `{a,b}`; a leading `!` lists every path that does not match the rest). Every candidate is decided on
  * its real location by the call's access policy before it is reported, whatever the pattern looks like
  * (`..` anywhere, absolute patterns, a literal segment that is a symlink to a directory outside);
  * symlinks are listed but not followed, and one whose target is out of reach is left out. Result paths are re-anchored to the chat working directory
- * (spec: "Result paths"); the `absolute` setting opts out.
+ * (see fs/result-paths.ts); the `absolute` setting opts out.
  */
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * grep (spec: "grep"; issue 3, "list_directory, glob, grep"): lines matching a regular expression in a
+ * grep: lines matching a regular expression in a
  * file or under a directory, as `{pattern, path, matches: {file, line, text}[], filesScanned, truncated}`.
  *
  * Safety: a model-supplied pattern never freezes the server and never yields a silent false negative.

@@ -1,5 +1,5 @@
 /**
- * list_directory (spec: "list_directory"): the entries of one directory as `{name, type}`, sorted by
+ * list_directory: the entries of one directory as `{name, type}`, sorted by
  * name. The directory is opened without blocking and its descriptor verified against the access policy,
  * then listed through that descriptor (`/proc/self/fd/N`), so the listing is of the directory actually
  * checked. Each entry passes the same walk gate as glob's matches: a symlink whose target is out of reach,

@@ -1,5 +1,5 @@
 /**
- * read_file (spec: "read_file"; issue 3, "read_file"): a file as line-numbered text (`cat -n` style) or as
+ * read_file: a file as line-numbered text (`cat -n` style) or as
  * its raw bytes in hex or base64. One descriptor, verified against the path policy after opening; the
  * ceiling bounds the bytes read, not the size stat claims; the whole-file sha256 is always recorded in the
  * chat's freshness ledger, which is what lets write_file and edit_file overwrite the file later.

@@ -1,5 +1,5 @@
 /**
- * write_file (issue 3, "Freshness ledger and write_file"): creates a file, with missing parent
+ * write_file: creates a file, with missing parent
  * directories, without a prior read; overwrites an existing file only when this chat has read all of it
  * and it has not changed on disk since. No argument bypasses that guard. The write is atomic (temp file in
  * the same directory, then rename) and keeps the old file's permission bits.

@@ -1,8 +1,8 @@
 /**
- * What write_file and edit_file share before they replace a file (issue 3, "Freshness ledger and
- * write_file"): the target must be a regular file or not exist yet (a symlink or any other kind of file is
- * refused), and an existing file may be replaced only when the chat holds a complete observation of it
- * that still matches the disk.
+ * What write_file and edit_file share before they replace a file: the target must be a regular file or
+ * not exist yet (a symlink, a FIFO, a socket, a device or a directory is refused before anything is
+ * opened or replaced, and the opened descriptor must show a regular file again), and an existing file may
+ * be replaced only when the chat holds a complete observation of it that still matches the disk.
  */
 import { lstat } from 'node:fs/promises';
 import type { ResolvedPath } from '../access/resolve-and-validate-path.ts';

@@ -1,5 +1,5 @@
 /**
- * The grep search loop (spec: grep "Execution"): walk the root incrementally (files only, symlinks not
+ * The grep search loop: walk the root incrementally (files only, symlinks not
  * followed, filtered by the optional glob with Bun.Glob's matcher), check each candidate against the
  * access policy, search batches of files, and merge the outcomes in walk order until `maxResults` matching lines
  * are collected (one match past the cap proves `truncated`).
