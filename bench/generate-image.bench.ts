@@ -13,6 +13,7 @@ import { generateImageTool } from '../src/tools/builtin/generate-image.ts';
 import { executeTool } from '../src/tools/execution.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { startReplayImageServer } from '../tests/helpers/replay-image-server.ts';
+import { benchReachable } from './support/bench-reachable.ts';
 
 const LATENCY_MS = 150;
 const ROUNDS = 5;
@@ -44,7 +45,7 @@ try {
       const outcome = await executeTool(
         'generate_image',
         { prompt: 'p', count },
-        { userId: 'bench', dataDirectory },
+        { userId: 'bench', dataDirectory, reachable: benchReachable(dataDirectory) },
         undefined,
         { registry },
       );

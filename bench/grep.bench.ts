@@ -9,6 +9,7 @@
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { accessAt } from '../src/tools/access/reachable-set.ts';
 import { executeTool } from '../src/tools/execution.ts';
 import { compileGrepPattern } from '../src/tools/fs/grep/compile-grep-pattern.ts';
 import { runGrepSearch } from '../src/tools/fs/grep/run-grep-search.ts';
@@ -21,6 +22,7 @@ import {
   medianMs,
   runCommand,
 } from './support/bench-helpers.ts';
+import { benchReachable } from './support/bench-reachable.ts';
 
 const MAX_FILE_SIZE = 1024 * 1024;
 const rg = ensureTool('rg', 'ripgrep');
@@ -55,8 +57,11 @@ async function ours(
   caseInsensitive: boolean,
   workers: 'auto' | 0,
 ): Promise<Set<string>> {
+  const reachable = benchReachable(root);
   const search = await runGrepSearch({
     spec: compileGrepPattern(pattern, caseInsensitive),
+    // The per-candidate check the grep tool makes (its policy also consults the settings' path lists).
+    allows: (candidate) => accessAt(reachable, candidate) !== undefined,
     root,
     rootIsFile: false,
     dot: false,
@@ -126,7 +131,11 @@ async function benchTree(label: string, root: string, patterns: BenchPattern[]):
       .join(' ')} | head -100`;
     const rgHeadMs = await medianMs(() => runCommand(['sh', '-c', shell]));
     const toolMs = await medianMs(() =>
-      executeTool('grep', { pattern, path: root, caseInsensitive }, { userId: 'bench' }),
+      executeTool(
+        'grep',
+        { pattern, path: root, caseInsensitive },
+        { userId: 'bench', reachable: benchReachable(root) },
+      ),
     );
     ratios.push(oursMs / rgMs);
     firstRatios.push(toolMs / rgHeadMs);

@@ -3,6 +3,7 @@
  * next to the same call through `executeTool` directly and through a bare SDK `Server` that answers
  * `tools/call` with a constant (the transport's ceiling), measured in the same run.
  */
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,6 +14,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { benchReachable } from './support/bench-reachable.ts';
 import '../src/tools/builtin/index.ts';
 import { handleMcpHttpRequest, McpHttpSessions } from '../src/mcp/mcp-http-handler.ts';
 import { createMcpToolServer } from '../src/mcp/mcp-tool-server.ts';
@@ -50,7 +52,7 @@ async function inMemoryClient(server: Server): Promise<Client> {
 }
 
 const direct = await measure('executeTool directly', () =>
-  executeTool('get_current_datetime', args, { userId: 'u' }),
+  executeTool('get_current_datetime', args, { userId: 'u', reachable: benchReachable() }),
 );
 
 const bareMemory = await inMemoryClient(bareServer());

@@ -12,6 +12,7 @@ import { executeTool } from '../src/tools/execution.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { buildShellTool } from '../src/tools/shell/build-shell-tool.ts';
 import { runShellCommand } from '../src/tools/shell/run-shell-command.ts';
+import { benchReachable } from './support/bench-reachable.ts';
 
 const COMMAND = 'true';
 const SEQUENTIAL_CALLS = Number(process.env.SHELL_BENCH_CALLS ?? 280);
@@ -33,7 +34,7 @@ async function wholeTool(): Promise<void> {
   const outcome = await executeTool(
     'bash',
     { command: COMMAND },
-    { userId: 'bench', workingDirectory: cwd },
+    { userId: 'bench', reachable: benchReachable(cwd) },
     { enabled: true },
     { registry },
   );

@@ -11,6 +11,7 @@ import { getEnabledToolRuntime } from '../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../src/settings/tool-settings-repository.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../tests/helpers/scripted-provider.ts';
+import { benchReachable } from './support/bench-reachable.ts';
 import { noopTool } from './support/noop-tool.ts';
 
 const registry = new ToolRegistry();
@@ -31,7 +32,7 @@ async function loopTurn(iterations: number): Promise<number> {
     history: [],
     userText: 'go',
     tools,
-    toolContext: { userId: 'bench', chatId: 'bench' },
+    toolContext: { userId: 'bench', chatId: 'bench', reachable: benchReachable() },
     limits: { maxIterations: iterations },
     onItem: () => {
       saved += 1;

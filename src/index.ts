@@ -130,6 +130,8 @@ export {
   ToolSettingsService,
   type ToolSettingsUpdate,
 } from './settings/tool-settings-service.ts';
+export { type AccessNeed, getAccessPolicy } from './tools/access/access-policy.ts';
+export { type ResolvedPath, resolveAndValidatePath } from './tools/access/resolve-and-validate-path.ts';
 export {
   clampIntegerSetting,
   getBooleanSetting,
@@ -162,11 +164,6 @@ export {
   PATH_POLICY_DEFAULT_PARAMETERS,
   PATH_POLICY_PARAMETER_DESCRIPTORS,
 } from './tools/fs/path-policy-settings.ts';
-export {
-  type ResolvedPath,
-  resolveAndValidatePath,
-  workingDirectoryOf,
-} from './tools/fs/resolve-and-validate-path.ts';
 export { defaultToolRegistry, getTool, listTools, registerTool, ToolRegistry } from './tools/registry.ts';
 export {
   getDefaultToolSettings,

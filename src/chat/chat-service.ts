@@ -326,13 +326,13 @@ export class ChatService {
       toolContext: {
         userId: chat.userId,
         chatId: chat.id,
-        ...toolAccessContext(access.reachable, access.confined),
+        ...toolAccessContext(access.reachable),
         ledger: dependencies.createLedger(chat.id),
         dataDirectory: dependencies.dataDirectory,
       },
       accessForCall: async () => {
         const now = await this.#accessOf(chat);
-        return toolAccessContext(now.reachable, now.confined);
+        return toolAccessContext(now.reachable);
       },
       signal,
       now: this.#now,

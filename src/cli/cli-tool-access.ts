@@ -69,7 +69,7 @@ async function operatorAccess(io: CliIo, cwd: string | undefined): Promise<CliAc
   }).map((entry) => entry.path);
   const home = io.env.HOME?.trim() || homedir();
   const reachable = computeOperatorReachableSet(workingDirectory, home, protectedPaths);
-  return { userId: 'cli', access: toolAccessContext(reachable, false), confined: false };
+  return { userId: 'cli', access: toolAccessContext(reachable), confined: false };
 }
 
 /** Resolves what the command's tools may reach. @throws UsageError saying what is wrong. */
@@ -98,7 +98,7 @@ export async function resolveCliAccess(io: CliIo, request: CliAccessRequest): Pr
         unrestricted: request.unrestricted,
       });
       const { reachable, confined } = await workspaces.reachableSetFor(user.id, bound.binding);
-      return { userId: user.id, access: toolAccessContext(reachable, confined), confined };
+      return { userId: user.id, access: toolAccessContext(reachable), confined };
     } catch (error) {
       if (WorkspaceError.isInstance(error)) throw new UsageError(`--cwd: ${error.message}`);
       throw error;

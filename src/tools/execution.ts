@@ -1,5 +1,5 @@
 /**
- * `executeTool` (spec: "Tool Lifecycle" step 5): look the tool up, check it is enabled for the user,
+ * `executeTool`: look the tool up, check it is enabled for the user,
  * merge settings safely, validate the argument object, and run the executor under its budget.
  *
  * It never throws: every outcome is an envelope `{ok: true, result}` or `{ok: false, error}`. The
@@ -153,15 +153,13 @@ export async function executeTool(
   const toolContext: ToolContext = {
     userId: context.userId,
     chatId: context.chatId,
-    workingDirectory: context.workingDirectory,
-    restricted: context.restricted ?? false,
-    ...(context.reachable === undefined ? {} : { reachable: context.reachable }),
+    reachable: context.reachable,
     settings,
     signal: controller.signal,
     ledger: context.ledger ?? getInMemoryLedgerForChat(context.chatId),
     onProgress: context.onProgress ?? (() => {}),
     now: context.now ?? Date.now,
-    dataDirectory: context.dataDirectory ?? `${process.cwd()}/data`,
+    dataDirectory: context.dataDirectory,
   };
 
   // The executor may ignore its signal; the race makes the budget hold regardless. A tool that

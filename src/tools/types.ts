@@ -109,18 +109,18 @@ export interface ToolProgressEvent {
 }
 
 /**
- * What a caller supplies to run a tool: only `userId` is required. `executeTool` resolves the rest
- * into a {@link ToolContext}.
+ * What a caller supplies to run a tool: `userId` and what the call may reach are required.
+ * `executeTool` resolves the rest into a {@link ToolContext}.
  */
 export interface ToolCallContext {
   userId: string;
   chatId?: string;
-  /** Absolute path of the chat's bound working directory; absent = none bound. */
-  workingDirectory?: string;
-  /** When true, every path a tool touches must stay inside `workingDirectory`. */
-  restricted?: boolean;
-  /** What the call may reach (see access/reachable-set.ts); replaces `workingDirectory` and `restricted`. */
-  reachable?: ReachableSet;
+  /**
+   * What the call may reach (see access/reachable-set.ts): its working directory, where `~` points, and
+   * the roots every path decision of every tool reads. There is no default: a caller that cannot say
+   * what a call may reach cannot run a tool.
+   */
+  reachable: ReachableSet;
   /** The caller's abort (user cancel, stream teardown). */
   signal?: AbortSignal;
   /** The chat's freshness ledger; defaults to a process-wide in-memory ledger per chat id. */
@@ -129,7 +129,7 @@ export interface ToolCallContext {
   onProgress?: (event: ToolProgressEvent) => void;
   /** Clock in epoch milliseconds; tests inject a fixed one. */
   now?: () => number;
-  /** Where tools that produce files (images) store them; defaults to `./data`. */
+  /** Where tools that produce files (images) store them; a tool that needs it and has none refuses. */
   dataDirectory?: string;
 }
 
@@ -137,10 +137,8 @@ export interface ToolCallContext {
 export interface ToolContext {
   userId: string;
   chatId: string | undefined;
-  workingDirectory: string | undefined;
-  restricted: boolean;
-  /** What the call may reach (see access/reachable-set.ts); replaces `workingDirectory` and `restricted`. */
-  reachable?: ReachableSet;
+  /** What the call may reach (see access/reachable-set.ts). */
+  reachable: ReachableSet;
   /** Effective settings for this user and tool (defaults < saved < overrides). */
   settings: EffectiveToolSettings;
   /** Fires when the call's budget runs out or the caller aborts; `signal.reason` tells which. */
@@ -148,7 +146,8 @@ export interface ToolContext {
   ledger: FreshnessLedger;
   onProgress: (event: ToolProgressEvent) => void;
   now: () => number;
-  dataDirectory: string;
+  /** Where the server stores files tools produce (images); undefined when the caller gave none. */
+  dataDirectory: string | undefined;
 }
 
 export interface RegisteredTool {

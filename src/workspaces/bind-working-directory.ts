@@ -29,7 +29,7 @@ export async function bindWorkingDirectory(
     binding,
     resolveAccess: async () => {
       const access = await workspaces.reachableSetFor(userId, binding);
-      return toolAccessContext(access.reachable, access.confined);
+      return toolAccessContext(access.reachable);
     },
   };
 }

@@ -8,6 +8,7 @@ import { runTurn } from '../../src/chat/turn.ts';
 import type { TurnEvent } from '../../src/chat/turn-events.ts';
 import type { ConversationItem, ProviderEvent } from '../../src/providers/types.ts';
 import { ScriptedProvider } from '../helpers/scripted-provider.ts';
+import { makeReachableSet } from '../helpers/tool-context.ts';
 import { createTurnTools, loadRuntime } from '../helpers/turn-tools.ts';
 
 async function run(response: ProviderEvent[]) {
@@ -20,7 +21,7 @@ async function run(response: ProviderEvent[]) {
     history: [],
     userText: 'hello',
     tools: await loadRuntime(registry),
-    toolContext: { userId: 'u1', chatId: 'c1' },
+    toolContext: { userId: 'u1', chatId: 'c1', reachable: makeReachableSet() },
     now: () => 1000,
     onItem: (item) => {
       saved.push(item);

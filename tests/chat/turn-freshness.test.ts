@@ -13,7 +13,7 @@ import { InMemoryFreshnessLedger } from '../../src/tools/freshness-ledger.ts';
 import { defaultToolRegistry } from '../../src/tools/registry.ts';
 import '../../src/tools/builtin/index.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../helpers/scripted-provider.ts';
-import { makeTempDirectory } from '../helpers/tool-context.ts';
+import { makeReachableSet, makeTempDirectory } from '../helpers/tool-context.ts';
 import { loadRuntime } from '../helpers/turn-tools.ts';
 
 let temp: ReturnType<typeof makeTempDirectory>;
@@ -46,7 +46,7 @@ async function readThenWrite(
     toolContext: {
       userId: 'u1',
       chatId: 'freshness-chat',
-      workingDirectory: temp.path,
+      reachable: makeReachableSet({ workingDirectory: temp.path }),
       ledger: new InMemoryFreshnessLedger(),
     },
     limits: maxToolOutputBytes === undefined ? undefined : { maxToolOutputBytes },

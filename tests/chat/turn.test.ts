@@ -12,6 +12,7 @@ import {
   toolCallEvents,
   toolCallsResponse,
 } from '../helpers/scripted-provider.ts';
+import { makeReachableSet } from '../helpers/tool-context.ts';
 import { createTurnTools, loadRuntime } from '../helpers/turn-tools.ts';
 
 async function setUp(steps: readonly ScriptStep[], overrides: Partial<RunTurnParameters> = {}) {
@@ -25,7 +26,7 @@ async function setUp(steps: readonly ScriptStep[], overrides: Partial<RunTurnPar
     history: [],
     userText: 'hello',
     tools: await loadRuntime(registry),
-    toolContext: { userId: 'u1', chatId: 'c1' },
+    toolContext: { userId: 'u1', reachable: makeReachableSet(), chatId: 'c1' },
     now: () => 1000,
     onItem: (item) => {
       saved.push(item);

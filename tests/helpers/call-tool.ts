@@ -4,13 +4,13 @@ import type { FreshnessLedger } from '../../src/tools/freshness-ledger.ts';
 import { InMemoryFreshnessLedger } from '../../src/tools/freshness-ledger.ts';
 import type { ToolExecutionResult } from '../../src/tools/types.ts';
 import '../../src/tools/builtin/index.ts';
+import { makeReachableSet, type ReachableFixture } from './tool-context.ts';
 
-export interface ChatFixture {
-  workingDirectory?: string;
-  restricted?: boolean;
+export interface ChatFixture extends ReachableFixture {
   ledger?: FreshnessLedger;
   parameters?: Record<string, unknown>;
   signal?: AbortSignal;
+  now?: () => number;
 }
 
 /** A chat: one ledger across calls, like a real conversation. */
@@ -29,10 +29,10 @@ export function createChat(fixture: ChatFixture = {}) {
         {
           userId: 'user-1',
           chatId: 'chat-1',
-          workingDirectory: fixture.workingDirectory,
-          restricted: fixture.restricted,
+          reachable: makeReachableSet(fixture),
           ledger,
           signal: fixture.signal,
+          ...(fixture.now === undefined ? {} : { now: fixture.now }),
         },
         parameters ? { parameters } : undefined,
       );

@@ -24,6 +24,7 @@ import {
   type ReplayImageServer,
   startReplayImageServer,
 } from './replay-image-server.ts';
+import { makeReachableSet } from './tool-context.ts';
 
 export interface GenerateImageHarness {
   readonly server: ReplayImageServer;
@@ -36,7 +37,7 @@ export interface GenerateImageHarness {
   gemini(): Pick<ImageGenerationConfig, 'gemini'>;
   run(
     args: unknown,
-    options?: { saved?: unknown; signal?: AbortSignal; timers?: ToolTimers },
+    options?: { saved?: unknown; signal?: AbortSignal; timers?: ToolTimers; withoutDataDirectory?: boolean },
   ): { result: Promise<ToolExecutionResult>; events: ToolProgressEvent[] };
 }
 
@@ -70,8 +71,9 @@ export function useGenerateImageHarness(): GenerateImageHarness {
         args,
         {
           userId: 'alice',
+          reachable: makeReachableSet(),
           chatId: 'chat-1',
-          dataDirectory,
+          ...(options.withoutDataDirectory ? {} : { dataDirectory }),
           now: () => 1_700_000_000_000,
           onProgress: (event) => events.push(event),
           ...(options.signal ? { signal: options.signal } : {}),

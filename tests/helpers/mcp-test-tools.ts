@@ -66,8 +66,8 @@ export function createMcpTestRegistry(): McpTestRegistry {
         }
         return {
           userId: context.userId,
-          workingDirectory: context.workingDirectory ?? null,
-          restricted: context.restricted,
+          workingDirectory: context.reachable.workingDirectory,
+          roots: context.reachable.roots,
           seenBefore: seenBefore ?? null,
         };
       },

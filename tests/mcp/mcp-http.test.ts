@@ -126,7 +126,7 @@ describe('MCP over Streamable HTTP', () => {
     expect(structured(probe)).toMatchObject({
       userId: 'user-alice',
       workingDirectory: join(workspaces.workspacesDirectory, 'user-alice'),
-      restricted: true,
+      roots: [{ path: join(workspaces.workspacesDirectory, 'user-alice'), access: 'read-write' }],
     });
   });
 
@@ -201,7 +201,7 @@ describe('MCP over Streamable HTTP', () => {
     const probe = await alice.client.callTool({ name: 'session_probe', arguments: {} });
     expect(structured(probe)).toMatchObject({
       workingDirectory: await realpath(temporary),
-      restricted: true,
+      roots: [{ path: await realpath(temporary), access: 'read-write' }],
     });
 
     const outside =

@@ -26,7 +26,6 @@ const projectAccess = toolAccessContext(
     confined: true,
     protectedPaths: ['/proc'],
   }),
-  true,
 );
 
 const openClients: Client[] = [];

@@ -36,7 +36,6 @@ const projectAccess = toolAccessContext(
     confined: true,
     protectedPaths: ['/proc'],
   }),
-  true,
 );
 
 async function connect(options: Partial<McpToolServerOptions> & Pick<McpToolServerOptions, 'toolSettings'>) {
@@ -161,7 +160,7 @@ describe('createMcpToolServer', () => {
     expect(structured(await call(first.client))).toEqual({
       userId: 'alice',
       workingDirectory: '/srv/project',
-      restricted: true,
+      roots: [{ path: '/srv/project', access: 'read-write' }],
       seenBefore: false,
     });
     expect(structured(await call(first.client)).seenBefore).toBe(true);

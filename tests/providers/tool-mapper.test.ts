@@ -10,6 +10,7 @@ import { getCurrentDatetimeTool } from '../../src/tools/builtin/get-current-date
 import '../../src/tools/builtin/index.ts';
 import { executeTool } from '../../src/tools/execution.ts';
 import type { JsonSchema, ToolDefinition } from '../../src/tools/types.ts';
+import { makeReachableSet } from '../helpers/tool-context.ts';
 
 const readFile: ToolDefinition = {
   name: 'read_file',
@@ -166,7 +167,7 @@ test('round trip: a strict model sending null for every optional takes the same 
   const strictProperties = Object.keys((wire!.parameters as JsonSchema).properties ?? {});
   const nullArguments = Object.fromEntries(strictProperties.map((name) => [name, null]));
   expect(nullArguments).toEqual({ timezone: null, locale: null });
-  const context = { userId: 'u1', now: () => Date.UTC(2026, 10, 30, 6) };
+  const context = { userId: 'u1', reachable: makeReachableSet(), now: () => Date.UTC(2026, 10, 30, 6) };
   const viaNull = await executeTool('get_current_datetime', nullArguments, context);
   expect(viaNull.ok).toBe(true);
   expect(viaNull).toEqual(await executeTool('get_current_datetime', {}, context));

@@ -5,6 +5,7 @@ import { ToolRegistry } from '../../src/tools/registry.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
 import { makeSettingsTool, makeTool } from '../helpers/fake-tools.ts';
 import { manualTimers } from '../helpers/manual-timers.ts';
+import { makeReachableSet } from '../helpers/tool-context.ts';
 
 /** A tool that waits for its signal and records what it saw. */
 function hangingTool(name: string, seen: { reason?: unknown }) {
@@ -20,7 +21,7 @@ function hangingTool(name: string, seen: { reason?: unknown }) {
   });
 }
 
-const context = { userId: 'u1' };
+const context = { userId: 'u1', reachable: makeReachableSet() };
 
 describe('executeTool', () => {
   test('runs a tool and returns its result', async () => {
@@ -258,11 +259,16 @@ describe('executeTool', () => {
         },
       }),
     );
-    await executeTool('ctx', {}, { userId: 'u9', chatId: 'c1', now: () => 1234 }, undefined, { registry });
+    await executeTool(
+      'ctx',
+      {},
+      { userId: 'u9', reachable: makeReachableSet(), chatId: 'c1', now: () => 1234 },
+      undefined,
+      { registry },
+    );
     expect(seen?.userId).toBe('u9');
     expect(seen?.chatId).toBe('c1');
-    expect(seen?.workingDirectory).toBeUndefined();
-    expect(seen?.restricted).toBe(false);
+    expect(seen?.reachable).toEqual(makeReachableSet());
     expect(seen?.now()).toBe(1234);
     expect(seen?.signal.aborted).toBe(false);
     await seen?.ledger.put({
@@ -283,7 +289,9 @@ describe('executeTool', () => {
         },
       }),
     );
-    await executeTool('ctx2', {}, { userId: 'u9', chatId: 'c1' }, undefined, { registry });
+    await executeTool('ctx2', {}, { userId: 'u9', reachable: makeReachableSet(), chatId: 'c1' }, undefined, {
+      registry,
+    });
     expect((await second?.ledger.get('/x'))?.sha256).toBe('a');
   });
 });

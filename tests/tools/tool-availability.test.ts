@@ -6,6 +6,7 @@ import { getToolDefinitionsForTools } from '../../src/tools/settings-policy.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
 import { makeTool } from '../helpers/fake-tools.ts';
 import { manualTimers } from '../helpers/manual-timers.ts';
+import { makeReachableSet } from '../helpers/tool-context.ts';
 
 describe('RegisteredTool.isAvailable', () => {
   test('an unavailable tool is not offered, whatever its settings; tools without the hook are', () => {
@@ -50,7 +51,10 @@ describe('RegisteredTool.reportsPartialResultOnAbort', () => {
     const registry = new ToolRegistry();
     registry.register(partialTool('partial', 'resolve'));
     const { timers, pending } = manualTimers();
-    const outcome = executeTool('partial', {}, { userId: 'u' }, undefined, { registry, timers });
+    const outcome = executeTool('partial', {}, { userId: 'u', reachable: makeReachableSet() }, undefined, {
+      registry,
+      timers,
+    });
     pending[0]?.callback();
     expect(await outcome).toEqual({
       ok: true,
@@ -64,7 +68,10 @@ describe('RegisteredTool.reportsPartialResultOnAbort', () => {
     const registry = new ToolRegistry();
     registry.register(partialTool('silent', 'never'));
     const { timers, pending } = manualTimers();
-    const outcome = executeTool('silent', {}, { userId: 'u' }, undefined, { registry, timers });
+    const outcome = executeTool('silent', {}, { userId: 'u', reachable: makeReachableSet() }, undefined, {
+      registry,
+      timers,
+    });
     pending[0]?.callback();
     await Bun.sleep(0);
     pending[1]?.callback();
@@ -76,10 +83,16 @@ describe('RegisteredTool.reportsPartialResultOnAbort', () => {
     registry.register(partialTool('thrower', 'throw'));
     const controller = new AbortController();
     const { timers } = manualTimers();
-    const outcome = executeTool('thrower', {}, { userId: 'u', signal: controller.signal }, undefined, {
-      registry,
-      timers,
-    });
+    const outcome = executeTool(
+      'thrower',
+      {},
+      { userId: 'u', reachable: makeReachableSet(), signal: controller.signal },
+      undefined,
+      {
+        registry,
+        timers,
+      },
+    );
     controller.abort();
     expect(await outcome).toMatchObject({ ok: false, error: { classification: 'cancelled' } });
   });
@@ -104,7 +117,7 @@ describe('RegisteredTool.reportsPartialResultOnAbort', () => {
       }),
     );
     const timed = manualTimers();
-    const timedOut = executeTool('specific', {}, { userId: 'u' }, undefined, {
+    const timedOut = executeTool('specific', {}, { userId: 'u', reachable: makeReachableSet() }, undefined, {
       registry,
       timers: timed.timers,
     });
@@ -114,10 +127,16 @@ describe('RegisteredTool.reportsPartialResultOnAbort', () => {
       error: { classification: 'timeout', message: 'Timed out; output so far: 42 rows.' },
     });
     const controller = new AbortController();
-    const cancelled = executeTool('specific', {}, { userId: 'u', signal: controller.signal }, undefined, {
-      registry,
-      timers: manualTimers().timers,
-    });
+    const cancelled = executeTool(
+      'specific',
+      {},
+      { userId: 'u', reachable: makeReachableSet(), signal: controller.signal },
+      undefined,
+      {
+        registry,
+        timers: manualTimers().timers,
+      },
+    );
     controller.abort();
     expect(await cancelled).toEqual({
       ok: false,
@@ -138,10 +157,16 @@ describe('RegisteredTool.reportsPartialResultOnAbort', () => {
       }),
     );
     const controller = new AbortController();
-    const outcome = executeTool('mismatched', {}, { userId: 'u', signal: controller.signal }, undefined, {
-      registry,
-      timers: manualTimers().timers,
-    });
+    const outcome = executeTool(
+      'mismatched',
+      {},
+      { userId: 'u', reachable: makeReachableSet(), signal: controller.signal },
+      undefined,
+      {
+        registry,
+        timers: manualTimers().timers,
+      },
+    );
     controller.abort();
     expect(await outcome).toMatchObject({ ok: false, error: { classification: 'cancelled' } });
   });
@@ -150,7 +175,10 @@ describe('RegisteredTool.reportsPartialResultOnAbort', () => {
     const registry = new ToolRegistry();
     registry.register(partialTool('plain', 'resolve', false));
     const { timers, pending } = manualTimers();
-    const outcome = executeTool('plain', {}, { userId: 'u' }, undefined, { registry, timers });
+    const outcome = executeTool('plain', {}, { userId: 'u', reachable: makeReachableSet() }, undefined, {
+      registry,
+      timers,
+    });
     pending[0]?.callback();
     expect(await outcome).toMatchObject({ ok: false, error: { classification: 'timeout' } });
     expect(pending).toHaveLength(1);

@@ -115,7 +115,8 @@ async function callCommand(argv: string[], io: CliIo, source: SavedSettingsSourc
   if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(' ')}`);
   if (!getTool(name)) {
     // Still go through executeTool so the envelope is the one a model would see.
-    const envelope = await executeTool(name, {}, { userId: source.userId });
+    const context = await baseContext(io, source, values.cwd, values.unrestricted ?? false);
+    const envelope = await executeTool(name, {}, context);
     io.stdout(`${JSON.stringify(envelope, null, 2)}\n`);
     return 1;
   }

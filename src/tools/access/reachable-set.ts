@@ -59,9 +59,11 @@ export interface ReachableSetInput {
 
 /** True when `candidate` equals `directory` or lies below it, compared component-wise. */
 export function isPathInside(candidate: string, directory: string): boolean {
-  if (candidate === directory) return true;
-  const prefix = directory.endsWith(sep) ? directory : directory + sep;
-  return candidate.startsWith(prefix);
+  // No string is built: a walk asks this several times for each of thousands of candidates.
+  if (!candidate.startsWith(directory)) return false;
+  return (
+    candidate.length === directory.length || directory.endsWith(sep) || candidate[directory.length] === sep
+  );
 }
 
 /** The workspace holding `path` (deepest wins), or undefined. */

@@ -1,15 +1,17 @@
 /**
- * edit_file (issue 3): replaces an exact string in a file the chat has read completely and that has not
+ * edit_file: replaces an exact string in a file the chat has read completely and that has not
  * changed since (the same guard as write_file). Zero matches, or more than one without `replaceAll`, is
  * an error that says so; the replacement is literal (no `$` patterns) and the write is atomic.
  */
+
+import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
+import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
 import { optionalBoolean, readArgumentsObject, requireString } from '../arg-parsing.ts';
 import { ToolArgumentError, ToolExecutionError, ToolNotFoundError } from '../errors.ts';
 import { looksBinary } from '../fs/binary-probe.ts';
 import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
 import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
 import { replaceFile } from '../fs/replace-file.ts';
-import { assertFilePathSyntax, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { registerTool } from '../registry.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
 
@@ -41,7 +43,7 @@ async function editFile(rawArgs: unknown, context: ToolContext): Promise<EditFil
     throw new ToolArgumentError('oldString and newString are identical; there is nothing to change.');
   }
   assertFilePathSyntax(path);
-  const resolved = await resolveAndValidatePath(path, context);
+  const resolved = await resolveAndValidatePath(path, context, 'path', 'write');
   if ((await inspectWriteTarget(resolved, path)) === 'missing') {
     throw new ToolNotFoundError(
       `Cannot edit ${JSON.stringify(path)}: it does not exist. Create it with write_file.`,

@@ -126,6 +126,13 @@ async function execute(args: unknown, context: ToolContext): Promise<GenerateIma
       : new ToolExecutionError(`${message} Check the defaultModel setting.`);
   }
 
+  const dataDirectory = context.dataDirectory;
+  if (dataDirectory === undefined) {
+    // The image store is the server's, never a tool path: without it there is nowhere safe to write.
+    throw new ToolExecutionError(
+      'generate_image cannot store images here: this caller gave the tool no data directory to keep them in.',
+    );
+  }
   const repository = getImageRepository(config);
   return generateImages(plan, {
     provider,
@@ -134,13 +141,7 @@ async function execute(args: unknown, context: ToolContext): Promise<GenerateIma
     storeImage: async (image, data) => {
       const format = detectImageFormat(data.bytes);
       if (!format) throw new Error('the provider returned data that is not a PNG, JPEG, WebP or GIF image.');
-      const filePath = await writeImageFile(
-        context.dataDirectory,
-        context.userId,
-        image.id,
-        data.bytes,
-        format,
-      );
+      const filePath = await writeImageFile(dataDirectory, context.userId, image.id, data.bytes, format);
       await repository.save({
         id: image.id,
         userId: context.userId,

@@ -1,11 +1,16 @@
 /**
- * glob (spec: "glob"): paths matching a glob pattern, evaluated by `Bun.Glob` (`*`, `**`, `?`, `[]`,
- * `{a,b}`; a leading `!` lists every path that does not match the rest). Every candidate passes the path
- * policy; symlinks are listed but not followed. Result paths are re-anchored to the chat working directory
- * (spec: "Result paths"); the `absolute` setting opts out.
+ * glob: paths matching a glob pattern, evaluated by `Bun.Glob` (`*`, `**`, `?`, `[]`,
+ * `{a,b}`; a leading `!` lists every path that does not match the rest). Every candidate is decided on
+ * its real location by the call's access policy before it is reported, whatever the pattern looks like
+ * (`..` anywhere, absolute patterns, a literal segment that is a symlink to a directory outside);
+ * symlinks are listed but not followed, and one whose target is out of reach is left out. Result paths are re-anchored to the chat working directory
+ * (see fs/result-paths.ts); the `absolute` setting opts out.
  */
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { getAccessPolicy } from '../access/access-policy.ts';
+import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
+import { createWalkGate } from '../access/walk-gate.ts';
 import {
   clampIntegerSetting,
   getBooleanSetting,
@@ -19,10 +24,8 @@ import {
   PATH_POLICY_DEFAULT_PARAMETERS,
   PATH_POLICY_PARAMETER_DESCRIPTORS,
 } from '../fs/path-policy-settings.ts';
-import { getPathPolicy, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
 import { globCapNotice, policyOmissionNotice } from '../fs/truncation.ts';
-import { createWalkPolicy } from '../fs/walk-policy.ts';
 import { registerTool } from '../registry.ts';
 import { READ_ONLY_LOCAL_TRAITS } from '../tool-traits.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
@@ -48,8 +51,8 @@ export interface GlobScanOptions {
   dot: boolean;
   maxResults: number;
   signal?: AbortSignal;
-  /** Candidate filter (path policy); receives the absolute path. */
-  allows?: (absolute: string) => boolean | Promise<boolean>;
+  /** Candidate filter (the access policy's walk gate); receives the lexical absolute path. */
+  allows?: (absolute: string) => boolean;
 }
 
 /**
@@ -72,11 +75,13 @@ export async function scanGlob(options: GlobScanOptions): Promise<{ paths: strin
   })) {
     if ((++checked & 1023) === 0 && options.signal?.aborted) throw options.signal.reason;
     if (excluded?.match(relativePath)) continue;
+    // A pattern may put `.` or `..` anywhere (`a/../../x/*`, `./../x/*`) or be absolute: such a
+    // candidate is normalised, so it is re-anchored and reported like any other path.
     const absolute =
-      relativePath.startsWith('../') || relativePath.startsWith('/') || relativePath.includes('/./')
+      relativePath.startsWith('/') || relativePath.startsWith('.') || relativePath.includes('/.')
         ? resolve(options.root, relativePath)
         : prefix + relativePath;
-    if (options.allows && !(await options.allows(absolute))) continue;
+    if (options.allows && !options.allows(absolute)) continue;
     if (paths.length === options.maxResults) return { paths, truncated: true };
     paths.push(absolute);
   }
@@ -109,24 +114,17 @@ async function glob(rawArgs: unknown, context: ToolContext): Promise<GlobResult>
   } catch (error) {
     throw describeSystemError(error, 'search', resolved.input);
   }
-  const policy = await getPathPolicy(context);
-  const walkPolicy = createWalkPolicy(policy, context);
-  let refusedByPolicy = 0;
+  const gate = createWalkGate(await getAccessPolicy(context));
   const { paths, truncated } = await scanGlob({
     pattern,
     root: resolved.real,
     dot,
     maxResults,
     signal: context.signal,
-    allows: walkPolicy.active
-      ? async (candidate) => {
-          const allowed = await walkPolicy.allows(candidate);
-          if (!allowed) refusedByPolicy += 1;
-          return allowed;
-        }
-      : undefined,
+    allows: (candidate) => gate.admits(candidate),
   });
-  const anchor = getResultPathAnchor(context, policy, absolute);
+  const refusedByPolicy = gate.refused;
+  const anchor = getResultPathAnchor(context, absolute);
   const matches = paths.map((path) => toResultPath(path, anchor)).sort();
   const result: GlobResult = { pattern, cwd: cwdArgument ?? resolved.absolute, matches, truncated };
   const notices = [

@@ -1,5 +1,5 @@
 /**
- * grep (spec: "grep"; issue 3, "list_directory, glob, grep"): lines matching a regular expression in a
+ * grep: lines matching a regular expression in a
  * file or under a directory, as `{pattern, path, matches: {file, line, text}[], filesScanned, truncated}`.
  *
  * Safety: a model-supplied pattern never freezes the server and never yields a silent false negative.
@@ -10,6 +10,9 @@
  * over `maxFileSizeBytes` are skipped; skipped-for-size files are named in the notice.
  */
 import { stat } from 'node:fs/promises';
+import { getAccessPolicy } from '../access/access-policy.ts';
+import { protectedPathCovering } from '../access/reachable-set.ts';
+import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import {
   clampIntegerSetting,
   getBooleanSetting,
@@ -26,10 +29,8 @@ import {
   PATH_POLICY_DEFAULT_PARAMETERS,
   PATH_POLICY_PARAMETER_DESCRIPTORS,
 } from '../fs/path-policy-settings.ts';
-import { getPathPolicy, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
 import { cutLine, grepCapNotice, policyOmissionNotice } from '../fs/truncation.ts';
-import { createWalkPolicy } from '../fs/walk-policy.ts';
 import { registerTool } from '../registry.ts';
 import { READ_ONLY_LOCAL_TRAITS } from '../tool-traits.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
@@ -108,8 +109,7 @@ async function grep(rawArgs: unknown, context: ToolContext): Promise<GrepResult>
   } catch (error) {
     throw describeSystemError(error, 'search', path);
   }
-  const policy = await getPathPolicy(context);
-  const walkPolicy = createWalkPolicy(policy, context);
+  const policy = await getAccessPolicy(context);
   let refusedByPolicy = 0;
   const search = await runGrepSearch({
     spec,
@@ -121,16 +121,19 @@ async function grep(rawArgs: unknown, context: ToolContext): Promise<GrepResult>
     maxMatchesPerFile,
     maxFileSizeBytes,
     signal: context.signal,
-    allows: walkPolicy.active
-      ? (candidate) => {
-          const allowed = walkPolicy.allowsLexical(candidate);
-          if (!allowed) refusedByPolicy += 1;
-          return allowed;
-        }
-      : undefined,
+    // The walk starts at a real directory and never follows a symlink, so a candidate's lexical path is
+    // its real location (a component swapped meanwhile is caught when the file's descriptor is verified).
+    allows: (candidate) => {
+      const allowed = policy.admits(candidate);
+      if (!allowed) refusedByPolicy += 1;
+      return allowed;
+    },
+    // The server's own directories below the root (an operator-mode search of `/` meets /proc) are not
+    // walked at all: nothing in them may be reported, so there is nothing to count either.
+    skipsDirectory: (directory) => protectedPathCovering(policy.reachable, directory) !== undefined,
   });
 
-  const anchor = getResultPathAnchor(context, policy);
+  const anchor = getResultPathAnchor(context);
   const matches: GrepMatch[] = [];
   const tooLarge: string[] = [];
   const unsearched: string[] = [];

@@ -1,16 +1,18 @@
 /**
- * read_file (spec: "read_file"; issue 3, "read_file"): a file as line-numbered text (`cat -n` style) or as
+ * read_file: a file as line-numbered text (`cat -n` style) or as
  * its raw bytes in hex or base64. One descriptor, verified against the path policy after opening; the
  * ceiling bounds the bytes read, not the size stat claims; the whole-file sha256 is always recorded in the
  * chat's freshness ledger, which is what lets write_file and edit_file overwrite the file later.
  */
+
+import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
+import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
 import { optionalEnum, optionalInteger, readArgumentsObject, requireString } from '../arg-parsing.ts';
 import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
 import { BINARY_PROBE_BYTES, looksBinary } from '../fs/binary-probe.ts';
 import { countLines, recordRead, sha256Hex } from '../fs/freshness.ts';
 import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
 import { readVerifiedFile } from '../fs/read-verified-file.ts';
-import { assertFilePathSyntax, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { cutLine, formatBytes, readWindowNotice } from '../fs/truncation.ts';
 import { registerTool } from '../registry.ts';
 import { READ_ONLY_LOCAL_TRAITS } from '../tool-traits.ts';

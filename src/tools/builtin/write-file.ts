@@ -1,14 +1,16 @@
 /**
- * write_file (issue 3, "Freshness ledger and write_file"): creates a file, with missing parent
+ * write_file: creates a file, with missing parent
  * directories, without a prior read; overwrites an existing file only when this chat has read all of it
  * and it has not changed on disk since. No argument bypasses that guard. The write is atomic (temp file in
  * the same directory, then rename) and keeps the old file's permission bits.
  */
+
+import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
+import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
 import { readArgumentsObject, requireString } from '../arg-parsing.ts';
 import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
 import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
 import { replaceFile } from '../fs/replace-file.ts';
-import { assertFilePathSyntax, resolveAndValidatePath } from '../fs/resolve-and-validate-path.ts';
 import { registerTool } from '../registry.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
 
@@ -24,7 +26,7 @@ async function writeFile(rawArgs: unknown, context: ToolContext): Promise<WriteF
   const path = requireString(args, 'path', { minLength: 1, meaning: 'a file path' });
   const content = requireString(args, 'content', { meaning: 'the complete new file content' });
   assertFilePathSyntax(path);
-  const resolved = await resolveAndValidatePath(path, context);
+  const resolved = await resolveAndValidatePath(path, context, 'path', 'write');
   const kind = await inspectWriteTarget(resolved, path);
   const data = new TextEncoder().encode(content);
   if (kind === 'missing') {

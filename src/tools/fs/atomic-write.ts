@@ -1,6 +1,7 @@
 /**
- * Atomic file replacement for write_file and edit_file (issue 3: "Writes are atomic (temp file in the same
- * directory + rename; mode preserved)"). A failed write leaves the old file untouched and no temp file
+ * Atomic file replacement for write_file and edit_file: a temp file in the same directory, then a rename,
+ * with the old file's mode. A rename replaces the name, never the old inode, so a hard link elsewhere
+ * keeps its content (docs/decisions/2026-12-01-hard-links.md). A failed write leaves the old file untouched and no temp file
  * behind. The temp descriptor's real directory is handed to `verifyTarget` before the rename, so the
  * policy judges the directory actually written into.
  */

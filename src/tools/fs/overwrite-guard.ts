@@ -1,16 +1,16 @@
 /**
- * What write_file and edit_file share before they replace a file (issue 3, "Freshness ledger and
- * write_file"): the target must be a regular file or not exist yet (a symlink or any other kind of file is
- * refused), and an existing file may be replaced only when the chat holds a complete observation of it
- * that still matches the disk.
+ * What write_file and edit_file share before they replace a file: the target must be a regular file or
+ * not exist yet (a symlink, a FIFO, a socket, a device or a directory is refused before anything is
+ * opened or replaced, and the opened descriptor must show a regular file again), and an existing file may
+ * be replaced only when the chat holds a complete observation of it that still matches the disk.
  */
 import { lstat } from 'node:fs/promises';
+import type { ResolvedPath } from '../access/resolve-and-validate-path.ts';
 import { ToolExecutionError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
 import { describeSystemError } from './describe-system-error.ts';
 import { assertFreshForOverwrite, sha256Hex } from './freshness.ts';
 import { readVerifiedFile } from './read-verified-file.ts';
-import type { ResolvedPath } from './resolve-and-validate-path.ts';
 
 /** Largest file write_file / edit_file will re-read to check freshness (read_file's text ceiling). */
 export const OVERWRITE_READ_CEILING_BYTES = 10 * 1024 * 1024;
@@ -61,6 +61,7 @@ export async function readExistingForOverwrite(
     ceiling: OVERWRITE_READ_CEILING_BYTES,
     action: 'open',
     shown,
+    need: 'write',
     notRegularFile: () => `Refusing to write ${JSON.stringify(shown)}: it is not a regular file.`,
     overCeiling: () =>
       `Refusing to overwrite ${JSON.stringify(shown)}: it is larger than ${OVERWRITE_READ_CEILING_BYTES / (1024 * 1024)} MiB, more than read_file can show, so this chat cannot have read all of it.`,

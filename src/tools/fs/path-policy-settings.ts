@@ -1,8 +1,9 @@
 /**
- * The settings every path-taking tool shares (spec: read_file, list_directory, glob, grep "Settings:
- * allowedPaths, deniedPaths"; the shell tools' `cwd` follows the same rules). A tool spreads these into
- * its `parameterDescriptors` and `defaultParameters` so every tool names, defaults and validates them the
- * same way; `resolveAndValidatePath` reads them from `context.settings.parameters`.
+ * The settings every path-taking tool shares (read_file, list_directory, glob, grep, write_file,
+ * edit_file; the shell tools' `cwd` follows the same rules). A tool spreads these into its
+ * `parameterDescriptors` and `defaultParameters` so every tool names, defaults and validates them the
+ * same way; the call's access policy (access/access-policy.ts) reads them from
+ * `context.settings.parameters`. They only narrow what the chat can reach; they never widen it.
  */
 import type { JsonSchema, ToolParameterDescriptor, ToolSettingsMetadata } from '../types.ts';
 
@@ -12,7 +13,7 @@ export const PATH_POLICY_PARAMETER_DESCRIPTORS: ToolParameterDescriptor[] = [
     name: 'allowedPaths',
     label: 'Allowed paths',
     description:
-      'Only paths inside one of these directories (or equal to one of these files) may be used. An empty list allows every path. Entries may start with ~ or be relative to the chat working directory; disabled entries are ignored.',
+      'Only paths inside one of these directories (or equal to one of these files) may be used. An empty list allows every path the chat can reach; no entry makes a path reachable that the chat cannot reach anyway. Entries may start with ~ (the personal workspace) or be relative to the chat working directory; disabled entries are ignored.',
     type: 'path_list',
     default: [],
   },
@@ -20,7 +21,7 @@ export const PATH_POLICY_PARAMETER_DESCRIPTORS: ToolParameterDescriptor[] = [
     name: 'deniedPaths',
     label: 'Denied paths',
     description:
-      'Paths inside any of these are refused, even when an allowed path contains them (deny wins over allow). Entries may start with ~ or be relative to the chat working directory; disabled entries are ignored.',
+      'Paths inside any of these are refused, even when an allowed path contains them (deny wins over allow). Entries may start with ~ (the personal workspace) or be relative to the chat working directory; disabled entries are ignored.',
     type: 'path_list',
     default: [],
   },

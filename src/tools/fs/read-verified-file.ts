@@ -1,17 +1,18 @@
 /**
- * Reading a whole regular file the way every filesystem tool must (issue 3, "Paths" and read_file): open
- * it once, verify the descriptor against the path policy (no check-then-open race), refuse anything that
- * is not a regular file, and read under a byte ceiling that bounds what the descriptor yields rather than
+ * Reading a whole regular file the way every filesystem tool must: open it once without blocking, verify
+ * the descriptor against the access policy (no check-then-open race), refuse anything that `fstat` does
+ * not show as a regular file before a byte is read, and read under a byte ceiling that bounds what the descriptor yields rather than
  * what stat claims. read_file and the write_file / edit_file overwrite guard share it; only their
  * wording of a refusal differs.
  */
 import type { Stats } from 'node:fs';
+import type { AccessNeed } from '../access/access-policy.ts';
+import type { ResolvedPath } from '../access/resolve-and-validate-path.ts';
 import { ToolExecutionError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
 import { describeSystemError } from './describe-system-error.ts';
 import { openVerifiedForReading } from './open-verified-file.ts';
 import { readBounded } from './read-bounded.ts';
-import type { ResolvedPath } from './resolve-and-validate-path.ts';
 
 export interface ReadVerifiedFileOptions {
   /** Most bytes accepted; a file that yields more is refused with `overCeiling()`. */
@@ -24,6 +25,8 @@ export interface ReadVerifiedFileOptions {
   notRegularFile: (isDirectory: boolean) => string;
   /** The refusal when the file yields more than `ceiling` bytes. */
   overCeiling: () => string;
+  /** `write` when the file is read to be replaced: its location must be read-write. */
+  need?: AccessNeed;
 }
 
 export interface VerifiedFileContent {
@@ -42,7 +45,7 @@ export async function readVerifiedFile(
 ): Promise<VerifiedFileContent> {
   let opened: Awaited<ReturnType<typeof openVerifiedForReading>>;
   try {
-    opened = await openVerifiedForReading(resolved, context);
+    opened = await openVerifiedForReading(resolved, context, options.need ?? 'read');
   } catch (error) {
     throw describeSystemError(error, options.action, options.shown);
   }

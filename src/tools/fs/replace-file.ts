@@ -1,20 +1,39 @@
 /**
  * The final step of write_file and edit_file: replace (or create) the file atomically at a path whose
- * directory is verified against the policy, then record the new content in the chat's ledger so a second
- * write needs no re-read.
+ * directory is verified for writing against the access policy, then record the new content in the chat's
+ * ledger so a second write needs no re-read.
+ *
+ * `target` is a real path (decided already). Missing parent directories are created and then checked to
+ * be where the decision expected them: if a directory on the way was swapped for a symlink in between,
+ * the directories just created (elsewhere) are removed again and nothing is written.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, realpath, rmdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { getAccessPolicy } from '../access/access-policy.ts';
 import { ToolExecutionError, ToolPermissionError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
 import { writeFileAtomically } from './atomic-write.ts';
 import { describeSystemError } from './describe-system-error.ts';
 import { countLines, recordWrite, sha256Hex } from './freshness.ts';
-import { getPathPolicy } from './resolve-and-validate-path.ts';
 
 export interface ReplaceFileResult {
   real: string;
   sha256: string;
+}
+
+/** Creates the missing parents of `directory` (a real path) and proves they landed at that path. */
+async function createParentDirectories(directory: string, shown: string): Promise<void> {
+  const first = await mkdir(directory, { recursive: true });
+  if (first === undefined) return; // nothing created: the existing directory is verified with the file
+  if ((await realpath(directory)) === directory) return;
+  // Empty directories only, deepest first, back to the first one created: nothing else is touched.
+  for (let current = directory; ; current = dirname(current)) {
+    await rmdir(current).catch(() => {});
+    if (current === first || dirname(current) === current) break;
+  }
+  throw new ToolPermissionError(
+    `Cannot write ${JSON.stringify(shown)}: a directory on its path was replaced by a link while it was being created, so nothing was written.`,
+  );
 }
 
 /**
@@ -28,16 +47,13 @@ export async function replaceFile(
   context: ToolContext,
   shown: string,
 ): Promise<ReplaceFileResult> {
-  const policy = await getPathPolicy(context);
+  const policy = await getAccessPolicy(context);
   try {
-    await mkdir(dirname(target), { recursive: true });
+    await createParentDirectories(dirname(target), shown);
     const written = await writeFileAtomically(target, data, {
       mode,
       create: mode === undefined,
-      verifyTarget: async (realTarget) => {
-        const refusal = policy.refusalFor(realTarget, realTarget, shown);
-        if (refusal !== undefined) throw new ToolPermissionError(refusal);
-      },
+      verifyTarget: async (realTarget) => policy.require(realTarget, 'write', shown, realTarget),
     });
     const sha256 = sha256Hex(data);
     await recordWrite(context.ledger, {

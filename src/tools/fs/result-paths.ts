@@ -1,33 +1,23 @@
 /**
- * Result paths (spec: "Built-in Tools", the two-way path convention): every path in a result list is
- * relative to the chat working directory, whatever search root the call named; it is absolute when no
- * working directory is bound, when the match lies outside it, or when the caller asked for absolute paths
- * (glob's `absolute` setting). A reported path passed back into another tool reaches the same file.
+ * Result paths, the two-way path convention: every path in a result list is relative to the call's
+ * working directory, whatever search root the call named; it is absolute when the match lies outside the
+ * working directory or when the caller asked for absolute paths (glob's `absolute` setting). A reported
+ * path passed back into another tool reaches the same file.
  */
 import { relative, sep } from 'node:path';
+import { isPathInside } from '../access/reachable-set.ts';
 import type { ToolContext } from '../types.ts';
-import { isPathInside, type PathPolicy } from './path-policy.ts';
 
 export interface ResultPathAnchor {
-  /** The chat's bound working directory (absolute), or undefined when none is bound. */
+  /** The call's real working directory; undefined reports every path absolute. */
   workingDirectory: string | undefined;
   /** Always report absolute paths. */
   absolute?: boolean;
 }
 
-/**
- * The anchor of a call's result paths: the real working directory when the chat binds one (walks run on
- * real paths), none otherwise, so results are absolute exactly when the spec says.
- */
-export function getResultPathAnchor(
-  context: ToolContext,
-  policy: PathPolicy,
-  absolute = false,
-): ResultPathAnchor {
-  return {
-    workingDirectory: context.workingDirectory === undefined ? undefined : policy.workingDirectoryReal,
-    absolute,
-  };
+/** The anchor of a call's result paths: its real working directory (walks run on real paths). */
+export function getResultPathAnchor(context: ToolContext, absolute = false): ResultPathAnchor {
+  return { workingDirectory: context.reachable.workingDirectory, absolute };
 }
 
 /** Re-anchors an absolute path for a result list. */

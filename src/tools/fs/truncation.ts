@@ -65,12 +65,14 @@ export function globCapNotice(maxResults: number): string {
  * The notice when the path policy kept candidates out of a glob or grep result, so an empty or short
  * result is not read as "nothing there".
  */
-export function policyOmissionNotice(count: number, what: 'paths' | 'files'): string {
+export function policyOmissionNotice(count: number, what: 'paths' | 'files' | 'entries'): string {
   const noun =
     what === 'paths'
       ? `matching path${count === 1 ? ' was' : 's were'} left out`
-      : `file${count === 1 ? ' was' : 's were'} not searched`;
-  return `${count} ${noun} because the path policy refuses ${count === 1 ? 'it' : 'them'} (outside the chat working directory of a restricted chat, outside allowedPaths, or under deniedPaths); ${count === 1 ? 'it' : 'they'} cannot be read in this chat.`;
+      : what === 'entries'
+        ? `entr${count === 1 ? 'y was' : 'ies were'} left out`
+        : `file${count === 1 ? ' was' : 's were'} not searched`;
+  return `${count} ${noun} because the path policy refuses ${count === 1 ? 'it' : 'them'} (outside what this chat can reach, outside allowedPaths, or under deniedPaths); ${count === 1 ? 'it' : 'they'} cannot be read in this chat.`;
 }
 
 /** grep's notice when the result list stopped at a cap. */

@@ -11,6 +11,8 @@ export interface WalkOptions {
   dot: boolean;
   /** Keeps a file when it matches this glob (relative path, `/`-separated). */
   glob?: string;
+  /** A directory (absolute path) for which this returns true is not entered. */
+  skipsDirectory?: (absolute: string) => boolean;
 }
 
 function kindOf(entry: Dirent, path: string): 'file' | 'directory' | 'skip' {
@@ -70,8 +72,9 @@ export function* walkFiles(root: string, options: WalkOptions): Generator<[strin
       const relativePath = relativeDirectory === '' ? entry.name : `${relativeDirectory}/${entry.name}`;
       const absolute = prefix + relativePath;
       const kind = kindOf(entry, absolute);
-      if (kind === 'directory') subdirectories.push(relativePath);
-      else if (kind === 'file' && (matcher === undefined || matcher.match(relativePath)))
+      if (kind === 'directory') {
+        if (!options.skipsDirectory?.(absolute)) subdirectories.push(relativePath);
+      } else if (kind === 'file' && (matcher === undefined || matcher.match(relativePath)))
         yield [absolute, relativePath];
     }
     // Depth-first in name order: push in reverse so the first name is visited first.

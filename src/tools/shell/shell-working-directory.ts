@@ -1,13 +1,13 @@
 /**
- * The directory a shell command runs in (spec: "bash / zsh / powershell", parameter `cwd`; "Built-in
- * Tools" preamble). `cwd` may be absolute, `~`-prefixed, or relative to the chat working directory;
- * absent, it is the chat's bound directory, else the process working directory. Path policy
- * (`allowedPaths` / `deniedPaths`) and restricted containment apply through the shared
- * resolveAndValidatePath, to the default directory as much as to an explicit one.
+ * The directory a shell command runs in (parameter `cwd`). `cwd` may be absolute, `~`-prefixed (the
+ * personal workspace), or relative to the call's working directory; absent, it is the working directory
+ * of the call's reachable set. The access policy (the reachable set, `allowedPaths` / `deniedPaths`)
+ * applies through the shared resolveAndValidatePath, to the default directory as much as to an explicit
+ * one.
  */
 import { stat } from 'node:fs/promises';
+import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { classifySystemError, ToolArgumentError, ToolError, ToolNotFoundError } from '../errors.ts';
-import { resolveAndValidatePath, workingDirectoryOf } from '../fs/resolve-and-validate-path.ts';
 import type { ToolContext } from '../types.ts';
 
 export interface ShellWorkingDirectory {
@@ -25,7 +25,7 @@ export async function resolveShellWorkingDirectory(
   input: string | undefined,
   context: ToolContext,
 ): Promise<ShellWorkingDirectory> {
-  const resolved = await resolveAndValidatePath(input ?? workingDirectoryOf(context), context, 'cwd');
+  const resolved = await resolveAndValidatePath(input ?? context.reachable.workingDirectory, context, 'cwd');
   const shown = JSON.stringify(input ?? resolved.absolute);
   if (!resolved.exists) {
     throw new ToolNotFoundError(

@@ -24,7 +24,7 @@ describe.each(BACKENDS)('chat routes over the %s chat repository', (backend) => 
   let deps: AppDependencies;
   let app: ReturnType<typeof createApp>;
   let token: string;
-  const seenDataDirectories: string[] = [];
+  const seenDataDirectories: (string | undefined)[] = [];
   const provider = new ScriptedProvider(
     [toolCallsResponse([{ id: 'p1', name: 'progress', arguments: { value: 'x' } }]), textResponse('Done.')],
     { id: 'openai' },

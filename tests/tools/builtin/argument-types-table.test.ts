@@ -12,7 +12,7 @@ import { InMemoryFreshnessLedger } from '../../../src/tools/freshness-ledger.ts'
 import { listTools } from '../../../src/tools/registry.ts';
 import type { JsonSchema, ToolExecutionResult } from '../../../src/tools/types.ts';
 import '../../../src/tools/builtin/index.ts';
-import { makeTempDirectory } from '../../helpers/tool-context.ts';
+import { makeReachableSet, makeTempDirectory } from '../../helpers/tool-context.ts';
 
 const directory = makeTempDirectory('mango-argtypes-');
 
@@ -65,7 +65,7 @@ function call(name: string, args: Record<string, unknown>): Promise<ToolExecutio
     {
       userId: 'user-1',
       chatId: `argtypes-${name}`,
-      workingDirectory: directory.path,
+      reachable: makeReachableSet({ workingDirectory: directory.path }),
       ledger: new InMemoryFreshnessLedger(),
     },
     { enabled: true },

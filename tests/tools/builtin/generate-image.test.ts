@@ -7,6 +7,19 @@ import { JPEG_BYTES, PNG_BYTES } from '../../helpers/replay-image-server.ts';
 const harness = useGenerateImageHarness();
 
 describe('generate_image with OpenAI Images', () => {
+  test('a caller that gives no data directory gets a refusal before any provider request', async () => {
+    const outcome = await harness.run({ prompt: 'a red fox' }, { withoutDataDirectory: true }).result;
+    expect(outcome).toEqual({
+      ok: false,
+      error: {
+        classification: 'execution_error',
+        message:
+          'generate_image cannot store images here: this caller gave the tool no data directory to keep them in.',
+      },
+    });
+    expect(harness.server.requests).toHaveLength(0);
+  });
+
   test('generates, stores under the data directory, records per user and chat, and summarizes', async () => {
     const { result, events } = harness.run({ prompt: 'a red fox', quality: 'high' });
     const outcome = await result;

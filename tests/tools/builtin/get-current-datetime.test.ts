@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { describeInstant } from '../../../src/tools/builtin/get-current-datetime.ts';
 import { executeTool } from '../../../src/tools/execution.ts';
 import '../../../src/tools/builtin/index.ts';
+import { makeReachableSet } from '../../helpers/tool-context.ts';
 
 describe('describeInstant at known instants', () => {
   const cases: [string, string, string, string, string][] = [
@@ -76,7 +77,7 @@ describe('describeInstant at known instants', () => {
 
 describe('get_current_datetime through executeTool', () => {
   const now = () => Date.parse('2026-11-30T06:00:00Z');
-  const context = { userId: 'u', now };
+  const context = { userId: 'u', reachable: makeReachableSet(), now };
 
   test('defaults are UTC and en-US', async () => {
     const result = await executeTool('get_current_datetime', {}, context);

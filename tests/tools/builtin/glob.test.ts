@@ -87,8 +87,9 @@ describe('re-anchoring', () => {
     );
     expect(result.matches).toEqual([join(wd, 'src/b.js')]);
   });
-  test('no working directory bound: absolute paths, cwd echoed resolved', async () => {
-    const result = expectOk(await createChat().call('glob', { pattern: 'src/*.js', cwd: wd }));
+  test('matches outside the working directory: absolute paths, cwd echoed as given', async () => {
+    const chat = createChat({ workingDirectory: join(wd, 'docs') });
+    const result = expectOk(await chat.call('glob', { pattern: 'src/*.js', cwd: wd }));
     expect(result.matches).toEqual([join(wd, 'src/b.js')]);
     expect(result.cwd).toBe(wd);
   });
@@ -113,28 +114,28 @@ describe('policy and caps', () => {
   test('every candidate passes the policy: denied paths and symlinks pointing out are left out', async () => {
     const chat = createChat({
       workingDirectory: wd,
-      restricted: true,
+      confined: true,
       parameters: { deniedPaths: pathList('secret') },
     });
     const result = expectOk(await chat.call('glob', { pattern: '**/*.ts' }));
     expect(result.matches).toEqual(['src/a.ts', 'src/alias.ts', 'src/util/c.ts']);
     // secret/s.ts and the escaping symlink: left out, and the model is told.
     expect(result.notice).toBe(
-      '2 matching paths were left out because the path policy refuses them (outside the chat working directory of a restricted chat, outside allowedPaths, or under deniedPaths); they cannot be read in this chat.',
+      '2 matching paths were left out because the path policy refuses them (outside what this chat can reach, outside allowedPaths, or under deniedPaths); they cannot be read in this chat.',
     );
   });
   test('a result the policy emptied says so instead of looking like "no such files"', async () => {
-    const chat = createChat({ workingDirectory: wd, restricted: true });
+    const chat = createChat({ workingDirectory: wd, confined: true });
     const result = expectOk(await chat.call('glob', { pattern: '../outside/*.ts' }));
     expect(result.matches).toEqual([]);
     expect(result.notice).toBe(
-      '1 matching path was left out because the path policy refuses it (outside the chat working directory of a restricted chat, outside allowedPaths, or under deniedPaths); it cannot be read in this chat.',
+      '1 matching path was left out because the path policy refuses it (outside what this chat can reach, outside allowedPaths, or under deniedPaths); it cannot be read in this chat.',
     );
     const open = expectOk(await createChat({ workingDirectory: wd }).call('glob', { pattern: '**/a.ts' }));
     expect(open.notice).toBeUndefined();
   });
   test('a cwd outside a restricted chat is refused', async () => {
-    const chat = createChat({ workingDirectory: wd, restricted: true });
+    const chat = createChat({ workingDirectory: wd, confined: true });
     expect(expectFailure(await chat.call('glob', { pattern: '*', cwd: '..' })).classification).toBe(
       'permission_denied',
     );

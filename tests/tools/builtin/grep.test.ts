@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { executeTool, type ToolTimers } from '../../../src/tools/execution.ts';
 import { createChat, expectFailure, expectOk } from '../../helpers/call-tool.ts';
-import { makeTempDirectory, pathList } from '../../helpers/tool-context.ts';
+import { makeReachableSet, makeTempDirectory, pathList } from '../../helpers/tool-context.ts';
 
 const temp = makeTempDirectory('mango-grep-');
 const root = temp.path;
@@ -36,8 +36,8 @@ beforeAll(() => {
 });
 afterAll(() => temp.remove());
 
-const call = (args: Record<string, unknown>, parameters?: Record<string, unknown>, restricted = false) =>
-  createChat({ workingDirectory: wd, parameters, restricted }).call('grep', args);
+const call = (args: Record<string, unknown>, parameters?: Record<string, unknown>, confined = false) =>
+  createChat({ workingDirectory: wd, parameters, confined }).call('grep', args);
 
 describe('results', () => {
   test('exact shape, walk filtered by glob at any depth, paths relative to the working directory', async () => {
@@ -109,8 +109,9 @@ describe('re-anchoring', () => {
     expect(result.matches).toEqual([{ file: join(wd, 'src/deep/b.ts'), line: 2, text: 'needle in deep' }]);
     expect(result.path).toBe('../src');
   });
-  test('no working directory bound: absolute paths', async () => {
-    const result = expectOk(await createChat().call('grep', { pattern: 'deep', path: join(wd, 'src') }));
+  test('matches outside the working directory: absolute paths', async () => {
+    const chat = createChat({ workingDirectory: join(wd, 'docs') });
+    const result = expectOk(await chat.call('grep', { pattern: 'deep', path: join(wd, 'src') }));
     expect(result.matches).toEqual([{ file: join(wd, 'src/deep/b.ts'), line: 2, text: 'needle in deep' }]);
   });
   test('single-file search is re-anchored too and passes into read_file', async () => {
@@ -134,7 +135,7 @@ describe('policy', () => {
       'src/deep/b.ts',
     ]);
     expect(result.notice).toBe(
-      '1 file was not searched because the path policy refuses it (outside the chat working directory of a restricted chat, outside allowedPaths, or under deniedPaths); it cannot be read in this chat.',
+      '1 file was not searched because the path policy refuses it (outside what this chat can reach, outside allowedPaths, or under deniedPaths); it cannot be read in this chat.',
     );
   });
   test('a glob that names a dot segment searches it, as Bun.Glob and the glob tool do', async () => {
@@ -206,7 +207,7 @@ describe('no freeze, no silent false negative', () => {
     const grep = executeTool(
       'grep',
       { pattern: '(a+)+b(?=c)', path: 'redos.txt' },
-      { userId: 'user-1', workingDirectory: wd },
+      { userId: 'user-1', reachable: makeReachableSet({ workingDirectory: wd }) },
       undefined,
       { timers },
     ).then((outcome) => {
@@ -217,7 +218,7 @@ describe('no freeze, no silent false negative', () => {
     const concurrent = await executeTool(
       'read_file',
       { path: 'src/a.ts' },
-      { userId: 'user-1', workingDirectory: wd },
+      { userId: 'user-1', reachable: makeReachableSet({ workingDirectory: wd }) },
     );
     events.push('read_file');
     expect(concurrent.ok).toBe(true);

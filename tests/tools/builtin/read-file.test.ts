@@ -37,7 +37,7 @@ afterAll(() => {
   outside.remove();
 });
 
-const chat = () => createChat({ workingDirectory: wd, restricted: true });
+const chat = () => createChat({ workingDirectory: wd, confined: true });
 
 describe('text view', () => {
   test('numbers lines like cat -n and returns exactly the spec shape', async () => {

@@ -8,8 +8,12 @@ import { defaultToolRegistry, ToolRegistry } from '../../../src/tools/registry.t
 import { getToolDefinitionsForTools, normalizeToolParameters } from '../../../src/tools/settings-policy.ts';
 import { buildShellTool } from '../../../src/tools/shell/build-shell-tool.ts';
 import type { ShellCommandResult } from '../../../src/tools/shell/run-shell-command.ts';
-import type { ToolCallContext } from '../../../src/tools/types.ts';
-import { makeTempDirectory, pathList } from '../../helpers/tool-context.ts';
+import {
+  makeReachableSet,
+  makeTempDirectory,
+  pathList,
+  type ReachableFixture,
+} from '../../helpers/tool-context.ts';
 import { eventually, liveProcessGroupMembers, readPidFile } from '../shell/process-table.ts';
 import '../../../src/tools/builtin/index.ts';
 
@@ -30,12 +34,17 @@ registry.register(buildShellTool('bash'));
 function call(
   args: unknown,
   parameters: Record<string, unknown> = {},
-  context: Partial<ToolCallContext> = {},
+  binding: ReachableFixture & { signal?: AbortSignal } = {},
 ) {
+  const { signal, ...fixture } = binding;
   return executeTool(
     'bash',
     args,
-    { userId: 'u', workingDirectory: workspace, ...context },
+    {
+      userId: 'u',
+      reachable: makeReachableSet({ workingDirectory: workspace, ...fixture }),
+      ...(signal === undefined ? {} : { signal }),
+    },
     { enabled: true, parameters },
     { registry },
   );
@@ -44,9 +53,9 @@ function call(
 async function resultOf(
   args: unknown,
   parameters: Record<string, unknown> = {},
-  context: Partial<ToolCallContext> = {},
+  binding: ReachableFixture = {},
 ): Promise<ShellCommandResult> {
-  const outcome = await call(args, parameters, context);
+  const outcome = await call(args, parameters, binding);
   if (!outcome.ok) throw new Error(`expected ok, got ${JSON.stringify(outcome.error)}`);
   return outcome.result as ShellCommandResult;
 }
@@ -62,7 +71,13 @@ describe('registration and settings', () => {
     const tool = buildShellTool('bash');
     expect(tool.settings.enabledByDefault).toBe(false);
     expect(getToolDefinitionsForTools([tool])).toEqual([]);
-    const outcome = await executeTool('bash', { command: 'true' }, { userId: 'u' }, undefined, { registry });
+    const outcome = await executeTool(
+      'bash',
+      { command: 'true' },
+      { userId: 'u', reachable: makeReachableSet() },
+      undefined,
+      { registry },
+    );
     expect(outcome).toMatchObject({ ok: false, error: { classification: 'tool_disabled' } });
   });
 
@@ -158,9 +173,9 @@ describe('cwd', () => {
     expect(result.stdout).toBe(`${expected()}\n`);
   });
 
-  test('absent with no bound directory: the process working directory', async () => {
-    const result = await resultOf({ command: 'pwd -P' }, {}, { workingDirectory: undefined });
-    expect(result.stdout).toBe(`${realpathSync(process.cwd())}\n`);
+  test('absent: the working directory of the reachable set, never the server process directory', async () => {
+    const result = await resultOf({ command: 'pwd -P' }, {}, { workingDirectory: join(workspace, 'sub') });
+    expect(result.stdout).toBe(`${join(workspace, 'sub')}\n`);
   });
 
   const refusals: [string, Record<string, unknown>, Record<string, unknown>, boolean, string][] = [
@@ -184,12 +199,12 @@ describe('cwd', () => {
     ],
   ];
   test.each(refusals)('refuses %s', async (_label, args, parameters, restricted, classification) => {
-    const outcome = await call({ command: 'touch ran', ...args }, parameters, { restricted });
+    const outcome = await call({ command: 'touch ran', ...args }, parameters, { confined: restricted });
     expect(outcome).toMatchObject({ ok: false, error: { classification } });
   });
 
   test('a restricted chat may still run inside its working directory', async () => {
-    const result = await resultOf({ command: 'pwd -P', cwd: 'sub' }, {}, { restricted: true });
+    const result = await resultOf({ command: 'pwd -P', cwd: 'sub' }, {}, { confined: true });
     expect(result.stdout).toBe(`${join(workspace, 'sub')}\n`);
   });
 });
@@ -279,8 +294,7 @@ describe('how a stopped command is reported by the tool itself', () => {
   const context = (parameters: Record<string, unknown>) => ({
     userId: 'u',
     chatId: undefined,
-    workingDirectory: workspace,
-    restricted: false,
+    reachable: makeReachableSet({ workingDirectory: workspace }),
     settings: { enabled: true, parameters },
     signal: new AbortController().signal,
     ledger: { get: async () => undefined, put: async () => {}, delete: async () => {} },

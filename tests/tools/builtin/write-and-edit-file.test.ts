@@ -164,7 +164,7 @@ describe('write_file', () => {
   test('refuses a symlink, a directory, and paths outside a restricted chat', async () => {
     symlinkSync(join(wd, 'notes.txt'), join(wd, 'link.txt'));
     mkdirSync(join(wd, 'dir'));
-    const chat = createChat({ workingDirectory: join(wd, 'dir'), restricted: true });
+    const chat = createChat({ workingDirectory: join(wd, 'dir'), confined: true });
     expect(
       expectFailure(await chat.call('write_file', { path: '../link.txt', content: 'x' })).classification,
     ).toBe('permission_denied');

@@ -1,7 +1,7 @@
 /**
- * The grep search loop (spec: grep "Execution"): walk the root incrementally (files only, symlinks not
- * followed, filtered by the optional glob with Bun.Glob's matcher), check each candidate against the path
- * policy, search batches of files, and merge the outcomes in walk order until `maxResults` matching lines
+ * The grep search loop: walk the root incrementally (files only, symlinks not
+ * followed, filtered by the optional glob with Bun.Glob's matcher), check each candidate against the
+ * access policy, search batches of files, and merge the outcomes in walk order until `maxResults` matching lines
  * are collected (one match past the cap proves `truncated`).
  *
  * Linear engines start in the calling thread, yielding after every batch. A pool of workers takes over
@@ -10,6 +10,7 @@
  * {@link WORKER_PREWARM_FILE_COUNT} files and the pool has booted. Workers are terminated when the call's signal fires.
  */
 import { availableParallelism } from 'node:os';
+import { VERIFIES_DESCRIPTORS } from '../open-verified-file.ts';
 import { walkFiles } from '../walk-files.ts';
 import {
   type BatchExecutor,
@@ -48,8 +49,10 @@ export interface GrepSearchOptions extends Omit<BatchLimits, 'verifyRealPath'> {
   dot: boolean;
   maxResults: number;
   signal: AbortSignal;
-  /** Lexical policy check of a candidate's absolute path. */
-  allows?: (absolute: string) => boolean;
+  /** The access policy's check of a candidate file's absolute (real) path. */
+  allows: (absolute: string) => boolean;
+  /** Directories the walk does not enter at all (the protected set). */
+  skipsDirectory?: (absolute: string) => boolean;
   /** `auto` (default): workers past IN_PROCESS_FILE_LIMIT files; a number forces that many workers. */
   workers?: 'auto' | number;
 }
@@ -71,7 +74,7 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
   const limits: BatchLimits = {
     maxFileSizeBytes: options.maxFileSizeBytes,
     maxMatchesPerFile: options.maxMatchesPerFile,
-    verifyRealPath: options.allows !== undefined && process.platform === 'linux',
+    verifyRealPath: VERIFIES_DESCRIPTORS,
   };
   const poolSize = Math.max(1, Math.min(2, availableParallelism()));
   const forcedWorkers = typeof options.workers === 'number' ? options.workers : undefined;
@@ -166,10 +169,11 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
       for (const [absolute] of walkFiles(options.root, {
         dot: options.dot,
         glob: filterGlob(options.glob),
+        ...(options.skipsDirectory === undefined ? {} : { skipsDirectory: options.skipsDirectory }),
       })) {
         if (done) break;
         if (options.signal.aborted) throw options.signal.reason;
-        if (options.allows && !options.allows(absolute)) continue;
+        if (!options.allows(absolute)) continue;
         batch.push(absolute);
         walked += 1;
         if (batch.length === batchSize) await flush(false);

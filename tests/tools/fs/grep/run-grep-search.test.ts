@@ -28,6 +28,7 @@ async function search(pattern: string, workers: 'auto' | number, maxResults = 10
     maxMatchesPerFile: 20,
     maxFileSizeBytes: 1 << 20,
     signal: new AbortController().signal,
+    allows: () => true,
     workers,
   });
   return {

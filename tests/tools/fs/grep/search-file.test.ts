@@ -19,7 +19,7 @@ afterAll(() => temp.remove());
 test.each([
   ['a file searched', 'real.txt', true, 'searched', 1],
   ['a path that turned into a symlink is not searched when verifying', 'swapped.txt', true, 'unreadable', 0],
-  ['the same path without a policy to enforce', 'swapped.txt', false, 'searched', 1],
+  ['a symlink is not followed even without verifying (O_NOFOLLOW)', 'swapped.txt', false, 'unreadable', 0],
   ['over the size cap (bytes read, not stat)', 'big.txt', false, 'too_large', 0],
   ['binary', 'binary.txt', false, 'binary', 0],
   ['missing', 'missing.txt', false, 'unreadable', 0],

@@ -1,27 +1,14 @@
 /**
- * Lexical and real locations of a path (issue 3, "Paths"). `expandAndResolvePath` is pure: `~` and
- * `~/…` expand to the server user's home (`~user` is left alone, it is an ordinary relative name),
- * relative paths resolve against a base directory and `..` is applied lexically.
- *
- * `resolveRealLocation` asks the filesystem where a path really lands: every symlink resolved, also a
+ * The real location of a path. `resolveRealLocation` asks the filesystem where a path really lands: every symlink resolved, also a
  * dangling one (followed by hand, so `link → /outside/new-file` is judged at `/outside/new-file`, which is
  * where a write would create it). For a tail that does not exist yet, the result is the nearest existing
  * ancestor's real path plus the remaining components.
  */
 import { lstat, readlink, realpath } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /** Symlink hops followed by hand before giving up, like the kernel's ELOOP limit. */
 const MAX_SYMLINK_HOPS = 40;
-
-/** Expands `~` / `~/…` and resolves against `baseDirectory`. Pure apart from reading the home dir. */
-export function expandAndResolvePath(input: string, baseDirectory: string): string {
-  let expanded = input;
-  if (input === '~') expanded = homedir();
-  else if (input.startsWith('~/')) expanded = join(homedir(), input.slice(2));
-  return isAbsolute(expanded) ? resolve(expanded) : resolve(baseDirectory, expanded);
-}
 
 export interface RealLocation {
   real: string;

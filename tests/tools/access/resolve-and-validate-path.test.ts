@@ -2,16 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { resolveAndValidatePath } from '../../../src/tools/access/resolve-and-validate-path.ts';
 import { ToolError } from '../../../src/tools/errors.ts';
-import { isPathInside } from '../../../src/tools/fs/path-policy.ts';
 import {
   PATH_POLICY_DEFAULT_PARAMETERS,
   PATH_POLICY_PARAMETER_DESCRIPTORS,
 } from '../../../src/tools/fs/path-policy-settings.ts';
-import {
-  resolveAndValidatePath,
-  workingDirectoryOf,
-} from '../../../src/tools/fs/resolve-and-validate-path.ts';
 import type { ToolContext } from '../../../src/tools/types.ts';
 import { makeTempDirectory, makeToolContext, pathList } from '../../helpers/tool-context.ts';
 
@@ -67,14 +63,14 @@ describe('restricted containment', () => {
     ['root', '/', () => 'permission_denied'],
     ['symlink loop', 'loop-a', () => 'validation_failed'],
   ];
-  const context = makeToolContext({ workingDirectory: wd, restricted: true });
+  const context = makeToolContext({ binding: { workingDirectory: wd, confined: true } });
   test.each(cases)('%s: %s', async (_name, input, expected) => {
     expect(await outcome(input, context)).toBe(expected());
   });
 });
 
 describe('argument errors', () => {
-  const context = makeToolContext({ workingDirectory: wd });
+  const context = makeToolContext({ binding: { workingDirectory: wd } });
   test.each([
     ['empty', ''],
     ['NUL byte', 'inside.txt\0.png'],
@@ -129,38 +125,49 @@ describe('allowedPaths and deniedPaths', () => {
     ],
   ];
   test.each(cases)('%s', async (_name, parameters, input, expected) => {
-    const result = await outcome(input, makeToolContext({ workingDirectory: wd, parameters }));
+    const result = await outcome(input, makeToolContext({ binding: { workingDirectory: wd }, parameters }));
     expect(result.startsWith('ok') ? 'ok' : result).toBe(expected);
   });
 
   test('refusals name the path and the rule', async () => {
-    const denied = makeToolContext({ workingDirectory: wd, parameters: { deniedPaths: pathList('sub') } });
+    const denied = makeToolContext({
+      binding: { workingDirectory: wd },
+      parameters: { deniedPaths: pathList('sub') },
+    });
     await expect(resolveAndValidatePath('sub/file.txt', denied)).rejects.toThrow(
-      `Access to "sub/file.txt" (real location ${wd}/sub/file.txt) is denied: it is inside the denied path "sub" (deniedPaths setting).`,
+      `Access to "sub/file.txt" (resolved to ${wd}/sub/file.txt) is denied: it is inside the denied path "sub" (deniedPaths setting).`,
     );
-    const allowed = makeToolContext({ workingDirectory: wd, parameters: { allowedPaths: pathList('sub') } });
+    const allowed = makeToolContext({
+      binding: { workingDirectory: wd },
+      parameters: { allowedPaths: pathList('sub') },
+    });
     await expect(resolveAndValidatePath(join(wd, 'inside.txt'), allowed)).rejects.toThrow(
       `Access to "${wd}/inside.txt" is denied: it is outside the allowed paths (allowedPaths setting: "sub").`,
     );
-    const restricted = makeToolContext({ workingDirectory: wd, restricted: true });
-    await expect(resolveAndValidatePath('link-out/secret.txt', restricted)).rejects.toThrow(
-      `Access to "link-out/secret.txt" (real location ${root}/outside/secret.txt) is denied: this chat is restricted to its working directory ${wd}.`,
+    const confined = makeToolContext({ binding: { workingDirectory: wd, confined: true } });
+    await expect(resolveAndValidatePath('link-out/secret.txt', confined)).rejects.toThrow(
+      `Access to "link-out/secret.txt" (resolved to ${root}/outside/secret.txt) is denied: it lies outside what this chat can reach, which is only ${wd} (read-write).`,
     );
   });
 });
 
 describe('resolution', () => {
-  test('~ and ~/ expand to the home directory; ~user is a relative name', async () => {
-    const context = makeToolContext({ workingDirectory: wd });
-    expect((await resolveAndValidatePath('~', context)).absolute).toBe(homedir());
-    expect((await resolveAndValidatePath('~/x/y', context)).absolute).toBe(join(homedir(), 'x/y'));
+  test("~ and ~/ expand to the reachable set's home directory, not the server user's; ~user is a relative name", async () => {
+    const home = join(wd, 'sub');
+    const context = makeToolContext({ binding: { workingDirectory: wd, homeDirectory: home } });
+    expect((await resolveAndValidatePath('~', context)).absolute).toBe(home);
+    expect((await resolveAndValidatePath('~/x/y', context)).absolute).toBe(join(home, 'x/y'));
     expect((await resolveAndValidatePath('~user/x', context)).absolute).toBe(join(wd, '~user/x'));
+    const confined = makeToolContext({
+      binding: { workingDirectory: wd, confined: true, homeDirectory: home },
+    });
+    expect((await resolveAndValidatePath('~/file.txt', confined)).real).toBe(join(home, 'file.txt'));
   });
 
   test('input, absolute and real are all reported', async () => {
     const resolved = await resolveAndValidatePath(
       'link-in/file.txt',
-      makeToolContext({ workingDirectory: wd }),
+      makeToolContext({ binding: { workingDirectory: wd } }),
     );
     expect(resolved).toEqual({
       input: 'link-in/file.txt',
@@ -170,19 +177,11 @@ describe('resolution', () => {
     });
   });
 
-  test('with no working directory bound, relative paths use the process working directory', async () => {
-    const context = makeToolContext();
-    expect(workingDirectoryOf(context)).toBe(process.cwd());
-    expect((await resolveAndValidatePath('package.json', context)).absolute).toBe(
-      join(process.cwd(), 'package.json'),
-    );
-  });
-
-  test('isPathInside compares whole components', () => {
-    expect(isPathInside('/a/b', '/a')).toBe(true);
-    expect(isPathInside('/a', '/a')).toBe(true);
-    expect(isPathInside('/ab', '/a')).toBe(false);
-    expect(isPathInside('/a/b', '/')).toBe(true);
+  test('relative paths resolve against the reachable set, never the server process directory', async () => {
+    const context = makeToolContext({ binding: { workingDirectory: join(wd, 'sub') } });
+    expect((await resolveAndValidatePath('file.txt', context)).real).toBe(join(wd, 'sub', 'file.txt'));
+    const fromServer = makeToolContext({ binding: { workingDirectory: process.cwd() } });
+    expect(await outcome('package.json', fromServer)).toBe('permission_denied');
   });
 
   test('shared settings descriptors and defaults', () => {

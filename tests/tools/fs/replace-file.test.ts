@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { replaceFile } from '../../../src/tools/fs/replace-file.ts';
+import { makeTempDirectory, makeToolContext } from '../../helpers/tool-context.ts';
+
+const temp = makeTempDirectory('mango-replace-');
+const ws = join(temp.path, 'ws');
+const outside = join(temp.path, 'outside');
+beforeAll(() => {
+  mkdirSync(ws);
+  mkdirSync(outside);
+  symlinkSync(outside, join(ws, 'link'));
+});
+afterAll(() => temp.remove());
+
+const context = () => makeToolContext({ binding: { workingDirectory: ws, confined: true } });
+
+test('creates missing parent directories and the file, and records it in the ledger', async () => {
+  const target = join(ws, 'a', 'b', 'new.txt');
+  const call = context();
+  const written = await replaceFile(
+    target,
+    new TextEncoder().encode('hello\n'),
+    undefined,
+    call,
+    'a/b/new.txt',
+  );
+  expect(written.real).toBe(target);
+  expect(readFileSync(target, 'utf8')).toBe('hello\n');
+  expect((await call.ledger.get(target))?.complete).toBe(true);
+});
+
+test('a directory on the way that became a link: the directories created through it are removed, nothing is written', async () => {
+  // The path was decided while `link` was a directory of the workspace; by now it points outside.
+  const target = join(ws, 'link', 'new', 'deeper', 'file.txt');
+  await expect(
+    replaceFile(target, new TextEncoder().encode('x'), undefined, context(), 'link/new/deeper/file.txt'),
+  ).rejects.toThrow(
+    'Cannot write "link/new/deeper/file.txt": a directory on its path was replaced by a link while it was being created, so nothing was written.',
+  );
+  expect(readdirSync(outside)).toEqual([]);
+});
