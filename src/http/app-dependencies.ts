@@ -33,6 +33,7 @@ import type { ToolSettingsRepository } from '../settings/tool-settings-repositor
 import { ToolSettingsService } from '../settings/tool-settings-service.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
+import type { WebApp } from '../web/load-web-app.ts';
 import { type AuthenticationPlugin, createAuthenticationPlugin } from './authentication.ts';
 import { createServerChatService } from './chat/chat-service-factory.ts';
 
@@ -62,6 +63,8 @@ export interface AppDependencies {
   chats: ChatService;
   /** `MANGO_WORKSPACE_ROOTS` and friends: what a chat or an HTTP MCP session may bind. */
   chatConfig: ChatConfig;
+  /** The web app's bytes, loaded and verified once at start; undefined = not built (pages answer 503). */
+  webApp?: WebApp;
 }
 
 export interface AppDependencyOptions {
@@ -76,6 +79,8 @@ export interface AppDependencyOptions {
   providers?: ProviderRegistry;
   /** Default: the database (`DatabaseChatRepository`). */
   chatRepository?: ChatRepository;
+  /** The web app to serve (`startServer` loads it with `loadWebApp`); default none. */
+  webApp?: WebApp;
 }
 
 /** Builds the repositories and services over one database. */
@@ -105,6 +110,7 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
     log: options.log ?? ((message) => console.error(message)),
     providers,
     chatConfig,
+    webApp: options.webApp,
     chats: createServerChatService({
       chatConfig,
       providers,

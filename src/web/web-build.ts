@@ -3,10 +3,20 @@
  * `app.js` (one ES module bundle, minified, with a linked source map), `app.css` and `index.html`.
  * No framework and no CDN: the bundle holds everything the page runs.
  *
+ * Last it writes `build-manifest.json`, the SHA-256 of every file, which the server checks when it loads
+ * the build into memory (`load-web-app.ts`).
+ *
  * `isWebBuildStale` lets `npm start` rebuild only when the output is missing or older than a source.
  */
-import { copyFile, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import {
+  isWebFileName,
+  sha256Hex,
+  WEB_BUILD_MANIFEST_FILE,
+  WEB_BUILD_MANIFEST_FORMAT,
+  type WebBuildManifest,
+} from './load-web-app.ts';
 
 /** Repository root (this file lives in `src/web/`). */
 const PROJECT_ROOT = path.resolve(import.meta.dir, '..', '..');
@@ -17,7 +27,7 @@ export const DEFAULT_WEB_OUTPUT_DIRECTORY = path.join(PROJECT_ROOT, 'dist', 'web
 /** Files copied as they are; everything else comes from bundling `main.ts`. */
 const STATIC_FILES = ['index.html', 'app.css'];
 /** Written last, so its presence means the build finished. */
-export const BUILD_MARKER_FILE = 'index.html';
+export const BUILD_MARKER_FILE = WEB_BUILD_MANIFEST_FILE;
 
 export interface WebBuildOptions {
   sourceDirectory?: string;
@@ -51,15 +61,31 @@ export async function buildWebApp(options: WebBuildOptions = {}): Promise<WebBui
     const messages = result.logs.map((log) => String(log.message ?? log)).join('\n');
     throw new Error(`web build failed:\n${messages}`);
   }
-  for (const file of STATIC_FILES.filter((name) => name !== BUILD_MARKER_FILE)) {
+  for (const file of STATIC_FILES) {
     await copyFile(path.join(sourceDirectory, file), path.join(outputDirectory, file));
   }
-  await copyFile(
-    path.join(sourceDirectory, BUILD_MARKER_FILE),
-    path.join(outputDirectory, BUILD_MARKER_FILE),
-  );
+  await writeBuildManifest(outputDirectory);
   const files = (await readdir(outputDirectory)).sort();
   return { outputDirectory, files, durationMs: performance.now() - started };
+}
+
+/**
+ * Records the SHA-256 of every file in `directory` (all plain names; a build has no subdirectories) in
+ * its manifest, written last. Returns the manifest.
+ */
+export async function writeBuildManifest(directory: string): Promise<WebBuildManifest> {
+  const files: Record<string, string> = {};
+  const entries = await readdir(directory, { withFileTypes: true });
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (entry.name === WEB_BUILD_MANIFEST_FILE) continue;
+    if (!entry.isFile() || !isWebFileName(entry.name)) {
+      throw new Error(`web build output ${path.join(directory, entry.name)} is not a plain file.`);
+    }
+    files[entry.name] = sha256Hex(await readFile(path.join(directory, entry.name)));
+  }
+  const manifest: WebBuildManifest = { format: WEB_BUILD_MANIFEST_FORMAT, files };
+  await writeFile(path.join(directory, WEB_BUILD_MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  return manifest;
 }
 
 async function newestModification(directory: string): Promise<number> {
