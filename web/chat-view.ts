@@ -202,7 +202,7 @@ export async function renderChatView(
 
   const facts = [`${chat.provider} · ${chat.model}`];
   if (chat.workingDirectory)
-    facts.push(`in ${chat.workingDirectory}${chat.restricted ? ' (restricted)' : ''}`);
+    facts.push(`in ${chat.workingDirectory}${chat.unrestricted ? ' (reaches all my workspaces)' : ''}`);
   replaceChildren(
     main,
     h(

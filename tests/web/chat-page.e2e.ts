@@ -78,16 +78,18 @@ afterAll(async () => {
   await replay?.close();
 });
 
+/** A chat bound to `project`, created through the API (the form itself: new-chat-form.e2e.ts), opened. */
 async function openNewChat(page: Page, title: string): Promise<void> {
+  const response = await api('POST', '/api/chats', {
+    provider: 'openai-compatible',
+    model: 'test-model',
+    title,
+    workingDirectory: project,
+  });
+  expect(response.status).toBe(201);
+  const { id } = (await response.json()) as { id: string };
   await signIn(page, server.url, server.token);
-  await page.getByRole('link', { name: 'Chats' }).click();
-  await page.getByRole('heading', { name: 'New chat', level: 1 }).waitFor();
-  expect(await page.getByLabel('Provider').inputValue()).toBe('openai-compatible');
-  await page.getByLabel('Model').fill('test-model');
-  await page.getByLabel('Title (optional)').fill(title);
-  await page.getByLabel('Working directory (optional)').fill(project);
-  expect(await page.getByLabel('Restrict file tools to the working directory').isChecked()).toBe(true);
-  await page.getByRole('button', { name: 'Create chat' }).click();
+  await page.goto(`${server.url}/chats/${encodeURIComponent(id)}`);
   await page.getByRole('heading', { name: title, level: 1 }).waitFor();
 }
 
