@@ -30,7 +30,7 @@ const SAFE_LINK_PATTERN = /^(?:https?:\/\/|mailto:|#|\/(?!\/))/i;
 /** True for a URL that may be a link target: http(s), mailto, a fragment, or a path on this server. */
 export function isSafeLink(url: string): boolean {
   // Browsers drop tabs and newlines inside a URL, so `java\tscript:` must be judged without them.
-  const compact = url.replace(/[\u0000-\u0020\u007f]/g, '');
+  const compact = url.replace(/[\s\p{Cc}]/gu, '');
   return SAFE_LINK_PATTERN.test(compact) && !/^\/\\/.test(compact);
 }
 
@@ -79,7 +79,9 @@ function createMarkdownIt() {
     if (language && !isLanguageLoaded(language)) env.missingLanguages?.add(language);
     const body = env.plainCode ? escapeHtml(token.content) : highlightCode(token.content, language);
     const languageClass = language ? ` language-${classSafe(language)}` : '';
-    const caption = fenceName ? `<span class="code-language">${escapeHtml(fenceName.slice(0, 40))}</span>` : '';
+    const caption = fenceName
+      ? `<span class="code-language">${escapeHtml(fenceName.slice(0, 40))}</span>`
+      : '';
     return (
       `<div class="markdown-code">` +
       `<div class="markdown-code-bar">${caption}<button type="button" class="copy-code">Copy</button></div>` +

@@ -1,6 +1,7 @@
 /**
  * Builds the browser app (`web/`) into a static directory (default `dist/web/`) with Bun's bundler:
- * `app.js` (one ES module bundle, minified, with a linked source map), `app.css` and `index.html`.
+ * `app.js` (the ES module entry, minified, with a linked source map; code loaded on demand, such as a
+ * highlighter language, in `chunk-<hash>.js` files beside it), `app.css` and `index.html`.
  * No framework and no CDN: the bundle holds everything the page runs.
  *
  * Last it writes `build-manifest.json`, the SHA-256 of every file, which the server checks when it loads
@@ -51,7 +52,9 @@ export async function buildWebApp(options: WebBuildOptions = {}): Promise<WebBui
   const result = await Bun.build({
     entrypoints: [path.join(sourceDirectory, 'main.ts')],
     outdir: outputDirectory,
-    naming: 'app.[ext]',
+    // Highlighter languages are imported on first use, each its own chunk: the first load stays small.
+    splitting: true,
+    naming: { entry: 'app.[ext]', chunk: 'chunk-[hash].[ext]' },
     target: 'browser',
     format: 'esm',
     minify: options.minify ?? true,

@@ -35,7 +35,7 @@ const ANSWER = [
   '```ts',
   'const total: number = 15;',
   '',
-  'console.log(`<${total}>`);',
+  'console.log("<" + total + ">");',
   '```',
   '',
   'Setext heading',

@@ -16,7 +16,14 @@ afterAll(async () => {
 test('a missing build is stale; building produces the shell, bundle, styles and source map', async () => {
   expect(await isWebBuildStale({ outputDirectory })).toBe(true);
   const result = await buildWebApp({ outputDirectory });
-  expect(result.files).toEqual(['app.css', 'app.js', 'app.js.map', 'build-manifest.json', 'index.html']);
+  const [chunks, files] = [
+    result.files.filter((name) => name.startsWith('chunk-')),
+    result.files.filter((name) => !name.startsWith('chunk-')),
+  ];
+  expect(files).toEqual(['app.css', 'app.js', 'app.js.map', 'build-manifest.json', 'index.html']);
+  // One script and one source map per highlighter language, loaded on first use.
+  expect(chunks.filter((name) => name.endsWith('.js')).length).toBeGreaterThanOrEqual(24);
+  expect(chunks.every((name) => /^chunk-[a-z0-9]+\.js(?:\.map)?$/.test(name))).toBe(true);
   expect(await isWebBuildStale({ outputDirectory })).toBe(false);
   expect(await ensureWebBuild({ outputDirectory })).toBe(false);
 });
