@@ -6,6 +6,7 @@
  *   fragment or a path on this server are links; `javascript:`, `data:` and every other scheme stay text;
  * - only the server's own images (`/api/images/<id>`) become `<img>`, marked for the view to load with
  *   the token; any other image URL becomes a link (or text when it is not a link either);
+ * - no style attribute (the page's policy would refuse it): table alignment is a class;
  * - a fenced code block is escaped text in `<pre><code>`, highlighted once its language is loaded, with a
  *   Copy button; its language name is reduced to a safe class name and shown as text. An unclosed fence
  *   runs to the end of the text, as CommonMark says, so a streaming answer renders at every step.
@@ -89,6 +90,16 @@ function createMarkdownIt() {
     );
   };
 
+  // The page's CSP forbids style attributes: a column's alignment becomes a class.
+  const alignedCell: NonNullable<typeof rules.td_open> = (tokens, index, options, _env, self) => {
+    const token = tokens[index]!;
+    const alignment = /^text-align:(left|right|center)$/.exec(String(token.attrGet('style') ?? ''))?.[1];
+    if (token.attrs) token.attrs = token.attrs.filter(([name]) => name !== 'style');
+    if (alignment) token.attrSet('class', `align-${alignment}`);
+    return self.renderToken(tokens, index, options);
+  };
+  rules.th_open = alignedCell;
+  rules.td_open = alignedCell;
   rules.table_open = () => '<div class="markdown-table"><table>\n';
   rules.table_close = () => '</table></div>\n';
   return md;

@@ -204,11 +204,11 @@ describe('structure and code', () => {
     await loadLanguage('typescript');
   });
 
-  test('GFM tables, lists, headings, emphasis and strikethrough', () => {
+  test('GFM tables (alignment as a class, never a style attribute), lists, headings, emphasis and strikethrough', () => {
     expect(renderMarkdown('## Plan\n\n| a | b |\n|:-|-:|\n| 1 | **2** |\n\n1. one\n2. ~~two~~\n')).toBe(
-      '<h2>Plan</h2>\n<div class="markdown-table"><table>\n<thead>\n<tr>\n<th style="text-align:left">a</th>\n' +
-        '<th style="text-align:right">b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td style="text-align:left">1</td>\n' +
-        '<td style="text-align:right"><strong>2</strong></td>\n</tr>\n</tbody>\n</table></div>\n' +
+      '<h2>Plan</h2>\n<div class="markdown-table"><table>\n<thead>\n<tr>\n<th class="align-left">a</th>\n' +
+        '<th class="align-right">b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td class="align-left">1</td>\n' +
+        '<td class="align-right"><strong>2</strong></td>\n</tr>\n</tbody>\n</table></div>\n' +
         '<ol>\n<li>one</li>\n<li><s>two</s></li>\n</ol>\n',
     );
   });
