@@ -147,18 +147,33 @@ export function createMarkdownView(loadImage: ImageLoader): MarkdownView {
     live.replaceChildren(sanitizeMarkdownHtml(step.live, loadImage));
   };
 
+  /** Renders the latest text, one step per frame while a burst is waiting. */
+  let stepQueued = false;
+  const step = () => {
+    if (lastText === undefined) return;
+    const result = finished ? renderer.finish(lastText) : renderer.update(lastText);
+    apply(result);
+    if (result.pending && !stepQueued) {
+      stepQueued = true;
+      requestAnimationFrame(() => {
+        stepQueued = false;
+        step();
+      });
+    }
+  };
+
   return {
     element,
     update: (text) => {
       if (finished || text === lastText) return;
       lastText = text;
-      apply(renderer.update(text));
+      if (!stepQueued) step();
     },
     finish: (text) => {
       if (finished) return;
       finished = true;
       lastText = text;
-      apply(renderer.finish(text));
+      if (!stepQueued) step();
     },
   };
 }

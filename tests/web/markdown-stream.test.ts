@@ -48,22 +48,36 @@ const ANSWER = [
   'Done: `npm test` passes.',
 ].join('\n');
 
-/** Streams `text` in pieces of `sizes` (cycled), returning every step's chunks and the final HTML. */
-function stream(text: string, sizes: number[]): { chunks: MarkdownChunk[]; html: string; lives: string[] } {
+/**
+ * Streams `text` in pieces of `sizes` (cycled), stepping again while a step is pending as the view does
+ * on the next frame, and returns every chunk, the final HTML and each step's open block.
+ */
+function stream(
+  text: string,
+  sizes: number[],
+  budget?: number,
+): { chunks: MarkdownChunk[]; html: string; lives: string[]; steps: number } {
   const renderer = new IncrementalMarkdown();
   const chunks: MarkdownChunk[] = [];
   const lives: string[] = [];
+  let steps = 0;
   let end = 0;
-  for (let step = 0; end < text.length; step += 1) {
-    end = Math.min(text.length, end + sizes[step % sizes.length]!);
-    const result = renderer.update(text.slice(0, end));
-    expect(result.reset).toBe(false);
-    chunks.push(...result.completed);
-    lives.push(result.live);
+  for (let piece = 0; end < text.length; piece += 1) {
+    end = Math.min(text.length, end + sizes[piece % sizes.length]!);
+    for (let pending = true; pending; steps += 1) {
+      const result = renderer.update(text.slice(0, end), budget);
+      expect(result.reset).toBe(false);
+      chunks.push(...result.completed);
+      lives.push(result.live);
+      pending = result.pending;
+    }
   }
-  const last = renderer.finish(text);
-  chunks.push(...last.completed);
-  return { chunks, html: chunks.map((chunk) => chunk.html).join(''), lives };
+  for (let pending = true; pending; steps += 1) {
+    const last = renderer.finish(text, budget);
+    chunks.push(...last.completed);
+    pending = last.pending;
+  }
+  return { chunks, html: chunks.map((chunk) => chunk.html).join(''), lives, steps };
 }
 
 describe('IncrementalMarkdown', () => {
@@ -81,13 +95,41 @@ describe('IncrementalMarkdown', () => {
     },
   );
 
+  test('a burst larger than the step budget is rendered over several steps, with the same result', () => {
+    const long = Array.from(
+      { length: 40 },
+      (_, index) => `${ANSWER.replaceAll('[r]', `[r${index}]`)}\n\n`,
+    ).join('');
+    const whole = stream(long, [long.length], Number.POSITIVE_INFINITY);
+    const bounded = stream(long, [long.length], 2048);
+    expect(bounded.html).toBe(whole.html);
+    expect(bounded.html).toBe(renderMarkdown(long));
+    expect(whole.steps).toBe(2);
+    expect(bounded.steps).toBeGreaterThan(long.length / 2048);
+    // No step rendered much more than its budget (one block past it at most).
+    expect(Math.max(...bounded.chunks.map((chunk) => chunk.source.length))).toBeLessThanOrEqual(2048);
+  });
+
+  test('a single block longer than the budget is still rendered, in one step', () => {
+    const fence = `\`\`\`\n${'x = 1\n'.repeat(1000)}\`\`\`\n`;
+    const { chunks, html } = stream(fence, [fence.length], 512);
+    expect(chunks.length).toBe(1);
+    expect(html).toBe(renderMarkdown(fence));
+  });
+
   test('a block is handed out once, when the next one starts', () => {
     const renderer = new IncrementalMarkdown();
-    expect(renderer.update('Hello')).toEqual({ reset: false, completed: [], live: '<p>Hello</p>\n' });
+    expect(renderer.update('Hello')).toEqual({
+      reset: false,
+      completed: [],
+      live: '<p>Hello</p>\n',
+      pending: false,
+    });
     expect(renderer.update('Hello world\n\n')).toEqual({
       reset: false,
       completed: [],
       live: '<p>Hello world</p>\n',
+      pending: false,
     });
     const next = renderer.update('Hello world\n\n- a');
     expect(next.completed.map((chunk) => [chunk.source, chunk.html])).toEqual([
@@ -101,6 +143,7 @@ describe('IncrementalMarkdown', () => {
         { source: '- a\n- b', html: '<ul>\n<li>a</li>\n<li>b</li>\n</ul>\n', missingLanguages: new Set() },
       ],
       live: '',
+      pending: false,
     });
   });
 
@@ -142,7 +185,7 @@ describe('IncrementalMarkdown', () => {
     const renderer = new IncrementalMarkdown();
     renderer.update('# One\n\nTwo');
     const step = renderer.update('Other');
-    expect(step).toEqual({ reset: true, completed: [], live: '<p>Other</p>\n' });
+    expect(step).toEqual({ reset: true, completed: [], live: '<p>Other</p>\n', pending: false });
   });
 
   test('CRLF and lone CR are read as newlines', () => {
