@@ -66,7 +66,7 @@ describe('new-chat form in Chromium', () => {
       await page.getByLabel('Model').fill('test-model');
       await page.getByLabel('Title (optional)').fill('Folder chat');
 
-      const workspace = page.getByLabel('Workspace');
+      const workspace = page.getByLabel('Workspace', { exact: true });
       expect(await workspace.inputValue()).toBe(personal);
       expect(await workspace.locator('option:checked').textContent()).toBe('My workspace (read-write)');
       const folders = page.locator('.folder-list button');
@@ -119,7 +119,7 @@ describe('new-chat form in Chromium', () => {
       };
       expect(chat.workingDirectory).toBe(path.join(personal, 'app'));
       expect(chat.unrestricted ?? false).toBe(false);
-      expect(await page.locator('.chat-meta').first().textContent()).toContain(
+      expect(await page.locator('.chat-header .chat-meta').textContent()).toContain(
         `in ${path.join(personal, 'app')}`,
       );
       expect(browser.offOriginRequests).toEqual([]);
