@@ -143,6 +143,10 @@ if (import.meta.main) {
   } else {
     const built = await buildWebApp();
     const where = path.relative(process.cwd(), built.outputDirectory) || '.';
-    console.log(`built ${built.files.join(', ')} into ${where} in ${Math.round(built.durationMs)} ms`);
+    const chunks = built.files.filter((name) => name.startsWith('chunk-')).length;
+    const main = built.files.filter((name) => !name.startsWith('chunk-')).join(', ');
+    console.log(
+      `built ${main} and ${chunks} on-demand chunk files into ${where} in ${Math.round(built.durationMs)} ms`,
+    );
   }
 }
