@@ -3,8 +3,9 @@
  * (the official SDK) talks to a scripted replay server on 127.0.0.1: a turn streams a bash tool card
  * and the final text, the history survives a reload, and Cancel really stops a running shell call
  * (its process is gone), and an answer streamed in small deltas renders as markdown (a table, highlighted
- * code with a copy button) while its script payloads run nothing. Screenshots at desktop and phone
- * width. Run by `npm run test:e2e`.
+ * code with a copy button) while its script payloads run nothing; only the server's own image shows
+ * inline, and Copy works without the clipboard API. Screenshots at desktop and phone width. Run by
+ * `npm run test:e2e`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -350,6 +351,69 @@ describe('chat page in Chromium', () => {
       ]);
       expect(await stored.locator('script, svg, iframe, img').count()).toBe(0);
       expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+      expect(replay.failures).toEqual([]);
+      expect(browser.offOriginRequests).toEqual([]);
+      await page.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  test(
+    "only the server's own image renders inline (fetched with the token); without the clipboard API, Copy still copies",
+    async () => {
+      const owner = await server.server.deps.users.findByName('web-tester');
+      const imagePath = path.join(server.root, 'stored-image.png');
+      const png = Buffer.from(PNG_BASE64, 'base64');
+      await writeFile(imagePath, png);
+      await server.server.deps.images.save({
+        id: 'img-markdown-1',
+        userId: owner!.id,
+        chatId: undefined,
+        model: 'test-image',
+        prompt: 'a mango',
+        mimeType: 'image/png',
+        filePath: imagePath,
+        byteLength: png.length,
+        createdAt: 0,
+      });
+      const answer = [
+        'Here it is:',
+        '',
+        '![a stored mango](/api/images/img-markdown-1)',
+        '',
+        '![a remote mango](https://images.example/mango.png)',
+        '',
+        '```',
+        'echo copied-by-fallback',
+        '```',
+      ].join('\n');
+      replay.enqueue({ body: streamedTextBody(piecesOf(answer, 5)) });
+      await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+      const page = await browser.newPage();
+      await openNewChat(page, 'Image markdown chat');
+      await page.evaluate(() => {
+        Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined, configurable: true });
+      });
+      await send(page, 'Show the mango');
+      const body = page.locator('.message-assistant .markdown-body');
+      await body.locator('.markdown-code').waitFor();
+
+      const image = body.locator('img');
+      await page.waitForFunction(
+        () => (document.querySelector('.markdown-body img') as HTMLImageElement | null)?.naturalWidth === 1,
+      );
+      expect(await image.count()).toBe(1);
+      expect(await image.getAttribute('alt')).toBe('a stored mango');
+      expect(await image.getAttribute('src')).toMatch(/^blob:/);
+      const remote = body.getByRole('link', { name: 'a remote mango' });
+      expect(await remote.getAttribute('href')).toBe('https://images.example/mango.png');
+
+      await body.getByRole('button', { name: 'Copy' }).click();
+      await body.getByRole('button', { name: 'Copied' }).waitFor();
+      const reader = await browser.newPage();
+      await reader.goto(`${server.url}/tools`);
+      expect(await reader.evaluate(() => navigator.clipboard.readText())).toBe('echo copied-by-fallback\n');
+      await reader.close();
       expect(replay.failures).toEqual([]);
       expect(browser.offOriginRequests).toEqual([]);
       await page.close();
