@@ -52,13 +52,24 @@ export async function renderChatView(
     'aria-label': 'Conversation',
     'aria-live': 'polite',
   });
+  /**
+   * Whether the reader is at the end of the log: then new text keeps it there; scrolled up, nothing
+   * moves it. Decided on the reader's own scrolling, since growing content fires no scroll event.
+   */
+  let following = true;
+  log.addEventListener('scroll', () => {
+    following = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
+  });
+  const followIfFollowing = () => {
+    if (following) log.scrollTop = log.scrollHeight;
+  };
   const rendered = new Map<TranscriptEntry, { node: HTMLElement; signature: string }>();
   /** One incremental markdown view per answer: streaming appends to it instead of replacing it. */
   const answers = new Map<TranscriptEntry, { node: HTMLElement; view: MarkdownView }>();
   const answerNode = (entry: TranscriptEntry & { kind: 'assistant' }, complete: boolean): HTMLElement => {
     let answer = answers.get(entry);
     if (!answer) {
-      const view = createMarkdownView(options.loadImage);
+      const view = createMarkdownView(options.loadImage, followIfFollowing);
       const node = h(
         'div',
         { class: 'message message-assistant' },
@@ -75,7 +86,6 @@ export async function renderChatView(
   const emptyNote = h('p', { class: 'list-empty' }, 'No messages yet. Say something below.');
 
   const renderTranscript = () => {
-    const nearBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
     const nodes: HTMLElement[] = [];
     for (const [index, entry] of transcript.entries.entries()) {
       if (entry.kind === 'assistant') {
@@ -102,7 +112,7 @@ export async function renderChatView(
       if (log.children[index] !== node) log.insertBefore(node, log.children[index] ?? null);
     });
     while (log.children.length > nodes.length) log.lastElementChild!.remove();
-    if (nearBottom) log.scrollTop = log.scrollHeight;
+    followIfFollowing();
   };
 
   let renderQueued = false;

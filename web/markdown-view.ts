@@ -110,7 +110,8 @@ export interface MarkdownView {
   finish(text: string): void;
 }
 
-export function createMarkdownView(loadImage: ImageLoader): MarkdownView {
+/** `afterStep` runs after each step changed the view (the chat keeps its scroll position with it). */
+export function createMarkdownView(loadImage: ImageLoader, afterStep: () => void = () => {}): MarkdownView {
   const renderer = new IncrementalMarkdown();
   const element = h('div', { class: 'markdown-body' });
   const live = h('div', { class: 'markdown-live' });
@@ -153,6 +154,7 @@ export function createMarkdownView(loadImage: ImageLoader): MarkdownView {
     if (lastText === undefined) return;
     const result = finished ? renderer.finish(lastText) : renderer.update(lastText);
     apply(result);
+    afterStep();
     if (result.pending && !stepQueued) {
       stepQueued = true;
       requestAnimationFrame(() => {
