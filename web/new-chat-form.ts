@@ -13,7 +13,11 @@ import { createWorkspacePicker } from './workspace-picker.ts';
 export async function renderNewChatForm(main: HTMLElement, options: ChatPageOptions): Promise<void> {
   const heading = h('h1', { tabindex: -1 }, 'New chat');
   const status = h('p', { class: 'field-error', role: 'alert', hidden: true });
-  replaceChildren(main, heading, h('p', { class: 'page-status', role: 'status' }, 'Loading providers and workspaces…'));
+  replaceChildren(
+    main,
+    heading,
+    h('p', { class: 'page-status', role: 'status' }, 'Loading providers and workspaces…'),
+  );
   heading.focus();
 
   let providers: ProviderSummary[] = [];
