@@ -3,15 +3,43 @@
  * answers become an {@link ApiError} carrying the server's `{error, code}` body, so views can show
  * the server's own message (a 422 next to the field it names).
  */
-import type { CreateChatInput } from '../src/chat/chat-service.ts';
 import type { ToolSettingsDescriptor, ToolSettingsUpdate } from '../src/settings/tool-settings-service.ts';
 
 // The server's own types (type-only imports: nothing of the server is bundled).
 export type { ToolSettingsDescriptor };
 /** The body of `PUT /api/settings/tools/:toolName`. */
 export type UpdateToolSettingsBody = ToolSettingsUpdate;
-/** The body of `POST /api/chats`. */
-export type CreateChatBody = CreateChatInput;
+/**
+ * The body of `POST /api/chats`. `workingDirectory` lies inside one of the caller's workspaces (omitted:
+ * the personal workspace); `unrestricted` lets the chat reach all of them, only when the server allows it.
+ */
+export interface CreateChatBody {
+  provider: string;
+  model: string;
+  title?: string;
+  workingDirectory?: string;
+  unrestricted?: boolean;
+  systemPrompt?: string;
+}
+
+/** One of the caller's workspaces (`GET /api/workspaces`). */
+export interface WorkspaceSummary {
+  path: string;
+  access: 'read-only' | 'read-write';
+  kind: 'personal' | 'granted';
+}
+
+export interface WorkspaceList {
+  workspaces: WorkspaceSummary[];
+  /** Whether this user may create chats that reach all their workspaces. */
+  allowUnrestricted: boolean;
+}
+
+/** `GET /api/workspaces/directories?path=`: sorted subdirectory names of a folder inside a workspace. */
+export interface DirectoryListing {
+  path: string;
+  directories: string[];
+}
 
 export interface ProviderSummary {
   id: string;
@@ -27,7 +55,8 @@ export interface ChatSummary {
   provider: string;
   model: string;
   workingDirectory?: string | null;
-  restricted?: boolean;
+  /** True: tools reach only `workingDirectory`; false: all of the owner's workspaces. */
+  confined?: boolean;
   createdAt?: string;
 }
 
@@ -72,6 +101,8 @@ export interface ApiClient {
   listTools(): Promise<ToolSettingsDescriptor[]>;
   updateTool(name: string, body: UpdateToolSettingsBody): Promise<ToolSettingsDescriptor>;
   listProviders(): Promise<ProviderSummary[]>;
+  listWorkspaces(): Promise<WorkspaceList>;
+  listDirectories(path: string): Promise<DirectoryListing>;
   listChats(): Promise<ChatSummary[]>;
   getChat(id: string): Promise<ChatWithMessages>;
   createChat(body: CreateChatBody): Promise<ChatSummary>;
@@ -113,6 +144,9 @@ export function createApiClient(token: string, onUnauthorized: () => void): ApiC
       json<ToolSettingsDescriptor>('PUT', `/api/settings/tools/${encodeURIComponent(name)}`, body),
     listProviders: async () =>
       (await json<{ providers: ProviderSummary[] }>('GET', '/api/providers')).providers,
+    listWorkspaces: () => json<WorkspaceList>('GET', '/api/workspaces'),
+    listDirectories: (path) =>
+      json<DirectoryListing>('GET', `/api/workspaces/directories?path=${encodeURIComponent(path)}`),
     listChats: async () => unwrapList<ChatSummary>(await json<unknown>('GET', '/api/chats'), 'chats'),
     getChat: async (id) => unwrapChat(await json<unknown>('GET', `/api/chats/${encodeURIComponent(id)}`)),
     createChat: async (body) => unwrapChat(await json<unknown>('POST', '/api/chats', body)),

@@ -1,5 +1,6 @@
 /**
- * One open chat: its stored history, a composer, and the live turn — text as it arrives, a card per
+ * One open chat: its stored history, a composer, and the live turn — the answer rendered as markdown
+ * as it arrives (`markdown-view.ts`, appended block by block), a card per
  * tool call, and a Cancel button that asks the server to stop the turn (it aborts the stream only if
  * the server cannot be asked). Entries are rendered keyed, so streaming never resets open sections.
  */
@@ -7,6 +8,7 @@ import { ApiError, type ChatSummary } from './api-client.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
+import { createMarkdownView, type MarkdownView } from './markdown-view.ts';
 import { readTurnStream } from './sse-parser.ts';
 import { renderToolCallCard, toolCallSignature } from './tool-call-card.ts';
 import type { ImageLoader } from './tool-result-view.ts';
@@ -50,13 +52,46 @@ export async function renderChatView(
     'aria-label': 'Conversation',
     'aria-live': 'polite',
   });
+  /**
+   * Whether the reader is at the end of the log: then new text keeps it there; scrolled up, nothing
+   * moves it. Decided on the reader's own scrolling, since growing content fires no scroll event.
+   */
+  let following = true;
+  log.addEventListener('scroll', () => {
+    following = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
+  });
+  const followIfFollowing = () => {
+    if (following) log.scrollTop = log.scrollHeight;
+  };
   const rendered = new Map<TranscriptEntry, { node: HTMLElement; signature: string }>();
+  /** One incremental markdown view per answer: streaming appends to it instead of replacing it. */
+  const answers = new Map<TranscriptEntry, { node: HTMLElement; view: MarkdownView }>();
+  const answerNode = (entry: TranscriptEntry & { kind: 'assistant' }, complete: boolean): HTMLElement => {
+    let answer = answers.get(entry);
+    if (!answer) {
+      const view = createMarkdownView(options.loadImage, followIfFollowing);
+      const node = h(
+        'div',
+        { class: 'message message-assistant' },
+        h('span', { class: 'visually-hidden' }, 'Model: '),
+        view.element,
+      );
+      answer = { node, view };
+      answers.set(entry, answer);
+    }
+    if (complete) answer.view.finish(entry.text);
+    else answer.view.update(entry.text);
+    return answer.node;
+  };
   const emptyNote = h('p', { class: 'list-empty' }, 'No messages yet. Say something below.');
 
   const renderTranscript = () => {
-    const nearBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
     const nodes: HTMLElement[] = [];
-    for (const entry of transcript.entries) {
+    for (const [index, entry] of transcript.entries.entries()) {
+      if (entry.kind === 'assistant') {
+        nodes.push(answerNode(entry, !transcript.running || index < transcript.entries.length - 1));
+        continue;
+      }
       const signature = entrySignature(entry);
       const previous = rendered.get(entry);
       if (previous && previous.signature === signature) {
@@ -70,13 +105,14 @@ export async function renderChatView(
     }
     const current = new Set(transcript.entries);
     for (const key of rendered.keys()) if (!current.has(key)) rendered.delete(key);
+    for (const key of answers.keys()) if (!current.has(key)) answers.delete(key);
     if (nodes.length === 0) nodes.push(emptyNote);
     // Reorder/replace only where needed so open <details> and text selection survive streaming.
     nodes.forEach((node, index) => {
       if (log.children[index] !== node) log.insertBefore(node, log.children[index] ?? null);
     });
     while (log.children.length > nodes.length) log.lastElementChild!.remove();
-    if (nearBottom) log.scrollTop = log.scrollHeight;
+    followIfFollowing();
   };
 
   let renderQueued = false;
@@ -202,7 +238,7 @@ export async function renderChatView(
 
   const facts = [`${chat.provider} · ${chat.model}`];
   if (chat.workingDirectory)
-    facts.push(`in ${chat.workingDirectory}${chat.restricted ? ' (restricted)' : ''}`);
+    facts.push(`in ${chat.workingDirectory}${chat.confined === false ? ' (reaches all my workspaces)' : ''}`);
   replaceChildren(
     main,
     h(
@@ -230,20 +266,17 @@ function entrySignature(entry: TranscriptEntry): string {
   }
 }
 
-function renderEntry(entry: TranscriptEntry, loadImage: ImageLoader): HTMLElement {
+/** Every entry but answers, which `answerNode` keeps as incremental markdown views. */
+function renderEntry(
+  entry: Exclude<TranscriptEntry, { kind: 'assistant' }>,
+  loadImage: ImageLoader,
+): HTMLElement {
   switch (entry.kind) {
     case 'user':
       return h(
         'div',
         { class: 'message message-user' },
         h('span', { class: 'visually-hidden' }, 'You: '),
-        entry.text,
-      );
-    case 'assistant':
-      return h(
-        'div',
-        { class: 'message message-assistant' },
-        h('span', { class: 'visually-hidden' }, 'Model: '),
         entry.text,
       );
     case 'notice':

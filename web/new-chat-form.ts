@@ -1,34 +1,55 @@
 /**
  * The new-chat form: provider (from `GET /api/providers`; unavailable ones disabled with the reason),
- * model, title, working directory and the restricted toggle (on by default: security by default).
+ * model, title, and where the chat works: one of the user's workspaces and a folder inside it
+ * (`workspace-picker.ts`). A chat is confined to that folder; the "all my workspaces" box appears only
+ * when the server allows this user unrestricted chats, and is off by default.
  */
-import type { ProviderSummary } from './api-client.ts';
+import type { ProviderSummary, WorkspaceList } from './api-client.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
+import { createChatBodyFrom } from './workspace-folders.ts';
+import { createWorkspacePicker } from './workspace-picker.ts';
 
 export async function renderNewChatForm(main: HTMLElement, options: ChatPageOptions): Promise<void> {
   const heading = h('h1', { tabindex: -1 }, 'New chat');
   const status = h('p', { class: 'field-error', role: 'alert', hidden: true });
-  replaceChildren(main, heading, h('p', { class: 'page-status', role: 'status' }, 'Loading providers…'));
+  replaceChildren(
+    main,
+    heading,
+    h('p', { class: 'page-status', role: 'status' }, 'Loading providers and workspaces…'),
+  );
   heading.focus();
 
   let providers: ProviderSummary[] = [];
   let providersError: string | undefined;
-  try {
-    providers = await options.api.listProviders();
-  } catch (error) {
-    providersError = (error as Error).message;
-  }
+  let workspaces: WorkspaceList = { workspaces: [], allowUnrestricted: false };
+  let workspacesError: string | undefined;
+  await Promise.all([
+    options.api.listProviders().then(
+      (listed) => {
+        providers = listed;
+      },
+      (error: Error) => {
+        providersError = error.message;
+      },
+    ),
+    options.api.listWorkspaces().then(
+      (listed) => {
+        workspaces = listed;
+      },
+      (error: Error) => {
+        workspacesError = error.message;
+      },
+    ),
+  ]);
 
   const ids = {
     provider: uniqueId('provider'),
     model: uniqueId('model'),
     models: uniqueId('models'),
     title: uniqueId('title'),
-    directory: uniqueId('directory'),
-    directoryHint: uniqueId('directory-hint'),
-    restricted: uniqueId('restricted'),
-    restrictedHint: uniqueId('restricted-hint'),
+    unrestricted: uniqueId('unrestricted'),
+    unrestrictedHint: uniqueId('unrestricted-hint'),
     providerHint: uniqueId('provider-hint'),
   };
   const available = providers.filter((provider) => provider.available);
@@ -66,20 +87,12 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
   providerSelect.addEventListener('change', updateModels);
   updateModels();
   const titleInput = h('input', { id: ids.title, name: 'title', type: 'text', autocomplete: 'off' });
-  const directoryInput = h('input', {
-    id: ids.directory,
-    name: 'workingDirectory',
-    type: 'text',
-    autocomplete: 'off',
-    placeholder: '/home/me/project',
-    'aria-describedby': ids.directoryHint,
-  });
-  const restrictedInput = h('input', {
-    id: ids.restricted,
-    name: 'restricted',
+  const picker = createWorkspacePicker(options.api, workspaces);
+  const unrestrictedInput = h('input', {
+    id: ids.unrestricted,
+    name: 'unrestricted',
     type: 'checkbox',
-    checked: true,
-    'aria-describedby': ids.restrictedHint,
+    'aria-describedby': ids.unrestrictedHint,
   });
   const createButton = h(
     'button',
@@ -103,12 +116,16 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
         }
         createButton.disabled = true;
         try {
-          const chat = await options.api.createChat({
-            provider: providerSelect.value,
-            model: modelInput.value.trim(),
-            title: titleInput.value.trim() || undefined,
-            workingDirectory: directoryInput.value.trim() || undefined,
-          });
+          const chat = await options.api.createChat(
+            createChatBodyFrom({
+              provider: providerSelect.value,
+              model: modelInput.value,
+              title: titleInput.value,
+              folder: picker.folder(),
+              unrestricted: unrestrictedInput.checked,
+              allowUnrestricted: workspaces.allowUnrestricted,
+            }),
+          );
           options.navigate(`/chats/${encodeURIComponent(chat.id)}`);
         } catch (error) {
           status.textContent = `Could not create the chat: ${(error as Error).message}`;
@@ -134,32 +151,29 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
     ),
     h('div', { class: 'field' }, h('label', { for: ids.model }, 'Model'), modelInput, modelList),
     h('div', { class: 'field' }, h('label', { for: ids.title }, 'Title (optional)'), titleInput),
-    h(
-      'div',
-      { class: 'field' },
-      h('label', { for: ids.directory }, 'Working directory (optional)'),
-      directoryInput,
-      h(
-        'p',
-        { class: 'field-hint', id: ids.directoryHint },
-        'An absolute directory on the server. File tools resolve relative paths against it.',
-      ),
-    ),
-    h(
-      'div',
-      { class: 'field field-checkbox' },
+    workspacesError
+      ? h(
+          'p',
+          { class: 'field-hint error-text' },
+          `Could not load your workspaces: ${workspacesError}. The chat starts in your personal workspace.`,
+        )
+      : picker.element,
+    workspaces.allowUnrestricted &&
       h(
         'div',
-        { class: 'checkbox-row' },
-        restrictedInput,
-        h('label', { for: ids.restricted }, 'Restrict file tools to the working directory'),
+        { class: 'field field-checkbox' },
+        h(
+          'div',
+          { class: 'checkbox-row' },
+          unrestrictedInput,
+          h('label', { for: ids.unrestricted }, 'Let this chat reach all my workspaces'),
+        ),
+        h(
+          'p',
+          { class: 'field-hint', id: ids.unrestrictedHint },
+          'Off: tools reach only the folder chosen above. On: every workspace listed above, never anything else.',
+        ),
       ),
-      h(
-        'p',
-        { class: 'field-hint', id: ids.restrictedHint },
-        'Paths outside the working directory are refused.',
-      ),
-    ),
     status,
     h('div', { class: 'form-actions' }, createButton),
   );

@@ -34,6 +34,7 @@ import type { ToolSettingsRepository } from '../settings/tool-settings-repositor
 import { ToolSettingsService } from '../settings/tool-settings-service.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
+import type { WebApp } from '../web/load-web-app.ts';
 import { createWorkspaceService } from '../workspaces/create-workspace-service.ts';
 import type { WorkspaceService } from '../workspaces/workspace-service.ts';
 import { type AllowedHostPolicy, readAllowedHostPolicy } from './allowed-hosts.ts';
@@ -73,6 +74,8 @@ export interface AppDependencies {
   allowedHosts: AllowedHostPolicy;
   /** Whether the database is reachable: 503s during an outage, one log line each way, `/api/health`. */
   databaseOutage: DatabaseOutage;
+  /** The web app's bytes, loaded and verified once at start; undefined = not built (pages answer 503). */
+  webApp?: WebApp;
 }
 
 export interface AppDependencyOptions {
@@ -89,6 +92,8 @@ export interface AppDependencyOptions {
   chatRepository?: ChatRepository;
   /** Default: built from `config` over the database (`createWorkspaceService`). */
   workspaces?: WorkspaceService;
+  /** The web app to serve (`startServer` loads it with `loadWebApp`); default none. */
+  webApp?: WebApp;
 }
 
 /**
@@ -128,6 +133,7 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
     chatConfig,
     workspaces,
     allowedHosts: readAllowedHostPolicy(environment, options.config.host),
+    webApp: options.webApp,
     chats: createServerChatService({
       chatConfig,
       workspaces,

@@ -1,8 +1,9 @@
 /**
  * Start-up and graceful shutdown of the API server. `startServer(config)` opens the database, applies
  * pending migrations, creates the first user when there is none (printing its token once), points
- * generate_image at its providers (from the injected `env`) and at the database's image records, and
- * listens. `stop()` closes the MCP sessions (their streams never end on their own), stops accepting
+ * generate_image at its providers (from the injected `env`) and at the database's image records, loads
+ * the web app into memory (`loadWebApp`: served from those bytes only; a build that fails its hash
+ * check stops the start), and listens. `stop()` closes the MCP sessions (their streams never end on their own), stops accepting
  * connections, cancels running chat turns (their tools stop, their history is kept, their streams end
  * with `done{cancelled}`), lets in-flight requests finish for at most `config.shutdownTimeoutMs`, then closes the
  * rest and the database.
@@ -25,6 +26,8 @@ import {
 } from '../images/image-generation-config.ts';
 import '../tools/builtin/index.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import { loadWebApp } from '../web/load-web-app.ts';
+import { DEFAULT_WEB_OUTPUT_DIRECTORY } from '../web/web-build.ts';
 
 /** Name of the user created on a first start with an empty `users` table. */
 export const FIRST_USER_NAME = 'admin';
@@ -87,6 +90,10 @@ export async function startServer(
   const database = await openDatabase(config);
   let server: ReturnType<typeof Bun.serve> | undefined;
   try {
+    const webDirectory = config.webDirectory ?? DEFAULT_WEB_OUTPUT_DIRECTORY;
+    const webApp = await loadWebApp(webDirectory);
+    if (!webApp)
+      print(`The web app is not built (${webDirectory}): pages answer 503 until \`npm run build\`.`);
     await migrate(database, undefined, options.now);
     // SQLite serves one server: no turn of another instance can be running (a crash left its leases).
     if (database.dialect === 'sqlite') await releaseAllTurnLeases(database);
@@ -96,6 +103,7 @@ export async function startServer(
       now: options.now,
       registry: options.registry,
       environment: options.env,
+      webApp,
     });
     await ensureFirstUser(deps, print);
     configureImageGeneration({

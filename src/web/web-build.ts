@@ -1,12 +1,23 @@
 /**
  * Builds the browser app (`web/`) into a static directory (default `dist/web/`) with Bun's bundler:
- * `app.js` (one ES module bundle, minified, with a linked source map), `app.css` and `index.html`.
+ * `app.js` (the ES module entry, minified, with a linked source map; code loaded on demand, such as a
+ * highlighter language, in `chunk-<hash>.js` files beside it), `app.css` and `index.html`.
  * No framework and no CDN: the bundle holds everything the page runs.
+ *
+ * Last it writes `build-manifest.json`, the SHA-256 of every file, which the server checks when it loads
+ * the build into memory (`load-web-app.ts`).
  *
  * `isWebBuildStale` lets `npm start` rebuild only when the output is missing or older than a source.
  */
-import { copyFile, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import {
+  isWebFileName,
+  sha256Hex,
+  WEB_BUILD_MANIFEST_FILE,
+  WEB_BUILD_MANIFEST_FORMAT,
+  type WebBuildManifest,
+} from './load-web-app.ts';
 
 /** Repository root (this file lives in `src/web/`). */
 const PROJECT_ROOT = path.resolve(import.meta.dir, '..', '..');
@@ -17,7 +28,7 @@ export const DEFAULT_WEB_OUTPUT_DIRECTORY = path.join(PROJECT_ROOT, 'dist', 'web
 /** Files copied as they are; everything else comes from bundling `main.ts`. */
 const STATIC_FILES = ['index.html', 'app.css'];
 /** Written last, so its presence means the build finished. */
-export const BUILD_MARKER_FILE = 'index.html';
+export const BUILD_MARKER_FILE = WEB_BUILD_MANIFEST_FILE;
 
 export interface WebBuildOptions {
   sourceDirectory?: string;
@@ -41,7 +52,9 @@ export async function buildWebApp(options: WebBuildOptions = {}): Promise<WebBui
   const result = await Bun.build({
     entrypoints: [path.join(sourceDirectory, 'main.ts')],
     outdir: outputDirectory,
-    naming: 'app.[ext]',
+    // Highlighter languages are imported on first use, each its own chunk: the first load stays small.
+    splitting: true,
+    naming: { entry: 'app.[ext]', chunk: 'chunk-[hash].[ext]' },
     target: 'browser',
     format: 'esm',
     minify: options.minify ?? true,
@@ -51,15 +64,31 @@ export async function buildWebApp(options: WebBuildOptions = {}): Promise<WebBui
     const messages = result.logs.map((log) => String(log.message ?? log)).join('\n');
     throw new Error(`web build failed:\n${messages}`);
   }
-  for (const file of STATIC_FILES.filter((name) => name !== BUILD_MARKER_FILE)) {
+  for (const file of STATIC_FILES) {
     await copyFile(path.join(sourceDirectory, file), path.join(outputDirectory, file));
   }
-  await copyFile(
-    path.join(sourceDirectory, BUILD_MARKER_FILE),
-    path.join(outputDirectory, BUILD_MARKER_FILE),
-  );
+  await writeBuildManifest(outputDirectory);
   const files = (await readdir(outputDirectory)).sort();
   return { outputDirectory, files, durationMs: performance.now() - started };
+}
+
+/**
+ * Records the SHA-256 of every file in `directory` (all plain names; a build has no subdirectories) in
+ * its manifest, written last. Returns the manifest.
+ */
+export async function writeBuildManifest(directory: string): Promise<WebBuildManifest> {
+  const files: Record<string, string> = {};
+  const entries = await readdir(directory, { withFileTypes: true });
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (entry.name === WEB_BUILD_MANIFEST_FILE) continue;
+    if (!entry.isFile() || !isWebFileName(entry.name)) {
+      throw new Error(`web build output ${path.join(directory, entry.name)} is not a plain file.`);
+    }
+    files[entry.name] = sha256Hex(await readFile(path.join(directory, entry.name)));
+  }
+  const manifest: WebBuildManifest = { format: WEB_BUILD_MANIFEST_FORMAT, files };
+  await writeFile(path.join(directory, WEB_BUILD_MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  return manifest;
 }
 
 async function newestModification(directory: string): Promise<number> {
@@ -114,6 +143,10 @@ if (import.meta.main) {
   } else {
     const built = await buildWebApp();
     const where = path.relative(process.cwd(), built.outputDirectory) || '.';
-    console.log(`built ${built.files.join(', ')} into ${where} in ${Math.round(built.durationMs)} ms`);
+    const chunks = built.files.filter((name) => name.startsWith('chunk-')).length;
+    const main = built.files.filter((name) => !name.startsWith('chunk-')).join(', ');
+    console.log(
+      `built ${main} and ${chunks} on-demand chunk files into ${where} in ${Math.round(built.durationMs)} ms`,
+    );
   }
 }

@@ -2,13 +2,16 @@
  * The Chat page in real headless Chromium against the real server, whose OpenAI-compatible provider
  * (the official SDK) talks to a scripted replay server on 127.0.0.1: a turn streams a bash tool card
  * and the final text, the history survives a reload, and Cancel really stops a running shell call
- * (its process is gone). Screenshots at desktop and phone width. Run by `npm run test:e2e`.
+ * (its process is gone), and an answer streamed in small deltas renders as markdown (a table, highlighted
+ * code with a copy button) while its script payloads run nothing; only the server's own image shows
+ * inline, and Copy works without the clipboard API. Screenshots at desktop and phone width. Run by
+ * `npm run test:e2e`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
+import { type ReplayServer, sseFromEvents, startReplayServer } from '../helpers/replay-server.ts';
 import '../../src/tools/builtin/index.ts';
 import { defaultToolRegistry, ToolRegistry } from '../../src/tools/registry.ts';
 import { makeTool } from '../helpers/fake-tools.ts';
@@ -78,17 +81,74 @@ afterAll(async () => {
   await replay?.close();
 });
 
+/** A chat bound to `project`, created through the API (the form itself: new-chat-form.e2e.ts), opened. */
 async function openNewChat(page: Page, title: string): Promise<void> {
+  const response = await api('POST', '/api/chats', {
+    provider: 'openai-compatible',
+    model: 'test-model',
+    title,
+    workingDirectory: project,
+  });
+  expect(response.status).toBe(201);
+  const { id } = (await response.json()) as { id: string };
   await signIn(page, server.url, server.token);
-  await page.getByRole('link', { name: 'Chats' }).click();
-  await page.getByRole('heading', { name: 'New chat', level: 1 }).waitFor();
-  expect(await page.getByLabel('Provider').inputValue()).toBe('openai-compatible');
-  await page.getByLabel('Model').fill('test-model');
-  await page.getByLabel('Title (optional)').fill(title);
-  await page.getByLabel('Working directory (optional)').fill(project);
-  expect(await page.getByLabel('Restrict file tools to the working directory').isChecked()).toBe(true);
-  await page.getByRole('button', { name: 'Create chat' }).click();
+  await page.goto(`${server.url}/chats/${encodeURIComponent(id)}`);
   await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+}
+
+/** A Chat Completions answer streamed as `pieces`, one content delta each. */
+function streamedTextBody(pieces: string[]): string {
+  const chunk = (delta: unknown, finishReason: string | null = null) => ({
+    id: 'chatcmpl-md',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'test-model',
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  });
+  return sseFromEvents(
+    [
+      chunk({ role: 'assistant', content: '' }),
+      ...pieces.map((content) => chunk({ content })),
+      chunk({}, 'stop'),
+    ],
+    { done: true },
+  );
+}
+
+const CODE = 'const total: number = 15;\nconsole.log(total);';
+const MARKDOWN_ANSWER = [
+  '## Results',
+  '',
+  '| file | lines |',
+  '|------|------:|',
+  '| a.ts | 12 |',
+  '| b.ts | 3 |',
+  '',
+  '```ts',
+  CODE,
+  '```',
+  '',
+  '| payload | kind |',
+  '|---|---|',
+  '| <script>window.__pwned = "script"</script> | raw script |',
+  '| <img src=x onerror="window.__pwned = \'img\'"> | img onerror |',
+  "| [click me](javascript:window.__pwned='link') | javascript link |",
+  '| <svg onload="window.__pwned = \'svg\'"></svg> | svg |',
+  '| ![tracker](https://tracker.example/pixel.png) | external image |',
+  '| ![inline](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9ImFsZXJ0KDEpIi8+) | data image |',
+  '',
+  '```"><img src=x onerror="window.__pwned=\'fence\'">',
+  '<b>not bold</b>',
+  '```',
+  '',
+  'All **done**.',
+].join('\n');
+
+/** `text` cut into pieces of `size` characters, as a model streams it. */
+function piecesOf(text: string, size: number): string[] {
+  const pieces: string[] = [];
+  for (let start = 0; start < text.length; start += size) pieces.push(text.slice(start, start + size));
+  return pieces;
 }
 
 async function send(page: Page, message: string): Promise<void> {
@@ -207,6 +267,155 @@ describe('chat page in Chromium', () => {
         () => (document.querySelector('.result-images img') as HTMLImageElement | null)?.naturalWidth === 1,
       );
       expect(replay.failures).toEqual([]);
+      await page.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  test(
+    'a markdown answer streamed in small deltas renders a table and highlighted code with a copy button; its payloads run nothing',
+    async () => {
+      replay.enqueue({ body: streamedTextBody(piecesOf(MARKDOWN_ANSWER, 7)) });
+      await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+      const page = await browser.newPage();
+      const dialogs: string[] = [];
+      page.on('dialog', (dialog) => {
+        dialogs.push(dialog.message());
+        void dialog.dismiss();
+      });
+      await openNewChat(page, 'Markdown chat');
+      await page.evaluate(() => {
+        const record = window as unknown as { __violations: string[] };
+        record.__violations = [];
+        document.addEventListener('securitypolicyviolation', (event) => {
+          record.__violations.push(`${event.violatedDirective} ${event.blockedURI}`);
+        });
+      });
+      await send(page, 'Summarize the changes');
+      const answer = page.locator('.message-assistant .markdown-body');
+      await answer.getByText('done', { exact: true }).waitFor();
+
+      expect(await answer.getByRole('heading', { level: 2 }).textContent()).toBe('Results');
+      const table = answer.locator('table').first();
+      expect(await table.locator('th').allTextContents()).toEqual(['file', 'lines']);
+      expect(
+        await table.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.textContent?.trim())),
+      ).toEqual(['a.ts\n12', 'b.ts\n3']);
+      const code = answer.locator('code.language-typescript');
+      await code.locator('.hljs-keyword').first().waitFor();
+      expect(await code.textContent()).toBe(`${CODE}\n`);
+      expect(await code.locator('.hljs-keyword').first().textContent()).toBe('const');
+
+      const copy = answer.locator('.markdown-code').first().getByRole('button', { name: 'Copy' });
+      await copy.click();
+      await answer.getByRole('button', { name: 'Copied' }).waitFor();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${CODE}\n`);
+
+      // The payloads: shown as text, none ran, nothing was blocked because nothing tried.
+      const payloads = answer.locator('table').nth(1);
+      expect(await payloads.locator('td').first().textContent()).toBe(
+        '<script>window.__pwned = "script"</script>',
+      );
+      expect(await answer.locator('script, svg, iframe, img').count()).toBe(0);
+      expect(await answer.locator('a[href^="javascript"], a[href^="data"]').count()).toBe(0);
+      const tracker = answer.getByRole('link', { name: 'tracker' });
+      expect(await tracker.getAttribute('href')).toBe('https://tracker.example/pixel.png');
+      expect(await tracker.getAttribute('target')).toBe('_blank');
+      expect(await tracker.getAttribute('rel')).toBe('noopener noreferrer');
+      expect(await answer.locator('.markdown-code').nth(1).locator('code').textContent()).toBe(
+        '<b>not bold</b>\n',
+      );
+      expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+      expect(
+        await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations),
+      ).toEqual([]);
+      expect(dialogs).toEqual([]);
+
+      await page.screenshot({
+        path: path.join(SCREENSHOT_DIRECTORY, 'chat-markdown-desktop.png'),
+        fullPage: true,
+      });
+      await page.setViewportSize(PHONE_VIEWPORT);
+      await page.screenshot({
+        path: path.join(SCREENSHOT_DIRECTORY, 'chat-markdown-phone.png'),
+        fullPage: true,
+      });
+
+      // From history after a reload: the same rendering, highlighted once the language loads.
+      await page.reload();
+      const stored = page.locator('.message-assistant .markdown-body');
+      await stored.locator('code.language-typescript .hljs-keyword').first().waitFor();
+      expect(await stored.locator('table').first().locator('th').allTextContents()).toEqual([
+        'file',
+        'lines',
+      ]);
+      expect(await stored.locator('script, svg, iframe, img').count()).toBe(0);
+      expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+      expect(replay.failures).toEqual([]);
+      expect(browser.offOriginRequests).toEqual([]);
+      await page.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  test(
+    "only the server's own image renders inline (fetched with the token); without the clipboard API, Copy still copies",
+    async () => {
+      const owner = await server.server.deps.users.findByName('web-tester');
+      const imagePath = path.join(server.root, 'stored-image.png');
+      const png = Buffer.from(PNG_BASE64, 'base64');
+      await writeFile(imagePath, png);
+      await server.server.deps.images.save({
+        id: 'img-markdown-1',
+        userId: owner!.id,
+        chatId: undefined,
+        model: 'test-image',
+        prompt: 'a mango',
+        mimeType: 'image/png',
+        filePath: imagePath,
+        byteLength: png.length,
+        createdAt: 0,
+      });
+      const answer = [
+        'Here it is:',
+        '',
+        '![a stored mango](/api/images/img-markdown-1)',
+        '',
+        '![a remote mango](https://images.example/mango.png)',
+        '',
+        '```',
+        'echo copied-by-fallback',
+        '```',
+      ].join('\n');
+      replay.enqueue({ body: streamedTextBody(piecesOf(answer, 5)) });
+      await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+      const page = await browser.newPage();
+      await openNewChat(page, 'Image markdown chat');
+      await page.evaluate(() => {
+        Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined, configurable: true });
+      });
+      await send(page, 'Show the mango');
+      const body = page.locator('.message-assistant .markdown-body');
+      await body.locator('.markdown-code').waitFor();
+
+      const image = body.locator('img');
+      await page.waitForFunction(
+        () => (document.querySelector('.markdown-body img') as HTMLImageElement | null)?.naturalWidth === 1,
+      );
+      expect(await image.count()).toBe(1);
+      expect(await image.getAttribute('alt')).toBe('a stored mango');
+      expect(await image.getAttribute('src')).toMatch(/^blob:/);
+      const remote = body.getByRole('link', { name: 'a remote mango' });
+      expect(await remote.getAttribute('href')).toBe('https://images.example/mango.png');
+
+      await body.getByRole('button', { name: 'Copy' }).click();
+      await body.getByRole('button', { name: 'Copied' }).waitFor();
+      const reader = await browser.newPage();
+      await reader.goto(`${server.url}/tools`);
+      expect(await reader.evaluate(() => navigator.clipboard.readText())).toBe('echo copied-by-fallback\n');
+      await reader.close();
+      expect(replay.failures).toEqual([]);
+      expect(browser.offOriginRequests).toEqual([]);
       await page.close();
     },
     TIMEOUT_MS,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { mkdtemp, readFile, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildWebApp, ensureWebBuild, isWebBuildStale } from '../../src/web/web-build.ts';
+import { BUILD_MARKER_FILE, buildWebApp, ensureWebBuild, isWebBuildStale } from '../../src/web/web-build.ts';
 
 let outputDirectory: string;
 
@@ -16,7 +16,14 @@ afterAll(async () => {
 test('a missing build is stale; building produces the shell, bundle, styles and source map', async () => {
   expect(await isWebBuildStale({ outputDirectory })).toBe(true);
   const result = await buildWebApp({ outputDirectory });
-  expect(result.files).toEqual(['app.css', 'app.js', 'app.js.map', 'index.html']);
+  const [chunks, files] = [
+    result.files.filter((name) => name.startsWith('chunk-')),
+    result.files.filter((name) => !name.startsWith('chunk-')),
+  ];
+  expect(files).toEqual(['app.css', 'app.js', 'app.js.map', 'build-manifest.json', 'index.html']);
+  // One script and one source map per highlighter language, loaded on first use.
+  expect(chunks.filter((name) => name.endsWith('.js')).length).toBeGreaterThanOrEqual(24);
+  expect(chunks.every((name) => /^chunk-[a-z0-9]+\.js(?:\.map)?$/.test(name))).toBe(true);
   expect(await isWebBuildStale({ outputDirectory })).toBe(false);
   expect(await ensureWebBuild({ outputDirectory })).toBe(false);
 });
@@ -31,7 +38,7 @@ test('the bundle loads nothing from another origin', async () => {
 });
 
 test('a source newer than the build makes it stale, and ensureWebBuild rebuilds it', async () => {
-  const marker = path.join(outputDirectory, 'index.html');
+  const marker = path.join(outputDirectory, BUILD_MARKER_FILE);
   // Age the build instead of touching a source file: every checkout's sources are newer than 2000.
   const longAgo = new Date('2000-01-01T00:00:00Z');
   await utimes(marker, longAgo, longAgo);

@@ -1,21 +1,23 @@
 /**
- * Serves the built web app (`dist/web/`) from `/`: files by extension with their content type, and
- * `index.html` for the app's own client-side routes (`/tools`, `/chats`, `/chats/:id`), so reloads
- * and links work; any other path is the API's JSON 404. It never answers for `/api` or `/mcp`: an unknown path there gets the API's JSON
- * 404, so a typo in an API call is not hidden behind an HTML page. Paths cannot leave the directory.
+ * Serves the web app from `/` out of memory: the bytes `loadWebApp` read and verified at start, never
+ * the disk, so a file written into the build directory while the server runs is not served. Files by
+ * name with their content type (and a strong ETag, their SHA-256), and `index.html` for the app's own
+ * client-side routes (`/tools`, `/chats`, `/chats/:id`), so reloads and links work; any other path is
+ * the API's JSON 404. It never answers for `/api` or `/mcp`: an unknown path there gets the API's JSON
+ * 404, so a typo in an API call is not hidden behind an HTML page. Only names the build manifest lists
+ * exist, so no request path can reach another file.
  *
  * Every HTML answer carries a Content-Security-Policy that only allows this origin (plus data:/blob:
  * images), which enforces "no network requests to anything but the server" in the browser itself.
  */
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Elysia } from 'elysia';
+import type { WebApp, WebAppFile } from '../../web/load-web-app.ts';
 
 export interface StaticWebRoutesOptions {
-  /** The build output directory (`dist/web` by default at the call site). */
-  directory: string;
+  /** The verified build, or undefined when none is built (pages then answer 503 with the fix). */
+  webApp: WebApp | undefined;
 }
-
 /** Path prefixes that belong to the API and MCP surfaces; the static route never serves them. */
 const RESERVED_PREFIXES = ['/api', '/mcp'];
 
@@ -62,21 +64,14 @@ function notFound(): Response {
   return Response.json({ error: 'Not found', code: 'not_found' }, { status: 404 });
 }
 
-async function fileResponse(filePath: string, method: string): Promise<Response | undefined> {
-  let size: number;
-  try {
-    const info = await stat(filePath);
-    if (!info.isFile()) return undefined;
-    size = info.size;
-  } catch {
-    return undefined;
-  }
-  const extension = path.extname(filePath).toLowerCase();
+function fileResponse(name: string, file: WebAppFile, request: Request): Response {
+  const extension = path.extname(name).toLowerCase();
+  const etag = `"${file.sha256}"`;
   const headers: Record<string, string> = {
     'content-type': CONTENT_TYPES[extension] ?? 'application/octet-stream',
-    'content-length': String(size),
-    // Unhashed file names: always revalidate so a rebuilt app is picked up on reload.
+    // Unhashed file names: always revalidate (cheap, by ETag) so a rebuilt app is picked up on reload.
     'cache-control': 'no-cache',
+    etag,
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
   };
@@ -84,20 +79,21 @@ async function fileResponse(filePath: string, method: string): Promise<Response 
     headers['content-security-policy'] = WEB_CONTENT_SECURITY_POLICY;
     headers['x-frame-options'] = 'DENY';
   }
-  return new Response(method === 'HEAD' ? null : Bun.file(filePath), { headers });
+  if (request.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers });
+  headers['content-length'] = String(file.bytes.byteLength);
+  return new Response(request.method === 'HEAD' ? null : file.bytes, { headers });
 }
 
-/** Resolves a URL path to a file inside `root`, or undefined when it would escape it. */
-export function resolveStaticPath(root: string, pathname: string): string | undefined {
+/** The build file a URL path names (`/app.js` → `app.js`), or undefined for anything else. */
+export function webFileNameOf(pathname: string): string | undefined {
   let decoded: string;
   try {
     decoded = decodeURIComponent(pathname);
   } catch {
     return undefined;
   }
-  if (decoded.includes('\0')) return undefined;
-  const resolved = path.resolve(root, `.${path.posix.normalize(`/${decoded}`)}`);
-  return resolved === root || resolved.startsWith(`${root}${path.sep}`) ? resolved : undefined;
+  const name = decoded.startsWith('/') ? decoded.slice(1) : decoded;
+  return name.length > 0 && !name.includes('/') ? name : undefined;
 }
 
 /**
@@ -105,17 +101,16 @@ export function resolveStaticPath(root: string, pathname: string): string | unde
  * router prefers every explicit route over its wildcard, whatever the mounting order.
  */
 export function createStaticWebRoutes(options: StaticWebRoutesOptions) {
-  const root = path.resolve(options.directory);
-  const serve = async ({ request }: { request: Request }) => {
+  const files = options.webApp?.files ?? new Map<string, WebAppFile>();
+  const serve = ({ request }: { request: Request }) => {
     const url = new URL(request.url);
     if (isReservedPath(url.pathname)) return notFound();
-    const filePath = resolveStaticPath(root, url.pathname);
-    if (!filePath) return notFound();
-    const direct = await fileResponse(filePath, request.method);
-    if (direct) return direct;
+    const name = webFileNameOf(url.pathname);
+    const file = name === undefined ? undefined : files.get(name);
+    if (name !== undefined && file) return fileResponse(name, file, request);
     if (!isAppRoute(url.pathname)) return notFound();
-    const shell = await fileResponse(path.join(root, 'index.html'), request.method);
-    if (shell) return shell;
+    const shell = files.get('index.html');
+    if (shell) return fileResponse('index.html', shell, request);
     return new Response('The web app is not built: run `npm run build`.\n', {
       status: 503,
       headers: { 'content-type': 'text/plain; charset=utf-8' },

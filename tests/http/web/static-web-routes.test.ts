@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Elysia } from 'elysia';
@@ -7,9 +7,11 @@ import {
   createStaticWebRoutes,
   isAppRoute,
   isReservedPath,
-  resolveStaticPath,
   WEB_CONTENT_SECURITY_POLICY,
+  webFileNameOf,
 } from '../../../src/http/web/static-web-routes.ts';
+import { loadWebApp, sha256Hex } from '../../../src/web/load-web-app.ts';
+import { writeBuildManifest } from '../../../src/web/web-build.ts';
 
 let directory: string;
 let app: { handle(request: Request): Promise<Response> };
@@ -19,12 +21,15 @@ beforeAll(async () => {
   await writeFile(path.join(directory, 'index.html'), '<!doctype html><title>shell</title>');
   await writeFile(path.join(directory, 'app.js'), 'console.log(1);');
   await writeFile(path.join(directory, 'app.css'), 'body{}');
-  await mkdir(path.join(directory, 'assets'));
-  await writeFile(path.join(directory, 'assets', 'logo.svg'), '<svg/>');
+  await writeFile(path.join(directory, 'logo.svg'), '<svg/>');
   await writeFile(path.join(path.dirname(directory), 'outside-secret.txt'), 'secret');
+  await writeBuildManifest(directory);
+  // Written after the manifest: on disk, but never part of the build.
+  await writeFile(path.join(directory, 'unlisted.js'), 'alert(1);');
+  const webApp = await loadWebApp(directory);
   // Static routes mounted first on purpose: explicit API routes must still win.
   app = new Elysia()
-    .use(createStaticWebRoutes({ directory }))
+    .use(createStaticWebRoutes({ webApp }))
     .get('/api/ping', () => ({ pong: true }))
     .get('/mcp', () => 'mcp');
 });
@@ -43,7 +48,7 @@ describe('static web routes', () => {
     ['/index.html', 200, 'text/html; charset=utf-8', 'shell'],
     ['/app.js', 200, 'text/javascript; charset=utf-8', 'console.log(1);'],
     ['/app.css', 200, 'text/css; charset=utf-8', 'body{}'],
-    ['/assets/logo.svg', 200, 'image/svg+xml', '<svg/>'],
+    ['/logo.svg', 200, 'image/svg+xml', '<svg/>'],
     ['/tools', 200, 'text/html; charset=utf-8', 'shell'],
     ['/chats/abc-123', 200, 'text/html; charset=utf-8', 'shell'],
   ])('GET %s → %i %s', async (pathname, status, contentType, bodyPart) => {
@@ -61,6 +66,9 @@ describe('static web routes', () => {
 
   test.each([
     '/missing.js',
+    '/unlisted.js',
+    '/build-manifest.json',
+    '/logo.svg/',
     '/api/unknown',
     '/api',
     '/mcp/anything',
@@ -77,6 +85,22 @@ describe('static web routes', () => {
     expect(await (await get('/mcp')).text()).toBe('mcp');
   });
 
+  test('a file carries its SHA-256 as a strong ETag; If-None-Match with it answers 304 without a body', async () => {
+    const etag = `"${sha256Hex(new TextEncoder().encode('console.log(1);'))}"`;
+    const response = await get('/app.js');
+    expect(response.headers.get('etag')).toBe(etag);
+    const again = await app.handle(
+      new Request('http://localhost/app.js', { headers: { 'if-none-match': etag } }),
+    );
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    const stale = await app.handle(
+      new Request('http://localhost/app.js', { headers: { 'if-none-match': '"x"' } }),
+    );
+    expect(stale.status).toBe(200);
+    expect(await stale.text()).toBe('console.log(1);');
+  });
+
   test('HEAD answers headers without a body', async () => {
     const response = await get('/app.js', 'HEAD');
     expect(response.status).toBe(200);
@@ -85,19 +109,15 @@ describe('static web routes', () => {
   });
 
   test('an unbuilt app answers 503 with the command to build it', async () => {
-    const empty = await mkdtemp(path.join(tmpdir(), 'mango-static-empty-'));
-    try {
-      const bare = new Elysia().use(createStaticWebRoutes({ directory: empty }));
-      const response = await bare.handle(new Request('http://localhost/tools'));
-      expect(response.status).toBe(503);
-      expect(await response.text()).toContain('npm run build');
-    } finally {
-      await rm(empty, { recursive: true, force: true });
-    }
+    const bare = new Elysia().use(createStaticWebRoutes({ webApp: undefined }));
+    const response = await bare.handle(new Request('http://localhost/tools'));
+    expect(response.status).toBe(503);
+    expect(await response.text()).toBe('The web app is not built: run `npm run build`.\n');
+    expect((await bare.handle(new Request('http://localhost/app.js'))).status).toBe(404);
   });
 });
 
-describe('isAppRoute, isReservedPath and resolveStaticPath', () => {
+describe('isAppRoute, isReservedPath and webFileNameOf', () => {
   test.each([
     ['/', true],
     ['/tools', true],
@@ -125,15 +145,12 @@ describe('isAppRoute, isReservedPath and resolveStaticPath', () => {
 
   test.each([
     ['/app.js', 'app.js'],
-    ['/a/../app.js', 'app.js'],
-    ['/../../etc/passwd', 'etc/passwd'],
-    ['/%2e%2e/%2e%2e/etc/passwd', 'etc/passwd'],
-  ])('resolveStaticPath keeps %s inside the root', (pathname, relative) => {
-    expect(resolveStaticPath('/srv/web', pathname)).toBe(path.join('/srv/web', relative));
-  });
-
-  test('a NUL byte or broken escape resolves to nothing', () => {
-    expect(resolveStaticPath('/srv/web', '/app%00.js')).toBeUndefined();
-    expect(resolveStaticPath('/srv/web', '/%E0%A4%A')).toBeUndefined();
+    ['/app%2Ejs', 'app.js'],
+    ['/', undefined],
+    ['/a/../app.js', undefined],
+    ['/..%2foutside-secret.txt', undefined],
+    ['/%E0%A4%A', undefined],
+  ])('webFileNameOf(%s) = %p', (pathname, expected) => {
+    expect(webFileNameOf(pathname)).toBe(expected);
   });
 });

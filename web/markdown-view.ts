@@ -1,0 +1,181 @@
+/**
+ * A model answer in the page, rendered as markdown while it streams: complete blocks are sanitized and
+ * appended once (`markdown-stream.ts`), only the open block at the end is replaced on each update, so
+ * selection, scroll position and copy buttons of earlier blocks survive. Every piece of HTML passes
+ * DOMPurify with an allow-list of tags and attributes before it touches the document (the renderer
+ * already emits no raw HTML; this is the second lock). Server images are fetched with the token;
+ * a code block's language is loaded on first use and its chunk re-rendered once it is.
+ */
+import DOMPurify from 'dompurify';
+import { h } from './dom.ts';
+import { loadLanguage } from './highlight-languages.ts';
+import { isSafeLink, isServerImage } from './markdown-renderer.ts';
+import { IncrementalMarkdown, type MarkdownChunk, type MarkdownStep } from './markdown-stream.ts';
+import type { ImageLoader } from './tool-result-view.ts';
+
+/** The markup the renderer writes, and nothing else (no style: the page's policy refuses inline styles). */
+const ALLOWED_TAGS = (
+  'a blockquote br button code del div em h1 h2 h3 h4 h5 h6 hr img li ol p pre s span strong ' +
+  'table tbody td th thead tr ul'
+).split(' ');
+const ALLOWED_ATTR = 'alt class data-server-image href rel start target title type'.split(' ');
+
+/** Sanitized nodes for `html`: allow-listed markup only, links and images checked again. */
+export function sanitizeMarkdownHtml(html: string, loadImage: ImageLoader): DocumentFragment {
+  const fragment = DOMPurify.sanitize(html, {
+    ALLOWED_TAGS,
+    ALLOWED_ATTR,
+    ALLOW_DATA_ATTR: false,
+    ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#|\/(?!\/))/i,
+    RETURN_DOM_FRAGMENT: true,
+  });
+  for (const link of fragment.querySelectorAll('a')) {
+    const href = link.getAttribute('href') ?? '';
+    if (!isSafeLink(href)) {
+      link.replaceWith(...link.childNodes);
+      continue;
+    }
+    if (!href.startsWith('#')) {
+      link.target = '_blank';
+      link.rel = 'noopener noreferrer';
+    }
+  }
+  for (const image of fragment.querySelectorAll('img')) {
+    const source = image.dataset.serverImage ?? '';
+    image.removeAttribute('src');
+    if (!isServerImage(source)) {
+      image.remove();
+      continue;
+    }
+    image.loading = 'lazy';
+    loadImage(source).then(
+      (url) => {
+        image.src = url;
+      },
+      () => {
+        image.replaceWith(document.createTextNode(`[image unavailable: ${image.alt || source}]`));
+      },
+    );
+  }
+  return fragment;
+}
+
+/** Copies `text`; false when neither the clipboard API nor the copy command could. */
+export async function copyText(text: string): Promise<boolean> {
+  if (window.isSecureContext && navigator.clipboard?.writeText) {
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch {
+      // Permission refused or no focus: try the older way below.
+    }
+  }
+  const scratch = h('textarea', { class: 'visually-hidden', readonly: true, 'aria-hidden': 'true' });
+  scratch.value = text;
+  document.body.append(scratch);
+  scratch.select();
+  let copied = false;
+  try {
+    copied = document.execCommand('copy');
+  } catch {
+    copied = false;
+  }
+  scratch.remove();
+  return copied;
+}
+
+async function onCopyClick(button: HTMLButtonElement): Promise<void> {
+  const code = button.closest('.markdown-code')?.querySelector('code');
+  if (!code) return;
+  const copied = await copyText(code.textContent ?? '');
+  if (!copied) {
+    // Last resort: select the code so the user's own Ctrl+C / ⌘C copies it.
+    const range = document.createRange();
+    range.selectNodeContents(code);
+    const selection = window.getSelection();
+    selection?.removeAllRanges();
+    selection?.addRange(range);
+  }
+  button.textContent = copied ? 'Copied' : 'Selected: press Ctrl+C';
+  setTimeout(() => {
+    button.textContent = 'Copy';
+  }, 2000);
+}
+
+export interface MarkdownView {
+  element: HTMLElement;
+  /** The answer so far; cheap when nothing changed. */
+  update(text: string): void;
+  /** The answer is complete: the last block is rendered like the others (highlighted). */
+  finish(text: string): void;
+}
+
+/** `afterStep` runs after each step changed the view (the chat keeps its scroll position with it). */
+export function createMarkdownView(loadImage: ImageLoader, afterStep: () => void = () => {}): MarkdownView {
+  const renderer = new IncrementalMarkdown();
+  const element = h('div', { class: 'markdown-body' });
+  const live = h('div', { class: 'markdown-live' });
+  element.append(live);
+  let lastText: string | undefined;
+  let finished = false;
+
+  element.addEventListener('click', (event) => {
+    const target = event.target;
+    if (target instanceof HTMLButtonElement && target.classList.contains('copy-code'))
+      void onCopyClick(target);
+  });
+
+  const mountChunk = (chunk: MarkdownChunk) => {
+    const node = h('div', { class: 'markdown-chunk' });
+    node.append(sanitizeMarkdownHtml(chunk.html, loadImage));
+    element.insertBefore(node, live);
+    for (const language of chunk.missingLanguages) {
+      loadLanguage(language).then(
+        () => {
+          if (!element.contains(node)) return;
+          node.replaceChildren(sanitizeMarkdownHtml(renderer.renderChunk(chunk.source).html, loadImage));
+        },
+        () => {
+          // The chunk stays plain text: a missing highlighter must not hide the code.
+        },
+      );
+    }
+  };
+
+  const apply = (step: MarkdownStep) => {
+    if (step.reset) for (const old of element.querySelectorAll(':scope > .markdown-chunk')) old.remove();
+    for (const chunk of step.completed) mountChunk(chunk);
+    live.replaceChildren(sanitizeMarkdownHtml(step.live, loadImage));
+  };
+
+  /** Renders the latest text, one step per frame while a burst is waiting. */
+  let stepQueued = false;
+  const step = () => {
+    if (lastText === undefined) return;
+    const result = finished ? renderer.finish(lastText) : renderer.update(lastText);
+    apply(result);
+    afterStep();
+    if (result.pending && !stepQueued) {
+      stepQueued = true;
+      requestAnimationFrame(() => {
+        stepQueued = false;
+        step();
+      });
+    }
+  };
+
+  return {
+    element,
+    update: (text) => {
+      if (finished || text === lastText) return;
+      lastText = text;
+      if (!stepQueued) step();
+    },
+    finish: (text) => {
+      if (finished) return;
+      finished = true;
+      lastText = text;
+      if (!stepQueued) step();
+    },
+  };
+}
