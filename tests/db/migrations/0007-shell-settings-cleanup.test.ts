@@ -30,7 +30,8 @@ describe.each(BACKENDS)('migration 7 (shell settings cleanup) on %s', (backend) 
       await sql`INSERT INTO user_tool_settings (user_id, tool_name, parameters_json, updated_at)
         VALUES (${user}, ${tool}, ${parameters}, '2026-01-01T00:00:00.000Z')`;
     }
-    const statements = backend === 'sqlite' ? shellSettingsCleanupMigration.sqlite : shellSettingsCleanupMigration.postgres;
+    const statements =
+      backend === 'sqlite' ? shellSettingsCleanupMigration.sqlite : shellSettingsCleanupMigration.postgres;
     // Twice: a re-run (a second instance, a retried start) changes nothing more.
     for (let round = 0; round < 2; round += 1) {
       await sql.begin(async (transaction) => {

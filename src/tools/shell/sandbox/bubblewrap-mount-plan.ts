@@ -18,6 +18,8 @@
  * - Nothing else: no data directory, installation directory, server home or other user's workspace,
  *   unless a root contains it (then it is covered when protected).
  *
+ * - Everything else, including the sandbox's root directory, is read-only.
+ *
  * Mounts are ordered by the depth of their destination, so a shallower mount never hides a deeper one
  * (the operator's `/` root comes first; a root under `/tmp` comes after the private `/tmp`).
  */
@@ -171,5 +173,14 @@ export function buildMountPlan(input: MountPlanInput, host: HostLayout): string[
     .map((operation, index) => ({ operation, index, depth: depthOf(operation.destination) }))
     .sort((a, b) => a.depth - b.depth || a.index - b.index)
     .map((entry) => entry.operation);
-  return [...ordered.flatMap((operation) => operation.arguments), '--chdir', input.cwd];
+  // The sandbox's own root directory (a tmpfs holding the mount points) is made read-only last, so a
+  // write anywhere but the read-write roots, /tmp and HOME fails instead of vanishing silently.
+  // A root at / itself (operator mode) keeps its own access.
+  const rootIsReachable = input.reachable.roots.some((root) => root.path === sep);
+  return [
+    ...ordered.flatMap((operation) => operation.arguments),
+    ...(rootIsReachable ? [] : ['--remount-ro', '/']),
+    '--chdir',
+    input.cwd,
+  ];
 }
