@@ -22,6 +22,7 @@
  * - Fails closed: `status()` is unavailable, with the reason, until a probe sandbox has run and shown
  *   uid ≠ 0, `CapEff` 0 and `NoNewPrivs` 1 inside; `run` then refuses.
  */
+import { accessSync, constants } from 'node:fs';
 import { userInfo } from 'node:os';
 import { ToolError } from '../../errors.ts';
 import { runShellCommand, type ShellCommandResult, type ShellCommandWrapper } from '../run-shell-command.ts';
@@ -85,7 +86,8 @@ export interface SandboxPrograms {
   bwrap: string;
   setpriv: string;
   prlimit: string;
-  perl: string;
+  /** The wait-status reporter's interpreter; undefined when the host has none in `/usr`. */
+  perl: string | undefined;
 }
 
 export interface BubblewrapSandbox extends ShellSandbox {
@@ -108,15 +110,26 @@ export function decideSandboxIdentity(serverUid: number, configuredUid: number |
   return { uid, gid: uid, user: SANDBOX_USER, home: SANDBOX_HOME };
 }
 
+function isExecutable(path: string | null | undefined): path is string {
+  if (!path) return false;
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function findPrograms(given: Partial<SandboxPrograms> | undefined): SandboxPrograms | string {
   const bwrap = given?.bwrap ?? Bun.which('bwrap');
   const setpriv = given?.setpriv ?? Bun.which('setpriv');
   const prlimit = given?.prlimit ?? Bun.which('prlimit');
   const perl = given?.perl ?? '/usr/bin/perl';
-  if (!bwrap) return 'bubblewrap (bwrap) is not installed; install the "bubblewrap" package.';
-  if (!setpriv) return 'setpriv is not installed; install "util-linux".';
-  if (!prlimit) return 'prlimit is not installed; install "util-linux".';
-  return { bwrap, setpriv, prlimit, perl };
+  if (!isExecutable(bwrap)) return 'bubblewrap (bwrap) is not installed; install the "bubblewrap" package.';
+  if (!isExecutable(setpriv)) return 'setpriv is not installed; install "util-linux".';
+  if (!isExecutable(prlimit)) return 'prlimit is not installed; install "util-linux".';
+  // Without Perl the sandbox still contains commands; only a death by signal reads as exit 128+n.
+  return { bwrap, setpriv, prlimit, perl: isExecutable(perl) && perl.startsWith('/usr/') ? perl : undefined };
 }
 
 /** The probe's command: what the sandbox must show about itself before any user command runs. */
@@ -207,9 +220,9 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
         host,
       ),
       '--',
-      ...reporterArguments(tools.perl, interpreterArguments),
+      ...(tools.perl ? reporterArguments(tools.perl, interpreterArguments) : interpreterArguments),
     ],
-    parseExitStatus: parseReporterStatus,
+    ...(tools.perl ? { parseExitStatus: parseReporterStatus } : {}),
   });
 
   const probe = (tools: SandboxPrograms, files: SandboxStateDirectory): string | undefined => {
@@ -251,7 +264,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       : {
           available: true,
           mode: 'bubblewrap',
-          summary: `bubblewrap, uid ${identity.uid}${dropsPrivilege ? ' (dropped from root)' : ` (the server's own, ${userInfo().username})`}, no network`,
+          summary: `bubblewrap, uid ${identity.uid}${dropsPrivilege ? ' (dropped from root)' : ` (the server's own, ${userInfo().username})`}, no network${programs.perl ? '' : '; no Perl in /usr, so a death by signal n reads as exit 128+n'}`,
         };
   }
 
