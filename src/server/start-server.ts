@@ -1,7 +1,8 @@
 /**
  * Start-up and graceful shutdown of the API server. `startServer(config)` opens the database, applies
  * pending migrations, creates the first user when there is none (printing its token once), points
- * generate_image at its providers (from the injected `env`) and at the database's image records, and
+ * generate_image at its providers (from the injected `env`) and at the database's image records, probes
+ * the shell sandbox (and prints what shell commands run in, or why shell tools are unavailable), and
  * listens. `stop()` closes the MCP sessions (their streams never end on their own), stops accepting
  * connections, cancels running chat turns (their tools stop, their history is kept, their streams end
  * with `done{cancelled}`), lets in-flight requests finish for at most `config.shutdownTimeoutMs`, then closes the
@@ -20,6 +21,10 @@ import {
 } from '../images/image-generation-config.ts';
 import '../tools/builtin/index.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import { installShellSandbox } from '../tools/shell/sandbox/host-shell-sandbox.ts';
+import type { ShellSandbox } from '../tools/shell/sandbox/shell-sandbox.ts';
+import { createShellSandboxFromEnvironment } from '../tools/shell/sandbox/shell-sandbox-config.ts';
+import { describeShellSandbox } from '../tools/shell/sandbox/shell-sandbox-notice.ts';
 
 /** Name of the user created on a first start with an empty `users` table. */
 export const FIRST_USER_NAME = 'admin';
@@ -47,6 +52,11 @@ export interface StartServerOptions {
    * Default: the process's.
    */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Where shell commands run. Default: the sandbox `env` selects (`MANGO_SHELL_SANDBOX`), probed now;
+   * shell tools are unavailable, with the reason, when it cannot run.
+   */
+  shellSandbox?: ShellSandbox;
 }
 
 /**
@@ -91,6 +101,10 @@ export async function startServer(
       environment: options.env,
     });
     await ensureFirstUser(deps, print);
+    const shellSandbox =
+      options.shellSandbox ?? createShellSandboxFromEnvironment(options.env ?? process.env);
+    installShellSandbox(shellSandbox);
+    print(describeShellSandbox(shellSandbox.status()));
     configureImageGeneration({
       ...readImageGenerationConfigFromEnv(options.env ?? process.env),
       repository: deps.images,

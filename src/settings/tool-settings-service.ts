@@ -35,6 +35,8 @@ export interface ToolSettingsDescriptor {
   available: boolean;
   /** Why it cannot run, when `available` is false. */
   unavailableReason?: string;
+  /** How it runs here, when that matters to users (e.g. the shell sandbox's mode). */
+  notice?: string;
   /** Effective values: defaults < saved. */
   parameters: Record<string, unknown>;
   parameterDescriptors: ToolParameterDescriptor[];
@@ -135,8 +137,15 @@ export class ToolSettingsService {
   }
 }
 
-function availabilityOf(tool: RegisteredTool): { available: boolean; unavailableReason?: string } {
-  if (!tool.isAvailable || tool.isAvailable()) return { available: true };
+function availabilityOf(tool: RegisteredTool): {
+  available: boolean;
+  unavailableReason?: string;
+  notice?: string;
+} {
+  if (!tool.isAvailable || tool.isAvailable()) {
+    const notice = tool.notice?.();
+    return notice === undefined ? { available: true } : { available: true, notice };
+  }
   const reason = tool.unavailableReason?.();
   return reason === undefined ? { available: false } : { available: false, unavailableReason: reason };
 }

@@ -44,6 +44,7 @@ export const toolSettingsDescriptorSchema = t.Object({
   unavailableReason: t.Optional(
     t.String({ description: 'Why it cannot run (e.g. no OS sandbox for shells).' }),
   ),
+  notice: t.Optional(t.String({ description: 'How it runs here (e.g. the shell sandbox mode).' })),
   parameters: t.Record(t.String(), t.Unknown(), { description: 'Effective values: defaults < saved.' }),
   parameterDescriptors: t.Array(toolParameterDescriptorSchema),
 });

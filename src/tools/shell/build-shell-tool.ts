@@ -39,6 +39,7 @@ import type { EffectiveToolSettings, RegisteredTool, ToolContext, ToolDefinition
 import type { ShellCommandResult } from './run-shell-command.ts';
 import { hostShellSandbox } from './sandbox/host-shell-sandbox.ts';
 import type { ShellSandbox } from './sandbox/shell-sandbox.ts';
+import { shellToolNotice } from './sandbox/shell-sandbox-notice.ts';
 import { findShellInterpreter, type ShellInterpreter, type ShellKind } from './shell-interpreter.ts';
 import { resolveShellWorkingDirectory } from './shell-working-directory.ts';
 
@@ -231,6 +232,7 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
     reportsPartialResultOnAbort: true,
     isAvailable: () => unavailableReason() === undefined,
     unavailableReason,
+    notice: () => shellToolNotice(sandboxOf().status()),
     execute: async (rawArgs: unknown, context: ToolContext): Promise<ShellCommandResult> => {
       const args = readArgumentsObject(rawArgs);
       const command = requireString(args, 'command', {
