@@ -96,12 +96,6 @@ describe('mango tool list', () => {
 
 describe('mango tool list and the shell sandbox', () => {
   test('bash is listed with the sandbox availability, and the reason when it cannot run', async () => {
-    const { installShellSandbox, hostShellSandbox } = await import(
-      '../../src/tools/shell/sandbox/host-shell-sandbox.ts'
-    );
-    const { createUnavailableShellSandbox } = await import(
-      '../../src/tools/shell/sandbox/shell-sandbox-config.ts'
-    );
     const previous = hostShellSandbox();
     installShellSandbox(createUnavailableShellSandbox('The shell sandbox cannot run: no bwrap here.'));
     try {
