@@ -244,6 +244,22 @@ describeSandbox('the bubblewrap shell sandbox, with real commands', () => {
     expect(await liveProcessesWith(`sleep\0${marker}`)).toEqual([]);
   }, 15_000);
 
+  test.skipIf(Bun.which('zsh') === null)('zsh runs in the same sandbox', async () => {
+    const zshRegistry = new ToolRegistry();
+    zshRegistry.register(buildShellTool('zsh', { sandbox: () => sandbox }));
+    const outcome = await executeTool(
+      'zsh',
+      { command: 'print -r -- "$(id -u) $PWD"; test -e /etc/shadow && echo shadow || echo no-shadow' },
+      { userId: 'alice', workingDirectory: layout.alice, reachable: layout.reachable },
+      { enabled: true },
+      { registry: zshRegistry },
+    );
+    if (!outcome.ok) throw new Error(outcome.error.message);
+    expect((outcome.result as ShellCommandResult).stdout).toBe(
+      `${sandbox.identity.uid} ${layout.alice}\nno-shadow\n`,
+    );
+  });
+
   test('each command is logged as one JSON line with user, chat, command and outcome', async () => {
     lines.length = 0;
     await run('echo logged');
