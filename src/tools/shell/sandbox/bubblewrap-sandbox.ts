@@ -94,6 +94,8 @@ export interface BubblewrapSandbox extends ShellSandbox {
   readonly identity: SandboxIdentity;
   /** True when the server is root and hands files to the sandbox uid (see sandbox-file-owner.ts). */
   readonly dropsPrivilege: boolean;
+  /** The host directory of the synthesized accounts and covers (sandbox-state-directory.ts). */
+  stateDirectory(): string | undefined;
   /** Removes the sandbox's state directory; the sandbox is unavailable afterwards. */
   dispose(): void;
 }
@@ -272,6 +274,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     identity,
     dropsPrivilege,
     status: () => status,
+    stateDirectory: () => state?.path,
     fileOwner: () => (dropsPrivilege ? { uid: identity.uid, gid: identity.gid } : undefined),
     dispose() {
       state?.remove();

@@ -3,7 +3,7 @@
  * (root, the sandbox user, nobody: nothing about the host's accounts) and the empty, mode-000 file and
  * directory that cover protected and denied paths. They live in one private directory created when the
  * sandbox is, readable by the sandbox user (bubblewrap opens mount sources as that user) and never
- * writable by it.
+ * writable by it. It is removed by `remove()` or, at the latest, when the process exits.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,8 +41,22 @@ export function synthesizeAccounts(
   };
 }
 
+/** Directories not removed yet; one exit listener for all of them. */
+const live = new Set<string>();
+let exitListener = false;
+
+function removeAtExit(path: string): void {
+  live.add(path);
+  if (exitListener) return;
+  exitListener = true;
+  process.on('exit', () => {
+    for (const directory of live) rmSync(directory, { recursive: true, force: true });
+  });
+}
+
 export function createSandboxStateDirectory(identity: SandboxIdentity): SandboxStateDirectory {
   const path = mkdtempSync(join(tmpdir(), 'mango-sandbox-'));
+  removeAtExit(path);
   chmodSync(path, 0o755);
   const accounts = synthesizeAccounts(identity, '/bin/bash');
   const passwd = join(path, 'passwd');
@@ -68,6 +82,7 @@ export function createSandboxStateDirectory(identity: SandboxIdentity): SandboxS
     remove() {
       if (removed) return;
       removed = true;
+      live.delete(path);
       rmSync(path, { recursive: true, force: true });
     },
   };
