@@ -8,7 +8,9 @@
  *   environment of shell-environment.ts. A `wrapper` (the OS sandbox) may put programs in front of the
  *   interpreter; the group is then the wrapper's, and killing it ends the sandbox with everything in it.
  * - A wrapper that reports the interpreter's real wait status on descriptor 3 makes the result exact: a
- *   sandbox's own exit code turns a death by signal n into 128+n, which an `exit 137` also gives.
+ *   sandbox's own exit code turns a death by signal n into 128+n, which an `exit 137` also gives. A
+ *   wrapper that settles (descriptor 4) is waited for after it exits, on every path: exit, timeout,
+ *   cancel.
  * - An owned timer (not Bun's spawn timeout) and the caller's `signal` each kill the whole group with
  *   SIGKILL. The caller's signal counts as a timeout when its reason is a timeout (executeTool's budget
  *   aborts with a `ToolTimeoutError`, `AbortSignal.timeout()` with a `TimeoutError`) and as an abort
@@ -98,6 +100,12 @@ export interface ShellCommandWrapper {
    * written there, or returns undefined when nothing usable was (the wrapper's exit code is used then).
    */
   parseExitStatus?(written: string): ShellWaitStatus | undefined;
+  /**
+   * Present when the wrapper writes what it knows about its processes to descriptor 4: called once the
+   * wrapper has exited (for any reason) with what was written there; the call returns only after it
+   * settles, so a wrapper can wait until everything it started is really gone.
+   */
+  settle?(written: string): Promise<void>;
 }
 
 /** After the shell exits: time for output already written to arrive before the pipes are abandoned. */
@@ -220,7 +228,15 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
     child = Bun.spawn(wrapper ? wrapper.wrap(argv) : argv, {
       cwd,
       env: options.environment ?? defaultEnvironment(interpreter),
-      stdio: wrapper?.parseExitStatus ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+      stdio: wrapper
+        ? [
+            'ignore',
+            'pipe',
+            'pipe',
+            wrapper.parseExitStatus ? 'pipe' : 'ignore',
+            wrapper.settle ? 'pipe' : 'ignore',
+          ]
+        : ['ignore', 'pipe', 'pipe'],
       // POSIX: setsid() in the child, so the shell leads its own process group (process-group.ts).
       detached: true,
     }) as Bun.Subprocess<'ignore', 'pipe', 'pipe'>;
@@ -232,6 +248,7 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
   }
   const processGroupId = child.pid;
   const statusReading = wrapper?.parseExitStatus ? readStatusPipe(child.stdio[3]) : undefined;
+  const infoReading = wrapper?.settle ? readStatusPipe(child.stdio[4]) : undefined;
   const stdoutReading = readCappedStream(child.stdout, options.maxOutputBytes);
   const stderrReading = readCappedStream(child.stderr, options.maxOutputBytes);
 
@@ -258,6 +275,9 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
     claim(exitSignal === null ? { kind: 'exited' } : { kind: 'signalled', signal: exitSignal });
     // Whatever the shell left behind in its group does not outlive the call.
     if (process.platform !== 'win32') killProcessGroup(processGroupId);
+    if (infoReading && wrapper?.settle) {
+      await wrapper.settle(await firstOf(infoReading, '', options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS));
+    }
 
     const bothEnded = Promise.all([stdoutReading.result, stderrReading.result]);
     await waitAtMost(bothEnded, options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS);

@@ -13,8 +13,9 @@
  *   `/usr` stays a symlink, a real directory is bound read-only).
  * - From `/etc` only {@link ETC_ALLOWLIST}, read-only, plus a synthesized `passwd` and `group` that name
  *   only root, the sandbox user and nobody.
- * - A fresh `/proc` of the sandbox's PID namespace, a minimal `/dev` (null, zero, full, random, urandom,
- *   tty, pts, shm), and size-limited private tmpfs mounts for `/tmp` and the sandbox `HOME`.
+ * - A fresh `/proc` of the sandbox's PID namespace, a minimal read-only `/dev` (null, zero, full, random,
+ *   urandom, tty, pts), and size-limited private tmpfs mounts for `/tmp`, `/dev/shm` and the sandbox
+ *   `HOME`.
  * - Nothing else: no data directory, installation directory, server home or other user's workspace,
  *   unless a root contains it (then it is covered when protected).
  *
@@ -76,6 +77,7 @@ export interface MountPlanInput {
   /** Byte limits of the private tmpfs mounts. */
   tmpBytes: number;
   homeBytes: number;
+  shmBytes: number;
 }
 
 interface MountOperation {
@@ -107,6 +109,12 @@ function systemOperations(input: MountPlanInput, host: HostLayout): MountOperati
     { destination: '/etc/group', arguments: ['--ro-bind', input.files.group, '/etc/group'] },
     { destination: '/proc', arguments: ['--proc', '/proc'] },
     { destination: '/dev', arguments: ['--dev', '/dev'] },
+    // bubblewrap's /dev is an unbounded tmpfs: /dev/shm gets a bounded one and /dev itself is made
+    // read-only at the end, so neither can fill memory.
+    {
+      destination: '/dev/shm',
+      arguments: ['--size', String(input.shmBytes), '--perms', '1777', '--tmpfs', '/dev/shm'],
+    },
     {
       destination: '/tmp',
       arguments: ['--size', String(input.tmpBytes), '--perms', '1777', '--tmpfs', '/tmp'],
@@ -180,6 +188,8 @@ export function buildMountPlan(input: MountPlanInput, host: HostLayout): string[
   return [
     ...ordered.flatMap((operation) => operation.arguments),
     ...(rootIsReachable ? [] : ['--remount-ro', '/']),
+    '--remount-ro',
+    '/dev',
     '--chdir',
     input.cwd,
   ];

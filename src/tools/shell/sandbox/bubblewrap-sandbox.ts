@@ -12,8 +12,9 @@
  * - Lifetime: bubblewrap is this process's child with a parent-death SIGKILL (`--die-with-parent`), and
  *   its init is PID 1 of the sandbox: when the interpreter exits, is killed, or the server dies, the
  *   PID namespace ends and every process in it (setsid, nohup and double forks included) dies with it.
+ *   A call returns only once that has happened (sandbox-teardown.ts).
  * - Limits (`prlimit`, before the uid drop): processes of the sandbox uid, address space, file size;
- *   `/tmp` and `HOME` are size-limited tmpfs mounts.
+ *   `/tmp`, `/dev/shm` and `HOME` are size-limited tmpfs mounts.
  * - Environment: only shell-environment.ts's allowlist, given to bubblewrap itself too, so its init's
  *   `/proc/1/environ` holds nothing more than the command's.
  * - The interpreter's real wait status is reported (exit-status-reporter.ts), so a death by signal is
@@ -37,6 +38,7 @@ import {
   type SandboxIdentity,
   type SandboxStateDirectory,
 } from './sandbox-state-directory.ts';
+import { waitForSandboxTeardown } from './sandbox-teardown.ts';
 import type { SandboxedCommand, ShellSandbox, ShellSandboxStatus } from './shell-sandbox.ts';
 
 /** The uid (and gid) commands run as when the server is root. Below systemd's dynamic range. */
@@ -55,6 +57,8 @@ export interface SandboxLimits {
   tmpBytes: number;
   /** Size of the private `HOME`, bytes. */
   homeBytes: number;
+  /** Size of the private `/dev/shm`, bytes. */
+  shmBytes: number;
 }
 
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
@@ -63,6 +67,7 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   fileBytes: 1024 ** 3,
   tmpBytes: 512 * 1024 ** 2,
   homeBytes: 128 * 1024 ** 2,
+  shmBytes: 64 * 1024 ** 2,
 };
 
 export interface BubblewrapSandboxOptions {
@@ -176,6 +181,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     tools: SandboxPrograms,
     files: SandboxStateDirectory,
     command: Pick<SandboxedCommand, 'reachable' | 'cwd' | 'deniedPaths'>,
+    probing = false,
   ): ShellCommandWrapper => ({
     wrap: (interpreterArguments) => [
       tools.prlimit,
@@ -209,6 +215,8 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       String(identity.gid),
       '--hostname',
       'sandbox',
+      // The probe runs synchronously and has no descriptor 4; it has nothing left to wait for anyway.
+      ...(probing ? [] : ['--info-fd', '4']),
       ...buildMountPlan(
         {
           reachable: command.reachable,
@@ -218,6 +226,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
           files,
           tmpBytes: limits.tmpBytes,
           homeBytes: limits.homeBytes,
+          shmBytes: limits.shmBytes,
         },
         host,
       ),
@@ -225,6 +234,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       ...(tools.perl ? reporterArguments(tools.perl, interpreterArguments) : interpreterArguments),
     ],
     ...(tools.perl ? { parseExitStatus: parseReporterStatus } : {}),
+    ...(probing ? {} : { settle: waitForSandboxTeardown }),
   });
 
   const probe = (tools: SandboxPrograms, files: SandboxStateDirectory): string | undefined => {
@@ -234,7 +244,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       roots: [{ path: files.path, access: 'read-only' as const }],
       protectedPaths: [],
     };
-    const argv = wrapperFor(tools, files, { reachable, cwd: files.path, deniedPaths: [] }).wrap([
+    const argv = wrapperFor(tools, files, { reachable, cwd: files.path, deniedPaths: [] }, true).wrap([
       '/bin/sh',
       '-c',
       PROBE_COMMAND,

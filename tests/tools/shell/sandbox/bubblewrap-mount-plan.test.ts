@@ -41,6 +41,7 @@ function input(reachable: ReachableSet, deniedPaths: string[] = []): MountPlanIn
     files,
     tmpBytes: 100,
     homeBytes: 50,
+    shmBytes: 25,
   };
 }
 
@@ -98,6 +99,12 @@ describe('buildMountPlan', () => {
       '/s/group',
       '/etc/group',
       '--size',
+      '25',
+      '--perms',
+      '1777',
+      '--tmpfs',
+      '/dev/shm',
+      '--size',
       '50',
       '--perms',
       '0700',
@@ -120,6 +127,8 @@ describe('buildMountPlan', () => {
       '/w/alice/.env',
       '--remount-ro',
       '/',
+      '--remount-ro',
+      '/dev',
       '--chdir',
       '/w/alice',
     ]);
@@ -137,7 +146,8 @@ describe('buildMountPlan', () => {
       fakeHost({ '/var/lib/mango': 'directory', '/sys': 'directory' }),
     );
     expect(plan.slice(0, 3)).toEqual(['--bind', '/', '/']);
-    expect(plan).not.toContain('--remount-ro');
+    expect(plan.slice(-4)).toEqual(['--remount-ro', '/dev', '--chdir', '/root']);
+    expect(plan.filter((argument) => argument === '--remount-ro')).toHaveLength(1);
     expect(plan.join(' ')).toContain('--ro-bind /s/dir /sys');
     expect(plan.join(' ')).toContain('--ro-bind /s/dir /var/lib/mango');
     expect(plan.join(' ')).not.toContain('/s/dir /proc');
@@ -154,6 +164,6 @@ describe('buildMountPlan', () => {
     const plan = buildMountPlan(input(reachable), fakeHost({}));
     const text = plan.join(' ');
     expect(text.indexOf('--ro-bind /tmp/ws /tmp/ws')).toBeGreaterThan(text.indexOf('--tmpfs /tmp'));
-    expect(text).toEndWith('--remount-ro / --chdir /tmp/ws');
+    expect(text).toEndWith('--remount-ro / --remount-ro /dev --chdir /tmp/ws');
   });
 });

@@ -104,7 +104,7 @@ describeSandbox('the bubblewrap shell sandbox, with real commands', () => {
       '/usr',
       '/proc',
       '/dev',
-      ...['null', 'zero', 'full', 'random', 'urandom', 'tty', 'pts'].map((name) => `/dev/${name}`),
+      ...['null', 'zero', 'full', 'random', 'urandom', 'tty', 'pts', 'shm'].map((name) => `/dev/${name}`),
       '/tmp',
       ...etc,
       '/etc/passwd',
@@ -142,6 +142,8 @@ describeSandbox('the bubblewrap shell sandbox, with real commands', () => {
       '/new.txt',
       '/etc/new.txt',
       join(layout.data, 'new.txt'),
+      '/dev/new.txt',
+      '/proc/new.txt',
     ];
     const marker = `private-${crypto.randomUUID()}`;
     const { stdout } = await run(
