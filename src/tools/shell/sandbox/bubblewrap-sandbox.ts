@@ -34,7 +34,7 @@ import { parseReporterStatus, reporterArguments } from './exit-status-reporter.t
 import { hostLayout } from './host-layout.ts';
 import { formatSandboxLogLine } from './sandbox-log-line.ts';
 import {
-  createSandboxStateDirectory,
+  openSandboxStateDirectory,
   type SandboxIdentity,
   type SandboxStateDirectory,
 } from './sandbox-state-directory.ts';
@@ -101,7 +101,7 @@ export interface BubblewrapSandbox extends ShellSandbox {
   readonly dropsPrivilege: boolean;
   /** The host directory of the synthesized accounts and covers (sandbox-state-directory.ts). */
   stateDirectory(): string | undefined;
-  /** Removes the sandbox's state directory; the sandbox is unavailable afterwards. */
+  /** Makes the sandbox unavailable (the shared state directory stays for other sandboxes). */
   dispose(): void;
 }
 
@@ -269,8 +269,13 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
   if (typeof programs === 'string') {
     status = { available: false, reason: `The shell sandbox cannot run: ${programs}` };
   } else {
-    state = createSandboxStateDirectory(identity);
-    const problem = probe(programs, state);
+    let problem: string | undefined;
+    try {
+      state = openSandboxStateDirectory(identity);
+      problem = probe(programs, state);
+    } catch (error) {
+      problem = (error as Error).message;
+    }
     status = problem
       ? { available: false, reason: `The shell sandbox cannot run: ${problem}` }
       : {
@@ -280,6 +285,16 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
         };
   }
 
+  /** The state directory, repaired if a temp-directory cleaner removed part of it. */
+  const readyState = (directory: SandboxStateDirectory): SandboxStateDirectory => {
+    try {
+      directory.ensure();
+    } catch (error) {
+      throw new ToolError('execution_error', `The shell sandbox cannot run: ${(error as Error).message}`);
+    }
+    return directory;
+  };
+
   return {
     identity,
     dropsPrivilege,
@@ -287,7 +302,6 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     stateDirectory: () => state?.path,
     fileOwner: () => (dropsPrivilege ? { uid: identity.uid, gid: identity.gid } : undefined),
     dispose() {
-      state?.remove();
       state = undefined;
       status = { available: false, reason: 'The shell sandbox was shut down.' };
     },
@@ -307,7 +321,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
         ...command,
         interpreter,
         environment: environmentFor(command.interpreterPath, command.deniedEnvVars),
-        wrapper: wrapperFor(programs, state, command),
+        wrapper: wrapperFor(programs, readyState(state), command),
       });
       log(formatSandboxLogLine('bubblewrap', command, result));
       return result;

@@ -1,7 +1,7 @@
 /**
  * A stand-in for a server process: creates the shell sandbox the way a server does and runs two
  * long commands through it at once (one with a setsid job and a double fork), then prints `running`
- * and its state directory, and waits. The test kills this process with SIGKILL and checks that nothing it started survives.
+ * and waits. The test kills this process with SIGKILL and checks that nothing it started survives.
  * Argument: the marker every sleep carries, and the working directory.
  */
 import { computeReachableSet } from '../../../../../src/tools/access/reachable-set.ts';
@@ -40,6 +40,5 @@ for (const command of commands) {
     maxOutputBytes: 1024,
   });
 }
-// A SIGKILL skips the exit handler that removes the state directory: the test removes it.
-console.log(`running ${sandbox.stateDirectory()}`);
+console.log('running');
 setInterval(() => {}, 1000);
