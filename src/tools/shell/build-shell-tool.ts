@@ -1,5 +1,5 @@
 /**
- * buildShellTool (spec: "bash / zsh / powershell"): the one RegisteredTool behind the three shell
+ * buildShellTool: the one RegisteredTool behind the three shell
  * tools, which differ only by interpreter. Disabled by default; settings `timeoutSeconds` (5–600, default
  * 30), `maxOutputBytes` (1 KB–1 MB per stream, default 100 KB), `deniedEnvVars`, and the shared
  * `allowedPaths` / `deniedPaths` that govern `cwd` (denied paths are also covered inside the sandbox).
@@ -10,8 +10,8 @@
  * working directory.
  *
  * Outcomes: any exit (zero or not) and a death by signal are results (`ShellCommandResult`); a timeout is
- * a `timeout` error naming the budget, a caller's abort is `cancelled` (spec: "Settings Policy": only
- * genuine timeouts surface the timeout error message).
+ * a `timeout` error naming the budget, a caller's abort is `cancelled` (only a genuine timeout surfaces
+ * the timeout error message).
  */
 import { accessAt, type ReachableSet } from '../access/reachable-set.ts';
 import {

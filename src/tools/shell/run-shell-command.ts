@@ -1,7 +1,6 @@
 /**
- * runShellCommand (spec: "bash / zsh / powershell", "Settings Policy"; issue 4): run one command in an
- * interpreter and return what it printed, how it ended and how long it took, under a budget that really
- * stops the work.
+ * runShellCommand: run one command in an interpreter and return what it printed, how it ended and how
+ * long it took, under a budget that really stops the work.
  *
  * Guarantees:
  * - The shell runs in its own process group (see process-group.ts), with stdin closed and the allowlisted
