@@ -1,18 +1,25 @@
 /**
- * Shell tool overhead (issue 4): one `bash -c true` through runShellCommand and through the whole tool
- * (executeTool: settings, cwd resolution and policy, environment filtering), against a bare Bun.spawn of
- * the same command that reads both pipes, which is what a caller would otherwise write. Prints the mean
+ * Shell tool overhead: one `bash -c true` through runShellCommand (no sandbox), through the bubblewrap
+ * sandbox (prlimit, setpriv, bwrap with fresh namespaces and mounts, the wait-status reporter), and
+ * through the whole tool in the sandbox (executeTool: settings, cwd resolution and policy, environment
+ * allowlist), against a bare Bun.spawn of the same command that reads both pipes, which is what a caller
+ * would otherwise write. Prints the mean
  * latency of sequential calls and calls per second at 1, 8 and 64 concurrent calls, with ratios. A
  * detached bare spawn (setsid, as runShellCommand does) separates the cost of the process group.
  * Last, the drain: a command printing DRAIN_BYTES at a 1 KB cap through runShellCommand (which runs
  * one full collection per 32 MB dropped, dropped-output-collector.ts) against a bare spawn that reads
  * and drops the same output, with the RSS growth of each.
  */
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ReachableSet } from '../src/tools/access/reachable-set.ts';
 import { executeTool } from '../src/tools/execution.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { buildShellTool } from '../src/tools/shell/build-shell-tool.ts';
 import { runShellCommand } from '../src/tools/shell/run-shell-command.ts';
-import { benchReachable } from './support/bench-reachable.ts';
+import { createBubblewrapSandbox } from '../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
+import { handToSandboxUser } from '../src/tools/shell/sandbox/sandbox-file-owner.ts';
 
 const COMMAND = 'true';
 const SEQUENTIAL_CALLS = Number(process.env.SHELL_BENCH_CALLS ?? 280);
@@ -28,13 +35,47 @@ async function shellCommand(): Promise<void> {
   await runShellCommand({ shell: 'bash', command: COMMAND, cwd, timeoutMs: 30_000, maxOutputBytes: 102_400 });
 }
 
+const sandbox = createBubblewrapSandbox({ log: () => {} });
+const sandboxStatus = sandbox.status();
+const workspace = mkdtempSync(join(tmpdir(), 'mango-shell-bench-'));
+chmodSync(workspace, 0o755);
+await handToSandboxUser(workspace, sandbox);
+process.on('exit', () => {
+  sandbox.dispose();
+  rmSync(workspace, { recursive: true, force: true });
+});
+const reachable: ReachableSet = {
+  workingDirectory: workspace,
+  homeDirectory: workspace,
+  roots: [{ path: workspace, access: 'read-write' }],
+  protectedPaths: [],
+};
+const bash = Bun.which('bash') ?? '/usr/bin/bash';
+
+async function sandboxed(): Promise<void> {
+  const result = await sandbox.run({
+    shell: 'bash',
+    command: COMMAND,
+    cwd: workspace,
+    reachable,
+    deniedPaths: [],
+    deniedEnvVars: [],
+    interpreterPath: bash,
+    userId: 'bench',
+    chatId: undefined,
+    timeoutMs: 30_000,
+    maxOutputBytes: 102_400,
+  });
+  if (result.exitCode !== 0) throw new Error(`sandboxed true failed: ${result.stderr}`);
+}
+
 const registry = new ToolRegistry();
-registry.register(buildShellTool('bash'));
+registry.register(buildShellTool('bash', { sandbox: () => sandbox }));
 async function wholeTool(): Promise<void> {
   const outcome = await executeTool(
     'bash',
     { command: COMMAND },
-    { userId: 'bench', reachable: benchReachable(cwd) },
+    { userId: 'bench', reachable },
     { enabled: true },
     { registry },
   );
@@ -55,9 +96,13 @@ async function bareDetachedSpawn(): Promise<void> {
 const subjects: [string, () => Promise<void>][] = [
   ['bare Bun.spawn', bareSpawn],
   ['bare Bun.spawn, detached', bareDetachedSpawn],
-  ['runShellCommand', shellCommand],
-  ['bash tool (executeTool)', wholeTool],
+  ['runShellCommand, no sandbox', shellCommand],
 ];
+if (sandboxStatus.available) {
+  subjects.push(['bubblewrap sandbox', sandboxed], ['bash tool in the sandbox', wholeTool]);
+} else {
+  console.log(`The sandboxed subjects are left out: ${sandboxStatus.reason}`);
+}
 
 /** The machine is shared: subjects alternate within each round, and the median round is reported. */
 const ROUNDS = Number(process.env.SHELL_BENCH_ROUNDS ?? 7);

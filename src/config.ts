@@ -53,8 +53,19 @@ export function keepAliveMillisecondsFor(config: Pick<ServerConfig, 'idleTimeout
   return ((config.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_SECONDS) * 1000) / 2;
 }
 
-/** The default workspaces directory for an environment. */
-export function defaultWorkspacesDirectory(env: Readonly<Record<string, string | undefined>>): string {
+/** Where personal workspaces go by default when the server runs as root. */
+export const ROOT_DEFAULT_WORKSPACES_DIRECTORY = '/var/lib/mango/workspaces';
+
+/**
+ * The default workspaces directory for an environment: `$XDG_DATA_HOME/mango/workspaces`, except for a
+ * server running as root, whose home is closed to the unprivileged uid shell commands then run as (the
+ * sandbox must reach a workspace on the host to mount it), so it uses a system directory.
+ */
+export function defaultWorkspacesDirectory(
+  env: Readonly<Record<string, string | undefined>>,
+  uid: number | undefined = process.getuid?.(),
+): string {
+  if (uid === 0) return ROOT_DEFAULT_WORKSPACES_DIRECTORY;
   const dataHome = env.XDG_DATA_HOME?.trim() || join(env.HOME?.trim() || homedir(), '.local', 'share');
   return join(dataHome, 'mango', 'workspaces');
 }

@@ -172,11 +172,7 @@ export {
   mergeToolSettings,
   normalizeToolParameters,
 } from './tools/settings-policy.ts';
-export {
-  type BuildShellToolOptions,
-  buildShellTool,
-  type ShellToolOperations,
-} from './tools/shell/build-shell-tool.ts';
+export { type BuildShellToolOptions, buildShellTool } from './tools/shell/build-shell-tool.ts';
 export {
   type RunShellCommandOptions,
   runShellCommand,
@@ -184,6 +180,19 @@ export {
   type ShellTermination,
   type ShellTerminationKind,
 } from './tools/shell/run-shell-command.ts';
+export {
+  type BubblewrapSandboxOptions,
+  createBubblewrapSandbox,
+} from './tools/shell/sandbox/bubblewrap-sandbox.ts';
+export { hostShellSandbox, installShellSandbox } from './tools/shell/sandbox/host-shell-sandbox.ts';
+export { handToSandboxUser } from './tools/shell/sandbox/sandbox-file-owner.ts';
+export type {
+  SandboxedCommand,
+  ShellSandbox,
+  ShellSandboxStatus,
+} from './tools/shell/sandbox/shell-sandbox.ts';
+export { createShellSandboxFromEnvironment } from './tools/shell/sandbox/shell-sandbox-config.ts';
+export { createUnsandboxedShell } from './tools/shell/sandbox/unsandboxed-shell.ts';
 export { buildShellEnvironment, type ShellEnvironmentRules } from './tools/shell/shell-environment.ts';
 export {
   findShellInterpreter,

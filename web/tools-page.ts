@@ -63,6 +63,11 @@ function categoryRank(category: string): number {
   return index === -1 ? order.length : index;
 }
 
+/** An unavailable tool can still be switched off, never on. */
+function canToggle(tool: ToolSettingsDescriptor): boolean {
+  return tool.canDisable && (tool.available || tool.enabled);
+}
+
 function createToolCard(initial: ToolSettingsDescriptor, api: ApiClient): HTMLElement {
   let tool = initial;
   const titleId = `tool-${tool.name}-title`;
@@ -77,7 +82,7 @@ function createToolCard(initial: ToolSettingsDescriptor, api: ApiClient): HTMLEl
     role: 'switch',
     class: 'switch',
     checked: tool.enabled,
-    disabled: !tool.canDisable,
+    disabled: !canToggle(tool),
     'aria-describedby': tool.canDisable ? undefined : explanationId,
   });
   const switchLabel = h('span', { class: 'switch-state' }, tool.enabled ? 'On' : 'Off');
@@ -90,8 +95,8 @@ function createToolCard(initial: ToolSettingsDescriptor, api: ApiClient): HTMLEl
           h(
             'p',
             {},
-            `A model with ${tool.name} can run any command as the user running this server: read, change or delete files, `,
-            'use the network, and start programs. Working-directory restriction does not contain shell commands.',
+            `A model with ${tool.name} can run any command in this chat's workspaces: read, change or delete the files there `,
+            `and start programs. ${tool.notice ?? ''}`,
           ),
           h('p', {}, 'Only enable it for models and chats you trust.'),
         ],
@@ -114,7 +119,7 @@ function createToolCard(initial: ToolSettingsDescriptor, api: ApiClient): HTMLEl
       toggle.checked = !wanted;
       cardStatus.textContent = `Not saved: ${(error as Error).message}`;
     } finally {
-      toggle.disabled = !tool.canDisable;
+      toggle.disabled = !canToggle(tool);
       switchLabel.textContent = toggle.checked ? 'On' : 'Off';
       card.classList.toggle('tool-off', !toggle.checked);
     }
@@ -154,6 +159,14 @@ function createToolCard(initial: ToolSettingsDescriptor, api: ApiClient): HTMLEl
           { class: 'tool-note', id: explanationId },
           'This tool is always on: the server does not allow disabling it.',
         ),
+    tool.available
+      ? null
+      : h(
+          'p',
+          { class: 'tool-note tool-unavailable' },
+          `Unavailable here: ${tool.unavailableReason ?? 'not configured.'}`,
+        ),
+    tool.notice ? h('p', { class: 'tool-note' }, tool.notice) : null,
     isShell
       ? h(
           'p',

@@ -4,17 +4,17 @@
  * `DATABASE_URL` → PostgreSQL), through the same repositories the server and `mango user` use, so a
  * user created with `mango user add` and settings saved through the API apply here too.
  */
+
 import { DatabaseImageRepository } from '../db/database-image-repository.ts';
 import { DatabaseToolSettingsRepository } from '../db/database-tool-settings-repository.ts';
 import { DatabaseUserRepository } from '../db/database-user-repository.ts';
-import { DatabaseWorkspaceRepository } from '../db/database-workspace-repository.ts';
 import type { ImageRepository } from '../images/image-repository.ts';
 import { ToolSettingsEvents } from '../settings/tool-settings-events.ts';
 import type { ToolSettingsRepository } from '../settings/tool-settings-repository.ts';
 import type { UserRepository } from '../users/user-repository.ts';
-import { createWorkspaceService } from '../workspaces/create-workspace-service.ts';
 import type { WorkspaceService } from '../workspaces/workspace-service.ts';
 import { openCliDatabase } from './open-cli-database.ts';
+import { openWorkspaceService } from './open-workspace-service.ts';
 
 export interface CliDependencies {
   users: UserRepository;
@@ -44,7 +44,7 @@ export const openCliDependencies: OpenCliDependencies = async (env, cwd) => {
   const { config, database } = await openCliDatabase(env, cwd);
   let workspaces: WorkspaceService;
   try {
-    workspaces = createWorkspaceService(config, new DatabaseWorkspaceRepository(database));
+    workspaces = openWorkspaceService(config, database);
   } catch (error) {
     await database.close();
     throw error;

@@ -8,20 +8,20 @@
  *   workspaces (omitted: the personal workspace) and the command is confined to it unless it passes
  *   `--unrestricted` and the user is allowed it.
  */
+
 import { realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError, loadConfig, type ServerConfig } from '../config.ts';
 import { DatabaseUserRepository } from '../db/database-user-repository.ts';
-import { DatabaseWorkspaceRepository } from '../db/database-workspace-repository.ts';
 import { computeOperatorReachableSet } from '../tools/access/reachable-set.ts';
 import { bindWorkingDirectory } from '../workspaces/bind-working-directory.ts';
-import { createWorkspaceService } from '../workspaces/create-workspace-service.ts';
 import { installationDirectory } from '../workspaces/installation-directory.ts';
 import { assembleProtectedPaths } from '../workspaces/protected-paths.ts';
 import { type ToolAccessContext, toolAccessContext } from '../workspaces/tool-access.ts';
 import { WorkspaceError } from '../workspaces/workspace-error.ts';
 import { withCliDatabase } from './open-cli-database.ts';
+import { openWorkspaceService } from './open-workspace-service.ts';
 import { type CliIo, UsageError } from './usage-error.ts';
 
 export interface CliAccessRequest {
@@ -87,7 +87,7 @@ export async function resolveCliAccess(io: CliIo, request: CliAccessRequest): Pr
   return withCliDatabase(io, async (database) => {
     const user = await new DatabaseUserRepository(database).findByName(userName);
     if (!user) throw new UsageError(`No user named "${userName}" (see \`mango user list\`).`);
-    const workspaces = createWorkspaceService(config, new DatabaseWorkspaceRepository(database));
+    const workspaces = openWorkspaceService(config, database);
     const cwd =
       request.cwd === undefined || request.cwd.startsWith('~') || isAbsolute(request.cwd)
         ? request.cwd

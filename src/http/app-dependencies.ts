@@ -15,6 +15,7 @@
  * One `ToolSettingsEvents` per app (`events`) is shared by the settings service (which emits on every
  * change) and the MCP sessions (which subscribe), so a PUT reaches a running MCP session.
  */
+
 import { type ChatConfig, readChatConfig } from '../chat/chat-config.ts';
 import type { ChatRepository } from '../chat/chat-repository.ts';
 import type { ChatService } from '../chat/chat-service.ts';
@@ -34,6 +35,7 @@ import type { ToolSettingsRepository } from '../settings/tool-settings-repositor
 import { ToolSettingsService } from '../settings/tool-settings-service.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
+import { sandboxFileOwner } from '../tools/shell/sandbox/sandbox-file-owner.ts';
 import type { WebApp } from '../web/load-web-app.ts';
 import { createWorkspaceService } from '../workspaces/create-workspace-service.ts';
 import type { WorkspaceService } from '../workspaces/workspace-service.ts';
@@ -41,6 +43,12 @@ import { type AllowedHostPolicy, readAllowedHostPolicy } from './allowed-hosts.t
 import { type AuthenticationPlugin, createAuthenticationPlugin } from './authentication.ts';
 import { createServerChatService } from './chat/chat-service-factory.ts';
 import { DatabaseOutage } from './database-outage.ts';
+
+/** Personal workspaces are created for the shell sandbox's uid when commands run as one. */
+function withWorkspaceOwner(config: ServerConfig): ServerConfig {
+  const owner = config.workspaceOwner ?? sandboxFileOwner();
+  return owner === undefined ? config : { ...config, workspaceOwner: owner };
+}
 
 export interface AppDependencies {
   config: ServerConfig;
@@ -112,7 +120,11 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
   const chatConfig = readChatConfig(environment);
   const workspaces =
     options.workspaces ??
-    createWorkspaceService(options.config, new DatabaseWorkspaceRepository(options.database), now);
+    createWorkspaceService(
+      withWorkspaceOwner(options.config),
+      new DatabaseWorkspaceRepository(options.database),
+      now,
+    );
   const log = options.log ?? ((message: string) => console.error(message));
   return {
     config: options.config,

@@ -3,7 +3,8 @@
  * pending migrations, creates the first user when there is none (printing its token once), points
  * generate_image at its providers (from the injected `env`) and at the database's image records, loads
  * the web app into memory (`loadWebApp`: served from those bytes only; a build that fails its hash
- * check stops the start), and listens. `stop()` closes the MCP sessions (their streams never end on their own), stops accepting
+ * check stops the start), probes the shell sandbox (and prints what shell commands run in, or why shell
+ * tools are unavailable), and listens. `stop()` closes the MCP sessions (their streams never end on their own), stops accepting
  * connections, cancels running chat turns (their tools stop, their history is kept, their streams end
  * with `done{cancelled}`), lets in-flight requests finish for at most `config.shutdownTimeoutMs`, then closes the
  * rest and the database.
@@ -26,6 +27,10 @@ import {
 } from '../images/image-generation-config.ts';
 import '../tools/builtin/index.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import { installShellSandbox } from '../tools/shell/sandbox/host-shell-sandbox.ts';
+import type { ShellSandbox } from '../tools/shell/sandbox/shell-sandbox.ts';
+import { createShellSandboxFromEnvironment } from '../tools/shell/sandbox/shell-sandbox-config.ts';
+import { describeShellSandbox } from '../tools/shell/sandbox/shell-sandbox-notice.ts';
 import { loadWebApp } from '../web/load-web-app.ts';
 import { DEFAULT_WEB_OUTPUT_DIRECTORY } from '../web/web-build.ts';
 
@@ -55,6 +60,11 @@ export interface StartServerOptions {
    * Default: the process's.
    */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Where shell commands run. Default: the sandbox `env` selects (`MANGO_SHELL_SANDBOX`), probed now;
+   * shell tools are unavailable, with the reason, when it cannot run.
+   */
+  shellSandbox?: ShellSandbox;
 }
 
 /**
@@ -97,6 +107,11 @@ export async function startServer(
     await migrate(database, undefined, options.now);
     // SQLite serves one server: no turn of another instance can be running (a crash left its leases).
     if (database.dialect === 'sqlite') await releaseAllTurnLeases(database);
+    // Installed before the dependencies: personal workspaces are created for the sandbox's uid.
+    const shellSandbox =
+      options.shellSandbox ?? createShellSandboxFromEnvironment(options.env ?? process.env);
+    installShellSandbox(shellSandbox);
+    print(describeShellSandbox(shellSandbox.status()));
     const deps = createAppDependencies({
       config,
       database,

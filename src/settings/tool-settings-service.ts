@@ -6,7 +6,7 @@
  * successful update. Knows nothing of HTTP: failures are `ToolError('unknown_tool')` and
  * `ToolParameterError`, which `src/http/` maps to statuses.
  */
-import { ToolError, type ToolParameterError } from '../tools/errors.ts';
+import { ToolError, ToolParameterError } from '../tools/errors.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import {
   getSafeEffectiveToolSettings,
@@ -31,6 +31,12 @@ export interface ToolSettingsDescriptor {
   category: ToolCategory;
   enabled: boolean;
   canDisable: boolean;
+  /** False when the tool cannot run in this deployment (it is then never offered, whatever `enabled`). */
+  available: boolean;
+  /** Why it cannot run, when `available` is false. */
+  unavailableReason?: string;
+  /** How it runs here, when that matters to users (e.g. the shell sandbox's mode). */
+  notice?: string;
   /** Effective values: defaults < saved. */
   parameters: Record<string, unknown>;
   parameterDescriptors: ToolParameterDescriptor[];
@@ -96,6 +102,14 @@ export class ToolSettingsService {
         toolName.length > MAX_ECHOED_NAME_LENGTH ? `${toolName.slice(0, MAX_ECHOED_NAME_LENGTH)}…` : toolName;
       throw new ToolError('unknown_tool', `No tool is named ${JSON.stringify(shown)}.`);
     }
+    if (update.enabled === true && tool.isAvailable && !tool.isAvailable()) {
+      throw new ToolParameterError(
+        toolName,
+        'enabled',
+        'tool_unavailable',
+        `${tool.settings.title} cannot be enabled: ${tool.unavailableReason?.() ?? 'it is not available in this deployment.'}`,
+      );
+    }
     const change = (saved: unknown): SavedToolSettings => {
       const current = sanitizeSavedSettings(tool, saved, (error) => this.#onInvalid(userId, error));
       mergeToolSettings(tool, current, update); // validates update (types, ranges, cannot_disable, required)
@@ -123,6 +137,19 @@ export class ToolSettingsService {
   }
 }
 
+function availabilityOf(tool: RegisteredTool): {
+  available: boolean;
+  unavailableReason?: string;
+  notice?: string;
+} {
+  if (!tool.isAvailable || tool.isAvailable()) {
+    const notice = tool.notice?.();
+    return notice === undefined ? { available: true } : { available: true, notice };
+  }
+  const reason = tool.unavailableReason?.();
+  return reason === undefined ? { available: false } : { available: false, unavailableReason: reason };
+}
+
 function describeTool(
   tool: RegisteredTool,
   enabled: boolean,
@@ -135,6 +162,7 @@ function describeTool(
     category: tool.settings.category,
     enabled,
     canDisable: tool.settings.canDisable,
+    ...availabilityOf(tool),
     parameters,
     parameterDescriptors: structuredClone(tool.settings.parameterDescriptors),
   };

@@ -108,7 +108,8 @@ export type ToolParameterErrorCode =
   | 'out_of_range'
   | 'not_allowed_value'
   | 'missing_required'
-  | 'cannot_disable';
+  | 'cannot_disable'
+  | 'tool_unavailable';
 
 /**
  * A tool *setting* (not a model argument) is invalid. Thrown by the settings policy; the API turns it

@@ -163,6 +163,10 @@ export interface RegisteredTool {
    * to fail with an `execution_error` that says how to make the tool available.
    */
   isAvailable?: () => boolean;
+  /** Why the tool is unavailable (shown to users, refused on enabling); undefined while available. */
+  unavailableReason?: () => string | undefined;
+  /** A fact about how the tool runs here that users should see (e.g. how shells are sandboxed). */
+  notice?: () => string | undefined;
   /**
    * When true, the executor answers its signal promptly with a result that reports the partial work
    * done so far (e.g. the images finished before the budget ran out), and `executeTool` waits up to

@@ -3,6 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/main.ts';
+import { hostShellSandbox, installShellSandbox } from '../../src/tools/shell/sandbox/host-shell-sandbox.ts';
+import { createUnavailableShellSandbox } from '../../src/tools/shell/sandbox/shell-sandbox-config.ts';
 
 const temporary = await mkdtemp(join(tmpdir(), 'mango-cli-'));
 afterAll(() => rm(temporary, { recursive: true, force: true }));
@@ -77,15 +79,38 @@ describe('mango tool list', () => {
       name: string;
       category: string;
       enabledByDefault: boolean;
+      available: boolean;
+      unavailableReason?: string;
       description: string;
     }[];
     expect(rows.find((row) => row.name === 'get_current_datetime')).toEqual({
       name: 'get_current_datetime',
       category: 'system',
       enabledByDefault: true,
+      available: true,
       description:
         'Returns the current date and time: ISO UTC, Unix milliseconds, the localized date and time, and the UTC offset in the requested time zone.',
     });
+  });
+});
+
+describe('mango tool list and the shell sandbox', () => {
+  test('bash is listed with the sandbox availability, and the reason when it cannot run', async () => {
+    const previous = hostShellSandbox();
+    installShellSandbox(createUnavailableShellSandbox('The shell sandbox cannot run: no bwrap here.'));
+    try {
+      const json = JSON.parse((await run(['tool', 'list', '--json'])).stdout) as { name: string }[];
+      expect(json.find((row) => row.name === 'bash')).toMatchObject({
+        available: false,
+        unavailableReason: 'The shell sandbox cannot run: no bwrap here.',
+      });
+      const text = (await run(['tool', 'list'])).stdout;
+      expect(text).toMatch(
+        /^bash +system +off +unavailable: The shell sandbox cannot run: no bwrap here\.$/m,
+      );
+    } finally {
+      installShellSandbox(previous);
+    }
   });
 });
 

@@ -5,7 +5,7 @@
  * reaches past its server (no CDN fonts or scripts).
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -55,6 +55,8 @@ export async function startWebTestServer(options: WebTestServerOptions = {}): Pr
   const root = await realpath(await mkdtemp(path.join(tmpdir(), 'mango-web-e2e-')));
   const serverRoot = await realpath(await mkdtemp(path.join(tmpdir(), 'mango-web-e2e-server-')));
   const webDirectory = path.join(serverRoot, 'web');
+  // The shell sandbox's uid must be able to reach the workspaces (mkdtemp makes the root 0700).
+  await chmod(root, 0o755);
   await buildWebApp({ outputDirectory: webDirectory });
   const config = {
     ...loadConfig(

@@ -37,6 +37,7 @@ describe.each(BACKENDS)('tool settings API on %s', (backend) => {
       category: 'system',
       enabled: false,
       canDisable: true,
+      available: true,
       parameters: TUNABLE_DEFAULTS,
       parameterDescriptors: expect.any(Array),
     });

@@ -1,6 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -8,11 +7,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import '../../src/tools/builtin/index.ts';
 import { openCliDependencies } from '../../src/cli/cli-dependencies.ts';
 import { getTool } from '../../src/tools/registry.ts';
+import { liveProcessesWith } from '../helpers/live-processes.ts';
 import { callResultData } from '../helpers/mcp-test-tools.ts';
 import { seedCliDatabase } from '../helpers/seed-cli-database.ts';
 
 const projectRoot = resolve(import.meta.dir, '../..');
 const temporary = await mkdtemp(join(tmpdir(), 'mango-mcp-stdio-'));
+// The shell sandbox's uid must be able to reach the working directory (mkdtemp makes it 0700).
+await chmod(temporary, 0o755);
 const dataDirectory = join(temporary, 'data');
 const workspacesDirectory = join(temporary, 'workspaces');
 // The directory alice's and carol's sessions work in (granted to them; the data directory never is).
@@ -170,44 +172,23 @@ describe('mango mcp over stdio', () => {
 
   test('a client cancel kills a running `sleep 30` in bash', async () => {
     const { client } = await connect(['--user', 'carol', '--cwd', work]);
-    const pidFile = join(work, 'sleep.pid');
+    // The command runs in the shell sandbox's own PID namespace, so it is found by its command line.
+    const marker = `30.${String(Date.now() % 100_000).padStart(5, '0')}9`;
     const controller = new AbortController();
     const call = client.callTool(
-      { name: 'bash', arguments: { command: `echo $$ > ${pidFile}; exec sleep 30` } },
+      { name: 'bash', arguments: { command: `exec sleep ${marker}` } },
       undefined,
       { signal: controller.signal },
     );
     call.catch(() => {});
     const deadline = Date.now() + 15_000;
-    let pid = 0;
-    while (pid === 0 && Date.now() < deadline) {
-      pid = Number.parseInt(await readFile(pidFile, 'utf8').catch(() => ''), 10) || 0;
-      if (pid === 0) await Bun.sleep(20);
-    }
-    expect(pid).toBeGreaterThan(0);
-    expect(isRunning(pid)).toBe(true);
+    while ((await liveProcessesWith(marker)).length === 0 && Date.now() < deadline) await Bun.sleep(20);
+    expect((await liveProcessesWith(marker)).length).toBeGreaterThan(0);
     controller.abort('user pressed stop');
     await expect(call).rejects.toThrow();
-    while (isRunning(pid) && Date.now() < deadline) await Bun.sleep(20);
-    expect(isRunning(pid)).toBe(false);
+    while ((await liveProcessesWith(marker)).length > 0 && Date.now() < deadline) await Bun.sleep(20);
+    expect(await liveProcessesWith(marker)).toEqual([]);
     // The session goes on after the cancel.
     expect((await client.callTool({ name: 'bash', arguments: { command: 'echo ok' } })).isError).toBeFalsy();
   });
 });
-
-/** True while `pid` is a live (not zombie) process. */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const state = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      .replace(/^.*\) /, '')
-      .charAt(0);
-    return state !== 'Z';
-  } catch {
-    return false;
-  }
-}

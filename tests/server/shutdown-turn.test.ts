@@ -5,7 +5,7 @@
  * not sit out its whole drain budget.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from '../../src/config.ts';
@@ -23,6 +23,8 @@ let root: string;
 beforeAll(async () => {
   replay = startReplayServer();
   root = await realpath(await mkdtemp(join(tmpdir(), 'mango-shutdown-turn-')));
+  // The shell sandbox's uid must be able to reach the working directory (mkdtemp makes it 0700).
+  await chmod(root, 0o755);
   await mkdir(join(root, 'project'));
 });
 

@@ -8,9 +8,10 @@
  * `npm run test:e2e`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { liveProcessesWith } from '../helpers/live-processes.ts';
 import { type ReplayServer, sseFromEvents, startReplayServer } from '../helpers/replay-server.ts';
 import '../../src/tools/builtin/index.ts';
 import { defaultToolRegistry, ToolRegistry } from '../../src/tools/registry.ts';
@@ -424,10 +425,12 @@ describe('chat page in Chromium', () => {
   test(
     'Cancel stops a running shell call: the card says cancelled and the process is gone',
     async () => {
+      // The command runs in the shell sandbox's own PID namespace, so it is found by its command line.
+      const marker = `30.${String(Date.now() % 100_000).padStart(5, '0')}5`;
       replay.enqueue({
         body: chatBody({
           calls: [
-            { id: 'call_sleep', name: 'bash', fragments: ['{"command":"echo $$ > shell.pid; sleep 30"}'] },
+            { id: 'call_sleep', name: 'bash', fragments: [JSON.stringify({ command: `sleep ${marker}` })] },
           ],
         }),
       });
@@ -437,22 +440,20 @@ describe('chat page in Chromium', () => {
 
       const card = page.locator('article[data-tool="bash"]');
       await card.locator('.call-status', { hasText: 'running…' }).waitFor();
-      const pidFile = path.join(project, 'shell.pid');
-      let pid = 0;
-      for (let attempt = 0; attempt < 100 && pid === 0; attempt += 1) {
-        pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim()) || 0;
-        if (pid === 0) await Bun.sleep(50);
+      for (let attempt = 0; attempt < 100 && (await liveProcessesWith(marker)).length === 0; attempt += 1) {
+        await Bun.sleep(50);
       }
-      expect(pid).toBeGreaterThan(0);
-      expect(isAlive(pid)).toBe(true);
+      expect((await liveProcessesWith(marker)).length).toBeGreaterThan(0);
 
       const started = performance.now();
       await page.getByRole('button', { name: 'Cancel' }).click();
       await page.getByText('Turn cancelled.').waitFor({ timeout: 10_000 });
       expect(performance.now() - started).toBeLessThan(10_000);
       expect(await card.locator('.call-status').textContent()).toBe('failed: cancelled');
-      for (let attempt = 0; attempt < 40 && isAlive(pid); attempt += 1) await Bun.sleep(50);
-      expect(isAlive(pid)).toBe(false);
+      for (let attempt = 0; attempt < 40 && (await liveProcessesWith(marker)).length > 0; attempt += 1) {
+        await Bun.sleep(50);
+      }
+      expect(await liveProcessesWith(marker)).toEqual([]);
       expect(await page.getByRole('button', { name: 'Send' }).isEnabled()).toBe(true);
       expect(replay.failures).toEqual([]);
       await page.close();
@@ -460,12 +461,3 @@ describe('chat page in Chromium', () => {
     TIMEOUT_MS,
   );
 });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

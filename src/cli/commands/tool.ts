@@ -80,12 +80,18 @@ async function baseContext(
 
 async function listCommand(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' } }, strict: true });
-  const rows = listTools().map((tool) => ({
-    name: tool.definition.name,
-    category: tool.settings.category,
-    enabledByDefault: tool.settings.enabledByDefault,
-    description: tool.definition.description.split('\n')[0] ?? '',
-  }));
+  const rows = listTools().map((tool) => {
+    const available = !tool.isAvailable || tool.isAvailable();
+    const reason = available ? undefined : tool.unavailableReason?.();
+    return {
+      name: tool.definition.name,
+      category: tool.settings.category,
+      enabledByDefault: tool.settings.enabledByDefault,
+      available,
+      ...(reason === undefined ? {} : { unavailableReason: reason }),
+      description: tool.definition.description.split('\n')[0] ?? '',
+    };
+  });
   if (values.json) {
     io.stdout(`${JSON.stringify(rows, null, 2)}\n`);
     return 0;
@@ -93,7 +99,10 @@ async function listCommand(argv: string[], io: CliIo): Promise<number> {
   const width = Math.max(4, ...rows.map((row) => row.name.length));
   for (const row of rows) {
     const state = row.enabledByDefault ? 'on ' : 'off';
-    io.stdout(`${row.name.padEnd(width)}  ${row.category.padEnd(11)} ${state}  ${row.description}\n`);
+    const text = row.available
+      ? row.description
+      : `unavailable: ${row.unavailableReason ?? 'not configured.'}`;
+    io.stdout(`${row.name.padEnd(width)}  ${row.category.padEnd(11)} ${state}  ${text}\n`);
   }
   return 0;
 }

@@ -4,19 +4,19 @@
  * change at its next tool call. A grant that touches the server's own directories (data, installation,
  * workspaces), `/proc`, `/sys` or `/dev` is refused with the reason.
  */
+
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { DatabaseChatRepository } from '../../db/database-chat-repository.ts';
 import { DatabaseUserRepository } from '../../db/database-user-repository.ts';
-import { DatabaseWorkspaceRepository } from '../../db/database-workspace-repository.ts';
 import { isPathInside } from '../../tools/access/reachable-set.ts';
 import type { User } from '../../users/user-repository.ts';
-import { createWorkspaceService } from '../../workspaces/create-workspace-service.ts';
 import { WorkspaceError } from '../../workspaces/workspace-error.ts';
 import type { WorkspaceService } from '../../workspaces/workspace-service.ts';
 import { withCliDatabase } from '../open-cli-database.ts';
+import { openWorkspaceService } from '../open-workspace-service.ts';
 import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
 
 export const WORKSPACE_USAGE = `  mango workspace grant NAME DIR [--read-only]   let NAME's tools reach DIR (and below)
@@ -42,7 +42,7 @@ async function withWorkspaces<T>(io: CliIo, use: (context: WorkspaceContext) => 
     use({
       database,
       users: new DatabaseUserRepository(database),
-      workspaces: createWorkspaceService(config, new DatabaseWorkspaceRepository(database)),
+      workspaces: openWorkspaceService(config, database),
     }),
   );
 }

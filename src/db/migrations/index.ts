@@ -7,6 +7,7 @@ import { chatsMigration } from './0003-chats.ts';
 import { observationRangesMigration } from './0004-observation-ranges.ts';
 import { chatTurnLeasesMigration } from './0005-chat-turn-leases.ts';
 import { workspacesMigration } from './0006-workspaces.ts';
+import { shellSettingsCleanupMigration } from './0007-shell-settings-cleanup.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -18,4 +19,5 @@ export const MIGRATIONS: readonly Migration[] = [
   observationRangesMigration,
   chatTurnLeasesMigration,
   workspacesMigration,
+  shellSettingsCleanupMigration,
 ];

@@ -40,6 +40,11 @@ export const toolSettingsDescriptorSchema = t.Object({
   category: t.Union([t.Literal('system'), t.Literal('image'), t.Literal('interaction')]),
   enabled: t.Boolean(),
   canDisable: t.Boolean(),
+  available: t.Boolean({ description: 'False when the tool cannot run in this deployment.' }),
+  unavailableReason: t.Optional(
+    t.String({ description: 'Why it cannot run (e.g. no OS sandbox for shells).' }),
+  ),
+  notice: t.Optional(t.String({ description: 'How it runs here (e.g. the shell sandbox mode).' })),
   parameters: t.Record(t.String(), t.Unknown(), { description: 'Effective values: defaults < saved.' }),
   parameterDescriptors: t.Array(toolParameterDescriptorSchema),
 });

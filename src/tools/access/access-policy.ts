@@ -41,6 +41,8 @@ export interface AccessPolicy {
   require(real: string, need: AccessNeed, shown: string, absolute?: string): void;
   /** Whether a walk may report (and read) the real location `real`: the synchronous per-candidate check. */
   admits(real: string): boolean;
+  /** The enabled `deniedPaths` entries as real locations: what a shell sandbox covers. */
+  readonly deniedLocations: readonly string[];
 }
 
 interface PathListEntry {
@@ -156,6 +158,7 @@ export async function createAccessPolicy(context: ToolContext): Promise<AccessPo
     admits(real) {
       return refusalFor(real, 'read', real) === undefined;
     },
+    deniedLocations: denied.map((entry) => entry.real),
   };
 }
 

@@ -4,6 +4,10 @@
  * keeps its content (docs/decisions/2026-12-01-hard-links.md). A failed write leaves the old file untouched and no temp file
  * behind. The temp descriptor's real directory is handed to `verifyTarget` before the rename, so the
  * policy judges the directory actually written into.
+ *
+ * Ownership: a replaced file keeps its owner and group (the temp file is given them before the rename);
+ * a created file gets `owner` when one is given (the shell sandbox's uid, so the user's later commands
+ * can change what a tool wrote). Both go through the temp descriptor, never a path.
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, link, open, rename, stat, unlink } from 'node:fs/promises';
@@ -20,7 +24,12 @@ export interface AtomicWriteOptions {
   create?: boolean;
   /** Called with the real path the rename will produce; throws to abort the write. */
   verifyTarget: (realTarget: string) => Promise<void>;
+  /** Owner of a created file; undefined leaves it to the process's own uid and gid. */
+  owner?: { uid: number; gid: number };
 }
+
+/** Whether this process may give files away (only root may chown to another uid). */
+const mayChown = typeof process.getuid === 'function' && process.getuid() === 0;
 
 export interface AtomicWriteResult {
   path: string;
@@ -48,6 +57,10 @@ export async function writeFileAtomically(
     }
     await handle.datasync();
     if (options.mode !== undefined) await chmod(temporary, options.mode);
+    if (mayChown) {
+      const owner = options.create ? options.owner : await stat(realTarget);
+      if (owner !== undefined) await handle.chown(owner.uid, owner.gid);
+    }
     await handle.close();
     if (options.create) {
       await link(temporary, realTarget);

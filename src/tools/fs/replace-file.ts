@@ -7,10 +7,11 @@
  * be where the decision expected them: if a directory on the way was swapped for a symlink in between,
  * the directories just created (elsewhere) are removed again and nothing is written.
  */
-import { mkdir, realpath, rmdir } from 'node:fs/promises';
+import { lchown, mkdir, realpath, rmdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { getAccessPolicy } from '../access/access-policy.ts';
 import { ToolExecutionError, ToolPermissionError } from '../errors.ts';
+import { sandboxFileOwner } from '../shell/sandbox/sandbox-file-owner.ts';
 import type { ToolContext } from '../types.ts';
 import { writeFileAtomically } from './atomic-write.ts';
 import { describeSystemError } from './describe-system-error.ts';
@@ -21,11 +22,26 @@ export interface ReplaceFileResult {
   sha256: string;
 }
 
-/** Creates the missing parents of `directory` (a real path) and proves they landed at that path. */
-async function createParentDirectories(directory: string, shown: string): Promise<void> {
+/**
+ * Creates the missing parents of `directory` (a real path), proves they landed at that path, and gives
+ * each created one to `owner` (the shell sandbox's uid, when commands run as one).
+ */
+async function createParentDirectories(
+  directory: string,
+  shown: string,
+  owner: { uid: number; gid: number } | undefined,
+): Promise<void> {
   const first = await mkdir(directory, { recursive: true });
   if (first === undefined) return; // nothing created: the existing directory is verified with the file
-  if ((await realpath(directory)) === directory) return;
+  if ((await realpath(directory)) === directory) {
+    if (owner !== undefined) {
+      for (let current = directory; ; current = dirname(current)) {
+        await lchown(current, owner.uid, owner.gid);
+        if (current === first || dirname(current) === current) break;
+      }
+    }
+    return;
+  }
   // Empty directories only, deepest first, back to the first one created: nothing else is touched.
   for (let current = directory; ; current = dirname(current)) {
     await rmdir(current).catch(() => {});
@@ -48,11 +64,13 @@ export async function replaceFile(
   shown: string,
 ): Promise<ReplaceFileResult> {
   const policy = await getAccessPolicy(context);
+  const owner = sandboxFileOwner();
   try {
-    await createParentDirectories(dirname(target), shown);
+    await createParentDirectories(dirname(target), shown, owner);
     const written = await writeFileAtomically(target, data, {
       mode,
       create: mode === undefined,
+      ...(owner === undefined ? {} : { owner }),
       verifyTarget: async (realTarget) => policy.require(realTarget, 'write', shown, realTarget),
     });
     const sha256 = sha256Hex(data);

@@ -1,13 +1,21 @@
 /**
- * buildShellTool (spec: "bash / zsh / powershell"): the one RegisteredTool behind the three shell
+ * buildShellTool: the one RegisteredTool behind the three shell
  * tools, which differ only by interpreter. Disabled by default; settings `timeoutSeconds` (5–600, default
- * 30), `maxOutputBytes` (1 KB–1 MB per stream, default 100 KB), `allowedEnvVars` / `deniedEnvVars`, and
- * the shared `allowedPaths` / `deniedPaths` that govern `cwd`.
+ * 30), `maxOutputBytes` (1 KB–1 MB per stream, default 100 KB), `deniedEnvVars`, and the shared
+ * `allowedPaths` / `deniedPaths` that govern `cwd` (denied paths are also covered inside the sandbox).
+ *
+ * Every command runs through a ShellSandbox (sandbox/shell-sandbox.ts), never directly: the tool is
+ * unavailable, with the sandbox's reason, when the sandbox cannot run. The sandbox shows the command
+ * the call's reachable set; a call without one (a caller not yet computing it) is confined to its
+ * working directory.
  *
  * Outcomes: any exit (zero or not) and a death by signal are results (`ShellCommandResult`); a timeout is
- * a `timeout` error naming the budget, a caller's abort is `cancelled` (spec: "Settings Policy": only
- * genuine timeouts surface the timeout error message).
+ * a `timeout` error naming the budget, a caller's abort is `cancelled` (only a genuine timeout surfaces
+ * the timeout error message).
  */
+
+import { getAccessPolicy } from '../access/access-policy.ts';
+import { accessAt } from '../access/reachable-set.ts';
 import {
   clampIntegerSetting,
   getStringListSetting,
@@ -15,19 +23,23 @@ import {
   readArgumentsObject,
   requireString,
 } from '../arg-parsing.ts';
-import { ToolArgumentError, ToolCancelledError, ToolTimeoutError } from '../errors.ts';
+import {
+  ToolArgumentError,
+  ToolCancelledError,
+  ToolError,
+  ToolPermissionError,
+  ToolTimeoutError,
+} from '../errors.ts';
 import { MAX_TOOL_TIMEOUT_SECONDS, MIN_TOOL_TIMEOUT_SECONDS } from '../execution.ts';
 import {
   PATH_POLICY_DEFAULT_PARAMETERS,
   PATH_POLICY_PARAMETER_DESCRIPTORS,
 } from '../fs/path-policy-settings.ts';
 import type { EffectiveToolSettings, RegisteredTool, ToolContext, ToolDefinition } from '../types.ts';
-import {
-  type RunShellCommandOptions,
-  runShellCommand,
-  type ShellCommandResult,
-} from './run-shell-command.ts';
-import { buildShellEnvironment } from './shell-environment.ts';
+import type { ShellCommandResult } from './run-shell-command.ts';
+import { hostShellSandbox } from './sandbox/host-shell-sandbox.ts';
+import type { ShellSandbox } from './sandbox/shell-sandbox.ts';
+import { shellToolNotice } from './sandbox/shell-sandbox-notice.ts';
 import { findShellInterpreter, type ShellInterpreter, type ShellKind } from './shell-interpreter.ts';
 import { resolveShellWorkingDirectory } from './shell-working-directory.ts';
 
@@ -40,15 +52,11 @@ export const MAX_SHELL_COMMAND_LENGTH = 100_000;
 /** How much of the output a timeout error quotes, per stream. */
 const TIMEOUT_OUTPUT_EXCERPT_CHARACTERS = 2000;
 
-/** The I/O of a shell tool, swappable for tests or a remote runner (design: "Growing past one machine"). */
-export interface ShellToolOperations {
-  run(options: RunShellCommandOptions): Promise<ShellCommandResult>;
-}
-
 export interface BuildShellToolOptions {
   /** The located interpreter; defaults to findShellInterpreter(kind) at call time. */
   interpreter?: ShellInterpreter;
-  operations?: ShellToolOperations;
+  /** Where commands run; read at each use. Default: this process's sandbox (host-shell-sandbox.ts). */
+  sandbox?: () => ShellSandbox;
 }
 
 const TITLES: Record<ShellKind, string> = { bash: 'Bash', zsh: 'Zsh', powershell: 'PowerShell' };
@@ -134,11 +142,14 @@ function timeoutMessage(kind: ShellKind, timeoutSeconds: number, result: ShellCo
   return message;
 }
 
-const defaultOperations: ShellToolOperations = { run: runShellCommand };
-
+/** A call whose caller computed no reachable set sees only its working directory. */
 /** The RegisteredTool for one shell kind; register it only when the interpreter exists. */
 export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions = {}): RegisteredTool {
-  const operations = options.operations ?? defaultOperations;
+  const sandboxOf = options.sandbox ?? hostShellSandbox;
+  const unavailableReason = (): string | undefined => {
+    const status = sandboxOf().status();
+    return status.available ? undefined : status.reason;
+  };
   const defaultLimits: ShellLimits = {
     timeoutSeconds: DEFAULT_SHELL_TIMEOUT_SECONDS,
     maxOutputBytes: DEFAULT_SHELL_OUTPUT_BYTES,
@@ -151,14 +162,13 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
     traits: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
     settings: {
       title: TITLES[kind],
-      description: `Lets the model run ${TITLES[kind]} commands on the server, in the chat working directory, with a time limit, capped output and an environment without the server's secrets. Off by default: turn it on only for users you trust with a shell.`,
+      description: `Lets the model run ${TITLES[kind]} commands on the server, in the chat working directory, in an OS sandbox that shows only the chat's workspaces, with no network, a time limit, capped output and an environment without the server's secrets. Off by default.`,
       category: 'system',
       enabledByDefault: false,
       canDisable: true,
       defaultParameters: {
         timeoutSeconds: DEFAULT_SHELL_TIMEOUT_SECONDS,
         maxOutputBytes: DEFAULT_SHELL_OUTPUT_BYTES,
-        allowedEnvVars: [],
         deniedEnvVars: [],
         ...PATH_POLICY_DEFAULT_PARAMETERS,
       },
@@ -184,18 +194,10 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
           max: MAX_SHELL_OUTPUT_BYTES,
         },
         {
-          name: 'allowedEnvVars',
-          label: 'Environment variables let through',
-          description:
-            'Server environment variables passed to commands even though their name or value looks like a credential. Exact names or patterns with * (e.g. SSH_AUTH_SOCK).',
-          type: 'string_list',
-          default: [],
-        },
-        {
           name: 'deniedEnvVars',
           label: 'Environment variables withheld',
           description:
-            'Server environment variables never passed to commands, in addition to credential-like ones. Exact names or patterns with * (e.g. AWS_*). Wins over the allowed list.',
+            'Environment variables removed from commands, beyond the fixed allowlist (PATH, LANG, TERM, TZ, pagers) and what the operator passes (MANGO_SHELL_PASS_ENV). Exact names or patterns with * (e.g. LC_*).',
           type: 'string_list',
           default: [],
         },
@@ -205,6 +207,9 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
     // On a timeout or cancel the group is killed at once and the failure below (with the output so far)
     // reaches executeTool within its grace window.
     reportsPartialResultOnAbort: true,
+    isAvailable: () => unavailableReason() === undefined,
+    unavailableReason,
+    notice: () => shellToolNotice(sandboxOf().status()),
     execute: async (rawArgs: unknown, context: ToolContext): Promise<ShellCommandResult> => {
       const args = readArgumentsObject(rawArgs);
       const command = requireString(args, 'command', {
@@ -222,21 +227,35 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
         maxLength: 4096,
         meaning: 'a directory',
       });
+      const sandbox = sandboxOf();
+      const status = sandbox.status();
+      if (!status.available) throw new ToolError('execution_error', status.reason);
+      const interpreter = options.interpreter ?? findShellInterpreter(kind);
+      if (!interpreter) {
+        throw new ToolError('execution_error', `The ${kind} interpreter is not available on this machine.`);
+      }
       const directory = await resolveShellWorkingDirectory(cwdArgument, context);
+      const reachable = context.reachable;
+      if (accessAt(reachable, directory.real) === undefined) {
+        throw new ToolPermissionError(
+          `Working directory ${directory.real} is outside what this chat may reach (${reachable.roots.map((root) => root.path).join(', ')}).`,
+        );
+      }
       const parameters = context.settings.parameters;
       const limits = readLimits(parameters);
-      const result = await operations.run({
+      const result = await sandbox.run({
         shell: kind,
         command,
         cwd: directory.real,
         timeoutMs: limits.timeoutSeconds * 1000,
         maxOutputBytes: limits.maxOutputBytes,
         signal: context.signal,
-        environment: buildShellEnvironment({
-          allowedEnvVars: getStringListSetting(parameters, 'allowedEnvVars'),
-          deniedEnvVars: getStringListSetting(parameters, 'deniedEnvVars'),
-        }),
-        interpreter: options.interpreter ?? findShellInterpreter(kind),
+        reachable,
+        deniedPaths: [...(await getAccessPolicy(context)).deniedLocations],
+        deniedEnvVars: getStringListSetting(parameters, 'deniedEnvVars'),
+        interpreterPath: interpreter.executable,
+        userId: context.userId,
+        chatId: context.chatId,
       });
       // executeTool's budget usually fires first; runShellCommand reads its timeout reason as timed_out.
       if (result.termination.kind === 'timed_out') {

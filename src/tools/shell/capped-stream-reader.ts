@@ -1,7 +1,6 @@
 /**
- * Reads one output stream of a command under a byte cap (spec: "per-stream output is capped at
- * maxOutputBytes (flagged via truncated)"; issue 4: "bytes past the cap are drained and dropped, never
- * buffered"). The reader keeps at most `maxBytes` and keeps pulling after that, so the writer never
+ * Reads one output stream of a command under a byte cap: output is capped at `maxOutputBytes`
+ * (flagged via `truncated`), and bytes past the cap are drained and dropped, never buffered. The reader keeps at most `maxBytes` and keeps pulling after that, so the writer never
  * blocks on a full pipe, while every later chunk is released as soon as it is counted: a command that
  * prints 2 GB costs the server the cap plus one chunk, not 2 GB. Released chunks are garbage until the
  * collector runs; dropped bytes are reported to a DroppedOutputCollector (dropped-output-collector.ts),

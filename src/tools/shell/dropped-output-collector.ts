@@ -1,6 +1,6 @@
 /**
- * Keeps the memory of drained output flat (issue 4: "bytes past the cap are drained and dropped, never
- * buffered (a command printing 2 GB keeps the server's memory flat)").
+ * Keeps the memory of drained output flat: bytes past the cap are drained and dropped, never
+ * buffered, so a command printing 2 GB keeps the server's memory flat.
  *
  * Dropping a chunk is not enough on Bun: every chunk a subprocess pipe delivers is a fresh buffer, and
  * it is only returned when the garbage collector gets to it. Unloaded, the collector keeps up (~25–35 MB

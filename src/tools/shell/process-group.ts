@@ -1,6 +1,6 @@
 /**
- * Killing everything a command started (issue 4: "kills the whole group with SIGKILL"; "nothing it
- * started is left running after the call").
+ * Killing everything a command started: the whole group gets SIGKILL, so nothing it started is left
+ * running after the call.
  *
  * On POSIX the shell is spawned with Bun's `detached: true`, which calls `setsid()` in the child: the
  * shell leads a new session and a new process group whose id is its own pid (verified through

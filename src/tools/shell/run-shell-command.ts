@@ -1,11 +1,15 @@
 /**
- * runShellCommand (spec: "bash / zsh / powershell", "Settings Policy"; issue 4): run one command in an
- * interpreter and return what it printed, how it ended and how long it took, under a budget that really
- * stops the work.
+ * runShellCommand: run one command in an interpreter and return what it printed, how it ended and how
+ * long it took, under a budget that really stops the work.
  *
  * Guarantees:
- * - The shell runs in its own process group (see process-group.ts), with stdin closed and the filtered
- *   environment of shell-environment.ts.
+ * - The shell runs in its own process group (see process-group.ts), with stdin closed and the allowlisted
+ *   environment of shell-environment.ts. A `wrapper` (the OS sandbox) may put programs in front of the
+ *   interpreter; the group is then the wrapper's, and killing it ends the sandbox with everything in it.
+ * - A wrapper that reports the interpreter's real wait status on descriptor 3 makes the result exact: a
+ *   sandbox's own exit code turns a death by signal n into 128+n, which an `exit 137` also gives. A
+ *   wrapper that settles (descriptor 4) is waited for after it exits, on every path: exit, timeout,
+ *   cancel.
  * - An owned timer (not Bun's spawn timeout) and the caller's `signal` each kill the whole group with
  *   SIGKILL. The caller's signal counts as a timeout when its reason is a timeout (executeTool's budget
  *   aborts with a `ToolTimeoutError`, `AbortSignal.timeout()` with a `TimeoutError`) and as an abort
@@ -19,6 +23,8 @@
  * - A non-zero exit is a normal result. Only a failure to start the interpreter throws (a classified
  *   ToolError).
  */
+import { closeSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { classifySystemError, ToolError } from '../errors.ts';
 import type { ToolTimers } from '../execution.ts';
 import { readCappedStream } from './capped-stream-reader.ts';
@@ -67,14 +73,38 @@ export interface RunShellCommandOptions {
   maxOutputBytes: number;
   /** The caller's abort (executeTool's budget, a user cancel); forwarded so the group is killed. */
   signal?: AbortSignal;
-  /** The command's environment; defaults to the server's, filtered by buildShellEnvironment(). */
+  /** The command's environment; defaults to buildShellEnvironment() for the server's own user. */
   environment?: Record<string, string>;
+  /** Programs put in front of the interpreter (the OS sandbox); absent = the interpreter runs as is. */
+  wrapper?: ShellCommandWrapper;
   /** Defaults to findShellInterpreter(shell). */
   interpreter?: ShellInterpreter;
   /** Timer functions for the owned budget; injectable for tests. */
   timers?: ToolTimers;
   /** How long, after the shell exited, to wait for the pipes to close before abandoning them. */
   pipeGraceMs?: number;
+}
+
+/** How the interpreter ended, as its parent saw it (not as a sandbox re-encodes it). */
+export interface ShellWaitStatus {
+  exitCode: number | null;
+  signal: string | null;
+}
+
+/** Puts programs in front of the interpreter's argument vector; see the module header. */
+export interface ShellCommandWrapper {
+  wrap(interpreterArguments: readonly string[]): string[];
+  /**
+   * Present when the wrapper writes the interpreter's wait status to descriptor 3: reads what was
+   * written there, or returns undefined when nothing usable was (the wrapper's exit code is used then).
+   */
+  parseExitStatus?(written: string): ShellWaitStatus | undefined;
+  /**
+   * Present when the wrapper writes what it knows about its processes to descriptor 4: called once the
+   * wrapper has exited (for any reason) with what was written there; the call returns only after it
+   * settles, so a wrapper can wait until everything it started is really gone.
+   */
+  settle?(written: string): Promise<void>;
 }
 
 /** After the shell exits: time for output already written to arrive before the pipes are abandoned. */
@@ -117,6 +147,43 @@ async function waitAtMost(promise: Promise<unknown>, milliseconds: number): Prom
   }
 }
 
+function defaultEnvironment(interpreter: ShellInterpreter): Record<string, string> {
+  const user = userInfo();
+  return buildShellEnvironment({ home: user.homedir, user: user.username, shell: interpreter.executable });
+}
+
+/**
+ * Reads what the wrapper wrote on descriptor 3 until the write end closes (the sandbox ended), and
+ * closes our end. A read error counts as nothing written.
+ */
+async function readStatusPipe(descriptor: unknown): Promise<string> {
+  if (typeof descriptor !== 'number') return '';
+  try {
+    return await new Response(Bun.file(descriptor).stream()).text();
+  } catch {
+    return '';
+  } finally {
+    try {
+      closeSync(descriptor);
+    } catch {
+      // Already closed by the stream.
+    }
+  }
+}
+
+/** The value of `promise`, or `fallback` when it has not settled after `milliseconds`. */
+async function firstOf<T>(promise: Promise<T>, fallback: T, milliseconds: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const elapsed = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), milliseconds);
+  });
+  try {
+    return await Promise.race([promise, elapsed]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Runs one shell command; see the module header for what it guarantees. */
 export async function runShellCommand(options: RunShellCommandOptions): Promise<ShellCommandResult> {
   validateOptions(options);
@@ -154,16 +221,24 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
   }
 
   let child: Bun.Subprocess<'ignore', 'pipe', 'pipe'>;
+  const wrapper = options.wrapper;
+  const argv = interpreter.argumentsFor(command);
   try {
-    child = Bun.spawn(interpreter.argumentsFor(command), {
+    child = Bun.spawn(wrapper ? wrapper.wrap(argv) : argv, {
       cwd,
-      env: options.environment ?? buildShellEnvironment(),
-      stdin: 'ignore',
-      stdout: 'pipe',
-      stderr: 'pipe',
+      env: options.environment ?? defaultEnvironment(interpreter),
+      stdio: wrapper
+        ? [
+            'ignore',
+            'pipe',
+            'pipe',
+            wrapper.parseExitStatus ? 'pipe' : 'ignore',
+            wrapper.settle ? 'pipe' : 'ignore',
+          ]
+        : ['ignore', 'pipe', 'pipe'],
       // POSIX: setsid() in the child, so the shell leads its own process group (process-group.ts).
       detached: true,
-    });
+    }) as Bun.Subprocess<'ignore', 'pipe', 'pipe'>;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new ToolError(classifySystemError(error), `Could not start ${shell} in ${cwd}: ${message}`, {
@@ -171,6 +246,8 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
     });
   }
   const processGroupId = child.pid;
+  const statusReading = wrapper?.parseExitStatus ? readStatusPipe(child.stdio[3]) : undefined;
+  const infoReading = wrapper?.settle ? readStatusPipe(child.stdio[4]) : undefined;
   const stdoutReading = readCappedStream(child.stdout, options.maxOutputBytes);
   const stderrReading = readCappedStream(child.stderr, options.maxOutputBytes);
 
@@ -184,10 +261,22 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
 
   try {
     await child.exited;
-    const exitSignal = child.signalCode === null ? null : String(child.signalCode);
+    const written = statusReading
+      ? await firstOf(statusReading, '', options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS)
+      : '';
+    const reported = statusReading ? wrapper?.parseExitStatus?.(written) : undefined;
+    const exitSignal = reported
+      ? reported.signal
+      : child.signalCode === null
+        ? null
+        : String(child.signalCode);
+    const exitCode = reported ? reported.exitCode : child.exitCode;
     claim(exitSignal === null ? { kind: 'exited' } : { kind: 'signalled', signal: exitSignal });
     // Whatever the shell left behind in its group does not outlive the call.
     if (process.platform !== 'win32') killProcessGroup(processGroupId);
+    if (infoReading && wrapper?.settle) {
+      await wrapper.settle(await firstOf(infoReading, '', options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS));
+    }
 
     const bothEnded = Promise.all([stdoutReading.result, stderrReading.result]);
     await waitAtMost(bothEnded, options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS);
@@ -198,7 +287,7 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
       shell,
       command,
       cwd,
-      exitCode: child.exitCode,
+      exitCode,
       signal: exitSignal,
       stdout: decodeCapturedOutput(stdout.bytes, stdout.truncated),
       stderr: decodeCapturedOutput(stderr.bytes, stderr.truncated),

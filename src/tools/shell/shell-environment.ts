@@ -1,64 +1,54 @@
 /**
- * The environment a shell command receives (issue 4): the server's own environment minus its secrets,
- * with pagers and git prompts switched off so that nothing waits for a person.
+ * The environment a shell command receives: built from an allowlist, never by filtering the server's
+ * environment. A name-based filter cannot know every spelling of a secret (`DB_PASS`, `MYSQL_PWD`,
+ * `SLACK_WEBHOOK_URL`, a URL whose password contains `/`), so nothing the server holds reaches a command
+ * unless it is on the list.
  *
- * Dropped by default: a variable whose name looks like a credential (see
- * {@link isCredentialName}) or whose value holds a URL with embedded credentials
- * (`postgres://user:password@host/db`, `https://token@github.com/...`). `deniedEnvVars` removes more;
- * `allowedEnvVars` lets a named variable through the credential rules. Deny wins over allow. Both
- * lists take exact names, or patterns with `*` (`AWS_*`). `PAGER=cat`, `GIT_PAGER=cat` and
- * `GIT_TERMINAL_PROMPT=0` are set last and always.
+ * Passed from the server's environment: `PATH`, `LANG`, `LC_*`, `TERM`, `TZ`, the pager variables
+ * (`PAGER`, `LESS`, `MANPAGER`…, then forced to non-interactive values) and every name an operator lists
+ * in `MANGO_SHELL_PASS_ENV`. Set by the caller: `HOME`, `USER`, `LOGNAME`, `SHELL` (inside the sandbox
+ * these are the sandbox's own). A user's `deniedEnvVars` removes names (exact or `*` patterns) from the
+ * result, except the identity variables. `PAGER=cat`, `GIT_PAGER=cat` and `GIT_TERMINAL_PROMPT=0` are
+ * set last and always, so nothing waits for a person.
  */
 
-/** Name fragments that mark a credential wherever they appear in the (upper-cased) name. */
-const CREDENTIAL_NAME_FRAGMENTS = [
-  'KEY',
-  'TOKEN',
-  'SECRET',
-  'PASSWORD',
-  'PASSWD',
-  'PASSPHRASE',
-  'CREDENTIAL',
-  'PRIVATE',
-  'COOKIE',
+/** Names passed through from the server's environment when set there. */
+export const ALLOWED_SHELL_VARIABLES: readonly string[] = [
+  'PATH',
+  'LANG',
+  'LANGUAGE',
+  'TERM',
+  'TZ',
+  'PAGER',
+  'LESS',
+  'LESSCHARSET',
+  'MANPAGER',
+  'GIT_PAGER',
 ];
 
-/**
- * Whole name words (split at `_` and other non-alphanumerics) that mark a credential. Kept as words so
- * that `GIT_AUTHOR_NAME` or `PATH` survive while `SSH_AUTH_SOCK`, `NPM_AUTH` or `GH_PAT` do not.
- */
-const CREDENTIAL_NAME_WORDS = new Set(['AUTH', 'AUTHORIZATION', 'PAT']);
+/** Every `LC_*` locale variable is passed. */
+const LOCALE_PREFIX = 'LC_';
 
-/** Variables set for every command, after filtering, so no pager or git prompt waits for input. */
+/** Variables set for every command, after everything else, so no pager or git prompt waits for input. */
 export const FORCED_SHELL_ENVIRONMENT: Readonly<Record<string, string>> = {
   PAGER: 'cat',
   GIT_PAGER: 'cat',
   GIT_TERMINAL_PROMPT: '0',
 };
 
-/** True when a variable's name looks like it holds a credential. Pure. */
-export function isCredentialName(name: string): boolean {
-  const upper = name.toUpperCase();
-  if (CREDENTIAL_NAME_FRAGMENTS.some((fragment) => upper.includes(fragment))) return true;
-  return upper.split(/[^A-Z0-9]+/).some((word) => CREDENTIAL_NAME_WORDS.has(word));
+/** Who the command runs as, as it sees itself. */
+export interface ShellIdentity {
+  home: string;
+  user: string;
+  /** Absolute path of the interpreter. */
+  shell: string;
 }
 
-const USERINFO_TERMINATORS = new Set(['/', '?', '#', '@', ' ', '\t', '\n', '\r', ',', ';', '"', "'"]);
-
-/**
- * True when `value` contains a URL with a user-info part (`scheme://user[:password]@host`). Linear in
- * the value's length: it scans forward from each `://` once, with no regular expression to backtrack.
- */
-export function containsUrlCredentials(value: string): boolean {
-  let searchFrom = 0;
-  for (;;) {
-    const separator = value.indexOf('://', searchFrom);
-    if (separator < 0) return false;
-    let index = separator + 3;
-    while (index < value.length && !USERINFO_TERMINATORS.has(value[index] as string)) index += 1;
-    if (index > separator + 3 && value[index] === '@') return true;
-    searchFrom = Math.max(index, separator + 3);
-  }
+export interface ShellEnvironmentRules {
+  /** Extra names an operator lets through (`MANGO_SHELL_PASS_ENV`); exact names only. */
+  passEnv?: readonly string[];
+  /** A user's `deniedEnvVars`: names or `*` patterns removed from the result. */
+  deniedEnvVars?: readonly string[];
 }
 
 /** True when `name` equals `pattern`, where each `*` in the pattern matches any run of characters. */
@@ -79,43 +69,50 @@ export function matchesNamePattern(name: string, pattern: string): boolean {
   return true;
 }
 
-export interface ShellEnvironmentRules {
-  /** Names or `*` patterns let through the credential rules. */
-  allowedEnvVars?: readonly string[];
-  /** Names or `*` patterns always removed (wins over `allowedEnvVars`). */
-  deniedEnvVars?: readonly string[];
-}
-
-/** Why a variable was left out; exposed for tests and diagnostics. */
-export type EnvironmentExclusion = 'denied' | 'credential_name' | 'credential_url';
-
-/** The verdict on one variable, or `undefined` when it is passed to the command. Pure. */
-export function getEnvironmentExclusion(
-  name: string,
-  value: string,
-  rules: ShellEnvironmentRules = {},
-): EnvironmentExclusion | undefined {
-  const matchesAny = (patterns: readonly string[] | undefined) =>
-    (patterns ?? []).some((pattern) => matchesNamePattern(name, pattern));
-  if (matchesAny(rules.deniedEnvVars)) return 'denied';
-  if (matchesAny(rules.allowedEnvVars)) return undefined;
-  if (isCredentialName(name)) return 'credential_name';
-  if (containsUrlCredentials(value)) return 'credential_url';
-  return undefined;
+/** True when a variable of this name may pass from the server's environment. Pure. */
+export function isPassedVariable(name: string, passEnv: readonly string[] = []): boolean {
+  return ALLOWED_SHELL_VARIABLES.includes(name) || name.startsWith(LOCALE_PREFIX) || passEnv.includes(name);
 }
 
 /**
- * The environment for a shell command, built from `source` (the server's `process.env` by default).
- * Pure apart from reading `process.env` when no source is given.
+ * Parses `MANGO_SHELL_PASS_ENV`: names separated by commas or whitespace. Throws a RangeError naming the
+ * first entry that is not a variable name (a pattern would let unknown secrets through).
+ */
+export function parsePassEnv(value: string | undefined): string[] {
+  if (value === undefined || value.trim() === '') return [];
+  const names = value.split(/[\s,]+/).filter((name) => name !== '');
+  for (const name of names) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+      throw new RangeError(
+        `MANGO_SHELL_PASS_ENV must list variable names (letters, digits, _), separated by commas; got ${JSON.stringify(name)}.`,
+      );
+    }
+  }
+  return names;
+}
+
+/**
+ * The environment for one command, from `source` (the server's environment by default). Pure apart from
+ * reading `process.env` when no source is given.
  */
 export function buildShellEnvironment(
+  identity: ShellIdentity,
   rules: ShellEnvironmentRules = {},
   source: Readonly<Record<string, string | undefined>> = process.env,
 ): Record<string, string> {
   const environment: Record<string, string> = {};
+  const denied = (name: string) =>
+    (rules.deniedEnvVars ?? []).some((pattern) => matchesNamePattern(name, pattern));
   for (const [name, value] of Object.entries(source)) {
-    if (value === undefined) continue;
-    if (getEnvironmentExclusion(name, value, rules) === undefined) environment[name] = value;
+    if (value === undefined || !isPassedVariable(name, rules.passEnv) || denied(name)) continue;
+    environment[name] = value;
   }
-  return { ...environment, ...FORCED_SHELL_ENVIRONMENT };
+  return {
+    ...environment,
+    HOME: identity.home,
+    USER: identity.user,
+    LOGNAME: identity.user,
+    SHELL: identity.shell,
+    ...FORCED_SHELL_ENVIRONMENT,
+  };
 }

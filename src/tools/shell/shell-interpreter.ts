@@ -1,5 +1,5 @@
 /**
- * The three shell interpreters (spec: "bash / zsh / powershell"): how each is found and how a command
+ * The three shell interpreters: how each is found and how a command
  * becomes its argument vector. bash and zsh are looked up with `Bun.which`; powershell is offered only
  * on Windows, `pwsh` first, then Windows PowerShell. An interpreter that is not found is never offered.
  */

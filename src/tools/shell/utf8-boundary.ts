@@ -1,6 +1,5 @@
 /**
- * UTF-8 at a byte cap (issue 4: "decoded as UTF-8 without splitting a multi-byte character at the
- * cap"). A capped stream keeps its first N bytes; when byte N falls inside a character, the partial
+ * UTF-8 at a byte cap: output is decoded without splitting a multi-byte character at the cap. A capped stream keeps its first N bytes; when byte N falls inside a character, the partial
  * character is dropped rather than decoded into U+FFFD.
  */
 

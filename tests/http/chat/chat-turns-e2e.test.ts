@@ -7,7 +7,7 @@
  * invalid JSON arguments, client disconnect, 409, per-user isolation, 422/503 and the providers list.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from '../../../src/config.ts';
@@ -69,6 +69,8 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     replay = startReplayServer();
     postgres = backend === 'postgres' ? await createPostgresDatabase() : undefined;
     root = await realpath(await mkdtemp(join(tmpdir(), 'mango-chat-e2e-')));
+    // The shell sandbox's uid must be able to reach the working directory (mkdtemp makes it 0700).
+    await chmod(root, 0o755);
     project = join(root, 'project');
     dataDirectory = join(root, 'data');
     await mkdir(join(project, 'src'), { recursive: true });

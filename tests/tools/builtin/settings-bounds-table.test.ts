@@ -41,7 +41,6 @@ const SPEC: Record<string, Expected[]> = {
   bash: [
     ['timeoutSeconds', 'integer', 5, 600, 30],
     ['maxOutputBytes', 'integer', 1024, 1024 * 1024, 100 * 1024],
-    ['allowedEnvVars', 'string_list', undefined, undefined, []],
     ['deniedEnvVars', 'string_list', undefined, undefined, []],
     ...PATHS,
   ],

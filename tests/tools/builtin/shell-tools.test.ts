@@ -8,6 +8,8 @@ import { defaultToolRegistry, ToolRegistry } from '../../../src/tools/registry.t
 import { getToolDefinitionsForTools, normalizeToolParameters } from '../../../src/tools/settings-policy.ts';
 import { buildShellTool } from '../../../src/tools/shell/build-shell-tool.ts';
 import type { ShellCommandResult } from '../../../src/tools/shell/run-shell-command.ts';
+import type { ShellSandbox } from '../../../src/tools/shell/sandbox/shell-sandbox.ts';
+import { createUnsandboxedShell } from '../../../src/tools/shell/sandbox/unsandboxed-shell.ts';
 import {
   makeReachableSet,
   makeTempDirectory,
@@ -28,8 +30,11 @@ beforeAll(() => {
 });
 afterAll(() => temporary.remove());
 
+// These tests are about the tool's mechanics (cwd, budgets, process groups through /proc), so they run
+// unsandboxed; tests/tools/shell/sandbox/ runs the same tool in the real sandbox.
+const unsandboxed = createUnsandboxedShell({ log: () => {} });
 const registry = new ToolRegistry();
-registry.register(buildShellTool('bash'));
+registry.register(buildShellTool('bash', { sandbox: () => unsandboxed }));
 
 function call(
   args: unknown,
@@ -86,7 +91,6 @@ describe('registration and settings', () => {
     expect(tool.settings.defaultParameters).toEqual({
       timeoutSeconds: 30,
       maxOutputBytes: 102_400,
-      allowedEnvVars: [],
       deniedEnvVars: [],
       allowedPaths: [],
       deniedPaths: [],
@@ -97,7 +101,6 @@ describe('registration and settings', () => {
     expect(bounds).toEqual({
       timeoutSeconds: ['integer', 5, 600],
       maxOutputBytes: ['integer', 1024, 1_048_576],
-      allowedEnvVars: ['string_list', undefined, undefined],
       deniedEnvVars: ['string_list', undefined, undefined],
       allowedPaths: ['path_list', undefined, undefined],
       deniedPaths: ['path_list', undefined, undefined],
@@ -210,25 +213,37 @@ describe('cwd', () => {
 });
 
 describe('environment', () => {
-  test("the server's secrets are absent from `env`; pagers and prompts are off", async () => {
+  test("by allowlist: the server's variables are absent unless listed; pagers and prompts are off", async () => {
     process.env.MANGO_TEST_API_TOKEN = 'secret-token-value-1';
-    process.env.MANGO_TEST_MIRROR = 'https://user:secret-password-2@example.com/repo';
+    process.env.MANGO_TEST_MIRROR = 'https://user:secret/password-2@example.com/repo';
     process.env.MANGO_TEST_PLAIN = 'plain-value';
     try {
       const { stdout } = await resultOf({ command: 'env' });
       expect(stdout).not.toContain('secret-token-value-1');
-      expect(stdout).not.toContain('secret-password-2');
-      expect(stdout).toContain('MANGO_TEST_PLAIN=plain-value\n');
+      expect(stdout).not.toContain('secret/password-2');
+      expect(stdout).not.toContain('MANGO_TEST_PLAIN');
       expect(stdout).toContain('PAGER=cat\n');
       expect(stdout).toContain('GIT_PAGER=cat\n');
       expect(stdout).toContain('GIT_TERMINAL_PROMPT=0\n');
 
-      const tuned = await resultOf(
-        { command: 'env' },
-        { allowedEnvVars: ['MANGO_TEST_API_TOKEN'], deniedEnvVars: ['MANGO_TEST_PLAIN'] },
-      );
-      expect(tuned.stdout).toContain('MANGO_TEST_API_TOKEN=secret-token-value-1\n');
-      expect(tuned.stdout).not.toContain('MANGO_TEST_PLAIN');
+      const passing = createUnsandboxedShell({ passEnv: ['MANGO_TEST_PLAIN'], log: () => {} });
+      const passingRegistry = new ToolRegistry();
+      passingRegistry.register(buildShellTool('bash', { sandbox: () => passing }));
+      const run = (parameters: Record<string, unknown>) =>
+        executeTool(
+          'bash',
+          { command: 'env' },
+          { userId: 'u', reachable: makeReachableSet({ workingDirectory: workspace }) },
+          { enabled: true, parameters },
+          { registry: passingRegistry },
+        );
+      const passed = await run({});
+      expect(passed).toMatchObject({ ok: true });
+      if (passed.ok)
+        expect((passed.result as ShellCommandResult).stdout).toContain('MANGO_TEST_PLAIN=plain-value\n');
+      const denied = await run({ deniedEnvVars: ['MANGO_TEST_*'] });
+      if (!denied.ok) throw new Error(denied.error.message);
+      expect((denied.result as ShellCommandResult).stdout).not.toContain('MANGO_TEST_PLAIN');
     } finally {
       delete process.env.MANGO_TEST_API_TOKEN;
       delete process.env.MANGO_TEST_MIRROR;
@@ -274,22 +289,22 @@ describe('budgets through executeTool', () => {
 
 describe('how a stopped command is reported by the tool itself', () => {
   function toolReturning(termination: ShellCommandResult['termination']) {
-    return buildShellTool('bash', {
-      operations: {
-        run: async (options) => ({
-          shell: 'bash',
-          command: options.command,
-          cwd: options.cwd,
-          exitCode: null,
-          signal: 'SIGKILL',
-          stdout: 'partial output',
-          stderr: '',
-          truncated: false,
-          termination,
-          durationMs: options.timeoutMs,
-        }),
-      },
-    });
+    const sandbox: ShellSandbox = {
+      status: () => ({ available: true, mode: 'off', summary: 'fixed result' }),
+      run: async (options) => ({
+        shell: 'bash',
+        command: options.command,
+        cwd: options.cwd,
+        exitCode: null,
+        signal: 'SIGKILL',
+        stdout: 'partial output',
+        stderr: '',
+        truncated: false,
+        termination,
+        durationMs: options.timeoutMs,
+      }),
+    };
+    return buildShellTool('bash', { sandbox: () => sandbox });
   }
   const context = (parameters: Record<string, unknown>) => ({
     userId: 'u',

@@ -1,0 +1,196 @@
+/**
+ * The filesystem a sandboxed command sees, as bubblewrap arguments. Pure: the host's layout comes in
+ * through `HostLayout`, so the plan is tested without mounting anything.
+ *
+ * Guarantees:
+ * - The reachable set's roots appear at their own absolute paths (so a path a command prints works in
+ *   the file tools), read-write only where the set says read-write. A root that vanished since the set
+ *   was computed is skipped rather than created.
+ * - Protected paths inside a root and the user's denied paths inside the visible area are covered by an
+ *   empty, mode-000, read-only file or directory: they exist but cannot be read, listed or written.
+ *   A denied path that does not exist is left alone: covering it would create it in a read-write root.
+ * - System programs: `/usr` read-only; `/bin`, `/sbin`, `/lib*` as the host has them (a symlink into
+ *   `/usr` stays a symlink, a real directory is bound read-only).
+ * - From `/etc` only {@link ETC_ALLOWLIST}, read-only, plus a synthesized `passwd` and `group` that name
+ *   only root, the sandbox user and nobody.
+ * - A fresh `/proc` of the sandbox's PID namespace, a minimal read-only `/dev` (null, zero, full, random,
+ *   urandom, tty, pts), and size-limited private tmpfs mounts for `/tmp`, `/dev/shm` and the sandbox
+ *   `HOME`.
+ * - Nothing else: no data directory, installation directory, server home or other user's workspace,
+ *   unless a root contains it (then it is covered when protected).
+ *
+ * - Everything else, including the sandbox's root directory, is read-only.
+ *
+ * Mounts are ordered by the depth of their destination, so a shallower mount never hides a deeper one
+ * (the operator's `/` root comes first; a root under `/tmp` comes after the private `/tmp`).
+ */
+import { sep } from 'node:path';
+import { isPathInside, type ReachableSet } from '../../access/reachable-set.ts';
+
+/** The files under `/etc` a command may read; each is bound read-only when the host has it. */
+export const ETC_ALLOWLIST: readonly string[] = [
+  '/etc/resolv.conf',
+  '/etc/hosts',
+  '/etc/host.conf',
+  '/etc/nsswitch.conf',
+  '/etc/ssl/certs',
+  '/etc/ssl/openssl.cnf',
+  '/etc/ca-certificates.conf',
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/localtime',
+  '/etc/timezone',
+  '/etc/alternatives',
+];
+
+/** Top-level system entries: a symlink stays one, a real directory is bound read-only. */
+export const SYSTEM_LINK_DIRECTORIES: readonly string[] = [
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+];
+
+export type HostEntryKind = 'directory' | 'file' | 'symlink' | 'missing';
+
+/** What the plan needs to know about the host. */
+export interface HostLayout {
+  /** The kind of the entry at `path`, without following a final symlink. */
+  kind(path: string): HostEntryKind;
+  /** The target of the symlink at `path`. */
+  readLink(path: string): string;
+}
+
+export interface MountPlanInput {
+  reachable: ReachableSet;
+  /** Real path of the working directory. */
+  cwd: string;
+  /** Real paths the user denied. */
+  deniedPaths: readonly string[];
+  /** The sandbox's private home (a tmpfs). */
+  home: string;
+  /** Host paths of the synthesized files and the covers (see sandbox-state-directory.ts). */
+  files: { passwd: string; group: string; emptyFile: string; emptyDirectory: string };
+  /** Byte limits of the private tmpfs mounts. */
+  tmpBytes: number;
+  homeBytes: number;
+  shmBytes: number;
+}
+
+interface MountOperation {
+  destination: string;
+  arguments: string[];
+}
+
+function depthOf(path: string): number {
+  return path === sep ? 0 : path.split(sep).length - 1;
+}
+
+function systemOperations(input: MountPlanInput, host: HostLayout): MountOperation[] {
+  const operations: MountOperation[] = [{ destination: '/usr', arguments: ['--ro-bind', '/usr', '/usr'] }];
+  for (const path of SYSTEM_LINK_DIRECTORIES) {
+    const kind = host.kind(path);
+    if (kind === 'symlink') {
+      operations.push({ destination: path, arguments: ['--symlink', host.readLink(path), path] });
+    } else if (kind === 'directory') {
+      operations.push({ destination: path, arguments: ['--ro-bind', path, path] });
+    }
+  }
+  for (const path of ETC_ALLOWLIST) {
+    if (host.kind(path) !== 'missing') {
+      operations.push({ destination: path, arguments: ['--ro-bind-try', path, path] });
+    }
+  }
+  operations.push(
+    { destination: '/etc/passwd', arguments: ['--ro-bind', input.files.passwd, '/etc/passwd'] },
+    { destination: '/etc/group', arguments: ['--ro-bind', input.files.group, '/etc/group'] },
+    { destination: '/proc', arguments: ['--proc', '/proc'] },
+    { destination: '/dev', arguments: ['--dev', '/dev'] },
+    // bubblewrap's /dev is an unbounded tmpfs: /dev/shm gets a bounded one and /dev itself is made
+    // read-only at the end, so neither can fill memory.
+    {
+      destination: '/dev/shm',
+      arguments: ['--size', String(input.shmBytes), '--perms', '1777', '--tmpfs', '/dev/shm'],
+    },
+    {
+      destination: '/tmp',
+      arguments: ['--size', String(input.tmpBytes), '--perms', '1777', '--tmpfs', '/tmp'],
+    },
+    {
+      destination: input.home,
+      arguments: ['--size', String(input.homeBytes), '--perms', '0700', '--tmpfs', input.home],
+    },
+  );
+  return operations;
+}
+
+function rootOperations(input: MountPlanInput): MountOperation[] {
+  const cwdRoots = input.reachable.roots.filter((root) => isPathInside(input.cwd, root.path));
+  return input.reachable.roots.map((root) => {
+    // The working directory's root must exist (the command starts there); others may have vanished.
+    const required = cwdRoots.includes(root);
+    const flag = root.access === 'read-write' ? '--bind' : '--ro-bind';
+    return { destination: root.path, arguments: [required ? flag : `${flag}-try`, root.path, root.path] };
+  });
+}
+
+/** Protected paths strictly inside a root, and denied paths inside the visible area, that exist. */
+function coveredPaths(input: MountPlanInput, host: HostLayout): string[] {
+  const { roots, protectedPaths } = input.reachable;
+  const insideSomeRoot = (path: string) => roots.some((root) => isPathInside(path, root.path));
+  const covered = new Set<string>();
+  for (const path of protectedPaths) {
+    if (roots.some((root) => isPathInside(path, root.path) && path !== root.path)) covered.add(path);
+  }
+  for (const path of input.deniedPaths) {
+    if (insideSomeRoot(path) || isPathInside(path, input.home) || isPathInside(path, '/tmp'))
+      covered.add(path);
+  }
+  // The sandbox mounts a fresh /proc and /dev of its own; covering them would break every program.
+  covered.delete('/proc');
+  covered.delete('/dev');
+  return [...covered].filter((path) => {
+    const kind = host.kind(path);
+    return kind === 'directory' || kind === 'file';
+  });
+}
+
+function coverOperations(input: MountPlanInput, host: HostLayout): MountOperation[] {
+  return coveredPaths(input, host).map((path) => ({
+    destination: path,
+    arguments: [
+      '--ro-bind',
+      host.kind(path) === 'directory' ? input.files.emptyDirectory : input.files.emptyFile,
+      path,
+    ],
+  }));
+}
+
+/** The bubblewrap arguments that build the filesystem, in mount order, then `--chdir`. */
+export function buildMountPlan(input: MountPlanInput, host: HostLayout): string[] {
+  const operations = [
+    ...systemOperations(input, host),
+    ...rootOperations(input),
+    ...coverOperations(input, host),
+  ];
+  // Stable: equal depths keep system < roots < covers, so a cover always lands on top of its root.
+  const ordered = operations
+    .map((operation, index) => ({ operation, index, depth: depthOf(operation.destination) }))
+    .sort((a, b) => a.depth - b.depth || a.index - b.index)
+    .map((entry) => entry.operation);
+  // The sandbox's own root directory (a tmpfs holding the mount points) is made read-only last, so a
+  // write anywhere but the read-write roots, /tmp and HOME fails instead of vanishing silently.
+  // A root at / itself (operator mode) keeps its own access.
+  const rootIsReachable = input.reachable.roots.some((root) => root.path === sep);
+  return [
+    ...ordered.flatMap((operation) => operation.arguments),
+    ...(rootIsReachable ? [] : ['--remount-ro', '/']),
+    '--remount-ro',
+    '/dev',
+    '--chdir',
+    input.cwd,
+  ];
+}

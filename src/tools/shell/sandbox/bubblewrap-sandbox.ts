@@ -1,0 +1,330 @@
+/**
+ * The Linux shell sandbox: every command in its own bubblewrap sandbox, built per call.
+ *
+ * Guarantees (each checked by tests/tools/shell/sandbox/ with real commands):
+ * - No privilege. When the server runs as root, `setpriv` drops to the unprivileged sandbox uid (no
+ *   groups, no capabilities in any set, `no_new_privs`) before bubblewrap starts, so bubblewrap builds
+ *   an unprivileged user namespace and a mapped uid is never real root. Inside: `--cap-drop ALL`,
+ *   `--disable-userns` (no further user namespaces), all namespaces unshared (own PID, mount, network,
+ *   IPC, UTS, cgroup namespaces).
+ * - Filesystem: exactly the call's reachable set plus the system view of bubblewrap-mount-plan.ts.
+ * - Network: none. The network namespace holds only a down loopback: no host service, database or API.
+ * - Lifetime: bubblewrap is this process's child with a parent-death SIGKILL (`--die-with-parent`), and
+ *   its init is PID 1 of the sandbox: when the interpreter exits, is killed, or the server dies, the
+ *   PID namespace ends and every process in it (setsid, nohup and double forks included) dies with it.
+ *   A call returns only once that has happened (sandbox-teardown.ts).
+ * - Limits (`prlimit`, before the uid drop): processes of the sandbox uid, address space, file size;
+ *   `/tmp`, `/dev/shm` and `HOME` are size-limited tmpfs mounts.
+ * - Environment: only shell-environment.ts's allowlist, given to bubblewrap itself too, so its init's
+ *   `/proc/1/environ` holds nothing more than the command's.
+ * - The interpreter's real wait status is reported (exit-status-reporter.ts), so a death by signal is
+ *   `signalled` with its signal.
+ * - Each command is logged as one JSON line: user, chat, shell, command, cwd, outcome.
+ * - Fails closed: `status()` is unavailable, with the reason, until a probe sandbox has run and shown
+ *   uid ≠ 0, `CapEff` 0 and `NoNewPrivs` 1 inside; `run` then refuses.
+ */
+import { accessSync, constants } from 'node:fs';
+import { userInfo } from 'node:os';
+import { ToolError } from '../../errors.ts';
+import { runShellCommand, type ShellCommandResult, type ShellCommandWrapper } from '../run-shell-command.ts';
+import { buildShellEnvironment } from '../shell-environment.ts';
+import type { ShellInterpreter } from '../shell-interpreter.ts';
+import { buildMountPlan, type HostLayout } from './bubblewrap-mount-plan.ts';
+import { parseReporterStatus, reporterArguments } from './exit-status-reporter.ts';
+import { hostLayout } from './host-layout.ts';
+import { formatSandboxLogLine } from './sandbox-log-line.ts';
+import {
+  openSandboxStateDirectory,
+  type SandboxIdentity,
+  type SandboxStateDirectory,
+} from './sandbox-state-directory.ts';
+import { waitForSandboxTeardown } from './sandbox-teardown.ts';
+import type { SandboxedCommand, ShellSandbox, ShellSandboxStatus } from './shell-sandbox.ts';
+
+/** The uid (and gid) commands run as when the server is root. Below systemd's dynamic range. */
+export const DEFAULT_SANDBOX_UID = 61000;
+export const SANDBOX_USER = 'sandbox';
+export const SANDBOX_HOME = '/home/sandbox';
+
+export interface SandboxLimits {
+  /** RLIMIT_NPROC of the sandbox uid: processes it may have at once, across its sandboxes. */
+  processes: number;
+  /** RLIMIT_AS per process, bytes. */
+  addressSpaceBytes: number;
+  /** RLIMIT_FSIZE: the largest file a command may write, bytes. */
+  fileBytes: number;
+  /** Size of the private `/tmp`, bytes. */
+  tmpBytes: number;
+  /** Size of the private `HOME`, bytes. */
+  homeBytes: number;
+  /** Size of the private `/dev/shm`, bytes. */
+  shmBytes: number;
+}
+
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
+  processes: 1024,
+  addressSpaceBytes: 8 * 1024 ** 3,
+  fileBytes: 1024 ** 3,
+  tmpBytes: 512 * 1024 ** 2,
+  homeBytes: 128 * 1024 ** 2,
+  shmBytes: 64 * 1024 ** 2,
+};
+
+export interface BubblewrapSandboxOptions {
+  /** Default: `bwrap`, `setpriv`, `prlimit` on PATH; Perl at `/usr/bin/perl` (it must lie in `/usr`). */
+  programs?: Partial<SandboxPrograms>;
+  /** The uid commands run as when the server is root (default {@link DEFAULT_SANDBOX_UID}). */
+  uid?: number;
+  limits?: Partial<SandboxLimits>;
+  /** Variable names an operator passes through (`MANGO_SHELL_PASS_ENV`). */
+  passEnv?: readonly string[];
+  /** Where allowlisted variables are read from (default `process.env`). */
+  environment?: Readonly<Record<string, string | undefined>>;
+  /** Receives one JSON line per command (default: stdout). */
+  log?: (line: string) => void;
+  /** The server's own uid (default `process.getuid()`); injectable to test the decision. */
+  serverUid?: number;
+  host?: HostLayout;
+}
+
+export interface SandboxPrograms {
+  bwrap: string;
+  setpriv: string;
+  prlimit: string;
+  /** The wait-status reporter's interpreter; undefined when the host has none in `/usr`. */
+  perl: string | undefined;
+}
+
+export interface BubblewrapSandbox extends ShellSandbox {
+  readonly identity: SandboxIdentity;
+  /** True when the server is root and hands files to the sandbox uid (see sandbox-file-owner.ts). */
+  readonly dropsPrivilege: boolean;
+  /** The host directory of the synthesized accounts and covers (sandbox-state-directory.ts). */
+  stateDirectory(): string | undefined;
+  /** Makes the sandbox unavailable (the shared state directory stays for other sandboxes). */
+  dispose(): void;
+}
+
+/** The identity commands run as: the sandbox uid when the server is root, else the server's own uid. */
+export function decideSandboxIdentity(serverUid: number, configuredUid: number | undefined): SandboxIdentity {
+  const uid = serverUid === 0 ? (configuredUid ?? DEFAULT_SANDBOX_UID) : serverUid;
+  if (uid === 0) throw new RangeError('The shell sandbox uid must not be 0 (root).');
+  if (serverUid !== 0 && configuredUid !== undefined && configuredUid !== serverUid) {
+    throw new RangeError(
+      `MANGO_SANDBOX_UID=${configuredUid} needs the server to run as root (it runs as uid ${serverUid}, and only root can switch uid); unset it to run commands as uid ${serverUid}.`,
+    );
+  }
+  return { uid, gid: uid, user: SANDBOX_USER, home: SANDBOX_HOME };
+}
+
+function isExecutable(path: string | null | undefined): path is string {
+  if (!path) return false;
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function findPrograms(given: Partial<SandboxPrograms> | undefined): SandboxPrograms | string {
+  const bwrap = given?.bwrap ?? Bun.which('bwrap');
+  const setpriv = given?.setpriv ?? Bun.which('setpriv');
+  const prlimit = given?.prlimit ?? Bun.which('prlimit');
+  const perl = given?.perl ?? '/usr/bin/perl';
+  if (!isExecutable(bwrap)) return 'bubblewrap (bwrap) is not installed; install the "bubblewrap" package.';
+  if (!isExecutable(setpriv)) return 'setpriv is not installed; install "util-linux".';
+  if (!isExecutable(prlimit)) return 'prlimit is not installed; install "util-linux".';
+  // Without Perl the sandbox still contains commands; only a death by signal reads as exit 128+n.
+  return { bwrap, setpriv, prlimit, perl: isExecutable(perl) && perl.startsWith('/usr/') ? perl : undefined };
+}
+
+/** The probe's command: what the sandbox must show about itself before any user command runs. */
+const PROBE_COMMAND = 'id -u; grep -E "^(CapEff|NoNewPrivs):" /proc/self/status';
+
+/** Why the probe's output does not show an unprivileged sandbox, or undefined when it does. */
+export function judgeProbeOutput(output: string): string | undefined {
+  const lines = output.trim().split('\n');
+  const uid = lines[0]?.trim();
+  if (uid === undefined || !/^\d+$/.test(uid))
+    return `the probe printed no uid (got ${JSON.stringify(output)}).`;
+  if (uid === '0') return 'a command in the probe sandbox ran as uid 0 (root).';
+  const capabilities = /^CapEff:\s*([0-9a-f]+)$/m.exec(output)?.[1];
+  if (capabilities === undefined || /[^0]/.test(capabilities)) {
+    return `a command in the probe sandbox kept capabilities (CapEff: ${capabilities ?? 'missing'}).`;
+  }
+  if (!/^NoNewPrivs:\s*1$/m.test(output)) return 'no_new_privs was not set in the probe sandbox.';
+  return undefined;
+}
+
+/** Creates the sandbox and runs its probe (synchronously, once, about 10 ms). */
+export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}): BubblewrapSandbox {
+  const serverUid = options.serverUid ?? process.getuid?.() ?? -1;
+  const identity = decideSandboxIdentity(serverUid, options.uid);
+  const limits: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
+  const dropsPrivilege = serverUid === 0;
+  const host = options.host ?? hostLayout;
+  const log = options.log ?? ((line: string) => console.log(line));
+  const source = options.environment ?? process.env;
+  let state: SandboxStateDirectory | undefined;
+  let status: ShellSandboxStatus;
+
+  const programs = process.platform === 'linux' ? findPrograms(options.programs) : 'this is not Linux.';
+  const environmentFor = (interpreterPath: string, deniedEnvVars: readonly string[]) =>
+    buildShellEnvironment(
+      { home: identity.home, user: identity.user, shell: interpreterPath },
+      { passEnv: options.passEnv, deniedEnvVars },
+      source,
+    );
+
+  const wrapperFor = (
+    tools: SandboxPrograms,
+    files: SandboxStateDirectory,
+    command: Pick<SandboxedCommand, 'reachable' | 'cwd' | 'deniedPaths'>,
+    probing = false,
+  ): ShellCommandWrapper => ({
+    wrap: (interpreterArguments) => [
+      tools.prlimit,
+      `--nproc=${limits.processes}`,
+      `--as=${limits.addressSpaceBytes}`,
+      `--fsize=${limits.fileBytes}`,
+      '--',
+      ...(dropsPrivilege
+        ? [
+            tools.setpriv,
+            `--reuid=${identity.uid}`,
+            `--regid=${identity.gid}`,
+            '--clear-groups',
+            '--no-new-privs',
+            '--inh-caps=-all',
+            '--bounding-set=-all',
+            '--',
+          ]
+        : []),
+      tools.bwrap,
+      '--unshare-all',
+      '--unshare-user',
+      '--disable-userns',
+      '--die-with-parent',
+      '--new-session',
+      '--cap-drop',
+      'ALL',
+      '--uid',
+      String(identity.uid),
+      '--gid',
+      String(identity.gid),
+      '--hostname',
+      'sandbox',
+      // The probe runs synchronously and has no descriptor 4; it has nothing left to wait for anyway.
+      ...(probing ? [] : ['--info-fd', '4']),
+      ...buildMountPlan(
+        {
+          reachable: command.reachable,
+          cwd: command.cwd,
+          deniedPaths: command.deniedPaths,
+          home: identity.home,
+          files,
+          tmpBytes: limits.tmpBytes,
+          homeBytes: limits.homeBytes,
+          shmBytes: limits.shmBytes,
+        },
+        host,
+      ),
+      '--',
+      ...(tools.perl ? reporterArguments(tools.perl, interpreterArguments) : interpreterArguments),
+    ],
+    ...(tools.perl ? { parseExitStatus: parseReporterStatus } : {}),
+    ...(probing ? {} : { settle: waitForSandboxTeardown }),
+  });
+
+  const probe = (tools: SandboxPrograms, files: SandboxStateDirectory): string | undefined => {
+    const reachable = {
+      workingDirectory: files.path,
+      homeDirectory: files.path,
+      roots: [{ path: files.path, access: 'read-only' as const }],
+      protectedPaths: [],
+    };
+    const argv = wrapperFor(tools, files, { reachable, cwd: files.path, deniedPaths: [] }, true).wrap([
+      '/bin/sh',
+      '-c',
+      PROBE_COMMAND,
+    ]);
+    try {
+      const result = Bun.spawnSync(argv, {
+        cwd: files.path,
+        env: environmentFor('/bin/sh', []),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 10_000,
+      });
+      if (result.exitCode !== 0) {
+        const stderr = result.stderr.toString().trim();
+        return `the probe sandbox failed (exit ${result.exitCode}${result.signalCode ? `, ${result.signalCode}` : ''}): ${stderr || 'no message'}`;
+      }
+      return judgeProbeOutput(result.stdout.toString());
+    } catch (error) {
+      return `the probe sandbox could not start: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  };
+
+  if (typeof programs === 'string') {
+    status = { available: false, reason: `The shell sandbox cannot run: ${programs}` };
+  } else {
+    let problem: string | undefined;
+    try {
+      state = openSandboxStateDirectory(identity);
+      problem = probe(programs, state);
+    } catch (error) {
+      problem = (error as Error).message;
+    }
+    status = problem
+      ? { available: false, reason: `The shell sandbox cannot run: ${problem}` }
+      : {
+          available: true,
+          mode: 'bubblewrap',
+          summary: `bubblewrap, uid ${identity.uid}${dropsPrivilege ? ' (dropped from root)' : ` (the server's own, ${userInfo().username})`}, no network${programs.perl ? '' : '; no Perl in /usr, so a death by signal n reads as exit 128+n'}`,
+        };
+  }
+
+  /** The state directory, repaired if a temp-directory cleaner removed part of it. */
+  const readyState = (directory: SandboxStateDirectory): SandboxStateDirectory => {
+    try {
+      directory.ensure();
+    } catch (error) {
+      throw new ToolError('execution_error', `The shell sandbox cannot run: ${(error as Error).message}`);
+    }
+    return directory;
+  };
+
+  return {
+    identity,
+    dropsPrivilege,
+    status: () => status,
+    stateDirectory: () => state?.path,
+    fileOwner: () => (dropsPrivilege ? { uid: identity.uid, gid: identity.gid } : undefined),
+    dispose() {
+      state = undefined;
+      status = { available: false, reason: 'The shell sandbox was shut down.' };
+    },
+    async run(command: SandboxedCommand): Promise<ShellCommandResult> {
+      if (!status.available || typeof programs === 'string' || !state) {
+        throw new ToolError(
+          'execution_error',
+          status.available ? 'The shell sandbox is not ready.' : status.reason,
+        );
+      }
+      const interpreter: ShellInterpreter = {
+        kind: command.shell,
+        executable: command.interpreterPath,
+        argumentsFor: (line) => [command.interpreterPath, '-c', line],
+      };
+      const result = await runShellCommand({
+        ...command,
+        interpreter,
+        environment: environmentFor(command.interpreterPath, command.deniedEnvVars),
+        wrapper: wrapperFor(programs, readyState(state), command),
+      });
+      log(formatSandboxLogLine('bubblewrap', command, result));
+      return result;
+    },
+  };
+}

@@ -1,0 +1,22 @@
+/**
+ * The shell sandbox of this process. Tools are registered once per process, so the sandbox they run
+ * through is held here: a server installs the one it was given (`installShellSandbox`, from
+ * `startServer`'s options), and anything that runs a shell tool without installing one (the CLI, an
+ * embedding) gets the sandbox the environment selects, created and probed on first use.
+ */
+
+import type { ShellSandbox } from './shell-sandbox.ts';
+import { createShellSandboxFromEnvironment } from './shell-sandbox-config.ts';
+
+let installed: ShellSandbox | undefined;
+
+/** The sandbox shell tools run through; created from `process.env` on first use. */
+export function hostShellSandbox(): ShellSandbox {
+  installed ??= createShellSandboxFromEnvironment(process.env);
+  return installed;
+}
+
+/** Makes `sandbox` the one every shell tool of this process uses from now on. */
+export function installShellSandbox(sandbox: ShellSandbox): void {
+  installed = sandbox;
+}

@@ -1,0 +1,37 @@
+/**
+ * Waiting until a sandbox is really gone. bubblewrap's outer process exits as soon as its init reports
+ * the command's status, while the kernel is still killing the rest of the PID namespace (a `setsid`
+ * job, a double fork). The namespace is empty exactly when its init has finished exiting, because an
+ * exiting init first kills and waits for every other process in it. So the sandbox asks bubblewrap for
+ * the init's host pid (`--info-fd 4`) and, after bubblewrap exited, waits until that pid is gone or a
+ * zombie. The wait is bounded: a kernel that takes longer than {@link TEARDOWN_LIMIT_MS} is not waited
+ * for (the namespace still dies; the call just stops watching).
+ */
+import { readFile } from 'node:fs/promises';
+
+export const TEARDOWN_LIMIT_MS = 2000;
+const POLL_MS = 2;
+
+/** The init's host pid from bubblewrap's `--info-fd` JSON, or undefined. */
+export function parseSandboxInitPid(written: string): number | undefined {
+  const match = /"child-pid"\s*:\s*(\d+)/.exec(written);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** True while `pid` names a process that is not a zombie. */
+async function isLive(pid: number): Promise<boolean> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves once the sandbox whose info is `written` has no process left (or the limit passed). */
+export async function waitForSandboxTeardown(written: string, limitMs = TEARDOWN_LIMIT_MS): Promise<void> {
+  const pid = parseSandboxInitPid(written);
+  if (pid === undefined) return;
+  const deadline = performance.now() + limitMs;
+  while ((await isLive(pid)) && performance.now() < deadline) await Bun.sleep(POLL_MS);
+}

@@ -1,0 +1,86 @@
+/**
+ * The operator's shell sandbox settings, read from the environment, and the sandbox they select:
+ *
+ * - `MANGO_SHELL_SANDBOX`: `bubblewrap` (default on Linux) or `off`. Anything else is refused with the
+ *   accepted values; it never silently means "off".
+ * - `MANGO_SHELL_PASS_ENV`: variable names passed to commands beyond the allowlist.
+ * - `MANGO_SANDBOX_UID`: the uid commands run as when the server is root (default 61000).
+ *
+ * A setting that cannot be read leaves shell tools unavailable, with the reason, instead of failing the
+ * whole server: the rest of Mango works without shells.
+ */
+import { ToolError } from '../../errors.ts';
+import { parsePassEnv } from '../shell-environment.ts';
+import { createBubblewrapSandbox } from './bubblewrap-sandbox.ts';
+import type { ShellSandbox, ShellSandboxStatus } from './shell-sandbox.ts';
+import { createUnsandboxedShell } from './unsandboxed-shell.ts';
+
+export interface ShellSandboxConfig {
+  mode: 'bubblewrap' | 'off';
+  passEnv: string[];
+  uid: number | undefined;
+}
+
+/** Reads the settings; throws a RangeError naming the variable, what it accepts and what it got. */
+export function readShellSandboxConfig(
+  environment: Readonly<Record<string, string | undefined>>,
+): ShellSandboxConfig {
+  const modeText = environment.MANGO_SHELL_SANDBOX?.trim() || 'bubblewrap';
+  if (modeText !== 'bubblewrap' && modeText !== 'off') {
+    throw new RangeError(
+      `MANGO_SHELL_SANDBOX must be "bubblewrap" or "off", got ${JSON.stringify(modeText)}.`,
+    );
+  }
+  const uidText = environment.MANGO_SANDBOX_UID?.trim();
+  let uid: number | undefined;
+  if (uidText) {
+    uid = Number(uidText);
+    if (!Number.isInteger(uid) || uid < 1 || uid > 4_294_967_294 || !/^\d+$/.test(uidText)) {
+      throw new RangeError(
+        `MANGO_SANDBOX_UID must be a uid from 1 to 4294967294, got ${JSON.stringify(uidText)}.`,
+      );
+    }
+  }
+  return { mode: modeText, passEnv: parsePassEnv(environment.MANGO_SHELL_PASS_ENV), uid };
+}
+
+/** A sandbox that runs nothing and says why. */
+export function createUnavailableShellSandbox(reason: string): ShellSandbox {
+  const status: ShellSandboxStatus = { available: false, reason };
+  return {
+    status: () => status,
+    run: async () => {
+      throw new ToolError('execution_error', reason);
+    },
+  };
+}
+
+export interface ShellSandboxFromEnvironmentOptions {
+  log?: (line: string) => void;
+}
+
+/** The sandbox the environment selects, probed; unavailable with the reason when it cannot run. */
+export function createShellSandboxFromEnvironment(
+  environment: Readonly<Record<string, string | undefined>>,
+  options: ShellSandboxFromEnvironmentOptions = {},
+): ShellSandbox {
+  let config: ShellSandboxConfig;
+  try {
+    config = readShellSandboxConfig(environment);
+  } catch (error) {
+    return createUnavailableShellSandbox(`The shell sandbox is misconfigured: ${(error as Error).message}`);
+  }
+  if (config.mode === 'off') {
+    return createUnsandboxedShell({ passEnv: config.passEnv, environment, log: options.log });
+  }
+  try {
+    return createBubblewrapSandbox({
+      uid: config.uid,
+      passEnv: config.passEnv,
+      environment,
+      log: options.log,
+    });
+  } catch (error) {
+    return createUnavailableShellSandbox(`The shell sandbox cannot run: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import type { BubblewrapSandbox } from '../../../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
+import { liveProcessesWith } from '../../../helpers/live-processes.ts';
+import {
+  createSandboxLayout,
+  createTestSandbox,
+  describeSandbox,
+  type SandboxLayout,
+} from './sandbox-host.ts';
+
+/** Polls an asynchronous condition until it holds or `timeoutMs` passed. */
+async function eventually(condition: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    if (await condition()) return true;
+    if (performance.now() > deadline) return false;
+    await Bun.sleep(25);
+  }
+}
+
+const FIXTURE = join(import.meta.dir, '__fixtures__', 'sandboxed-commands-process.ts');
+
+describeSandbox('sandbox lifetime and limits', () => {
+  let sandbox: BubblewrapSandbox;
+  let layout: SandboxLayout;
+  beforeAll(async () => {
+    sandbox = createTestSandbox();
+    layout = await createSandboxLayout(sandbox);
+  });
+  afterAll(() => {
+    sandbox.dispose();
+    layout.remove();
+  });
+
+  test('kill -9 of the process that started the sandboxes leaves no command of it alive after 1 s', async () => {
+    const marker = `302.${Math.floor(Math.random() * 1e6)}`;
+    const child = Bun.spawn([process.execPath, FIXTURE, marker, layout.alice], {
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'inherit',
+    });
+    try {
+      // Five sleeps: the two commands' own, a setsid job, a double fork and a nohup job.
+      expect(
+        await eventually(async () => (await liveProcessesWith(`sleep\0${marker}`)).length === 5, 10_000),
+      ).toBe(true);
+      child.kill('SIGKILL');
+      await child.exited;
+      const killedAt = performance.now();
+      expect(
+        await eventually(async () => (await liveProcessesWith(`sleep\0${marker}`)).length === 0, 1000),
+      ).toBe(true);
+      expect(performance.now() - killedAt).toBeLessThan(1000);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 20_000);
+
+  test('a bounded fork loop is stopped by the process limit, and the call still ends cleanly', async () => {
+    const limited = createTestSandbox({ limits: { processes: 40 } });
+    try {
+      const forkLoop =
+        'my $n = 0; while ($n < 400) { my $p = fork(); if (!defined $p) { print "stopped at $n: $!\\n"; last } ' +
+        'if ($p == 0) { sleep 30; exit 0 } $n++ } print "forked $n\\n" if $n == 400;';
+      const result = await limited.run({
+        shell: 'bash',
+        command: `perl -e '${forkLoop}'`,
+        cwd: layout.alice,
+        reachable: layout.reachable,
+        deniedPaths: [],
+        deniedEnvVars: [],
+        interpreterPath: '/usr/bin/bash',
+        userId: 'u',
+        chatId: undefined,
+        timeoutMs: 20_000,
+        maxOutputBytes: 4096,
+      });
+      const match = /^stopped at (\d+): Resource temporarily unavailable\n$/.exec(result.stdout);
+      expect(match).not.toBeNull();
+      expect(Number(match?.[1])).toBeLessThan(40);
+      expect(result.termination).toEqual({ kind: 'exited' });
+    } finally {
+      limited.dispose();
+    }
+  }, 30_000);
+
+  test('a file past the file-size limit and a /tmp past its size fail inside the sandbox', async () => {
+    const limited = createTestSandbox({ limits: { fileBytes: 1024 * 1024, tmpBytes: 2 * 1024 * 1024 } });
+    try {
+      const result = await limited.run({
+        shell: 'bash',
+        command:
+          'head -c 2000000 /dev/zero > big.bin 2>/dev/null; echo "cwd file $(stat -c %s big.bin)"; ' +
+          'for i in 1 2 3; do head -c 900000 /dev/zero > /tmp/fill$i 2>/dev/null || echo "tmp full at $i"; done',
+        cwd: layout.alice,
+        reachable: layout.reachable,
+        deniedPaths: [],
+        deniedEnvVars: [],
+        interpreterPath: '/usr/bin/bash',
+        userId: 'u',
+        chatId: undefined,
+        timeoutMs: 20_000,
+        maxOutputBytes: 4096,
+      });
+      expect(result.stdout).toBe('cwd file 1048576\ntmp full at 3\n');
+    } finally {
+      limited.dispose();
+    }
+  }, 30_000);
+});
