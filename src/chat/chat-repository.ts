@@ -4,6 +4,8 @@
  * in-memory implementation; `src/db/` provides the SQLite/PostgreSQL one.
  */
 import type { ConversationItem, ProviderId } from '../providers/types.ts';
+import { InMemoryTurnStore } from './in-memory-turn-store.ts';
+import type { TurnStore } from './turn-store.ts';
 
 export interface Chat {
   id: string;
@@ -57,29 +59,14 @@ export interface ChatRepository {
   appendMessage(chatId: string, item: ConversationItem, createdAt: string): Promise<ChatMessage>;
   /** Every message of the chat in `seq` order. */
   listMessages(chatId: string): Promise<ChatMessage[]>;
-  /**
-   * Turn leases, for repositories shared by several server instances (the database one): claims the
-   * chat's turn for `owner` until `expiresAt` unless another owner holds an unexpired lease at `now`
-   * (ISO-8601 UTC). Absent = one process only (the service's own bookkeeping suffices).
-   * @returns whether `owner` now holds the lease.
-   */
-  claimTurnLease?(chatId: string, owner: string, now: string, expiresAt: string): Promise<boolean>;
-  /** Extends `owner`'s lease (no-op when it lost it). */
-  renewTurnLease?(chatId: string, owner: string, expiresAt: string): Promise<void>;
-  /** Ends `owner`'s lease (no-op when it holds none). */
-  releaseTurnLease?(chatId: string, owner: string): Promise<void>;
-  /**
-   * Asks whoever holds the chat's unexpired lease at `now` to cancel its turn.
-   * @returns whether such a lease exists (a turn runs somewhere).
-   */
-  requestTurnCancel?(chatId: string, now: string): Promise<boolean>;
-  /** Whether a cancel of `owner`'s turn was requested (`requestTurnCancel`). */
-  isTurnCancelRequested?(chatId: string, owner: string): Promise<boolean>;
+  /** The chat's turn records and their events (leases, fencing, replay). */
+  readonly turns: TurnStore;
 }
 
 export class InMemoryChatRepository implements ChatRepository {
   readonly #chats = new Map<string, Chat>();
   readonly #messages = new Map<string, ChatMessage[]>();
+  readonly turns: InMemoryTurnStore = new InMemoryTurnStore(this);
 
   async createChat(chat: Chat): Promise<void> {
     if (this.#chats.has(chat.id)) throw new Error(`A chat with id ${chat.id} already exists.`);
@@ -102,6 +89,7 @@ export class InMemoryChatRepository implements ChatRepository {
 
   async deleteChat(chatId: string): Promise<boolean> {
     this.#messages.delete(chatId);
+    this.turns.deleteChatTurns(chatId);
     return this.#chats.delete(chatId);
   }
 

@@ -2,13 +2,16 @@
  * Server-Sent Events encoding of a turn (issue 7: `POST /api/chats/:id/turns` answers with
  * `text/event-stream`, one `data:` line per `TurnEvent` holding a JSON object with a `type` field).
  * Pure encoding plus a `ReadableStream` adapter, so the route only returns
- * `new Response(createTurnEventStream(events), {headers: SSE_HEADERS})`.
+ * `new Response(createTurnEventStream(events), {headers: SSE_HEADERS})`. Each persisted event carries
+ * its sequence number as the SSE `id`, so a client resumes with `…/turns/current/events?after=ID`.
  *
  * JSON text never contains a raw CR or LF (they are escaped inside strings), so one event is always
  * exactly one `data:` line, which is what the SSE grammar (WHATWG HTML, "Server-sent events")
  * requires for a single-line payload.
  */
 import type { TurnEvent } from './turn-events.ts';
+import { serializeTurnEvent } from './turn-event-json.ts';
+import type { TurnFollower } from './turn-follower.ts';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -24,37 +27,24 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
  */
 export const SSE_HEARTBEAT_MILLISECONDS = 5_000;
 
-function fallbackEvent(event: TurnEvent, error: unknown): Record<string, unknown> {
-  const message = `This event could not be serialized to JSON: ${error instanceof Error ? error.message : String(error)}`;
-  if (event.type === 'tool_result') {
-    const { callId, name, durationMs } = event;
-    return {
-      type: 'tool_result',
-      callId,
-      name,
-      durationMs,
-      ok: false,
-      error: { classification: 'execution_error', message },
-    };
-  }
-  return { type: event.type, error: message };
-}
-
-/** `data: {json}\n\n` for one event. Never throws: an unserializable payload is replaced by an error. */
-export function encodeTurnEventAsSse(event: TurnEvent): string {
-  let json: string;
-  try {
-    json = JSON.stringify(event);
-  } catch (error) {
-    json = JSON.stringify(fallbackEvent(event, error));
-  }
-  return `data: ${json}\n\n`;
+/**
+ * `id: SEQ\ndata: {json}\n\n` for one event (`id:` only for a persisted event, so a client can resume
+ * after it). Never throws: an unserializable payload is replaced by an error.
+ */
+export function encodeTurnEventAsSse(event: TurnEvent, seq?: number): string {
+  const id = seq === undefined ? '' : `id: ${seq}\n`;
+  return `${id}data: ${serializeTurnEvent(event)}\n\n`;
 }
 
 export const SSE_HEARTBEAT = ': keep-alive\n\n';
 
 /** Sent first when `openingComment` is set. */
 export const SSE_OPENING_COMMENT = ': turn started\n\n';
+
+/** A client that falls this far behind the turn (bytes of events not yet taken) is dropped. */
+export const MAX_CLIENT_LAG_BYTES = 1024 * 1024;
+/** How often the lag of a client is measured. */
+const LAG_CHECK_MILLISECONDS = 250;
 
 export interface TurnEventStreamOptions {
   /** Milliseconds between heartbeat comments; 0 disables them. */
@@ -65,55 +55,89 @@ export interface TurnEventStreamOptions {
    * the model's first event arrives.
    */
   openingComment?: boolean;
+  /** Default `MAX_CLIENT_LAG_BYTES`. */
+  maxLagBytes?: number;
 }
 
+type EventSource = AsyncIterator<TurnEvent> & Partial<Pick<TurnFollower, 'lastSeq' | 'lagBytes'>>;
+
 /**
- * Streams `events` as SSE bytes. When the client goes away the stream is cancelled, which returns
- * the event iterator — for a `ChatService` turn, that aborts the turn and stops its tools. (A bare
- * `runTurn` generator should be cancelled through its signal: its `return()` waits for a pending step.)
+ * Streams `events` as SSE bytes, pulling the next event only when the client took the previous one.
+ * When the client goes away, or falls more than `maxLagBytes` behind a follower (`lagBytes`), the
+ * stream ends and the iterator is returned: for a `TurnFollower` that stops following, never the turn.
  */
 export function createTurnEventStream(
-  events: AsyncIterator<TurnEvent>,
+  events: EventSource,
   options: TurnEventStreamOptions = {},
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const heartbeatMilliseconds = options.heartbeatMilliseconds ?? SSE_HEARTBEAT_MILLISECONDS;
-  let heartbeat: ReturnType<typeof setInterval> | undefined;
-  const stopHeartbeat = () => {
-    if (heartbeat !== undefined) clearInterval(heartbeat);
-    heartbeat = undefined;
+  const maxLagBytes = options.maxLagBytes ?? MAX_CLIENT_LAG_BYTES;
+  const timers: ReturnType<typeof setInterval>[] = [];
+  let finished = false;
+  const stop = () => {
+    finished = true;
+    for (const timer of timers) clearInterval(timer);
+    timers.length = 0;
+    // Not awaited: a generator's return() settles only after its pending step does.
+    Promise.resolve(events.return?.()).catch(() => {});
   };
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      if (options.openingComment) controller.enqueue(encoder.encode(SSE_OPENING_COMMENT));
-      if (heartbeatMilliseconds > 0) {
-        heartbeat = setInterval(() => {
-          try {
-            controller.enqueue(encoder.encode(SSE_HEARTBEAT));
-          } catch {
-            stopHeartbeat();
-          }
-        }, heartbeatMilliseconds);
-      }
-    },
-    async pull(controller) {
-      try {
-        const step = await events.next();
-        if (step.done) {
-          stopHeartbeat();
-          controller.close();
-          return;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        if (options.openingComment) controller.enqueue(encoder.encode(SSE_OPENING_COMMENT));
+        if (heartbeatMilliseconds > 0) {
+          const heartbeat = setInterval(() => {
+            try {
+              controller.enqueue(encoder.encode(SSE_HEARTBEAT));
+            } catch {
+              stop();
+            }
+          }, heartbeatMilliseconds);
+          timers.push(heartbeat);
         }
-        controller.enqueue(encoder.encode(encodeTurnEventAsSse(step.value)));
-      } catch (error) {
-        stopHeartbeat();
-        controller.error(error);
-      }
+        const lagBytes = events.lagBytes?.bind(events);
+        if (lagBytes) {
+          let measuring = false;
+          const check = setInterval(() => {
+            if (measuring || finished) return;
+            measuring = true;
+            lagBytes()
+              .then((lag) => {
+                if (lag <= maxLagBytes || finished) return;
+                stop();
+                controller.error(
+                  new Error(`The client fell ${lag} bytes behind the turn (limit ${maxLagBytes}); it was dropped.`),
+                );
+              })
+              .catch(() => {})
+              .finally(() => {
+                measuring = false;
+              });
+          }, LAG_CHECK_MILLISECONDS);
+          timers.push(check);
+        }
+      },
+      async pull(controller) {
+        try {
+          const step = await events.next();
+          if (finished) return;
+          if (step.done) {
+            stop();
+            controller.close();
+            return;
+          }
+          controller.enqueue(encoder.encode(encodeTurnEventAsSse(step.value, events.lastSeq)));
+        } catch (error) {
+          if (finished) return;
+          stop();
+          controller.error(error);
+        }
+      },
+      cancel() {
+        stop();
+      },
     },
-    cancel() {
-      stopHeartbeat();
-      // Not awaited: a turn's return() settles only after its pending step does.
-      Promise.resolve(events.return?.()).catch(() => {});
-    },
-  });
+    { highWaterMark: 0 },
+  );
 }

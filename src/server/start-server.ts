@@ -9,7 +9,6 @@
  */
 import { DEFAULT_IDLE_TIMEOUT_SECONDS, type ServerConfig } from '../config.ts';
 import { type Database, openDatabase } from '../db/database.ts';
-import { releaseAllTurnLeases } from '../db/database-chat-repository.ts';
 import { UserNameTakenError } from '../db/database-user-repository.ts';
 import { migrate } from '../db/migrate.ts';
 import { createApp } from '../http/app.ts';
@@ -81,8 +80,6 @@ export async function startServer(
   let server: ReturnType<typeof Bun.serve> | undefined;
   try {
     await migrate(database, undefined, options.now);
-    // SQLite serves one server: no turn of another instance can be running (a crash left its leases).
-    if (database.dialect === 'sqlite') await releaseAllTurnLeases(database);
     const deps = createAppDependencies({
       config,
       database,
@@ -131,6 +128,8 @@ export async function startServer(
             await running.stop(true);
           }
           clearTimeout(timer);
+          // Turns outlive their streams: let them record their end before the database closes.
+          await deps.chats.drainTurns(config.shutdownTimeoutMs);
           await database.close();
         })();
         return stopping;

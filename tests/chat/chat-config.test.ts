@@ -7,19 +7,25 @@ describe('readChatConfig', () => {
       workspaceRoots: ['/home/mango'],
       maxToolIterations: 25,
       homeDirectory: '/home/mango',
+      turnLeaseMilliseconds: 30_000,
     });
   });
 
-  test('reads both variables', () => {
+  test('reads every variable', () => {
     expect(
       readChatConfig(
-        { MANGO_MAX_TOOL_ITERATIONS: '7', MANGO_WORKSPACE_ROOTS: '/srv/a: ~/code ::/srv/b' },
+        {
+          MANGO_MAX_TOOL_ITERATIONS: '7',
+          MANGO_WORKSPACE_ROOTS: '/srv/a: ~/code ::/srv/b',
+          MANGO_TURN_LEASE_MS: '2500',
+        },
         '/home/mango',
       ),
     ).toEqual({
       workspaceRoots: ['/srv/a', '/home/mango/code', '/srv/b'],
       maxToolIterations: 7,
       homeDirectory: '/home/mango',
+      turnLeaseMilliseconds: 2500,
     });
   });
 
@@ -27,6 +33,14 @@ describe('readChatConfig', () => {
     test(`refuses MANGO_MAX_TOOL_ITERATIONS=${value}`, () => {
       expect(() => readChatConfig({ MANGO_MAX_TOOL_ITERATIONS: value }, '/h')).toThrow(
         `MANGO_MAX_TOOL_ITERATIONS must be an integer from 1 to 1000; got "${value}".`,
+      );
+    });
+  }
+
+  for (const value of ['299', '600001', '1e4', '30s', '-1000']) {
+    test(`refuses MANGO_TURN_LEASE_MS=${value}`, () => {
+      expect(() => readChatConfig({ MANGO_TURN_LEASE_MS: value }, '/h')).toThrow(
+        `MANGO_TURN_LEASE_MS must be an integer from 300 to 600000 (milliseconds); got "${value}".`,
       );
     });
   }

@@ -7,6 +7,7 @@ import { chatsMigration } from './0003-chats.ts';
 import { observationRangesMigration } from './0004-observation-ranges.ts';
 import { chatTurnLeasesMigration } from './0005-chat-turn-leases.ts';
 import type { Migration } from './migration.ts';
+import { turnRecordsMigration } from './0008-turn-records.ts';
 
 export type { Migration } from './migration.ts';
 
@@ -16,4 +17,5 @@ export const MIGRATIONS: readonly Migration[] = [
   chatsMigration,
   observationRangesMigration,
   chatTurnLeasesMigration,
+  turnRecordsMigration,
 ];

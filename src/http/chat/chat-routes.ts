@@ -16,8 +16,10 @@ import {
   chatSchema,
   chatWithMessagesSchema,
   createChatBodySchema,
+  followTurnQuerySchema,
   startTurnBodySchema,
 } from './chat-schemas.ts';
+import { parseAfterSeq } from './follow-turn-query.ts';
 
 const errors = { 400: errorBodySchema, 401: errorBodySchema };
 const notFound = { ...errors, 404: errorBodySchema };
@@ -68,19 +70,15 @@ export function createChatRoutes(deps: AppDependencies) {
     )
     .post(
       '/api/chats/:id/turns',
-      async ({ user, params, body, request }) => {
-        const events = await deps.chats.startTurn(user.id, params.id, body.message, {
-          signal: request.signal,
-        });
-        // Keep-alives inside the server's idle timeout: a silent model or a long tool must not get
-        // the connection closed (and the turn cancelled) by Bun.serve.
-        const stream = createTurnEventStream(events, {
-          openingComment: true,
-          heartbeatMilliseconds: keepAliveMillisecondsFor(deps.config),
-        });
-        return new Response(stream, {
-          headers: { ...SSE_HEADERS },
-        });
+      async ({ user, params, body }) => {
+        const events = await deps.chats.startTurn(user.id, params.id, body.message);
+        return new Response(
+          createTurnEventStream(events, {
+            openingComment: true,
+            heartbeatMilliseconds: keepAliveMillisecondsFor(deps.config),
+          }),
+          { headers: { ...SSE_HEADERS } },
+        );
       },
       {
         parse,
@@ -96,15 +94,41 @@ export function createChatRoutes(deps: AppDependencies) {
         detail: {
           summary: 'Send a message and stream the turn as text/event-stream',
           description:
-            'On success: 200 text/event-stream, first the comment ": turn started", then one "data: {json}" line per turn event (text_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, provider_item, finish, tool_progress, tool_result), last done {reason: completed | max_iterations | cancelled | error}. Closing the stream cancels the turn.',
+            'On success: 200 text/event-stream, first the comment ": turn started", then one "data: {json}" line per turn event (text_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, provider_item, finish, tool_progress, tool_result), last done {reason: completed | max_iterations | cancelled | error}. Each event has an SSE id (its sequence number). The turn runs until it ends or is cancelled (POST …/cancel): closing the stream does not stop it, and GET …/turns/current/events?after=ID resumes it on any instance.',
           tags: ['chats'],
           operationId: 'startTurn',
         },
       },
     )
+    .get(
+      '/api/chats/:id/turns/current/events',
+      async ({ user, params, query, headers }) => {
+        const after = parseAfterSeq(query.after ?? headers['last-event-id']);
+        const events = await deps.chats.followTurn(user.id, params.id, after);
+        return new Response(
+          createTurnEventStream(events, {
+            openingComment: true,
+            heartbeatMilliseconds: keepAliveMillisecondsFor(deps.config),
+          }),
+          { headers: { ...SSE_HEADERS } },
+        );
+      },
+      {
+        params: chatIdParamsSchema,
+        query: followTurnQuerySchema,
+        response: { ...notFound, 422: errorBodySchema },
+        detail: {
+          summary: "Follow the chat's current turn: replay its events after a sequence number, then live",
+          description:
+            'text/event-stream as for startTurn, from the event after `after` (default 0: every event; the Last-Event-ID header works too) of the newest turn, running or ended, on whichever instance runs it; it ends with done. 404 when the chat never ran a turn.',
+          tags: ['chats'],
+          operationId: 'followTurn',
+        },
+      },
+    )
     .post(
       '/api/chats/:id/cancel',
-      async ({ user, params }) => ({ cancelled: await deps.chats.cancelTurn(user.id, params.id) }),
+      ({ user, params }) => deps.chats.cancelTurn(user.id, params.id),
       {
         params: chatIdParamsSchema,
         response: { 200: cancelTurnResponseSchema, ...notFound },

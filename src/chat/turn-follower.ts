@@ -1,0 +1,142 @@
+/**
+ * A client's view of one turn: replays its persisted events after a sequence number, then follows it
+ * live until its `done`. The same reader serves a turn this process runs (woken at each persisted
+ * batch) and one another instance runs (polling the turn record), so a client may attach anywhere.
+ *
+ * Guarantees:
+ * - Events come in seq order without gaps or repeats, each exactly as persisted; the last is a `done`
+ *   (a persisted one, or one built from the record when the turn ended without persisting it: lost
+ *   lease, holder dead, chat deleted).
+ * - Reading is pull-based: a client that stops reading holds at most one page of events in memory.
+ * - Stopping to follow (`return()`) never affects the turn.
+ */
+import type { TurnDoneEvent, TurnEvent } from './turn-events.ts';
+import { isHolderProvablyDead } from './turn-holder.ts';
+import type { TurnRun } from './turn-run.ts';
+import type { StoredTurnEvent, TurnRecord, TurnStore } from './turn-store.ts';
+
+/** Events read from the store per query. */
+const PAGE = 256;
+
+export const LOST_TURN_MESSAGE =
+  'The instance running this turn stopped (it crashed, was paused, or lost the database) before the turn ended; what it completed is kept in the chat.';
+
+/** The events of a turn as a client reads them; `lastSeq` is the seq of the event just returned. */
+export interface TurnFollower extends AsyncIterableIterator<TurnEvent> {
+  readonly turnId: string;
+  /** Seq of the last event returned; undefined for one built from the record (not persisted). */
+  readonly lastSeq: number | undefined;
+  /** Bytes persisted beyond what this follower returned so far. */
+  lagBytes(): Promise<number>;
+}
+
+export interface FollowTurnOptions {
+  store: TurnStore;
+  turnId: string;
+  afterSeq: number;
+  /** The run, when this process drives the turn. */
+  local?: TurnRun;
+  pollMilliseconds: number;
+  now: () => number;
+}
+
+function doneFromRecord(record: TurnRecord | undefined): TurnDoneEvent {
+  if (!record) {
+    return { type: 'done', reason: 'error', message: 'This turn no longer exists: its chat was deleted.' };
+  }
+  switch (record.state) {
+    case 'completed':
+    case 'max_iterations':
+      return { type: 'done', reason: record.state };
+    case 'cancelled':
+      return { type: 'done', reason: 'cancelled', message: record.error?.message ?? 'The turn was cancelled.' };
+    default:
+      return { type: 'done', reason: 'error', message: record.error?.message ?? LOST_TURN_MESSAGE };
+  }
+}
+
+/** Whether nobody can be running the turn any more (its lease lapsed, or its process is gone). */
+export function isTurnAbandoned(record: TurnRecord, now: number): boolean {
+  if (record.state !== 'running') return false;
+  const lapsed = record.leaseExpiresAt !== null && Date.parse(record.leaseExpiresAt) < now;
+  return lapsed || isHolderProvablyDead(record.holder);
+}
+
+export function followTurn(options: FollowTurnOptions): TurnFollower {
+  const { store, turnId, local } = options;
+  let cursor = options.afterSeq;
+  let deliveredOffset: number | undefined;
+  let lastSeq: number | undefined;
+
+  async function* read(): AsyncGenerator<StoredTurnEvent | { event: TurnDoneEvent }> {
+    for (;;) {
+      const page = await store.listTurnEvents(turnId, cursor, PAGE);
+      for (const stored of page) {
+        cursor = stored.seq;
+        yield stored;
+        if (stored.event.type === 'done') return;
+      }
+      if (page.length === PAGE) continue;
+      if (local) {
+        if (local.persisted.seq > cursor) continue;
+        if (local.finished) {
+          yield { event: local.terminal ?? doneFromRecord(await store.getTurn(turnId)) };
+          return;
+        }
+        await local.changed();
+        continue;
+      }
+      const record = await store.getTurn(turnId);
+      if ((await store.turnEventsEnd(turnId)).seq > cursor) continue; // written meanwhile
+      if (!record || record.state !== 'running') {
+        yield { event: doneFromRecord(record) };
+        return;
+      }
+      if (isTurnAbandoned(record, options.now())) {
+        const dead = isHolderProvablyDead(record.holder) ? record.id : undefined;
+        await store.markTurnLost(record.chatId, new Date(options.now()).toISOString(), LOST_TURN_MESSAGE, dead);
+        yield { event: { type: 'done', reason: 'error', message: LOST_TURN_MESSAGE } };
+        return;
+      }
+      await Bun.sleep(options.pollMilliseconds);
+    }
+  }
+
+  const inner = read();
+  const follower: TurnFollower = {
+    turnId,
+    get lastSeq() {
+      return lastSeq;
+    },
+    async next() {
+      const step = await inner.next();
+      if (step.done) return { done: true, value: undefined };
+      const item = step.value;
+      if ('seq' in item) {
+        lastSeq = item.seq;
+        deliveredOffset = item.endOffset;
+      } else {
+        lastSeq = undefined;
+      }
+      return { done: false, value: item.event };
+    },
+    async return() {
+      await inner.return(undefined);
+      return { done: true, value: undefined };
+    },
+    async lagBytes() {
+      const head = local ? local.persisted.endOffset : (await store.turnEventsEnd(turnId)).endOffset;
+      if (deliveredOffset === undefined) {
+        // Nothing returned yet: measure from where the client asked to start.
+        if (cursor === 0) return head;
+        const start = await store.listTurnEvents(turnId, options.afterSeq - 1, 1);
+        deliveredOffset = start[0]?.seq === options.afterSeq ? start[0].endOffset : 0;
+      }
+      return Math.max(0, head - deliveredOffset);
+    },
+    [Symbol.asyncIterator]() {
+      return follower;
+    },
+  };
+  return follower;
+}

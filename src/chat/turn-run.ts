@@ -1,0 +1,333 @@
+/**
+ * One turn running in this process, driven to its end independently of any client.
+ *
+ * Guarantees:
+ * - The turn runs until it ends or is cancelled (`cancel()`, a cancel recorded in the turn record by
+ *   another instance, server shutdown); no client's coming or going affects it.
+ * - Every event is persisted to the turn record's event log in order, numbered 1, 2, 3… (consecutive
+ *   text and argument deltas are merged while a write is in flight, so a fast model costs few writes).
+ *   Clients read only persisted events, so a replay and a live stream are the same sequence.
+ * - Every write (events, messages, renewals) is fenced (`turn-store.ts`). A write refused by the fence,
+ *   a renewal refused, or the lease lapsing on this instance's clock while the database cannot be
+ *   reached makes the turn lost: its tools are cancelled, nothing more is written, and its local
+ *   clients end with `done{error}` saying why. A failed write is retried while the lease still holds,
+ *   so a short database outage costs nothing.
+ * - The end is recorded (`finishTurn`) with retries until it succeeds, another turn took over, or the
+ *   server gives up at shutdown; the chat is free again as soon as it is recorded.
+ */
+import type { ConversationItem } from '../providers/types.ts';
+import type { ChatMessage } from './chat-repository.ts';
+import type { TurnDoneEvent, TurnEvent } from './turn-events.ts';
+import { serializeTurnEvent } from './turn-event-json.ts';
+import {
+  type FinishTurnInput,
+  type StoredTurnEvent,
+  type TurnFence,
+  TurnFencedError,
+  type TurnRecord,
+  type TurnStore,
+} from './turn-store.ts';
+import type { TurnTiming } from './turn-timing.ts';
+
+/** Events merged into one stored event stay below this many characters of delta. */
+const MAX_MERGED_DELTA = 64 * 1024;
+/** Unwritten events beyond this many bytes make the turn wait for the database (bounded memory). */
+const MAX_PENDING_BYTES = 8 * 1024 * 1024;
+
+export interface TurnRunOptions {
+  store: TurnStore;
+  record: TurnRecord;
+  timing: TurnTiming;
+  now: () => number;
+  log: (line: string) => void;
+}
+
+function iso(milliseconds: number): string {
+  return new Date(milliseconds).toISOString();
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function mergeable(last: TurnEvent | undefined, next: TurnEvent): boolean {
+  if (last?.type === 'text_delta' && next.type === 'text_delta') {
+    return last.delta.length + next.delta.length <= MAX_MERGED_DELTA;
+  }
+  if (last?.type === 'tool_call_arguments_delta' && next.type === 'tool_call_arguments_delta') {
+    return last.callId === next.callId && last.delta.length + next.delta.length <= MAX_MERGED_DELTA;
+  }
+  return false;
+}
+
+export class TurnRun {
+  readonly record: TurnRecord;
+  readonly controller = new AbortController();
+  readonly #store: TurnStore;
+  readonly #timing: TurnTiming;
+  readonly #now: () => number;
+  readonly #log: (line: string) => void;
+  #leaseConfirmedUntil: number;
+  #lostReason: string | undefined;
+  #pending: TurnEvent[] = [];
+  #pendingBytes = 0;
+  #flushing: Promise<void> | undefined;
+  #flushError: unknown;
+  #seq = 0;
+  #offset = 0;
+  #persistedSeq = 0;
+  #persistedOffset = 0;
+  #terminal: TurnDoneEvent | undefined;
+  #finished = false;
+  #abandoned = false;
+  #wake: (() => void)[] = [];
+  readonly #timers: ReturnType<typeof setInterval>[] = [];
+  readonly ended: Promise<void>;
+  #resolveEnded: () => void = () => {};
+
+  constructor(options: TurnRunOptions) {
+    this.record = options.record;
+    this.#store = options.store;
+    this.#timing = options.timing;
+    this.#now = options.now;
+    this.#log = options.log;
+    this.#leaseConfirmedUntil = Date.parse(options.record.leaseExpiresAt ?? options.record.startedAt);
+    this.ended = new Promise((resolve) => {
+      this.#resolveEnded = resolve;
+    });
+  }
+
+  get chatId(): string {
+    return this.record.chatId;
+  }
+
+  /** The last event seq and byte offset the database holds. */
+  get persisted(): { seq: number; endOffset: number } {
+    return { seq: this.#persistedSeq, endOffset: this.#persistedOffset };
+  }
+
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /** The final event when it could not be persisted (lost lease, unreachable database). */
+  get terminal(): TurnDoneEvent | undefined {
+    return this.#terminal;
+  }
+
+  /** Resolves at the next persisted batch or at the end of the turn. */
+  changed(): Promise<void> {
+    if (this.#finished) return Promise.resolve();
+    return new Promise((resolve) => this.#wake.push(resolve));
+  }
+
+  #notify(): void {
+    const waiting = this.#wake;
+    this.#wake = [];
+    for (const resolve of waiting) resolve();
+  }
+
+  #fence(): TurnFence {
+    return { turnId: this.record.id, fencingToken: this.record.fencingToken, now: iso(this.#now()) };
+  }
+
+  /** Ends the turn on this instance because it no longer holds the chat. */
+  #lose(reason: string): void {
+    if (this.#lostReason !== undefined) return;
+    this.#lostReason = reason;
+    this.#log(`Turn ${this.record.id} of chat ${this.chatId} stopped: ${reason}`);
+    this.controller.abort();
+    this.#notify();
+  }
+
+  /** A fenced write, retried while the lease holds; throws `TurnFencedError` once the turn is lost. */
+  async #write<T>(operation: (fence: TurnFence) => Promise<T>): Promise<T> {
+    for (;;) {
+      if (this.#lostReason !== undefined) throw new TurnFencedError(this.#lostReason);
+      try {
+        return await operation(this.#fence());
+      } catch (error) {
+        if (error instanceof TurnFencedError) {
+          this.#lose(
+            'This instance lost the turn lease (it was paused or cut off from the database longer than the lease, or another instance took the chat over); the turn was stopped and nothing more was written.',
+          );
+          throw new TurnFencedError(this.#lostReason);
+        }
+        if (this.#now() > this.#leaseConfirmedUntil) {
+          this.#lose(
+            `The database could not be reached before the turn lease expired (${describe(error)}); the turn was stopped.`,
+          );
+          throw new TurnFencedError(this.#lostReason);
+        }
+        await Bun.sleep(this.#timing.retryMilliseconds);
+      }
+    }
+  }
+
+  /** Starts renewing the lease and watching for a cancel another instance recorded. */
+  startTimers(): void {
+    const renew = setInterval(() => void this.#renew(), this.#timing.renewMilliseconds);
+    const poll = setInterval(() => void this.#pollCancel(), this.#timing.cancelPollMilliseconds);
+    this.#timers.push(renew, poll);
+  }
+
+  #stopTimers(): void {
+    for (const timer of this.#timers) clearInterval(timer);
+    this.#timers.length = 0;
+  }
+
+  async #renew(): Promise<void> {
+    if (this.#lostReason !== undefined || this.#finished) return;
+    const requested = this.#now();
+    const until = requested + this.#timing.leaseMilliseconds;
+    try {
+      const renewed = await this.#store.renewTurn(
+        { turnId: this.record.id, fencingToken: this.record.fencingToken, now: iso(requested) },
+        iso(until),
+      );
+      if (renewed) this.#leaseConfirmedUntil = Math.max(this.#leaseConfirmedUntil, until);
+      else {
+        this.#lose(
+          'The turn lease had expired when this instance tried to renew it (the instance was paused or cut off from the database longer than the lease); the turn was stopped and nothing more was written.',
+        );
+      }
+    } catch (error) {
+      // Not ignored: the lease still holds until its confirmed expiry; past that the turn stops.
+      this.#log(`Renewing the lease of turn ${this.record.id} failed: ${describe(error)}`);
+      if (this.#now() > this.#leaseConfirmedUntil) {
+        this.#lose(`The turn lease could not be renewed before it expired (${describe(error)}); the turn was stopped.`);
+      }
+    }
+  }
+
+  async #pollCancel(): Promise<void> {
+    if (this.controller.signal.aborted) return;
+    const record = await this.#store.getTurn(this.record.id).catch(() => undefined);
+    if (record?.cancelRequestedAt) this.controller.abort();
+  }
+
+  /** Persists one conversation item of the turn (fenced, retried). */
+  saveItem(item: ConversationItem): Promise<ChatMessage> {
+    const messageId = crypto.randomUUID();
+    return this.#write((fence) => this.#store.appendTurnMessage(fence, this.chatId, messageId, item));
+  }
+
+  async #publish(event: TurnEvent): Promise<void> {
+    const last = this.#pending.at(-1);
+    if (last !== undefined && mergeable(last, event)) {
+      this.#pending[this.#pending.length - 1] = {
+        ...last,
+        delta: `${(last as { delta: string }).delta}${(event as { delta: string }).delta}`,
+      } as TurnEvent;
+    } else {
+      this.#pending.push(event);
+    }
+    this.#pendingBytes += 'delta' in event && typeof event.delta === 'string' ? event.delta.length : 256;
+    this.#flushing ??= this.#flushLoop();
+    if (this.#pendingBytes > MAX_PENDING_BYTES) await this.#flushing;
+    if (this.#flushError !== undefined) throw this.#flushError;
+  }
+
+  async #flushLoop(): Promise<void> {
+    try {
+      while (this.#pending.length > 0) {
+        const events = this.#pending;
+        this.#pending = [];
+        this.#pendingBytes = 0;
+        const batch: StoredTurnEvent[] = events.map((event) => {
+          this.#seq += 1;
+          this.#offset += serializeTurnEvent(event).length;
+          return { seq: this.#seq, endOffset: this.#offset, event };
+        });
+        await this.#write((fence) => this.#store.appendTurnEvents(fence, batch));
+        const end = batch.at(-1)!;
+        this.#persistedSeq = end.seq;
+        this.#persistedOffset = end.endOffset;
+        this.#notify();
+      }
+    } catch (error) {
+      this.#flushError = error;
+      this.#pending = [];
+    } finally {
+      this.#flushing = undefined;
+    }
+  }
+
+  async #flushAll(): Promise<void> {
+    while (this.#flushing) await this.#flushing;
+    if (this.#flushError !== undefined) throw this.#flushError;
+  }
+
+  /** Reads the turn to its end, persisting as it goes, then records how it ended. */
+  async drive(events: AsyncGenerator<TurnEvent, void>): Promise<void> {
+    const startedAt = this.#now();
+    const usage = { modelCalls: 0, inputTokens: 0, outputTokens: 0 };
+    let toolMs = 0;
+    let final: TurnDoneEvent | undefined;
+    try {
+      for await (const event of events) {
+        if (event.type === 'finish') {
+          usage.modelCalls += 1;
+          usage.inputTokens += event.usage?.inputTokens ?? 0;
+          usage.outputTokens += event.usage?.outputTokens ?? 0;
+        }
+        if (event.type === 'tool_result') toolMs += event.durationMs;
+        if (event.type === 'done') final = event;
+        else if (this.#lostReason === undefined) await this.#publish(event).catch(() => {});
+      }
+    } catch (error) {
+      final = { type: 'done', reason: 'error', message: `The turn failed: ${describe(error)}` };
+    }
+    final ??= { type: 'done', reason: 'error', message: 'The turn ended without a final event.' };
+    if (this.#lostReason !== undefined) final = { type: 'done', reason: 'error', message: this.#lostReason };
+    else {
+      try {
+        await this.#publish(final);
+        await this.#flushAll();
+      } catch {
+        final = { type: 'done', reason: 'error', message: this.#lostReason ?? final.message ?? 'Lost.' };
+        this.#terminal = final;
+      }
+    }
+    if (this.#lostReason !== undefined) this.#terminal = final;
+    this.#stopTimers();
+    if (this.#lostReason === undefined) {
+      await this.#recordEnd({
+        state: final.reason,
+        endedAt: iso(this.#now()),
+        usage,
+        durations: { totalMs: Math.max(0, this.#now() - startedAt), toolMs },
+        ...(final.reason === 'error' || final.reason === 'cancelled'
+          ? { error: { message: final.message ?? final.reason } }
+          : {}),
+      });
+    }
+    this.#finished = true;
+    this.#notify();
+    this.#resolveEnded();
+  }
+
+  /** `finishTurn` until it succeeds: a database outage must not leave the chat busy. */
+  async #recordEnd(outcome: FinishTurnInput): Promise<void> {
+    let delay = this.#timing.retryMilliseconds;
+    for (;;) {
+      try {
+        await this.#store.finishTurn(
+          { turnId: this.record.id, fencingToken: this.record.fencingToken, now: outcome.endedAt },
+          outcome,
+        );
+        return; // recorded, or another turn took over (nothing left to release)
+      } catch (error) {
+        if (this.#abandoned) return;
+        this.#log(`Recording the end of turn ${this.record.id} failed, retrying: ${describe(error)}`);
+        await Bun.sleep(delay);
+        delay = Math.min(delay * 2, 2_000);
+      }
+    }
+  }
+
+  /** Server shutdown: stop retrying writes that cannot succeed (the lease then expires). */
+  abandon(): void {
+    this.#abandoned = true;
+  }
+}
