@@ -17,6 +17,8 @@ import type { StoredTurnEvent, TurnRecord, TurnStore } from './turn-store.ts';
 
 /** Events read from the store per query. */
 const PAGE = 256;
+/** How long a follower on another instance waits for the holder to record the end after `done`. */
+const END_WAIT_MILLISECONDS = 5_000;
 
 export const LOST_TURN_MESSAGE =
   'The instance running this turn stopped (it crashed, was paused, or lost the database) before the turn ended; what it completed is kept in the chat.';
@@ -68,13 +70,33 @@ export function followTurn(options: FollowTurnOptions): TurnFollower {
   let deliveredOffset: number | undefined;
   let lastSeq: number | undefined;
 
+  async function waitForRecordedEnd(): Promise<void> {
+    if (local) {
+      await local.ended;
+      return;
+    }
+    // Real elapsed time, not the injected clock (which dates the lease and may stand still in tests).
+    const deadline = performance.now() + END_WAIT_MILLISECONDS;
+    while (performance.now() < deadline) {
+      const record = await store.getTurn(turnId);
+      if (record?.state !== 'running') return;
+      await Bun.sleep(Math.min(options.pollMilliseconds, 50));
+    }
+  }
+
   async function* read(): AsyncGenerator<StoredTurnEvent | { event: TurnDoneEvent }> {
     for (;;) {
       const page = await store.listTurnEvents(turnId, cursor, PAGE);
       for (const stored of page) {
         cursor = stored.seq;
+        if (stored.event.type === 'done') {
+          // The chat is free once the end is recorded: a client that starts its next turn the moment
+          // it sees `done` must not be told the chat is busy.
+          await waitForRecordedEnd();
+          yield stored;
+          return;
+        }
         yield stored;
-        if (stored.event.type === 'done') return;
       }
       if (page.length === PAGE) continue;
       if (local) {

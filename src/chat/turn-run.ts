@@ -142,6 +142,9 @@ export class TurnRun {
 
   /** A fenced write, retried while the lease holds; throws `TurnFencedError` once the turn is lost. */
   async #write<T>(operation: (fence: TurnFence) => Promise<T>): Promise<T> {
+    // Real elapsed time as well as the lease clock: a write that keeps failing stops the turn after
+    // one lease period even when the injected clock stands still.
+    const firstTry = performance.now();
     for (;;) {
       if (this.#lostReason !== undefined) throw new TurnFencedError(this.#lostReason);
       try {
@@ -153,7 +156,8 @@ export class TurnRun {
           );
           throw new TurnFencedError(this.#lostReason);
         }
-        if (this.#now() > this.#leaseConfirmedUntil) {
+        const outlasted = performance.now() - firstTry > this.#timing.leaseMilliseconds;
+        if (this.#now() > this.#leaseConfirmedUntil || outlasted) {
           this.#lose(
             `The database could not be reached before the turn lease expired (${describe(error)}); the turn was stopped.`,
           );

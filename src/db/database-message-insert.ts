@@ -6,6 +6,7 @@
  */
 import type { SQL } from 'bun';
 import { type ChatMessage, getMessageRole, type MessageRole } from '../chat/chat-repository.ts';
+import type { TurnFence } from '../chat/turn-store.ts';
 import type { ConversationItem } from '../providers/types.ts';
 
 interface MessageRow {
@@ -35,16 +36,29 @@ export interface NewMessage {
   createdAt: string;
 }
 
-/** @returns the stored message; undefined when nothing was inserted (no such chat, or the id exists). */
-export async function insertMessage(sql: SQL, message: NewMessage): Promise<ChatMessage | undefined> {
+/**
+ * @param fence when given, the row is inserted only if the turn still holds it (same statement, so the
+ * check and the write are one atomic step).
+ * @returns the stored message; undefined when nothing was inserted (no such chat, the id exists, or the
+ * fence no longer holds).
+ */
+export async function insertMessage(
+  sql: SQL,
+  message: NewMessage,
+  fence?: TurnFence,
+): Promise<ChatMessage | undefined> {
   const { id, chatId, createdAt } = message;
   const role = getMessageRole(message.item);
   const contentJson = JSON.stringify(message.item);
+  const turnId = fence?.turnId ?? null;
   const rows: MessageRow[] = await sql`INSERT INTO messages (id, chat_id, seq, role, content_json, created_at)
     SELECT ${id}, ${chatId},
       (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE chat_id = ${chatId}),
       ${role}, ${contentJson}, ${createdAt}
     WHERE EXISTS (SELECT 1 FROM chats WHERE id = ${chatId})
+      AND (CAST(${turnId} AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM chat_turns WHERE id = ${turnId}
+        AND fencing_token = ${fence?.fencingToken ?? 0} AND state = 'running'
+        AND lease_expires_at >= ${fence?.now ?? ''}))
     ON CONFLICT (id) DO NOTHING
     RETURNING id, chat_id, seq, role, content_json, created_at`;
   return rows[0] ? toMessage(rows[0]) : undefined;

@@ -2,13 +2,15 @@
  * `TurnStore` on the database (`chat_turns`, `chat_turn_events`; migration 8).
  *
  * Guarantees:
- * - A claim is one transaction: end a lapsed (or provably dead) running turn as `lost`, insert the new
- *   record with the next fencing token unless a turn still runs. The partial unique index backs it, so
- *   two instances claiming at once get one winner and one `undefined` (never an error).
- * - Every fenced write starts its transaction by updating the turn row under the fence condition
- *   (token, `running`, lease unexpired at the writer's clock). That takes the row's write lock
- *   (PostgreSQL) or the file's (SQLite) before anything else is written, so a takeover either happens
- *   before (the write finds no row and writes nothing) or waits for the write to commit.
+ * - A claim ends a lapsed (or provably dead) running turn as `lost`, then inserts the new record with
+ *   the next fencing token unless a turn still runs, each step one atomic statement. The partial unique
+ *   index backs it, so two instances claiming at once get one winner and one `undefined`.
+ * - Every fenced write is atomic with its fence check (token, `running`, lease unexpired at the
+ *   writer's clock). SQLite: one statement whose WHERE holds the check, atomic under the file's write
+ *   lock (no explicit transaction: SQLite waits for a lock by blocking the thread, so a transaction
+ *   held across awaits could stall another connection of the same process). PostgreSQL: a transaction
+ *   that first updates the turn row under the check, taking its row lock, so a takeover either
+ *   happened before (nothing is written) or waits for the write to commit.
  * - Events and messages are inserted with `ON CONFLICT DO NOTHING` on keys the holder chose, so a retry
  *   after an ambiguous failure (the connection dropped during commit) never duplicates.
  */
@@ -85,15 +87,8 @@ export class DatabaseTurnStore implements TurnStore {
     this.#database = database;
   }
 
-  /** A transaction that takes the write lock at once (SQLite: BEGIN IMMEDIATE). */
-  #begin<T>(work: (sql: SQL) => Promise<T>): Promise<T> {
-    return this.#database.dialect === 'sqlite'
-      ? this.#database.sql.begin('immediate', work)
-      : this.#database.sql.begin(work);
-  }
-
-  /** The fence check that opens every fenced transaction; throws when it no longer holds. */
-  async #checkFence(sql: SQL, fence: TurnFence): Promise<void> {
+  /** PostgreSQL: locks the turn row under the fence condition, or throws. */
+  async #lockFence(sql: SQL, fence: TurnFence): Promise<void> {
     const rows = await sql`UPDATE chat_turns SET last_write_at = ${fence.now}
       WHERE id = ${fence.turnId} AND fencing_token = ${fence.fencingToken} AND state = 'running'
         AND lease_expires_at >= ${fence.now}
@@ -101,38 +96,44 @@ export class DatabaseTurnStore implements TurnStore {
     if (rows.length === 0) throw new TurnFencedError();
   }
 
+  async #holdsFence(fence: TurnFence): Promise<boolean> {
+    const rows = await this.#database.sql`SELECT id FROM chat_turns WHERE id = ${fence.turnId}
+      AND fencing_token = ${fence.fencingToken} AND state = 'running' AND lease_expires_at >= ${fence.now}`;
+    return rows.length > 0;
+  }
+
   async claimTurn(input: ClaimTurnInput): Promise<TurnRecord | undefined> {
+    const sql = this.#database.sql;
     const lostError = JSON.stringify({
       message: 'The instance running this turn stopped renewing its lease; the turn was taken over.',
     });
+    await sql`UPDATE chat_turns SET state = 'lost', ended_at = ${input.now}, lease_expires_at = NULL,
+        error_json = ${lostError}
+      WHERE chat_id = ${input.chatId} AND state = 'running'
+        AND (lease_expires_at < ${input.now} OR id = ${input.deadTurnId ?? ''})`;
+    let rows: TurnRow[];
     try {
-      return await this.#begin(async (sql) => {
-        await sql`UPDATE chat_turns SET state = 'lost', ended_at = ${input.now}, lease_expires_at = NULL,
-            error_json = ${lostError}
-          WHERE chat_id = ${input.chatId} AND state = 'running'
-            AND (lease_expires_at < ${input.now} OR id = ${input.deadTurnId ?? ''})`;
-        const rows: TurnRow[] = await sql`INSERT INTO chat_turns (id, chat_id, fencing_token, holder, state,
-            lease_expires_at, started_at, message_seq_at_start, pending_approvals_json)
-          SELECT ${input.turnId}, ${input.chatId},
-            (SELECT COALESCE(MAX(fencing_token), 0) + 1 FROM chat_turns WHERE chat_id = ${input.chatId}),
-            ${input.holder}, 'running', ${input.leaseExpiresAt}, ${input.now},
-            (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE chat_id = ${input.chatId}), '[]'
-          WHERE EXISTS (SELECT 1 FROM chats WHERE id = ${input.chatId})
-            AND NOT EXISTS (SELECT 1 FROM chat_turns WHERE chat_id = ${input.chatId} AND state = 'running')
-          RETURNING id, chat_id, fencing_token, holder, state, lease_expires_at, cancel_requested_at,
-      started_at, ended_at, message_seq_at_start, usage_json, durations_json, progress_json, error_json,
-      pending_approvals_json`;
-        if (!rows[0]) return undefined;
-        // Only the newest turn can be re-attached to; older events would only take space.
-        await sql`DELETE FROM chat_turn_events WHERE turn_id IN
-          (SELECT id FROM chat_turns WHERE chat_id = ${input.chatId} AND id <> ${input.turnId})`;
-        return toTurn(rows[0]);
-      });
+      rows = await sql`INSERT INTO chat_turns (id, chat_id, fencing_token, holder, state,
+          lease_expires_at, started_at, message_seq_at_start, pending_approvals_json)
+        SELECT ${input.turnId}, ${input.chatId},
+          (SELECT COALESCE(MAX(fencing_token), 0) + 1 FROM chat_turns WHERE chat_id = ${input.chatId}),
+          ${input.holder}, 'running', ${input.leaseExpiresAt}, ${input.now},
+          (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE chat_id = ${input.chatId}), '[]'
+        WHERE EXISTS (SELECT 1 FROM chats WHERE id = ${input.chatId})
+          AND NOT EXISTS (SELECT 1 FROM chat_turns WHERE chat_id = ${input.chatId} AND state = 'running')
+        RETURNING id, chat_id, fencing_token, holder, state, lease_expires_at, cancel_requested_at,
+          started_at, ended_at, message_seq_at_start, usage_json, durations_json, progress_json,
+          error_json, pending_approvals_json`;
     } catch (error) {
-      // A concurrent claim won the partial unique index (PostgreSQL; SQLite claims run one at a time).
+      // A concurrent claim won the partial unique index or the token (PostgreSQL runs them at once).
       if (isUniqueViolation(error)) return undefined;
       throw error;
     }
+    if (!rows[0]) return undefined;
+    // Only the newest turn can be re-attached to; older events would only take space.
+    await sql`DELETE FROM chat_turn_events WHERE turn_id IN
+      (SELECT id FROM chat_turns WHERE chat_id = ${input.chatId} AND id <> ${input.turnId})`;
+    return toTurn(rows[0]);
   }
 
   async renewTurn(fence: TurnFence, leaseExpiresAt: string): Promise<boolean> {
@@ -146,15 +147,32 @@ export class DatabaseTurnStore implements TurnStore {
 
   async appendTurnEvents(fence: TurnFence, events: readonly StoredTurnEvent[]): Promise<void> {
     if (events.length === 0) return;
-    const rows = events.map((stored) => ({
-      turn_id: fence.turnId,
-      seq: stored.seq,
-      end_offset: stored.endOffset,
-      event_json: serializeTurnEvent(stored.event),
-    }));
-    await this.#begin(async (sql) => {
-      await this.#checkFence(sql, fence);
-      await sql`INSERT INTO chat_turn_events ${sql(rows)} ON CONFLICT (turn_id, seq) DO NOTHING`;
+    const payload = JSON.stringify(
+      events.map((stored) => ({
+        seq: stored.seq,
+        endOffset: stored.endOffset,
+        json: serializeTurnEvent(stored.event),
+      })),
+    );
+    if (this.#database.dialect === 'sqlite') {
+      const rows = await this.#database.sql`INSERT INTO chat_turn_events (turn_id, seq, end_offset, event_json)
+        SELECT ${fence.turnId}, json_extract(value, '$.seq'), json_extract(value, '$.endOffset'),
+          json_extract(value, '$.json')
+        FROM json_each(${payload})
+        WHERE EXISTS (SELECT 1 FROM chat_turns WHERE id = ${fence.turnId}
+          AND fencing_token = ${fence.fencingToken} AND state = 'running' AND lease_expires_at >= ${fence.now})
+        ON CONFLICT (turn_id, seq) DO NOTHING
+        RETURNING seq`;
+      // Nothing inserted: refused by the fence, or every row was there already (a retry).
+      if (rows.length === 0 && !(await this.#holdsFence(fence))) throw new TurnFencedError();
+      return;
+    }
+    await this.#database.sql.begin(async (sql) => {
+      await this.#lockFence(sql, fence);
+      await sql`INSERT INTO chat_turn_events (turn_id, seq, end_offset, event_json)
+        SELECT ${fence.turnId}, (value->>'seq')::integer, (value->>'endOffset')::integer, value->>'json'
+        FROM json_array_elements(CAST(${payload} AS TEXT)::json)
+        ON CONFLICT (turn_id, seq) DO NOTHING`;
     });
   }
 
@@ -164,11 +182,19 @@ export class DatabaseTurnStore implements TurnStore {
     messageId: string,
     item: ConversationItem,
   ): Promise<ChatMessage> {
-    return this.#begin(async (sql) => {
-      await this.#checkFence(sql, fence);
-      const inserted = await insertMessage(sql, { id: messageId, chatId, item, createdAt: fence.now });
+    const message = { id: messageId, chatId, item, createdAt: fence.now };
+    if (this.#database.dialect === 'sqlite') {
+      const inserted = await insertMessage(this.#database.sql, message, fence);
       if (inserted) return inserted;
-      // Nothing inserted: an earlier attempt did (a retry), or the chat was deleted.
+      const existing = await selectMessage(this.#database.sql, messageId);
+      if (existing) return existing; // an earlier attempt stored it
+      if (!(await this.#holdsFence(fence))) throw new TurnFencedError();
+      throw new Error(`Chat ${chatId} does not exist.`);
+    }
+    return this.#database.sql.begin(async (sql) => {
+      await this.#lockFence(sql, fence);
+      const inserted = await insertMessage(sql, message);
+      if (inserted) return inserted;
       const existing = await selectMessage(sql, messageId);
       if (existing) return existing;
       throw new Error(`Chat ${chatId} does not exist.`);
