@@ -27,6 +27,7 @@ import type { TurnEvent } from './turn-events.ts';
 import type { TurnFollower } from './turn-follower.ts';
 import type { TurnRun } from './turn-run.ts';
 import { type CancelTurnOutcome, TurnRunner } from './turn-runner.ts';
+import type { TurnRecord } from './turn-store.ts';
 import { type TurnTiming, turnTimingFor } from './turn-timing.ts';
 import { recheckChatWorkingDirectory, resolveChatWorkingDirectory } from './workspace-roots.ts';
 
@@ -205,6 +206,20 @@ export class ChatService {
   async cancelTurn(userId: string, chatId: string): Promise<CancelTurnOutcome> {
     await this.#requireChat(userId, chatId);
     return this.#turns.cancel(chatId);
+  }
+
+  /**
+   * The chat's current (newest) turn record without its holder: running or how it ended, its usage
+   * and durations.
+   * @throws ChatError `not_found` when the chat is not the user's or never ran a turn.
+   */
+  async currentTurn(userId: string, chatId: string): Promise<Omit<TurnRecord, 'holder'>> {
+    await this.#requireChat(userId, chatId);
+    const record = await this.#turns.current(chatId);
+    if (!record) throw new ChatError('not_found', `Chat ${chatId} has not run a turn yet.`);
+    // Which process holds the lease (boot id, pid) is the server's business, not the user's.
+    const { holder: _holder, ...visible } = record;
+    return visible;
   }
 
   /**

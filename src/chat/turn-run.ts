@@ -29,6 +29,9 @@ import {
 } from './turn-store.ts';
 import type { TurnTiming } from './turn-timing.ts';
 
+export const LOST_LEASE_MESSAGE =
+  'This instance lost the turn lease (it was paused or cut off from the database longer than the lease, or another instance took the chat over); the turn was stopped and nothing more was written.';
+
 /** Events merged into one stored event stay below this many characters of delta. */
 const MAX_MERGED_DELTA = 64 * 1024;
 /** Unwritten events beyond this many bytes make the turn wait for the database (bounded memory). */
@@ -151,9 +154,7 @@ export class TurnRun {
         return await operation(this.#fence());
       } catch (error) {
         if (error instanceof TurnFencedError) {
-          this.#lose(
-            'This instance lost the turn lease (it was paused or cut off from the database longer than the lease, or another instance took the chat over); the turn was stopped and nothing more was written.',
-          );
+          this.#lose(LOST_LEASE_MESSAGE);
           throw new TurnFencedError(this.#lostReason);
         }
         const outlasted = performance.now() - firstTry > this.#timing.leaseMilliseconds;
@@ -191,9 +192,7 @@ export class TurnRun {
       );
       if (renewed) this.#leaseConfirmedUntil = Math.max(this.#leaseConfirmedUntil, until);
       else {
-        this.#lose(
-          'The turn lease had expired when this instance tried to renew it (the instance was paused or cut off from the database longer than the lease); the turn was stopped and nothing more was written.',
-        );
+        this.#lose(LOST_LEASE_MESSAGE);
       }
     } catch (error) {
       // Not ignored: the lease still holds until its confirmed expiry; past that the turn stops.
@@ -295,17 +294,17 @@ export class TurnRun {
     }
     if (this.#lostReason !== undefined) this.#terminal = final;
     this.#stopTimers();
-    if (this.#lostReason === undefined) {
-      await this.#recordEnd({
-        state: final.reason,
-        endedAt: iso(this.#now()),
-        usage,
-        durations: { totalMs: Math.max(0, this.#now() - startedAt), toolMs },
-        ...(final.reason === 'error' || final.reason === 'cancelled'
-          ? { error: { message: final.message ?? final.reason } }
-          : {}),
-      });
-    }
+    // Also after a lost lease: `finishTurn` applies only while no other turn took over, so a turn cut
+    // off by a database outage still records its end (and frees the chat) once the database is back.
+    await this.#recordEnd({
+      state: final.reason,
+      endedAt: iso(this.#now()),
+      usage,
+      durations: { totalMs: Math.max(0, this.#now() - startedAt), toolMs },
+      ...(final.reason === 'error' || final.reason === 'cancelled'
+        ? { error: { message: final.message ?? final.reason } }
+        : {}),
+    });
     this.#finished = true;
     this.#notify();
     this.#resolveEnded();
@@ -325,7 +324,7 @@ export class TurnRun {
         if (this.#abandoned) return;
         this.#log(`Recording the end of turn ${this.record.id} failed, retrying: ${describe(error)}`);
         await Bun.sleep(delay);
-        delay = Math.min(delay * 2, 2_000);
+        delay = Math.min(delay * 2, 1_000);
       }
     }
   }

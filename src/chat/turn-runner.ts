@@ -16,7 +16,7 @@ import type { TurnEvent } from './turn-events.ts';
 import { followTurn, isTurnAbandoned, LOST_TURN_MESSAGE, type TurnFollower } from './turn-follower.ts';
 import { createTurnHolder, isHolderProvablyDead } from './turn-holder.ts';
 import { TurnRun } from './turn-run.ts';
-import type { TurnStore } from './turn-store.ts';
+import type { TurnRecord, TurnStore } from './turn-store.ts';
 import type { TurnTiming } from './turn-timing.ts';
 
 /** How long a cancel of a turn on another instance waits for that instance to stop it. */
@@ -126,6 +126,22 @@ export class TurnRunner {
       throw new ChatError('busy', BUSY_MESSAGE);
     }
     return new TurnRun({ store, record, timing, now: this.#options.now, log: this.#options.log });
+  }
+
+  /**
+   * The chat's newest turn record. A running one whose holder is gone is reported as it will be once
+   * someone notices (`lost`), and is marked so.
+   */
+  async current(chatId: string): Promise<TurnRecord | undefined> {
+    const { store } = this.#options;
+    const latest = await store.latestTurn(chatId);
+    const now = this.#options.now();
+    if (latest && !this.#runs.has(chatId) && isTurnAbandoned(latest, now)) {
+      const dead = isHolderProvablyDead(latest.holder) ? latest.id : undefined;
+      await store.markTurnLost(chatId, iso(now), LOST_TURN_MESSAGE, dead);
+      return store.getTurn(latest.id);
+    }
+    return latest;
   }
 
   /** Follows the chat's newest turn from `afterSeq`; undefined when the chat never ran one. */

@@ -18,6 +18,7 @@ import {
   createChatBodySchema,
   followTurnQuerySchema,
   startTurnBodySchema,
+  turnRecordSchema,
 } from './chat-schemas.ts';
 import { parseAfterSeq } from './follow-turn-query.ts';
 
@@ -100,6 +101,15 @@ export function createChatRoutes(deps: AppDependencies) {
         },
       },
     )
+    .get('/api/chats/:id/turns/current', ({ user, params }) => deps.chats.currentTurn(user.id, params.id), {
+      params: chatIdParamsSchema,
+      response: { 200: turnRecordSchema, ...notFound },
+      detail: {
+        summary: "The chat's current turn record: running or how it ended, usage and durations",
+        tags: ['chats'],
+        operationId: 'getCurrentTurn',
+      },
+    })
     .get(
       '/api/chats/:id/turns/current/events',
       async ({ user, params, query, headers }) => {
