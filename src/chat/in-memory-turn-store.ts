@@ -36,8 +36,7 @@ export class InMemoryTurnStore implements TurnStore {
     const live =
       turn?.state === 'running' &&
       turn.fencingToken === fence.fencingToken &&
-      turn.leaseExpiresAt !== null &&
-      turn.leaseExpiresAt >= fence.now;
+      (fence.requireLiveLease === false || (turn.leaseExpiresAt !== null && turn.leaseExpiresAt >= fence.now));
     return live ? turn : undefined;
   }
 

@@ -28,7 +28,10 @@ export interface TurnFollower extends AsyncIterableIterator<TurnEvent> {
   readonly turnId: string;
   /** Seq of the last event returned; undefined for one built from the record (not persisted). */
   readonly lastSeq: number | undefined;
-  /** Bytes persisted beyond what this follower returned so far. */
+  /**
+   * Bytes persisted beyond what this follower returned, less the backlog it attached with: how much
+   * further behind the turn it fell since it attached.
+   */
   lagBytes(): Promise<number>;
 }
 
@@ -68,6 +71,8 @@ export function followTurn(options: FollowTurnOptions): TurnFollower {
   const { store, turnId, local } = options;
   let cursor = options.afterSeq;
   let deliveredOffset: number | undefined;
+  let startOffset: number | undefined;
+  let backlogAtAttach: number | undefined;
   let lastSeq: number | undefined;
 
   async function waitForRecordedEnd(): Promise<void> {
@@ -84,9 +89,37 @@ export function followTurn(options: FollowTurnOptions): TurnFollower {
     }
   }
 
+  /** A page of events; for a local run, given up when the run is lost (its database may hang). */
+  async function readPage(): Promise<StoredTurnEvent[] | undefined> {
+    const page = store.listTurnEvents(turnId, cursor, PAGE);
+    if (!local) return page;
+    page.catch(() => {});
+    return Promise.race([page, local.lost.then(() => undefined)]);
+  }
+
   async function* read(): AsyncGenerator<StoredTurnEvent | { event: TurnDoneEvent }> {
     for (;;) {
-      const page = await store.listTurnEvents(turnId, cursor, PAGE);
+      if (local && local.persisted.seq <= cursor) {
+        // Caught up with what this process persisted: no database read needed to wait for more.
+        const terminal = local.terminal;
+        if (terminal) {
+          yield { event: terminal };
+          return;
+        }
+        if (local.finished) {
+          yield { event: doneFromRecord(await store.getTurn(turnId)) };
+          return;
+        }
+        await local.changed();
+        continue;
+      }
+      const page = await readPage();
+      if (page === undefined) {
+        // Lost while its database does not answer: say so now; the events persisted before stay
+        // replayable once the database is back.
+        yield { event: local!.terminal ?? { type: 'done', reason: 'error', message: LOST_TURN_MESSAGE } };
+        return;
+      }
       for (const stored of page) {
         cursor = stored.seq;
         if (stored.event.type === 'done') {
@@ -98,16 +131,7 @@ export function followTurn(options: FollowTurnOptions): TurnFollower {
         }
         yield stored;
       }
-      if (page.length === PAGE) continue;
-      if (local) {
-        if (local.persisted.seq > cursor) continue;
-        if (local.finished) {
-          yield { event: local.terminal ?? doneFromRecord(await store.getTurn(turnId)) };
-          return;
-        }
-        await local.changed();
-        continue;
-      }
+      if (page.length === PAGE || local) continue;
       const record = await store.getTurn(turnId);
       if ((await store.turnEventsEnd(turnId)).seq > cursor) continue; // written meanwhile
       if (!record || record.state !== 'running') {
@@ -148,13 +172,14 @@ export function followTurn(options: FollowTurnOptions): TurnFollower {
     },
     async lagBytes() {
       const head = local ? local.persisted.endOffset : (await store.turnEventsEnd(turnId)).endOffset;
-      if (deliveredOffset === undefined) {
-        // Nothing returned yet: measure from where the client asked to start.
-        if (cursor === 0) return head;
-        const start = await store.listTurnEvents(turnId, options.afterSeq - 1, 1);
-        deliveredOffset = start[0]?.seq === options.afterSeq ? start[0].endOffset : 0;
+      if (startOffset === undefined && local && options.afterSeq === 0) startOffset = 0;
+      if (startOffset === undefined) {
+        const start = options.afterSeq === 0 ? [] : await store.listTurnEvents(turnId, options.afterSeq - 1, 1);
+        startOffset = start[0]?.seq === options.afterSeq ? start[0].endOffset : 0;
       }
-      return Math.max(0, head - deliveredOffset);
+      // The backlog a client attached with (a replay) is not lag; falling further behind is.
+      backlogAtAttach ??= Math.max(0, head - startOffset);
+      return Math.max(0, head - (deliveredOffset ?? startOffset) - backlogAtAttach);
     },
     [Symbol.asyncIterator]() {
       return follower;

@@ -83,10 +83,16 @@ export class TurnRun {
   #terminal: TurnDoneEvent | undefined;
   #finished = false;
   #abandoned = false;
+  #renewing = false;
+  #lastTickAt = performance.now();
   #wake: (() => void)[] = [];
   readonly #timers: ReturnType<typeof setInterval>[] = [];
   readonly ended: Promise<void>;
   #resolveEnded: () => void = () => {};
+  /** Rejects when the turn is lost, so a hanging write stops waiting. */
+  readonly #lostSignal: Promise<never>;
+  #rejectLost: (error: Error) => void = () => {};
+  #lostError: TurnFencedError | undefined;
 
   constructor(options: TurnRunOptions) {
     this.record = options.record;
@@ -98,6 +104,10 @@ export class TurnRun {
     this.ended = new Promise((resolve) => {
       this.#resolveEnded = resolve;
     });
+    this.#lostSignal = new Promise<never>((_resolve, reject) => {
+      this.#rejectLost = reject;
+    });
+    this.#lostSignal.catch(() => {});
   }
 
   get chatId(): string {
@@ -116,6 +126,14 @@ export class TurnRun {
   /** The final event when it could not be persisted (lost lease, unreachable database). */
   get terminal(): TurnDoneEvent | undefined {
     return this.#terminal;
+  }
+
+  /** Resolves when the turn is lost (never when it ends normally). */
+  get lost(): Promise<void> {
+    return this.#lostSignal.then(
+      () => {},
+      () => {},
+    );
   }
 
   /** Resolves at the next persisted batch or at the end of the turn. */
@@ -139,31 +157,55 @@ export class TurnRun {
     if (this.#lostReason !== undefined) return;
     this.#lostReason = reason;
     this.#log(`Turn ${this.record.id} of chat ${this.chatId} stopped: ${reason}`);
+    // Clients learn at once; the write under way (if any) and the end are recorded in the background.
+    this.#terminal = { type: 'done', reason: 'error', message: reason };
+    this.#lostError = new TurnFencedError(reason);
+    this.#rejectLost(this.#lostError);
     this.controller.abort();
     this.#notify();
   }
 
-  /** A fenced write, retried while the lease holds; throws `TurnFencedError` once the turn is lost. */
+  /**
+   * A fenced write, retried while the lease holds. A write already under way when the turn is lost is
+   * finished (retried with the token-only fence until it lands or is refused), so what the turn
+   * produced before it stopped is stored exactly once or not at all, never depending on timing; a
+   * write asked for after the loss is refused at once.
+   * @throws TurnFencedError once the turn is lost (or refused by the fence).
+   */
   async #write<T>(operation: (fence: TurnFence) => Promise<T>): Promise<T> {
+    if (this.#lostReason !== undefined) throw new TurnFencedError(this.#lostReason);
     // Real elapsed time as well as the lease clock: a write that keeps failing stops the turn after
     // one lease period even when the injected clock stands still.
     const firstTry = performance.now();
     for (;;) {
-      if (this.#lostReason !== undefined) throw new TurnFencedError(this.#lostReason);
+      const draining = this.#lostReason !== undefined;
+      const attempt = operation(draining ? { ...this.#fence(), requireLiveLease: false } : this.#fence());
       try {
-        return await operation(this.#fence());
+        if (draining) return await attempt;
+        attempt.catch(() => {});
+        // An unreachable database may make the attempt hang: the turn must still stop on time.
+        return await Promise.race([attempt, this.#lostSignal]);
       } catch (error) {
-        if (error instanceof TurnFencedError) {
+        if (error instanceof TurnFencedError && error !== this.#lostError) {
           this.#lose(LOST_LEASE_MESSAGE);
           throw new TurnFencedError(this.#lostReason);
         }
-        const outlasted = performance.now() - firstTry > this.#timing.leaseMilliseconds;
-        if (this.#now() > this.#leaseConfirmedUntil || outlasted) {
-          this.#lose(
-            `The database could not be reached before the turn lease expired (${describe(error)}); the turn was stopped.`,
-          );
-          throw new TurnFencedError(this.#lostReason);
+        if (error === this.#lostError) {
+          // Lost while this attempt was pending: let it finish, then drain as above.
+          try {
+            return await attempt;
+          } catch (pending) {
+            if (pending instanceof TurnFencedError) throw new TurnFencedError(this.#lostReason);
+          }
+        } else if (!draining) {
+          const outlasted = performance.now() - firstTry > this.#timing.leaseMilliseconds;
+          if (this.#now() > this.#leaseConfirmedUntil || outlasted) {
+            this.#lose(
+              `The database could not be reached before the turn lease expired (${describe(error)}); the turn was stopped.`,
+            );
+          }
         }
+        if (this.#abandoned) throw new TurnFencedError(this.#lostReason);
         await Bun.sleep(this.#timing.retryMilliseconds);
       }
     }
@@ -183,6 +225,32 @@ export class TurnRun {
 
   async #renew(): Promise<void> {
     if (this.#lostReason !== undefined || this.#finished) return;
+    // A renewal or write that hangs (an unreachable database often hangs rather than fails) must not
+    // keep the turn going past its lease: judged on this instance's clock at every tick.
+    const tickAt = performance.now();
+    const sinceLastTick = tickAt - this.#lastTickAt;
+    this.#lastTickAt = tickAt;
+    if (this.#now() > this.#leaseConfirmedUntil) {
+      // Ticks that come far too late mean this process did not run (paused, or its event loop was
+      // blocked); ticks on time mean the renewals did not get through to the database.
+      const paused = sinceLastTick > this.#timing.leaseMilliseconds / 2;
+      this.#lose(
+        paused
+          ? LOST_LEASE_MESSAGE
+          : 'The database could not be reached before the turn lease expired; the turn was stopped.',
+      );
+      return;
+    }
+    if (this.#renewing) return;
+    this.#renewing = true;
+    try {
+      await this.#renewOnce();
+    } finally {
+      this.#renewing = false;
+    }
+  }
+
+  async #renewOnce(): Promise<void> {
     const requested = this.#now();
     const until = requested + this.#timing.leaseMilliseconds;
     try {
@@ -294,6 +362,8 @@ export class TurnRun {
     }
     if (this.#lostReason !== undefined) this.#terminal = final;
     this.#stopTimers();
+    // Clients learn how the turn ended now, not once the database is back to record it.
+    if (this.#terminal !== undefined) this.#notify();
     // Also after a lost lease: `finishTurn` applies only while no other turn took over, so a turn cut
     // off by a database outage still records its end (and frees the chat) once the database is back.
     await this.#recordEnd({

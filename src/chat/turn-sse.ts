@@ -98,7 +98,13 @@ export function createTurnEventStream(
         }
         const lagBytes = events.lagBytes?.bind(events);
         if (lagBytes) {
-          let measuring = false;
+          // The first measure sets the follower's baseline: the backlog it attached with.
+          let measuring = true;
+          lagBytes()
+            .catch(() => {})
+            .finally(() => {
+              measuring = false;
+            });
           const check = setInterval(() => {
             if (measuring || finished) return;
             measuring = true;

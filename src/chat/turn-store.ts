@@ -58,6 +58,11 @@ export interface TurnFence {
   fencingToken: number;
   /** ISO 8601: the lease must be unexpired at this instant. */
   now: string;
+  /**
+   * False only to finish a write that was in flight when the holder gave the turn up: the token and
+   * `running` state still hold (nobody took over), so it cannot interleave with another turn.
+   */
+  requireLiveLease?: boolean;
 }
 
 export interface StoredTurnEvent {

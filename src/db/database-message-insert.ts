@@ -58,7 +58,7 @@ export async function insertMessage(
     WHERE EXISTS (SELECT 1 FROM chats WHERE id = ${chatId})
       AND (CAST(${turnId} AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM chat_turns WHERE id = ${turnId}
         AND fencing_token = ${fence?.fencingToken ?? 0} AND state = 'running'
-        AND lease_expires_at >= ${fence?.now ?? ''}))
+        AND (${fence?.requireLiveLease === false ? 0 : 1} = 0 OR lease_expires_at >= ${fence?.now ?? ''})))
     ON CONFLICT (id) DO NOTHING
     RETURNING id, chat_id, seq, role, content_json, created_at`;
   return rows[0] ? toMessage(rows[0]) : undefined;

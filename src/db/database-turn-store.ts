@@ -80,6 +80,11 @@ function toTurn(row: TurnRow): TurnRecord {
   };
 }
 
+/** 1 when the fence requires an unexpired lease (numbers compare alike on both databases). */
+function liveFlag(fence: TurnFence): number {
+  return fence.requireLiveLease === false ? 0 : 1;
+}
+
 export class DatabaseTurnStore implements TurnStore {
   readonly #database: Database;
 
@@ -91,14 +96,14 @@ export class DatabaseTurnStore implements TurnStore {
   async #lockFence(sql: SQL, fence: TurnFence): Promise<void> {
     const rows = await sql`UPDATE chat_turns SET last_write_at = ${fence.now}
       WHERE id = ${fence.turnId} AND fencing_token = ${fence.fencingToken} AND state = 'running'
-        AND lease_expires_at >= ${fence.now}
+        AND (${liveFlag(fence)} = 0 OR lease_expires_at >= ${fence.now})
       RETURNING id`;
     if (rows.length === 0) throw new TurnFencedError();
   }
 
   async #holdsFence(fence: TurnFence): Promise<boolean> {
     const rows = await this.#database.sql`SELECT id FROM chat_turns WHERE id = ${fence.turnId}
-      AND fencing_token = ${fence.fencingToken} AND state = 'running' AND lease_expires_at >= ${fence.now}`;
+      AND fencing_token = ${fence.fencingToken} AND state = 'running' AND (${liveFlag(fence)} = 0 OR lease_expires_at >= ${fence.now})`;
     return rows.length > 0;
   }
 
@@ -140,7 +145,7 @@ export class DatabaseTurnStore implements TurnStore {
     const rows = await this.#database.sql`UPDATE chat_turns
       SET lease_expires_at = ${leaseExpiresAt}, last_write_at = ${fence.now}
       WHERE id = ${fence.turnId} AND fencing_token = ${fence.fencingToken} AND state = 'running'
-        AND lease_expires_at >= ${fence.now}
+        AND (${liveFlag(fence)} = 0 OR lease_expires_at >= ${fence.now})
       RETURNING id`;
     return rows.length > 0;
   }
@@ -160,7 +165,7 @@ export class DatabaseTurnStore implements TurnStore {
           json_extract(value, '$.json')
         FROM json_each(${payload})
         WHERE EXISTS (SELECT 1 FROM chat_turns WHERE id = ${fence.turnId}
-          AND fencing_token = ${fence.fencingToken} AND state = 'running' AND lease_expires_at >= ${fence.now})
+          AND fencing_token = ${fence.fencingToken} AND state = 'running' AND (${liveFlag(fence)} = 0 OR lease_expires_at >= ${fence.now}))
         ON CONFLICT (turn_id, seq) DO NOTHING
         RETURNING seq`;
       // Nothing inserted: refused by the fence, or every row was there already (a retry).
