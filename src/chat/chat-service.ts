@@ -254,11 +254,7 @@ export class ChatService {
     });
   }
 
-  async #prepareTurn(
-    chat: Chat,
-    message: string,
-    run: TurnRun,
-  ): Promise<AsyncGenerator<TurnEvent, void>> {
+  async #prepareTurn(chat: Chat, message: string, run: TurnRun): Promise<AsyncGenerator<TurnEvent, void>> {
     const dependencies = this.#dependencies;
     let provider: ModelProvider;
     try {

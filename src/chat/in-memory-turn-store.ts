@@ -36,7 +36,8 @@ export class InMemoryTurnStore implements TurnStore {
     const live =
       turn?.state === 'running' &&
       turn.fencingToken === fence.fencingToken &&
-      (fence.requireLiveLease === false || (turn.leaseExpiresAt !== null && turn.leaseExpiresAt >= fence.now));
+      (fence.requireLiveLease === false ||
+        (turn.leaseExpiresAt !== null && turn.leaseExpiresAt >= fence.now));
     return live ? turn : undefined;
   }
 
@@ -45,7 +46,12 @@ export class InMemoryTurnStore implements TurnStore {
     for (const turn of this.#ofChat(chatId)) {
       const lapsed = turn.leaseExpiresAt !== null && turn.leaseExpiresAt < now;
       if (turn.state === 'running' && (lapsed || turn.id === deadTurnId)) {
-        Object.assign(turn, { state: 'lost', endedAt: now, leaseExpiresAt: null, error: { message: reason } });
+        Object.assign(turn, {
+          state: 'lost',
+          endedAt: now,
+          leaseExpiresAt: null,
+          error: { message: reason },
+        });
         ended = true;
       }
     }

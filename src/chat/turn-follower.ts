@@ -54,7 +54,11 @@ function doneFromRecord(record: TurnRecord | undefined): TurnDoneEvent {
     case 'max_iterations':
       return { type: 'done', reason: record.state };
     case 'cancelled':
-      return { type: 'done', reason: 'cancelled', message: record.error?.message ?? 'The turn was cancelled.' };
+      return {
+        type: 'done',
+        reason: 'cancelled',
+        message: record.error?.message ?? 'The turn was cancelled.',
+      };
     default:
       return { type: 'done', reason: 'error', message: record.error?.message ?? LOST_TURN_MESSAGE };
   }
@@ -134,13 +138,18 @@ export function followTurn(options: FollowTurnOptions): TurnFollower {
       if (page.length === PAGE || local) continue;
       const record = await store.getTurn(turnId);
       if ((await store.turnEventsEnd(turnId)).seq > cursor) continue; // written meanwhile
-      if (!record || record.state !== 'running') {
+      if (record?.state !== 'running') {
         yield { event: doneFromRecord(record) };
         return;
       }
       if (isTurnAbandoned(record, options.now())) {
         const dead = isHolderProvablyDead(record.holder) ? record.id : undefined;
-        await store.markTurnLost(record.chatId, new Date(options.now()).toISOString(), LOST_TURN_MESSAGE, dead);
+        await store.markTurnLost(
+          record.chatId,
+          new Date(options.now()).toISOString(),
+          LOST_TURN_MESSAGE,
+          dead,
+        );
         yield { event: { type: 'done', reason: 'error', message: LOST_TURN_MESSAGE } };
         return;
       }
@@ -174,7 +183,8 @@ export function followTurn(options: FollowTurnOptions): TurnFollower {
       const head = local ? local.persisted.endOffset : (await store.turnEventsEnd(turnId)).endOffset;
       if (startOffset === undefined && local && options.afterSeq === 0) startOffset = 0;
       if (startOffset === undefined) {
-        const start = options.afterSeq === 0 ? [] : await store.listTurnEvents(turnId, options.afterSeq - 1, 1);
+        const start =
+          options.afterSeq === 0 ? [] : await store.listTurnEvents(turnId, options.afterSeq - 1, 1);
         startOffset = start[0]?.seq === options.afterSeq ? start[0].endOffset : 0;
       }
       // The backlog a client attached with (a replay) is not lag; falling further behind is.

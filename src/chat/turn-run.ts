@@ -17,8 +17,8 @@
  */
 import type { ConversationItem } from '../providers/types.ts';
 import type { ChatMessage } from './chat-repository.ts';
-import type { TurnDoneEvent, TurnEvent } from './turn-events.ts';
 import { serializeTurnEvent } from './turn-event-json.ts';
+import type { TurnDoneEvent, TurnEvent } from './turn-events.ts';
 import {
   type FinishTurnInput,
   type StoredTurnEvent,
@@ -266,7 +266,9 @@ export class TurnRun {
       // Not ignored: the lease still holds until its confirmed expiry; past that the turn stops.
       this.#log(`Renewing the lease of turn ${this.record.id} failed: ${describe(error)}`);
       if (this.#now() > this.#leaseConfirmedUntil) {
-        this.#lose(`The turn lease could not be renewed before it expired (${describe(error)}); the turn was stopped.`);
+        this.#lose(
+          `The turn lease could not be renewed before it expired (${describe(error)}); the turn was stopped.`,
+        );
       }
     }
   }

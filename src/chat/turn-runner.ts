@@ -89,7 +89,11 @@ export class TurnRunner {
       await this.#options.store
         .finishTurn(
           { turnId: run.record.id, fencingToken: run.record.fencingToken, now: iso(now) },
-          { state: 'error', endedAt: iso(now), error: { message: `The turn could not start: ${String(error)}` } },
+          {
+            state: 'error',
+            endedAt: iso(now),
+            error: { message: `The turn could not start: ${String(error)}` },
+          },
         )
         .catch(() => {});
       throw error;
@@ -107,7 +111,8 @@ export class TurnRunner {
     let record: Awaited<ReturnType<TurnStore['claimTurn']>>;
     try {
       const running = await store.latestTurn(chatId);
-      const dead = running?.state === 'running' && isHolderProvablyDead(running.holder) ? running.id : undefined;
+      const dead =
+        running?.state === 'running' && isHolderProvablyDead(running.holder) ? running.id : undefined;
       record = await store.claimTurn({
         chatId,
         turnId: crypto.randomUUID(),

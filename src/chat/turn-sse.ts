@@ -9,8 +9,9 @@
  * exactly one `data:` line, which is what the SSE grammar (WHATWG HTML, "Server-sent events")
  * requires for a single-line payload.
  */
-import type { TurnEvent } from './turn-events.ts';
+
 import { serializeTurnEvent } from './turn-event-json.ts';
+import type { TurnEvent } from './turn-events.ts';
 import type { TurnFollower } from './turn-follower.ts';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {

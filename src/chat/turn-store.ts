@@ -92,7 +92,9 @@ export interface FinishTurnInput {
 
 /** Why a write of a turn was refused: another turn took over, or the lease lapsed. */
 export class TurnFencedError extends Error {
-  constructor(message = 'This turn no longer holds the chat: its lease expired or another turn replaced it.') {
+  constructor(
+    message = 'This turn no longer holds the chat: its lease expired or another turn replaced it.',
+  ) {
     super(message);
     this.name = 'TurnFencedError';
   }

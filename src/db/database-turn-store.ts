@@ -16,6 +16,7 @@
  */
 import type { SQL } from 'bun';
 import type { ChatMessage } from '../chat/chat-repository.ts';
+import { serializeTurnEvent } from '../chat/turn-event-json.ts';
 import {
   type ClaimTurnInput,
   type FinishTurnInput,
@@ -26,7 +27,6 @@ import {
   type TurnState,
   type TurnStore,
 } from '../chat/turn-store.ts';
-import { serializeTurnEvent } from '../chat/turn-event-json.ts';
 import type { ConversationItem } from '../providers/types.ts';
 import type { Database } from './database.ts';
 import { insertMessage, selectMessage } from './database-message-insert.ts';
@@ -160,7 +160,8 @@ export class DatabaseTurnStore implements TurnStore {
       })),
     );
     if (this.#database.dialect === 'sqlite') {
-      const rows = await this.#database.sql`INSERT INTO chat_turn_events (turn_id, seq, end_offset, event_json)
+      const rows = await this.#database
+        .sql`INSERT INTO chat_turn_events (turn_id, seq, end_offset, event_json)
         SELECT ${fence.turnId}, json_extract(value, '$.seq'), json_extract(value, '$.endOffset'),
           json_extract(value, '$.json')
         FROM json_each(${payload})
@@ -229,7 +230,8 @@ export class DatabaseTurnStore implements TurnStore {
   }
 
   async latestTurn(chatId: string): Promise<TurnRecord | undefined> {
-    const rows: TurnRow[] = await this.#database.sql`SELECT id, chat_id, fencing_token, holder, state, lease_expires_at, cancel_requested_at,
+    const rows: TurnRow[] = await this.#database
+      .sql`SELECT id, chat_id, fencing_token, holder, state, lease_expires_at, cancel_requested_at,
       started_at, ended_at, message_seq_at_start, usage_json, durations_json, progress_json, error_json,
       pending_approvals_json
       FROM chat_turns WHERE chat_id = ${chatId} ORDER BY fencing_token DESC LIMIT 1`;
@@ -237,7 +239,8 @@ export class DatabaseTurnStore implements TurnStore {
   }
 
   async getTurn(turnId: string): Promise<TurnRecord | undefined> {
-    const rows: TurnRow[] = await this.#database.sql`SELECT id, chat_id, fencing_token, holder, state, lease_expires_at, cancel_requested_at,
+    const rows: TurnRow[] = await this.#database
+      .sql`SELECT id, chat_id, fencing_token, holder, state, lease_expires_at, cancel_requested_at,
       started_at, ended_at, message_seq_at_start, usage_json, durations_json, progress_json, error_json,
       pending_approvals_json
       FROM chat_turns WHERE id = ${turnId}`;

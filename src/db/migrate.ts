@@ -36,7 +36,9 @@ function checkOrder(migrations: readonly Migration[]): void {
     const valid = previous === undefined ? migration.version === 1 : migration.version > previous;
     if (!valid) {
       const expected = previous === undefined ? '1' : `a version above ${previous}`;
-      throw new Error(`Migration "${migration.name}" has version ${migration.version}, expected ${expected}.`);
+      throw new Error(
+        `Migration "${migration.name}" has version ${migration.version}, expected ${expected}.`,
+      );
     }
   });
 }

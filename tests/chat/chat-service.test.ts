@@ -317,9 +317,7 @@ describe('ChatService: turns', () => {
   });
 
   test('a follower re-attached after seq N gets exactly the events after N, then the live rest', async () => {
-    const { service } = createService(
-      new ScriptedProvider([toolCallsResponse([{ id: 's', name: 'slow' }])]),
-    );
+    const { service } = createService(new ScriptedProvider([toolCallsResponse([{ id: 's', name: 'slow' }])]));
     const chat = await service.createChat('u1', chatInput);
     const first = await service.startTurn('u1', chat.id, 'go');
     const seen: { seq: number | undefined; event: TurnEvent }[] = [];

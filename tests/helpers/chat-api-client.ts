@@ -33,7 +33,8 @@ export function chatApi(baseUrl: string, token: string): ChatApi {
         model: 'm',
         ...(workingDirectory === undefined ? {} : { workingDirectory }),
       });
-      if (created.status !== 201) throw new Error(`createChat: ${created.status} ${JSON.stringify(created.body)}`);
+      if (created.status !== 201)
+        throw new Error(`createChat: ${created.status} ${JSON.stringify(created.body)}`);
       return (created.body as { id: string }).id;
     },
     items: async (chatId) => {
@@ -44,7 +45,10 @@ export function chatApi(baseUrl: string, token: string): ChatApi {
 }
 
 /** Polls `condition` every 50 ms until it holds or `timeoutMs` passed; returns its last value. */
-export async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
+export async function waitUntil(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     if (await condition()) return true;

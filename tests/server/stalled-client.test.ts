@@ -30,9 +30,15 @@ function rssKib(pid: number): number {
 /** A Chat Completions stream of PIECES pieces of PIECE letters each (piece i repeats letter i % 26). */
 function longAnswer(): { chunks: string[]; text: string } {
   const [role, content, ...rest] = chatBody({ text: 'X' }).split(/(?<=\n\n)/);
-  const pieces = Array.from({ length: PIECES }, (_, index) => String.fromCharCode(97 + (index % 26)).repeat(PIECE));
+  const pieces = Array.from({ length: PIECES }, (_, index) =>
+    String.fromCharCode(97 + (index % 26)).repeat(PIECE),
+  );
   return {
-    chunks: [role!, ...pieces.map((piece) => content!.replace('"content":"X"', `"content":"${piece}"`)), ...rest],
+    chunks: [
+      role!,
+      ...pieces.map((piece) => content!.replace('"content":"X"', `"content":"${piece}"`)),
+      ...rest,
+    ],
     text: pieces.join(''),
   };
 }
@@ -89,7 +95,9 @@ test('stalled clients are dropped, the 16 MiB turn completes and is stored whole
   const controlChat = await api.createChat();
   replay.enqueue({ chunks: control.chunks });
   let controlText = '';
-  for await (const event of readSseEvents(await api.call('POST', `/api/chats/${controlChat}/turns`, { message: 'Long.' }))) {
+  for await (const event of readSseEvents(
+    await api.call('POST', `/api/chats/${controlChat}/turns`, { message: 'Long.' }),
+  )) {
     if (event.type === 'text_delta') controlText += event.delta;
   }
   expect(controlText.length).toBe(PIECE * PIECES);
@@ -98,12 +106,19 @@ test('stalled clients are dropped, the 16 MiB turn completes and is stored whole
   const answer = longAnswer();
   const chatId = await api.createChat();
   replay.enqueue({ chunks: answer.chunks });
-  const stalled = [stalledRequest(server.url, server.token!, 'POST', `/api/chats/${chatId}/turns`, { message: 'Long.' })];
+  const stalled = [
+    stalledRequest(server.url, server.token!, 'POST', `/api/chats/${chatId}/turns`, { message: 'Long.' }),
+  ];
   expect(
-    await waitUntil(async () => (await api.json('GET', `/api/chats/${chatId}/turns/current`)).status === 200, 10_000),
+    await waitUntil(
+      async () => (await api.json('GET', `/api/chats/${chatId}/turns/current`)).status === 200,
+      10_000,
+    ),
   ).toBe(true);
   for (let index = 0; index < 3; index++) {
-    stalled.push(stalledRequest(server.url, server.token!, 'GET', `/api/chats/${chatId}/turns/current/events`));
+    stalled.push(
+      stalledRequest(server.url, server.token!, 'GET', `/api/chats/${chatId}/turns/current/events`),
+    );
   }
   let peakRss = 0;
   expect(
@@ -129,7 +144,9 @@ test('stalled clients are dropped, the 16 MiB turn completes and is stored whole
 
   let replayed = '';
   let last: Record<string, unknown> | undefined;
-  for await (const event of readSseEvents(await api.call('GET', `/api/chats/${chatId}/turns/current/events`))) {
+  for await (const event of readSseEvents(
+    await api.call('GET', `/api/chats/${chatId}/turns/current/events`),
+  )) {
     if (event.type === 'text_delta') replayed += event.delta;
     last = event;
   }

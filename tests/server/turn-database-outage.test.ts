@@ -63,7 +63,9 @@ describe('database outage during a turn', () => {
     replay.enqueue({ body: sleepCall('b1', 0.5) }, { body: chatBody({ text: 'Slept.' }) });
     const events: Record<string, unknown>[] = [];
     let restored: Promise<void> | undefined;
-    for await (const event of readSseEvents(await api.call('POST', `/api/chats/${chatId}/turns`, { message: 'Nap.' }))) {
+    for await (const event of readSseEvents(
+      await api.call('POST', `/api/chats/${chatId}/turns`, { message: 'Nap.' }),
+    )) {
       events.push(event);
       if (event.type === 'tool_call_completed') {
         proxy.cut();
@@ -74,7 +76,12 @@ describe('database outage during a turn', () => {
     expect(events.at(-1)).toEqual({ type: 'done', reason: 'completed' });
     expect(events.find((event) => event.type === 'tool_result')).toMatchObject({ callId: 'b1', ok: true });
     const items = (await api.items(chatId)) as { type: string }[];
-    expect(items.map((item) => item.type)).toEqual(['user_text', 'tool_call', 'tool_result', 'assistant_text']);
+    expect(items.map((item) => item.type)).toEqual([
+      'user_text',
+      'tool_call',
+      'tool_result',
+      'assistant_text',
+    ]);
   }, 60_000);
 
   test('an outage longer than the lease: done{error} saying why, then the chat is usable as soon as the database is back', async () => {
@@ -85,7 +92,9 @@ describe('database outage during a turn', () => {
     let cutAt = 0;
     let restoredAt = 0;
     let restored: Promise<void> | undefined;
-    for await (const event of readSseEvents(await api.call('POST', `/api/chats/${chatId}/turns`, { message: 'Nap.' }))) {
+    for await (const event of readSseEvents(
+      await api.call('POST', `/api/chats/${chatId}/turns`, { message: 'Nap.' }),
+    )) {
       events.push(event);
       if (event.type === 'tool_call_completed') {
         proxy.cut();

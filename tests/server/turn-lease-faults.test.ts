@@ -23,7 +23,7 @@ const LEASE_MS = 1_500;
 let replay: ReplayServer;
 let root: string;
 let postgres: { url: string; drop: () => Promise<void> };
-let servers: ServerProcess[] = [];
+const servers: ServerProcess[] = [];
 let token: string;
 
 async function startInstance(): Promise<ServerProcess> {
@@ -149,7 +149,9 @@ describe('two instances on one PostgreSQL', () => {
     await killed.exited;
     const killedAt = performance.now();
     // Someone following the dead turn learns it is lost instead of waiting forever.
-    const follow = await collectSseEvents(await b.call('GET', `/api/chats/${chatId}/turns/current/events?after=1`));
+    const follow = await collectSseEvents(
+      await b.call('GET', `/api/chats/${chatId}/turns/current/events?after=1`),
+    );
     expect(follow).toEqual([
       {
         type: 'done',

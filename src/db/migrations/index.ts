@@ -6,8 +6,8 @@ import { imagesMigration } from './0002-images.ts';
 import { chatsMigration } from './0003-chats.ts';
 import { observationRangesMigration } from './0004-observation-ranges.ts';
 import { chatTurnLeasesMigration } from './0005-chat-turn-leases.ts';
-import type { Migration } from './migration.ts';
 import { turnRecordsMigration } from './0008-turn-records.ts';
+import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
 

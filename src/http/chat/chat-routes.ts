@@ -136,17 +136,13 @@ export function createChatRoutes(deps: AppDependencies) {
         },
       },
     )
-    .post(
-      '/api/chats/:id/cancel',
-      ({ user, params }) => deps.chats.cancelTurn(user.id, params.id),
-      {
-        params: chatIdParamsSchema,
-        response: { 200: cancelTurnResponseSchema, ...notFound },
-        detail: {
-          summary: "Cancel the chat's running turn (stops its tools)",
-          tags: ['chats'],
-          operationId: 'cancelTurn',
-        },
+    .post('/api/chats/:id/cancel', ({ user, params }) => deps.chats.cancelTurn(user.id, params.id), {
+      params: chatIdParamsSchema,
+      response: { 200: cancelTurnResponseSchema, ...notFound },
+      detail: {
+        summary: "Cancel the chat's running turn (stops its tools)",
+        tags: ['chats'],
+        operationId: 'cancelTurn',
       },
-    );
+    });
 }

@@ -69,7 +69,9 @@ export const chatMessageSchema = t.Object({
 export const chatWithMessagesSchema = t.Object({ chat: chatSchema, messages: t.Array(chatMessageSchema) });
 
 export const cancelTurnResponseSchema = t.Object({
-  cancelled: t.Boolean({ description: 'Whether a running turn was stopped (it then ends with done{cancelled}).' }),
+  cancelled: t.Boolean({
+    description: 'Whether a running turn was stopped (it then ends with done{cancelled}).',
+  }),
   reason: t.Optional(
     t.String({ description: 'Why nothing was cancelled: no turn runs, or its instance is gone.' }),
   ),

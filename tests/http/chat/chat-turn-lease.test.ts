@@ -129,7 +129,9 @@ describe.each(BACKENDS)('turn lease across two instances on %s', (backend) => {
     expect((await collectSseEvents(after)).at(-1)).toEqual({ type: 'done', reason: 'completed' });
     const rows = await handle.database.sql`SELECT fencing_token, state FROM chat_turns
       WHERE chat_id = ${chatId} ORDER BY fencing_token`;
-    expect(rows.map((row: { fencing_token: unknown; state: string }) => [Number(row.fencing_token), row.state])).toEqual([
+    expect(
+      rows.map((row: { fencing_token: unknown; state: string }) => [Number(row.fencing_token), row.state]),
+    ).toEqual([
       [1, 'lost'],
       [2, 'completed'],
     ]);
