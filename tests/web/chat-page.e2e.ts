@@ -1,8 +1,8 @@
 /**
  * The Chat page in real headless Chromium against the real server, whose OpenAI-compatible provider
  * (the official SDK) talks to a scripted replay server on 127.0.0.1: a turn streams a bash tool card
- * and the final text, the history survives a reload, and Cancel really stops a running shell call
- * (its process is gone). Screenshots at desktop and phone width. Run by `npm run test:e2e`.
+ * and the final text, the history survives a reload, a reload during a running shell call re-attaches
+ * to the turn (the call keeps running), and Cancel really stops it (its process is gone). Screenshots at desktop and phone width. Run by `npm run test:e2e`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -235,6 +235,14 @@ describe('chat page in Chromium', () => {
         if (pid === 0) await Bun.sleep(50);
       }
       expect(pid).toBeGreaterThan(0);
+      expect(isAlive(pid)).toBe(true);
+
+      // A reload drops the page's stream, not the turn: the page re-attaches to it.
+      await page.reload();
+      await page.getByRole('heading', { name: 'Cancel chat', level: 1 }).waitFor();
+      await page.locator('article[data-tool="bash"] .call-status', { hasText: 'running…' }).waitFor();
+      expect(await page.locator('.message-user').allTextContents()).toEqual(['You: Sleep for a while']);
+      expect(await page.locator('article[data-tool="bash"]').count()).toBe(1);
       expect(isAlive(pid)).toBe(true);
 
       const started = performance.now();
