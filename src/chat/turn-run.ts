@@ -4,9 +4,8 @@
  * Guarantees:
  * - The turn runs until it ends or is cancelled (`cancel()`, a cancel recorded in the turn record by
  *   another instance, server shutdown); no client's coming or going affects it.
- * - Every event is persisted to the turn record's event log in order, numbered 1, 2, 3… (consecutive
- *   text and argument deltas are merged while a write is in flight, so a fast model costs few writes).
- *   Clients read only persisted events, so a replay and a live stream are the same sequence.
+ * - Every event is persisted to the turn record's event log in order (`turn-event-log.ts`). Clients
+ *   read only persisted events, so a replay and a live stream are the same sequence.
  * - Every write (events, messages, renewals) is fenced (`turn-store.ts`). A write refused by the fence,
  *   a renewal refused, or the lease lapsing on this instance's clock while the database cannot be
  *   reached makes the turn lost: its tools are cancelled, nothing more is written, and its local
@@ -17,11 +16,10 @@
  */
 import type { ConversationItem } from '../providers/types.ts';
 import type { ChatMessage } from './chat-repository.ts';
-import { serializeTurnEvent } from './turn-event-json.ts';
+import { TurnEventLog } from './turn-event-log.ts';
 import type { TurnDoneEvent, TurnEvent } from './turn-events.ts';
 import {
   type FinishTurnInput,
-  type StoredTurnEvent,
   type TurnFence,
   TurnFencedError,
   type TurnRecord,
@@ -31,11 +29,6 @@ import type { TurnTiming } from './turn-timing.ts';
 
 export const LOST_LEASE_MESSAGE =
   'This instance lost the turn lease (it was paused or cut off from the database longer than the lease, or another instance took the chat over); the turn was stopped and nothing more was written.';
-
-/** Events merged into one stored event stay below this many characters of delta. */
-const MAX_MERGED_DELTA = 64 * 1024;
-/** Unwritten events beyond this many bytes make the turn wait for the database (bounded memory). */
-const MAX_PENDING_BYTES = 8 * 1024 * 1024;
 
 export interface TurnRunOptions {
   store: TurnStore;
@@ -53,16 +46,6 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function mergeable(last: TurnEvent | undefined, next: TurnEvent): boolean {
-  if (last?.type === 'text_delta' && next.type === 'text_delta') {
-    return last.delta.length + next.delta.length <= MAX_MERGED_DELTA;
-  }
-  if (last?.type === 'tool_call_arguments_delta' && next.type === 'tool_call_arguments_delta') {
-    return last.callId === next.callId && last.delta.length + next.delta.length <= MAX_MERGED_DELTA;
-  }
-  return false;
-}
-
 export class TurnRun {
   readonly record: TurnRecord;
   readonly controller = new AbortController();
@@ -72,14 +55,7 @@ export class TurnRun {
   readonly #log: (line: string) => void;
   #leaseConfirmedUntil: number;
   #lostReason: string | undefined;
-  #pending: TurnEvent[] = [];
-  #pendingBytes = 0;
-  #flushing: Promise<void> | undefined;
-  #flushError: unknown;
-  #seq = 0;
-  #offset = 0;
-  #persistedSeq = 0;
-  #persistedOffset = 0;
+  readonly #events: TurnEventLog;
   #terminal: TurnDoneEvent | undefined;
   #finished = false;
   #abandoned = false;
@@ -100,6 +76,10 @@ export class TurnRun {
     this.#timing = options.timing;
     this.#now = options.now;
     this.#log = options.log;
+    this.#events = new TurnEventLog(
+      (batch) => this.#write((fence) => this.#store.appendTurnEvents(fence, batch)),
+      () => this.#notify(),
+    );
     this.#leaseConfirmedUntil = Date.parse(options.record.leaseExpiresAt ?? options.record.startedAt);
     this.ended = new Promise((resolve) => {
       this.#resolveEnded = resolve;
@@ -116,7 +96,7 @@ export class TurnRun {
 
   /** The last event seq and byte offset the database holds. */
   get persisted(): { seq: number; endOffset: number } {
-    return { seq: this.#persistedSeq, endOffset: this.#persistedOffset };
+    return this.#events.persisted;
   }
 
   get finished(): boolean {
@@ -285,52 +265,6 @@ export class TurnRun {
     return this.#write((fence) => this.#store.appendTurnMessage(fence, this.chatId, messageId, item));
   }
 
-  async #publish(event: TurnEvent): Promise<void> {
-    const last = this.#pending.at(-1);
-    if (last !== undefined && mergeable(last, event)) {
-      this.#pending[this.#pending.length - 1] = {
-        ...last,
-        delta: `${(last as { delta: string }).delta}${(event as { delta: string }).delta}`,
-      } as TurnEvent;
-    } else {
-      this.#pending.push(event);
-    }
-    this.#pendingBytes += 'delta' in event && typeof event.delta === 'string' ? event.delta.length : 256;
-    this.#flushing ??= this.#flushLoop();
-    if (this.#pendingBytes > MAX_PENDING_BYTES) await this.#flushing;
-    if (this.#flushError !== undefined) throw this.#flushError;
-  }
-
-  async #flushLoop(): Promise<void> {
-    try {
-      while (this.#pending.length > 0) {
-        const events = this.#pending;
-        this.#pending = [];
-        this.#pendingBytes = 0;
-        const batch: StoredTurnEvent[] = events.map((event) => {
-          this.#seq += 1;
-          this.#offset += serializeTurnEvent(event).length;
-          return { seq: this.#seq, endOffset: this.#offset, event };
-        });
-        await this.#write((fence) => this.#store.appendTurnEvents(fence, batch));
-        const end = batch.at(-1)!;
-        this.#persistedSeq = end.seq;
-        this.#persistedOffset = end.endOffset;
-        this.#notify();
-      }
-    } catch (error) {
-      this.#flushError = error;
-      this.#pending = [];
-    } finally {
-      this.#flushing = undefined;
-    }
-  }
-
-  async #flushAll(): Promise<void> {
-    while (this.#flushing) await this.#flushing;
-    if (this.#flushError !== undefined) throw this.#flushError;
-  }
-
   /** Reads the turn to its end, persisting as it goes, then records how it ended. */
   async drive(events: AsyncGenerator<TurnEvent, void>): Promise<void> {
     const startedAt = this.#now();
@@ -346,7 +280,7 @@ export class TurnRun {
         }
         if (event.type === 'tool_result') toolMs += event.durationMs;
         if (event.type === 'done') final = event;
-        else if (this.#lostReason === undefined) await this.#publish(event).catch(() => {});
+        else if (this.#lostReason === undefined) await this.#events.publish(event).catch(() => {});
       }
     } catch (error) {
       final = { type: 'done', reason: 'error', message: `The turn failed: ${describe(error)}` };
@@ -355,8 +289,8 @@ export class TurnRun {
     if (this.#lostReason !== undefined) final = { type: 'done', reason: 'error', message: this.#lostReason };
     else {
       try {
-        await this.#publish(final);
-        await this.#flushAll();
+        await this.#events.publish(final);
+        await this.#events.flushAll();
       } catch {
         final = { type: 'done', reason: 'error', message: this.#lostReason ?? final.message ?? 'Lost.' };
         this.#terminal = final;

@@ -1,5 +1,5 @@
 /**
- * Server-Sent Events encoding of a turn (issue 7: `POST /api/chats/:id/turns` answers with
+ * Server-Sent Events encoding of a turn (`POST /api/chats/:id/turns` and the re-attach route answer with
  * `text/event-stream`, one `data:` line per `TurnEvent` holding a JSON object with a `type` field).
  * Pure encoding plus a `ReadableStream` adapter, so the route only returns
  * `new Response(createTurnEventStream(events), {headers: SSE_HEADERS})`. Each persisted event carries
