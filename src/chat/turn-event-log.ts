@@ -10,6 +10,8 @@
  *   costs a few writes per batch rather than one per token.
  * - Memory is bounded: past 8 MiB of unwritten events, `publish` waits for the write in flight.
  * - Once a write failed (the turn was lost), every later `publish` and `flushAll` rejects with it.
+ * - The latest written events (up to 1 MiB of JSON) stay readable from memory, so clients of this
+ *   process following the turn live cost no database read per batch; only written events are there.
  */
 
 import { serializeTurnEvent } from './turn-event-json.ts';
@@ -20,6 +22,8 @@ import type { StoredTurnEvent } from './turn-store.ts';
 const MAX_MERGED_DELTA = 64 * 1024;
 /** Unwritten events beyond this many bytes make the turn wait for the database. */
 const MAX_PENDING_BYTES = 8 * 1024 * 1024;
+/** JSON bytes of written events kept in memory for live followers. */
+const TAIL_BYTES = 1024 * 1024;
 /** What an event without a delta counts for in the pending budget. */
 const EVENT_OVERHEAD_BYTES = 256;
 
@@ -53,6 +57,8 @@ export class TurnEventLog {
   #seq = 0;
   #offset = 0;
   #persisted = { seq: 0, endOffset: 0 };
+  /** Written events, oldest first, within `TAIL_BYTES` of the newest. */
+  #tail: StoredTurnEvent[] = [];
 
   /** @param onPersisted called after each batch is written (followers wake up). */
   constructor(write: (batch: StoredTurnEvent[]) => Promise<void>, onPersisted: () => void) {
@@ -77,6 +83,18 @@ export class TurnEventLog {
     if (this.#failure !== undefined) throw this.#failure;
   }
 
+  /**
+   * Written events after `afterSeq` (at most `limit`) from memory; undefined when some of them are no
+   * longer held (read them from the database).
+   */
+  written(afterSeq: number, limit: number): StoredTurnEvent[] | undefined {
+    const first = this.#tail[0];
+    if (afterSeq >= this.#persisted.seq) return [];
+    if (first === undefined || first.seq > afterSeq + 1) return undefined;
+    const start = afterSeq + 1 - first.seq;
+    return this.#tail.slice(start, start + limit);
+  }
+
   /** Resolves once everything published is written. */
   async flushAll(): Promise<void> {
     while (this.#flushing) await this.#flushing;
@@ -97,6 +115,9 @@ export class TurnEventLog {
         await this.#write(batch);
         const end = batch.at(-1)!;
         this.#persisted = { seq: end.seq, endOffset: end.endOffset };
+        this.#tail.push(...batch);
+        const oldest = this.#tail.findIndex((stored) => end.endOffset - stored.endOffset < TAIL_BYTES);
+        if (oldest > 0) this.#tail.splice(0, oldest);
         this.#onPersisted();
       }
     } catch (error) {

@@ -28,10 +28,7 @@ export interface TurnFollower extends AsyncIterableIterator<TurnEvent> {
   readonly turnId: string;
   /** Seq of the last event returned; undefined for one built from the record (not persisted). */
   readonly lastSeq: number | undefined;
-  /**
-   * Bytes persisted beyond what this follower returned, less the backlog it attached with: how much
-   * further behind the turn it fell since it attached.
-   */
+  /** Bytes of events persisted beyond what this follower returned. */
   lagBytes(): Promise<number>;
 }
 
@@ -76,7 +73,6 @@ export function followTurn(options: FollowTurnOptions): TurnFollower {
   let cursor = options.afterSeq;
   let deliveredOffset: number | undefined;
   let startOffset: number | undefined;
-  let backlogAtAttach: number | undefined;
   let lastSeq: number | undefined;
 
   async function waitForRecordedEnd(): Promise<void> {
@@ -95,6 +91,8 @@ export function followTurn(options: FollowTurnOptions): TurnFollower {
 
   /** A page of events; for a local run, given up when the run is lost (its database may hang). */
   async function readPage(): Promise<StoredTurnEvent[] | undefined> {
+    const held = local?.writtenEvents(cursor, PAGE);
+    if (held !== undefined && held.length > 0) return held;
     const page = store.listTurnEvents(turnId, cursor, PAGE);
     if (!local) return page;
     page.catch(() => {});
@@ -181,15 +179,13 @@ export function followTurn(options: FollowTurnOptions): TurnFollower {
     },
     async lagBytes() {
       const head = local ? local.persisted.endOffset : (await store.turnEventsEnd(turnId)).endOffset;
-      if (startOffset === undefined && local && options.afterSeq === 0) startOffset = 0;
+      if (startOffset === undefined && options.afterSeq === 0) startOffset = 0;
       if (startOffset === undefined) {
         const start =
           options.afterSeq === 0 ? [] : await store.listTurnEvents(turnId, options.afterSeq - 1, 1);
         startOffset = start[0]?.seq === options.afterSeq ? start[0].endOffset : 0;
       }
-      // The backlog a client attached with (a replay) is not lag; falling further behind is.
-      backlogAtAttach ??= Math.max(0, head - startOffset);
-      return Math.max(0, head - (deliveredOffset ?? startOffset) - backlogAtAttach);
+      return Math.max(0, head - (deliveredOffset ?? startOffset ?? 0));
     },
     [Symbol.asyncIterator]() {
       return follower;

@@ -20,6 +20,7 @@ import { TurnEventLog } from './turn-event-log.ts';
 import type { TurnDoneEvent, TurnEvent } from './turn-events.ts';
 import {
   type FinishTurnInput,
+  type StoredTurnEvent,
   type TurnFence,
   TurnFencedError,
   type TurnRecord,
@@ -92,6 +93,11 @@ export class TurnRun {
 
   get chatId(): string {
     return this.record.chatId;
+  }
+
+  /** Events the database holds after `afterSeq`, from memory when still held there (see the log). */
+  writtenEvents(afterSeq: number, limit: number): StoredTurnEvent[] | undefined {
+    return this.#events.written(afterSeq, limit);
   }
 
   /** The last event seq and byte offset the database holds. */

@@ -42,7 +42,10 @@ export const SSE_HEARTBEAT = ': keep-alive\n\n';
 /** Sent first when `openingComment` is set. */
 export const SSE_OPENING_COMMENT = ': turn started\n\n';
 
-/** A client that falls this far behind the turn (bytes of events not yet taken) is dropped. */
+/**
+ * A client this far behind the turn (bytes of events not yet taken) that is not catching up is
+ * dropped.
+ */
 export const MAX_CLIENT_LAG_BYTES = 1024 * 1024;
 /** How often the lag of a client is measured. */
 const LAG_CHECK_MILLISECONDS = 250;
@@ -64,8 +67,9 @@ type EventSource = AsyncIterator<TurnEvent> & Partial<Pick<TurnFollower, 'lastSe
 
 /**
  * Streams `events` as SSE bytes, pulling the next event only when the client took the previous one.
- * When the client goes away, or falls more than `maxLagBytes` behind a follower (`lagBytes`), the
- * stream ends and the iterator is returned: for a `TurnFollower` that stops following, never the turn.
+ * When the client goes away, or is more than `maxLagBytes` behind a follower (`lagBytes`) without
+ * catching up between two measures, the stream ends and the iterator is returned: for a
+ * `TurnFollower` that stops following, never the turn.
  */
 export function createTurnEventStream(
   events: EventSource,
@@ -99,19 +103,18 @@ export function createTurnEventStream(
         }
         const lagBytes = events.lagBytes?.bind(events);
         if (lagBytes) {
-          // The first measure sets the follower's baseline: the backlog it attached with.
-          let measuring = true;
-          lagBytes()
-            .catch(() => {})
-            .finally(() => {
-              measuring = false;
-            });
+          let measuring = false;
+          // Behind by more than the limit and not catching up since the last measure: a client
+          // replaying a long turn is far behind too, but its lag shrinks at every measure.
+          let previousLag = Number.POSITIVE_INFINITY;
           const check = setInterval(() => {
             if (measuring || finished) return;
             measuring = true;
             lagBytes()
               .then((lag) => {
-                if (lag <= maxLagBytes || finished) return;
+                const fallingBehind = lag > maxLagBytes && lag >= previousLag;
+                previousLag = lag;
+                if (!fallingBehind || finished) return;
                 stop();
                 // Without a reason: Bun then resets the connection without logging a stack trace per
                 // slow client. The client sees its stream cut before `done` and may re-attach.
