@@ -148,6 +148,12 @@ describe('two instances on one PostgreSQL', () => {
     killed.child.kill('SIGKILL');
     await killed.exited;
     const killedAt = performance.now();
+    // A cancel does not pretend: nothing was running any more.
+    expect((await b.json('POST', `/api/chats/${chatId}/cancel`)).body).toEqual({
+      cancelled: false,
+      reason:
+        'The instance that ran the turn is gone (it stopped renewing its lease); nothing was running, and the chat is free again.',
+    });
     // Someone following the dead turn learns it is lost instead of waiting forever.
     const follow = await collectSseEvents(
       await b.call('GET', `/api/chats/${chatId}/turns/current/events?after=1`),
