@@ -15,8 +15,11 @@ import { isHolderProvablyDead } from './turn-holder.ts';
 import type { TurnRun } from './turn-run.ts';
 import type { StoredTurnEvent, TurnRecord, TurnStore } from './turn-store.ts';
 
-/** Events read from the store per query. */
-const PAGE = 256;
+/**
+ * Events read from the store per query. A stored event holds up to 64 KiB of merged deltas, so a page
+ * a stalled client's follower sits on is at most about 1 MiB.
+ */
+const PAGE = 16;
 /** How long a follower on another instance waits for the holder to record the end after `done`. */
 const END_WAIT_MILLISECONDS = 5_000;
 
