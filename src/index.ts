@@ -11,10 +11,10 @@ export {
   type ChatMessage,
   type ChatRepository,
   getMessageRole,
-  InMemoryChatRepository,
 } from './chat/chat-repository.ts';
 export { ChatService, type ChatServiceDependencies, type CreateChatInput } from './chat/chat-service.ts';
 export { repairHistory } from './chat/history-repair.ts';
+export { InMemoryChatRepository } from './chat/in-memory-chat-repository.ts';
 export { isReadOnlyTool, READ_ONLY_TOOL_NAMES } from './chat/read-only-tools.ts';
 export { buildSystemPrompt } from './chat/system-prompt.ts';
 export { DEFAULT_TOOL_OUTPUT_BUDGET_BYTES, serializeToolOutput } from './chat/tool-output.ts';

@@ -110,6 +110,17 @@ export interface ApiClient {
   /** Starts a turn; resolves with the open `text/event-stream` response. */
   startTurn(chatId: string, message: string, signal?: AbortSignal): Promise<Response>;
   cancelTurn(chatId: string): Promise<void>;
+  /** The chat's newest turn (`state`, `messageSeqAtStart`), or undefined when it never ran one. */
+  currentTurn(chatId: string): Promise<CurrentTurn | undefined>;
+  /** Re-attaches to the chat's newest turn: its events after `afterSeq`, then live. */
+  followTurn(chatId: string, afterSeq: number, signal?: AbortSignal): Promise<Response>;
+}
+
+export interface CurrentTurn {
+  id: string;
+  state: string;
+  /** Messages with a higher `seq` were written by this turn. */
+  messageSeqAtStart: number;
 }
 
 /**
@@ -158,6 +169,21 @@ export function createApiClient(token: string, onUnauthorized: () => void): ApiC
     cancelTurn: async (chatId) => {
       await send('POST', `/api/chats/${encodeURIComponent(chatId)}/cancel`);
     },
+    currentTurn: async (chatId) => {
+      try {
+        return await json<CurrentTurn>('GET', `/api/chats/${encodeURIComponent(chatId)}/turns/current`);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) return undefined;
+        throw error;
+      }
+    },
+    followTurn: (chatId, afterSeq, signal) =>
+      send(
+        'GET',
+        `/api/chats/${encodeURIComponent(chatId)}/turns/current/events?after=${afterSeq}`,
+        undefined,
+        signal,
+      ),
   };
 }
 

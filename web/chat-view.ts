@@ -1,10 +1,11 @@
 /**
  * One open chat: its stored history, a composer, and the live turn — the answer rendered as markdown
- * as it arrives (`markdown-view.ts`, appended block by block), a card per
- * tool call, and a Cancel button that asks the server to stop the turn (it aborts the stream only if
- * the server cannot be asked). Entries are rendered keyed, so streaming never resets open sections.
+ * as it arrives (`markdown-view.ts`, appended block by block), a card per tool call, and a Cancel
+ * button that asks the server to stop the turn. The turn runs on the server whatever the page does:
+ * opening the chat while a turn runs (a reload, another tab) shows the history before it and
+ * re-attaches to the turn's stream. Entries are rendered keyed, so streaming never resets open sections.
  */
-import { ApiError, type ChatSummary } from './api-client.ts';
+import { ApiError, type ChatSummary, type CurrentTurn } from './api-client.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
@@ -32,10 +33,16 @@ export async function renderChatView(
 
   let transcript: Transcript;
   let chat: ChatSummary;
+  let running: CurrentTurn | undefined;
   try {
-    const loaded = await api.getChat(chatId);
+    const [loaded, current] = await Promise.all([api.getChat(chatId), api.currentTurn(chatId)]);
     chat = loaded;
-    transcript = transcriptFromHistory(loaded.messages);
+    running = current?.state === 'running' ? current : undefined;
+    // A running turn is replayed from its stream: from the history only what came before it and the
+    // turn's first item (the user's message, which is not a stream event).
+    const end = running ? running.messageSeqAtStart + 1 : Number.POSITIVE_INFINITY;
+    const before = loaded.messages.filter((message) => (message.seq ?? 0) <= end);
+    transcript = transcriptFromHistory(before);
   } catch (error) {
     const message =
       error instanceof ApiError && error.status === 404
@@ -145,14 +152,19 @@ export async function renderChatView(
     turnStatus.textContent = running ? 'The model is working…' : '';
   };
 
-  const runTurn = async (message: string) => {
+  const runTurn = (message: string) => {
     transcript.entries.push({ kind: 'user', text: message });
+    return streamTurn((signal) => api.startTurn(chatId, message, signal));
+  };
+
+  /** Shows a turn's stream (a new one, or one re-attached to) until its `done`. */
+  const streamTurn = async (open: (signal: AbortSignal) => Promise<Response>) => {
     setRunning(true);
     transcript.doneReason = undefined;
     renderTranscript();
     turnController = new AbortController();
     try {
-      const response = await api.startTurn(chatId, message, turnController.signal);
+      const response = await open(turnController.signal);
       await readTurnStream(response, (event) => {
         applyTurnEvent(transcript, event);
         scheduleRender();
@@ -180,12 +192,12 @@ export async function renderChatView(
   cancelButton.addEventListener('click', async () => {
     cancelButton.disabled = true;
     turnStatus.textContent = 'Cancelling…';
-    const controller = turnController;
     try {
       await api.cancelTurn(chatId);
-    } catch {
-      // The server could not be asked; dropping the stream also ends the turn server-side.
-      controller?.abort();
+    } catch (error) {
+      // Closing the stream would not stop the turn: say so and let the user try again.
+      cancelButton.disabled = false;
+      turnStatus.textContent = `Could not cancel: ${(error as Error).message}`;
     }
   });
 
@@ -253,6 +265,7 @@ export async function renderChatView(
   renderTranscript();
   log.scrollTop = log.scrollHeight;
   textarea.focus();
+  if (running) void streamTurn((signal) => api.followTurn(chatId, 0, signal));
 }
 
 function entrySignature(entry: TranscriptEntry): string {

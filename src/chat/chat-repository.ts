@@ -1,9 +1,11 @@
 /**
  * Where chats and their messages live (design: "Data": `chats`, `messages`). One message row per
- * `ConversationItem`, ordered by `seq` within its chat. This module holds the contract and the
- * in-memory implementation; `src/db/` provides the SQLite/PostgreSQL one.
+ * `ConversationItem`, ordered by `seq` within its chat. This module holds the contract;
+ * `in-memory-chat-repository.ts` and `src/db/` implement it.
  */
 import type { ConversationItem, ProviderId } from '../providers/types.ts';
+import type { ChatMessage } from './chat-message.ts';
+import type { TurnStore } from './turn-store.ts';
 
 export interface Chat {
   id: string;
@@ -28,30 +30,7 @@ export interface Chat {
   createdAt: string;
 }
 
-/** The `role` column: who produced the item. */
-export type MessageRole = 'user' | 'assistant' | 'tool';
-
-export interface ChatMessage {
-  id: string;
-  chatId: string;
-  /** 1, 2, 3… within the chat, in history order. */
-  seq: number;
-  role: MessageRole;
-  item: ConversationItem;
-  /** ISO 8601. */
-  createdAt: string;
-}
-
-export function getMessageRole(item: ConversationItem): MessageRole {
-  switch (item.type) {
-    case 'user_text':
-      return 'user';
-    case 'tool_result':
-      return 'tool';
-    default:
-      return 'assistant';
-  }
-}
+export { type ChatMessage, getMessageRole, type MessageRole } from './chat-message.ts';
 
 export interface ChatRepository {
   createChat(chat: Chat): Promise<void>;
@@ -64,70 +43,6 @@ export interface ChatRepository {
   appendMessage(chatId: string, item: ConversationItem, createdAt: string): Promise<ChatMessage>;
   /** Every message of the chat in `seq` order. */
   listMessages(chatId: string): Promise<ChatMessage[]>;
-  /**
-   * Turn leases, for repositories shared by several server instances (the database one): claims the
-   * chat's turn for `owner` until `expiresAt` unless another owner holds an unexpired lease at `now`
-   * (ISO-8601 UTC). Absent = one process only (the service's own bookkeeping suffices).
-   * @returns whether `owner` now holds the lease.
-   */
-  claimTurnLease?(chatId: string, owner: string, now: string, expiresAt: string): Promise<boolean>;
-  /** Extends `owner`'s lease (no-op when it lost it). */
-  renewTurnLease?(chatId: string, owner: string, expiresAt: string): Promise<void>;
-  /** Ends `owner`'s lease (no-op when it holds none). */
-  releaseTurnLease?(chatId: string, owner: string): Promise<void>;
-  /**
-   * Asks whoever holds the chat's unexpired lease at `now` to cancel its turn.
-   * @returns whether such a lease exists (a turn runs somewhere).
-   */
-  requestTurnCancel?(chatId: string, now: string): Promise<boolean>;
-  /** Whether a cancel of `owner`'s turn was requested (`requestTurnCancel`). */
-  isTurnCancelRequested?(chatId: string, owner: string): Promise<boolean>;
-}
-
-export class InMemoryChatRepository implements ChatRepository {
-  readonly #chats = new Map<string, Chat>();
-  readonly #messages = new Map<string, ChatMessage[]>();
-
-  async createChat(chat: Chat): Promise<void> {
-    if (this.#chats.has(chat.id)) throw new Error(`A chat with id ${chat.id} already exists.`);
-    this.#chats.set(chat.id, { ...chat });
-    this.#messages.set(chat.id, []);
-  }
-
-  async getChat(chatId: string): Promise<Chat | undefined> {
-    const chat = this.#chats.get(chatId);
-    return chat ? { ...chat } : undefined;
-  }
-
-  async listChats(userId: string): Promise<Chat[]> {
-    return [...this.#chats.values()]
-      .filter((chat) => chat.userId === userId)
-      .reverse()
-      .sort((left, right) => right.createdAt.localeCompare(left.createdAt))
-      .map((chat) => ({ ...chat }));
-  }
-
-  async deleteChat(chatId: string): Promise<boolean> {
-    this.#messages.delete(chatId);
-    return this.#chats.delete(chatId);
-  }
-
-  async appendMessage(chatId: string, item: ConversationItem, createdAt: string): Promise<ChatMessage> {
-    const messages = this.#messages.get(chatId);
-    if (!messages) throw new Error(`Chat ${chatId} does not exist.`);
-    const message: ChatMessage = {
-      id: crypto.randomUUID(),
-      chatId,
-      seq: messages.length + 1,
-      role: getMessageRole(item),
-      item: structuredClone(item),
-      createdAt,
-    };
-    messages.push(message);
-    return structuredClone(message);
-  }
-
-  async listMessages(chatId: string): Promise<ChatMessage[]> {
-    return structuredClone(this.#messages.get(chatId) ?? []);
-  }
+  /** The chat's turn records and their events (leases, fencing, replay). */
+  readonly turns: TurnStore;
 }

@@ -12,10 +12,9 @@
  *   asked otherwise and its owner is allowed unrestricted chats, checked each time as well.
  * - Every completed conversation item is persisted as the turn produces it; history is repaired
  *   before replay (`history-repair.ts`), so a crash mid-turn never poisons the next turn.
- * - One turn at a time per chat: a second `startTurn` fails with `busy` until the first one's event
- *   stream ends (or is returned before being read) — in this process by its own bookkeeping, across
- *   instances sharing a database by the repository's turn lease (renewed while the turn runs, expiring
- *   `TURN_LEASE_MILLISECONDS` after an instance dies; `turn-lease.ts`).
+ * - One turn at a time per chat, here and across instances sharing the database; a turn runs until it
+ *   ends or is explicitly cancelled, whatever its clients do, and any client can follow it from any
+ *   instance (`turn-runner.ts`; fenced leases and replay are documented in docs/turns.md).
  */
 import { type ModelProvider, PROVIDER_IDS, type ProviderId } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
@@ -30,7 +29,11 @@ import { repairHistory } from './history-repair.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import { runTurn, type TurnLimits } from './turn.ts';
 import type { TurnEvent } from './turn-events.ts';
-import { acquireTurnLease, BUSY_MESSAGE, type TurnLease } from './turn-lease.ts';
+import type { TurnFollower } from './turn-follower.ts';
+import type { TurnRun } from './turn-run.ts';
+import { type CancelTurnOutcome, TurnRunner } from './turn-runner.ts';
+import type { TurnRecord } from './turn-store.ts';
+import { type TurnTiming, turnTimingFor } from './turn-timing.ts';
 
 export const MAX_TITLE_LENGTH = 200;
 export const MAX_MODEL_LENGTH = 200;
@@ -56,6 +59,10 @@ export interface ChatServiceDependencies {
   /** `maxIterations` comes from `MANGO_MAX_TOOL_ITERATIONS`. */
   limits?: TurnLimits;
   executeOptions?: ExecuteToolOptions;
+  /** Lease length and polling intervals of turns (default: a 30 s lease). */
+  turnTiming?: TurnTiming;
+  /** Where a turn that stops for a lost lease or a failing database says so (default: stderr). */
+  log?: (line: string) => void;
 }
 
 export interface CreateChatInput {
@@ -75,15 +82,6 @@ export type ChatView = Chat & { workingDirectory: string };
 export interface ChatWithMessages {
   chat: ChatView;
   messages: ChatMessage[];
-}
-
-export interface StartTurnOptions {
-  /** The client's disconnect; `cancelTurn` works as well. */
-  signal?: AbortSignal;
-}
-
-interface ActiveTurn {
-  controller: AbortController;
 }
 
 function invalid(message: string): ChatError {
@@ -119,11 +117,17 @@ function isProviderId(value: string): value is ProviderId {
 export class ChatService {
   readonly #dependencies: ChatServiceDependencies;
   readonly #now: () => number;
-  readonly #activeTurns = new Map<string, ActiveTurn>();
+  readonly #turns: TurnRunner;
 
   constructor(dependencies: ChatServiceDependencies) {
     this.#dependencies = dependencies;
     this.#now = dependencies.now ?? Date.now;
+    this.#turns = new TurnRunner({
+      store: dependencies.repository.turns,
+      timing: dependencies.turnTiming ?? turnTimingFor(),
+      now: this.#now,
+      log: dependencies.log ?? ((line) => console.error(line)),
+    });
   }
 
   async createChat(userId: string, input: CreateChatInput): Promise<ChatView> {
@@ -208,13 +212,14 @@ export class ChatService {
   /** Cancels a running turn of the chat, then deletes the chat and its messages. */
   async deleteChat(userId: string, chatId: string): Promise<void> {
     await this.#requireChat(userId, chatId);
-    this.#activeTurns.get(chatId)?.controller.abort();
+    // A turn another instance runs is stopped by its fence: its record goes with the chat.
+    if (this.#turns.isRunning(chatId)) await this.#turns.cancel(chatId);
     await this.#dependencies.repository.deleteChat(chatId);
   }
 
   /** True when the chat runs a turn in this process. */
   isBusy(chatId: string): boolean {
-    return this.#activeTurns.has(chatId);
+    return this.#turns.isRunning(chatId);
   }
 
   /**
@@ -223,77 +228,76 @@ export class ChatService {
    * @returns how many turns were running.
    */
   cancelAllTurns(): number {
-    for (const active of this.#activeTurns.values()) active.controller.abort();
-    return this.#activeTurns.size;
+    return this.#turns.cancelAll();
+  }
+
+  /** Waits (bounded) until the turns of this process recorded their end (shutdown, after the cancel). */
+  drainTurns(timeoutMilliseconds: number): Promise<void> {
+    return this.#turns.drain(timeoutMilliseconds);
   }
 
   /**
-   * Cancels the chat's running turn; false when none runs. A turn another instance runs (it holds the
-   * lease) is asked to stop through the repository (`turn-lease.ts`) and stops within a poll interval.
+   * Cancels the chat's running turn, here or on another instance. `cancelled: false` comes with the
+   * reason: no turn runs, or the instance that ran it is gone (the chat is then free again).
    */
-  async cancelTurn(userId: string, chatId: string): Promise<boolean> {
+  async cancelTurn(userId: string, chatId: string): Promise<CancelTurnOutcome> {
     await this.#requireChat(userId, chatId);
-    const active = this.#activeTurns.get(chatId);
-    if (active) {
-      active.controller.abort();
-      return true;
-    }
-    const repository = this.#dependencies.repository;
-    if (!repository.requestTurnCancel) return false;
-    return repository.requestTurnCancel(chatId, new Date(this.#now()).toISOString());
+    return this.#turns.cancel(chatId);
   }
 
   /**
-   * Starts a turn and returns its event stream. Fails before any event with `not_found`, `busy`,
-   * `invalid_request` (empty message) or `provider_unavailable`. The caller must read the stream to
-   * its end or call `return()` on it; either releases the chat.
+   * The chat's current (newest) turn record without its holder: running or how it ended, its usage
+   * and durations.
+   * @throws ChatError `not_found` when the chat is not the user's or never ran a turn.
    */
-  async startTurn(
-    userId: string,
-    chatId: string,
-    message: string,
-    options: StartTurnOptions = {},
-  ): Promise<AsyncIterableIterator<TurnEvent>> {
+  async currentTurn(userId: string, chatId: string): Promise<Omit<TurnRecord, 'holder'>> {
+    await this.#requireChat(userId, chatId);
+    const record = await this.#turns.current(chatId);
+    if (!record) throw new ChatError('not_found', `Chat ${chatId} has not run a turn yet.`);
+    // Which process holds the lease (boot id, pid) is the server's business, not the user's.
+    const { holder: _holder, ...visible } = record;
+    return visible;
+  }
+
+  /**
+   * Follows the chat's current (newest) turn: its events after `afterSeq`, then live until its `done`.
+   * @throws ChatError `not_found` when the chat is not the user's or never ran a turn.
+   */
+  async followTurn(userId: string, chatId: string, afterSeq: number): Promise<TurnFollower> {
+    await this.#requireChat(userId, chatId);
+    const follower = await this.#turns.follow(chatId, afterSeq);
+    if (!follower) throw new ChatError('not_found', `Chat ${chatId} has not run a turn yet.`);
+    return follower;
+  }
+
+  /**
+   * Starts a turn and returns a follower of its events from the first. Fails before any event with
+   * `not_found`, `busy`, `invalid_request` (empty message) or `provider_unavailable`. The turn runs to
+   * its end whether or not the follower is read; only `cancelTurn` stops it.
+   */
+  async startTurn(userId: string, chatId: string, message: string): Promise<TurnFollower> {
     if (message.trim() === '') throw invalid('message must not be empty.');
     if (message.length > MAX_MESSAGE_LENGTH) {
       throw invalid(`message must be at most ${MAX_MESSAGE_LENGTH} characters.`);
     }
     const chat = await this.#requireChat(userId, chatId);
-    const access = await this.#accessOf(chat);
-    // Check and claim with no await in between: two concurrent requests cannot both pass.
-    if (this.#activeTurns.has(chatId)) throw new ChatError('busy', BUSY_MESSAGE);
-    const active: ActiveTurn = { controller: new AbortController() };
-    this.#activeTurns.set(chatId, active);
-    let lease: TurnLease | undefined;
-    const release = async () => {
-      if (this.#activeTurns.get(chatId) === active) this.#activeTurns.delete(chatId);
-      await lease?.release();
-    };
-    let events: AsyncGenerator<TurnEvent, void>;
-    try {
-      // Other instances sharing the database: their turns hold a lease.
-      lease = await acquireTurnLease({
-        repository: this.#dependencies.repository,
-        chatId,
-        owner: crypto.randomUUID(),
-        now: this.#now,
-        onCancelRequested: () => active.controller.abort(),
+    // Claimed first, checked after: two concurrent starts cannot both pass the claim while one awaits
+    // the filesystem, and a refused binding ends the claimed turn as an error.
+    return this.#turns.start(
+      chatId,
+      async (run) => this.#prepareTurn(chat, await this.#accessOf(chat), message, run),
+      {
+        exists: async () => (await this.#dependencies.repository.getChat(chatId)) !== undefined,
         notFound: () => this.#notFound(chatId),
-      });
-      events = await this.#prepareTurn(chat, access, message, active, options.signal);
-    } catch (error) {
-      await release();
-      throw error;
-    }
-    return this.#releasingStream(events, active, release);
+      },
+    );
   }
 
   async #prepareTurn(
     chat: Chat,
     access: BoundAccess,
     message: string,
-    active: ActiveTurn,
-    clientSignal: AbortSignal | undefined,
+    run: TurnRun,
   ): Promise<AsyncGenerator<TurnEvent, void>> {
     const dependencies = this.#dependencies;
     let provider: ModelProvider;
@@ -309,9 +313,6 @@ export class ChatService {
       dependencies.loadToolRuntime(chat.userId),
       dependencies.repository.listMessages(chat.id),
     ]);
-    const signal = clientSignal
-      ? AbortSignal.any([clientSignal, active.controller.signal])
-      : active.controller.signal;
     return runTurn({
       provider,
       model: chat.model,
@@ -334,52 +335,14 @@ export class ChatService {
         const now = await this.#accessOf(chat);
         return toolAccessContext(now.reachable);
       },
-      signal,
+      signal: run.controller.signal,
       now: this.#now,
       limits: dependencies.limits,
       onItem: async (item) => {
-        await dependencies.repository.appendMessage(chat.id, item, new Date(this.#now()).toISOString());
+        await run.saveItem(item);
       },
       executeOptions: dependencies.executeOptions,
     });
-  }
-
-  /**
-   * Wraps the turn so the chat is released when it ends, even if it is returned before being read.
-   * `return()` cancels the turn first: an async generator queues `return()` behind a pending `next()`,
-   * so without the abort a client that leaves mid-tool would wait for the tool's budget.
-   */
-  #releasingStream(
-    events: AsyncGenerator<TurnEvent, void>,
-    active: ActiveTurn,
-    release: () => Promise<void>,
-  ): AsyncIterableIterator<TurnEvent> {
-    let started = false;
-    const inner = (async function* () {
-      try {
-        yield* events;
-      } finally {
-        // Before the stream closes: a client that starts the next turn at once finds the chat free.
-        await release();
-      }
-    })();
-    return {
-      next: () => {
-        started = true;
-        return inner.next();
-      },
-      return: async () => {
-        active.controller.abort();
-        if (!started) {
-          await release();
-          await events.return();
-        }
-        return inner.return();
-      },
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-    };
   }
 
   async #requireChat(userId: string, chatId: string): Promise<Chat> {

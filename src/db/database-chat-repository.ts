@@ -9,15 +9,16 @@
  * - Deleting a chat deletes its messages and its freshness-ledger rows (`file_observations`) in one
  *   transaction.
  * - The item is stored as JSON text and read back exactly (provider fields included).
- * - Turn leases (`chat_turn_leases`, migration 5): one claim statement, so two instances never both
- *   hold a chat's turn; an expired lease (its instance died) is taken over.
+ * - Turn records and their events (`turns`, migration 8) live in `DatabaseTurnStore`; deleting a chat
+ *   deletes them with it.
  */
 
 import type { SQL } from 'bun';
-import type { Chat, ChatMessage, ChatRepository, MessageRole } from '../chat/chat-repository.ts';
-import { getMessageRole } from '../chat/chat-repository.ts';
+import type { Chat, ChatMessage, ChatRepository } from '../chat/chat-repository.ts';
 import type { ConversationItem, ProviderId } from '../providers/types.ts';
 import type { Database } from './database.ts';
+import { insertMessage, listMessageRows } from './database-message-insert.ts';
+import { DatabaseTurnStore } from './database-turn-store.ts';
 
 interface ChatRow {
   id: string;
@@ -28,15 +29,6 @@ interface ChatRow {
   provider: string;
   model: string;
   system_prompt: string | null;
-  created_at: string;
-}
-
-interface MessageRow {
-  id: string;
-  chat_id: string;
-  seq: number | string | bigint;
-  role: string;
-  content_json: string;
   created_at: string;
 }
 
@@ -54,32 +46,15 @@ function toChat(row: ChatRow): Chat {
   };
 }
 
-function toMessage(row: MessageRow): ChatMessage {
-  return {
-    id: row.id,
-    chatId: row.chat_id,
-    seq: Number(row.seq),
-    role: row.role as MessageRole,
-    item: JSON.parse(row.content_json) as ConversationItem,
-    createdAt: row.created_at,
-  };
-}
-
-/**
- * Ends every turn lease. Only for a database one server uses alone (SQLite): at its start no turn can
- * be running, so leases left by a `kill -9` are freed at once instead of after their expiry.
- */
-export async function releaseAllTurnLeases(database: Database): Promise<void> {
-  await database.sql`DELETE FROM chat_turn_leases`;
-}
-
 export class DatabaseChatRepository implements ChatRepository {
   readonly #database: Database;
   readonly #createId: () => string;
+  readonly turns: DatabaseTurnStore;
 
   constructor(database: Database, createId: () => string = () => crypto.randomUUID()) {
     this.#database = database;
     this.#createId = createId;
+    this.turns = new DatabaseTurnStore(database);
   }
 
   #flag(value: boolean): boolean | number {
@@ -111,7 +86,9 @@ export class DatabaseChatRepository implements ChatRepository {
     return this.#database.sql.begin(async (transaction) => {
       await transaction`DELETE FROM messages WHERE chat_id = ${chatId}`;
       await transaction`DELETE FROM file_observations WHERE chat_id = ${chatId}`;
-      await transaction`DELETE FROM chat_turn_leases WHERE chat_id = ${chatId}`;
+      await transaction`DELETE FROM chat_turn_events WHERE turn_id IN
+        (SELECT id FROM chat_turns WHERE chat_id = ${chatId})`;
+      await transaction`DELETE FROM chat_turns WHERE chat_id = ${chatId}`;
       const deleted: { id: string }[] =
         await transaction`DELETE FROM chats WHERE id = ${chatId} RETURNING id`;
       return deleted.length > 0;
@@ -119,19 +96,10 @@ export class DatabaseChatRepository implements ChatRepository {
   }
 
   async appendMessage(chatId: string, item: ConversationItem, createdAt: string): Promise<ChatMessage> {
-    const id = this.#createId();
-    const role = getMessageRole(item);
-    const contentJson = JSON.stringify(item);
     const insert = async (sql: SQL): Promise<ChatMessage> => {
-      const rows: MessageRow[] = await sql`INSERT INTO messages
-          (id, chat_id, seq, role, content_json, created_at)
-        SELECT ${id}, ${chatId},
-          (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE chat_id = ${chatId}),
-          ${role}, ${contentJson}, ${createdAt}
-        WHERE EXISTS (SELECT 1 FROM chats WHERE id = ${chatId})
-        RETURNING id, chat_id, seq, role, content_json, created_at`;
-      if (!rows[0]) throw new Error(`Chat ${chatId} does not exist.`);
-      return toMessage(rows[0]);
+      const message = await insertMessage(sql, { id: this.#createId(), chatId, item, createdAt });
+      if (!message) throw new Error(`Chat ${chatId} does not exist.`);
+      return message;
     };
     // SQLite: one statement is atomic under the database's single write lock (and an explicit
     // transaction would triple the cost of an append). PostgreSQL: lock the chat row first, so
@@ -143,44 +111,7 @@ export class DatabaseChatRepository implements ChatRepository {
     });
   }
 
-  async claimTurnLease(chatId: string, owner: string, now: string, expiresAt: string): Promise<boolean> {
-    // One statement: insert, or take over a lease that has expired; a live one is left alone and
-    // nothing is returned. Atomic on both databases (row lock / write lock).
-    // A chat deleted meanwhile gets no row (a delete racing past the EXISTS still fails the foreign key).
-    const rows: { owner: string }[] = await this.#database.sql`INSERT INTO chat_turn_leases
-        (chat_id, owner, expires_at)
-        SELECT ${chatId}, ${owner}, ${expiresAt} WHERE EXISTS (SELECT 1 FROM chats WHERE id = ${chatId})
-      ON CONFLICT (chat_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at,
-          cancel_requested_at = NULL
-        WHERE chat_turn_leases.expires_at < ${now}
-      RETURNING owner`;
-    return rows[0]?.owner === owner;
-  }
-
-  async renewTurnLease(chatId: string, owner: string, expiresAt: string): Promise<void> {
-    await this.#database.sql`UPDATE chat_turn_leases SET expires_at = ${expiresAt}
-      WHERE chat_id = ${chatId} AND owner = ${owner}`;
-  }
-
-  async releaseTurnLease(chatId: string, owner: string): Promise<void> {
-    await this.#database.sql`DELETE FROM chat_turn_leases WHERE chat_id = ${chatId} AND owner = ${owner}`;
-  }
-
-  async requestTurnCancel(chatId: string, now: string): Promise<boolean> {
-    const rows = await this.#database.sql`UPDATE chat_turn_leases SET cancel_requested_at = ${now}
-      WHERE chat_id = ${chatId} AND expires_at >= ${now} RETURNING chat_id`;
-    return rows.length > 0;
-  }
-
-  async isTurnCancelRequested(chatId: string, owner: string): Promise<boolean> {
-    const rows: { cancel_requested_at: string | null }[] = await this.#database.sql`SELECT cancel_requested_at
-      FROM chat_turn_leases WHERE chat_id = ${chatId} AND owner = ${owner}`;
-    return rows[0]?.cancel_requested_at != null;
-  }
-
-  async listMessages(chatId: string): Promise<ChatMessage[]> {
-    const rows: MessageRow[] = await this.#database.sql`SELECT id, chat_id, seq, role, content_json,
-      created_at FROM messages WHERE chat_id = ${chatId} ORDER BY seq`;
-    return rows.map(toMessage);
+  listMessages(chatId: string): Promise<ChatMessage[]> {
+    return listMessageRows(this.#database.sql, chatId);
   }
 }

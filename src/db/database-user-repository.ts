@@ -33,7 +33,7 @@ function toUser(row: UserRow): User {
   return { id: row.id, name: row.name, createdAt: row.created_at };
 }
 
-function isUniqueViolation(error: unknown): boolean {
+export function isUniqueViolation(error: unknown): boolean {
   const text = `${(error as { code?: unknown }).code ?? ''} ${(error as Error).message ?? ''}`;
   return /23505|UNIQUE|unique/.test(text);
 }

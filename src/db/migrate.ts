@@ -25,11 +25,19 @@ export interface MigrationResult {
   applied: number[];
 }
 
+/**
+ * The list starts at 1 and strictly increases. Gaps are allowed: numbers are handed out ahead of time to
+ * work that lands in parallel, and each version is applied (or skipped) on its own, so a later-landing
+ * lower number is still applied once.
+ */
 function checkOrder(migrations: readonly Migration[]): void {
   migrations.forEach((migration, index) => {
-    if (migration.version !== index + 1) {
+    const previous = migrations[index - 1]?.version;
+    const valid = previous === undefined ? migration.version === 1 : migration.version > previous;
+    if (!valid) {
+      const expected = previous === undefined ? '1' : `a version above ${previous}`;
       throw new Error(
-        `Migration "${migration.name}" has version ${migration.version}, expected ${index + 1}.`,
+        `Migration "${migration.name}" has version ${migration.version}, expected ${expected}.`,
       );
     }
   });

@@ -16,7 +16,6 @@ import {
   type ServerConfig,
 } from '../config.ts';
 import { type Database, openDatabase } from '../db/database.ts';
-import { releaseAllTurnLeases } from '../db/database-chat-repository.ts';
 import { UserNameTakenError } from '../db/database-user-repository.ts';
 import { migrate } from '../db/migrate.ts';
 import { createApp } from '../http/app.ts';
@@ -105,8 +104,6 @@ export async function startServer(
     if (!webApp)
       print(`The web app is not built (${webDirectory}): pages answer 503 until \`npm run build\`.`);
     await migrate(database, undefined, options.now);
-    // SQLite serves one server: no turn of another instance can be running (a crash left its leases).
-    if (database.dialect === 'sqlite') await releaseAllTurnLeases(database);
     // Installed before the dependencies: personal workspaces are created for the sandbox's uid.
     const shellSandbox =
       options.shellSandbox ?? createShellSandboxFromEnvironment(options.env ?? process.env);
@@ -161,6 +158,8 @@ export async function startServer(
             await running.stop(true);
           }
           clearTimeout(timer);
+          // Turns outlive their streams: let them record their end before the database closes.
+          await deps.chats.drainTurns(config.shutdownTimeoutMs);
           await database.close();
         })();
         return stopping;

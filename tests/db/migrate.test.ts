@@ -4,10 +4,10 @@ import { migrate } from '../../src/db/migrate.ts';
 import { MIGRATIONS, type Migration } from '../../src/db/migrations/index.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
-/** Every shipped version (1…n), and a probe migration numbered right after them. */
+/** Every shipped version, and a probe migration numbered right after the highest. */
 const VERSIONS = MIGRATIONS.map((migration) => migration.version);
 const probe: Migration = {
-  version: MIGRATIONS.length + 1,
+  version: Math.max(...MIGRATIONS.map((migration) => migration.version)) + 1,
   name: 'probe',
   sqlite: ['CREATE TABLE probe (id INTEGER PRIMARY KEY)'],
   postgres: ['CREATE TABLE probe (id INTEGER PRIMARY KEY)'],

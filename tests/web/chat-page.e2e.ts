@@ -1,11 +1,11 @@
 /**
  * The Chat page in real headless Chromium against the real server, whose OpenAI-compatible provider
  * (the official SDK) talks to a scripted replay server on 127.0.0.1: a turn streams a bash tool card
- * and the final text, the history survives a reload, and Cancel really stops a running shell call
- * (its process is gone), and an answer streamed in small deltas renders as markdown (a table, highlighted
- * code with a copy button) while its script payloads run nothing; only the server's own image shows
- * inline, and Copy works without the clipboard API. Screenshots at desktop and phone width. Run by
- * `npm run test:e2e`.
+ * and the final text, the history survives a reload, a reload during a running shell call re-attaches
+ * to the turn (the call keeps running), and Cancel really stops it (its process is gone); an answer
+ * streamed in small deltas renders as markdown (a table, highlighted code with a copy button) while its
+ * script payloads run nothing; only the server's own image shows inline, and Copy works without the
+ * clipboard API. Screenshots at desktop and phone width. Run by `npm run test:e2e`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -443,6 +443,14 @@ describe('chat page in Chromium', () => {
       for (let attempt = 0; attempt < 100 && (await liveProcessesWith(marker)).length === 0; attempt += 1) {
         await Bun.sleep(50);
       }
+      expect((await liveProcessesWith(marker)).length).toBeGreaterThan(0);
+
+      // A reload drops the page's stream, not the turn: the page re-attaches to it.
+      await page.reload();
+      await page.getByRole('heading', { name: 'Cancel chat', level: 1 }).waitFor();
+      await page.locator('article[data-tool="bash"] .call-status', { hasText: 'running…' }).waitFor();
+      expect(await page.locator('.message-user').allTextContents()).toEqual(['You: Sleep for a while']);
+      expect(await page.locator('article[data-tool="bash"]').count()).toBe(1);
       expect((await liveProcessesWith(marker)).length).toBeGreaterThan(0);
 
       const started = performance.now();

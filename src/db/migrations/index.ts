@@ -8,6 +8,7 @@ import { observationRangesMigration } from './0004-observation-ranges.ts';
 import { chatTurnLeasesMigration } from './0005-chat-turn-leases.ts';
 import { workspacesMigration } from './0006-workspaces.ts';
 import { shellSettingsCleanupMigration } from './0007-shell-settings-cleanup.ts';
+import { turnRecordsMigration } from './0008-turn-records.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -20,4 +21,5 @@ export const MIGRATIONS: readonly Migration[] = [
   chatTurnLeasesMigration,
   workspacesMigration,
   shellSettingsCleanupMigration,
+  turnRecordsMigration,
 ];

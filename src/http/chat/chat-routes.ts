@@ -15,8 +15,11 @@ import {
   chatSchema,
   chatWithMessagesSchema,
   createChatBodySchema,
+  followTurnQuerySchema,
   startTurnBodySchema,
+  turnRecordSchema,
 } from './chat-schemas.ts';
+import { parseAfterSeq } from './follow-turn-query.ts';
 import { createTurnEventStream, SSE_HEADERS } from './turn-sse.ts';
 
 const errors = { 400: errorBodySchema, 401: errorBodySchema };
@@ -68,19 +71,15 @@ export function createChatRoutes(deps: AppDependencies) {
     )
     .post(
       '/api/chats/:id/turns',
-      async ({ user, params, body, request }) => {
-        const events = await deps.chats.startTurn(user.id, params.id, body.message, {
-          signal: request.signal,
-        });
-        // Keep-alives inside the server's idle timeout: a silent model or a long tool must not get
-        // the connection closed (and the turn cancelled) by Bun.serve.
-        const stream = createTurnEventStream(events, {
-          openingComment: true,
-          heartbeatMilliseconds: keepAliveMillisecondsFor(deps.config),
-        });
-        return new Response(stream, {
-          headers: { ...SSE_HEADERS },
-        });
+      async ({ user, params, body }) => {
+        const events = await deps.chats.startTurn(user.id, params.id, body.message);
+        return new Response(
+          createTurnEventStream(events, {
+            openingComment: true,
+            heartbeatMilliseconds: keepAliveMillisecondsFor(deps.config),
+          }),
+          { headers: { ...SSE_HEADERS } },
+        );
       },
       {
         parse,
@@ -96,23 +95,54 @@ export function createChatRoutes(deps: AppDependencies) {
         detail: {
           summary: 'Send a message and stream the turn as text/event-stream',
           description:
-            'On success: 200 text/event-stream, first the comment ": turn started", then one "data: {json}" line per turn event (text_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, provider_item, provider_retry {attempt, waitSeconds}, finish, tool_progress, tool_result), last done {reason: completed | max_iterations | cancelled | error, message?, finishReason?: length | refusal | content_filter}. Closing the stream cancels the turn.',
+            'On success: 200 text/event-stream, first the comment ": turn started", then one "data: {json}" line per turn event (text_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, provider_item, provider_retry {attempt, waitSeconds}, finish, tool_progress, tool_result), last done {reason: completed | max_iterations | cancelled | error, message?, finishReason?: length | refusal | content_filter}. Each event has an SSE id (its sequence number). The turn runs until it ends or is cancelled (POST …/cancel): closing the stream does not stop it, and GET …/turns/current/events?after=ID resumes it on any instance.',
           tags: ['chats'],
           operationId: 'startTurn',
         },
       },
     )
-    .post(
-      '/api/chats/:id/cancel',
-      async ({ user, params }) => ({ cancelled: await deps.chats.cancelTurn(user.id, params.id) }),
+    .get('/api/chats/:id/turns/current', ({ user, params }) => deps.chats.currentTurn(user.id, params.id), {
+      params: chatIdParamsSchema,
+      response: { 200: turnRecordSchema, ...notFound },
+      detail: {
+        summary: "The chat's current turn record: running or how it ended, usage and durations",
+        tags: ['chats'],
+        operationId: 'getCurrentTurn',
+      },
+    })
+    .get(
+      '/api/chats/:id/turns/current/events',
+      async ({ user, params, query, headers }) => {
+        const after = parseAfterSeq(query.after ?? headers['last-event-id']);
+        const events = await deps.chats.followTurn(user.id, params.id, after);
+        return new Response(
+          createTurnEventStream(events, {
+            openingComment: true,
+            heartbeatMilliseconds: keepAliveMillisecondsFor(deps.config),
+          }),
+          { headers: { ...SSE_HEADERS } },
+        );
+      },
       {
         params: chatIdParamsSchema,
-        response: { 200: cancelTurnResponseSchema, ...notFound },
+        query: followTurnQuerySchema,
+        response: { ...notFound, 422: errorBodySchema },
         detail: {
-          summary: "Cancel the chat's running turn (stops its tools)",
+          summary: "Follow the chat's current turn: replay its events after a sequence number, then live",
+          description:
+            'text/event-stream as for startTurn, from the event after `after` (default 0: every event; the Last-Event-ID header works too) of the newest turn, running or ended, on whichever instance runs it; it ends with done. 404 when the chat never ran a turn.',
           tags: ['chats'],
-          operationId: 'cancelTurn',
+          operationId: 'followTurn',
         },
       },
-    );
+    )
+    .post('/api/chats/:id/cancel', ({ user, params }) => deps.chats.cancelTurn(user.id, params.id), {
+      params: chatIdParamsSchema,
+      response: { 200: cancelTurnResponseSchema, ...notFound },
+      detail: {
+        summary: "Cancel the chat's running turn (stops its tools)",
+        tags: ['chats'],
+        operationId: 'cancelTurn',
+      },
+    });
 }

@@ -84,7 +84,18 @@ export const chatMessageSchema = t.Object({
 export const chatWithMessagesSchema = t.Object({ chat: chatSchema, messages: t.Array(chatMessageSchema) });
 
 export const cancelTurnResponseSchema = t.Object({
-  cancelled: t.Boolean({ description: 'Whether a turn was running (it then ends with done{cancelled}).' }),
+  cancelled: t.Boolean({
+    description: 'Whether a running turn was stopped (it then ends with done{cancelled}).',
+  }),
+  reason: t.Optional(
+    t.String({ description: 'Why nothing was cancelled: no turn runs, or its instance is gone.' }),
+  ),
+});
+
+export const followTurnQuerySchema = t.Object({
+  after: t.Optional(
+    t.String({ maxLength: 20, description: 'Sequence number (SSE id) of the last event already seen.' }),
+  ),
 });
 
 export const providerListSchema = t.Object({
@@ -96,3 +107,36 @@ export const providerListSchema = t.Object({
     }),
   ),
 });
+
+export const turnRecordSchema = t.Object(
+  {
+    id: t.String(),
+    chatId: t.String(),
+    fencingToken: t.Integer({ minimum: 1, description: 'Grows by one per turn of the chat.' }),
+    state: t.Union(
+      [
+        t.Literal('running'),
+        t.Literal('completed'),
+        t.Literal('max_iterations'),
+        t.Literal('cancelled'),
+        t.Literal('error'),
+        t.Literal('lost'),
+      ],
+      { description: 'lost: the instance running it stopped before it ended.' },
+    ),
+    cancelRequestedAt: t.Union([t.String(), t.Null()]),
+    leaseExpiresAt: t.Union([t.String(), t.Null()]),
+    startedAt: t.String(),
+    endedAt: t.Union([t.String(), t.Null()]),
+    messageSeqAtStart: t.Integer({
+      minimum: 0,
+      description: "The chat's last message seq when the turn began: later messages are this turn's.",
+    }),
+    usage: t.Unknown({ description: 'modelCalls, inputTokens, outputTokens once the turn ended.' }),
+    durations: t.Unknown({ description: 'totalMs, toolMs once the turn ended.' }),
+    progress: t.Unknown(),
+    error: t.Union([t.Object({ message: t.String() }), t.Null()]),
+    pendingApprovals: t.Array(t.Unknown()),
+  },
+  { $id: 'TurnRecord' },
+);

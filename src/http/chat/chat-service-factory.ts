@@ -1,14 +1,16 @@
 /**
  * Builds the server's `ChatService` from the app's parts: providers from the environment
  * (`createProviderRegistry`), tools from the user's saved settings, the database freshness ledger,
- * the users' workspaces, and the chat settings (`MANGO_MAX_TOOL_ITERATIONS`).
+ * the users' workspaces, and the chat settings (`MANGO_MAX_TOOL_ITERATIONS`, `MANGO_TURN_LEASE_MS`).
  *
  * Chats and messages live in the given repository: the server passes the database one
  * (`DatabaseChatRepository`, from `createAppDependencies`); the in-memory default serves tests.
  */
 import type { ChatConfig } from '../../chat/chat-config.ts';
-import { type ChatRepository, InMemoryChatRepository } from '../../chat/chat-repository.ts';
+import type { ChatRepository } from '../../chat/chat-repository.ts';
 import { ChatService } from '../../chat/chat-service.ts';
+import { InMemoryChatRepository } from '../../chat/in-memory-chat-repository.ts';
+import { turnTimingFor } from '../../chat/turn-timing.ts';
 import type { ProviderRegistry } from '../../providers/provider-registry.ts';
 import { getEnabledToolRuntime } from '../../settings/tool-runtime.ts';
 import type { ToolSettingsRepository } from '../../settings/tool-settings-repository.ts';
@@ -47,5 +49,6 @@ export function createServerChatService(options: ChatServiceFactoryOptions): Cha
     now: options.now,
     limits: { maxIterations: chatConfig.maxToolIterations },
     executeOptions: { registry: options.registry },
+    turnTiming: turnTimingFor(chatConfig.turnLeaseMilliseconds),
   });
 }

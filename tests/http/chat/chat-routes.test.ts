@@ -124,7 +124,10 @@ describe('chat API', () => {
       { type: 'assistant_text', text: 'Hello ' },
     ]);
 
-    expect((await call('POST', `/api/chats/${chat.id}/cancel`, alice)).json).toEqual({ cancelled: false });
+    expect((await call('POST', `/api/chats/${chat.id}/cancel`, alice)).json).toEqual({
+      cancelled: false,
+      reason: 'No turn is running in this chat.',
+    });
     expect((await call('GET', `/api/chats/${chat.id}`, bob)).status).toBe(404);
     expect((await call('DELETE', `/api/chats/${chat.id}`, bob)).status).toBe(404);
     expect((await call('DELETE', `/api/chats/${chat.id}`, alice)).status).toBe(204);

@@ -3,13 +3,15 @@
  * second)"; README: several instances may share one PostgreSQL database and any instance serves any
  * chat). Two apps over one database — two instances — on SQLite and PostgreSQL: while instance A runs
  * a turn, instance B answers 409 busy; after A's turn ends, B runs one; a lease left by a crashed
- * instance expires.
+ * instance expires; a cancel of a turn whose holder is gone says so instead of claiming success.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ClaimTurnInput } from '../../../src/chat/turn-store.ts';
 import { DatabaseChatRepository } from '../../../src/db/database-chat-repository.ts';
+import { DatabaseTurnStore } from '../../../src/db/database-turn-store.ts';
 import { type App, createApp } from '../../../src/http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../../../src/http/app-dependencies.ts';
 import { hangUntilAborted, ScriptedProvider, textResponse } from '../../helpers/scripted-provider.ts';
@@ -103,31 +105,62 @@ describe.each(BACKENDS)('turn lease across two instances on %s', (backend) => {
     for (const instance of [0, 1]) {
       expect(await (await send(instance, 'POST', `/api/chats/${chatId}/cancel`)).json()).toEqual({
         cancelled: false,
+        reason: 'No turn is running in this chat.',
       });
     }
   });
 
+  /** A running turn record of an instance on another machine (never provably dead from here). */
+  async function insertForeignTurn(chatId: string, expiresAt: number): Promise<void> {
+    await handle.database.sql`INSERT INTO chat_turns (id, chat_id, fencing_token, holder, state,
+        lease_expires_at, started_at, message_seq_at_start, pending_approvals_json)
+      VALUES (${crypto.randomUUID()}, ${chatId}, 1, ${'v1/other-machine/1/1/1/x'}, 'running',
+        ${new Date(expiresAt).toISOString()}, ${new Date(clock).toISOString()}, 0, '[]')`;
+  }
+
   test('a lease left by a crashed instance expires: refused before, accepted after its expiry', async () => {
     const chatId = await createChat();
-    await handle.database.sql`INSERT INTO chat_turn_leases (chat_id, owner, expires_at)
-      VALUES (${chatId}, ${'crashed-instance'}, ${new Date(clock + 30_000).toISOString()})`;
+    await insertForeignTurn(chatId, clock + 30_000);
     expect((await send(1, 'POST', `/api/chats/${chatId}/turns`, { message: 'Hi.' })).status).toBe(409);
     clock += 30_001;
     const after = await send(1, 'POST', `/api/chats/${chatId}/turns`, { message: 'Hi.' });
     expect(after.status).toBe(200);
     expect((await collectSseEvents(after)).at(-1)).toEqual({ type: 'done', reason: 'completed' });
-    const rows = await handle.database.sql`SELECT chat_id FROM chat_turn_leases WHERE chat_id = ${chatId}`;
-    expect(rows.length).toBe(0);
+    const rows = await handle.database.sql`SELECT fencing_token, state FROM chat_turns
+      WHERE chat_id = ${chatId} ORDER BY fencing_token`;
+    expect(
+      rows.map((row: { fencing_token: unknown; state: string }) => [Number(row.fencing_token), row.state]),
+    ).toEqual([
+      [1, 'lost'],
+      [2, 'completed'],
+    ]);
   });
 
-  test('a chat deleted while its turn starts is 404 not_found, not a 500 from the lease insert', async () => {
+  test('a cancel of a chat whose lease holder is gone: cancelled false with the reason, chat free', async () => {
+    const chatId = await createChat();
+    await insertForeignTurn(chatId, clock + 30_000);
+    clock += 30_001;
+    expect(await (await send(0, 'POST', `/api/chats/${chatId}/cancel`)).json()).toEqual({
+      cancelled: false,
+      reason:
+        'The instance that ran the turn is gone (it stopped renewing its lease); nothing was running, and the chat is free again.',
+    });
+    const next = await send(1, 'POST', `/api/chats/${chatId}/turns`, { message: 'Hi.' });
+    expect(next.status).toBe(200);
+    expect((await collectSseEvents(next)).at(-1)).toEqual({ type: 'done', reason: 'completed' });
+  });
+
+  test('a chat deleted while its turn starts is 404 not_found, not a 500 from the claim', async () => {
     const database = handle.database;
-    // Deletes the chat between the service's existence check and its lease claim (another request).
-    class RacingRepository extends DatabaseChatRepository {
-      override async claimTurnLease(chatId: string, owner: string, now: string, expiresAt: string) {
-        await this.deleteChat(chatId);
-        return super.claimTurnLease(chatId, owner, now, expiresAt);
+    // Deletes the chat between the service's existence check and its claim (another request).
+    class RacingTurnStore extends DatabaseTurnStore {
+      override async claimTurn(input: ClaimTurnInput) {
+        await new DatabaseChatRepository(database).deleteChat(input.chatId);
+        return super.claimTurn(input);
       }
+    }
+    class RacingRepository extends DatabaseChatRepository {
+      override readonly turns = new RacingTurnStore(database);
     }
     const racing = new RacingRepository(database);
     const deps = createAppDependencies({
@@ -155,12 +188,17 @@ describe.each(BACKENDS)('turn lease across two instances on %s', (backend) => {
     expect(deps.chats.isBusy(chatId)).toBe(false);
   });
 
-  test('deleting a chat removes its lease row', async () => {
+  test('deleting a chat removes its turn records and their events', async () => {
     const chatId = await createChat();
-    await handle.database.sql`INSERT INTO chat_turn_leases (chat_id, owner, expires_at)
-      VALUES (${chatId}, ${'crashed-instance'}, ${new Date(clock + 30_000).toISOString()})`;
+    const turn = await send(0, 'POST', `/api/chats/${chatId}/turns`, { message: 'Hi.' });
+    await collectSseEvents(turn);
+    const [record] = await handle.database.sql`SELECT id FROM chat_turns WHERE chat_id = ${chatId}`;
+    const stored = await handle.database.sql`SELECT seq FROM chat_turn_events WHERE turn_id = ${record.id}`;
+    expect(stored.length).toBeGreaterThan(1);
     expect((await send(1, 'DELETE', `/api/chats/${chatId}`)).status).toBe(204);
-    const rows = await handle.database.sql`SELECT chat_id FROM chat_turn_leases WHERE chat_id = ${chatId}`;
-    expect(rows.length).toBe(0);
+    const turns = await handle.database.sql`SELECT id FROM chat_turns WHERE chat_id = ${chatId}`;
+    const events = await handle.database.sql`SELECT seq FROM chat_turn_events WHERE turn_id = ${record.id}`;
+    expect(turns.length).toBe(0);
+    expect(events.length).toBe(0);
   });
 });

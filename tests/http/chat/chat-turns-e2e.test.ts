@@ -1,8 +1,8 @@
 /**
  * End to end over real HTTP on 127.0.0.1 (issue 7, "Tests"): a real server (`startServer`, port 0,
  * on SQLite and on PostgreSQL) with every builtin tool and the real provider registry, its `openai-compatible` adapter pointed
- * at the replay server through `OPENAI_COMPATIBLE_BASE_URL`. A chat is bound to a temp dir under
- * `MANGO_WORKSPACE_ROOTS`; the scripted model calls `grep`, then `read_file`, then answers. Also:
+ * at the replay server through `OPENAI_COMPATIBLE_BASE_URL`. A chat is bound to a temp dir inside
+ * the user's granted workspaces; the scripted model calls `grep`, then `read_file`, then answers. Also:
  * the second turn replays the whole history, cancel mid-shell-call kills the shell, the iteration limit,
  * invalid JSON arguments, client disconnect, 409, per-user isolation, 422/503 and the providers list.
  */
@@ -246,7 +246,10 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     expect(await waitFor(async () => (await liveProcessesWith(marker)).length === 0, 1_000)).toBe(true);
     expect(server.deps.chats.isBusy(chatId)).toBe(false);
     // Cancelling with no turn running is not an error.
-    expect((await json('POST', `/api/chats/${chatId}/cancel`, alice)).body).toEqual({ cancelled: false });
+    expect((await json('POST', `/api/chats/${chatId}/cancel`, alice)).body).toEqual({
+      cancelled: false,
+      reason: 'No turn is running in this chat.',
+    });
   });
 
   test('iteration limit: tools withheld on the last iteration, done{max_iterations} if the model insists', async () => {
@@ -307,9 +310,9 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     expect((await collectSseEvents(response)).at(-1)).toMatchObject({ type: 'done', reason: 'cancelled' });
   });
 
-  test('a client that disconnects cancels its turn and frees the chat', async () => {
+  test('a client that disconnects does not stop its turn; it re-attaches after its last id and cancels', async () => {
     const chatId = await createChat();
-    // The role chunk and one text chunk, then the provider stalls.
+    // The role chunk and one text chunk, then the provider stalls until the turn is cancelled.
     const [roleChunk, textChunk] = chatBody({ text: 'Thinking' }).split(/(?<=\n\n)/);
     replay.enqueue({ chunks: [roleChunk!, textChunk!], ending: 'hang' });
     const controller = new AbortController();
@@ -320,20 +323,47 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
       { message: 'Hang.' },
       controller.signal,
     );
-    const iterator = readSseEvents(response);
-    expect((await iterator.next()).value).toEqual({ type: 'text_delta', delta: 'Thinking' });
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes('"text_delta"')) text += new TextDecoder().decode((await reader.read()).value);
+    const lastId = /id: (\d+)\ndata: \{"type":"text_delta"/.exec(text)?.[1];
+    expect(lastId).toBe('1');
     controller.abort();
-    await iterator.return(undefined).catch(() => {});
-    expect(await waitFor(() => !server.deps.chats.isBusy(chatId), 5_000)).toBe(true);
+    await reader.cancel().catch(() => {});
+    await Bun.sleep(300);
+    expect(server.deps.chats.isBusy(chatId)).toBe(true);
+
+    const again = await api('GET', `/api/chats/${chatId}/turns/current/events?after=${lastId}`, alice);
+    expect(again.status).toBe(200);
+    expect(await json('POST', `/api/chats/${chatId}/cancel`, alice)).toEqual({
+      status: 200,
+      body: { cancelled: true },
+    });
+    expect(await collectSseEvents(again)).toEqual([
+      { type: 'done', reason: 'cancelled', message: 'The turn was cancelled.' },
+    ]);
+    expect(server.deps.chats.isBusy(chatId)).toBe(false);
     // The history is consistent: the user's message and the text streamed so far were kept.
     const shown = await json('GET', `/api/chats/${chatId}`, alice);
     expect(shown.body.messages.map((message: { item: unknown }) => message.item)).toEqual([
       { type: 'user_text', text: 'Hang.' },
       { type: 'assistant_text', text: 'Thinking' },
     ]);
+    // The whole turn replays from the start, and a bad `after` is a clear 422.
+    const whole = await collectSseEvents(
+      await api('GET', `/api/chats/${chatId}/turns/current/events`, alice),
+    );
+    expect(whole.map((event) => event.type)).toEqual(['text_delta', 'done']);
+    expect(await json('GET', `/api/chats/${chatId}/turns/current/events?after=-1`, alice)).toEqual({
+      status: 422,
+      body: {
+        error: 'after must be the sequence number of an event (an integer of 0 or more); got "-1".',
+        code: 'invalid_request',
+      },
+    });
   });
 
-  test('a client that disconnects mid-shell-call gets its shell killed', async () => {
+  test('a client that disconnects mid-shell-call leaves the shell running; cancel kills it', async () => {
     await json('PUT', '/api/settings/tools/bash', alice, { enabled: true });
     const chatId = await createChat();
     const marker = `31.${String(Date.now() % 100_000).padStart(5, '0')}3`;
@@ -353,6 +383,9 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     }
     expect(await waitFor(async () => (await liveProcessesWith(marker)).length > 0, 10_000)).toBe(true);
     controller.abort();
+    await Bun.sleep(500);
+    expect((await liveProcessesWith(marker)).length).toBeGreaterThan(0);
+    expect((await json('POST', `/api/chats/${chatId}/cancel`, alice)).body).toEqual({ cancelled: true });
     expect(await waitFor(async () => (await liveProcessesWith(marker)).length === 0, 2_000)).toBe(true);
     expect(await waitFor(() => !server.deps.chats.isBusy(chatId), 2_000)).toBe(true);
   });

@@ -80,3 +80,51 @@ test('openingComment: the stream starts with ": turn started" before any event',
     ': turn started\n\ndata: {"type":"done","reason":"completed"}\n\n',
   );
 });
+
+describe('createTurnEventStream: clients far behind', () => {
+  /** A follower that never yields on its own and reports the scripted lags, one per measure. */
+  function follower(lags: number[]) {
+    let returned = false;
+    const measured: number[] = [];
+    const events = {
+      lastSeq: undefined,
+      next: () => new Promise<IteratorResult<TurnEvent>>(() => {}),
+      return: async () => {
+        returned = true;
+        return { done: true as const, value: undefined };
+      },
+      lagBytes: async () => {
+        const lag = lags[Math.min(measured.length, lags.length - 1)]!;
+        measured.push(lag);
+        return lag;
+      },
+    };
+    return { events, measured, wasReturned: () => returned };
+  }
+  const MiB = 1024 * 1024;
+
+  test('more than 1 MiB behind and not catching up between two measures: dropped, the follower returned', async () => {
+    const source = follower([2 * MiB, 2 * MiB]);
+    const reader = createTurnEventStream(source.events, { heartbeatMilliseconds: 0 }).getReader();
+    await expect(reader.read()).rejects.toBeUndefined();
+    expect(source.measured).toEqual([2 * MiB, 2 * MiB]);
+    expect(source.wasReturned()).toBe(true);
+  });
+
+  test('far behind but catching up (a replay), or within 1 MiB: kept', async () => {
+    for (const lags of [
+      [9 * MiB, 6 * MiB, 3 * MiB, 0],
+      [MiB, MiB, MiB, MiB],
+    ]) {
+      const source = follower(lags);
+      const stream = createTurnEventStream(source.events, { heartbeatMilliseconds: 0 });
+      const reader = stream.getReader();
+      const pending = reader.read();
+      while (source.measured.length < 4) await Bun.sleep(50);
+      expect(source.wasReturned()).toBe(false);
+      await reader.cancel();
+      await pending.catch(() => {});
+      expect(source.wasReturned()).toBe(true);
+    }
+  });
+});

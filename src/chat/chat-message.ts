@@ -1,0 +1,27 @@
+/** One stored conversation item of a chat, and who produced it. */
+import type { ConversationItem } from '../providers/types.ts';
+
+/** The `role` column: who produced the item. */
+export type MessageRole = 'user' | 'assistant' | 'tool';
+
+export interface ChatMessage {
+  id: string;
+  chatId: string;
+  /** 1, 2, 3… within the chat, in history order. */
+  seq: number;
+  role: MessageRole;
+  item: ConversationItem;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+export function getMessageRole(item: ConversationItem): MessageRole {
+  switch (item.type) {
+    case 'user_text':
+      return 'user';
+    case 'tool_result':
+      return 'tool';
+    default:
+      return 'assistant';
+  }
+}

@@ -1,0 +1,54 @@
+/** The in-memory `ChatRepository`, for tests and embeddings without a database. */
+import type { ConversationItem } from '../providers/types.ts';
+import { type Chat, type ChatMessage, type ChatRepository, getMessageRole } from './chat-repository.ts';
+import { InMemoryTurnStore } from './in-memory-turn-store.ts';
+
+export class InMemoryChatRepository implements ChatRepository {
+  readonly #chats = new Map<string, Chat>();
+  readonly #messages = new Map<string, ChatMessage[]>();
+  readonly turns: InMemoryTurnStore = new InMemoryTurnStore(this);
+
+  async createChat(chat: Chat): Promise<void> {
+    if (this.#chats.has(chat.id)) throw new Error(`A chat with id ${chat.id} already exists.`);
+    this.#chats.set(chat.id, { ...chat });
+    this.#messages.set(chat.id, []);
+  }
+
+  async getChat(chatId: string): Promise<Chat | undefined> {
+    const chat = this.#chats.get(chatId);
+    return chat ? { ...chat } : undefined;
+  }
+
+  async listChats(userId: string): Promise<Chat[]> {
+    return [...this.#chats.values()]
+      .filter((chat) => chat.userId === userId)
+      .reverse()
+      .sort((left, right) => right.createdAt.localeCompare(left.createdAt))
+      .map((chat) => ({ ...chat }));
+  }
+
+  async deleteChat(chatId: string): Promise<boolean> {
+    this.#messages.delete(chatId);
+    this.turns.deleteChatTurns(chatId);
+    return this.#chats.delete(chatId);
+  }
+
+  async appendMessage(chatId: string, item: ConversationItem, createdAt: string): Promise<ChatMessage> {
+    const messages = this.#messages.get(chatId);
+    if (!messages) throw new Error(`Chat ${chatId} does not exist.`);
+    const message: ChatMessage = {
+      id: crypto.randomUUID(),
+      chatId,
+      seq: messages.length + 1,
+      role: getMessageRole(item),
+      item: structuredClone(item),
+      createdAt,
+    };
+    messages.push(message);
+    return structuredClone(message);
+  }
+
+  async listMessages(chatId: string): Promise<ChatMessage[]> {
+    return structuredClone(this.#messages.get(chatId) ?? []);
+  }
+}

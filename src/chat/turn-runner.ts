@@ -1,0 +1,226 @@
+/**
+ * The turns of one chat service: claims a chat's turn record (its lease and fencing token), runs each
+ * turn in the background (`turn-run.ts`), lets any client follow any chat's current turn
+ * (`turn-follower.ts`), and cancels turns here or on other instances.
+ *
+ * Guarantees:
+ * - One turn at a time per chat: in this process by its own map (checked and set with no await in
+ *   between), across instances by the store's claim. A running turn whose lease lapsed or whose holder
+ *   is provably dead (`turn-holder.ts`) is taken over; a live one never is.
+ * - A cancel answers `cancelled: true` only when a live turn was asked to stop and did (here) or its
+ *   holder confirmed it within the confirmation window (elsewhere); otherwise `cancelled: false` with
+ *   the reason.
+ */
+import { ChatError } from './chat-errors.ts';
+import type { TurnEvent } from './turn-events.ts';
+import { followTurn, isTurnAbandoned, LOST_TURN_MESSAGE, type TurnFollower } from './turn-follower.ts';
+import { createTurnHolder, isHolderProvablyDead } from './turn-holder.ts';
+import { TurnRun } from './turn-run.ts';
+import type { TurnRecord, TurnStore } from './turn-store.ts';
+import type { TurnTiming } from './turn-timing.ts';
+
+/** How long a cancel of a turn on another instance waits for that instance to stop it. */
+const CANCEL_CONFIRM_MILLISECONDS = 5_000;
+
+export const BUSY_MESSAGE = 'This chat is already running a turn; wait for it to end or cancel it.';
+
+export interface CancelTurnOutcome {
+  cancelled: boolean;
+  /** Why nothing was cancelled. */
+  reason?: string;
+}
+
+export interface TurnRunnerOptions {
+  store: TurnStore;
+  timing: TurnTiming;
+  now: () => number;
+  log: (line: string) => void;
+}
+
+/** How the runner learns that a chat is gone (the service's own lookup and error). */
+export interface ChatPresence {
+  exists: () => Promise<boolean>;
+  notFound: () => Error;
+}
+
+/** What the caller builds once the chat is claimed: the turn's event stream. */
+export type PrepareTurn = (run: TurnRun) => Promise<AsyncGenerator<TurnEvent, void>>;
+
+function iso(milliseconds: number): string {
+  return new Date(milliseconds).toISOString();
+}
+
+export class TurnRunner {
+  readonly #options: TurnRunnerOptions;
+  readonly #holder = createTurnHolder();
+  readonly #runs = new Map<string, TurnRun>();
+  readonly #claiming = new Set<string>();
+
+  constructor(options: TurnRunnerOptions) {
+    this.#options = options;
+  }
+
+  isRunning(chatId: string): boolean {
+    return this.#runs.has(chatId) || this.#claiming.has(chatId);
+  }
+
+  /**
+   * Claims the chat and starts the turn in the background; the returned follower replays it from the
+   * start.
+   * @throws ChatError `busy` when a turn runs here or on another instance; `presence.notFound()` when
+   * the chat was deleted since it was looked up.
+   */
+  async start(chatId: string, prepare: PrepareTurn, presence: ChatPresence): Promise<TurnFollower> {
+    if (this.isRunning(chatId)) throw new ChatError('busy', BUSY_MESSAGE);
+    this.#claiming.add(chatId);
+    let run: TurnRun;
+    try {
+      run = await this.#claim(chatId, presence);
+    } finally {
+      this.#claiming.delete(chatId);
+    }
+    this.#runs.set(chatId, run);
+    let events: AsyncGenerator<TurnEvent, void>;
+    try {
+      events = await prepare(run);
+    } catch (error) {
+      this.#runs.delete(chatId);
+      const now = this.#options.now();
+      await this.#options.store
+        .finishTurn(
+          { turnId: run.record.id, fencingToken: run.record.fencingToken, now: iso(now) },
+          {
+            state: 'error',
+            endedAt: iso(now),
+            error: { message: `The turn could not start: ${String(error)}` },
+          },
+        )
+        .catch(() => {});
+      throw error;
+    }
+    run.startTimers();
+    void run.drive(events).finally(() => {
+      if (this.#runs.get(chatId) === run) this.#runs.delete(chatId);
+    });
+    return this.#follow(run.record.id, 0, run);
+  }
+
+  async #claim(chatId: string, presence: ChatPresence): Promise<TurnRun> {
+    const { store, timing } = this.#options;
+    const now = this.#options.now();
+    let record: Awaited<ReturnType<TurnStore['claimTurn']>>;
+    try {
+      const running = await store.latestTurn(chatId);
+      const dead =
+        running?.state === 'running' && isHolderProvablyDead(running.holder) ? running.id : undefined;
+      record = await store.claimTurn({
+        chatId,
+        turnId: crypto.randomUUID(),
+        holder: this.#holder,
+        now: iso(now),
+        leaseExpiresAt: iso(now + timing.leaseMilliseconds),
+        deadTurnId: dead,
+      });
+    } catch (error) {
+      // A chat deleted during the claim fails its foreign key: that is a 404, not a 500.
+      if (!(await presence.exists())) throw presence.notFound();
+      throw error;
+    }
+    if (!record) {
+      if (!(await presence.exists())) throw presence.notFound();
+      throw new ChatError('busy', BUSY_MESSAGE);
+    }
+    return new TurnRun({ store, record, timing, now: this.#options.now, log: this.#options.log });
+  }
+
+  /**
+   * The chat's newest turn record. A running one whose holder is gone is reported as it will be once
+   * someone notices (`lost`), and is marked so.
+   */
+  async current(chatId: string): Promise<TurnRecord | undefined> {
+    const { store } = this.#options;
+    const latest = await store.latestTurn(chatId);
+    const now = this.#options.now();
+    if (latest && !this.#runs.has(chatId) && isTurnAbandoned(latest, now)) {
+      const dead = isHolderProvablyDead(latest.holder) ? latest.id : undefined;
+      await store.markTurnLost(chatId, iso(now), LOST_TURN_MESSAGE, dead);
+      return store.getTurn(latest.id);
+    }
+    return latest;
+  }
+
+  /** Follows the chat's newest turn from `afterSeq`; undefined when the chat never ran one. */
+  async follow(chatId: string, afterSeq: number): Promise<TurnFollower | undefined> {
+    const local = this.#runs.get(chatId);
+    if (local) return this.#follow(local.record.id, afterSeq, local);
+    const latest = await this.#options.store.latestTurn(chatId);
+    return latest ? this.#follow(latest.id, afterSeq, undefined) : undefined;
+  }
+
+  #follow(turnId: string, afterSeq: number, local: TurnRun | undefined): TurnFollower {
+    return followTurn({
+      store: this.#options.store,
+      turnId,
+      afterSeq,
+      local,
+      pollMilliseconds: this.#options.timing.followPollMilliseconds,
+      now: this.#options.now,
+    });
+  }
+
+  async cancel(chatId: string): Promise<CancelTurnOutcome> {
+    const local = this.#runs.get(chatId);
+    if (local) {
+      local.controller.abort();
+      return { cancelled: true };
+    }
+    const { store, timing } = this.#options;
+    const latest = await store.latestTurn(chatId);
+    if (latest?.state !== 'running') return { cancelled: false, reason: 'No turn is running in this chat.' };
+    const now = this.#options.now();
+    if (isTurnAbandoned(latest, now)) {
+      const dead = isHolderProvablyDead(latest.holder) ? latest.id : undefined;
+      await store.markTurnLost(chatId, iso(now), LOST_TURN_MESSAGE, dead);
+      return {
+        cancelled: false,
+        reason:
+          'The instance that ran the turn is gone (it stopped renewing its lease); nothing was running, and the chat is free again.',
+      };
+    }
+    if (!(await store.requestTurnCancel(latest.id, iso(now)))) {
+      return { cancelled: false, reason: 'The turn ended before the cancel arrived.' };
+    }
+    // The holder polls for the request; wait (bounded) for it to confirm by ending the turn.
+    const deadline = performance.now() + Math.min(timing.leaseMilliseconds, CANCEL_CONFIRM_MILLISECONDS);
+    while (performance.now() < deadline) {
+      await Bun.sleep(timing.cancelPollMilliseconds / 2);
+      const record = await store.getTurn(latest.id);
+      if (record?.state !== 'running') return { cancelled: true };
+    }
+    return {
+      cancelled: false,
+      reason: 'The cancel was recorded, but the instance running the turn has not stopped it yet.',
+    };
+  }
+
+  /** Cancels every turn this process runs (shutdown). @returns how many were running. */
+  cancelAll(): number {
+    for (const run of this.#runs.values()) run.controller.abort();
+    return this.#runs.size;
+  }
+
+  /**
+   * Waits until every turn of this process recorded its end, for at most `timeoutMilliseconds`; then
+   * stops their retries (their leases expire on their own).
+   */
+  async drain(timeoutMilliseconds: number): Promise<void> {
+    const runs = [...this.#runs.values()];
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMilliseconds);
+    });
+    await Promise.race([Promise.all(runs.map((run) => run.ended)), timeout]);
+    clearTimeout(timer);
+    for (const run of runs) run.abandon();
+  }
+}

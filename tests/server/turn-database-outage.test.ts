@@ -1,0 +1,143 @@
+/**
+ * A database outage during a turn, on a real `mango serve` process whose PostgreSQL connection runs
+ * through a loopback proxy the test cuts (the shared PostgreSQL server itself is never touched).
+ * Lease 4 s (`MANGO_TURN_LEASE_MS`).
+ * - A 1 s outage while a tool runs costs nothing: the failed writes are retried while the lease holds,
+ *   the turn completes, and every item is stored exactly once.
+ * - An outage longer than the lease stops the turn with `done{error}` saying why; the write it was
+ *   making and its end are recorded (retried) once the database is back, so the chat is usable again
+ *   at once, never left busy, and nothing is lost or stored twice.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chatApi, waitUntil } from '../helpers/chat-api-client.ts';
+import { type PausableTcpProxy, startPausableTcpProxy } from '../helpers/pausable-tcp-proxy.ts';
+import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
+import { chatBody } from '../helpers/scripted-provider-streams.ts';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
+import { collectSseEvents, readSseEvents } from '../helpers/sse-client.ts';
+import { createPostgresDatabase } from '../helpers/test-database.ts';
+
+const LEASE_MS = 4_000;
+let replay: ReplayServer;
+let root: string;
+let postgres: { url: string; drop: () => Promise<void> };
+let proxy: PausableTcpProxy;
+let server: ServerProcess;
+
+beforeAll(async () => {
+  replay = startReplayServer();
+  root = await realpath(await mkdtemp(join(tmpdir(), 'mango-db-outage-')));
+  postgres = await createPostgresDatabase();
+  const upstream = new URL(postgres.url);
+  proxy = await startPausableTcpProxy(Number(upstream.port || 5432));
+  upstream.port = String(proxy.port);
+  server = await startServerProcess({
+    MANGO_DATA_DIR: join(root, 'data'),
+    MANGO_WORKSPACES_DIR: join(root, 'workspaces'),
+    DATABASE_URL: upstream.toString(),
+    MANGO_TURN_LEASE_MS: String(LEASE_MS),
+    OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1`,
+  });
+});
+
+afterAll(async () => {
+  server.child.kill('SIGKILL');
+  await server.exited;
+  await proxy.close();
+  await replay.close();
+  await postgres.drop();
+  await rm(root, { recursive: true, force: true });
+});
+
+const sleepCall = (id: string, seconds: number) =>
+  chatBody({ calls: [{ id, name: 'bash', fragments: [JSON.stringify({ command: `sleep ${seconds}` })] }] });
+
+describe('database outage during a turn', () => {
+  test('a 1 s outage while a tool runs: the turn completes, every item stored exactly once', async () => {
+    const api = chatApi(server.url, server.token!);
+    expect((await api.json('PUT', '/api/settings/tools/bash', { enabled: true })).status).toBe(200);
+    const chatId = await api.createChat();
+    replay.enqueue({ body: sleepCall('b1', 0.5) }, { body: chatBody({ text: 'Slept.' }) });
+    const events: Record<string, unknown>[] = [];
+    let restored: Promise<void> | undefined;
+    for await (const event of readSseEvents(
+      await api.call('POST', `/api/chats/${chatId}/turns`, { message: 'Nap.' }),
+    )) {
+      events.push(event);
+      if (event.type === 'tool_call_completed') {
+        proxy.cut();
+        restored = Bun.sleep(1_000).then(() => proxy.restore());
+      }
+    }
+    await restored;
+    expect(events.at(-1)).toEqual({ type: 'done', reason: 'completed' });
+    expect(events.find((event) => event.type === 'tool_result')).toMatchObject({ callId: 'b1', ok: true });
+    const items = (await api.items(chatId)) as { type: string }[];
+    expect(items.map((item) => item.type)).toEqual([
+      'user_text',
+      'tool_call',
+      'tool_result',
+      'assistant_text',
+    ]);
+  }, 60_000);
+
+  test('an outage longer than the lease: done{error} saying why, then the chat is usable as soon as the database is back', async () => {
+    const api = chatApi(server.url, server.token!);
+    const chatId = await api.createChat();
+    replay.enqueue({ body: sleepCall('b2', 0.3) });
+    const events: Record<string, unknown>[] = [];
+    let cutAt = 0;
+    let restoredAt = 0;
+    let restored: Promise<void> | undefined;
+    for await (const event of readSseEvents(
+      await api.call('POST', `/api/chats/${chatId}/turns`, { message: 'Nap.' }),
+    )) {
+      events.push(event);
+      if (event.type === 'tool_call_completed') {
+        proxy.cut();
+        cutAt = performance.now();
+        restored = Bun.sleep(LEASE_MS + 2_000).then(() => {
+          proxy.restore();
+          restoredAt = performance.now();
+        });
+      }
+    }
+    const endedAt = performance.now();
+    expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'error' });
+    expect(String(events.at(-1)!.message)).toStartWith(
+      'The database could not be reached before the turn lease expired',
+    );
+    // The turn stopped within its lease (plus a retry), not when the outage ended.
+    expect(endedAt - cutAt).toBeLessThan(LEASE_MS + 1_000);
+    await restored;
+
+    replay.enqueue({ body: chatBody({ text: 'Awake.' }) });
+    let next: Response | undefined;
+    expect(
+      await waitUntil(async () => {
+        const response = await api.call('POST', `/api/chats/${chatId}/turns`, { message: 'Again.' });
+        if (response.status === 200) next = response;
+        else await response.body?.cancel();
+        return response.status === 200;
+      }, LEASE_MS + 5_000),
+    ).toBe(true);
+    const usableAfterRestore = (performance.now() - restoredAt) / 1000;
+    expect((await collectSseEvents(next!)).at(-1)).toEqual({ type: 'done', reason: 'completed' });
+    // The tool result was being written when the turn gave up: it is finished once the database is
+    // back (nobody took the chat over meanwhile), so the tool's work is not lost.
+    const items = (await api.items(chatId)) as { type: string }[];
+    expect(items.map((item) => item.type)).toEqual([
+      'user_text',
+      'tool_call',
+      'tool_result',
+      'user_text',
+      'assistant_text',
+    ]);
+    console.log(
+      `[figures] database outage of ${((restoredAt - cutAt) / 1000).toFixed(1)} s (lease ${LEASE_MS / 1000} s): turn stopped ${((endedAt - cutAt) / 1000).toFixed(2)} s after the cut; chat usable ${usableAfterRestore.toFixed(2)} s after the database came back`,
+    );
+  }, 60_000);
+});
