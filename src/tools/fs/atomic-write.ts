@@ -20,6 +20,12 @@ export interface AtomicWriteOptions {
   create?: boolean;
   /** Called with the real path the rename will produce; throws to abort the write. */
   verifyTarget: (realTarget: string) => Promise<void>;
+  /**
+   * Who must own the new file. Given to the temp file's descriptor before it takes the target's name,
+   * so no path (which a link could redirect) is ever chowned, and the file never appears with the
+   * wrong owner.
+   */
+  owner?: { uid: number; gid: number };
 }
 
 export interface AtomicWriteResult {
@@ -48,6 +54,7 @@ export async function writeFileAtomically(
     }
     await handle.datasync();
     if (options.mode !== undefined) await chmod(temporary, options.mode);
+    if (options.owner !== undefined) await handle.chown(options.owner.uid, options.owner.gid);
     await handle.close();
     if (options.create) {
       await link(temporary, realTarget);
