@@ -18,7 +18,11 @@ export async function mountFilesPanel(panel: HTMLElement, api: ApiClient, chatId
   const status = h('p', { class: 'files-status', role: 'status' });
   const error = h('p', { class: 'error-text files-error', role: 'alert' });
   const list = h('ul', { class: 'files-list', 'aria-label': 'Files in this folder' });
-  const upButton = h('button', { type: 'button', class: 'button-secondary' }, 'Up');
+  const upButton = h(
+    'button',
+    { type: 'button', class: 'button-secondary', 'aria-label': 'Up one folder' },
+    'Up',
+  );
   const refreshButton = h('button', { type: 'button', class: 'button-secondary' }, 'Refresh');
   const input = h('input', { type: 'file', id: inputId, multiple: true, class: 'visually-hidden' });
   const inputLabel = h('label', { for: inputId, class: 'button-secondary files-upload' }, 'Upload files');
