@@ -9,6 +9,7 @@
  * | `MANGO_DATA_DIR` | `./data`    | SQLite database (`mango.db`) and generated files                |
  * | `DATABASE_URL`   | (unset)     | `postgres://…` switches to PostgreSQL; unset = SQLite           |
  * | `MANGO_WORKSPACES_DIR` | see `defaultWorkspacesDirectory` | every user's personal workspace   |
+ * | `MANGO_MAX_UPLOAD_BYTES` | `26214400` (25 MiB) | largest file uploaded into a workspace (larger → 413) |
  *
  * `MANGO_WORKSPACE_ROOTS` (shared roots every user could bind) is gone: a configuration that still sets
  * it is refused, so an operator never believes a setting applies that no longer does.
@@ -27,6 +28,11 @@ export interface ServerConfig {
   shutdownTimeoutMs: number;
   /** Largest request body accepted, in bytes (larger → 413). */
   maxRequestBodyBytes: number;
+  /**
+   * Largest file uploaded into a workspace through the files routes, in bytes (larger → 413); absent =
+   * `DEFAULT_MAX_UPLOAD_BYTES`. Only the upload route accepts a body above `maxRequestBodyBytes`.
+   */
+  maxUploadBytes?: number;
   /**
    * Seconds a connection may stay silent before `Bun.serve` closes it (default
    * `DEFAULT_IDLE_TIMEOUT_SECONDS`, Bun's own). Long-lived streams (turns, MCP) send keep-alives at half
@@ -77,6 +83,26 @@ export class ConfigError extends Error {
 
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 
+/** Large enough for documents and data files, small enough to hold in memory while it is written. */
+export const DEFAULT_MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+
+/** The upload cap of `config`. */
+export function maxUploadBytesOf(config: Pick<ServerConfig, 'maxUploadBytes'>): number {
+  return config.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
+}
+
+function readMaxUploadBytes(raw: string | undefined): number {
+  const text = raw?.trim();
+  if (text === undefined || text === '') return DEFAULT_MAX_UPLOAD_BYTES;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1 || !Number.isSafeInteger(value)) {
+    throw new ConfigError(
+      `MANGO_MAX_UPLOAD_BYTES must be a positive whole number of bytes, got ${JSON.stringify(raw)}.`,
+    );
+  }
+  return value;
+}
+
 /** The refusal for a configuration that still sets the removed `MANGO_WORKSPACE_ROOTS`, or undefined. */
 export function removedWorkspaceRootsMessage(
   env: Readonly<Record<string, string | undefined>>,
@@ -111,5 +137,6 @@ export function loadConfig(env: Record<string, string | undefined>, cwd: string)
     workspacesDirectory: resolve(cwd, env.MANGO_WORKSPACES_DIR?.trim() || defaultWorkspacesDirectory(env)),
     shutdownTimeoutMs: 10_000,
     maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
+    maxUploadBytes: readMaxUploadBytes(env.MANGO_MAX_UPLOAD_BYTES),
   };
 }

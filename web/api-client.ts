@@ -24,6 +24,8 @@ export interface CreateChatBody {
 
 /** One of the caller's workspaces (`GET /api/workspaces`). */
 export interface WorkspaceSummary {
+  /** Opaque id for `/api/workspaces/:id/files`. */
+  id: string;
   path: string;
   access: 'read-only' | 'read-write';
   kind: 'personal' | 'granted';
@@ -39,6 +41,24 @@ export interface WorkspaceList {
 export interface DirectoryListing {
   path: string;
   directories: string[];
+}
+
+/** One entry of `GET /api/workspaces/:id/files`. */
+export interface WorkspaceFileEntry {
+  name: string;
+  type: 'file' | 'directory' | 'symlink' | 'other';
+  size?: number;
+  modifiedAt?: string;
+}
+
+/** `GET /api/workspaces/:id/files?path=`: a directory of a workspace, folders first. */
+export interface WorkspaceFileListing {
+  workspace: string;
+  /** Relative to the workspace root; `''` for the root. */
+  path: string;
+  entries: WorkspaceFileEntry[];
+  omitted: number;
+  truncated: boolean;
 }
 
 export interface ProviderSummary {
@@ -103,6 +123,10 @@ export interface ApiClient {
   listProviders(): Promise<ProviderSummary[]>;
   listWorkspaces(): Promise<WorkspaceList>;
   listDirectories(path: string): Promise<DirectoryListing>;
+  listWorkspaceFiles(workspaceId: string, path: string): Promise<WorkspaceFileListing>;
+  /** A file's bytes, fetched with the token (a link with the token in its URL would leak it). */
+  downloadWorkspaceFile(workspaceId: string, path: string): Promise<Blob>;
+  uploadWorkspaceFile(workspaceId: string, directory: string, file: File, overwrite: boolean): Promise<void>;
   listChats(): Promise<ChatSummary[]>;
   getChat(id: string): Promise<ChatWithMessages>;
   createChat(body: CreateChatBody): Promise<ChatSummary>;
@@ -130,11 +154,12 @@ export interface CurrentTurn {
 export function createApiClient(token: string, onUnauthorized: () => void): ApiClient {
   async function send(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
     const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    const raw = body instanceof Blob;
+    if (body !== undefined) headers['content-type'] = raw ? 'application/octet-stream' : 'application/json';
     const response = await fetch(path, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
       signal,
     });
     if (response.ok) return response;
@@ -158,6 +183,14 @@ export function createApiClient(token: string, onUnauthorized: () => void): ApiC
     listWorkspaces: () => json<WorkspaceList>('GET', '/api/workspaces'),
     listDirectories: (path) =>
       json<DirectoryListing>('GET', `/api/workspaces/directories?path=${encodeURIComponent(path)}`),
+    listWorkspaceFiles: (id, path) =>
+      json<WorkspaceFileListing>('GET', `${filesPath(id)}?path=${encodeURIComponent(path)}`),
+    downloadWorkspaceFile: async (id, path) =>
+      (await send('GET', `${filesPath(id)}/content?path=${encodeURIComponent(path)}`)).blob(),
+    uploadWorkspaceFile: async (id, directory, file, overwrite) => {
+      const query = `path=${encodeURIComponent(directory)}&name=${encodeURIComponent(file.name)}`;
+      await send('POST', `${filesPath(id)}?${query}${overwrite ? '&overwrite=true' : ''}`, file);
+    },
     listChats: async () => unwrapList<ChatSummary>(await json<unknown>('GET', '/api/chats'), 'chats'),
     getChat: async (id) => unwrapChat(await json<unknown>('GET', `/api/chats/${encodeURIComponent(id)}`)),
     createChat: async (body) => unwrapChat(await json<unknown>('POST', '/api/chats', body)),
@@ -185,6 +218,10 @@ export function createApiClient(token: string, onUnauthorized: () => void): ApiC
         signal,
       ),
   };
+}
+
+function filesPath(workspaceId: string): string {
+  return `/api/workspaces/${encodeURIComponent(workspaceId)}/files`;
 }
 
 /** Accepts both a bare array and `{[key]: array}` so the client survives either list shape. */

@@ -6,6 +6,7 @@ import type { ChatSummary } from './api-client.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
 import { renderChatView } from './chat-view.ts';
 import { h, replaceChildren } from './dom.ts';
+import { mountFilesPanel } from './files-panel.ts';
 import { renderNewChatForm } from './new-chat-form.ts';
 
 export async function renderChatPage(container: HTMLElement, options: ChatPageOptions): Promise<void> {
@@ -22,7 +23,12 @@ export async function renderChatPage(container: HTMLElement, options: ChatPageOp
     ),
     chatList,
   );
-  replaceChildren(container, h('div', { class: 'chat-layout' }, sidebar, main));
+  const files = options.chatId ? h('aside', { class: 'files-panel' }) : undefined;
+  replaceChildren(
+    container,
+    h('div', { class: files ? 'chat-layout has-files' : 'chat-layout' }, sidebar, main, files),
+  );
+  if (files && options.chatId) void mountFilesPanel(files, options.api, options.chatId);
 
   const chatsPromise = options.api.listChats().catch((error: Error) => {
     replaceChildren(chatList, h('li', { class: 'error-text' }, `Could not load chats: ${error.message}`));

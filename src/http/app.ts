@@ -20,6 +20,7 @@ import { createProviderRoutes } from './providers/provider-routes.ts';
 import { normalizeRequestUrl } from './request-url.ts';
 import { createToolSettingsRoutes } from './settings/tool-settings-routes.ts';
 import { createWebAppRoutes } from './web/web-app-routes.ts';
+import { createWorkspaceFileRoutes, uploadBodyLimit } from './workspace-files/workspace-file-routes.ts';
 import { createWorkspaceRoutes } from './workspaces/workspace-routes.ts';
 
 /** Every route module, mounted in this order. */
@@ -30,6 +31,7 @@ export const ROUTE_MODULES = [
   createProviderRoutes,
   createChatRoutes,
   createWorkspaceRoutes,
+  createWorkspaceFileRoutes,
 ] as const;
 
 /**
@@ -44,8 +46,11 @@ export function createApp(deps: AppDependencies) {
     .onError(({ code, error }) => mapErrorToResponse(error, code, deps.log, deps.databaseOutage))
     .onRequest(({ request }) => {
       const length = Number(request.headers.get('content-length') ?? 0);
-      if (length > maxBodyBytes) {
-        throw new HttpError(413, 'payload_too_large', `The request body exceeds ${maxBodyBytes} bytes.`);
+      if (length <= maxBodyBytes) return;
+      // An upload has its own, larger cap, which its route enforces on the bytes as they arrive.
+      const limit = uploadBodyLimit(request, deps.config) ?? maxBodyBytes;
+      if (length > limit) {
+        throw new HttpError(413, 'payload_too_large', `The request body exceeds ${limit} bytes.`);
       }
     });
   for (const createRoutes of PUBLIC_ROUTE_MODULES) app.use(createRoutes(deps));

@@ -12,6 +12,7 @@
 import {
   ConfigError,
   DEFAULT_IDLE_TIMEOUT_SECONDS,
+  maxUploadBytesOf,
   removedWorkspaceRootsMessage,
   type ServerConfig,
 } from '../config.ts';
@@ -126,7 +127,9 @@ export async function startServer(
     server = Bun.serve({
       hostname: config.host,
       port: config.port,
-      maxRequestBodySize: config.maxRequestBodyBytes,
+      // The upload cap may be the larger one. The app refuses a larger Content-Length on every other route,
+      // and the JSON routes count the bytes they read (parseJsonBody).
+      maxRequestBodySize: Math.max(config.maxRequestBodyBytes, maxUploadBytesOf(config)),
       idleTimeout: config.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_SECONDS,
       fetch: (request) => app.handle(request),
       error: () =>

@@ -10,11 +10,17 @@ import {
 } from '../../web/workspace-folders.ts';
 
 const personal: WorkspaceSummary = {
+  id: 'ws_00000000000000000001',
   path: '/srv/mango/workspaces/u-1',
   access: 'read-write',
   kind: 'personal',
 };
-const granted: WorkspaceSummary = { path: '/data/shared', access: 'read-only', kind: 'granted' };
+const granted: WorkspaceSummary = {
+  id: 'ws_00000000000000000002',
+  path: '/data/shared',
+  access: 'read-only',
+  kind: 'granted',
+};
 
 describe('workspaceLabel and defaultWorkspace', () => {
   test.each([
@@ -57,7 +63,12 @@ describe('folderTrail, parentFolder and childFolder', () => {
   });
 
   test('a workspace at / walks like any other', () => {
-    const root: WorkspaceSummary = { path: '/', access: 'read-write', kind: 'granted' };
+    const root: WorkspaceSummary = {
+      id: 'ws_00000000000000000003',
+      path: '/',
+      access: 'read-write',
+      kind: 'granted',
+    };
     expect(childFolder('/', 'tmp')).toBe('/tmp');
     expect(folderTrail(root, '/tmp/x').map((step) => step.path)).toEqual(['/', '/tmp', '/tmp/x']);
   });

@@ -19,6 +19,7 @@ import '../../src/tools/builtin/index.ts';
 import { createApp } from '../../src/http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../../src/http/app-dependencies.ts';
 import { installationDirectory } from '../../src/workspaces/installation-directory.ts';
+import { workspaceId } from '../../src/workspaces/workspace-id.ts';
 import {
   ScriptedProvider,
   type ScriptStep,
@@ -108,7 +109,14 @@ describe('isolation over the real HTTP API', () => {
     const response = await api(tokens.alice, 'GET', '/api/workspaces');
     const personal = join(handle.config.workspacesDirectory, ids.alice);
     expect(await response.json()).toEqual({
-      workspaces: [{ path: realpathSync(personal), access: 'read-write', kind: 'personal' }],
+      workspaces: [
+        {
+          id: workspaceId(realpathSync(personal)),
+          path: realpathSync(personal),
+          access: 'read-write',
+          kind: 'personal',
+        },
+      ],
       allowUnrestricted: false,
     });
     mkdirSync(join(personal, 'b-dir'));

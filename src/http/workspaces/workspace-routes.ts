@@ -1,14 +1,18 @@
 /**
  * The caller's workspaces, for the web app's new-chat form and folder picker: `GET /api/workspaces`
- * lists them (and whether unrestricted chats are allowed), `GET /api/workspaces/directories?path=ABS`
+ * lists them with their opaque ids (and whether unrestricted chats are allowed), `GET /api/workspaces/directories?path=ABS`
  * lists the subdirectories of a directory inside them. A path outside them gets the one fixed
  * `422 invalid_working_directory` a chat gets, whatever is there.
  */
 import { Elysia, t } from 'elysia';
+import { workspaceId } from '../../workspaces/workspace-id.ts';
 import type { AppDependencies } from '../app-dependencies.ts';
 import { errorBodySchema } from '../settings/tool-settings-schemas.ts';
 
 const workspaceSchema = t.Object({
+  id: t.String({
+    description: 'Opaque id of this workspace, for /api/workspaces/:id/files (stable while the grant is).',
+  }),
   path: t.String({ description: 'Real absolute path.' }),
   access: t.Union([t.Literal('read-only'), t.Literal('read-write')]),
   kind: t.Union([t.Literal('personal'), t.Literal('granted')], {
@@ -38,7 +42,10 @@ export function createWorkspaceRoutes(deps: AppDependencies) {
           deps.workspaces.listWorkspaces(user.id),
           deps.workspaces.isUnrestrictedAllowed(user.id),
         ]);
-        return { workspaces, allowUnrestricted };
+        return {
+          workspaces: workspaces.map((workspace) => ({ id: workspaceId(workspace.path), ...workspace })),
+          allowUnrestricted,
+        };
       },
       {
         response: { 200: workspaceListSchema, ...errors },

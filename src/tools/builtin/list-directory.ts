@@ -1,20 +1,14 @@
 /**
- * list_directory: the entries of one directory as `{name, type}`, sorted by
- * name. The directory is opened without blocking and its descriptor verified against the access policy,
- * then listed through that descriptor (`/proc/self/fd/N`), so the listing is of the directory actually
- * checked. Each entry passes the same walk gate as glob's matches: a symlink whose target is out of reach,
- * or an entry the settings deny, is left out and counted in a notice.
+ * list_directory: the entries of one directory as `{name, type}`, sorted by name. The directory is
+ * listed through its verified descriptor (`listVerifiedDirectory`): a symlink whose target is out of
+ * reach, or an entry the settings deny, is left out and counted in a notice.
  */
-import { constants } from 'node:fs';
-import { open, readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { getAccessPolicy } from '../access/access-policy.ts';
+import { stat } from 'node:fs/promises';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
-import { createWalkGate } from '../access/walk-gate.ts';
 import { readArgumentsObject, requireString } from '../arg-parsing.ts';
 import { ToolArgumentError } from '../errors.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';
-import { SAFE_READ_FLAGS, verifyDescriptor } from '../fs/open-verified-file.ts';
+import { listVerifiedDirectory } from '../fs/list-verified-directory.ts';
 import { createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
 import { policyOmissionNotice } from '../fs/truncation.ts';
 import { registerTool } from '../registry.ts';
@@ -46,21 +40,13 @@ async function listDirectory(rawArgs: unknown, context: ToolContext): Promise<Li
   const path = requireString(args, 'path', { minLength: 1, meaning: 'a directory path' });
   const resolved = await resolveAndValidatePath(path, context);
   try {
-    const handle = await open(resolved.absolute, SAFE_READ_FLAGS | constants.O_DIRECTORY);
-    try {
-      const real = await verifyDescriptor(handle, resolved, context);
-      const listed = process.platform === 'linux' ? `/proc/self/fd/${handle.fd}` : real;
-      const gate = createWalkGate(await getAccessPolicy(context));
-      const entries = (await readdir(listed, { withFileTypes: true }))
-        .filter((entry) => gate.admits(join(real, entry.name)))
-        .map((entry) => ({ name: entry.name, type: entryType(entry) }))
-        .sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
-      const result: ListDirectoryResult = { path, entries };
-      if (gate.refused > 0) result.notice = policyOmissionNotice(gate.refused, 'entries');
-      return result;
-    } finally {
-      await handle.close();
-    }
+    const listing = await listVerifiedDirectory(resolved, context);
+    const entries = listing.entries
+      .map((entry) => ({ name: entry.name, type: entryType(entry) }))
+      .sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+    const result: ListDirectoryResult = { path, entries };
+    if (listing.refused > 0) result.notice = policyOmissionNotice(listing.refused, 'entries');
+    return result;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     // The path itself names a file: the argument is wrong, not missing (ENOTDIR also means a middle

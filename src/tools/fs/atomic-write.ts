@@ -24,7 +24,11 @@ export interface AtomicWriteOptions {
   create?: boolean;
   /** Called with the real path the rename will produce; throws to abort the write. */
   verifyTarget: (realTarget: string) => Promise<void>;
-  /** Owner of a created file; undefined leaves it to the process's own uid and gid. */
+  /**
+   * Who owns a created file (a replaced one keeps its owner). Given to the temp file's descriptor before
+   * it takes the target's name, so no path (which a link could redirect) is ever chowned, and the file
+   * never appears with the wrong owner. Undefined leaves it to the process's own uid and gid.
+   */
   owner?: { uid: number; gid: number };
 }
 

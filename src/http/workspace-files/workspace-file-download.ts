@@ -1,0 +1,87 @@
+/**
+ * `GET /api/workspaces/:id/files/content?path=`: one regular file of a workspace, streamed. The file is
+ * opened `O_RDONLY | O_NONBLOCK | O_NOCTTY` and its descriptor verified against the policy
+ * (`openVerifiedForReading`), so a FIFO returns at once and a link swapped in after the check is caught;
+ * `fstat` must show a regular file before a byte is sent. The answer is always a download
+ * (`Content-Disposition: attachment`, `application/octet-stream`, `nosniff`, a sandboxing CSP): a
+ * workspace file is never rendered by the browser, whatever its content.
+ */
+import type { FileHandle } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { openVerifiedForReading } from '../../tools/fs/open-verified-file.ts';
+import { HttpError } from '../http-errors.ts';
+import { attachmentDisposition } from './download-filename.ts';
+import { describeFileError } from './workspace-file-errors.ts';
+import { resolveInWorkspace, type WorkspaceFileScope, withinWorkspace } from './workspace-file-scope.ts';
+
+const CHUNK_BYTES = 64 * 1024;
+
+/** Streams exactly `size` bytes (the size fstat reported) and closes the descriptor however it ends. */
+function streamOf(handle: FileHandle, size: number): ReadableStream<Uint8Array> {
+  let sent = 0;
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await handle.close().catch(() => {});
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const buffer = new Uint8Array(Math.min(CHUNK_BYTES, size - sent));
+        const { bytesRead } =
+          buffer.length === 0 ? { bytesRead: 0 } : await handle.read(buffer, 0, buffer.length, sent);
+        if (bytesRead === 0) {
+          await close();
+          controller.close();
+          return;
+        }
+        sent += bytesRead;
+        controller.enqueue(buffer.subarray(0, bytesRead));
+      } catch (error) {
+        await close();
+        controller.error(error);
+      }
+    },
+    cancel: close,
+  });
+}
+
+export async function downloadWorkspaceFile(scope: WorkspaceFileScope, path: string): Promise<Response> {
+  const resolved = await resolveInWorkspace(scope, path);
+  let opened: Awaited<ReturnType<typeof openVerifiedForReading>>;
+  try {
+    opened = await withinWorkspace(() => openVerifiedForReading(resolved, scope.context));
+  } catch (error) {
+    throw describeFileError(error, path);
+  }
+  const { handle } = opened;
+  let size: number;
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      throw new HttpError(
+        422,
+        'not_a_file',
+        stats.isDirectory()
+          ? `${JSON.stringify(path)} is a directory; list it with GET /api/workspaces/${scope.id}/files?path=…`
+          : `${JSON.stringify(path)} is not a regular file (a FIFO, socket or device), so it cannot be downloaded.`,
+      );
+    }
+    size = stats.size;
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  return new Response(streamOf(handle, size), {
+    status: 200,
+    headers: {
+      'content-type': 'application/octet-stream',
+      'content-length': String(size),
+      'content-disposition': attachmentDisposition(basename(resolved.absolute)),
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; sandbox",
+      'cache-control': 'no-store',
+    },
+  });
+}
