@@ -7,6 +7,9 @@ import { chatsMigration } from './0003-chats.ts';
 import { observationRangesMigration } from './0004-observation-ranges.ts';
 import { chatTurnLeasesMigration } from './0005-chat-turn-leases.ts';
 import { workspacesMigration } from './0006-workspaces.ts';
+import { reserved7Migration } from './0007-reserved.ts';
+import { reserved8Migration } from './0008-reserved.ts';
+import { userPreferencesMigration } from './0009-user-preferences.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -18,4 +21,7 @@ export const MIGRATIONS: readonly Migration[] = [
   observationRangesMigration,
   chatTurnLeasesMigration,
   workspacesMigration,
+  reserved7Migration,
+  reserved8Migration,
+  userPreferencesMigration,
 ];
