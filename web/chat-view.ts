@@ -160,8 +160,10 @@ export async function renderChatView(
       if (transcript.doneReason === undefined)
         finishTurn(transcript, turnController.signal.aborted ? 'cancelled' : 'error');
     } catch (error) {
-      if (turnController.signal.aborted) finishTurn(transcript, 'cancelled');
-      else {
+      if (turnController.signal.aborted) {
+        // A `done` that arrived before the abort already said how the turn ended.
+        if (transcript.doneReason === undefined) finishTurn(transcript, 'cancelled');
+      } else {
         transcript.entries.push({
           kind: 'notice',
           tone: 'error',
