@@ -1,8 +1,10 @@
 /**
  * The Chat page: the user's chats beside either the new-chat form or the open chat (design: "a turn
- * as an SSE stream"). The two panels live in `new-chat-form.ts` and `chat-view.ts`.
+ * as an SSE stream"). The two panels live in `new-chat-form.ts` and `chat-view.ts`; on a phone the
+ * chat list is a drawer (`chat-drawer.ts`).
  */
 import type { ChatSummary } from './api-client.ts';
+import { createChatDrawer } from './chat-drawer.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
 import { renderChatView } from './chat-view.ts';
 import { h, replaceChildren } from './dom.ts';
@@ -22,7 +24,11 @@ export async function renderChatPage(container: HTMLElement, options: ChatPageOp
     ),
     chatList,
   );
-  replaceChildren(container, h('div', { class: 'chat-layout' }, sidebar, main));
+  const layout = h('div', { class: 'chat-layout' });
+  const drawer = createChatDrawer(layout, sidebar);
+  sidebar.querySelector('.sidebar-header')!.append(drawer.close);
+  replaceChildren(layout, h('div', { class: 'drawer-bar' }, drawer.toggle), sidebar, drawer.backdrop, main);
+  replaceChildren(container, layout);
 
   const chatsPromise = options.api.listChats().catch((error: Error) => {
     replaceChildren(chatList, h('li', { class: 'error-text' }, `Could not load chats: ${error.message}`));

@@ -8,6 +8,8 @@ import { ApiError, type ChatSummary } from './api-client.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
+import { createElapsedTicker } from './elapsed-time.ts';
+import { createLiveAnnouncer } from './live-announcer.ts';
 import { createMarkdownView, type MarkdownView } from './markdown-view.ts';
 import { readTurnStream } from './sse-parser.ts';
 import { renderToolCallCard, toolCallSignature } from './tool-call-card.ts';
@@ -46,12 +48,16 @@ export async function renderChatView(
   }
   heading.textContent = chat.title || 'Untitled chat';
 
+  // Not live itself (a log is polite by default and would be read token by token): the announcer
+  // speaks streamed answers sentence by sentence.
   const log = h('div', {
     class: 'transcript',
     role: 'log',
     'aria-label': 'Conversation',
-    'aria-live': 'polite',
+    'aria-live': 'off',
   });
+  const announcer = createLiveAnnouncer();
+  const elapsed = createElapsedTicker(log);
   /**
    * Whether the reader is at the end of the log: then new text keeps it there; scrolled up, nothing
    * moves it. Decided on the reader's own scrolling, since growing content fires no scroll event.
@@ -79,8 +85,13 @@ export async function renderChatView(
       answer = { node, view };
       answers.set(entry, answer);
     }
-    if (complete) answer.view.finish(entry.text);
-    else answer.view.update(entry.text);
+    if (complete) {
+      answer.view.finish(entry.text);
+      announcer.finish(entry, entry.text);
+    } else {
+      answer.view.update(entry.text);
+      announcer.update(entry, entry.text);
+    }
     return answer.node;
   };
   const emptyNote = h('p', { class: 'list-empty' }, 'No messages yet. Say something below.');
@@ -112,6 +123,7 @@ export async function renderChatView(
       if (log.children[index] !== node) log.insertBefore(node, log.children[index] ?? null);
     });
     while (log.children.length > nodes.length) log.lastElementChild!.remove();
+    elapsed.sync();
     followIfFollowing();
   };
 
@@ -251,6 +263,7 @@ export async function renderChatView(
     ),
     log,
     form,
+    announcer.element,
   );
   renderTranscript();
   log.scrollTop = log.scrollHeight;
