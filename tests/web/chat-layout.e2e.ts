@@ -244,7 +244,7 @@ describe('chat layout in Chromium', () => {
       await page.getByRole('heading', { name: 'Page not found', level: 1 }).waitFor();
       expect(await page.locator('main code').textContent()).toBe('/settings/nowhere');
       expect(await page.title()).toBe('Not found — Mango');
-      expect(await page.evaluate(() => document.body.innerText.includes('"code"'))).toBe(false);
+      expect(await page.evaluate(() => (document.body.textContent ?? '').includes('"code"'))).toBe(false);
       await page.screenshot({ path: path.join(SCREENSHOT_DIRECTORY, 'not-found-desktop.png') });
       await page.getByRole('link', { name: 'Go to your chats' }).click();
       await page.getByRole('heading', { name: 'New chat', level: 1 }).waitFor();
