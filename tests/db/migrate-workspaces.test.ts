@@ -37,7 +37,9 @@ describe.each(BACKENDS)('migration 6 (workspaces) on %s', (backend) => {
           '2026-01-02T00:00:00.000Z')`;
     }
 
-    expect(await migrate(handle.database)).toEqual({ applied: [6] });
+    expect(await migrate(handle.database)).toEqual({
+      applied: MIGRATIONS.slice(5).map((migration) => migration.version),
+    });
 
     const repository = new DatabaseChatRepository(handle.database);
     const read = async (id: string) => {

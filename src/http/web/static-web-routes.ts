@@ -123,6 +123,7 @@ export function createStaticWebRoutes(options: StaticWebRoutesOptions) {
     if (!known && !isPageLikePath(url.pathname)) return notFound();
     const shell = files.get('index.html');
     if (shell) return fileResponse('index.html', shell, request, known ? 200 : 404);
+    if (!known) return notFound();
     return new Response('The web app is not built: run `npm run build`.\n', {
       status: 503,
       headers: { 'content-type': 'text/plain; charset=utf-8' },

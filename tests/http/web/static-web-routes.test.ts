@@ -125,6 +125,9 @@ describe('static web routes', () => {
     expect(response.status).toBe(503);
     expect(await response.text()).toBe('The web app is not built: run `npm run build`.\n');
     expect((await bare.handle(new Request('http://localhost/app.js'))).status).toBe(404);
+    const unknown = await bare.handle(new Request('http://localhost/nowhere'));
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: 'Not found', code: 'not_found' });
   });
 });
 
