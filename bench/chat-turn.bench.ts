@@ -101,6 +101,7 @@ const scriptedProviders: ProviderRegistry = {
   status: (id) => ({ id, available: id === 'openai' }),
   get: (id) =>
     id === 'openai' ? scriptedProvider : id === 'openai-compatible' ? replayProviders.get(id) : undefined,
+  listModels: async () => ['scripted'],
 };
 
 const directory = await mkdtemp(join(tmpdir(), 'mango-chat-bench-'));

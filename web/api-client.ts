@@ -69,6 +69,20 @@ export interface ProviderSummary {
   defaultModel?: string;
 }
 
+/** `GET /api/providers/:id/models`: the ids a provider lists (cached by the server). */
+export interface ProviderModels {
+  provider: string;
+  models: string[];
+  fetchedAt: string;
+}
+
+/** The caller's last provider and model (`/api/preferences/chat-model`); null when none was saved. */
+export interface ChatModelPreference {
+  provider: string;
+  model: string;
+  updatedAt: string;
+}
+
 export interface ChatSummary {
   id: string;
   title: string;
@@ -121,6 +135,9 @@ export interface ApiClient {
   listTools(): Promise<ToolSettingsDescriptor[]>;
   updateTool(name: string, body: UpdateToolSettingsBody): Promise<ToolSettingsDescriptor>;
   listProviders(): Promise<ProviderSummary[]>;
+  listProviderModels(providerId: string): Promise<ProviderModels>;
+  getChatModelPreference(): Promise<ChatModelPreference | null>;
+  saveChatModelPreference(provider: string, model: string): Promise<ChatModelPreference | null>;
   listWorkspaces(): Promise<WorkspaceList>;
   listDirectories(path: string): Promise<DirectoryListing>;
   listWorkspaceFiles(workspaceId: string, path: string): Promise<WorkspaceFileListing>;
@@ -180,6 +197,17 @@ export function createApiClient(token: string, onUnauthorized: () => void): ApiC
       json<ToolSettingsDescriptor>('PUT', `/api/settings/tools/${encodeURIComponent(name)}`, body),
     listProviders: async () =>
       (await json<{ providers: ProviderSummary[] }>('GET', '/api/providers')).providers,
+    listProviderModels: (providerId) =>
+      json<ProviderModels>('GET', `/api/providers/${encodeURIComponent(providerId)}/models`),
+    getChatModelPreference: async () =>
+      (await json<{ chatModel: ChatModelPreference | null }>('GET', '/api/preferences/chat-model')).chatModel,
+    saveChatModelPreference: async (provider, model) =>
+      (
+        await json<{ chatModel: ChatModelPreference | null }>('PUT', '/api/preferences/chat-model', {
+          provider,
+          model,
+        })
+      ).chatModel,
     listWorkspaces: () => json<WorkspaceList>('GET', '/api/workspaces'),
     listDirectories: (path) =>
       json<DirectoryListing>('GET', `/api/workspaces/directories?path=${encodeURIComponent(path)}`),

@@ -1,8 +1,10 @@
 /**
  * The Chat page: the user's chats beside either the new-chat form or the open chat (design: "a turn
- * as an SSE stream"). The two panels live in `new-chat-form.ts` and `chat-view.ts`.
+ * as an SSE stream"). The two panels live in `new-chat-form.ts` and `chat-view.ts`; on a phone the
+ * chat list is a drawer (`chat-drawer.ts`).
  */
 import type { ChatSummary } from './api-client.ts';
+import { createChatDrawer } from './chat-drawer.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
 import { renderChatView } from './chat-view.ts';
 import { h, replaceChildren } from './dom.ts';
@@ -24,10 +26,18 @@ export async function renderChatPage(container: HTMLElement, options: ChatPageOp
     chatList,
   );
   const files = options.chatId ? h('aside', { class: 'files-panel' }) : undefined;
+  const layout = h('div', { class: files ? 'chat-layout has-files' : 'chat-layout' });
+  const drawer = createChatDrawer(layout, sidebar);
+  sidebar.querySelector('.sidebar-header')!.append(drawer.close);
   replaceChildren(
-    container,
-    h('div', { class: files ? 'chat-layout has-files' : 'chat-layout' }, sidebar, main, files),
+    layout,
+    h('div', { class: 'drawer-bar' }, drawer.toggle),
+    sidebar,
+    drawer.backdrop,
+    main,
+    files,
   );
+  replaceChildren(container, layout);
   if (files && options.chatId) void mountFilesPanel(files, options.api, options.chatId);
 
   const chatsPromise = options.api.listChats().catch((error: Error) => {

@@ -9,6 +9,8 @@ import { ApiError, type ChatSummary, type CurrentTurn } from './api-client.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
+import { createElapsedTicker } from './elapsed-time.ts';
+import { createLiveAnnouncer } from './live-announcer.ts';
 import { createMarkdownView, type MarkdownView } from './markdown-view.ts';
 import { readTurnStream } from './sse-parser.ts';
 import { renderToolCallCard, toolCallSignature } from './tool-call-card.ts';
@@ -53,12 +55,16 @@ export async function renderChatView(
   }
   heading.textContent = chat.title || 'Untitled chat';
 
+  // Not live itself (a log is polite by default and would be read token by token): the announcer
+  // speaks streamed answers sentence by sentence.
   const log = h('div', {
     class: 'transcript',
     role: 'log',
     'aria-label': 'Conversation',
-    'aria-live': 'polite',
+    'aria-live': 'off',
   });
+  const announcer = createLiveAnnouncer();
+  const elapsed = createElapsedTicker(log);
   /**
    * Whether the reader is at the end of the log: then new text keeps it there; scrolled up, nothing
    * moves it. Decided on the reader's own scrolling, since growing content fires no scroll event.
@@ -86,8 +92,13 @@ export async function renderChatView(
       answer = { node, view };
       answers.set(entry, answer);
     }
-    if (complete) answer.view.finish(entry.text);
-    else answer.view.update(entry.text);
+    if (complete) {
+      answer.view.finish(entry.text);
+      announcer.finish(entry, entry.text);
+    } else {
+      answer.view.update(entry.text);
+      announcer.update(entry, entry.text);
+    }
     return answer.node;
   };
   const emptyNote = h('p', { class: 'list-empty' }, 'No messages yet. Say something below.');
@@ -119,6 +130,7 @@ export async function renderChatView(
       if (log.children[index] !== node) log.insertBefore(node, log.children[index] ?? null);
     });
     while (log.children.length > nodes.length) log.lastElementChild!.remove();
+    elapsed.sync();
     followIfFollowing();
   };
 
@@ -172,8 +184,10 @@ export async function renderChatView(
       if (transcript.doneReason === undefined)
         finishTurn(transcript, turnController.signal.aborted ? 'cancelled' : 'error');
     } catch (error) {
-      if (turnController.signal.aborted) finishTurn(transcript, 'cancelled');
-      else {
+      if (turnController.signal.aborted) {
+        // A `done` that arrived before the abort already said how the turn ended.
+        if (transcript.doneReason === undefined) finishTurn(transcript, 'cancelled');
+      } else {
         transcript.entries.push({
           kind: 'notice',
           tone: 'error',
@@ -261,6 +275,7 @@ export async function renderChatView(
     ),
     log,
     form,
+    announcer.element,
   );
   renderTranscript();
   log.scrollTop = log.scrollHeight;

@@ -1,7 +1,8 @@
 /**
  * Entry point of the web app: sign-in by pasted token, a header with navigation and sign-out, and a
  * history-API router (`/tools`, `/chats`, `/chats/:id`). The server's static route falls back to
- * `index.html` for these paths, so reloads and shared links work.
+ * `index.html` for these paths, so reloads and shared links work; any other page-like path it answers
+ * with `index.html` at status 404, and the app shows its not-found view.
  */
 import { ApiError, createApiClient } from './api-client.ts';
 import { renderChatPage } from './chat-page.ts';
@@ -21,7 +22,16 @@ function signOut(): void {
   navigate('/');
 }
 
+/** The paths the app has a page for; anything else gets the not-found view. */
+function isKnownPath(path: string): boolean {
+  return /^\/(?:tools|chats(?:\/[^/]+)?)?\/?$/.test(path);
+}
+
 async function route(): Promise<void> {
+  if (!isKnownPath(window.location.pathname)) {
+    renderNotFound();
+    return;
+  }
   const token = readToken();
   if (!token) {
     renderSignIn();
@@ -36,7 +46,7 @@ async function route(): Promise<void> {
   const section = chatMatch || path.startsWith('/chats') ? 'chats' : 'tools';
   if (path === '/' || path === '') window.history.replaceState({}, '', '/tools');
 
-  const main = h('main', { id: 'main', class: section === 'chats' ? 'page page-wide' : 'page' });
+  const main = h('main', { id: 'main', class: section === 'chats' ? 'page page-wide page-fill' : 'page' });
   replaceChildren(root, renderHeader(section), main);
   document.title = section === 'chats' ? 'Chats — Mango' : 'Tools — Mango';
   const loadImage = async (url: string) => {
@@ -80,6 +90,30 @@ function renderHeader(section: 'tools' | 'chats'): HTMLElement {
     ),
     h('button', { type: 'button', class: 'button-quiet sign-out', onclick: signOut }, 'Sign out'),
   );
+}
+
+/** An unknown address (the server answered it with status 404): say so and offer the way back. */
+function renderNotFound(): void {
+  document.title = 'Not found — Mango';
+  const heading = h('h1', { tabindex: -1 }, 'Page not found');
+  replaceChildren(
+    root,
+    h(
+      'main',
+      { id: 'main', class: 'page page-narrow not-found' },
+      heading,
+      h('p', {}, 'There is no page at ', h('code', {}, window.location.pathname), '.'),
+      h(
+        'p',
+        {},
+        h('a', { href: '/chats', 'data-link': true }, 'Go to your chats'),
+        ' or ',
+        h('a', { href: '/tools', 'data-link': true }, 'your tools'),
+        '.',
+      ),
+    ),
+  );
+  heading.focus();
 }
 
 function renderSignIn(notice?: string): void {

@@ -1,12 +1,16 @@
 /**
  * The new-chat form: provider (from `GET /api/providers`; unavailable ones disabled with the reason),
- * model, title, and where the chat works: one of the user's workspaces and a folder inside it
+ * model (free text, suggested from the models the provider lists), title, system prompt, and where the
+ * chat works: one of the user's workspaces and a folder inside it
  * (`workspace-picker.ts`). A chat is confined to that folder; the "all my workspaces" box appears only
- * when the server allows this user unrestricted chats, and is off by default.
+ * when the server allows this user unrestricted chats, and is off by default. The provider and model of
+ * the user's last new chat are remembered on the server and preselected. A server with no provider at
+ * all gets a setup view naming the variables to set instead of a form that cannot succeed.
  */
-import type { ProviderSummary, WorkspaceList } from './api-client.ts';
+import type { ChatModelPreference, ProviderSummary, WorkspaceList } from './api-client.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
+import { initialModelChoice, PROVIDER_DOCS_PAGE, providerSetupHints } from './model-choice.ts';
 import { createChatBodyFrom } from './workspace-folders.ts';
 import { createWorkspacePicker } from './workspace-picker.ts';
 
@@ -24,7 +28,15 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
   let providersError: string | undefined;
   let workspaces: WorkspaceList = { workspaces: [], allowUnrestricted: false };
   let workspacesError: string | undefined;
+  let remembered: ChatModelPreference | null = null;
   await Promise.all([
+    // A preference that cannot be read only loses the preselection; the form still works.
+    options.api.getChatModelPreference().then(
+      (preference) => {
+        remembered = preference;
+      },
+      () => {},
+    ),
     options.api.listProviders().then(
       (listed) => {
         providers = listed;
@@ -43,10 +55,17 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
     ),
   ]);
 
+  if (!providersError && !providers.some((provider) => provider.available)) {
+    renderProviderSetup(main, heading, providers);
+    return;
+  }
+
   const ids = {
     provider: uniqueId('provider'),
     model: uniqueId('model'),
     models: uniqueId('models'),
+    modelHint: uniqueId('model-hint'),
+    systemPrompt: uniqueId('system-prompt'),
     title: uniqueId('title'),
     unrestricted: uniqueId('unrestricted'),
     unrestrictedHint: uniqueId('unrestricted-hint'),
@@ -66,7 +85,8 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
       ),
     ),
   );
-  if (available[0]) providerSelect.value = available[0].id;
+  const initial = initialModelChoice(providers, remembered);
+  if (initial) providerSelect.value = initial.provider;
   const modelList = h('datalist', { id: ids.models });
   const modelInput = h('input', {
     id: ids.model,
@@ -75,18 +95,44 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
     required: true,
     list: ids.models,
     autocomplete: 'off',
+    'aria-describedby': ids.modelHint,
   });
-  const updateModels = () => {
-    const provider = providers.find((candidate) => candidate.id === providerSelect.value);
-    replaceChildren(
-      modelList,
-      (provider?.models ?? []).map((model) => h('option', { value: model })),
-    );
-    if (provider?.defaultModel && modelInput.value === '') modelInput.value = provider.defaultModel;
+  modelInput.value = initial?.model ?? '';
+  const modelHint = h('p', { class: 'field-hint', id: ids.modelHint, 'aria-live': 'polite' });
+  let modelRequest = 0;
+  const updateModels = async () => {
+    const providerId = providerSelect.value;
+    const request = ++modelRequest;
+    replaceChildren(modelList);
+    if (!providers.some((provider) => provider.id === providerId && provider.available)) return;
+    modelHint.textContent = `Asking ${providerId} which models it offers…`;
+    try {
+      const listed = await options.api.listProviderModels(providerId);
+      // A later provider change owns the field now.
+      if (request !== modelRequest) return;
+      replaceChildren(
+        modelList,
+        listed.models.map((model) => h('option', { value: model })),
+      );
+      modelHint.textContent =
+        listed.models.length === 0
+          ? `${providerId} listed no models; type the model name.`
+          : `${listed.models.length} models listed by ${providerId}; pick one or type any name.`;
+    } catch (error) {
+      if (request !== modelRequest) return;
+      modelHint.textContent = `Could not list the models of ${providerId} (${(error as Error).message}); type the model name.`;
+    }
   };
-  providerSelect.addEventListener('change', updateModels);
-  updateModels();
+  providerSelect.addEventListener('change', () => void updateModels());
+  void updateModels();
   const titleInput = h('input', { id: ids.title, name: 'title', type: 'text', autocomplete: 'off' });
+  const systemPromptInput = h('textarea', {
+    id: ids.systemPrompt,
+    name: 'systemPrompt',
+    rows: 3,
+    maxlength: MAX_SYSTEM_PROMPT_CHARACTERS,
+    placeholder: 'Instructions the model follows in every turn of this chat',
+  });
   const picker = createWorkspacePicker(options.api, workspaces);
   const unrestrictedInput = h('input', {
     id: ids.unrestricted,
@@ -124,8 +170,13 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
               folder: picker.folder(),
               unrestricted: unrestrictedInput.checked,
               allowUnrestricted: workspaces.allowUnrestricted,
+              systemPrompt: systemPromptInput.value,
             }),
           );
+          // The chat exists either way; a preference that cannot be saved only loses the next preselection.
+          await options.api
+            .saveChatModelPreference(providerSelect.value, modelInput.value.trim())
+            .catch(() => null);
           options.navigate(`/chats/${encodeURIComponent(chat.id)}`);
         } catch (error) {
           status.textContent = `Could not create the chat: ${(error as Error).message}`;
@@ -149,8 +200,14 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
             : 'Providers configured on this server.',
       ),
     ),
-    h('div', { class: 'field' }, h('label', { for: ids.model }, 'Model'), modelInput, modelList),
+    h('div', { class: 'field' }, h('label', { for: ids.model }, 'Model'), modelInput, modelList, modelHint),
     h('div', { class: 'field' }, h('label', { for: ids.title }, 'Title (optional)'), titleInput),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: ids.systemPrompt }, 'System prompt (optional)'),
+      systemPromptInput,
+    ),
     workspacesError
       ? h(
           'p',
@@ -178,5 +235,49 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
     h('div', { class: 'form-actions' }, createButton),
   );
   replaceChildren(main, heading, form);
+  heading.focus();
+}
+
+/** The server's limit for a chat's system prompt (`MAX_SYSTEM_PROMPT_LENGTH`). */
+const MAX_SYSTEM_PROMPT_CHARACTERS = 50_000;
+
+/** No provider is configured: say which variables would enable each, and where to read more. */
+function renderProviderSetup(main: HTMLElement, heading: HTMLElement, providers: ProviderSummary[]): void {
+  heading.textContent = 'Set up a model provider';
+  replaceChildren(
+    main,
+    heading,
+    h(
+      'section',
+      { class: 'provider-setup' },
+      h(
+        'p',
+        {},
+        'No model provider is configured on this server, so no chat can start yet. An operator sets one of these in the server’s environment and restarts it:',
+      ),
+      h(
+        'ul',
+        { class: 'provider-setup-list' },
+        providerSetupHints(providers).map((hint) =>
+          h(
+            'li',
+            {},
+            h('strong', {}, hint.provider),
+            ': ',
+            hint.variables.length > 0
+              ? hint.variables.flatMap((variable, index) => [index > 0 ? ', ' : '', h('code', {}, variable)])
+              : hint.reason,
+          ),
+        ),
+      ),
+      h(
+        'p',
+        {},
+        'Each provider’s variables and options are described in ',
+        h('code', {}, PROVIDER_DOCS_PAGE),
+        '.',
+      ),
+    ),
+  );
   heading.focus();
 }

@@ -1,5 +1,5 @@
 /**
- * One tool call as a card: name, status, duration, the arguments as they stream in, progress
+ * One tool call as a card: name, status, duration (elapsed time while it runs), the arguments as they stream in, progress
  * events, and the result or error in a collapsible section (errors open by default).
  */
 import { h } from './dom.ts';
@@ -46,7 +46,14 @@ export function renderToolCallCard(call: ToolCallEntry, loadImage: ImageLoader):
       h('span', { class: `call-status status-${call.status}` }, statusText),
       call.durationMs !== undefined
         ? h('span', { class: 'call-duration' }, formatDuration(call.durationMs))
-        : null,
+        : live
+          ? // Filled and advanced by the chat view's elapsed-time ticker (`elapsed-time.ts`).
+            h('span', {
+              class: 'call-duration call-elapsed',
+              'data-elapsed-for': call.callId,
+              'aria-label': 'elapsed time',
+            })
+          : null,
     ),
     h(
       'details',

@@ -197,7 +197,16 @@ export function finishTurn(
     });
     return transcript;
   }
-  const notice = notices[reason] !== undefined && message ? `${notices[reason]} ${message}` : notices[reason];
+  // The error was already shown when it happened (the provider's `finish`, or the `error` event):
+  // `done` repeats it, and showing it again would say it twice.
+  if (reason === 'error' && turnHasErrorNotice(transcript)) return transcript;
+  // The server's cancel message is a full sentence of its own ("The turn was cancelled.").
+  const notice =
+    reason === 'cancelled'
+      ? (message ?? notices.cancelled)
+      : notices[reason] !== undefined && message
+        ? `${notices[reason]} ${message}`
+        : notices[reason];
   if (notice)
     transcript.entries.push({
       kind: 'notice',
@@ -205,6 +214,16 @@ export function finishTurn(
       text: notice,
     });
   return transcript;
+}
+
+/** Whether an error notice was added since the turn's user message. */
+function turnHasErrorNotice(transcript: Transcript): boolean {
+  for (let index = transcript.entries.length - 1; index >= 0; index -= 1) {
+    const entry = transcript.entries[index]!;
+    if (entry.kind === 'user') return false;
+    if (entry.kind === 'notice' && entry.tone === 'error') return true;
+  }
+  return false;
 }
 
 const CONVERSATION_TYPES = new Set(['user_text', 'assistant_text', 'tool_call', 'tool_result']);

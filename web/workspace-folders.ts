@@ -71,6 +71,8 @@ export interface NewChatChoice {
   /** The "all my workspaces" box; counts only when the server allows unrestricted chats. */
   unrestricted: boolean;
   allowUnrestricted: boolean;
+  /** The chat's system prompt as typed; blank = none. */
+  systemPrompt?: string;
 }
 
 /** The `POST /api/chats` body: empty fields left out, `unrestricted` only when allowed and chosen. */
@@ -80,5 +82,8 @@ export function createChatBodyFrom(choice: NewChatChoice): CreateChatBody {
   if (title !== '') body.title = title;
   if (choice.folder !== undefined) body.workingDirectory = choice.folder;
   if (choice.allowUnrestricted && choice.unrestricted) body.unrestricted = true;
+  // Kept as typed (inner whitespace can matter to a model); only an all-blank prompt is left out.
+  if (choice.systemPrompt !== undefined && choice.systemPrompt.trim() !== '')
+    body.systemPrompt = choice.systemPrompt;
   return body;
 }

@@ -25,10 +25,12 @@ import { DatabaseChatRepository } from '../db/database-chat-repository.ts';
 import { createDatabaseLedgerFactory } from '../db/database-freshness-ledger.ts';
 import { DatabaseImageRepository } from '../db/database-image-repository.ts';
 import { DatabaseToolSettingsRepository } from '../db/database-tool-settings-repository.ts';
+import { DatabaseUserPreferenceRepository } from '../db/database-user-preference-repository.ts';
 import { DatabaseUserRepository } from '../db/database-user-repository.ts';
 import { DatabaseWorkspaceRepository } from '../db/database-workspace-repository.ts';
 import type { ImageRepository } from '../images/image-repository.ts';
 import { McpHttpSessions } from '../mcp/mcp-http-handler.ts';
+import { createModelCatalog, type ModelCatalog } from '../providers/model-catalog.ts';
 import { createProviderRegistry, type ProviderRegistry } from '../providers/provider-registry.ts';
 import { ToolSettingsEvents } from '../settings/tool-settings-events.ts';
 import type { ToolSettingsRepository } from '../settings/tool-settings-repository.ts';
@@ -36,6 +38,7 @@ import { ToolSettingsService } from '../settings/tool-settings-service.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { sandboxFileOwner } from '../tools/shell/sandbox/sandbox-file-owner.ts';
+import type { UserPreferenceRepository } from '../users/user-preferences.ts';
 import type { WebApp } from '../web/load-web-app.ts';
 import { createWorkspaceService } from '../workspaces/create-workspace-service.ts';
 import type { WorkspaceService } from '../workspaces/workspace-service.ts';
@@ -72,6 +75,10 @@ export interface AppDependencies {
   log: (message: string) => void;
   /** Model providers configured from the environment (`GET /api/providers`). */
   providers: ProviderRegistry;
+  /** The models each provider lists, cached per provider (`GET /api/providers/:id/models`). */
+  modelCatalog: ModelCatalog;
+  /** What the server remembers of a user's choices (`/api/preferences/…`). */
+  preferences: UserPreferenceRepository;
   /** Chats and turns (`/api/chats…`). */
   chats: ChatService;
   /** `MANGO_MAX_TOOL_ITERATIONS`. */
@@ -96,6 +103,8 @@ export interface AppDependencyOptions {
   /** Provider keys and chat settings are read from here (default `process.env`). */
   environment?: Readonly<Record<string, string | undefined>>;
   providers?: ProviderRegistry;
+  /** How long a provider's model list is reused (default `DEFAULT_MODEL_CATALOG_TTL_MS`). */
+  modelCatalogTtlMs?: number;
   /** Default: the database (`DatabaseChatRepository`). */
   chatRepository?: ChatRepository;
   /** Default: built from `config` over the database (`createWorkspaceService`). */
@@ -142,6 +151,8 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
     log,
     databaseOutage: new DatabaseOutage({ database: options.database, log, now }),
     providers,
+    modelCatalog: createModelCatalog({ providers, now, ttlMs: options.modelCatalogTtlMs }),
+    preferences: new DatabaseUserPreferenceRepository(options.database),
     chatConfig,
     workspaces,
     allowedHosts: readAllowedHostPolicy(environment, options.config.host),

@@ -16,6 +16,7 @@ import { createImageRoutes } from './images/image-routes.ts';
 import { createMcpOriginGuard } from './mcp/mcp-origin-guard.ts';
 import { createMcpRoutes } from './mcp/mcp-routes.ts';
 import { buildOpenApiDocument, type RouteForDocument } from './openapi.ts';
+import { createPreferenceRoutes } from './preferences/preference-routes.ts';
 import { createProviderRoutes } from './providers/provider-routes.ts';
 import { normalizeRequestUrl } from './request-url.ts';
 import { createToolSettingsRoutes } from './settings/tool-settings-routes.ts';
@@ -32,6 +33,7 @@ export const ROUTE_MODULES = [
   createChatRoutes,
   createWorkspaceRoutes,
   createWorkspaceFileRoutes,
+  createPreferenceRoutes,
 ] as const;
 
 /**

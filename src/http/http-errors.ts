@@ -20,11 +20,13 @@
  * | `ChatError` not_found / busy                       | 404 / 409 | its `code`           |
  * | `ChatError` invalid_request / invalid_working_directory | 422 | its `code`           |
  * | `ChatError` provider_unavailable                   | 503    | `provider_unavailable`  |
+ * | `ModelListError` provider_unavailable / model_list_failed | 503 / 502 | its `code` |
  * | `WorkspaceError` (a path the caller may not use)   | 422    | `invalid_working_directory` |
  * | database unreachable (`isDatabaseUnavailableError`) | 503 + `Retry-After` | `database_unavailable` |
  * | anything else                                      | 500    | `internal_error`        |
  */
 import { ChatError, type ChatErrorCode } from '../chat/chat-errors.ts';
+import { ModelListError } from '../providers/model-lister.ts';
 import { ToolError, type ToolErrorClassification, ToolParameterError } from '../tools/errors.ts';
 import { WorkspaceError } from '../workspaces/workspace-error.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailableError } from './database-outage.ts';
@@ -140,6 +142,10 @@ export function mapErrorToResponse(
   }
   if (ChatError.isInstance(error)) {
     return jsonErrorResponse(CHAT_ERROR_STATUS[error.code], { error: error.message, code: error.code });
+  }
+  if (ModelListError.isInstance(error)) {
+    const status = error.code === 'provider_unavailable' ? 503 : 502;
+    return jsonErrorResponse(status, { error: error.message, code: error.code });
   }
   if (WorkspaceError.isInstance(error)) {
     return jsonErrorResponse(422, { error: error.message, code: 'invalid_working_directory' });

@@ -23,6 +23,7 @@ import {
   type VertexOptions,
 } from './gemini-generate-content-provider.ts';
 import { createGeminiInteractionsProvider } from './gemini-interactions-provider.ts';
+import { listProviderModels, ModelListError } from './model-lister.ts';
 import { createOpenAIChatProvider } from './openai-chat-provider.ts';
 import { createOpenAIResponsesProvider } from './openai-responses-provider.ts';
 import { readProviderStreamSettings } from './provider-settings.ts';
@@ -46,6 +47,11 @@ export interface ProviderRegistry {
   status(id: ProviderId): ProviderStatus;
   /** The provider, or `undefined` when it is unavailable. Instances are created once and reused. */
   get(id: ProviderId): ModelProvider | undefined;
+  /**
+   * The ids of the models the provider offers, asked of it now (no cache: `model-catalog.ts` keeps one).
+   * @throws ModelListError `provider_unavailable` when it is not configured, `model_list_failed` when it fails.
+   */
+  listModels(id: ProviderId, signal?: AbortSignal): Promise<string[]>;
 }
 
 export interface ProviderRegistryOptions {
@@ -227,6 +233,36 @@ export function createProviderRegistry(
   return {
     list: () => PROVIDER_IDS.map(publicStatus),
     status: publicStatus,
+    async listModels(id, signal) {
+      const status = statuses.get(id);
+      if (!status?.available || !status.baseURL || !status.apiKey) {
+        throw new ModelListError(
+          'provider_unavailable',
+          `Provider "${id}" is not available: ${status?.reason ?? 'it is not configured.'}`,
+        );
+      }
+      const vertex = status.vertex;
+      const googleAuthOptions =
+        options.vertexAuthOptions ?? (vertex?.keyFile ? { keyFilename: vertex.keyFile } : undefined);
+      return listProviderModels(
+        id,
+        {
+          apiKey: status.apiKey,
+          baseURL: status.baseURL,
+          ...(vertex
+            ? {
+                vertex: {
+                  project: vertex.project,
+                  location: vertex.location,
+                  ...(googleAuthOptions ? { googleAuthOptions } : {}),
+                },
+              }
+            : {}),
+          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        },
+        signal,
+      );
+    },
     get(id) {
       const status = statuses.get(id);
       if (!status?.available || !status.baseURL || !status.apiKey) return undefined;

@@ -26,7 +26,7 @@ export const DEFAULT_WEB_SOURCE_DIRECTORY = path.join(PROJECT_ROOT, 'web');
 export const DEFAULT_WEB_OUTPUT_DIRECTORY = path.join(PROJECT_ROOT, 'dist', 'web');
 
 /** Files copied as they are; everything else comes from bundling `main.ts`. */
-const STATIC_FILES = ['index.html', 'app.css'];
+const STATIC_FILES = ['index.html', 'app.css', 'favicon.svg'];
 /** Written last, so its presence means the build finished. */
 export const BUILD_MARKER_FILE = WEB_BUILD_MANIFEST_FILE;
 

@@ -299,3 +299,22 @@ export function geminiBody(turn: ScriptedTurn, interactionId = 'v1_interaction')
   }
   return sseFromEvents(events);
 }
+
+/** A Chat Completions answer streamed as `pieces`, one content delta each, then `stop`. */
+export function chatTextDeltasBody(pieces: readonly string[]): string {
+  const chunk = (delta: unknown, finishReason: string | null = null) => ({
+    id: 'chatcmpl-deltas',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'test-model',
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  });
+  return sseFromEvents(
+    [
+      chunk({ role: 'assistant', content: '' }),
+      ...pieces.map((content) => chunk({ content })),
+      chunk({}, 'stop'),
+    ],
+    { done: true },
+  );
+}

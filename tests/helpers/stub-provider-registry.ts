@@ -1,18 +1,27 @@
 /**
  * A `ProviderRegistry` for route tests: the given providers are available (optionally with a base URL,
  * which the API must never reveal), every other id is unavailable with the reason
- * `<ID>_API_KEY is not set.`.
+ * `<ID>_API_KEY is not set.`; `listModels` answers `options.models` for an available one.
  */
+import { ModelListError } from '../../src/providers/model-lister.ts';
 import type { ProviderRegistry, ProviderStatus } from '../../src/providers/provider-registry.ts';
 import { type ModelProvider, PROVIDER_IDS, type ProviderId } from '../../src/providers/types.ts';
 
 export function createStubProviderRegistry(
   providers: Partial<Record<ProviderId, ModelProvider>>,
-  options: { baseURL?: string } = {},
+  options: { baseURL?: string; models?: Partial<Record<ProviderId, string[]>> } = {},
 ): ProviderRegistry {
   const status = (id: ProviderId): ProviderStatus =>
     providers[id]
       ? { id, available: true, ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }) }
       : { id, available: false, reason: `${id.toUpperCase()}_API_KEY is not set.` };
-  return { list: () => PROVIDER_IDS.map(status), status, get: (id) => providers[id] };
+  return {
+    list: () => PROVIDER_IDS.map(status),
+    status,
+    get: (id) => providers[id],
+    listModels: async (id) => {
+      if (!providers[id]) throw new ModelListError('provider_unavailable', status(id).reason!);
+      return options.models?.[id] ?? [];
+    },
+  };
 }

@@ -455,8 +455,10 @@ describe('chat page in Chromium', () => {
 
       const started = performance.now();
       await page.getByRole('button', { name: 'Cancel' }).click();
-      await page.getByText('Turn cancelled.').waitFor({ timeout: 10_000 });
+      await page.getByText('The turn was cancelled.').waitFor({ timeout: 10_000 });
       expect(performance.now() - started).toBeLessThan(10_000);
+      // Said once: no second notice of our own beside the server's.
+      expect(await page.locator('.notice').allTextContents()).toEqual(['The turn was cancelled.']);
       expect(await card.locator('.call-status').textContent()).toBe('failed: cancelled');
       for (let attempt = 0; attempt < 40 && (await liveProcessesWith(marker)).length > 0; attempt += 1) {
         await Bun.sleep(50);

@@ -67,9 +67,10 @@ describe('the build manifest', () => {
       'app.css',
       'app.js',
       'app.js.map',
+      'favicon.svg',
       'index.html',
     ]);
-    expect(names.length).toBeGreaterThan(4);
+    expect(names.length).toBeGreaterThan(5);
     expect(manifest.format).toBe(1);
     for (const [name, hash] of Object.entries(manifest.files)) {
       expect(hash).toBe(sha256Hex(await readFile(path.join(build, name))));

@@ -81,6 +81,40 @@ describe('applyTurnEvent', () => {
     expect(transcript.entries.at(-1)).toEqual({ kind: 'notice', tone, text });
   });
 
+  test('a cancelled turn says so once, in the server’s words when it sent some', () => {
+    const transcript = fold([
+      { type: 'text_delta', delta: 'Partial' },
+      { type: 'done', reason: 'cancelled', message: 'The turn was cancelled.' },
+    ]);
+    expect(transcript.entries.filter((entry) => entry.kind === 'notice')).toEqual([
+      { kind: 'notice', tone: 'info', text: 'The turn was cancelled.' },
+    ]);
+  });
+
+  test('a provider error is shown once: done{error} does not repeat the finish notice', () => {
+    const transcript = fold([
+      { type: 'text_delta', delta: 'Partial' },
+      { type: 'finish', reason: 'error', message: '429 rate limited' },
+      { type: 'done', reason: 'error', message: '429 rate limited' },
+    ]);
+    expect(transcript.entries.filter((entry) => entry.kind === 'notice')).toEqual([
+      { kind: 'notice', tone: 'error', text: 'Provider error: 429 rate limited' },
+    ]);
+  });
+
+  test('an earlier turn’s error does not hide this turn’s', () => {
+    const transcript = fold([
+      { type: 'error', message: 'first failure' },
+      { type: 'done', reason: 'error' },
+    ]);
+    transcript.entries.push({ kind: 'user', text: 'again' });
+    applyTurnEvent(transcript, { type: 'done', reason: 'error', message: 'second failure' });
+    expect(transcript.entries.filter((entry) => entry.kind === 'notice').map((entry) => entry.text)).toEqual([
+      'first failure',
+      'The turn ended with an error. second failure',
+    ]);
+  });
+
   test('tool_progress attaches to its call; unknown event types are ignored', () => {
     const transcript = fold([
       { type: 'tool_call_started', callId: 'c4', name: 'generate_image' },

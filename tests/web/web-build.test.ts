@@ -20,7 +20,14 @@ test('a missing build is stale; building produces the shell, bundle, styles and 
     result.files.filter((name) => name.startsWith('chunk-')),
     result.files.filter((name) => !name.startsWith('chunk-')),
   ];
-  expect(files).toEqual(['app.css', 'app.js', 'app.js.map', 'build-manifest.json', 'index.html']);
+  expect(files).toEqual([
+    'app.css',
+    'app.js',
+    'app.js.map',
+    'build-manifest.json',
+    'favicon.svg',
+    'index.html',
+  ]);
   // One script and one source map per highlighter language, loaded on first use.
   expect(chunks.filter((name) => name.endsWith('.js')).length).toBeGreaterThanOrEqual(24);
   expect(chunks.every((name) => /^chunk-[a-z0-9]+\.js(?:\.map)?$/.test(name))).toBe(true);

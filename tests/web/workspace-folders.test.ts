@@ -121,4 +121,14 @@ describe('createChatBodyFrom', () => {
       title: 'Notes',
     });
   });
+
+  test('a system prompt is sent as typed; a blank one is left out', () => {
+    expect(createChatBodyFrom({ ...base, systemPrompt: '  Answer in French.\n' })).toEqual({
+      provider: 'openai',
+      model: 'gpt-test',
+      workingDirectory: '/data/shared/app',
+      systemPrompt: '  Answer in French.\n',
+    });
+    expect(createChatBodyFrom({ ...base, systemPrompt: ' \n ' })).not.toHaveProperty('systemPrompt');
+  });
 });

@@ -1,9 +1,11 @@
 /**
  * `mango serve`: runs the API (configuration from the environment, see `src/config.ts`) until SIGINT or
- * SIGTERM, then shuts down gracefully.
+ * SIGTERM, then shuts down gracefully. Once listening it prints the web app's URL and which providers
+ * are configured (`startup-summary.ts`).
  */
 import { ConfigError, loadConfig } from '../../config.ts';
 import { startServer } from '../../server/start-server.ts';
+import { startupSummary } from '../startup-summary.ts';
 import { type CliCommand, UsageError } from '../usage-error.ts';
 
 export const SERVE_USAGE = `  mango serve                 (HOST, PORT, MANGO_DATA_DIR, DATABASE_URL from the environment)`;
@@ -24,7 +26,13 @@ export const serveCommand: CliCommand = async (argv, io) => {
     io.stderr(`mango: the server could not start: ${(error as Error).message}\n`);
     return 1;
   }
-  io.stdout(`Mango Tools API listening on ${server.url} (database: ${server.database.location})\n`);
+  const summary = startupSummary({
+    url: server.url,
+    databaseLocation: server.database.location,
+    webAppBuilt: server.deps.webApp !== undefined,
+    providers: server.deps.providers.list(),
+  });
+  io.stdout(`${summary.join('\n')}\n`);
   await new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {
       io.stdout(`${signal}: shutting down…\n`);

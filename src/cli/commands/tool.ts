@@ -97,14 +97,33 @@ async function listCommand(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   const width = Math.max(4, ...rows.map((row) => row.name.length));
+  const columns = Number.parseInt(io.env.COLUMNS ?? '', 10);
+  const lineWidth = Number.isFinite(columns) && columns >= 40 ? columns : DEFAULT_LIST_WIDTH;
   for (const row of rows) {
     const state = row.enabledByDefault ? 'on ' : 'off';
     const text = row.available
       ? row.description
       : `unavailable: ${row.unavailableReason ?? 'not configured.'}`;
-    io.stdout(`${row.name.padEnd(width)}  ${row.category.padEnd(11)} ${state}  ${text}\n`);
+    const start = `${row.name.padEnd(width)}  ${row.category.padEnd(11)} ${state}  `;
+    io.stdout(`${start}${summaryLine(text, lineWidth - start.length)}\n`);
   }
   return 0;
+}
+
+/** Line width of `mango tool list` when `COLUMNS` does not say (`--json` has the full descriptions). */
+const DEFAULT_LIST_WIDTH = 100;
+
+/**
+ * A description's first sentence, cut at a word to fit `room` characters (with `…`), so each tool is
+ * exactly one line.
+ */
+export function summaryLine(description: string, room: number): string {
+  const flat = description.replace(/\s+/g, ' ').trim();
+  const sentence = /^.*?[.!?](?=\s|$)/.exec(flat)?.[0] ?? flat;
+  if (sentence.length <= room) return sentence;
+  const cut = sentence.slice(0, Math.max(1, room - 1));
+  const atWord = cut.replace(/\s+\S*$/, '');
+  return `${atWord.length > room / 2 ? atWord : cut}…`;
 }
 
 async function callCommand(argv: string[], io: CliIo, source: SavedSettingsSource): Promise<number> {

@@ -9,6 +9,7 @@ import { chatTurnLeasesMigration } from './0005-chat-turn-leases.ts';
 import { workspacesMigration } from './0006-workspaces.ts';
 import { shellSettingsCleanupMigration } from './0007-shell-settings-cleanup.ts';
 import { turnRecordsMigration } from './0008-turn-records.ts';
+import { userPreferencesMigration } from './0009-user-preferences.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   workspacesMigration,
   shellSettingsCleanupMigration,
   turnRecordsMigration,
+  userPreferencesMigration,
 ];

@@ -2,8 +2,10 @@
  * Serves the web app from `/` out of memory: the bytes `loadWebApp` read and verified at start, never
  * the disk, so a file written into the build directory while the server runs is not served. Files by
  * name with their content type (and a strong ETag, their SHA-256), and `index.html` for the app's own
- * client-side routes (`/tools`, `/chats`, `/chats/:id`), so reloads and links work; any other path is
- * the API's JSON 404. It never answers for `/api` or `/mcp`: an unknown path there gets the API's JSON
+ * client-side routes (`/tools`, `/chats`, `/chats/:id`), so reloads and links work. Any other path that
+ * looks like a page (no file extension) gets `index.html` with status 404, so a mistyped link shows the
+ * app's not-found view; a missing file (`/missing.js`) is the API's JSON 404, so a script or style that
+ * is not there is never answered with HTML. It never answers for `/api` or `/mcp`: an unknown path there gets the API's JSON
  * 404, so a typo in an API call is not hidden behind an HTML page. Only names the build manifest lists
  * exist, so no request path can reach another file.
  *
@@ -55,6 +57,14 @@ export function isAppRoute(pathname: string): boolean {
   return APP_ROUTE_PATTERN.test(pathname);
 }
 
+/**
+ * True for a path that names a page, not a file: no dot and no escape anywhere (`/settings`, `/a/b`;
+ * not `/logo.svg/` or `/%2e%2e/x`).
+ */
+export function isPageLikePath(pathname: string): boolean {
+  return !pathname.includes('.') && !pathname.includes('%');
+}
+
 /** True for `/api`, `/api/...`, `/mcp`, `/mcp/...` (not `/apiary`). */
 export function isReservedPath(pathname: string): boolean {
   return RESERVED_PREFIXES.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
@@ -64,7 +74,7 @@ function notFound(): Response {
   return Response.json({ error: 'Not found', code: 'not_found' }, { status: 404 });
 }
 
-function fileResponse(name: string, file: WebAppFile, request: Request): Response {
+function fileResponse(name: string, file: WebAppFile, request: Request, status = 200): Response {
   const extension = path.extname(name).toLowerCase();
   const etag = `"${file.sha256}"`;
   const headers: Record<string, string> = {
@@ -79,9 +89,10 @@ function fileResponse(name: string, file: WebAppFile, request: Request): Respons
     headers['content-security-policy'] = WEB_CONTENT_SECURITY_POLICY;
     headers['x-frame-options'] = 'DENY';
   }
-  if (request.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers });
+  if (status === 200 && request.headers.get('if-none-match') === etag)
+    return new Response(null, { status: 304, headers });
   headers['content-length'] = String(file.bytes.byteLength);
-  return new Response(request.method === 'HEAD' ? null : file.bytes, { headers });
+  return new Response(request.method === 'HEAD' ? null : file.bytes, { status, headers });
 }
 
 /** The build file a URL path names (`/app.js` → `app.js`), or undefined for anything else. */
@@ -108,9 +119,11 @@ export function createStaticWebRoutes(options: StaticWebRoutesOptions) {
     const name = webFileNameOf(url.pathname);
     const file = name === undefined ? undefined : files.get(name);
     if (name !== undefined && file) return fileResponse(name, file, request);
-    if (!isAppRoute(url.pathname)) return notFound();
+    const known = isAppRoute(url.pathname);
+    if (!known && !isPageLikePath(url.pathname)) return notFound();
     const shell = files.get('index.html');
-    if (shell) return fileResponse('index.html', shell, request);
+    if (shell) return fileResponse('index.html', shell, request, known ? 200 : 404);
+    if (!known) return notFound();
     return new Response('The web app is not built: run `npm run build`.\n', {
       status: 503,
       headers: { 'content-type': 'text/plain; charset=utf-8' },

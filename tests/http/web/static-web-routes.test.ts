@@ -80,6 +80,17 @@ describe('static web routes', () => {
     expect(await response.json()).toEqual({ error: 'Not found', code: 'not_found' });
   });
 
+  test.each(['/settings', '/chats/a/b', '/tools/x/', '/nowhere/at/all'])(
+    'GET %s → the app shell with status 404 (the app shows its not-found view)',
+    async (pathname) => {
+      const response = await get(pathname);
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(response.headers.get('content-security-policy')).toBe(WEB_CONTENT_SECURITY_POLICY);
+      expect(await response.text()).toBe('<!doctype html><title>shell</title>');
+    },
+  );
+
   test('explicit API and MCP routes win over the wildcard', async () => {
     expect(await (await get('/api/ping')).json()).toEqual({ pong: true });
     expect(await (await get('/mcp')).text()).toBe('mcp');
@@ -114,6 +125,9 @@ describe('static web routes', () => {
     expect(response.status).toBe(503);
     expect(await response.text()).toBe('The web app is not built: run `npm run build`.\n');
     expect((await bare.handle(new Request('http://localhost/app.js'))).status).toBe(404);
+    const unknown = await bare.handle(new Request('http://localhost/nowhere'));
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: 'Not found', code: 'not_found' });
   });
 });
 
