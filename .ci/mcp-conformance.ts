@@ -27,17 +27,19 @@ function listed(text: string): string[] {
 }
 
 const required = listed(await readFile(join(import.meta.dir, 'mcp-conformance-required.txt'), 'utf8'));
-const dataDirectory = await mkdtemp(join(tmpdir(), 'mango-conformance-'));
+const temporary = await mkdtemp(join(tmpdir(), 'mango-conformance-'));
+const dataDirectory = join(temporary, 'data');
 const server = await startServer(
   {
     host: '127.0.0.1',
     port: 0,
     dataDirectory,
+    workspacesDirectory: join(temporary, 'workspaces'),
     databaseUrl: undefined,
     shutdownTimeoutMs: 2_000,
     maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
   },
-  { print: () => {}, env: { ...process.env, MANGO_WORKSPACE_ROOTS: dataDirectory } },
+  { print: () => {}, env: process.env },
 );
 const { token } = await server.deps.users.create('conformance');
 const upstream = new URL(server.url);
@@ -93,7 +95,7 @@ try {
 } finally {
   proxy.stop(true);
   await server.stop();
-  await rm(dataDirectory, { recursive: true, force: true });
+  await rm(temporary, { recursive: true, force: true });
 }
 console.log(` ${required.length - failures} pass`);
 console.log(` ${failures} fail`);
