@@ -81,7 +81,7 @@ export async function ensureFirstUser(deps: AppDependencies, print: (line: strin
         '',
         `    ${token}`,
         '',
-        'Use it as "Authorization: Bearer <token>"; README.md, section "Users and tokens", shows how',
+        'Use it as "Authorization: Bearer <token>"; docs/operating.md, section "Users and tokens", shows how',
         '(and how to add users with `mango user add NAME`).',
       ].join('\n'),
     );

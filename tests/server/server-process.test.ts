@@ -26,7 +26,7 @@ describe.each(BACKENDS)('mango serve process on %s', (backend) => {
     handle = await createTestDatabase(backend, { migrate: false });
     const server = await startServerProcess(envFor(handle));
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(server.output()).toContain('README.md, section "Users and tokens"');
+    expect(server.output()).toContain('docs/operating.md, section "Users and tokens"');
     const headers = { authorization: `Bearer ${server.token}` };
     const put = await fetch(`${server.url}/api/settings/tools/tunable`, {
       method: 'PUT',
