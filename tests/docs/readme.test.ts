@@ -18,15 +18,6 @@ import {
 const ROOT = resolve(import.meta.dir, '..', '..');
 const README_LIMIT_BYTES = 8 * 1024;
 
-/**
- * Operator pages written on branches that are merged separately; the README and operating.md link them
- * already. Once both pages are in the repository this set has no effect and can be emptied.
- */
-const PAGES_FROM_PARALLEL_BRANCHES: ReadonlySet<string> = new Set([
-  'docs/isolation.md',
-  'docs/shell-sandbox.md',
-]);
-
 /** Records written before the rule against outside citations; they are kept as written. */
 const isEarlierRecord = (file: string) => file.startsWith('docs/decisions/2026-11-30-');
 
@@ -56,7 +47,7 @@ describe('the repository documentation', () => {
   });
 
   test('every relative link points at an existing file and heading inside the repository', () => {
-    expect(findBrokenLinks(ROOT, files, PAGES_FROM_PARALLEL_BRANCHES)).toEqual([]);
+    expect(findBrokenLinks(ROOT, files)).toEqual([]);
   });
 
   test('no page cites an issue number, "the spec" or a file outside the repository', () => {
