@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { serializeToolOutput, truncateToByteBudget } from '../../src/chat/tool-output.ts';
+import { serializeToolOutput, truncateToByteBudget } from '../../../src/tools/output/result-budget.ts';
 
 describe('truncateToByteBudget', () => {
   const cases = [
@@ -18,18 +18,18 @@ describe('truncateToByteBudget', () => {
         expect(result.text).toBe(text);
         return;
       }
-      const [kept] = result.text.split('\n[truncated: ');
+      const [kept] = result.text.split('\n[cut: ');
       expect(text.startsWith(kept ?? '')).toBe(true);
       expect(kept).not.toContain('\uFFFD');
       expect(result.text).toContain(
-        `[truncated: this tool result is ${Buffer.byteLength(text)} bytes, over the ${budget}-byte limit for one result; only the first ${Buffer.byteLength(kept ?? '')} bytes are shown above.`,
+        `[cut: this tool result is ${Buffer.byteLength(text)} bytes, over the ${budget}-byte limit for one result, and only the first ${Buffer.byteLength(kept ?? '')} bytes are shown above; `,
       );
     });
   }
 
   test('the marker names how to ask for less', () => {
     expect(truncateToByteBudget('x'.repeat(5000), 1000).text).toEndWith(
-      'Ask for less: a narrower path, pattern or glob, a lower maxResults or maxLines, or a startLine to continue where this stops.]',
+      '; ask for less: a narrower path, pattern or glob, a lower maxResults or maxLines, or a startLine to continue where this stops]',
     );
   });
 });
