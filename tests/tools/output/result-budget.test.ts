@@ -1,9 +1,18 @@
 import { describe, expect, test } from 'bun:test';
-import { serializeToolOutput, truncateToByteBudget } from '../../../src/tools/output/result-budget.ts';
+import { CUT_MARKER_PATTERN } from '../../../src/tools/output/cut-marker.ts';
+import {
+  DEFAULT_TOOL_OUTPUT_BUDGET_BYTES,
+  resultBudgetOf,
+  serializeToolOutput,
+  truncateToByteBudget,
+} from '../../../src/tools/output/result-budget.ts';
 
 describe('truncateToByteBudget', () => {
   const cases = [
+    { title: 'empty text fits', text: '', budget: 1000, truncated: false },
     { title: 'short ASCII fits', text: 'hello', budget: 1000, truncated: false },
+    { title: 'ASCII exactly at the budget fits', text: 'a'.repeat(1000), budget: 1000, truncated: false },
+    { title: 'three-byte characters are not split', text: '€'.repeat(1000), budget: 1000, truncated: true },
     { title: 'exactly the budget fits', text: 'é'.repeat(600), budget: 1200, truncated: false },
     { title: 'one byte over is cut', text: 'a'.repeat(1001), budget: 1000, truncated: true },
     { title: 'two-byte characters are not split', text: 'é'.repeat(2000), budget: 1001, truncated: true },
@@ -56,4 +65,36 @@ describe('serializeToolOutput', () => {
       expect(serializeToolOutput(envelope)).toEqual({ ok, output, truncated: false });
     });
   }
+});
+
+describe('the cut output', () => {
+  test('is the longest whole-character prefix that leaves room for the marker', () => {
+    const text = 'a'.repeat(1001);
+    const result = truncateToByteBudget(text, 1000);
+    const [kept, marker] = result.text.split('\n');
+    expect(CUT_MARKER_PATTERN.test(`${marker}`)).toBe(true);
+    // The marker's allowance is computed with the budget as the kept count (4 digits), the real count
+    // has 3, so the whole is exactly one byte under the budget.
+    expect(Buffer.byteLength(result.text)).toBe(999);
+    expect(kept).toBe('a'.repeat(Buffer.byteLength(kept ?? '')));
+  });
+});
+
+describe('resultBudgetOf', () => {
+  const cases: [string, { resultBudgetBytes?: number } | undefined, number | undefined, number][] = [
+    ['an unknown tool gets the default', undefined, undefined, DEFAULT_TOOL_OUTPUT_BUDGET_BYTES],
+    ['a tool without its own budget gets the default', {}, undefined, DEFAULT_TOOL_OUTPUT_BUDGET_BYTES],
+    ["a tool's larger budget wins", { resultBudgetBytes: 600 * 1024 }, undefined, 600 * 1024],
+    [
+      "a tool's smaller budget does not lower the base",
+      { resultBudgetBytes: 10 },
+      undefined,
+      DEFAULT_TOOL_OUTPUT_BUDGET_BYTES,
+    ],
+    ["the caller's base applies to a tool without its own", {}, 2000, 2000],
+    ["a tool's budget over the caller's base wins", { resultBudgetBytes: 4000 }, 2000, 4000],
+  ];
+  test.each(cases)('%s', (_label, tool, base, expected) => {
+    expect(resultBudgetOf(tool, base)).toBe(expected);
+  });
 });
