@@ -17,7 +17,6 @@ export { repairHistory } from './chat/history-repair.ts';
 export { InMemoryChatRepository } from './chat/in-memory-chat-repository.ts';
 export { isReadOnlyTool, READ_ONLY_TOOL_NAMES } from './chat/read-only-tools.ts';
 export { buildSystemPrompt } from './chat/system-prompt.ts';
-export { DEFAULT_TOOL_OUTPUT_BUDGET_BYTES, serializeToolOutput } from './chat/tool-output.ts';
 export {
   DEFAULT_MAX_TOOL_ITERATIONS,
   type RunTurnParameters,
@@ -164,6 +163,7 @@ export {
   PATH_POLICY_DEFAULT_PARAMETERS,
   PATH_POLICY_PARAMETER_DESCRIPTORS,
 } from './tools/fs/path-policy-settings.ts';
+export { DEFAULT_TOOL_OUTPUT_BUDGET_BYTES, serializeToolOutput } from './tools/output/result-budget.ts';
 export { defaultToolRegistry, getTool, listTools, registerTool, ToolRegistry } from './tools/registry.ts';
 export {
   getDefaultToolSettings,

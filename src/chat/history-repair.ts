@@ -10,7 +10,7 @@
  *   dropped: providers reject e.g. a reasoning item without the item it preceded.
  */
 import type { ConversationItem } from '../providers/types.ts';
-import { serializeToolOutput } from './tool-output.ts';
+import { serializeToolOutput } from '../tools/output/result-budget.ts';
 
 export const INTERRUPTED_CALL_MESSAGE =
   'The server stopped before this call finished, so its outcome is unknown (it may or may not have ' +

@@ -33,6 +33,11 @@ import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import { type ExecuteToolOptions, executeTool } from '../tools/execution.ts';
 import { getInMemoryLedgerForChat } from '../tools/freshness-ledger.ts';
 import { createStagedLedger, type StagedFreshnessLedger } from '../tools/fs/staged-ledger.ts';
+import {
+  DEFAULT_TOOL_OUTPUT_BUDGET_BYTES,
+  resultBudgetOf,
+  serializeToolOutput,
+} from '../tools/output/result-budget.ts';
 import { defaultToolRegistry } from '../tools/registry.ts';
 import type { ToolCallContext, ToolExecutionResult } from '../tools/types.ts';
 import { iterateUntilAborted } from './abortable-iteration.ts';
@@ -40,7 +45,6 @@ import { AsyncEventQueue } from './async-event-queue.ts';
 import { canRunConcurrently } from './read-only-tools.ts';
 import { appendToSystemPrompt, buildFinalIterationNotice } from './system-prompt.ts';
 import { parseToolCallArguments } from './tool-call-arguments.ts';
-import { DEFAULT_TOOL_OUTPUT_BUDGET_BYTES, serializeToolOutput } from './tool-output.ts';
 import type { TurnDoneEvent, TurnDoneReason, TurnEvent } from './turn-events.ts';
 
 /** Default of `MANGO_MAX_TOOL_ITERATIONS`: model calls allowed in one turn. */
@@ -277,10 +281,8 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
     durationMs: number,
     ledger?: StagedFreshnessLedger,
   ) => {
-    const toolBudget = (parameters.executeOptions?.registry ?? defaultToolRegistry).get(
-      call.name,
-    )?.resultBudgetBytes;
-    const serialized = serializeToolOutput(envelope, Math.max(outputBudget, toolBudget ?? 0));
+    const tool = (parameters.executeOptions?.registry ?? defaultToolRegistry).get(call.name);
+    const serialized = serializeToolOutput(envelope, resultBudgetOf(tool, outputBudget));
     await save({
       type: 'tool_result',
       callId: call.callId,

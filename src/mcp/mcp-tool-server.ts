@@ -32,6 +32,7 @@ import type { ToolSettingsEvents } from '../settings/tool-settings-events.ts';
 import type { ToolSettingsRepository } from '../settings/tool-settings-repository.ts';
 import { type ExecuteToolOptions, executeTool } from '../tools/execution.ts';
 import { type FreshnessLedger, InMemoryFreshnessLedger } from '../tools/freshness-ledger.ts';
+import { resultBudgetOf } from '../tools/output/result-budget.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import type { ToolCallContext } from '../tools/types.ts';
 import type { ToolAccessContext } from '../workspaces/tool-access.ts';
@@ -155,7 +156,7 @@ export function createMcpToolServer(options: McpToolServerOptions): Server {
       ...options.executeOptions,
       registry,
     });
-    return toCallToolResult(envelope);
+    return toCallToolResult(envelope, resultBudgetOf(registry.get(name)));
   });
 
   const announceListChanged = () => {

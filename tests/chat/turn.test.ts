@@ -280,8 +280,8 @@ describe('runTurn: result size budget', () => {
     const output = result?.type === 'tool_result' ? result.output : '';
     expect(Buffer.byteLength(output)).toBeLessThanOrEqual(100 * 1024);
     expect(output.startsWith('{"text":"xxxx')).toBe(true);
-    expect(output).toContain('[truncated: this tool result is 300011 bytes, over the 102400-byte limit');
-    expect(output).toContain('Ask for less');
+    expect(output).toContain('[cut: this tool result is 300011 bytes, over the 102400-byte limit');
+    expect(output).toContain('; ask for less');
     // The client still sees the whole result.
     expect(toolResults(events)[0]).toMatchObject({ ok: true, result: { text: 'x'.repeat(300000) } });
   });

@@ -6,7 +6,10 @@ import { createMcpToolServer, type McpToolServerOptions } from '../../src/mcp/mc
 import { ToolSettingsEvents } from '../../src/settings/tool-settings-events.ts';
 import { InMemoryToolSettingsRepository } from '../../src/settings/tool-settings-repository.ts';
 import { computeReachableSet } from '../../src/tools/access/reachable-set.ts';
+import { CUT_MARKER_PATTERN } from '../../src/tools/output/cut-marker.ts';
+import { DEFAULT_TOOL_OUTPUT_BUDGET_BYTES } from '../../src/tools/output/result-budget.ts';
 import { toolAccessContext } from '../../src/workspaces/tool-access.ts';
+import { makeTool } from '../helpers/fake-tools.ts';
 import { callResultData, createMcpTestRegistry } from '../helpers/mcp-test-tools.ts';
 
 /** Counts live subscriptions, to show a closed session leaves none behind. */
@@ -147,6 +150,31 @@ describe('createMcpToolServer', () => {
     const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} });
     expect(unknown.isError).toBe(true);
     expect(structured(unknown).error).toMatchObject({ classification: 'unknown_tool' });
+  });
+
+  test("tools/call applies the chat loop's result budget, raised to the tool's own", async () => {
+    const { registry } = createMcpTestRegistry();
+    const big = { text: 'x'.repeat(300_000) };
+    registry.register(makeTool({ name: 'big_output', execute: async () => big }));
+    registry.register(
+      makeTool({ name: 'big_budget', resultBudgetBytes: 600 * 1024, execute: async () => big }),
+    );
+    const { client } = await connect({ toolSettings: new InMemoryToolSettingsRepository(), registry });
+
+    const cut = await client.callTool({ name: 'big_output', arguments: {} });
+    const text = (cut.content as { text: string }[])[0]!.text;
+    expect(cut.isError).toBeUndefined();
+    expect(cut.structuredContent).toBeUndefined();
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(DEFAULT_TOOL_OUTPUT_BUDGET_BYTES);
+    expect(text).toStartWith('{"text":"xxxx');
+    expect(text).toContain(
+      `\n[cut: this tool result is 300011 bytes, over the ${DEFAULT_TOOL_OUTPUT_BUDGET_BYTES}-byte limit for one result`,
+    );
+    expect(CUT_MARKER_PATTERN.test(text)).toBe(true);
+
+    const whole = await client.callTool({ name: 'big_budget', arguments: {} });
+    expect((whole.content as { text: string }[])[0]!.text).toBe(JSON.stringify(big));
+    expect(whole.structuredContent).toEqual(big);
   });
 
   test('calls see the bound access, and share one ledger per session', async () => {

@@ -60,3 +60,52 @@ test.each<[string, ToolExecutionResult, unknown]>([
 ])('%s', (_name, envelope, expected) => {
   expect(toCallToolResult(envelope)).toEqual(expected as ReturnType<typeof toCallToolResult>);
 });
+
+const marker = (total: number, kept: number, budget: number) =>
+  `\n[cut: this tool result is ${total} bytes, over the ${budget}-byte limit for one result, and only the first ${kept} bytes are shown above; ask for less: a narrower path, pattern or glob, a lower maxResults or maxLines, or a startLine to continue where this stops]`;
+
+test.each<[string, ToolExecutionResult, number, string]>([
+  [
+    'a string result exactly at the budget is whole',
+    { ok: true, result: 'x'.repeat(400) },
+    400,
+    'x'.repeat(400),
+  ],
+  [
+    'an object result exactly at the budget is whole',
+    { ok: true, result: { a: 'x'.repeat(392) } },
+    400,
+    `{"a":"${'x'.repeat(392)}"}`,
+  ],
+  ['a string result one byte over is cut with the marker', { ok: true, result: 'x'.repeat(401) }, 400, ''],
+  [
+    'an object result over the budget is cut with the marker',
+    { ok: true, result: { a: 'é'.repeat(300) } },
+    400,
+    '',
+  ],
+  [
+    'a failure over the budget is cut with the marker',
+    { ok: false, error: { classification: 'execution_error', message: 'm'.repeat(500) } },
+    400,
+    '',
+  ],
+])('budget: %s', (_name, envelope, budget, wholeText) => {
+  const result = toCallToolResult(envelope, budget);
+  const text = (result.content as { text: string }[])[0]!.text;
+  expect(result.isError).toBe(envelope.ok ? undefined : true);
+  expect(Buffer.byteLength(text)).toBeLessThanOrEqual(budget);
+  if (wholeText !== '') {
+    expect(text).toBe(wholeText);
+    return;
+  }
+  expect(result.structuredContent).toBeUndefined();
+  const full = envelope.ok
+    ? typeof envelope.result === 'string'
+      ? envelope.result
+      : JSON.stringify(envelope.result)
+    : JSON.stringify({ error: envelope.error });
+  const kept = text.slice(0, text.indexOf('\n[cut: '));
+  expect(full.startsWith(kept)).toBe(true);
+  expect(text).toBe(kept + marker(Buffer.byteLength(full), Buffer.byteLength(kept), budget));
+});

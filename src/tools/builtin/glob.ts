@@ -25,7 +25,7 @@ import {
   PATH_POLICY_PARAMETER_DESCRIPTORS,
 } from '../fs/path-policy-settings.ts';
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
-import { globCapNotice, policyOmissionNotice } from '../fs/truncation.ts';
+import { globCapNotice, policyOmissionNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
 import { READ_ONLY_LOCAL_TRAITS } from '../tool-traits.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';

@@ -10,7 +10,7 @@ import { ToolArgumentError } from '../errors.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';
 import { listVerifiedDirectory } from '../fs/list-verified-directory.ts';
 import { createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
-import { policyOmissionNotice } from '../fs/truncation.ts';
+import { policyOmissionNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
 import { READ_ONLY_LOCAL_TRAITS } from '../tool-traits.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';

@@ -13,7 +13,7 @@ import { BINARY_PROBE_BYTES, looksBinary } from '../fs/binary-probe.ts';
 import { countLines, recordRead, sha256Hex } from '../fs/freshness.ts';
 import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
 import { readVerifiedFile } from '../fs/read-verified-file.ts';
-import { cutLine, formatBytes, readWindowNotice } from '../fs/truncation.ts';
+import { cutLine, formatBytes, readWindowNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
 import { READ_ONLY_LOCAL_TRAITS } from '../tool-traits.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';

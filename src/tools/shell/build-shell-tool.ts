@@ -35,6 +35,8 @@ import {
   PATH_POLICY_DEFAULT_PARAMETERS,
   PATH_POLICY_PARAMETER_DESCRIPTORS,
 } from '../fs/path-policy-settings.ts';
+import { excerptCutMarker, shellOutputCapNotice } from '../output/cut-notices.ts';
+import { capCharacters } from '../output/utf8-cap.ts';
 import type { EffectiveToolSettings, RegisteredTool, ToolContext, ToolDefinition } from '../types.ts';
 import type { ShellCommandResult } from './run-shell-command.ts';
 import { hostShellSandbox } from './sandbox/host-shell-sandbox.ts';
@@ -87,6 +89,9 @@ function readLimits(parameters: Readonly<Record<string, unknown>>): ShellLimits 
   };
 }
 
+/** What a shell tool returns: the command's result and, when a stream was cut, how to see the rest. */
+export type ShellToolResult = ShellCommandResult & { notice?: string };
+
 function describeTool(kind: ShellKind, limits: ShellLimits): string {
   return (
     `Runs one command with ${INVOCATIONS[kind]} and returns {exitCode, signal, stdout, stderr, truncated, ` +
@@ -127,9 +132,8 @@ function buildDefinition(kind: ShellKind, limits: ShellLimits): ToolDefinition {
 }
 
 function excerpt(text: string): string {
-  return text.length > TIMEOUT_OUTPUT_EXCERPT_CHARACTERS
-    ? `${text.slice(0, TIMEOUT_OUTPUT_EXCERPT_CHARACTERS)}…`
-    : text;
+  const shown = capCharacters(text, TIMEOUT_OUTPUT_EXCERPT_CHARACTERS);
+  return shown.cut ? shown.text + excerptCutMarker(text.length, shown.text.length) : text;
 }
 
 function timeoutMessage(kind: ShellKind, timeoutSeconds: number, result: ShellCommandResult): string {
@@ -210,7 +214,7 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
     isAvailable: () => unavailableReason() === undefined,
     unavailableReason,
     notice: () => shellToolNotice(sandboxOf().status()),
-    execute: async (rawArgs: unknown, context: ToolContext): Promise<ShellCommandResult> => {
+    execute: async (rawArgs: unknown, context: ToolContext): Promise<ShellToolResult> => {
       const args = readArgumentsObject(rawArgs);
       const command = requireString(args, 'command', {
         minLength: 1,
@@ -266,7 +270,9 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
           `The ${kind} command was cancelled and killed with everything it started.`,
         );
       }
-      return { ...result, cwd: directory.absolute };
+      const output: ShellToolResult = { ...result, cwd: directory.absolute };
+      if (result.truncated) output.notice = shellOutputCapNotice(limits.maxOutputBytes);
+      return output;
     },
   };
 }

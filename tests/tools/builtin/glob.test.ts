@@ -146,7 +146,7 @@ describe('policy and caps', () => {
     expect((result.matches as string[]).length).toBe(2);
     expect(result.truncated).toBe(true);
     expect(result.notice).toBe(
-      'Stopped at maxResults (2) matches; narrow the pattern or the cwd to see the rest.',
+      '[cut: stopped at maxResults (2) matches; narrow the pattern or the cwd to see the rest]',
     );
   });
   test.each([

@@ -84,21 +84,27 @@ describe('results', () => {
   test('a long line is cut at 2000 characters with a marker', async () => {
     const result = expectOk(await call({ pattern: 'needle', path: 'long.txt' }));
     const text = (result.matches as { text: string }[])[0]!.text;
-    expect(text).toBe(`needle ${'y'.repeat(1993)} … [line cut: 3007 characters, showing the first 2000]`);
+    expect(text).toBe(
+      `needle ${'y'.repeat(1993)} [cut: line of 3007 characters, first 2000 shown; read it whole with read_file view "hex" or "base64"]`,
+    );
   });
 
   test('maxResults and maxMatchesPerFile cap with truncated and a notice', async () => {
     const capped = expectOk(await call({ pattern: 'needle', path: 'src' }, { maxResults: 2 }));
     expect((capped.matches as unknown[]).length).toBe(2);
     expect(capped.truncated).toBe(true);
-    expect(capped.notice).toContain('Stopped at maxResults (2)');
+    expect(capped.notice).toBe(
+      '[cut: stopped at maxResults (2) matches; narrow the pattern, the path or the glob to see the rest]',
+    );
     const exact = expectOk(await call({ pattern: 'needle', path: 'src' }, { maxResults: 3 }));
     expect([(exact.matches as unknown[]).length, exact.truncated]).toEqual([3, false]);
     const perFile = expectOk(
       await call({ pattern: 'needle', path: 'src/a.ts', caseInsensitive: true }, { maxMatchesPerFile: 1 }),
     );
     expect([(perFile.matches as unknown[]).length, perFile.truncated]).toEqual([1, true]);
-    expect(perFile.notice).toContain('maxMatchesPerFile (1)');
+    expect(perFile.notice).toBe(
+      '[cut: some files have more than maxMatchesPerFile (1) matching lines and only the first 1 of each are listed; search a single file with a narrower pattern to see the rest]',
+    );
   });
 });
 

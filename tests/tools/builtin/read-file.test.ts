@@ -82,7 +82,7 @@ describe('text view', () => {
     const result = expectOk(await chat().call('read_file', { path: 'many.txt' }));
     expect([result.endLine, result.totalLines, result.truncated]).toEqual([2000, 2500, true]);
     expect(String(result.content)).toEndWith(
-      '\n[truncated] Showing lines 1-2000 of 2500. To read on, call read_file with startLine 2001 (and maxLines up to 5000).',
+      '\n[cut: showing lines 1-2000 of 2500; to read on, call read_file with startLine 2001 (and maxLines up to 5000)]',
     );
   });
 
@@ -90,9 +90,11 @@ describe('text view', () => {
     const result = expectOk(await chat().call('read_file', { path: 'long-line.txt' }));
     expect(result.truncated).toBe(true);
     expect(String(result.content)).toStartWith(
-      `     1\t${'x'.repeat(2000)} … [line cut: 2500 characters, showing the first 2000]\n     2\tshort`,
+      `     1\t${'x'.repeat(2000)} [cut: line of 2500 characters, first 2000 shown; read it whole with read_file view "hex" or "base64"]\n     2\tshort`,
     );
-    expect(String(result.content)).toContain('Lines longer than 2000 characters were cut');
+    expect(String(result.content)).toEndWith(
+      '\n[cut: lines longer than 2000 characters were cut; read such a file with view "hex" or "base64", or search it with grep]',
+    );
   });
 
   test('the 256 KiB window cap stops at a whole line and names the next startLine', async () => {
@@ -101,7 +103,7 @@ describe('text view', () => {
     expect(endLine).toBe(Math.floor((256 * 1024) / 1508));
     expect(result.truncated).toBe(true);
     expect(String(result.content)).toContain(
-      `(the 256 KiB window cap was reached). To read on, call read_file with startLine ${endLine + 1}`,
+      `(the 256 KiB window cap was reached); to read on, call read_file with startLine ${endLine + 1} (and maxLines up to 5000)]`,
     );
   });
 

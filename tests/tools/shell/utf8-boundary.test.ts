@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { completeUtf8PrefixLength, decodeCapturedOutput } from '../../../src/tools/shell/utf8-boundary.ts';
+import { completeUtf8PrefixLength } from '../../../src/tools/output/utf8-cap.ts';
+import { decodeCapturedOutput } from '../../../src/tools/shell/utf8-boundary.ts';
 
 const bytes = (...values: number[]) => new Uint8Array(values);
 
