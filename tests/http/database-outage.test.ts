@@ -70,7 +70,8 @@ describe('a PostgreSQL restart under the running server', () => {
     await database?.close(1).catch(() => {});
     await postgres?.dispose();
     await rm(directory, { recursive: true, force: true });
-  });
+    // Stopping a PostgreSQL cluster takes seconds on a loaded machine; the default 5 s hook limit is tight.
+  }, 60_000);
 
   const listTools = () =>
     fetch(`${url}/api/settings/tools`, { headers: { authorization: `Bearer ${token}` } });
