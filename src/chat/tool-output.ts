@@ -1,5 +1,5 @@
 /**
- * How a tool's outcome reaches the model (spec: "Tool Lifecycle" step 6): the `executeTool` envelope
+ * How a tool's outcome reaches the model (docs/tools.md, "How every call runs"): the `executeTool` envelope
  * serialized to JSON text — the result itself on success, `{"error": {classification, message}}` on
  * failure — and kept under a byte budget (default 100 KiB). A larger output is cut at a UTF-8 boundary
  * and ends with one marker that says how big it was and how to ask for less; this module is the only

@@ -1,5 +1,5 @@
 /**
- * The chat turn loop (spec: "Tool Lifecycle" steps 4–7; issue 7, "The loop"). One async generator per
+ * The chat turn loop (docs/chats.md, "The rules of the loop"). One async generator per
  * turn: it streams the model's response, runs the tool calls it asked for through `executeTool`, feeds
  * the serialized results back, and repeats until the model answers without tools or the iteration limit
  * is reached.

@@ -1,5 +1,5 @@
 /**
- * How an `executeTool` envelope becomes an MCP `CallToolResult` (issue 10): pure, so the mapping is
+ * How an `executeTool` envelope becomes an MCP `CallToolResult`: pure, so the mapping is
  * pinned by a table test.
  *
  * - Success: the result as JSON text (a string result is passed through as is), and the same value as

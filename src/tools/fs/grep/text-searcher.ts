@@ -14,8 +14,8 @@
  *   that long without a match is returned in `unsearchedLines` rather than silently skipped. This engine
  *   runs only in a worker thread, which the caller terminates when the call's budget ends.
  *
- * Every engine reports a line when the line on its own matches (the spec's per-line semantics); a match
- * found across a line break only points at a line to test.
+ * Every engine reports a line when the line on its own matches (the semantics of splitting the text by
+ * newline and testing each line); a match found across a line break only points at a line to test.
  */
 import { RE2JS } from 're2js';
 import { analyzePattern } from './analyze-pattern.ts';
