@@ -6,7 +6,7 @@
  *
  * Guarantees:
  * - Everything it uses arrives as a parameter (provider, tools, context, signal, clock, limits,
- *   persistence), so tests drive it with scripted providers and no sleeps (style rule 7).
+ *   persistence), so tests drive it with scripted providers and no sleeps.
  * - Every completed conversation item goes through `onItem` before the loop moves on, in history
  *   order: user text, then per model response its provider items, text and tool calls, then each
  *   tool result in call order. A crash loses at most the calls in flight.

@@ -1,6 +1,6 @@
 /**
  * The shapes of a citation a reader of the repository cannot follow: an issue number, the design
- * document or task brief the code was written from, a path outside the repository. One list, shared by
+ * document, task brief or style guide the code was written from, a path outside the repository. One list, shared by
  * the Markdown check and the source-comment check, so both reject exactly the same shapes.
  */
 
@@ -16,6 +16,7 @@ export const CITATIONS: readonly CitationShape[] = [
   { pattern: /\bthe spec\b|\bspec:/i, what: '"the spec"' },
   { pattern: /\bdesign:|(^|[^/\w])design\.md\b/i, what: 'the design document' },
   { pattern: /\bthe brief\b|\bbrief:/i, what: 'the task brief' },
+  { pattern: /\bstyle rule \d+|(^|[^/\w])style\.md\b/i, what: 'the style guide' },
   { pattern: /\.\.\/shared\b|\/work\/shared\b/, what: 'a file outside the repository' },
 ];
 

@@ -90,6 +90,7 @@ describe('the comment checker', () => {
       'const a = 1; // spec: "Tool Mapper"',
       '// as the spec says; design: "Data"; see design.md',
       '// brief: "no secrets"; from ../shared/tools-system.md',
+      '// one place (house style rule 5), see style.md',
       '// a link to docs/design.md and a #fragment are fine',
       '',
     ].join('\n'),
@@ -116,6 +117,7 @@ describe('the comment checker', () => {
       ['src/planted.ts', 7, 'cites the design document'],
       ['src/planted.ts', 8, 'cites the task brief'],
       ['src/planted.ts', 8, 'cites a file outside the repository'],
+      ['src/planted.ts', 9, 'cites the style guide'],
       ['web/app.css', 1, 'cites "the spec"'],
     ]);
   });
