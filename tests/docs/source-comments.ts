@@ -3,7 +3,7 @@
  * literals and regular-expression literals is code, so a test named "issue a token" or a pattern that
  * matches `#7` is never taken for a comment. Scripts are read with the TypeScript compiler's own parser
  * (already the layer check's), which alone knows where a `/` starts a regular expression; CSS block
- * comments and HTML `<!-- -->` comments need only a scan that skips quoted strings.
+ * comments need only a scan that skips quoted strings, HTML comments a search for `<!--`.
  */
 import ts from 'typescript';
 
