@@ -1,5 +1,5 @@
 /**
- * Chat turns through the real HTTP route (issue 7, "npm run bench"): a Mango API on 127.0.0.1 over a
+ * Chat turns through the real HTTP route, as `npm run bench` runs them: a Mango API on 127.0.0.1 over a
  * SQLite database, `POST /api/chats/:id/turns` read as SSE by a `fetch` client.
  *
  * 1. Loop overhead per iteration: turns of 1 and of 1 + R model calls (R rounds of one no-op tool call),

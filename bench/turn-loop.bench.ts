@@ -1,5 +1,5 @@
 /**
- * Loop overhead per iteration (issue 7, "npm run bench"): a zero-delay scripted provider that calls one
+ * Loop overhead per iteration, as `npm run bench` measures it: a zero-delay scripted provider that calls one
  * no-op tool per response, so everything measured is the loop itself — event streaming, argument
  * parsing, `executeTool` (settings merge, budget timer, abort wiring), result serialization, history
  * bookkeeping and the persistence callback. The baseline does the least the same work needs in bare

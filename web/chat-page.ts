@@ -1,6 +1,6 @@
 /**
- * The Chat page: the user's chats beside either the new-chat form or the open chat (design: "a turn
- * as an SSE stream"). The two panels live in `new-chat-form.ts` and `chat-view.ts`; on a phone the
+ * The Chat page: the user's chats beside either the new-chat form or the open chat, a turn
+ * read as an SSE stream. The two panels live in `new-chat-form.ts` and `chat-view.ts`; on a phone the
  * chat list is a drawer (`chat-drawer.ts`).
  */
 import type { ChatSummary } from './api-client.ts';

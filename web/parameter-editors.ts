@@ -1,8 +1,8 @@
 /**
- * One editor per tool setting, generated from its `ToolParameterDescriptor` alone (spec:
- * "ToolSettingsMetadata"): number inputs with min/max, selects for allowed values, checkboxes, text,
- * and list editors for string lists and path lists. The server stays the validator — the form is
- * `novalidate` and an out-of-range value is sent, so the user sees the server's own 422 message.
+ * One editor per tool setting, generated from its `ToolParameterDescriptor` alone, so a new setting needs no
+ * web-app change: number inputs with min/max, selects for allowed values, checkboxes, text, and list editors
+ * for string lists and path lists. The server stays the validator — the form is `novalidate` and an
+ * out-of-range value is sent, so the user sees the server's own 422 message.
  */
 import type { PathListEntry, ToolParameterDescriptor } from '../src/tools/types.ts';
 import { type Child, h, replaceChildren, uniqueId } from './dom.ts';

@@ -1,8 +1,9 @@
 /**
  * The Tools page: every tool from `GET /api/settings/tools`, grouped by category, with an on/off
- * switch and a settings form generated from `parameterDescriptors` (spec: "Tool Settings API").
+ * switch and a settings form generated from `parameterDescriptors` (docs/http-api.md, "Tool settings").
  * Saving sends `PUT /api/settings/tools/:toolName`; a 422 appears next to the field it names.
- * Shell tools ask for confirmation before they are enabled (spec: "bash / zsh / powershell — Safety").
+ * Shell tools ask for confirmation before they are enabled: a shell runs any command, which is why all
+ * three are off by default.
  */
 import { type ApiClient, ApiError, type ToolSettingsDescriptor } from './api-client.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';

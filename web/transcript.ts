@@ -1,6 +1,6 @@
 /**
  * The chat transcript as data: pure functions that fold stored history and live turn events
- * (design: "Contracts that cross layers" — text_delta, tool_call_*, tool_result, tool_progress,
+ * (docs/turns.md, "The event stream" — text_delta, tool_call_*, tool_result, tool_progress,
  * finish, done) into entries the chat view renders. Kept free of the DOM so it is unit-tested.
  */
 import type { ChatMessage } from './api-client.ts';

@@ -1,6 +1,6 @@
 /**
  * Iterates a provider stream but stops as soon as a signal fires, even when the stream ignores the
- * signal (issue 7: a cancel ends the turn within one second whatever the provider does). The
+ * signal, so a cancel ends the turn within one second whatever the provider does. The
  * abandoned iterator is closed in the background and any late rejection is swallowed.
  */
 export async function* iterateUntilAborted<T>(

@@ -1,6 +1,6 @@
 /**
- * Where chats and their messages live (design: "Data": `chats`, `messages`). One message row per
- * `ConversationItem`, ordered by `seq` within its chat. This module holds the contract;
+ * Where chats and their messages live (the `chats` and `messages` tables; see docs/chats.md). One message row
+ * per `ConversationItem`, ordered by `seq` within its chat. This module holds the contract;
  * `in-memory-chat-repository.ts` and `src/db/` implement it.
  */
 import type { ConversationItem, ProviderId } from '../providers/types.ts';

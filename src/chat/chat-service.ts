@@ -1,5 +1,5 @@
 /**
- * The chat application service (issue 7, "Chat API"): create, list, get and delete a user's chats,
+ * The chat application service (docs/chats.md): create, list, get and delete a user's chats,
  * and run one turn at a time per chat. Every dependency is injected (repository, provider factory,
  * tool runtime loader, ledger factory, clock), so the HTTP layer and the CLI share it and tests drive it
  * with scripted providers.

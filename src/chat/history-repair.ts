@@ -1,6 +1,6 @@
 /**
- * Makes a persisted history consistent before it is replayed to a provider (issue 7: a crash mid-turn
- * loses at most the call in flight, and the next turn replays a consistent history). Pure.
+ * Makes a persisted history consistent before it is replayed to a provider, so a crash mid-turn
+ * loses at most the call in flight and the next turn replays a consistent history. Pure.
  *
  * Rules, applied in one pass:
  * - A tool call without a result gets a synthetic failed result, placed right after the run of tool

@@ -1,7 +1,7 @@
 /**
- * Which tools may run concurrently within one model response (issue 7, "The loop"). The one list of
- * read-only tools: they observe the filesystem or the clock and change nothing, so running them side by
- * side cannot change any call's outcome. Every other tool (shells, writes, image generation) runs one
+ * Which tools may run concurrently within one model response (docs/chats.md, "The rules of the loop"). The
+ * one list of read-only tools: they observe the filesystem or the clock and change nothing, so running them
+ * side by side cannot change any call's outcome. Every other tool (shells, writes, image generation) runs one
  * after another, in the order the model asked for them.
  */
 

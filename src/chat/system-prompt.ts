@@ -1,7 +1,7 @@
 /**
- * The system prompt of a chat turn (spec: "Built-in Tools": the agent system prompt announces the
- * chat's working directory). Pure: the same chat always gets the same prompt, so a provider's prompt
- * cache keeps working across turns.
+ * The system prompt of a chat turn: it announces the chat's working directory, against which the tools
+ * resolve relative paths and to which their results are relative. Pure: the same chat always gets the
+ * same prompt, so a provider's prompt cache keeps working across turns.
  */
 import type { ReachableSet } from '../tools/access/reachable-set.ts';
 
@@ -49,7 +49,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
 
 /**
  * Appended to the system prompt of the last iteration a turn allows, when tools are withheld
- * (issue 7: "the model is told to answer").
+ * so the model answers with what it has instead of being cut off mid-call.
  */
 export function buildFinalIterationNotice(maxIterations: number): string {
   return (

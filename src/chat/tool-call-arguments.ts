@@ -1,6 +1,6 @@
 /**
- * Parses the raw JSON argument text a model produced for one tool call (issue 7: "" → {}, invalid
- * JSON → a `validation_failed` result the model is told about, and the turn goes on). Whether the
+ * Parses the raw JSON argument text a model produced for one tool call: "" → {} (a call with no arguments),
+ * invalid JSON → a `validation_failed` result the model is told about, and the turn goes on. Whether the
  * parsed value is an object, and whether its keys fit the tool, is `executeTool`'s business.
  */
 import type { ToolFailure } from '../tools/types.ts';

@@ -1,5 +1,5 @@
 /**
- * What one chat turn streams to its client (design: "Contracts that cross layers"): every provider
+ * What one chat turn streams to its client (docs/turns.md, "The event stream"): every provider
  * event as it arrives, one `tool_progress` per progress event a running tool reports, one `tool_result`
  * per tool call (in call order), and exactly one final `done`.
  */

@@ -1,12 +1,12 @@
 /**
- * The chat turn loop (spec: "Tool Lifecycle" steps 4–7; issue 7, "The loop"). One async generator per
+ * The chat turn loop (docs/chats.md, "The rules of the loop"). One async generator per
  * turn: it streams the model's response, runs the tool calls it asked for through `executeTool`, feeds
  * the serialized results back, and repeats until the model answers without tools or the iteration limit
  * is reached.
  *
  * Guarantees:
  * - Everything it uses arrives as a parameter (provider, tools, context, signal, clock, limits,
- *   persistence), so tests drive it with scripted providers and no sleeps (style rule 7).
+ *   persistence), so tests drive it with scripted providers and no sleeps.
  * - Every completed conversation item goes through `onItem` before the loop moves on, in history
  *   order: user text, then per model response its provider items, text and tool calls, then each
  *   tool result in call order. A crash loses at most the calls in flight.
@@ -22,13 +22,7 @@
  * - Exactly one `done` event, always last. If the consumer stops iterating early, the turn is
  *   cancelled and its running tools are stopped before the generator finishes.
  */
-import type {
-  ConversationItem,
-  FinishReason,
-  ModelProvider,
-  ModelRequest,
-  ProviderEvent,
-} from '../providers/types.ts';
+import type { ConversationItem, FinishReason, ModelProvider } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import { type ExecuteToolOptions, executeTool } from '../tools/execution.ts';
 import { getInMemoryLedgerForChat } from '../tools/freshness-ledger.ts';
@@ -40,9 +34,9 @@ import {
 } from '../tools/output/result-budget.ts';
 import { defaultToolRegistry } from '../tools/registry.ts';
 import type { ToolCallContext, ToolExecutionResult } from '../tools/types.ts';
-import { iterateUntilAborted } from './abortable-iteration.ts';
 import { AsyncEventQueue } from './async-event-queue.ts';
 import { canRunConcurrently } from './read-only-tools.ts';
+import { streamModelResponse, type ToolCallItem } from './stream-model-response.ts';
 import { appendToSystemPrompt, buildFinalIterationNotice } from './system-prompt.ts';
 import { parseToolCallArguments } from './tool-call-arguments.ts';
 import type { TurnDoneEvent, TurnDoneReason, TurnEvent } from './turn-events.ts';
@@ -88,124 +82,9 @@ export interface RunTurnParameters {
   executeOptions?: ExecuteToolOptions;
 }
 
-type ToolCallItem = Extract<ConversationItem, { type: 'tool_call' }>;
-
-/** How one model response ended. */
-type ModelResponse =
-  | {
-      status: 'finished';
-      reason: FinishReason;
-      message?: string;
-      items: ConversationItem[];
-      calls: ToolCallItem[];
-    }
-  | { status: 'failed'; message: string; text: string }
-  | { status: 'cancelled'; text: string };
-
 const CANCELLED_MESSAGE = 'The turn was cancelled.';
 
 class PersistenceError extends Error {}
-
-/**
- * Streams one model response, yielding every provider event, and returns what it produced. Items are
- * in stream order; consecutive text deltas become one `assistant_text` item.
- */
-async function* streamModelResponse(
-  provider: ModelProvider,
-  request: ModelRequest,
-  signal: AbortSignal,
-): AsyncGenerator<ProviderEvent, ModelResponse> {
-  const items: ConversationItem[] = [];
-  const calls: ToolCallItem[] = [];
-  const openCalls = new Map<string, string>();
-  let allText = '';
-  let pendingText = '';
-  const flushText = () => {
-    if (pendingText !== '') items.push({ type: 'assistant_text', text: pendingText });
-    pendingText = '';
-  };
-  let stream: AsyncGenerator<ProviderEvent, 'aborted' | 'done'> | undefined;
-  try {
-    stream = iterateUntilAborted(provider.stream(request), signal);
-    while (true) {
-      const step = await stream.next();
-      if (step.done) {
-        if (step.value === 'aborted' || signal.aborted) return { status: 'cancelled', text: allText };
-        return {
-          status: 'failed',
-          message: 'The provider stream ended without a finish event.',
-          text: allText,
-        };
-      }
-      const event = step.value;
-      yield event;
-      switch (event.type) {
-        case 'text_delta':
-          pendingText += event.delta;
-          allText += event.delta;
-          break;
-        case 'tool_call_started':
-          openCalls.set(event.callId, event.name);
-          break;
-        case 'tool_call_arguments_delta':
-          break;
-        case 'tool_call_completed': {
-          flushText();
-          openCalls.delete(event.callId);
-          const call: ToolCallItem = {
-            type: 'tool_call',
-            callId: event.callId,
-            name: event.name,
-            arguments: event.arguments,
-          };
-          if (event.providerData !== undefined) call.providerData = event.providerData;
-          items.push(call);
-          calls.push(call);
-          break;
-        }
-        case 'provider_item':
-          flushText();
-          items.push({ type: 'provider_item', provider: event.provider, data: event.data });
-          break;
-        case 'finish': {
-          if (event.reason === 'cancelled' || signal.aborted) return { status: 'cancelled', text: allText };
-          if (event.reason === 'error') {
-            return {
-              status: 'failed',
-              message: event.message ?? 'The provider reported an error.',
-              text: allText,
-            };
-          }
-          if (openCalls.size > 0) {
-            const names = [...openCalls.values()].join(', ');
-            return {
-              status: 'failed',
-              message: `The model's stream ended in the middle of a tool call (${names}); nothing was run.`,
-              text: allText,
-            };
-          }
-          flushText();
-          return {
-            status: 'finished',
-            reason: event.reason,
-            ...(event.message !== undefined ? { message: event.message } : {}),
-            items,
-            calls,
-          };
-        }
-      }
-    }
-  } catch (error) {
-    if (signal.aborted) return { status: 'cancelled', text: allText };
-    return {
-      status: 'failed',
-      message: `The provider failed: ${error instanceof Error ? error.message : String(error)}`,
-      text: allText,
-    };
-  } finally {
-    await stream?.return('done');
-  }
-}
 
 function toolResultEvent(
   call: ToolCallItem,

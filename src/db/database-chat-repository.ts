@@ -1,6 +1,6 @@
 /**
  * `ChatRepository` on the database (`chats`, `messages`; migration 3), so chats and their history
- * survive a restart and every API instance can serve any turn (design.md "Growing past one machine").
+ * survive a restart and every API instance can serve any turn when several share one PostgreSQL database.
  *
  * Guarantees:
  * - A message's `seq` is the chat's next number, computed in the INSERT itself while the chat row is

@@ -1,8 +1,8 @@
 /**
- * The one place that turns failures into HTTP statuses (house style rule 5). Every error response is
- * JSON `{error, code}`: `error` a sentence for people, `code` a stable string for programs. Bad input is
- * always a 4xx; only a fault of the server itself is a 500, and its details go to the log, not the
- * client.
+ * The one place that turns failures into HTTP statuses, so a status means the same on every route. Every
+ * error response is JSON `{error, code}`: `error` a sentence for people, `code` a stable string for
+ * programs. Bad input is always a 4xx; only a fault of the server itself is a 500, and its details go to
+ * the log, not the client.
  *
  * | failure                                            | status | code                    |
  * | -------------------------------------------------- | ------ | ----------------------- |

@@ -1,6 +1,6 @@
 /**
- * Runs a generate_image plan (spec: "streams per-image outcomes, summarizes into a single result.
- * Honors the configured timeoutSeconds execution budget").
+ * Runs a generate_image plan: it streams per-image outcomes, summarizes them into a
+ * single result, and stays within the configured `timeoutSeconds` execution budget.
  *
  * Guarantees:
  * - Every planned image is requested at once; they run concurrently under the call's one signal.

@@ -1,5 +1,5 @@
 /**
- * MCP over Streamable HTTP (issue 10), as a web-standard handler: `Request` in, `Response` out, so
+ * MCP over Streamable HTTP (docs/mcp.md), as a web-standard handler: `Request` in, `Response` out, so
  * the app mounts it at `/mcp` behind its bearer-token auth (`app.all('/mcp', …)`).
  *
  * Guarantees:

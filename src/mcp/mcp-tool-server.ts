@@ -1,11 +1,11 @@
 /**
- * The MCP server of one user (issue 10): the same tools, settings and safety as a chat, for any MCP
+ * The MCP server of one user (docs/mcp.md): the same tools, settings and safety as a chat, for any MCP
  * client. One instance serves one MCP session (one stdio process, or one Streamable HTTP session).
  *
  * Guarantees:
  * - `tools/list` is computed on every call from the user's saved settings (`getEnabledToolRuntime`),
- *   so it offers exactly the tools the user has enabled, with their plain JSON Schemas (the spec's
- *   source dialect) — a settings change is visible on the next list.
+ *   so it offers exactly the tools the user has enabled, with their plain JSON Schemas (the source
+ *   dialect, before any provider's mapping) — a settings change is visible on the next list.
  * - `tools/call` runs through `executeTool` with the user's saved row, the session's access computed
  *   again for that call (`resolveAccess`: a revoked grant applies at the next call, and a refusal fails
  *   the call with `permission_denied` before any tool runs), one freshness ledger for the whole

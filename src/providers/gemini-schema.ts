@@ -1,5 +1,5 @@
 /**
- * The Gemini dialect of a tool's parameter schema (spec: "Tool Mapper"; issue 6 "Gemini").
+ * The Gemini dialect of a tool's parameter schema, one of the tool mapper's dialects.
  *
  * Gemini's function declarations accept an OpenAPI-3 subset of JSON Schema, not all of it: a request that
  * carries an unknown keyword or a type array is refused as a whole. `toGeminiSchema` therefore keeps only

@@ -1,5 +1,5 @@
 /**
- * The OpenAI Responses strict dialect (spec: "Tool Mapper", "Optional arguments are optional").
+ * The OpenAI Responses strict dialect, derived so that optional arguments stay optional.
  *
  * Tools author plain JSON Schema: a genuine optional has one `type` and is absent from `required`, and
  * `minLength`/`maxLength` stay on the source so Gemini and Anthropic advertise them. Responses strict mode
@@ -24,7 +24,7 @@ const SINGLE_SCHEMA_KEYWORDS = ['items', 'not', 'additionalItems', 'contains', '
 const SCHEMA_ARRAY_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
 /** Keywords whose value maps names (data) to schemas. */
 const SCHEMA_MAP_KEYWORDS = ['properties', '$defs', 'definitions', 'patternProperties'] as const;
-/** Keywords strict mode refuses anywhere in the tree (spec: "Tool Mapper"). */
+/** Keywords strict mode refuses anywhere in the tree; a request that uses one is refused whole. */
 const STRICT_FORBIDDEN_KEYWORDS = [
   'oneOf',
   'anyOf',
@@ -167,7 +167,7 @@ function nodeIsStrict(schema: JsonSchema): boolean {
 }
 
 /**
- * Whether OpenAI Responses accepts `schema` with `strict: true` (spec: "Tool Mapper"): the root is
+ * Whether OpenAI Responses accepts `schema` with `strict: true`: the root is
  * `type: object`, every object node has `additionalProperties: false` and all of its properties in
  * `required` at every depth, and no node uses `oneOf`, `anyOf`, `allOf`, `not`, `$ref`, `minLength`,
  * `maxLength` or a `format` outside the allowlist. Pure.

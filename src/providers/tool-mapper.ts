@@ -1,7 +1,7 @@
 /**
- * Tool mapper (spec: "Tool Mapper", lifecycle step 3): pure functions from `ToolDefinition[]` to each
- * provider's wire format, typed against the official SDKs' own request types. Outputs share no object
- * with the definitions (a caller may mutate a request without touching the registry).
+ * Tool mapper (the step between loading a user's tools and calling the model): pure functions from
+ * `ToolDefinition[]` to each provider's wire format, typed against the official SDKs' own request types.
+ * Outputs share no object with the definitions (a caller may mutate a request without touching the registry).
  *
  * - OpenAI Responses: `strict: true` exactly when the derived strict schema passes `isStrictCompatible`;
  *   otherwise the untouched source schema goes out with `strict: false`.

@@ -1,5 +1,5 @@
 /**
- * The provider contract (design: "Contracts that cross layers"). Every adapter turns its SDK's stream
+ * The provider contract (docs/providers.md). Every adapter turns its SDK's stream
  * into `ProviderEvent`s and builds its next request from the provider-neutral `ConversationItem`
  * history. Providers never import tools: they receive `ToolDefinition[]`.
  *

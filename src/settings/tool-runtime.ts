@@ -1,5 +1,5 @@
 /**
- * `getEnabledToolRuntime` (spec: "Tool Lifecycle" step 2): load a user's saved rows, merge them with
+ * `getEnabledToolRuntime` (docs/tools.md, "How every call runs"): load a user's saved rows, merge them with
  * defaults (a corrupted row falls back to defaults and is logged, never breaking a chat), and produce
  * the enabled `ToolDefinition[]` together with the rows `executeTool` needs.
  */

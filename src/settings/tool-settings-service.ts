@@ -1,5 +1,5 @@
 /**
- * Application layer of the Tool Settings API (spec: "Tool Settings API", "Settings Policy"): lists a
+ * Application layer of the Tool Settings API (docs/http-api.md, "Tool settings"): lists a
  * user's tools with their effective settings and applies an update — defaults < saved < update, strictly
  * validated by the settings policy — persisting only what the user chose (so a later change of a
  * default reaches users who never touched that setting). Emits a `ToolSettingsEvents` notice after each
@@ -23,7 +23,7 @@ import type {
 import type { ToolSettingsEvents } from './tool-settings-events.ts';
 import type { ToolSettingsRepository } from './tool-settings-repository.ts';
 
-/** Everything a settings page needs to render one tool (spec: `ToolSettingsDescriptor`). */
+/** Everything a settings page needs to render one tool; the API returns it as is. */
 export interface ToolSettingsDescriptor {
   name: string;
   title: string;
@@ -42,7 +42,7 @@ export interface ToolSettingsDescriptor {
   parameterDescriptors: ToolParameterDescriptor[];
 }
 
-/** The body of `PUT /api/settings/tools/:toolName` (spec: `UpdateToolSettingsBody`). */
+/** The body of `PUT /api/settings/tools/:toolName`: every field optional, absent means unchanged. */
 export interface ToolSettingsUpdate {
   enabled?: boolean;
   parameters?: Record<string, unknown>;

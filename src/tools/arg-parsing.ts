@@ -1,7 +1,7 @@
 /**
  * Readers for model-supplied tool arguments and for stored settings.
  *
- * Model arguments (spec: "Malformed arguments are rejected, not substituted"): `null` and an absent key
+ * Model arguments are rejected when malformed, never substituted: `null` and an absent key
  * mean the same thing — a Responses-strict model sends `null` for every optional it leaves out — but a
  * value that is present and of the wrong type raises `ToolArgumentError`, never a silent default.
  *

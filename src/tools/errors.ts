@@ -4,7 +4,10 @@
  * maps classifications to HTTP statuses.
  */
 
-/** The stable failure codes of `executeTool` (see ../shared/design.md, "Contracts that cross layers"). */
+/**
+ * The stable failure codes of `executeTool`: clients and the HTTP status mapping switch on them, so a
+ * code keeps its meaning once shipped.
+ */
 export type ToolErrorClassification =
   /** No tool is registered under the requested name. */
   | 'unknown_tool'
@@ -113,7 +116,7 @@ export type ToolParameterErrorCode =
 
 /**
  * A tool *setting* (not a model argument) is invalid. Thrown by the settings policy; the API turns it
- * into a 422 and execution falls back to defaults (spec: `getSafeEffectiveToolSettings`).
+ * into a 422 and execution falls back to defaults (`getSafeEffectiveToolSettings`).
  */
 export class ToolParameterError extends Error {
   readonly code: ToolParameterErrorCode;

@@ -21,7 +21,7 @@ import { defaultToolRegistry, type ToolRegistry } from './registry.ts';
 import { getSafeEffectiveToolSettings } from './settings-policy.ts';
 import type { RegisteredTool, ToolCallContext, ToolContext, ToolExecutionResult } from './types.ts';
 
-/** Budget for tools without a `timeoutSeconds` setting (spec: "Settings Policy"). */
+/** Budget for tools without a `timeoutSeconds` setting; a set one must lie within the bounds below. */
 export const DEFAULT_TOOL_TIMEOUT_SECONDS = 30;
 export const MIN_TOOL_TIMEOUT_SECONDS = 5;
 export const MAX_TOOL_TIMEOUT_SECONDS = 600;

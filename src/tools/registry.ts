@@ -1,5 +1,5 @@
 /**
- * The tool registry (spec: "Tool Lifecycle" step 1). Builtins call `registerTool` at import time; the
+ * The tool registry (docs/tools.md, "How every call runs"). Builtins call `registerTool` at import time; the
  * module-level functions act on one process-wide registry, and `ToolRegistry` instances let tests and
  * embedders hold registries of their own.
  */

@@ -1,5 +1,5 @@
 /**
- * Core types of the tools layer (spec: "Core Types"; design: "Contracts that cross layers").
+ * Core types of the tools layer (docs/architecture.md).
  * Tools import only from this layer; nothing here knows about HTTP, databases or providers.
  */
 
@@ -10,7 +10,7 @@ import type { ToolTraits } from './tool-traits.ts';
 
 export type JsonSchemaType = 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'null';
 
-/** Plain JSON Schema, as tools author it (the spec's "source dialect"). */
+/** Plain JSON Schema, as tools author it (the source dialect each provider's mapping starts from). */
 export interface JsonSchema {
   type?: JsonSchemaType | JsonSchemaType[];
   description?: string;
@@ -178,7 +178,7 @@ export interface RegisteredTool {
   /**
    * The largest serialized result this tool produces by design, in bytes. The chat loop sends a result
    * whole up to the larger of its own budget (default 100 KiB) and this, so a tool whose own caps are
-   * specified larger (read_file's 256 KiB byte views, which the spec says reach the model whole) is not
+   * specified larger (read_file's 256 KiB byte views, which must reach the model whole) is not
    * cut by the loop. Leave it unset to take the loop's budget.
    */
   resultBudgetBytes?: number;

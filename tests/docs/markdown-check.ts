@@ -1,11 +1,12 @@
 /**
  * Checks of the repository's Markdown, shared by the docs tests: every relative link names a file that
  * exists inside the repository (and, with an anchor, a heading that exists in it), and no page cites
- * what a reader of the repository cannot open (issue numbers, "the spec", paths outside the repository).
+ * what a reader of the repository cannot open (the shapes in citations.ts).
  * Pure apart from reading the files it is given; links inside code are not links and are skipped.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { citationsIn } from './citations.ts';
 
 export interface MarkdownProblem {
   /** The file, relative to the root. */
@@ -102,13 +103,6 @@ export function findBrokenLinks(
   return problems;
 }
 
-const CITATIONS: readonly { pattern: RegExp; what: string }[] = [
-  { pattern: /\bissues?\s+#?\d+/i, what: 'an issue number' },
-  { pattern: /(^|[\s(])#\d+\b/, what: 'an issue number' },
-  { pattern: /\bthe spec\b|\bspec:/i, what: '"the spec"' },
-  { pattern: /\.\.\/shared\b|\/work\/shared\b/, what: 'a file outside the repository' },
-];
-
 /** Lines of `files` that cite something a reader of the repository cannot open. Code counts too. */
 export function findOutsideCitations(root: string, files: readonly string[]): MarkdownProblem[] {
   const problems: MarkdownProblem[] = [];
@@ -116,9 +110,8 @@ export function findOutsideCitations(root: string, files: readonly string[]): Ma
     readFileSync(join(root, file), 'utf8')
       .split('\n')
       .forEach((text, index) => {
-        for (const { pattern, what } of CITATIONS) {
-          if (pattern.test(text))
-            problems.push({ file, line: index + 1, message: `cites ${what}: ${text.trim()}` });
+        for (const what of citationsIn(text)) {
+          problems.push({ file, line: index + 1, message: `cites ${what}: ${text.trim()}` });
         }
       });
   }

@@ -1,5 +1,5 @@
 /**
- * Stream and request edge cases found in review (issue 7 "Robust to what real servers send"): each test
+ * Stream and request edge cases found in review, robust to what real servers send: each test
  * pins one behaviour of one adapter with exact events or an exact request body.
  */
 import { describe, expect, test } from 'bun:test';

@@ -1,6 +1,6 @@
 /**
- * HTTP failures become readable `finish` messages that never carry the API key (issue 7; brief:
- * "HTTP errors → finish error with a readable message, no secrets leaked"). Servers and proxies do echo
+ * HTTP failures become readable `finish` messages that never carry the API key
+ * (an HTTP error is a finish error with a readable message, and no secret leaks). Servers and proxies do echo
  * the key they were sent (`Invalid key: sk-…`), and the message is persisted and shown to the user.
  */
 import { afterAll, describe, expect, test } from 'bun:test';

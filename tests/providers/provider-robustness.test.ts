@@ -1,5 +1,5 @@
 /**
- * What real servers and networks do to a stream, for every adapter (issue 7 "Robust to…"; the contract
+ * What real servers and networks do to a stream, for every adapter (the contract
  * of `types.ts`: a stream never throws and always ends with exactly one `finish`).
  */
 import { afterAll, describe, expect, test } from 'bun:test';

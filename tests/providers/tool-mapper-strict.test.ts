@@ -1,6 +1,6 @@
 /**
- * Every built-in tool is strict-compatible after `toStrictSchema` (spec: "Tool Mapper": "A tool that fails
- * isStrictCompatible on the derived schema should be fixed rather than exempted"). The cases come from the
+ * Every built-in tool is strict-compatible after `toStrictSchema`: a tool that fails
+ * isStrictCompatible on the derived schema is fixed rather than exempted. The cases come from the
  * registry, so a tool added to `src/tools/builtin/index.ts` is covered without editing this file.
  */
 import { describe, expect, test } from 'bun:test';

@@ -1,6 +1,6 @@
 /**
- * `kill -9` of a real `mango serve` process in the middle of a chat turn (issue 7: "a crash mid-turn
- * loses at most the call in flight and the next turn replays a consistent history"), on SQLite — the
+ * `kill -9` of a real `mango serve` process in the middle of a chat turn (a crash mid-turn
+ * loses at most the call in flight and the next turn replays a consistent history), on SQLite — the
  * one-server backend. After the restart the chat holds the completed items, is not left busy, and the
  * next turn's request to the model carries the user text, the tool call and its result.
  */

@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown with a chat turn in flight (issue 5 "Graceful shutdown", issue 7 "Cancellation"):
+ * Graceful shutdown with a chat turn in flight (docs/turns.md, "Cancelling"):
  * `stop()` cancels running turns instead of waiting for them, so the client reads `done{cancelled}`,
  * the turn's shell is killed, the history is persisted before the database closes, and `stop()` does
  * not sit out its whole drain budget.

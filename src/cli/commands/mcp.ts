@@ -1,6 +1,6 @@
 /**
  * `mango mcp --user NAME [--cwd DIR] [--unrestricted]`: serves one user's enabled tools over MCP on
- * stdio (issue 10), for MCP clients that start their servers as a subprocess. The session is bound
+ * stdio (docs/mcp.md), for MCP clients that start their servers as a subprocess. The session is bound
  * like a chat: `--cwd` inside the user's workspaces (default: the personal workspace), confined to it
  * unless `--unrestricted` and the user is allowed it, checked again before every call.
  *

@@ -1,5 +1,5 @@
 /**
- * The chat API (issue 7; design: "chat/chat-routes.ts"): create, list, show and delete a user's chats,
+ * The chat API (docs/http-api.md, "Chats"): create, list, show and delete a user's chats,
  * run a turn as a `text/event-stream` (one `data: {json}` line per turn event), and cancel it. Thin:
  * each route calls one `ChatService` method; `ChatError` codes become statuses in `http-errors.ts`.
  */

@@ -1,5 +1,5 @@
 /**
- * TypeBox schemas of the chat API (issue 7): create a chat, send a turn. Limits mirror the service's
+ * TypeBox schemas of the chat API: create a chat, send a turn. Limits mirror the service's
  * own checks so an oversized field is a 400 before the service runs.
  */
 import { t } from 'elysia';

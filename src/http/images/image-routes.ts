@@ -1,5 +1,5 @@
 /**
- * `GET /api/images/:id` (issue 8): a generated image, to its owner only. Thin: authentication gives
+ * `GET /api/images/:id`: a generated image, to its owner only. Thin: authentication gives
  * `user`, `serveImage` does the rest — anyone but the owner gets the same 404 as for an unknown id, and
  * the content type is the one read from the file's bytes when it was stored.
  */

@@ -1,5 +1,5 @@
 /**
- * `/mcp` (issue 10): the MCP Streamable HTTP transport, every method, behind the bearer-token auth.
+ * `/mcp` (docs/mcp.md): the MCP Streamable HTTP transport, every method, behind the bearer-token auth.
  *
  * - The authentication gate answers 401 before anything is read; the handler gets only the `user`.
  * - `parse: 'none'`: Elysia must not consume the body, the SDK transport reads the request itself.

@@ -1,5 +1,5 @@
 /**
- * `GET /api/settings/tools` and `PUT /api/settings/tools/:toolName` (spec: "Tool Settings API"). Thin:
+ * `GET /api/settings/tools` and `PUT /api/settings/tools/:toolName` (docs/http-api.md). Thin:
  * each route validates with its schemas, calls one `ToolSettingsService` method and returns.
  */
 import { Elysia } from 'elysia';

@@ -1,5 +1,5 @@
 /**
- * TypeBox schemas of the Tool Settings API (spec: "Tool Settings API"). They validate requests and
+ * TypeBox schemas of the Tool Settings API (docs/http-api.md, "Tool settings"). They validate requests and
  * responses at runtime and are the source of the OpenAPI document.
  */
 import { t } from 'elysia';

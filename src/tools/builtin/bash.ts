@@ -1,6 +1,6 @@
 /**
- * bash (spec: "bash / zsh / powershell"): registered only when a `bash` executable is on PATH, so an
- * unavailable shell is never offered to a model. The tool itself is buildShellTool('bash').
+ * bash (docs/tools.md, "Shell tools: bash, zsh, powershell"): registered only when a `bash` executable is on
+ * PATH, so an unavailable shell is never offered to a model. The tool itself is buildShellTool('bash').
  */
 import { registerTool } from '../registry.ts';
 import { buildShellTool } from '../shell/build-shell-tool.ts';

@@ -1,9 +1,8 @@
 /**
- * `createGenerateImageToolPlan` (spec: "generate_image" — "Plans images via
- * createGenerateImageToolPlan()"): the pure decision of what one generate_image call produces —
- * prompt, how many images, at which quality, with which model, and the id of every image — from the
- * model's arguments and the user's effective settings. No I/O, no clock, no randomness of its own: the
- * id generator is a parameter, so the same inputs always give the same plan.
+ * `createGenerateImageToolPlan` (docs/tools.md, "generate_image"): the pure decision of what one
+ * generate_image call produces — prompt, how many images, at which quality, with which model, and the id of
+ * every image — from the model's arguments and the user's effective settings. No I/O, no clock, no randomness
+ * of its own: the id generator is a parameter, so the same inputs always give the same plan.
  *
  * The plan is the tool's reading of its arguments, so it lives with the tool; the shape it produces
  * (`GenerateImageToolPlan`) is what the image layer's `generateImages` runs, and is defined there.
@@ -33,7 +32,7 @@ import {
 } from '../arg-parsing.ts';
 import { ToolArgumentError } from '../errors.ts';
 
-/** Hard ceiling of `count` and of the `maxImagesPerCall` setting (spec: count 1–4). */
+/** Hard ceiling of `count` and of the `maxImagesPerCall` setting: a call makes 1–4 images. */
 export const MAX_IMAGES_PER_CALL = 4;
 export const MAX_PROMPT_LENGTH = 32_000;
 export const MAX_MODEL_NAME_LENGTH = 100;

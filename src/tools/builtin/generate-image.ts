@@ -1,7 +1,7 @@
 /**
- * generate_image (spec: "generate_image"): creates 1–4 images during a text turn with an OpenAI Images
- * or Gemini image model. The plan is pure (`generate-image-plan.ts`, beside this file); this file wires it to
- * the configured providers, the data directory and the image repository.
+ * generate_image (docs/tools.md, "generate_image"): creates 1–4 images during a text turn with an OpenAI
+ * Images or Gemini image model. The plan is pure (`generate-image-plan.ts`, beside this file); this file
+ * wires it to the configured providers, the data directory and the image repository.
  *
  * Availability: with no image provider configured the tool is not offered to models (`isAvailable`),
  * and a direct call fails with an `execution_error` naming the variables that configure one.
@@ -104,7 +104,7 @@ async function execute(args: unknown, context: ToolContext): Promise<GenerateIma
   const providers = getImageProviders(config);
   const fallbackModel = (providers.openai ?? providers.gemini)?.defaultModel ?? '';
   // The plan validates the arguments first: a malformed call is a validation_failed the model can
-  // correct, whatever the server's configuration (spec: "Malformed arguments are rejected").
+  // correct, whatever the server's configuration: malformed arguments are rejected, never substituted.
   const plan = createGenerateImageToolPlan(args, context.settings.parameters, {
     createId: randomUUID,
     fallbackModel,

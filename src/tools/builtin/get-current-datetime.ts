@@ -1,5 +1,5 @@
 /**
- * get_current_datetime (spec: "get_current_datetime"): the current instant in a requested IANA time
+ * get_current_datetime (docs/tools.md, "get_current_datetime"): the current instant in a requested IANA time
  * zone and BCP 47 locale. Invalid zones and locales are refused by name rather than replaced by UTC or
  * en-US, which would hand the model a plausible wrong answer.
  */

@@ -1,6 +1,6 @@
 /**
- * Importing this module registers every builtin tool (spec: "Tool Lifecycle" step 1).
- * Add one line per new tool file.
+ * Importing this module registers every builtin tool, so the registry holds them before any user's tools are
+ * loaded. Add one line per new tool file.
  */
 import './get-current-datetime.ts';
 import './generate-image.ts';

@@ -1,6 +1,7 @@
 /**
- * powershell (spec: "bash / zsh / powershell"): registered only on Windows, with `pwsh` when it is on
- * PATH, else Windows PowerShell (findShellInterpreter). Elsewhere it is never offered to a model.
+ * powershell (docs/tools.md, "Shell tools: bash, zsh, powershell"): registered only on Windows, with `pwsh`
+ * when it is on PATH, else Windows PowerShell (findShellInterpreter). Elsewhere it is never offered to a
+ * model.
  */
 import { registerTool } from '../registry.ts';
 import { buildShellTool } from '../shell/build-shell-tool.ts';

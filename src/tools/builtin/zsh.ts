@@ -1,6 +1,6 @@
 /**
- * zsh (spec: "bash / zsh / powershell"): registered only when a `zsh` executable is on PATH, so an
- * unavailable shell is never offered to a model. The tool itself is buildShellTool('zsh').
+ * zsh (docs/tools.md, "Shell tools: bash, zsh, powershell"): registered only when a `zsh` executable is on
+ * PATH, so an unavailable shell is never offered to a model. The tool itself is buildShellTool('zsh').
  */
 import { registerTool } from '../registry.ts';
 import { buildShellTool } from '../shell/build-shell-tool.ts';

@@ -1,6 +1,6 @@
 /**
- * The binary probe shared by read_file and grep (spec: grep "Safety": "The probe window is shared with
- * read_file, so a file grep will search is a file read_file will open"). A file is binary when a NUL byte
+ * The binary probe shared by read_file and grep: the probe window is shared, so a file grep will
+ * search is a file read_file will open. A file is binary when a NUL byte
  * occurs in its first {@link BINARY_PROBE_BYTES} bytes.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Freshness checks against a chat's ledger (issue 3, "Freshness ledger and write_file"), shared by
+ * Freshness checks against a chat's ledger (docs/tools.md, "Freshness ledger"), shared by
  * read_file (records what was shown), write_file and edit_file (refuse to overwrite a file the chat has
  * not completely read, or that changed on disk since). Works with any `FreshnessLedger` implementation.
  */

@@ -1,6 +1,6 @@
 /**
- * Reading a descriptor under a byte ceiling (spec: read_file "the size ceiling bounds the bytes the
- * descriptor yields rather than the size stat claims"). At most `ceiling + 1` bytes are ever read, so a
+ * Reading a descriptor under a byte ceiling: the ceiling bounds the bytes the descriptor
+ * yields rather than the size stat claims. At most `ceiling + 1` bytes are ever read, so a
  * file that under-reports its size or grows mid-read is detected at the cap, not read past it.
  */
 import type { FileHandle } from 'node:fs/promises';

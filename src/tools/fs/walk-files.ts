@@ -38,7 +38,7 @@ function kindOf(entry: Dirent, path: string): 'file' | 'directory' | 'skip' {
 
 /**
  * Matchers for the glob's segments that start with a dot (`.github/**` → `.github`). As in
- * `Bun.Glob.scan` (spec: grep "walks it with Bun.Glob"), a wildcard never matches a leading dot, but a
+ * `Bun.Glob.scan`, which grep's walk must agree with, a wildcard never matches a leading dot, but a
  * segment written with one does: such names are walked even when dotfiles are off.
  */
 function dotSegmentMatchers(glob: string | undefined): InstanceType<typeof Bun.Glob>[] {

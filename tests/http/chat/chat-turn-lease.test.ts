@@ -1,6 +1,6 @@
 /**
- * One turn at a time per chat across server instances (issue 7 "One turn at a time per chat (409 for a
- * second)"; README: several instances may share one PostgreSQL database and any instance serves any
+ * One turn at a time per chat across server instances (409 for a second turn;
+ * README: several instances may share one PostgreSQL database and any instance serves any
  * chat). Two apps over one database — two instances — on SQLite and PostgreSQL: while instance A runs
  * a turn, instance B answers 409 busy; after A's turn ends, B runs one; a lease left by a crashed
  * instance expires; a cancel of a turn whose holder is gone says so instead of claiming success.

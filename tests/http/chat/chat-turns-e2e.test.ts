@@ -1,10 +1,10 @@
 /**
- * End to end over real HTTP on 127.0.0.1 (issue 7, "Tests"): a real server (`startServer`, port 0,
- * on SQLite and on PostgreSQL) with every builtin tool and the real provider registry, its `openai-compatible` adapter pointed
- * at the replay server through `OPENAI_COMPATIBLE_BASE_URL`. A chat is bound to a temp dir inside
- * the user's granted workspaces; the scripted model calls `grep`, then `read_file`, then answers. Also:
- * the second turn replays the whole history, cancel mid-shell-call kills the shell, the iteration limit,
- * invalid JSON arguments, client disconnect, 409, per-user isolation, 422/503 and the providers list.
+ * End to end over real HTTP on 127.0.0.1: a real server (`startServer`, port 0, on SQLite and on PostgreSQL)
+ * with every builtin tool and the real provider registry, its `openai-compatible` adapter pointed at the
+ * replay server through `OPENAI_COMPATIBLE_BASE_URL`. A chat is bound to a temp dir inside the user's granted
+ * workspaces; the scripted model calls `grep`, then `read_file`, then answers. Also: the second turn replays
+ * the whole history, cancel mid-shell-call kills the shell, the iteration limit, invalid JSON arguments,
+ * client disconnect, 409, per-user isolation, 422/503 and the providers list.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 /**
- * The argument rule of the spec ("Malformed arguments are rejected, not substituted"; "Optional
- * arguments are optional") checked for EVERY declared property of EVERY registered builtin: a value of
+ * The argument rule (malformed arguments are rejected, not substituted; optional
+ * arguments are optional) checked for EVERY declared property of EVERY registered builtin: a value of
  * the wrong JSON type is `validation_failed` naming the argument, and `null` for an optional argument
  * takes the same path as leaving it out. A new tool must add a baseline call here or the suite fails.
  */

@@ -1,7 +1,7 @@
 /**
- * The two-way path convention (spec: "Built-in Tools"): every path glob and grep report, passed straight
- * back into read_file in the same chat, reaches the file that matched — whatever the search root, with a
- * working directory reached through a symlink, with matches outside it, and with no directory bound.
+ * The two-way path convention (docs/tools.md, "Paths and policy"): every path glob and grep report, passed
+ * straight back into read_file in the same chat, reaches the file that matched — whatever the search root,
+ * with a working directory reached through a symlink, with matches outside it, and with no directory bound.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
- * Every builtin's settings, pinned to the spec's values ("Built-in Tools": each tool's Settings line;
- * "Settings Policy": timeoutSeconds 5–600, default 30): name, type, bounds and default, and the policy
+ * Every builtin's settings, pinned to their documented values (docs/tools.md: each tool's
+ * settings; timeoutSeconds 5–600, default 30): name, type, bounds and default, and the policy
  * refuses one step past each bound.
  */
 import { describe, expect, test } from 'bun:test';

@@ -1,6 +1,6 @@
 /**
- * Validates a grep pattern and picks its engine (spec: grep "The regex is compiled with new RegExp and
- * rejected via GrepPatternError if invalid"; issue 3: patterns over 1000 characters refused).
+ * Validates a grep pattern and picks its engine: an invalid regex is refused with a
+ * `validation_failed` naming it, and so is a pattern over 1000 characters, which bounds compile time.
  */
 import { RE2JS } from 're2js';
 import { ToolArgumentError } from '../../errors.ts';

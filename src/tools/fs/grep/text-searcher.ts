@@ -14,11 +14,20 @@
  *   that long without a match is returned in `unsearchedLines` rather than silently skipped. This engine
  *   runs only in a worker thread, which the caller terminates when the call's budget ends.
  *
- * Every engine reports a line when the line on its own matches (the spec's per-line semantics); a match
- * found across a line break only points at a line to test.
+ * Every engine reports a line when the line on its own matches (the semantics of splitting the text by
+ * newline and testing each line); a match found across a line break only points at a line to test.
  */
 import { RE2JS } from 're2js';
 import { analyzePattern } from './analyze-pattern.ts';
+import {
+  decode,
+  emptyResult,
+  LineCounter,
+  lineBounds,
+  searchEveryLine,
+  type TextSearchResult,
+} from './line-scan.ts';
+import { createLiteralHits, searchLiteralHits } from './literal-hits.ts';
 
 /** A "no match" that took longer than this may be an engine give-up (measured give-ups: 400–700 ms). */
 export const GIVE_UP_SUSPECT_MS = 20;
@@ -40,212 +49,10 @@ export interface GrepMatcherSpec {
   anchoredSuffix?: string | null;
 }
 
-export interface LineMatch {
-  line: number;
-  text: string;
-}
-
-export interface TextSearchResult {
-  matches: LineMatch[];
-  /** The file had more matching lines than `maxMatches`. */
-  more: boolean;
-  /** Lines where a JavaScript-engine give-up could not be excluded. */
-  unsearchedLines: number[];
-}
+export type { LineMatch, TextSearchResult } from './line-scan.ts';
 
 /** Searches one file's bytes (UTF-8); only what is needed gets decoded. */
 export type TextSearcher = (bytes: Uint8Array, maxMatches: number) => TextSearchResult;
-
-const utf8 = new TextDecoder();
-
-function decode(bytes: Uint8Array): string {
-  return utf8.decode(bytes);
-}
-
-/** The bytes as a Latin-1 string: one character per byte, so indices are byte offsets (no decoding). */
-function asLatin1(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
-}
-
-function isAscii(value: string): boolean {
-  for (let index = 0; index < value.length; index += 1) if (value.charCodeAt(index) > 0x7f) return false;
-  return true;
-}
-
-/**
- * A literal RegExp over the raw bytes: each literal is spelled as its UTF-8 bytes in Latin-1, which
- * finds exactly the same occurrences (UTF-8 is self-synchronising). Case-insensitive search works on the
- * bytes only for ASCII literals; otherwise the text is decoded first.
- */
-interface LiteralHits {
-  hits: RegExp;
-  onBytes: boolean;
-  /** A single case-sensitive literal as UTF-8 bytes: searched with Buffer.indexOf (memmem speed). */
-  needle: Buffer | undefined;
-}
-
-function createLiteralHits(literals: string[], caseInsensitive: boolean): LiteralHits {
-  const onBytes = !caseInsensitive || literals.every(isAscii);
-  const spelled = onBytes
-    ? literals.map((literal) => Buffer.from(literal, 'utf8').toString('latin1'))
-    : literals;
-  return {
-    hits: new RegExp(spelled.map(escapeRegExp).join('|'), caseInsensitive ? 'gi' : 'g'),
-    onBytes,
-    needle: literals.length === 1 && !caseInsensitive ? Buffer.from(literals[0]!, 'utf8') : undefined,
-  };
-}
-
-function searchLiteralHits(
-  literal: LiteralHits,
-  bytes: Uint8Array,
-  maxMatches: number,
-  accept: ((line: string) => boolean) | undefined,
-): TextSearchResult {
-  if (literal.needle !== undefined) return searchNeedle(literal.needle, bytes, maxMatches, accept);
-  if (literal.onBytes) {
-    const haystack = asLatin1(bytes);
-    return searchByHits(haystack, literal.hits, maxMatches, accept, (start, end) =>
-      decode(bytes.subarray(start, end)),
-    );
-  }
-  const text = decode(bytes);
-  return searchByHits(text, literal.hits, maxMatches, accept, (start, end) => text.slice(start, end));
-}
-
-const NEWLINE = 0x0a;
-
-/**
- * The byte-level literal search: Buffer.indexOf finds the needle's UTF-8 bytes in the raw file (exact,
- * since UTF-8 is self-synchronising and the needle holds no newline), line bounds and line numbers come
- * from newline bytes, and only candidate lines are decoded. Nothing is decoded for a file without a hit.
- */
-function searchNeedle(
-  needle: Buffer,
-  bytes: Uint8Array,
-  maxMatches: number,
-  accept: ((line: string) => boolean) | undefined,
-): TextSearchResult {
-  const result = emptyResult();
-  const haystack = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  let hit = haystack.indexOf(needle);
-  let lineNumber = 1;
-  /** Every newline before this offset has been counted into lineNumber. */
-  let counted = 0;
-  while (hit !== -1) {
-    // lastIndexOf with a negative offset would count from the end: a hit at 0 starts the first line.
-    const start = hit === 0 ? 0 : haystack.lastIndexOf(NEWLINE, hit - 1) + 1;
-    const newline = haystack.indexOf(NEWLINE, hit);
-    const end = newline === -1 ? haystack.length : newline;
-    const line = decode(bytes.subarray(start, end));
-    if (accept === undefined || accept(line)) {
-      if (result.matches.length === maxMatches) {
-        result.more = true;
-        break;
-      }
-      for (let next = haystack.indexOf(NEWLINE, counted); next !== -1 && next < start; ) {
-        lineNumber += 1;
-        next = haystack.indexOf(NEWLINE, next + 1);
-      }
-      counted = start;
-      result.matches.push({ line: lineNumber, text: line });
-    }
-    if (newline === -1) break;
-    hit = haystack.indexOf(needle, newline + 1);
-  }
-  return result;
-}
-
-export function escapeRegExp(literal: string): string {
-  return literal.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
-}
-
-/** Counts lines incrementally as the search moves forward through a text. */
-class LineCounter {
-  #position = 0;
-  #line = 1;
-  constructor(private readonly text: string) {}
-  /** 1-based number of the line holding `index`; calls must not go backwards. */
-  lineAt(index: number): number {
-    let newline = this.text.indexOf('\n', this.#position);
-    while (newline !== -1 && newline < index) {
-      this.#line += 1;
-      newline = this.text.indexOf('\n', newline + 1);
-    }
-    this.#position = index;
-    return this.#line;
-  }
-}
-
-function lineBounds(text: string, index: number): [number, number] {
-  const start = text.lastIndexOf('\n', index - 1) + 1;
-  const newline = text.indexOf('\n', index);
-  return [start, newline === -1 ? text.length : newline];
-}
-
-function emptyResult(): TextSearchResult {
-  return { matches: [], more: false, unsearchedLines: [] };
-}
-
-/**
- * Walks the hits of a linear literal RegExp, one candidate line per hit, and keeps the lines `accept`
- * agrees with.
- */
-function searchByHits(
-  text: string,
-  hits: RegExp,
-  maxMatches: number,
-  accept: ((line: string) => boolean) | undefined,
-  lineText: (start: number, end: number) => string,
-): TextSearchResult {
-  const result = emptyResult();
-  const counter = new LineCounter(text);
-  hits.lastIndex = 0;
-  for (let hit = hits.exec(text); hit !== null; hit = hits.exec(text)) {
-    const [start, end] = lineBounds(text, hit.index);
-    const line = lineText(start, end);
-    if (accept === undefined || accept(line)) {
-      if (result.matches.length === maxMatches) {
-        result.more = true;
-        break;
-      }
-      result.matches.push({ line: counter.lineAt(start), text: line });
-    }
-    if (end >= text.length) break;
-    hits.lastIndex = end + 1;
-  }
-  return result;
-}
-
-function searchEveryLine(
-  text: string,
-  maxMatches: number,
-  test: (line: string, lineNumber: number) => boolean,
-  firstLineStart = 0,
-  firstLineNumber = 1,
-): TextSearchResult {
-  const result = emptyResult();
-  let start = firstLineStart;
-  let lineNumber = firstLineNumber;
-  while (start <= text.length) {
-    const newline = text.indexOf('\n', start);
-    const end = newline === -1 ? text.length : newline;
-    if (!(newline === -1 && start === text.length)) {
-      const line = text.slice(start, end);
-      if (test(line, lineNumber)) {
-        if (result.matches.length === maxMatches) {
-          result.more = true;
-          break;
-        }
-        result.matches.push({ line: lineNumber, text: line });
-      }
-    }
-    if (newline === -1) break;
-    start = newline + 1;
-    lineNumber += 1;
-  }
-  return result;
-}
 
 /** Minimum prefilter literal length worth searching for before testing lines. */
 const MIN_PREFILTER_LENGTH = 3;

@@ -3,7 +3,7 @@ import { analyzePattern } from '../../../../src/tools/fs/grep/analyze-pattern.ts
 import { compileGrepPattern } from '../../../../src/tools/fs/grep/compile-grep-pattern.ts';
 import { createTextSearcher, type GrepMatcherSpec } from '../../../../src/tools/fs/grep/text-searcher.ts';
 
-/** The spec's reference semantics: split by newline, test each line with new RegExp. */
+/** The reference semantics every engine must agree with: split by newline, test each line with new RegExp. */
 function reference(pattern: string, caseInsensitive: boolean, text: string): number[] {
   const regex = new RegExp(pattern, caseInsensitive ? 'i' : '');
   const lines = text.split('\n');
