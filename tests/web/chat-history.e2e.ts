@@ -64,7 +64,7 @@ async function api(method: string, pathname: string, body?: unknown): Promise<Re
 /** What the reader sees of the conversation, entry by entry. */
 function transcriptText(page: Page): Promise<string[]> {
   return page.evaluate(() =>
-    [...document.querySelectorAll('.transcript > *')].map((node) => (node as HTMLElement).innerText.trim()),
+    [...document.querySelectorAll('.transcript > *')].map((node) => (node.textContent ?? '').trim()),
   );
 }
 
@@ -130,7 +130,7 @@ describe('chat history in Chromium', () => {
       expect(await page.locator('.call-progress li').allInnerTexts()).toHaveLength(2);
       expect(await page.locator('.notice-error').count()).toBe(1);
       expect(await page.locator('.turn-usage').allInnerTexts()).toEqual(['20 tokens in · 10 out']);
-      expect(await page.locator('.chat-usage').innerText()).toBe('This chat: 20 tokens in · 10 out');
+      expect(await page.locator('.chat-usage').textContent()).toBe('This chat: 20 tokens in · 10 out');
       await page.screenshot({ path: path.join(SCREENSHOT_DIRECTORY, 'chat-history-live-desktop.png') });
 
       await page.reload();
@@ -138,15 +138,15 @@ describe('chat history in Chromium', () => {
       expect(await transcriptText(page)).toEqual(live);
       expect(await page.locator('.call-duration').allInnerTexts()).toEqual(liveDurations);
       expect(await page.locator('.notice-error').count()).toBe(1);
-      expect(await page.locator('.notice-error').innerText()).toContain('model overloaded');
+      expect(await page.locator('.notice-error').textContent()).toContain('model overloaded');
       expect(await page.locator('.call-progress li').allInnerTexts()).toEqual([
         'image 1 of 2 done',
         'image 2 of 2 done',
       ]);
-      expect(await page.locator('.chat-usage').innerText()).toBe('This chat: 20 tokens in · 10 out');
-      expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Make two images of a mango');
+      expect(await page.locator('.chat-usage').textContent()).toBe('This chat: 20 tokens in · 10 out');
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Make two images of a mango');
       const sidebarEntry = page.locator('.chat-link[aria-current="page"]');
-      expect(await sidebarEntry.locator('.chat-title').innerText()).toBe('Make two images of a mango');
+      expect(await sidebarEntry.locator('.chat-title').textContent()).toBe('Make two images of a mango');
       expect(await sidebarEntry.locator('time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
       await page.screenshot({ path: path.join(SCREENSHOT_DIRECTORY, 'chat-history-reloaded-desktop.png') });
 
@@ -200,7 +200,7 @@ describe('chat history in Chromium', () => {
       await page.getByRole('button', { name: 'Rename chat' }).click();
       await page.getByRole('textbox', { name: 'Chat title' }).fill('Not this');
       await page.getByRole('textbox', { name: 'Chat title' }).press('Escape');
-      expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Mango harvest plan');
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Mango harvest plan');
 
       await page.reload();
       await page.getByRole('heading', { name: 'Mango harvest plan', level: 1 }).waitFor();
