@@ -158,13 +158,13 @@ export class ChatService {
       throw invalid(`model must be 1–${MAX_MODEL_LENGTH} characters.`);
     }
     const title = input.title?.trim() || DEFAULT_CHAT_TITLE;
+    requireStorable('title', title);
     const problem = titleProblem(title);
     if (problem !== undefined) throw invalid(problem);
     const systemPrompt = input.systemPrompt?.trim() || null;
     if (systemPrompt !== null && systemPrompt.length > MAX_SYSTEM_PROMPT_LENGTH) {
       throw invalid(`systemPrompt must be at most ${MAX_SYSTEM_PROMPT_LENGTH} characters.`);
     }
-    requireStorable('title', title);
     requireStorable('model', model);
     requireStorable('systemPrompt', systemPrompt);
     const { workspaces } = this.#dependencies;
@@ -214,9 +214,9 @@ export class ChatService {
   async renameChat(userId: string, chatId: string, title: string): Promise<ChatView> {
     const chat = await this.#requireChat(userId, chatId);
     const trimmed = title.trim();
+    requireStorable('title', trimmed);
     const problem = titleProblem(trimmed);
     if (problem !== undefined) throw invalid(problem);
-    requireStorable('title', trimmed);
     // Deleted between the check and the update: the same answer as for a chat that never existed.
     if (!(await this.#dependencies.repository.renameChat(chatId, trimmed))) throw this.#notFound(chatId);
     const present = await this.#presenter(userId);

@@ -145,6 +145,8 @@ describe.each(BACKENDS)('chat titles and turn traces on %s', (backend) => {
       ['   ', 'title must not be empty.'],
       ['x'.repeat(201), 'title must be at most 200 characters; got 201.'],
       ['two\nlines', 'title must be one line of text without control characters; got U+000A at position 4.'],
+      ['a\u0000b', 'title must be valid Unicode text without NUL characters.'],
+      ['\ud800', 'title must be valid Unicode text without NUL characters.'],
       ['bell\u0007', 'title must be one line of text without control characters; got U+0007 at position 5.'],
     ];
     for (const [title, error] of cases) {
