@@ -104,7 +104,7 @@ export async function renderChatView(
     return answer.node;
   };
   const emptyNote = h('p', { class: 'list-empty' }, 'No messages yet. Say something below.');
-  const chatUsage = h('p', { class: 'chat-meta chat-usage' });
+  const chatUsage = h('p', { class: 'chat-usage' });
 
   const renderTranscript = () => {
     const nodes: HTMLElement[] = [];
