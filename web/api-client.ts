@@ -105,8 +105,28 @@ export interface ChatMessage {
   createdAt?: string;
 }
 
+/** Tokens a turn's model calls used (the server sums every call of the turn). */
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** One turn of a chat as `GET /api/chats/:id` reports it, oldest first. */
+export interface TurnSummary {
+  id: string;
+  state: string;
+  /** The chat's last message seq when the turn began: later messages (to the next turn's) are its own. */
+  messageSeqAtStart: number;
+  usage: TurnUsage | null;
+  durations: { totalMs: number; toolMs: number } | null;
+  /** The turn trace once it ended; null for turns from before traces were kept. */
+  progress: { events: { at: number; event: Record<string, unknown> }[] } | null;
+  error: { message: string } | null;
+}
+
 export interface ChatWithMessages extends ChatSummary {
   messages: ChatMessage[];
+  turns: TurnSummary[];
 }
 
 /** A failed API call: HTTP status plus the server's message and stable code when it sent them. */
@@ -147,6 +167,8 @@ export interface ApiClient {
   listChats(): Promise<ChatSummary[]>;
   getChat(id: string): Promise<ChatWithMessages>;
   createChat(body: CreateChatBody): Promise<ChatSummary>;
+  /** `PATCH /api/chats/:id`: the chat with its new title (422 names what is wrong with it). */
+  renameChat(id: string, title: string): Promise<ChatSummary>;
   deleteChat(id: string): Promise<void>;
   /** Starts a turn; resolves with the open `text/event-stream` response. */
   startTurn(chatId: string, message: string, signal?: AbortSignal): Promise<Response>;
@@ -222,6 +244,7 @@ export function createApiClient(token: string, onUnauthorized: () => void): ApiC
     listChats: async () => unwrapList<ChatSummary>(await json<unknown>('GET', '/api/chats'), 'chats'),
     getChat: async (id) => unwrapChat(await json<unknown>('GET', `/api/chats/${encodeURIComponent(id)}`)),
     createChat: async (body) => unwrapChat(await json<unknown>('POST', '/api/chats', body)),
+    renameChat: (id, title) => json<ChatSummary>('PATCH', `/api/chats/${encodeURIComponent(id)}`, { title }),
     deleteChat: async (id) => {
       await send('DELETE', `/api/chats/${encodeURIComponent(id)}`);
     },
@@ -273,7 +296,8 @@ function unwrapChat(body: unknown): ChatWithMessages {
     : Array.isArray(record.messages)
       ? record.messages
       : [];
-  return { ...(chat as unknown as ChatSummary), messages: messages as ChatMessage[] };
+  const turns = Array.isArray(record.turns) ? (record.turns as TurnSummary[]) : [];
+  return { ...(chat as unknown as ChatSummary), messages: messages as ChatMessage[], turns };
 }
 
 async function toApiError(response: Response): Promise<ApiError> {

@@ -6,6 +6,7 @@
 import type { ChatSummary } from './api-client.ts';
 import { createChatDrawer } from './chat-drawer.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
+import { CHAT_RENAMED_EVENT, type ChatRenamedDetail } from './chat-title-editor.ts';
 import { renderChatView } from './chat-view.ts';
 import { h, replaceChildren } from './dom.ts';
 import { mountFilesPanel } from './files-panel.ts';
@@ -44,7 +45,16 @@ export async function renderChatPage(container: HTMLElement, options: ChatPageOp
     replaceChildren(chatList, h('li', { class: 'error-text' }, `Could not load chats: ${error.message}`));
     return [] as ChatSummary[];
   });
-  void chatsPromise.then((chats) => renderChatList(chatList, chats, options.chatId));
+  void chatsPromise.then((chats) => {
+    renderChatList(chatList, chats, options.chatId);
+    layout.addEventListener(CHAT_RENAMED_EVENT, (event) => {
+      const { id, title } = (event as CustomEvent<ChatRenamedDetail>).detail;
+      const chat = chats.find((candidate) => candidate.id === id);
+      if (!chat) return;
+      chat.title = title;
+      renderChatList(chatList, chats, options.chatId);
+    });
+  });
 
   if (options.chatId) await renderChatView(main, options, options.chatId);
   else await renderNewChatForm(main, options);
@@ -70,9 +80,29 @@ function renderChatList(list: HTMLElement, chats: ChatSummary[], activeId: strin
             'aria-current': chat.id === activeId ? 'page' : undefined,
           },
           h('span', { class: 'chat-title' }, chat.title || 'Untitled chat'),
-          h('span', { class: 'chat-meta' }, `${chat.provider} · ${chat.model}`),
+          h(
+            'span',
+            { class: 'chat-meta' },
+            chat.createdAt ? h('time', { datetime: chat.createdAt }, chatDate(chat.createdAt)) : undefined,
+            `${chat.createdAt ? ' · ' : ''}${chat.provider} · ${chat.model}`,
+          ),
         ),
       ),
     ),
   );
+}
+
+/** When a chat was started, as short as is unambiguous: the time today, the day this year, else the date. */
+function chatDate(iso: string, now: Date = new Date()): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  if (date.toDateString() === now.toDateString()) {
+    return date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  }
+  const sameYear = date.getFullYear() === now.getFullYear();
+  return date.toLocaleDateString(undefined, {
+    day: 'numeric',
+    month: 'short',
+    ...(sameYear ? {} : { year: 'numeric' }),
+  });
 }

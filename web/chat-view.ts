@@ -7,6 +7,7 @@
  */
 import { ApiError, type ChatSummary, type CurrentTurn } from './api-client.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
+import { createChatTitleEditor } from './chat-title-editor.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
 import { createElapsedTicker } from './elapsed-time.ts';
@@ -22,6 +23,7 @@ import {
   type TranscriptEntry,
   transcriptFromHistory,
 } from './transcript.ts';
+import { totalUsage, usageText } from './usage-text.ts';
 
 export async function renderChatView(
   main: HTMLElement,
@@ -44,7 +46,7 @@ export async function renderChatView(
     // turn's first item (the user's message, which is not a stream event).
     const end = running ? running.messageSeqAtStart + 1 : Number.POSITIVE_INFINITY;
     const before = loaded.messages.filter((message) => (message.seq ?? 0) <= end);
-    transcript = transcriptFromHistory(before);
+    transcript = transcriptFromHistory(before, loaded.turns);
   } catch (error) {
     const message =
       error instanceof ApiError && error.status === 404
@@ -53,7 +55,7 @@ export async function renderChatView(
     replaceChildren(main, heading, h('p', { class: 'error-text', role: 'alert' }, message));
     return;
   }
-  heading.textContent = chat.title || 'Untitled chat';
+  const titleEditor = createChatTitleEditor(api, chatId, heading, chat.title);
 
   // Not live itself (a log is polite by default and would be read token by token): the announcer
   // speaks streamed answers sentence by sentence.
@@ -102,6 +104,7 @@ export async function renderChatView(
     return answer.node;
   };
   const emptyNote = h('p', { class: 'list-empty' }, 'No messages yet. Say something below.');
+  const chatUsage = h('p', { class: 'chat-usage' });
 
   const renderTranscript = () => {
     const nodes: HTMLElement[] = [];
@@ -131,6 +134,8 @@ export async function renderChatView(
     });
     while (log.children.length > nodes.length) log.lastElementChild!.remove();
     elapsed.sync();
+    const usages = transcript.entries.filter((entry) => entry.kind === 'usage');
+    chatUsage.textContent = usages.length > 0 ? `This chat: ${usageText(totalUsage(usages))}` : '';
     followIfFollowing();
   };
 
@@ -201,6 +206,14 @@ export async function renderChatView(
       renderTranscript();
       textarea.focus();
     }
+    // The server names a "New chat" after its first message.
+    if (chat.title === 'New chat') {
+      const reloaded = await api.getChat(chatId).catch(() => undefined);
+      if (reloaded) {
+        chat = reloaded;
+        titleEditor.setTitle(reloaded.title);
+      }
+    }
   };
 
   cancelButton.addEventListener('click', async () => {
@@ -270,7 +283,7 @@ export async function renderChatView(
     h(
       'div',
       { class: 'chat-header' },
-      h('div', {}, heading, h('p', { class: 'chat-meta' }, facts.join(' — '))),
+      h('div', {}, titleEditor.element, h('p', { class: 'chat-meta' }, facts.join(' — ')), chatUsage),
       deleteButton,
     ),
     log,
@@ -289,6 +302,8 @@ function entrySignature(entry: TranscriptEntry): string {
       return toolCallSignature(entry);
     case 'notice':
       return entry.text;
+    case 'usage':
+      return usageText(entry);
     default:
       return String(entry.text.length);
   }
@@ -309,6 +324,8 @@ function renderEntry(
       );
     case 'notice':
       return h('p', { class: `notice notice-${entry.tone}` }, entry.text);
+    case 'usage':
+      return h('p', { class: 'turn-usage' }, usageText(entry));
     case 'tool':
       return renderToolCallCard(entry, loadImage);
   }

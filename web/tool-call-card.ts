@@ -92,11 +92,11 @@ export function renderToolCallCard(call: ToolCallEntry, loadImage: ImageLoader):
 }
 
 function describeProgress(progress: Record<string, unknown>): string {
+  // A `tool_progress` stream event carries the tool's own event in `progress` (older shapes: `event`).
+  const nested = progress.progress ?? progress.event;
   const inner =
-    typeof progress.event === 'object' && progress.event !== null
-      ? (progress.event as Record<string, unknown>)
-      : progress;
-  const kind = String(inner.kind ?? inner.type ?? 'progress');
-  const message = typeof inner.message === 'string' ? `: ${inner.message}` : '';
-  return `${kind}${message}`;
+    typeof nested === 'object' && nested !== null ? (nested as Record<string, unknown>) : progress;
+  // The tool's sentence ("image 1 of 2 done") is what the reader wants; the kind only without one.
+  if (typeof inner.message === 'string' && inner.message !== '') return inner.message;
+  return String(inner.kind ?? inner.type ?? 'progress');
 }

@@ -3,7 +3,7 @@
  * (docs/turns.md, "The event stream" — text_delta, tool_call_*, tool_result, tool_progress,
  * finish, done) into entries the chat view renders. Kept free of the DOM so it is unit-tested.
  */
-import type { ChatMessage } from './api-client.ts';
+import type { ChatMessage, TurnSummary, TurnUsage } from './api-client.ts';
 import type { TurnStreamEvent } from './sse-parser.ts';
 
 export type ToolCallStatus = 'streaming' | 'running' | 'succeeded' | 'failed';
@@ -25,13 +25,17 @@ export type TranscriptEntry =
   | { kind: 'user'; text: string }
   | { kind: 'assistant'; text: string }
   | ToolCallEntry
-  | { kind: 'notice'; text: string; tone: 'info' | 'error' };
+  | { kind: 'notice'; text: string; tone: 'info' | 'error' }
+  /** The tokens a turn used, shown under its answer once it ended. */
+  | ({ kind: 'usage' } & TurnUsage);
 
 export interface Transcript {
   entries: TranscriptEntry[];
   /** True between sending a message and the turn's `done` (or the stream closing). */
   running: boolean;
   doneReason?: string;
+  /** Tokens of the running turn's model calls so far (its `finish` events). */
+  turnUsage?: TurnUsage;
 }
 
 export function emptyTranscript(): Transcript {
@@ -114,16 +118,18 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
       const call = findToolCall(transcript, callId);
       if (!call) break;
       call.durationMs = typeof event.durationMs === 'number' ? event.durationMs : undefined;
+      // A replayed trace carries no payload: the stored message already gave the call its result.
       if (event.ok === true) {
         call.status = 'succeeded';
-        call.result = event.result;
+        if ('result' in event) call.result = event.result;
       } else {
         call.status = 'failed';
-        call.error = readError(event.error);
+        if ('error' in event) call.error = readError(event.error);
       }
       break;
     }
     case 'finish':
+      addUsage(transcript, event.usage);
       if (event.reason === 'error') {
         transcript.entries.push({
           kind: 'notice',
@@ -153,9 +159,25 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
         typeof event.message === 'string' ? event.message : undefined,
         typeof event.finishReason === 'string' ? event.finishReason : undefined,
       );
+      if (transcript.turnUsage) transcript.entries.push({ kind: 'usage', ...transcript.turnUsage });
+      transcript.turnUsage = undefined;
       break;
   }
   return transcript;
+}
+
+function tokenCount(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+}
+
+/** Adds a model call's usage (a `finish` event's, or a whole turn's) to the running turn's. */
+function addUsage(transcript: Transcript, usage: unknown): void {
+  if (typeof usage !== 'object' || usage === null) return;
+  const record = usage as Record<string, unknown>;
+  const total = transcript.turnUsage ?? { inputTokens: 0, outputTokens: 0 };
+  total.inputTokens += tokenCount(record.inputTokens);
+  total.outputTokens += tokenCount(record.outputTokens);
+  transcript.turnUsage = total;
 }
 
 /**
@@ -279,10 +301,72 @@ function parseToolOutput(
   };
 }
 
-/** Builds the transcript of a stored chat (`GET /api/chats/:id` messages, in order). */
-export function transcriptFromHistory(messages: readonly ChatMessage[]): Transcript {
+/** A stored message, or a turn event replayed after the message it followed. */
+type HistoryStep =
+  | { kind: 'message'; position: number; message: ChatMessage }
+  | { kind: 'event'; position: number; event: TurnStreamEvent; usage?: unknown };
+
+/**
+ * The turns' traces (or, for a turn from before traces, how it ended and its usage) placed after the
+ * message each event followed live: the turn's `at`-th message, and never before its user message,
+ * which the page showed before any event.
+ */
+function traceSteps(turns: readonly TurnSummary[]): HistoryStep[] {
+  const steps: HistoryStep[] = [];
+  const ordered = [...turns].sort((left, right) => left.messageSeqAtStart - right.messageSeqAtStart);
+  ordered.forEach((turn, index) => {
+    if (turn.state === 'running') return;
+    const events = turn.progress?.events;
+    if (Array.isArray(events)) {
+      for (const entry of events) {
+        const at = typeof entry.at === 'number' ? Math.max(1, entry.at) : 1;
+        steps.push({
+          kind: 'event',
+          position: turn.messageSeqAtStart + at,
+          event: entry.event as TurnStreamEvent,
+        });
+      }
+      return;
+    }
+    const end = ordered[index + 1]?.messageSeqAtStart ?? Number.POSITIVE_INFINITY;
+    const reason = turn.state === 'lost' ? 'error' : turn.state;
+    steps.push({
+      kind: 'event',
+      position: end,
+      event: { type: 'done', reason, ...(turn.error ? { message: turn.error.message } : {}) },
+      usage: turn.usage,
+    });
+  });
+  return steps;
+}
+
+/**
+ * Builds the transcript of a stored chat (`GET /api/chats/:id`): its messages in order, with each
+ * ended turn's trace folded in where it happened, so it shows what the live stream showed.
+ */
+export function transcriptFromHistory(
+  messages: readonly ChatMessage[],
+  turns: readonly TurnSummary[] = [],
+): Transcript {
   const transcript = emptyTranscript();
-  for (const message of messages) {
+  const steps: HistoryStep[] = messages.map((message, index) => ({
+    kind: 'message',
+    position: message.seq ?? index + 1,
+    message,
+  }));
+  // A message goes before the events that followed it (stable sort keeps each turn's own order).
+  steps.push(...traceSteps(turns));
+  steps.sort(
+    (left, right) =>
+      left.position - right.position || (left.kind === right.kind ? 0 : left.kind === 'message' ? -1 : 1),
+  );
+  for (const step of steps) {
+    if (step.kind === 'event') {
+      addUsage(transcript, step.usage);
+      applyTurnEvent(transcript, step.event);
+      continue;
+    }
+    const { message } = step;
     const item = conversationItem(message);
     if (!item) {
       // A plain `{role, content: string}` row still renders as text.
@@ -322,6 +406,7 @@ export function transcriptFromHistory(messages: readonly ChatMessage[]): Transcr
       }
     }
   }
+  transcript.running = false;
   // A stored call without a stored result was interrupted (server stopped mid-call).
   for (const entry of transcript.entries) {
     if (entry.kind === 'tool' && entry.status === 'running') {

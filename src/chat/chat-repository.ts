@@ -37,6 +37,11 @@ export interface ChatRepository {
   getChat(chatId: string): Promise<Chat | undefined>;
   /** The user's chats, newest first. */
   listChats(userId: string): Promise<Chat[]>;
+  /**
+   * Sets the chat's title; false when there was no such chat, or when `currentTitle` is given and the
+   * title is no longer that (so a derived title never replaces one the user just chose).
+   */
+  renameChat(chatId: string, title: string, currentTitle?: string): Promise<boolean>;
   /** Deletes the chat and its messages; false when there was no such chat. */
   deleteChat(chatId: string): Promise<boolean>;
   /** Appends one item with the next `seq`; rejects when the chat does not exist (e.g. deleted mid-turn). */

@@ -25,6 +25,7 @@ import { WorkspaceError } from '../workspaces/workspace-error.ts';
 import type { BoundAccess, WorkspaceService } from '../workspaces/workspace-service.ts';
 import { ChatError } from './chat-errors.ts';
 import type { Chat, ChatMessage, ChatRepository } from './chat-repository.ts';
+import { DEFAULT_CHAT_TITLE, titleFromMessage, titleProblem } from './chat-title.ts';
 import { repairHistory } from './history-repair.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import { runTurn, type TurnLimits } from './turn.ts';
@@ -35,11 +36,10 @@ import { type CancelTurnOutcome, TurnRunner } from './turn-runner.ts';
 import type { TurnRecord } from './turn-store.ts';
 import { type TurnTiming, turnTimingFor } from './turn-timing.ts';
 
-export const MAX_TITLE_LENGTH = 200;
+export { DEFAULT_CHAT_TITLE, MAX_TITLE_LENGTH } from './chat-title.ts';
 export const MAX_MODEL_LENGTH = 200;
 export const MAX_SYSTEM_PROMPT_LENGTH = 50_000;
 export const MAX_MESSAGE_LENGTH = 1_000_000;
-export const DEFAULT_CHAT_TITLE = 'New chat';
 
 export interface ChatServiceDependencies {
   repository: ChatRepository;
@@ -79,9 +79,28 @@ export interface CreateChatInput {
 /** A chat as the service reports it: its working directory's real path and whether it is confined now. */
 export type ChatView = Chat & { workingDirectory: string };
 
+/** What a client shows of an ended or running turn besides its messages. */
+export type TurnSummary = Omit<
+  TurnRecord,
+  'holder' | 'leaseExpiresAt' | 'cancelRequestedAt' | 'pendingApprovals'
+>;
+
 export interface ChatWithMessages {
   chat: ChatView;
   messages: ChatMessage[];
+  /** The chat's turns, oldest first: usage, durations, error and trace of each (`turn-trace.ts`). */
+  turns: TurnSummary[];
+}
+
+function summarizeTurn(record: TurnRecord): TurnSummary {
+  const {
+    holder: _holder,
+    leaseExpiresAt: _lease,
+    cancelRequestedAt: _cancel,
+    pendingApprovals: _approvals,
+    ...summary
+  } = record;
+  return summary;
 }
 
 function invalid(message: string): ChatError {
@@ -139,13 +158,13 @@ export class ChatService {
       throw invalid(`model must be 1–${MAX_MODEL_LENGTH} characters.`);
     }
     const title = input.title?.trim() || DEFAULT_CHAT_TITLE;
-    if (title.length > MAX_TITLE_LENGTH)
-      throw invalid(`title must be at most ${MAX_TITLE_LENGTH} characters.`);
+    requireStorable('title', title);
+    const problem = titleProblem(title);
+    if (problem !== undefined) throw invalid(problem);
     const systemPrompt = input.systemPrompt?.trim() || null;
     if (systemPrompt !== null && systemPrompt.length > MAX_SYSTEM_PROMPT_LENGTH) {
       throw invalid(`systemPrompt must be at most ${MAX_SYSTEM_PROMPT_LENGTH} characters.`);
     }
-    requireStorable('title', title);
     requireStorable('model', model);
     requireStorable('systemPrompt', systemPrompt);
     const { workspaces } = this.#dependencies;
@@ -180,7 +199,28 @@ export class ChatService {
   async getChat(userId: string, chatId: string): Promise<ChatWithMessages> {
     const chat = await this.#requireChat(userId, chatId);
     const present = await this.#presenter(userId);
-    return { chat: present(chat), messages: await this.#dependencies.repository.listMessages(chatId) };
+    const { repository } = this.#dependencies;
+    const [messages, turns] = await Promise.all([
+      repository.listMessages(chatId),
+      repository.turns.listTurns(chatId),
+    ]);
+    return { chat: present(chat), messages, turns: turns.map(summarizeTurn) };
+  }
+
+  /**
+   * Sets the chat's title (trimmed): one line, 1–`MAX_TITLE_LENGTH` characters, no control characters.
+   * @throws ChatError `not_found` (not the user's chat), `invalid_request` (a title it cannot have).
+   */
+  async renameChat(userId: string, chatId: string, title: string): Promise<ChatView> {
+    const chat = await this.#requireChat(userId, chatId);
+    const trimmed = title.trim();
+    requireStorable('title', trimmed);
+    const problem = titleProblem(trimmed);
+    if (problem !== undefined) throw invalid(problem);
+    // Deleted between the check and the update: the same answer as for a chat that never existed.
+    if (!(await this.#dependencies.repository.renameChat(chatId, trimmed))) throw this.#notFound(chatId);
+    const present = await this.#presenter(userId);
+    return present({ ...chat, title: trimmed });
   }
 
   /** Reports a chat as it applies now: its working directory's path, whether it is confined. */
@@ -308,6 +348,14 @@ export class ChatService {
         'provider_unavailable',
         `Provider "${chat.provider}" is not available: ${error instanceof Error ? error.message : String(error)}`,
       );
+    }
+    // A chat still called "New chat" (new, or from before titles were derived) is named after the
+    // message that starts this turn; a title the user chose is never replaced.
+    if (chat.title === DEFAULT_CHAT_TITLE) {
+      const title = titleFromMessage(message);
+      if (title !== DEFAULT_CHAT_TITLE) {
+        await dependencies.repository.renameChat(chat.id, title, DEFAULT_CHAT_TITLE);
+      }
     }
     const [tools, messages] = await Promise.all([
       dependencies.loadToolRuntime(chat.userId),

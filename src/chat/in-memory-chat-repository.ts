@@ -27,6 +27,13 @@ export class InMemoryChatRepository implements ChatRepository {
       .map((chat) => ({ ...chat }));
   }
 
+  async renameChat(chatId: string, title: string, currentTitle?: string): Promise<boolean> {
+    const chat = this.#chats.get(chatId);
+    if (!chat || (currentTitle !== undefined && chat.title !== currentTitle)) return false;
+    chat.title = title;
+    return true;
+  }
+
   async deleteChat(chatId: string): Promise<boolean> {
     this.#messages.delete(chatId);
     this.turns.deleteChatTurns(chatId);

@@ -124,6 +124,7 @@ export class InMemoryTurnStore implements TurnStore {
       leaseExpiresAt: null,
       usage: outcome.usage ?? null,
       durations: outcome.durations ?? null,
+      progress: outcome.progress ?? null,
       error: outcome.error ?? null,
     });
     return true;
@@ -131,6 +132,11 @@ export class InMemoryTurnStore implements TurnStore {
 
   async markTurnLost(chatId: string, now: string, reason: string, deadTurnId?: string): Promise<boolean> {
     return this.#endLost(chatId, now, reason, deadTurnId);
+  }
+
+  async listTurns(chatId: string): Promise<TurnRecord[]> {
+    const turns = this.#ofChat(chatId).sort((left, right) => left.fencingToken - right.fencingToken);
+    return structuredClone(turns);
   }
 
   async latestTurn(chatId: string): Promise<TurnRecord | undefined> {

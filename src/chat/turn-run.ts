@@ -27,6 +27,7 @@ import {
   type TurnStore,
 } from './turn-store.ts';
 import type { TurnTiming } from './turn-timing.ts';
+import { TurnTraceRecorder } from './turn-trace.ts';
 
 export const LOST_LEASE_MESSAGE =
   'This instance lost the turn lease (it was paused or cut off from the database longer than the lease, or another instance took the chat over); the turn was stopped and nothing more was written.';
@@ -70,6 +71,7 @@ export class TurnRun {
   readonly #lostSignal: Promise<never>;
   #rejectLost: (error: Error) => void = () => {};
   #lostError: TurnFencedError | undefined;
+  readonly #trace = new TurnTraceRecorder();
 
   constructor(options: TurnRunOptions) {
     this.record = options.record;
@@ -268,7 +270,12 @@ export class TurnRun {
   /** Persists one conversation item of the turn (fenced, retried). */
   saveItem(item: ConversationItem): Promise<ChatMessage> {
     const messageId = crypto.randomUUID();
-    return this.#write((fence) => this.#store.appendTurnMessage(fence, this.chatId, messageId, item));
+    return this.#write((fence) => this.#store.appendTurnMessage(fence, this.chatId, messageId, item)).then(
+      (message) => {
+        this.#trace.itemSaved();
+        return message;
+      },
+    );
   }
 
   /** Reads the turn to its end, persisting as it goes, then records how it ended. */
@@ -286,7 +293,10 @@ export class TurnRun {
         }
         if (event.type === 'tool_result') toolMs += event.durationMs;
         if (event.type === 'done') final = event;
-        else if (this.#lostReason === undefined) await this.#events.publish(event).catch(() => {});
+        else if (this.#lostReason === undefined) {
+          this.#trace.record(event);
+          await this.#events.publish(event).catch(() => {});
+        }
       }
     } catch (error) {
       final = { type: 'done', reason: 'error', message: `The turn failed: ${describe(error)}` };
@@ -306,6 +316,7 @@ export class TurnRun {
     this.#stopTimers();
     // Clients learn how the turn ended now, not once the database is back to record it.
     if (this.#terminal !== undefined) this.#notify();
+    this.#trace.record(final);
     // Also after a lost lease: `finishTurn` applies only while no other turn took over, so a turn cut
     // off by a database outage still records its end (and frees the chat) once the database is back.
     await this.#recordEnd({
@@ -313,6 +324,7 @@ export class TurnRun {
       endedAt: iso(this.#now()),
       usage,
       durations: { totalMs: Math.max(0, this.#now() - startedAt), toolMs },
+      progress: this.#trace.trace,
       ...(final.reason === 'error' || final.reason === 'cancelled'
         ? { error: { message: final.message ?? final.reason } }
         : {}),

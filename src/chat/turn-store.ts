@@ -87,6 +87,8 @@ export interface FinishTurnInput {
   endedAt: string;
   usage?: unknown;
   durations?: TurnDurations;
+  /** What clients saw beyond the messages (`turn-trace.ts`), so a reload shows the same. */
+  progress?: unknown;
   error?: TurnErrorRecord;
 }
 
@@ -122,6 +124,8 @@ export interface TurnStore {
   finishTurn(fence: TurnFence, outcome: FinishTurnInput): Promise<boolean>;
   /** Ends a running turn as `lost` if its lease expired at `now` or it is `deadTurnId`. */
   markTurnLost(chatId: string, now: string, reason: string, deadTurnId?: string): Promise<boolean>;
+  /** Every turn of the chat, oldest first (by fencing token). */
+  listTurns(chatId: string): Promise<TurnRecord[]>;
   /** The chat's newest turn (highest token), running or ended. */
   latestTurn(chatId: string): Promise<TurnRecord | undefined>;
   getTurn(turnId: string): Promise<TurnRecord | undefined>;

@@ -82,6 +82,12 @@ export class DatabaseChatRepository implements ChatRepository {
     return rows.map(toChat);
   }
 
+  async renameChat(chatId: string, title: string, currentTitle?: string): Promise<boolean> {
+    const rows = await this.#database.sql`UPDATE chats SET title = ${title} WHERE id = ${chatId}
+      AND (${currentTitle === undefined ? 1 : 0} = 1 OR title = ${currentTitle ?? ''}) RETURNING id`;
+    return rows.length > 0;
+  }
+
   async deleteChat(chatId: string): Promise<boolean> {
     return this.#database.sql.begin(async (transaction) => {
       await transaction`DELETE FROM messages WHERE chat_id = ${chatId}`;

@@ -214,6 +214,7 @@ export class DatabaseTurnStore implements TurnStore {
         ended_at = ${outcome.endedAt}, lease_expires_at = NULL, last_write_at = ${fence.now},
         usage_json = ${outcome.usage === undefined ? null : JSON.stringify(outcome.usage)},
         durations_json = ${outcome.durations === undefined ? null : JSON.stringify(outcome.durations)},
+        progress_json = ${outcome.progress === undefined ? null : JSON.stringify(outcome.progress)},
         error_json = ${outcome.error === undefined ? null : JSON.stringify(outcome.error)}
       WHERE id = ${fence.turnId} AND fencing_token = ${fence.fencingToken} AND state = 'running'
       RETURNING id`;
@@ -227,6 +228,15 @@ export class DatabaseTurnStore implements TurnStore {
         AND (lease_expires_at < ${now} OR id = ${deadTurnId ?? ''})
       RETURNING id`;
     return rows.length > 0;
+  }
+
+  async listTurns(chatId: string): Promise<TurnRecord[]> {
+    const rows: TurnRow[] = await this.#database
+      .sql`SELECT id, chat_id, fencing_token, holder, state, lease_expires_at, cancel_requested_at,
+      started_at, ended_at, message_seq_at_start, usage_json, durations_json, progress_json, error_json,
+      pending_approvals_json
+      FROM chat_turns WHERE chat_id = ${chatId} ORDER BY fencing_token`;
+    return rows.map(toTurn);
   }
 
   async latestTurn(chatId: string): Promise<TurnRecord | undefined> {

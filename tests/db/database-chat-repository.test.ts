@@ -146,4 +146,13 @@ describe.each(BACKENDS)('DatabaseChatRepository on %s', (backend) => {
     expect(await ledgerForChat('chat-bare').get(observation.path)).toEqual(observation);
     expect(await repository.listMessages('chat-bare')).toHaveLength(1);
   });
+  test('renameChat sets the title; with currentTitle only while the title is still that', async () => {
+    await repository.createChat(makeChat({ id: 'chat-rename', userId: alice, title: 'New chat' }));
+    expect(await repository.renameChat('chat-rename', 'Chosen by the user')).toBe(true);
+    expect(await repository.renameChat('chat-rename', 'Derived', 'New chat')).toBe(false);
+    expect((await repository.getChat('chat-rename'))?.title).toBe('Chosen by the user');
+    expect(await repository.renameChat('chat-rename', 'Derived', 'Chosen by the user')).toBe(true);
+    expect((await repository.getChat('chat-rename'))?.title).toBe('Derived');
+    expect(await repository.renameChat('no-such-chat', 'X')).toBe(false);
+  });
 });

@@ -160,4 +160,32 @@ describe.each(BACKENDS)('DatabaseTurnStore on %s', (backend) => {
       outcomes.filter((outcome) => outcome !== undefined).map((outcome) => outcome!.fencingToken),
     ).toEqual([1]);
   });
+  test('listTurns returns every turn oldest first with the progress and usage finishTurn recorded', async () => {
+    const chatId = await createChat();
+    const first = (await claim(chatId, `${chatId}-a`, 0))!;
+    const trace = {
+      version: 1,
+      dropped: 0,
+      events: [{ at: 1, event: { type: 'done', reason: 'completed' } }],
+    };
+    const usage = { modelCalls: 1, inputTokens: 12, outputTokens: 3 };
+    expect(
+      await repository.turns.finishTurn(fenceOf(first, 10), {
+        state: 'completed',
+        endedAt: at(10),
+        usage,
+        durations: { totalMs: 10, toolMs: 0 },
+        progress: trace,
+      }),
+    ).toBe(true);
+    const second = (await claim(chatId, `${chatId}-b`, 20))!;
+    const listed = await repository.turns.listTurns(chatId);
+    expect(listed.map((turn) => [turn.id, turn.fencingToken, turn.state])).toEqual([
+      [first.id, 1, 'completed'],
+      [second.id, 2, 'running'],
+    ]);
+    expect(listed[0]).toMatchObject({ usage, progress: trace, durations: { totalMs: 10, toolMs: 0 } });
+    expect(listed[1]).toMatchObject({ usage: null, progress: null, durations: null });
+    expect(await repository.turns.listTurns('no-such-chat')).toEqual([]);
+  });
 });

@@ -16,6 +16,7 @@ import {
   chatWithMessagesSchema,
   createChatBodySchema,
   followTurnQuerySchema,
+  renameChatBodySchema,
   startTurnBodySchema,
   turnRecordSchema,
 } from './chat-schemas.ts';
@@ -57,6 +58,21 @@ export function createChatRoutes(deps: AppDependencies) {
       response: { 200: chatWithMessagesSchema, ...notFound },
       detail: { summary: 'A chat with its stored messages', tags: ['chats'], operationId: 'getChat' },
     })
+    .patch(
+      '/api/chats/:id',
+      ({ user, params, body }) => deps.chats.renameChat(user.id, params.id, body.title),
+      {
+        parse,
+        params: chatIdParamsSchema,
+        body: renameChatBodySchema,
+        response: { 200: chatSchema, ...notFound, 413: errorBodySchema, 422: errorBodySchema },
+        detail: {
+          summary: 'Rename a chat (its title: one line, 1–200 characters, no control characters)',
+          tags: ['chats'],
+          operationId: 'renameChat',
+        },
+      },
+    )
     .delete(
       '/api/chats/:id',
       async ({ user, params, set }) => {

@@ -39,6 +39,12 @@ export const createChatBodySchema = t.Object(
   { additionalProperties: false },
 );
 
+// No length limit here: the service says what was wrong with a title (422), not a generic 400.
+export const renameChatBodySchema = t.Object(
+  { title: t.String({ description: 'One line, 1–200 characters after trimming, no control characters.' }) },
+  { additionalProperties: false },
+);
+
 export const startTurnBodySchema = t.Object(
   { message: t.String({ minLength: 1, maxLength: MAX_MESSAGE_LENGTH }) },
   { additionalProperties: false },
@@ -81,7 +87,32 @@ export const chatMessageSchema = t.Object({
   createdAt: t.String(),
 });
 
-export const chatWithMessagesSchema = t.Object({ chat: chatSchema, messages: t.Array(chatMessageSchema) });
+export const turnSummarySchema = t.Object({
+  id: t.String(),
+  chatId: t.String(),
+  fencingToken: t.Integer({ minimum: 1 }),
+  state: t.String({ description: 'running, completed, max_iterations, cancelled, error or lost.' }),
+  startedAt: t.String(),
+  endedAt: t.Union([t.String(), t.Null()]),
+  messageSeqAtStart: t.Integer({
+    minimum: 0,
+    description:
+      "The chat's last message seq when the turn began: later messages (up to the next turn's) are this turn's.",
+  }),
+  usage: t.Unknown({ description: 'modelCalls, inputTokens, outputTokens once the turn ended; else null.' }),
+  durations: t.Unknown({ description: 'totalMs, toolMs once the turn ended; else null.' }),
+  progress: t.Unknown({
+    description:
+      'The turn trace once it ended (null for turns from before traces): {version: 1, dropped, events: [{at, event}]}, where event is a tool_progress, tool_result (callId, name, ok, durationMs), provider_retry, finish or done event and at counts the turn messages saved before it.',
+  }),
+  error: t.Union([t.Object({ message: t.String() }), t.Null()]),
+});
+
+export const chatWithMessagesSchema = t.Object({
+  chat: chatSchema,
+  messages: t.Array(chatMessageSchema),
+  turns: t.Array(turnSummarySchema, { description: 'Oldest first.' }),
+});
 
 export const cancelTurnResponseSchema = t.Object({
   cancelled: t.Boolean({
