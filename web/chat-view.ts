@@ -16,13 +16,8 @@ import { createMarkdownView, type MarkdownView } from './markdown-view.ts';
 import { readTurnStream } from './sse-parser.ts';
 import { renderToolCallCard, toolCallSignature } from './tool-call-card.ts';
 import type { ImageLoader } from './tool-result-view.ts';
-import {
-  applyTurnEvent,
-  finishTurn,
-  type Transcript,
-  type TranscriptEntry,
-  transcriptFromHistory,
-} from './transcript.ts';
+import { applyTurnEvent, finishTurn, type Transcript, type TranscriptEntry } from './transcript.ts';
+import { transcriptFromHistory } from './transcript-from-history.ts';
 import { totalUsage, usageText } from './usage-text.ts';
 
 export async function renderChatView(

@@ -16,6 +16,7 @@
  *   ends or is explicitly cancelled, whatever its clients do, and any client can follow it from any
  *   instance (`turn-runner.ts`; fenced leases and replay are documented in docs/turns.md).
  */
+
 import { type ModelProvider, PROVIDER_IDS, type ProviderId } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import type { ExecuteToolOptions } from '../tools/execution.ts';
@@ -27,6 +28,7 @@ import { ChatError } from './chat-errors.ts';
 import type { Chat, ChatMessage, ChatRepository } from './chat-repository.ts';
 import { DEFAULT_CHAT_TITLE, titleFromMessage, titleProblem } from './chat-title.ts';
 import { repairHistory } from './history-repair.ts';
+import { invalid, isStorableText, requireStorable } from './storable-text.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import { runTurn, type TurnLimits } from './turn.ts';
 import type { TurnEvent } from './turn-events.ts';
@@ -37,6 +39,7 @@ import type { TurnRecord } from './turn-store.ts';
 import { type TurnTiming, turnTimingFor } from './turn-timing.ts';
 
 export { DEFAULT_CHAT_TITLE, MAX_TITLE_LENGTH } from './chat-title.ts';
+export { isStorableText } from './storable-text.ts';
 export const MAX_MODEL_LENGTH = 200;
 export const MAX_SYSTEM_PROMPT_LENGTH = 50_000;
 export const MAX_MESSAGE_LENGTH = 1_000_000;
@@ -101,25 +104,6 @@ function summarizeTurn(record: TurnRecord): TurnSummary {
     ...summary
   } = record;
   return summary;
-}
-
-function invalid(message: string): ChatError {
-  return new ChatError('invalid_request', message);
-}
-
-/**
- * True for text every database stores as sent: well-formed UTF-16 (no lone surrogate, which UTF-8
- * cannot encode) and no NUL (PostgreSQL `text` refuses it). Chat fields and ids are checked with it so
- * such input is a 4xx, not a driver error.
- */
-export function isStorableText(value: string): boolean {
-  return value.isWellFormed() && !value.includes('\u0000');
-}
-
-function requireStorable(field: string, value: string | null): void {
-  if (value !== null && !isStorableText(value)) {
-    throw invalid(`${field} must be valid Unicode text without NUL characters.`);
-  }
 }
 
 /** A workspace refusal as the chat API reports it. */

@@ -1,11 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import type { TurnStreamEvent } from '../../web/sse-parser.ts';
-import {
-  applyTurnEvent,
-  emptyTranscript,
-  type ToolCallEntry,
-  transcriptFromHistory,
-} from '../../web/transcript.ts';
+import { applyTurnEvent, emptyTranscript, type ToolCallEntry } from '../../web/transcript.ts';
+import { transcriptFromHistory } from '../../web/transcript-from-history.ts';
 
 function fold(events: TurnStreamEvent[]) {
   const transcript = emptyTranscript();
