@@ -86,6 +86,35 @@ function describedBy(parts: FieldParts): string {
   return `${parts.hintId} ${parts.errorId}`;
 }
 
+/**
+ * The editor of one labelled control (number, select, text): label, control, hint and error in one field;
+ * it shows `value` at once through `write`.
+ */
+function labelledEditor(
+  descriptor: ToolParameterDescriptor,
+  parts: FieldParts,
+  control: HTMLInputElement | HTMLSelectElement,
+  value: unknown,
+  access: Pick<ParameterEditor, 'read' | 'write'>,
+): ParameterEditor {
+  access.write(value);
+  return {
+    descriptor,
+    element: h(
+      'div',
+      { class: 'field' },
+      h('label', { for: parts.inputId }, descriptor.label),
+      control,
+      hint(descriptor, parts),
+      parts.error,
+    ),
+    read: access.read,
+    write: access.write,
+    showError: errorDisplay(parts, () => [control]),
+    focus: () => control.focus(),
+  };
+}
+
 function createNumberEditor(descriptor: ToolParameterDescriptor, value: unknown): ParameterEditor {
   const parts = fieldParts(descriptor);
   const input = h('input', {
@@ -99,25 +128,12 @@ function createNumberEditor(descriptor: ToolParameterDescriptor, value: unknown)
     required: descriptor.required,
     'aria-describedby': describedBy(parts),
   });
-  const write = (next: unknown) => {
-    input.value = typeof next === 'number' && Number.isFinite(next) ? String(next) : '';
-  };
-  write(value);
-  return {
-    descriptor,
-    element: h(
-      'div',
-      { class: 'field' },
-      h('label', { for: parts.inputId }, descriptor.label),
-      input,
-      hint(descriptor, parts),
-      parts.error,
-    ),
+  return labelledEditor(descriptor, parts, input, value, {
     read: () => (input.value.trim() === '' ? undefined : Number(input.value)),
-    write,
-    showError: errorDisplay(parts, () => [input]),
-    focus: () => input.focus(),
-  };
+    write: (next) => {
+      input.value = typeof next === 'number' && Number.isFinite(next) ? String(next) : '';
+    },
+  });
 }
 
 function createBooleanEditor(descriptor: ToolParameterDescriptor, value: unknown): ParameterEditor {
@@ -155,25 +171,12 @@ function createSelectEditor(descriptor: ToolParameterDescriptor, value: unknown)
     { id: parts.inputId, name: descriptor.name, 'aria-describedby': describedBy(parts) },
     allowed.map((option) => h('option', { value: option }, option)),
   );
-  const write = (next: unknown) => {
-    if (typeof next === 'string' && allowed.includes(next)) select.value = next;
-  };
-  write(value);
-  return {
-    descriptor,
-    element: h(
-      'div',
-      { class: 'field' },
-      h('label', { for: parts.inputId }, descriptor.label),
-      select,
-      hint(descriptor, parts),
-      parts.error,
-    ),
+  return labelledEditor(descriptor, parts, select, value, {
     read: () => select.value,
-    write,
-    showError: errorDisplay(parts, () => [select]),
-    focus: () => select.focus(),
-  };
+    write: (next) => {
+      if (typeof next === 'string' && allowed.includes(next)) select.value = next;
+    },
+  });
 }
 
 function createTextEditor(descriptor: ToolParameterDescriptor, value: unknown): ParameterEditor {
@@ -185,25 +188,12 @@ function createTextEditor(descriptor: ToolParameterDescriptor, value: unknown): 
     required: descriptor.required,
     'aria-describedby': describedBy(parts),
   });
-  const write = (next: unknown) => {
-    input.value = typeof next === 'string' ? next : '';
-  };
-  write(value);
-  return {
-    descriptor,
-    element: h(
-      'div',
-      { class: 'field' },
-      h('label', { for: parts.inputId }, descriptor.label),
-      input,
-      hint(descriptor, parts),
-      parts.error,
-    ),
+  return labelledEditor(descriptor, parts, input, value, {
     read: () => (input.value === '' && !descriptor.required ? undefined : input.value),
-    write,
-    showError: errorDisplay(parts, () => [input]),
-    focus: () => input.focus(),
-  };
+    write: (next) => {
+      input.value = typeof next === 'string' ? next : '';
+    },
+  });
 }
 
 interface ListRow {

@@ -241,23 +241,12 @@ export function createProviderRegistry(
           `Provider "${id}" is not available: ${status?.reason ?? 'it is not configured.'}`,
         );
       }
-      const vertex = status.vertex;
-      const googleAuthOptions =
-        options.vertexAuthOptions ?? (vertex?.keyFile ? { keyFilename: vertex.keyFile } : undefined);
       return listProviderModels(
         id,
         {
           apiKey: status.apiKey,
           baseURL: status.baseURL,
-          ...(vertex
-            ? {
-                vertex: {
-                  project: vertex.project,
-                  location: vertex.location,
-                  ...(googleAuthOptions ? { googleAuthOptions } : {}),
-                },
-              }
-            : {}),
+          ...vertexClientOptions(status, options),
           ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         },
         signal,
@@ -278,25 +267,35 @@ export function createProviderRegistry(
         };
         if (id !== 'gemini-generate-content') provider = CONFIGS[id].create(clientOptions);
         else {
-          const vertex = status.vertex;
-          const googleAuthOptions =
-            options.vertexAuthOptions ?? (vertex?.keyFile ? { keyFilename: vertex.keyFile } : undefined);
           provider = createGeminiGenerateContentProvider({
             ...clientOptions,
-            ...(vertex
-              ? {
-                  vertex: {
-                    project: vertex.project,
-                    location: vertex.location,
-                    ...(googleAuthOptions ? { googleAuthOptions } : {}),
-                  },
-                }
-              : {}),
+            ...vertexClientOptions(status, options),
           });
         }
         instances.set(id, provider);
       }
       return provider;
+    },
+  };
+}
+
+/**
+ * The `vertex` client option of a status resolved for Vertex AI (none otherwise): its project and
+ * location, authenticated by the registry's auth options or else the status's key file.
+ */
+function vertexClientOptions(
+  status: ResolvedStatus,
+  options: ProviderRegistryOptions,
+): { vertex?: VertexOptions } {
+  const vertex = status.vertex;
+  if (!vertex) return {};
+  const googleAuthOptions =
+    options.vertexAuthOptions ?? (vertex.keyFile ? { keyFilename: vertex.keyFile } : undefined);
+  return {
+    vertex: {
+      project: vertex.project,
+      location: vertex.location,
+      ...(googleAuthOptions ? { googleAuthOptions } : {}),
     },
   };
 }

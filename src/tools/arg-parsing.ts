@@ -89,7 +89,17 @@ export interface NumberRules {
   max?: number;
 }
 
-function checkNumberRange(name: string, value: number, rules: NumberRules): number {
+/** A present number `isAccepted` agrees with (integers, finite numbers), within the rules' bounds. */
+function readNumberArgument(
+  args: ToolArguments,
+  name: string,
+  rules: NumberRules,
+  isAccepted: (value: number) => boolean,
+  expected: string,
+): number | undefined {
+  const value = present(args, name);
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !isAccepted(value)) throw wrongType(name, expected, value);
   if (rules.min !== undefined && value < rules.min) {
     throw new ToolArgumentError(`Argument "${name}" must be at least ${rules.min}, got ${value}.`);
   }
@@ -104,10 +114,7 @@ export function optionalInteger(
   name: string,
   rules: NumberRules = {},
 ): number | undefined {
-  const value = present(args, name);
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw wrongType(name, 'an integer', value);
-  return checkNumberRange(name, value, rules);
+  return readNumberArgument(args, name, rules, Number.isInteger, 'an integer');
 }
 
 export function requireInteger(args: ToolArguments, name: string, rules: NumberRules = {}): number {
@@ -121,10 +128,7 @@ export function optionalNumber(
   name: string,
   rules: NumberRules = {},
 ): number | undefined {
-  const value = present(args, name);
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw wrongType(name, 'a finite number', value);
-  return checkNumberRange(name, value, rules);
+  return readNumberArgument(args, name, rules, Number.isFinite, 'a finite number');
 }
 
 export function optionalBoolean(args: ToolArguments, name: string): boolean | undefined {

@@ -11,7 +11,6 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   configureImageGeneration,
@@ -21,6 +20,7 @@ import { createMcpToolServer } from '../../mcp/mcp-tool-server.ts';
 import { type BoundWorkingDirectory, bindWorkingDirectory } from '../../workspaces/bind-working-directory.ts';
 import { WorkspaceError } from '../../workspaces/workspace-error.ts';
 import { type OpenCliDependencies, openCliDependencies } from '../cli-dependencies.ts';
+import { parseCommandLine } from '../parse-command-line.ts';
 import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
 
 export const MCP_USAGE = `Usage:
@@ -61,15 +61,10 @@ export function createMcpCommand(
   streams?: McpCommandStreams,
 ): CliCommand {
   return async (argv, io) => {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        user: { type: 'string' },
-        cwd: { type: 'string' },
-        unrestricted: { type: 'boolean' },
-      },
+    const { values, positionals } = parseCommandLine(argv, {
+      user: { type: 'string' },
+      cwd: { type: 'string' },
+      unrestricted: { type: 'boolean' },
     });
     if (positionals.length > 0) throw new UsageError(`Unexpected arguments: ${positionals.join(' ')}`);
     if (values.user === undefined || values.user === '') throw new UsageError('mango mcp needs --user NAME.');

@@ -14,6 +14,7 @@ import { getTool, listTools } from '../../tools/registry.ts';
 import { mergeToolSettings } from '../../tools/settings-policy.ts';
 import type { EffectiveToolSettings, SavedToolSettings, ToolCallContext } from '../../tools/types.ts';
 import { resolveCliAccess } from '../cli-tool-access.ts';
+import { parseCommandLine } from '../parse-command-line.ts';
 import { parseAssignment, parseSettingValue } from '../settings-overrides.ts';
 import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
 
@@ -127,16 +128,11 @@ export function summaryLine(description: string, room: number): string {
 }
 
 async function callCommand(argv: string[], io: CliIo, source: SavedSettingsSource): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      cwd: { type: 'string' },
-      unrestricted: { type: 'boolean' },
-      enable: { type: 'boolean' },
-      set: { type: 'string', multiple: true },
-    },
+  const { values, positionals } = parseCommandLine(argv, {
+    cwd: { type: 'string' },
+    unrestricted: { type: 'boolean' },
+    enable: { type: 'boolean' },
+    set: { type: 'string', multiple: true },
   });
   const [name, rawArgs, ...extra] = positionals;
   if (name === undefined) throw new UsageError('mango tool call needs a tool NAME.');
@@ -165,16 +161,11 @@ async function callCommand(argv: string[], io: CliIo, source: SavedSettingsSourc
 }
 
 async function replayCommand(argv: string[], io: CliIo, source: SavedSettingsSource): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      cwd: { type: 'string' },
-      unrestricted: { type: 'boolean' },
-      enable: { type: 'string', multiple: true },
-      set: { type: 'string', multiple: true },
-    },
+  const { values, positionals } = parseCommandLine(argv, {
+    cwd: { type: 'string' },
+    unrestricted: { type: 'boolean' },
+    enable: { type: 'string', multiple: true },
+    set: { type: 'string', multiple: true },
   });
   const [file, ...extra] = positionals;
   if (file === undefined) throw new UsageError('mango tool replay needs a CALLS.jsonl file.');

@@ -3,7 +3,6 @@
  * API users. `add` and `token` print the new token alone on the last line of their output (scripts take
  * `tail -n 1`); it is never shown again.
  */
-import { parseArgs } from 'node:util';
 import {
   DatabaseUserRepository,
   USER_NAME_PATTERN,
@@ -11,6 +10,7 @@ import {
 } from '../../db/database-user-repository.ts';
 import { DatabaseWorkspaceRepository } from '../../db/database-workspace-repository.ts';
 import { withCliDatabase } from '../open-cli-database.ts';
+import { parseCommandLine } from '../parse-command-line.ts';
 import { type CliCommand, UsageError } from '../usage-error.ts';
 
 export const USER_USAGE = `  mango user add NAME         create a user; prints its API token once, alone on the last line
@@ -22,15 +22,10 @@ export const USER_USAGE = `  mango user add NAME         create a user; prints i
 
 export const userCommand: CliCommand = async (argv, io) => {
   const [subcommand, ...rest] = argv;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      json: { type: 'boolean' },
-      'allow-unrestricted': { type: 'boolean' },
-      'no-allow-unrestricted': { type: 'boolean' },
-    },
+  const { values, positionals } = parseCommandLine(rest, {
+    json: { type: 'boolean' },
+    'allow-unrestricted': { type: 'boolean' },
+    'no-allow-unrestricted': { type: 'boolean' },
   });
   const needName = () => {
     const [name, ...extra] = positionals;

@@ -6,7 +6,6 @@
  */
 
 import { isAbsolute, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { DatabaseChatRepository } from '../../db/database-chat-repository.ts';
@@ -17,6 +16,7 @@ import { WorkspaceError } from '../../workspaces/workspace-error.ts';
 import type { WorkspaceService } from '../../workspaces/workspace-service.ts';
 import { withCliDatabase } from '../open-cli-database.ts';
 import { openWorkspaceService } from '../open-workspace-service.ts';
+import { parseCommandLine } from '../parse-command-line.ts';
 import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
 
 export const WORKSPACE_USAGE = `  mango workspace grant NAME DIR [--read-only]   let NAME's tools reach DIR (and below)
@@ -170,15 +170,10 @@ async function grantExisting(io: CliIo, dryRun: boolean): Promise<number> {
 
 export const workspaceCommand: CliCommand = async (argv, io) => {
   const [subcommand, ...rest] = argv;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      'read-only': { type: 'boolean' },
-      json: { type: 'boolean' },
-      'dry-run': { type: 'boolean' },
-    },
+  const { values, positionals } = parseCommandLine(rest, {
+    'read-only': { type: 'boolean' },
+    json: { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
   });
   const take = (count: number, what: string): string[] => {
     if (positionals.length < count) throw new UsageError(`mango workspace ${subcommand} needs ${what}.`);

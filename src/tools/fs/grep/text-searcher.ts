@@ -93,40 +93,56 @@ function createGuardedJavaScriptSearcher(
   const testLine = createGuardedLineTest(spec, re2Line);
   return (bytes, maxMatches) => {
     const text = decode(bytes);
-    const result = emptyResult();
-    const counter = new LineCounter(text);
-    whole.lastIndex = 0;
-    for (;;) {
-      const from = whole.lastIndex;
-      const began = performance.now();
-      const hit = whole.exec(text);
-      if (hit === null) {
-        if (performance.now() - began < GIVE_UP_SUSPECT_MS) return result;
-        const [start] = lineBounds(text, from);
-        const rest = searchEveryLine(
-          text,
-          maxMatches - result.matches.length,
-          re2Line,
-          start,
-          counter.lineAt(start),
-        );
-        result.matches.push(...rest.matches);
-        result.more = rest.more;
+    return searchProposedLines(text, whole, maxMatches, emptyResult(), testLine, re2Line);
+  };
+}
+
+/**
+ * Walks the lines the global multiline RegExp `whole` proposes and keeps those `testLine` accepts, adding
+ * them to `result`. A "no match" slow enough to be an engine give-up hands the rest of the text, from the
+ * line where the scan stood, to a test of every line with `restLine`, so a give-up never loses a line.
+ */
+function searchProposedLines(
+  text: string,
+  whole: RegExp,
+  maxMatches: number,
+  result: TextSearchResult,
+  testLine: (line: string, lineNumber: number) => boolean,
+  restLine: (line: string, lineNumber: number) => boolean,
+): TextSearchResult {
+  const counter = new LineCounter(text);
+  whole.lastIndex = 0;
+  for (;;) {
+    const from = whole.lastIndex;
+    const began = performance.now();
+    const hit = whole.exec(text);
+    if (hit === null) {
+      if (performance.now() - began < GIVE_UP_SUSPECT_MS) return result;
+      const [start] = lineBounds(text, from);
+      const rest = searchEveryLine(
+        text,
+        maxMatches - result.matches.length,
+        restLine,
+        start,
+        counter.lineAt(start),
+      );
+      result.matches.push(...rest.matches);
+      result.more = rest.more;
+      return result;
+    }
+    const [start, end] = lineBounds(text, hit.index);
+    const line = text.slice(start, end);
+    const lineNumber = counter.lineAt(start);
+    if (testLine(line, lineNumber)) {
+      if (result.matches.length === maxMatches) {
+        result.more = true;
         return result;
       }
-      const [start, end] = lineBounds(text, hit.index);
-      const line = text.slice(start, end);
-      if (testLine(line)) {
-        if (result.matches.length === maxMatches) {
-          result.more = true;
-          return result;
-        }
-        result.matches.push({ line: counter.lineAt(start), text: line });
-      }
-      if (end >= text.length) return result;
-      whole.lastIndex = end + 1;
+      result.matches.push({ line: lineNumber, text: line });
     }
-  };
+    if (end >= text.length) return result;
+    whole.lastIndex = end + 1;
+  }
 }
 
 function createRe2Searcher(spec: GrepMatcherSpec, options: SearcherOptions): TextSearcher {
@@ -251,7 +267,6 @@ function createJavaScriptSearcher(spec: GrepMatcherSpec): TextSearcher {
   return (bytes, maxMatches) => {
     const text = decode(bytes);
     const result = emptyResult();
-    const counter = new LineCounter(text);
     /** Tests one line; a slow "no match" may be a give-up, so the line is reported instead. */
     const testLine = (line: string, lineNumber: number): boolean => {
       const began = performance.now();
@@ -266,38 +281,7 @@ function createJavaScriptSearcher(spec: GrepMatcherSpec): TextSearcher {
       result.more = all.more;
       return result;
     }
-    whole.lastIndex = 0;
-    for (;;) {
-      const from = whole.lastIndex;
-      const began = performance.now();
-      const hit = whole.exec(text);
-      if (hit === null) {
-        if (performance.now() - began < GIVE_UP_SUSPECT_MS) return result;
-        // Possibly a give-up: test every remaining line on its own.
-        const [start] = lineBounds(text, from);
-        const rest = searchEveryLine(
-          text,
-          maxMatches - result.matches.length,
-          testLine,
-          start,
-          counter.lineAt(start),
-        );
-        result.matches.push(...rest.matches);
-        result.more = rest.more;
-        return result;
-      }
-      const [start, end] = lineBounds(text, hit.index);
-      const lineNumber = counter.lineAt(start);
-      if (testLine(text.slice(start, end), lineNumber)) {
-        if (result.matches.length === maxMatches) {
-          result.more = true;
-          return result;
-        }
-        result.matches.push({ line: lineNumber, text: text.slice(start, end) });
-      }
-      if (end >= text.length) return result;
-      whole.lastIndex = end + 1;
-    }
+    return searchProposedLines(text, whole, maxMatches, result, testLine, testLine);
   };
 }
 
