@@ -61,6 +61,8 @@ export class TurnRun {
   #terminal: TurnDoneEvent | undefined;
   #finished = false;
   #abandoned = false;
+  /** Item writes still retrying (a tool result written while the database was away). */
+  readonly #pendingWrites = new Set<Promise<unknown>>();
   #renewing = false;
   #lastTickAt = performance.now();
   #wake: (() => void)[] = [];
@@ -270,12 +272,16 @@ export class TurnRun {
   /** Persists one conversation item of the turn (fenced, retried). */
   saveItem(item: ConversationItem): Promise<ChatMessage> {
     const messageId = crypto.randomUUID();
-    return this.#write((fence) => this.#store.appendTurnMessage(fence, this.chatId, messageId, item)).then(
-      (message) => {
-        this.#trace.itemSaved();
-        return message;
-      },
-    );
+    const written = this.#write((fence) =>
+      this.#store.appendTurnMessage(fence, this.chatId, messageId, item),
+    ).then((message) => {
+      this.#trace.itemSaved();
+      return message;
+    });
+    this.#pendingWrites.add(written);
+    const settled = () => this.#pendingWrites.delete(written);
+    written.then(settled, settled);
+    return written;
   }
 
   /** Reads the turn to its end, persisting as it goes, then records how it ended. */
@@ -319,6 +325,10 @@ export class TurnRun {
     this.#trace.record(final);
     // Also after a lost lease: `finishTurn` applies only while no other turn took over, so a turn cut
     // off by a database outage still records its end (and frees the chat) once the database is back.
+    // An item still being written (the loop was stopped while its write waited for the database) lands
+    // before the end is recorded: once the end is recorded another turn may start, and its fencing
+    // token would refuse the late write, losing work that was done.
+    await Promise.allSettled([...this.#pendingWrites]);
     await this.#recordEnd({
       state: final.reason,
       endedAt: iso(this.#now()),
