@@ -57,8 +57,7 @@ export const ENVIRONMENT_VARIABLES = {
       '`postgres://user:password@host:5432/db` (or `postgresql://`) switches to PostgreSQL, same schema',
   }),
   MANGO_WORKSPACES_DIR: textVariable({
-    defaultText:
-      '`$XDG_DATA_HOME/mango/workspaces` (`~/.local/share/mango/workspaces`; as root `/var/lib/mango/workspaces`)',
+    defaultText: '`$XDG_DATA_HOME/mango/workspaces` (as root: `/var/lib/mango/workspaces`)',
     meaning:
       "where every user's personal workspace lives ([isolation.md](isolation.md)); must not overlap the data or installation directory",
   }),
@@ -118,7 +117,7 @@ export const ENVIRONMENT_VARIABLES = {
     meaning: 'further variable names shell commands receive beyond the allowlist',
   }),
   MANGO_SANDBOX_UID: integerVariable({
-    fallback: undefined,
+    fallback: 61000,
     minimum: 1,
     maximum: 4_294_967_294,
     expected: 'a uid from 1 to 4294967294',

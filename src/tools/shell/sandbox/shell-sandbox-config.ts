@@ -19,7 +19,7 @@ import { createUnsandboxedShell } from './unsandboxed-shell.ts';
 export interface ShellSandboxConfig {
   mode: 'bubblewrap' | 'off';
   passEnv: readonly string[];
-  uid: number | undefined;
+  uid: number;
 }
 
 /** Reads the settings. @throws ConfigError naming the variable, what it accepts and what it got. */
