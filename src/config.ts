@@ -2,20 +2,18 @@
  * Server configuration from the environment. Every default is the safe one: the API listens on the
  * loopback interface only and keeps its SQLite database under `./data`.
  *
- * | variable         | default     | meaning                                                         |
- * | ---------------- | ----------- | --------------------------------------------------------------- |
- * | `HOST`           | `127.0.0.1` | interface to listen on                                          |
- * | `PORT`           | `3000`      | TCP port (0 = any free port)                                    |
- * | `MANGO_DATA_DIR` | `./data`    | SQLite database (`mango.db`) and generated files                |
- * | `DATABASE_URL`   | (unset)     | `postgres://…` switches to PostgreSQL; unset = SQLite           |
- * | `MANGO_WORKSPACES_DIR` | see `defaultWorkspacesDirectory` | every user's personal workspace   |
- * | `MANGO_MAX_UPLOAD_BYTES` | `26214400` (25 MiB) | largest file uploaded into a workspace (larger → 413) |
+ * Every variable, its default and its parser are declared in `config/environment-variables.ts`; this
+ * file turns them into the `ServerConfig` a server instance is given.
  *
  * `MANGO_WORKSPACE_ROOTS` (shared roots every user could bind) is gone: a configuration that still sets
  * it is refused, so an operator never believes a setting applies that no longer does.
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ConfigError } from './config/config-error.ts';
+import { defaultOf, type Environment, readVariable } from './config/environment-variables.ts';
+
+export { ConfigError };
 
 export interface ServerConfig {
   host: string;
@@ -68,75 +66,55 @@ export const ROOT_DEFAULT_WORKSPACES_DIRECTORY = '/var/lib/mango/workspaces';
  * sandbox must reach a workspace on the host to mount it), so it uses a system directory.
  */
 export function defaultWorkspacesDirectory(
-  env: Readonly<Record<string, string | undefined>>,
+  env: Environment,
   uid: number | undefined = process.getuid?.(),
 ): string {
   if (uid === 0) return ROOT_DEFAULT_WORKSPACES_DIRECTORY;
-  const dataHome = env.XDG_DATA_HOME?.trim() || join(env.HOME?.trim() || homedir(), '.local', 'share');
+  const dataHome =
+    readVariable(env, 'XDG_DATA_HOME') ?? join(readVariable(env, 'HOME') ?? homedir(), '.local', 'share');
   return join(dataHome, 'mango', 'workspaces');
-}
-
-/** Thrown for a configuration value that cannot work; the CLI prints it and exits 2. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
 }
 
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 1024 * 1024;
 
 /** Large enough for documents and data files, small enough to hold in memory while it is written. */
-export const DEFAULT_MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+export const DEFAULT_MAX_UPLOAD_BYTES = defaultOf('MANGO_MAX_UPLOAD_BYTES');
 
 /** The upload cap of `config`. */
 export function maxUploadBytesOf(config: Pick<ServerConfig, 'maxUploadBytes'>): number {
   return config.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
 }
 
-function readMaxUploadBytes(raw: string | undefined): number {
-  const text = raw?.trim();
-  if (text === undefined || text === '') return DEFAULT_MAX_UPLOAD_BYTES;
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < 1 || !Number.isSafeInteger(value)) {
-    throw new ConfigError(
-      `MANGO_MAX_UPLOAD_BYTES must be a positive whole number of bytes, got ${JSON.stringify(raw)}.`,
-    );
+/** The refusal for a configuration that still sets the removed `MANGO_WORKSPACE_ROOTS`, or undefined. */
+export function removedWorkspaceRootsMessage(env: Environment): string | undefined {
+  try {
+    readVariable(env, 'MANGO_WORKSPACE_ROOTS');
+    return undefined;
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
   }
-  return value;
 }
 
-/** The refusal for a configuration that still sets the removed `MANGO_WORKSPACE_ROOTS`, or undefined. */
-export function removedWorkspaceRootsMessage(
-  env: Readonly<Record<string, string | undefined>>,
-): string | undefined {
-  if (env.MANGO_WORKSPACE_ROOTS === undefined) return undefined;
-  return (
-    'MANGO_WORKSPACE_ROOTS is no longer supported: directories now belong to users. Unset it, then grant ' +
-    'each user the directories they need with `mango workspace grant NAME DIR` (or ' +
-    '`mango workspace grant-existing` to grant the directories existing chats use); see docs/isolation.md.'
-  );
+/** The absolute data directory `MANGO_DATA_DIR` names, relative paths resolved against `cwd`. */
+export function dataDirectoryOf(env: Environment, cwd: string): string {
+  return resolve(cwd, readVariable(env, 'MANGO_DATA_DIR'));
 }
 
 /** Reads the configuration from `env`, resolving relative paths against `cwd`. */
-export function loadConfig(env: Record<string, string | undefined>, cwd: string): ServerConfig {
-  const removed = removedWorkspaceRootsMessage(env);
-  if (removed !== undefined) throw new ConfigError(removed);
-  const host = env.HOST?.trim() || '127.0.0.1';
-  const rawPort = env.PORT?.trim() || '3000';
-  const port = Number(rawPort);
-  if (!/^\d+$/.test(rawPort) || port > 65535) {
-    throw new ConfigError(`PORT must be an integer from 0 to 65535, got ${JSON.stringify(rawPort)}.`);
-  }
-  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
-  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//i.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must be a postgres:// URL (leave it unset to use SQLite).');
-  }
+export function loadConfig(env: Environment, cwd: string): ServerConfig {
+  readVariable(env, 'MANGO_WORKSPACE_ROOTS');
   return {
-    host,
-    port,
-    dataDirectory: resolve(cwd, env.MANGO_DATA_DIR?.trim() || 'data'),
-    databaseUrl,
-    workspacesDirectory: resolve(cwd, env.MANGO_WORKSPACES_DIR?.trim() || defaultWorkspacesDirectory(env)),
+    host: readVariable(env, 'HOST'),
+    port: readVariable(env, 'PORT'),
+    dataDirectory: dataDirectoryOf(env, cwd),
+    databaseUrl: readVariable(env, 'DATABASE_URL'),
+    workspacesDirectory: resolve(
+      cwd,
+      readVariable(env, 'MANGO_WORKSPACES_DIR') ?? defaultWorkspacesDirectory(env),
+    ),
     shutdownTimeoutMs: 10_000,
     maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
-    maxUploadBytes: readMaxUploadBytes(env.MANGO_MAX_UPLOAD_BYTES),
+    maxUploadBytes: readVariable(env, 'MANGO_MAX_UPLOAD_BYTES'),
   };
 }

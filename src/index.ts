@@ -24,6 +24,13 @@ export {
   type TurnLimits,
 } from './chat/turn.ts';
 export type * from './chat/turn-events.ts';
+export { ConfigError } from './config/config-error.ts';
+export {
+  ENVIRONMENT_VARIABLES,
+  type EnvironmentConfig,
+  readEnvironment,
+  readVariable,
+} from './config/environment-variables.ts';
 export { loadConfig, type ServerConfig } from './config.ts';
 export { type Database, openDatabase } from './db/database.ts';
 export { DatabaseChatRepository } from './db/database-chat-repository.ts';

@@ -3,6 +3,7 @@
  * failed write. One lease period bounds how long a chat stays busy after its instance died or was cut
  * off; the renewal interval bounds how long a paused instance keeps going after it resumes.
  */
+import { defaultOf } from '../config/environment-variables.ts';
 export interface TurnTiming {
   leaseMilliseconds: number;
   renewMilliseconds: number;
@@ -13,7 +14,7 @@ export interface TurnTiming {
 }
 
 /** Default of `MANGO_TURN_LEASE_MS`. */
-export const DEFAULT_TURN_LEASE_MILLISECONDS = 30_000;
+export const DEFAULT_TURN_LEASE_MILLISECONDS = defaultOf('MANGO_TURN_LEASE_MS');
 
 /** The timing for a lease of `leaseMilliseconds`: renewed three times per lease. */
 export function turnTimingFor(leaseMilliseconds: number = DEFAULT_TURN_LEASE_MILLISECONDS): TurnTiming {

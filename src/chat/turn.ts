@@ -22,6 +22,8 @@
  * - Exactly one `done` event, always last. If the consumer stops iterating early, the turn is
  *   cancelled and its running tools are stopped before the generator finishes.
  */
+
+import { defaultOf } from '../config/environment-variables.ts';
 import type { ConversationItem, FinishReason, ModelProvider } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import { type ExecuteToolOptions, executeTool } from '../tools/execution.ts';
@@ -42,7 +44,7 @@ import { parseToolCallArguments } from './tool-call-arguments.ts';
 import type { TurnDoneEvent, TurnDoneReason, TurnEvent } from './turn-events.ts';
 
 /** Default of `MANGO_MAX_TOOL_ITERATIONS`: model calls allowed in one turn. */
-export const DEFAULT_MAX_TOOL_ITERATIONS = 25;
+export const DEFAULT_MAX_TOOL_ITERATIONS = defaultOf('MANGO_MAX_TOOL_ITERATIONS');
 
 export interface TurnLimits {
   /** Model requests allowed in one turn; tools are withheld on the last one. Default 25. */

@@ -12,6 +12,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import { readVariable } from '../config/environment-variables.ts';
 import { ConfigError, loadConfig, type ServerConfig } from '../config.ts';
 import { DatabaseUserRepository } from '../db/database-user-repository.ts';
 import { computeOperatorReachableSet } from '../tools/access/reachable-set.ts';
@@ -67,7 +68,7 @@ async function operatorAccess(io: CliIo, cwd: string | undefined): Promise<CliAc
     workspacesDirectory: config.workspacesDirectory,
     ...(config.webDirectory === undefined ? {} : { webDirectory: config.webDirectory }),
   }).map((entry) => entry.path);
-  const home = io.env.HOME?.trim() || homedir();
+  const home = readVariable(io.env, 'HOME') ?? homedir();
   const reachable = computeOperatorReachableSet(workingDirectory, home, protectedPaths);
   return { userId: 'cli', access: toolAccessContext(reachable), confined: false };
 }

@@ -13,7 +13,8 @@
  * - A request without `Origin` (every non-browser MCP client) is checked on its `Host` only.
  * - Entries are validated at start: a malformed one stops the server with a message naming it.
  */
-import { ConfigError } from '../config.ts';
+import { invalidVariable } from '../config/config-error.ts';
+import { type Environment, readVariable } from '../config/environment-variables.ts';
 
 export interface AllowedHostPolicy {
   /** Lower-case `name` (any port) or `name:port` entries, loopback names included. */
@@ -29,13 +30,6 @@ export const LOOPBACK_HOST_NAMES: readonly string[] = ['localhost', '127.0.0.1',
 function isLoopbackAddress(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
   return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
-}
-
-function splitList(text: string | undefined): string[] {
-  return (text ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
 }
 
 /** `name` / `name:port` of a `Host` header value, lower-cased; undefined when it is not one. */
@@ -62,27 +56,21 @@ function parseOriginEntry(text: string): string | undefined {
  * Reads the policy from `MANGO_ALLOWED_HOSTS` / `MANGO_ALLOWED_ORIGINS` for a server bound to
  * `boundHost`. @throws ConfigError naming a malformed entry.
  */
-export function readAllowedHostPolicy(
-  environment: Readonly<Record<string, string | undefined>>,
-  boundHost: string,
-): AllowedHostPolicy {
+export function readAllowedHostPolicy(environment: Environment, boundHost: string): AllowedHostPolicy {
   const hosts = new Set<string>(LOOPBACK_HOST_NAMES);
-  for (const entry of splitList(environment.MANGO_ALLOWED_HOSTS)) {
+  for (const entry of readVariable(environment, 'MANGO_ALLOWED_HOSTS')) {
     const parsed = parseHostEntry(entry);
     if (!parsed) {
-      throw new ConfigError(
-        `MANGO_ALLOWED_HOSTS entries must be host names or name:port, got ${JSON.stringify(entry)}.`,
-      );
+      throw invalidVariable('MANGO_ALLOWED_HOSTS', 'host names or name:port', entry, { entry: true });
     }
     hosts.add(parsed.port === undefined ? parsed.name : `${parsed.name}:${parsed.port}`);
   }
   const origins = new Set<string>();
-  for (const entry of splitList(environment.MANGO_ALLOWED_ORIGINS)) {
+  for (const entry of readVariable(environment, 'MANGO_ALLOWED_ORIGINS')) {
     const origin = parseOriginEntry(entry);
     if (origin === undefined) {
-      throw new ConfigError(
-        `MANGO_ALLOWED_ORIGINS entries must be origins like https://chat.example.com, got ${JSON.stringify(entry)}.`,
-      );
+      const expected = 'origins like https://chat.example.com';
+      throw invalidVariable('MANGO_ALLOWED_ORIGINS', expected, entry, { entry: true });
     }
     origins.add(origin);
   }

@@ -6,6 +6,7 @@
  * A provider counts as configured when its API key or its base URL is set: a local OpenAI-compatible
  * image server behind `OPENAI_BASE_URL` often needs no key.
  */
+import { type Environment, readVariable } from '../config/environment-variables.ts';
 import { type ImageRepository, InMemoryImageRepository } from './image-repository.ts';
 
 export interface ImageProviderConnection {
@@ -33,21 +34,17 @@ export const IMAGE_PROVIDER_VARIABLES = {
 const KEYLESS_PLACEHOLDER = 'not-needed';
 
 function readConnection(
-  key: string | undefined,
+  apiKey: string | undefined,
   baseURL: string | undefined,
 ): ImageProviderConnection | undefined {
-  const apiKey = key?.trim() ?? '';
-  const url = baseURL?.trim() ?? '';
-  if (apiKey === '' && url === '') return undefined;
-  return { apiKey: apiKey === '' ? KEYLESS_PLACEHOLDER : apiKey, ...(url === '' ? {} : { baseURL: url }) };
+  if (apiKey === undefined && baseURL === undefined) return undefined;
+  return { apiKey: apiKey ?? KEYLESS_PLACEHOLDER, ...(baseURL === undefined ? {} : { baseURL }) };
 }
 
 /** Pure: the provider connections an environment describes. */
-export function readImageGenerationConfigFromEnv(
-  env: Readonly<Record<string, string | undefined>>,
-): ImageGenerationConfig {
-  const openai = readConnection(env.OPENAI_API_KEY, env.OPENAI_BASE_URL);
-  const gemini = readConnection(env.GEMINI_API_KEY, env.GEMINI_BASE_URL);
+export function readImageGenerationConfigFromEnv(env: Environment): ImageGenerationConfig {
+  const openai = readConnection(readVariable(env, 'OPENAI_API_KEY'), readVariable(env, 'OPENAI_BASE_URL'));
+  const gemini = readConnection(readVariable(env, 'GEMINI_API_KEY'), readVariable(env, 'GEMINI_BASE_URL'));
   return { ...(openai ? { openai } : {}), ...(gemini ? { gemini } : {}) };
 }
 

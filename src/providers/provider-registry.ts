@@ -1,6 +1,6 @@
 /**
- * Which providers this server can use, from configuration. The environment
- * is an injected record (the server passes `process.env`, tests pass literals), so nothing here reads
+ * Which providers this server can use, from configuration: the variables below, declared with every
+ * other in `config/environment-variables.ts` and read through it. The environment is an injected record (the server passes `process.env`, tests pass literals), so nothing here reads
  * global state. A provider whose key or base URL is missing or malformed is listed as unavailable with
  * the reason; asking for it returns `undefined` — it never throws.
  *
@@ -17,6 +17,11 @@
  * The stall limits and the retry policy come from `provider-settings.ts`; a malformed one of those is
  * the only thing that makes the registry throw (at startup).
  */
+import {
+  type Environment,
+  type OptionalTextVariableName,
+  readVariable,
+} from '../config/environment-variables.ts';
 import { createAnthropicMessagesProvider } from './anthropic-messages-provider.ts';
 import {
   createGeminiGenerateContentProvider,
@@ -30,7 +35,7 @@ import { readProviderStreamSettings } from './provider-settings.ts';
 import type { ProviderClientOptions } from './stream-support.ts';
 import { type ModelProvider, PROVIDER_IDS, type ProviderId } from './types.ts';
 
-export type ProviderEnvironment = Readonly<Record<string, string | undefined>>;
+export type ProviderEnvironment = Environment;
 
 export interface ProviderStatus {
   id: ProviderId;
@@ -66,8 +71,8 @@ export interface ProviderRegistryOptions {
 export const NO_API_KEY_PLACEHOLDER = 'no-key';
 
 interface ProviderConfig {
-  keyVariable: string;
-  baseUrlVariable: string;
+  keyVariable: OptionalTextVariableName;
+  baseUrlVariable: OptionalTextVariableName;
   /** `undefined`: the base URL is required. */
   defaultBaseUrl: string | undefined;
   keyRequired: boolean;
@@ -105,11 +110,6 @@ const CONFIGS: Record<Exclude<ProviderId, 'gemini-generate-content'>, ProviderCo
   },
 };
 
-function readVariable(env: ProviderEnvironment, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
-
 /**
  * Why a base URL cannot be used, or `undefined` when it can. The value itself is never quoted: the reason
  * is served to every user of the API, and a key pasted into the wrong variable must not show up there.
@@ -145,7 +145,7 @@ const GEMINI_GENERATE_CONTENT: ProviderConfig = {
   create: (options) => createGeminiGenerateContentProvider(options),
 };
 
-const VERTEX_SWITCH = 'GOOGLE_GENAI_USE_VERTEXAI';
+const VERTEX_SWITCH = 'GOOGLE_GENAI_USE_VERTEXAI' satisfies OptionalTextVariableName;
 
 /**
  * `gemini-generate-content` speaks to the Gemini API with `GEMINI_API_KEY`, or to Vertex AI when

@@ -6,11 +6,12 @@
  * `Retry-After` longer than `maxWaitSeconds` is not waited for: the request fails with a message that
  * names the wait, so the user knows when to try again. Stalls and aborts are never retried.
  */
+import { defaultOf, type VariableName } from '../config/environment-variables.ts';
 import type { StreamTimeouts, StreamWatch } from './stream-watch.ts';
 
-export const DEFAULT_MAX_RETRIES = 2;
-export const DEFAULT_MAX_RETRY_WAIT_SECONDS = 60;
-export const RETRY_MAX_WAIT_VARIABLE = 'MANGO_PROVIDER_RETRY_MAX_WAIT_SECONDS';
+export const DEFAULT_MAX_RETRIES = defaultOf('MANGO_PROVIDER_MAX_RETRIES');
+export const DEFAULT_MAX_RETRY_WAIT_SECONDS = defaultOf('MANGO_PROVIDER_RETRY_MAX_WAIT_SECONDS');
+export const RETRY_MAX_WAIT_VARIABLE: VariableName = 'MANGO_PROVIDER_RETRY_MAX_WAIT_SECONDS';
 
 export interface StreamPolicy {
   maxRetries: number;

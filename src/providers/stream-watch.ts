@@ -11,7 +11,9 @@
  * - the body text can be observed (Chat Completions needs to know whether `data: [DONE]` arrived).
  * A request made outside `withStreamWatch` fails: an unwatched request could hang a turn forever.
  */
+
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { defaultOf, type VariableName } from '../config/environment-variables.ts';
 
 export interface StreamTimeouts {
   /** Request sent → first body byte, in milliseconds. */
@@ -21,10 +23,13 @@ export interface StreamTimeouts {
 }
 
 /** The operator variables that set the two limits (named in the messages so the fix is obvious). */
-export const FIRST_EVENT_TIMEOUT_VARIABLE = 'MANGO_PROVIDER_FIRST_EVENT_TIMEOUT_SECONDS';
-export const IDLE_TIMEOUT_VARIABLE = 'MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS';
+export const FIRST_EVENT_TIMEOUT_VARIABLE: VariableName = 'MANGO_PROVIDER_FIRST_EVENT_TIMEOUT_SECONDS';
+export const IDLE_TIMEOUT_VARIABLE: VariableName = 'MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS';
 
-export const DEFAULT_STREAM_TIMEOUTS: StreamTimeouts = { firstEventMs: 120_000, idleMs: 300_000 };
+export const DEFAULT_STREAM_TIMEOUTS: StreamTimeouts = {
+  firstEventMs: defaultOf('MANGO_PROVIDER_FIRST_EVENT_TIMEOUT_SECONDS') * 1000,
+  idleMs: defaultOf('MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS') * 1000,
+};
 
 export interface ObservedResponse {
   status: number;

@@ -16,7 +16,7 @@ describe('readChatConfig', () => {
   for (const value of ['0', '-1', '2.5', 'ten', '1001']) {
     test(`refuses MANGO_MAX_TOOL_ITERATIONS=${value}`, () => {
       expect(() => readChatConfig({ MANGO_MAX_TOOL_ITERATIONS: value })).toThrow(
-        `MANGO_MAX_TOOL_ITERATIONS must be an integer from 1 to 1000; got "${value}".`,
+        `MANGO_MAX_TOOL_ITERATIONS must be an integer from 1 to 1000, got "${value}".`,
       );
     });
   }
@@ -24,7 +24,7 @@ describe('readChatConfig', () => {
   for (const value of ['299', '600001', '1e4', '30s', '-1000']) {
     test(`refuses MANGO_TURN_LEASE_MS=${value}`, () => {
       expect(() => readChatConfig({ MANGO_TURN_LEASE_MS: value })).toThrow(
-        `MANGO_TURN_LEASE_MS must be an integer from 300 to 600000 (milliseconds); got "${value}".`,
+        `MANGO_TURN_LEASE_MS must be an integer from 300 to 600000 (milliseconds), got "${value}".`,
       );
     });
   }

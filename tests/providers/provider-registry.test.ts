@@ -199,10 +199,10 @@ describe('createProviderRegistry', () => {
   });
 
   const malformedSettings: [string, string, string][] = [
-    ['MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS', '0', 'a whole number from 1 to 86400; got "0"'],
-    ['MANGO_PROVIDER_FIRST_EVENT_TIMEOUT_SECONDS', '2.5', 'a whole number from 1 to 86400; got "2.5"'],
-    ['MANGO_PROVIDER_MAX_RETRIES', '11', 'a whole number from 0 to 10; got "11"'],
-    ['MANGO_PROVIDER_RETRY_MAX_WAIT_SECONDS', 'soon', 'a whole number from 0 to 86400; got "soon"'],
+    ['MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS', '0', 'an integer from 1 to 86400 (seconds), got "0"'],
+    ['MANGO_PROVIDER_FIRST_EVENT_TIMEOUT_SECONDS', '2.5', 'an integer from 1 to 86400 (seconds), got "2.5"'],
+    ['MANGO_PROVIDER_MAX_RETRIES', '11', 'an integer from 0 to 10, got "11"'],
+    ['MANGO_PROVIDER_RETRY_MAX_WAIT_SECONDS', 'soon', 'an integer from 0 to 86400 (seconds), got "soon"'],
   ];
   test.each(malformedSettings)(
     'a malformed %s stops startup with what it expects and got',

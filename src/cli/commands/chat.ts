@@ -10,11 +10,11 @@
  * tests drive the command with a scripted provider.
  */
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildSystemPrompt } from '../../chat/system-prompt.ts';
 import { runTurn } from '../../chat/turn.ts';
 import type { TurnDoneReason } from '../../chat/turn-events.ts';
+import { dataDirectoryOf } from '../../config.ts';
 import {
   type ConversationItem,
   type ModelProvider,
@@ -142,7 +142,7 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
             chatId,
             ...access,
             ledger,
-            dataDirectory: resolve(io.env.MANGO_DATA_DIR ?? resolve(io.cwd, 'data')),
+            dataDirectory: dataDirectoryOf(io.env, io.cwd),
           },
           signal: controller.signal,
           limits: { maxIterations },

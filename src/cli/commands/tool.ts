@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { dataDirectoryOf } from '../../config.ts';
 import { ToolParameterError } from '../../tools/errors.ts';
 import { executeTool } from '../../tools/execution.ts';
 import { InMemoryFreshnessLedger } from '../../tools/freshness-ledger.ts';
@@ -75,7 +76,7 @@ async function baseContext(
     chatId: `cli-${randomUUID()}`,
     ...access,
     ledger: new InMemoryFreshnessLedger(),
-    dataDirectory: resolve(io.env.MANGO_DATA_DIR ?? resolve(io.cwd, 'data')),
+    dataDirectory: dataDirectoryOf(io.env, io.cwd),
   };
 }
 

@@ -75,23 +75,6 @@ export function isPassedVariable(name: string, passEnv: readonly string[] = []):
 }
 
 /**
- * Parses `MANGO_SHELL_PASS_ENV`: names separated by commas or whitespace. Throws a RangeError naming the
- * first entry that is not a variable name (a pattern would let unknown secrets through).
- */
-export function parsePassEnv(value: string | undefined): string[] {
-  if (value === undefined || value.trim() === '') return [];
-  const names = value.split(/[\s,]+/).filter((name) => name !== '');
-  for (const name of names) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-      throw new RangeError(
-        `MANGO_SHELL_PASS_ENV must list variable names (letters, digits, _), separated by commas; got ${JSON.stringify(name)}.`,
-      );
-    }
-  }
-  return names;
-}
-
-/**
  * The environment for one command, from `source` (the server's environment by default). Pure apart from
  * reading `process.env` when no source is given.
  */

@@ -5,7 +5,6 @@ import {
   FORCED_SHELL_ENVIRONMENT,
   isPassedVariable,
   matchesNamePattern,
-  parsePassEnv,
 } from '../../../src/tools/shell/shell-environment.ts';
 
 const identity = { home: '/home/sandbox', user: 'sandbox', shell: '/usr/bin/bash' };
@@ -43,21 +42,6 @@ describe('isPassedVariable', () => {
     }
     expect(isPassedVariable('HTTP_PROXY', ['HTTP_PROXY'])).toBe(true);
     expect(isPassedVariable('HTTP_PROXY_2', ['HTTP_PROXY'])).toBe(false);
-  });
-});
-
-describe('parsePassEnv', () => {
-  test('names separated by commas or whitespace; empty means none', () => {
-    expect(parsePassEnv(undefined)).toEqual([]);
-    expect(parsePassEnv('  ')).toEqual([]);
-    expect(parsePassEnv('HTTP_PROXY, NO_PROXY  CI')).toEqual(['HTTP_PROXY', 'NO_PROXY', 'CI']);
-  });
-
-  test('a pattern or a malformed name is refused, naming it', () => {
-    expect(() => parsePassEnv('HTTP_PROXY,AWS_*')).toThrow(
-      'MANGO_SHELL_PASS_ENV must list variable names (letters, digits, _), separated by commas; got "AWS_*".',
-    );
-    expect(() => parsePassEnv('1ABC')).toThrow('got "1ABC"');
   });
 });
 

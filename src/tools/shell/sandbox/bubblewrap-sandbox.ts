@@ -23,8 +23,10 @@
  * - Fails closed: `status()` is unavailable, with the reason, until a probe sandbox has run and shown
  *   uid ≠ 0, `CapEff` 0 and `NoNewPrivs` 1 inside; `run` then refuses.
  */
+
 import { accessSync, constants } from 'node:fs';
 import { userInfo } from 'node:os';
+import { defaultOf } from '../../../config/environment-variables.ts';
 import { ToolError } from '../../errors.ts';
 import { runShellCommand, type ShellCommandResult, type ShellCommandWrapper } from '../run-shell-command.ts';
 import { buildShellEnvironment } from '../shell-environment.ts';
@@ -42,7 +44,7 @@ import { waitForSandboxTeardown } from './sandbox-teardown.ts';
 import type { SandboxedCommand, ShellSandbox, ShellSandboxStatus } from './shell-sandbox.ts';
 
 /** The uid (and gid) commands run as when the server is root. Below systemd's dynamic range. */
-export const DEFAULT_SANDBOX_UID = 61000;
+export const DEFAULT_SANDBOX_UID = defaultOf('MANGO_SANDBOX_UID');
 export const SANDBOX_USER = 'sandbox';
 export const SANDBOX_HOME = '/home/sandbox';
 

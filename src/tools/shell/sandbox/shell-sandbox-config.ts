@@ -1,5 +1,6 @@
 /**
- * The operator's shell sandbox settings, read from the environment, and the sandbox they select:
+ * The operator's shell sandbox settings, read from the environment (declared with every other variable
+ * in `config/environment-variables.ts`), and the sandbox they select:
  *
  * - `MANGO_SHELL_SANDBOX`: `bubblewrap` (default on Linux) or `off`. Anything else is refused with the
  *   accepted values; it never silently means "off".
@@ -9,39 +10,25 @@
  * A setting that cannot be read leaves shell tools unavailable, with the reason, instead of failing the
  * whole server: the rest of Mango works without shells.
  */
+import { type Environment, readVariable } from '../../../config/environment-variables.ts';
 import { ToolError } from '../../errors.ts';
-import { parsePassEnv } from '../shell-environment.ts';
 import { createBubblewrapSandbox } from './bubblewrap-sandbox.ts';
 import type { ShellSandbox, ShellSandboxStatus } from './shell-sandbox.ts';
 import { createUnsandboxedShell } from './unsandboxed-shell.ts';
 
 export interface ShellSandboxConfig {
   mode: 'bubblewrap' | 'off';
-  passEnv: string[];
-  uid: number | undefined;
+  passEnv: readonly string[];
+  uid: number;
 }
 
-/** Reads the settings; throws a RangeError naming the variable, what it accepts and what it got. */
-export function readShellSandboxConfig(
-  environment: Readonly<Record<string, string | undefined>>,
-): ShellSandboxConfig {
-  const modeText = environment.MANGO_SHELL_SANDBOX?.trim() || 'bubblewrap';
-  if (modeText !== 'bubblewrap' && modeText !== 'off') {
-    throw new RangeError(
-      `MANGO_SHELL_SANDBOX must be "bubblewrap" or "off", got ${JSON.stringify(modeText)}.`,
-    );
-  }
-  const uidText = environment.MANGO_SANDBOX_UID?.trim();
-  let uid: number | undefined;
-  if (uidText) {
-    uid = Number(uidText);
-    if (!Number.isInteger(uid) || uid < 1 || uid > 4_294_967_294 || !/^\d+$/.test(uidText)) {
-      throw new RangeError(
-        `MANGO_SANDBOX_UID must be a uid from 1 to 4294967294, got ${JSON.stringify(uidText)}.`,
-      );
-    }
-  }
-  return { mode: modeText, passEnv: parsePassEnv(environment.MANGO_SHELL_PASS_ENV), uid };
+/** Reads the settings. @throws ConfigError naming the variable, what it accepts and what it got. */
+export function readShellSandboxConfig(environment: Environment): ShellSandboxConfig {
+  return {
+    mode: readVariable(environment, 'MANGO_SHELL_SANDBOX'),
+    passEnv: readVariable(environment, 'MANGO_SHELL_PASS_ENV'),
+    uid: readVariable(environment, 'MANGO_SANDBOX_UID'),
+  };
 }
 
 /** A sandbox that runs nothing and says why. */
@@ -61,7 +48,7 @@ export interface ShellSandboxFromEnvironmentOptions {
 
 /** The sandbox the environment selects, probed; unavailable with the reason when it cannot run. */
 export function createShellSandboxFromEnvironment(
-  environment: Readonly<Record<string, string | undefined>>,
+  environment: Environment,
   options: ShellSandboxFromEnvironmentOptions = {},
 ): ShellSandbox {
   let config: ShellSandboxConfig;

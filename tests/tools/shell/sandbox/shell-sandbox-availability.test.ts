@@ -47,7 +47,7 @@ describe('who commands run as', () => {
 
 describe('operator settings', () => {
   test('MANGO_SHELL_SANDBOX accepts bubblewrap (default) and off only; MANGO_SANDBOX_UID a positive uid', () => {
-    expect(readShellSandboxConfig({})).toEqual({ mode: 'bubblewrap', passEnv: [], uid: undefined });
+    expect(readShellSandboxConfig({})).toEqual({ mode: 'bubblewrap', passEnv: [], uid: 61000 });
     expect(
       readShellSandboxConfig({
         MANGO_SHELL_SANDBOX: 'off',

@@ -1,0 +1,255 @@
+/**
+ * Every environment variable Mango reads, declared once: its default, its meaning and its parser. The
+ * operating manual's configuration table lists exactly these (a test compares them), and every reader
+ * of a setting takes its value through `readVariable` or `readEnvironment`, so a variable has one
+ * spelling, one default and one refusal message. A malformed value throws `ConfigError` naming the
+ * variable, what it expects and what it got; it never silently becomes the default.
+ *
+ * Not declared here: what shell commands inherit (`PATH`, `LANG`…), which the shell passes on by name
+ * without reading, and `COLUMNS`, a property of the terminal the CLI writes to.
+ */
+import {
+  choiceVariable,
+  integerVariable,
+  listVariable,
+  patternVariable,
+  removedVariable,
+  textVariable,
+  type VariableDeclaration,
+} from './variable-parsers.ts';
+
+/** Longest accepted provider stall limit or retry wait: one day (anything longer is a typo). */
+const MAX_PROVIDER_SECONDS = 86_400;
+
+export const ENVIRONMENT_VARIABLES = {
+  HOST: textVariable({
+    fallback: '127.0.0.1',
+    defaultText: '`127.0.0.1`',
+    meaning: 'interface the server listens on (loopback only by default)',
+  }),
+  PORT: integerVariable({
+    fallback: 3000,
+    minimum: 0,
+    maximum: 65535,
+    defaultText: '`3000`',
+    meaning: 'TCP port, 0–65535 (`0` picks a free one and prints it)',
+  }),
+  MANGO_DATA_DIR: textVariable({
+    fallback: 'data',
+    defaultText: '`./data`',
+    meaning: 'the SQLite database (`mango.db`) and generated files (images under `images/<userId>/`)',
+  }),
+  MANGO_MAX_UPLOAD_BYTES: integerVariable({
+    fallback: 25 * 1024 * 1024,
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    unit: 'bytes',
+    defaultText: '`26214400` (25 MiB)',
+    meaning:
+      'largest file uploaded into a workspace (files panel, `POST /api/workspaces/:id/files`); larger → 413',
+  }),
+  DATABASE_URL: patternVariable({
+    pattern: /^postgres(ql)?:\/\//i,
+    expected: 'a postgres:// or postgresql:// URL (leave it unset to use SQLite)',
+    secret: true,
+    defaultText: '(unset: SQLite)',
+    meaning:
+      '`postgres://user:password@host:5432/db` (or `postgresql://`) switches to PostgreSQL, same schema',
+  }),
+  MANGO_WORKSPACES_DIR: textVariable({
+    defaultText: '`$XDG_DATA_HOME/mango/workspaces` (as root: `/var/lib/mango/workspaces`)',
+    meaning:
+      "where every user's personal workspace lives ([isolation.md](isolation.md)); must not overlap the data or installation directory",
+  }),
+  XDG_DATA_HOME: textVariable({
+    defaultText: '`$HOME/.local/share`',
+    meaning: 'base of the default `MANGO_WORKSPACES_DIR`',
+  }),
+  HOME: textVariable({
+    defaultText: "the user's home directory",
+    meaning: 'base of the default `XDG_DATA_HOME`',
+  }),
+  MANGO_WORKSPACE_ROOTS: removedVariable({
+    defaultText: '(refused when set)',
+    meaning: 'removed: directories belong to users now; the server refuses to start while it is set',
+    message:
+      'MANGO_WORKSPACE_ROOTS is no longer supported: directories now belong to users. Unset it, then grant ' +
+      'each user the directories they need with `mango workspace grant NAME DIR` (or ' +
+      '`mango workspace grant-existing` to grant the directories existing chats use); see docs/isolation.md.',
+  }),
+  MANGO_ALLOWED_HOSTS: listVariable({
+    separator: /,/,
+    defaultText: '(unset: loopback names only)',
+    meaning: 'comma-separated `name` or `name:port` the MCP endpoint answers besides loopback names',
+  }),
+  MANGO_ALLOWED_ORIGINS: listVariable({
+    separator: /,/,
+    defaultText: '(unset: loopback origins only)',
+    meaning: 'comma-separated web origins (`https://chat.example.com`) allowed to call the MCP endpoint',
+  }),
+  MANGO_MAX_TOOL_ITERATIONS: integerVariable({
+    fallback: 25,
+    minimum: 1,
+    maximum: 1000,
+    defaultText: '`25`',
+    meaning: 'model calls per chat turn (1–1000); tools are withheld on the last one',
+  }),
+  MANGO_TURN_LEASE_MS: integerVariable({
+    fallback: 30_000,
+    minimum: 300,
+    maximum: 600_000,
+    unit: 'milliseconds',
+    defaultText: '`30000`',
+    meaning: "how long a turn's lease lasts unrenewed: how long a chat stays busy after its instance died",
+  }),
+  MANGO_SHELL_SANDBOX: choiceVariable({
+    fallback: 'bubblewrap',
+    choices: ['bubblewrap', 'off'],
+    defaultText: '`bubblewrap`',
+    meaning:
+      'how shell commands are confined ([shell-sandbox.md](shell-sandbox.md)); `off` runs them unsandboxed',
+  }),
+  MANGO_SHELL_PASS_ENV: listVariable({
+    separator: /[\s,]+/,
+    entry: /^[A-Za-z_][A-Za-z0-9_]*$/,
+    entryExpected: 'variable names (letters, digits, _) separated by commas',
+    defaultText: '(unset)',
+    meaning: 'further variable names shell commands receive beyond the allowlist',
+  }),
+  MANGO_SANDBOX_UID: integerVariable({
+    fallback: 61000,
+    minimum: 1,
+    maximum: 4_294_967_294,
+    expected: 'a uid from 1 to 4294967294',
+    defaultText: '`61000`',
+    meaning: 'the uid sandboxed shell commands run as when the server runs as root',
+  }),
+  MANGO_PROVIDER_FIRST_EVENT_TIMEOUT_SECONDS: integerVariable({
+    fallback: 120,
+    minimum: 1,
+    maximum: MAX_PROVIDER_SECONDS,
+    unit: 'seconds',
+    defaultText: '`120`',
+    meaning: 'longest wait from a provider request sent to the first byte of its response',
+  }),
+  MANGO_PROVIDER_IDLE_TIMEOUT_SECONDS: integerVariable({
+    fallback: 300,
+    minimum: 1,
+    maximum: MAX_PROVIDER_SECONDS,
+    unit: 'seconds',
+    defaultText: '`300`',
+    meaning: 'longest silence between two chunks of a provider stream',
+  }),
+  MANGO_PROVIDER_MAX_RETRIES: integerVariable({
+    fallback: 2,
+    minimum: 0,
+    maximum: 10,
+    defaultText: '`2`',
+    meaning: 'retries of a transient provider failure before its stream opened',
+  }),
+  MANGO_PROVIDER_RETRY_MAX_WAIT_SECONDS: integerVariable({
+    fallback: 60,
+    minimum: 0,
+    maximum: MAX_PROVIDER_SECONDS,
+    unit: 'seconds',
+    defaultText: '`60`',
+    meaning: 'longest `Retry-After` a provider request waits for',
+  }),
+  OPENAI_API_KEY: textVariable({
+    defaultText: '(unset)',
+    meaning: 'enables the `openai` chat provider and OpenAI Images for `generate_image`',
+  }),
+  OPENAI_BASE_URL: textVariable({
+    defaultText: "the SDK's",
+    meaning: 'another OpenAI endpoint for both; for images a base URL alone is enough (a local image server)',
+  }),
+  OPENAI_COMPATIBLE_BASE_URL: textVariable({
+    defaultText: '(unset)',
+    meaning:
+      'enables the `openai-compatible` chat provider (Ollama, llama.cpp, vLLM, LM Studio, hosted Chat Completions APIs)',
+  }),
+  OPENAI_COMPATIBLE_API_KEY: textVariable({
+    defaultText: '(unset)',
+    meaning: 'its key, when the server needs one',
+  }),
+  GEMINI_API_KEY: textVariable({
+    defaultText: '(unset)',
+    meaning: 'enables the `gemini` chat provider and Gemini image models for `generate_image`',
+  }),
+  GEMINI_BASE_URL: textVariable({
+    defaultText: "the SDK's",
+    meaning: 'another Gemini endpoint for both',
+  }),
+  GOOGLE_GENAI_USE_VERTEXAI: textVariable({
+    defaultText: '`false`',
+    meaning: '`true` points `gemini-generate-content` at Vertex AI instead of the Gemini API',
+  }),
+  GOOGLE_CLOUD_PROJECT: textVariable({
+    defaultText: '(unset)',
+    meaning: 'the Vertex AI project (required when Vertex AI is on)',
+  }),
+  GOOGLE_CLOUD_LOCATION: textVariable({
+    defaultText: '`global`',
+    meaning: 'the Vertex AI region',
+  }),
+  GOOGLE_APPLICATION_CREDENTIALS: textVariable({
+    defaultText: '(unset: Application Default Credentials)',
+    meaning: 'key file of the Vertex AI service account',
+  }),
+  GOOGLE_VERTEX_BASE_URL: textVariable({
+    defaultText: "the region's endpoint",
+    meaning: 'another Vertex AI endpoint',
+  }),
+  ANTHROPIC_API_KEY: textVariable({
+    defaultText: '(unset)',
+    meaning: 'enables the `anthropic` chat provider',
+  }),
+  ANTHROPIC_BASE_URL: textVariable({
+    defaultText: "the SDK's",
+    meaning: 'another Anthropic endpoint',
+  }),
+} satisfies Record<string, VariableDeclaration<unknown>>;
+
+export type VariableName = keyof typeof ENVIRONMENT_VARIABLES;
+
+export type VariableValue<N extends VariableName> =
+  (typeof ENVIRONMENT_VARIABLES)[N] extends VariableDeclaration<infer T> ? T : never;
+
+/** The variables that hold optional free text (keys, URLs, names): unset or blank reads as undefined. */
+export type OptionalTextVariableName = {
+  [N in VariableName]: VariableValue<N> extends string | undefined
+    ? string | undefined extends VariableValue<N>
+      ? N
+      : never
+    : never;
+}[VariableName];
+
+/** Every declared variable, parsed. */
+export type EnvironmentConfig = { readonly [N in VariableName]: VariableValue<N> };
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** The default of a declared variable (its value when unset or blank). */
+export function defaultOf<N extends VariableName>(name: N): VariableValue<N> {
+  return ENVIRONMENT_VARIABLES[name].fallback as VariableValue<N>;
+}
+
+/** One variable, parsed. @throws ConfigError naming it when its value is malformed. */
+export function readVariable<N extends VariableName>(environment: Environment, name: N): VariableValue<N> {
+  const declaration: VariableDeclaration<unknown> = ENVIRONMENT_VARIABLES[name];
+  const raw = environment[name];
+  if (raw !== undefined && declaration.refusedWhenSet)
+    return declaration.parse(name, raw) as VariableValue<N>;
+  const text = raw?.trim();
+  if (text === undefined || text === '') return declaration.fallback as VariableValue<N>;
+  return declaration.parse(name, text) as VariableValue<N>;
+}
+
+/** Every variable, parsed once. @throws ConfigError naming the first malformed one. */
+export function readEnvironment(environment: Environment): EnvironmentConfig {
+  const config: Record<string, unknown> = {};
+  for (const name of Object.keys(ENVIRONMENT_VARIABLES) as VariableName[]) {
+    config[name] = readVariable(environment, name);
+  }
+  return config as EnvironmentConfig;
+}
