@@ -13,7 +13,8 @@
  * - `ReplayStep`: `body` (the SSE text to send, split into one write per event) or `chunks` (exact writes);
  *   `status`/`headers` (default 200, `text/event-stream`); `ending`: `'end'` (default) closes the body
  *   cleanly, `'reset'` aborts the connection after the last chunk (a cut stream), `'hang'` keeps it open
- *   until the client goes away (for cancellation tests); `expectRequest(request)` asserts on the request
+ *   until the client goes away (for cancellation tests); `pause: {afterChunks, until}` holds the body after
+ *   that many writes until the promise settles (a reader acting mid-stream); `expectRequest(request)` asserts on the request
  *   (e.g. that iteration n+1 carries the tool results of iteration n) and throws to fail.
  * - Transcript builders: `sseFromJsonl(text, {eventName, done})` wraps JSONL lines as `data:` events (with
  *   `event: <obj[eventName]>` lines for SDKs that need them, and `data: [DONE]` for Chat Completions);
@@ -47,6 +48,8 @@ export interface ReplayStep {
   headers?: Record<string, string>;
   ending?: 'end' | 'reset' | 'hang';
   expectRequest?: (request: RecordedRequest) => void;
+  /** Holds the body after its first `afterChunks` writes until `until` settles (a stream caught mid-way). */
+  pause?: { afterChunks: number; until: Promise<unknown> };
 }
 
 export interface ReplayServer {
@@ -169,7 +172,10 @@ export function startReplayServer(): ReplayServer {
             controller.enqueue(encoder.encode(': replay\n\n'));
             await Bun.sleep(20);
           }
-          for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
+          for (const [index, chunk] of chunks.entries()) {
+            if (index === step.pause?.afterChunks) await step.pause.until;
+            controller.enqueue(encoder.encode(chunk));
+          }
           if (ending === 'end') {
             openControllers.delete(controller);
             controller.close();

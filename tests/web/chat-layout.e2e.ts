@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { bigMarkdownAnswerPieces } from '../helpers/big-markdown-answer.ts';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
 import { chatTextDeltasBody } from '../helpers/scripted-provider-streams.ts';
 import {
@@ -267,19 +268,7 @@ describe('chat layout in Chromium', () => {
       console.log(`initial JavaScript: app.js ${appJs.byteLength} bytes, ${gzipped} bytes gzipped`);
       expect(gzipped).toBeLessThanOrEqual(150 * 1024);
 
-      const piece = (index: number) =>
-        index % 50 === 0
-          ? `\n\n## Section ${index / 50}\n\n| a | b |\n|---|---|\n| ${index} | x |\n\n`.padEnd(100, ' ')
-          : index % 50 === 25
-            ? '\n\n```ts\nconst value = compute(1, 2, 3); // a highlighted line of code here ok\n```\n\n'.padEnd(
-                100,
-                ' ',
-              )
-            : `Sentence ${String(index).padStart(4, '0')} with **bold** and \`code\` words that stream in. `.padEnd(
-                100,
-                '.',
-              );
-      const pieces = Array.from({ length: 2000 }, (_, index) => piece(index));
+      const pieces = bigMarkdownAnswerPieces();
       expect(pieces.join('').length).toBe(200_000);
       replay.enqueue({ body: chatTextDeltasBody(pieces) });
       const created = await api('POST', '/api/chats', {
