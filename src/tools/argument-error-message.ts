@@ -25,7 +25,7 @@ export function describeValue(value: unknown): string {
     return `the string ${JSON.stringify(shown)}`;
   }
   if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
-  return `a ${typeof value}`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 /** Longest property description quoted in a wrong-type message; longer ones would bury the error. */

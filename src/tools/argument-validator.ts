@@ -15,7 +15,7 @@
  *   `ToolArgumentError` (`validation_failed`) naming the argument, the expected type or bound and the
  *   value received.
  */
-import { Ajv, type ErrorObject, type RegExpEngine, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { RE2JS } from 're2js';
 import { describeArgumentError } from './argument-error-message.ts';
 import { ToolArgumentError, ToolExecutionError } from './errors.ts';
@@ -56,6 +56,8 @@ export function checkSchemaLimits(schema: JsonSchema, toolName: string): void {
 }
 
 /** Ajv's pattern hook: compile on RE2, or refuse a pattern RE2 cannot express. */
+type RegExpEngine = NonNullable<NonNullable<Options['code']>['regExp']>;
+
 const linearRegExp: RegExpEngine = Object.assign(
   (pattern: string) => {
     let compiled: RE2JS;
