@@ -90,6 +90,9 @@ function createAjv(): Ajv {
 function acceptsNull(schema: JsonSchema | boolean | undefined): boolean {
   if (schema === undefined || schema === true) return true;
   if (schema === false) return false;
+  // A reference is not followed here: its target decides, so a `null` for it counts as absent.
+  if (schema.$ref !== undefined) return false;
+  if (schema.allOf && !schema.allOf.every(acceptsNull)) return false;
   if (schema.anyOf) return schema.anyOf.some(acceptsNull);
   if (schema.oneOf) return schema.oneOf.some(acceptsNull);
   if (schema.enum && !schema.enum.includes(null)) return false;

@@ -160,6 +160,57 @@ describe('schemas the validator refuses or must survive', () => {
     });
   });
 
+  test('a null for a property whose schema does not accept null counts as absent', () => {
+    const schema: JsonSchema = {
+      type: 'object',
+      properties: {
+        choice: { enum: ['a', 'b'] },
+        either: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+        linked: { $ref: '#/$defs/text' },
+        free: {},
+      },
+      $defs: { text: { type: 'string' } },
+      additionalProperties: false,
+    };
+    const validator = new ArgumentValidator();
+    expect(validator.validate('t', schema, { choice: null, either: null, linked: null, free: null })).toEqual(
+      {
+        either: null,
+        free: null,
+      },
+    );
+    expect(refusal(() => validator.validate('t', schema, { linked: 5 }))).toEqual({
+      classification: 'validation_failed',
+      message: 'Argument "linked" must be a string, got number 5.',
+    });
+  });
+
+  test('a nested value is named by its path, with its bound', () => {
+    const schema: JsonSchema = {
+      type: 'object',
+      properties: {
+        edits: {
+          type: 'array',
+          maxItems: 2,
+          items: { type: 'object', properties: { path: { type: 'string' } }, additionalProperties: false },
+        },
+      },
+    };
+    const validator = new ArgumentValidator();
+    expect(refusal(() => validator.validate('t', schema, { edits: [{ path: 'a' }, { path: 3 }] }))).toEqual({
+      classification: 'validation_failed',
+      message: 'Argument "edits[1].path" must be a string, got number 3.',
+    });
+    expect(refusal(() => validator.validate('t', schema, { edits: [{}, {}, {}] }))).toEqual({
+      classification: 'validation_failed',
+      message: 'Argument "edits" must have at most 2 items, got 3.',
+    });
+    expect(refusal(() => validator.validate('t', schema, { edits: [{ mode: 'x' }] }))).toEqual({
+      classification: 'validation_failed',
+      message: 'Argument "edits[0]" has no key "mode".',
+    });
+  });
+
   test('a schema nested past the depth cap is refused through executeTool', async () => {
     let deep: JsonSchema = { type: 'string' };
     for (let level = 0; level < MAX_SCHEMA_DEPTH; level += 1) deep = { type: 'array', items: deep };
