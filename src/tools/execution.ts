@@ -1,6 +1,6 @@
 /**
  * `executeTool`: look the tool up, check it is enabled for the user,
- * merge settings safely, validate the argument object, and run the executor under its budget.
+ * merge settings safely, validate the arguments against the tool's JSON Schema, and run the executor under its budget.
  *
  * It never throws: every outcome is an envelope `{ok: true, result}` or `{ok: false, error}`. The
  * budget is the tool's `timeoutSeconds` setting when it has one, 30 s otherwise; when it runs out the
@@ -8,6 +8,7 @@
  * `ToolCancelledError` — whichever comes first claims the outcome, so a cancel is never a timeout.
  */
 import { readArgumentsObject } from './arg-parsing.ts';
+import { type ArgumentValidator, defaultArgumentValidator } from './argument-validator.ts';
 import type { ToolParameterError } from './errors.ts';
 import {
   classifySystemError,
@@ -47,6 +48,8 @@ export interface ExecuteToolOptions {
   timers?: ToolTimers;
   /** Told about every saved setting that failed validation and fell back to its default. */
   onInvalidSettings?: (error: ToolParameterError) => void;
+  /** Checks every call's arguments against the tool's schema; the process-wide one by default. */
+  argumentValidator?: ArgumentValidator;
 }
 
 /** The execution budget of a tool under its effective settings, in seconds. */
@@ -71,14 +74,6 @@ function toFailure(error: unknown): ToolExecutionResult {
   if (ToolError.isInstance(error)) return failure(error.classification, error.message);
   const message = error instanceof Error ? error.message : String(error);
   return failure(classifySystemError(error), message || 'The tool failed without a message.');
-}
-
-/** Rejects argument keys the tool's schema does not declare (a misspelt key is a correctable error). */
-function findUnknownArgument(tool: RegisteredTool, args: Record<string, unknown>): string | undefined {
-  const schema = tool.definition.parameters;
-  if (schema.additionalProperties !== false && schema.additionalProperties !== undefined) return undefined;
-  const declared = schema.properties ?? {};
-  return Object.keys(args).find((key) => !(key in declared) && args[key] !== null);
 }
 
 /**
@@ -122,13 +117,14 @@ export async function executeTool(
   } catch (error) {
     return toFailure(error);
   }
-  const unknownKey = findUnknownArgument(tool, argumentObject);
-  if (unknownKey !== undefined) {
-    const declared = Object.keys(tool.definition.parameters.properties ?? {});
-    return failure(
-      'validation_failed',
-      `Tool "${name}" has no argument "${unknownKey}". Its arguments are: ${declared.join(', ') || 'none'}.`,
+  try {
+    argumentObject = (options.argumentValidator ?? defaultArgumentValidator).validate(
+      name,
+      tool.definition.parameters,
+      argumentObject,
     );
+  } catch (error) {
+    return toFailure(error);
   }
 
   if (context.signal?.aborted) {

@@ -102,7 +102,10 @@ describe('get_current_datetime through executeTool', () => {
       { timezone: 'Mars/Olympus' },
       'Unknown time zone "Mars/Olympus". Use an IANA time zone name such as "UTC", "America/Sao_Paulo" or "Asia/Kolkata".',
     ],
-    [{ timezone: 42 }, 'Argument "timezone" must be a string (an IANA time zone name), got number 42.'],
+    [
+      { timezone: 42 },
+      'Argument "timezone" must be a string (IANA time zone name, e.g. "America/Sao_Paulo". Default "UTC"), got number 42.',
+    ],
     [
       { locale: 'not a locale' },
       'Unknown or unsupported locale "not a locale". Use a BCP 47 tag such as "en-US", "pt-BR" or "ja-JP".',
@@ -111,7 +114,10 @@ describe('get_current_datetime through executeTool', () => {
       { locale: 'xx-QQ' },
       'Unknown or unsupported locale "xx-QQ". Use a BCP 47 tag such as "en-US", "pt-BR" or "ja-JP".',
     ],
-    [{ locale: true }, 'Argument "locale" must be a string (a BCP 47 locale tag), got boolean true.'],
+    [
+      { locale: true },
+      'Argument "locale" must be a string (BCP 47 locale for the localized text, e.g. "pt-BR". Default "en-US"), got boolean true.',
+    ],
   ])('%p is validation_failed', async (args, message) => {
     expect(await executeTool('get_current_datetime', args, context)).toEqual({
       ok: false,
