@@ -3,6 +3,7 @@
  * events, and the result or error in a collapsible section (errors open by default).
  */
 import { h } from './dom.ts';
+import type { ToolResultView } from './api-client.ts';
 import { findImages, formatArguments, type ImageLoader, renderToolResult } from './tool-result-view.ts';
 import type { ToolCallEntry } from './transcript.ts';
 
@@ -23,7 +24,11 @@ export function toolCallSignature(call: ToolCallEntry): string {
   return `${call.status}|${call.argumentsText.length}|${call.durationMs ?? ''}|${call.progress.length}|${call.error?.message ?? ''}`;
 }
 
-export function renderToolCallCard(call: ToolCallEntry, loadImage: ImageLoader): HTMLElement {
+export function renderToolCallCard(
+  call: ToolCallEntry,
+  loadImage: ImageLoader,
+  resultView: ToolResultView,
+): HTMLElement {
   const failed = call.status === 'failed';
   const statusText =
     failed && call.error?.classification ? `failed: ${call.error.classification}` : STATUS_TEXT[call.status];
@@ -77,7 +82,7 @@ export function renderToolCallCard(call: ToolCallEntry, loadImage: ImageLoader):
           'details',
           { class: 'call-result', open: hasImages },
           h('summary', {}, 'Result'),
-          renderToolResult(call.name, call.result, loadImage),
+          renderToolResult(resultView, call.result, loadImage),
         )
       : null,
     failed
