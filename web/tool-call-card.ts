@@ -2,8 +2,9 @@
  * One tool call as a card: name, status, duration (elapsed time while it runs), the arguments as they stream in, progress
  * events, and the result or error in a collapsible section (errors open by default).
  */
-import { h } from './dom.ts';
+
 import type { ToolResultView } from './api-client.ts';
+import { h } from './dom.ts';
 import { findImages, formatArguments, type ImageLoader, renderToolResult } from './tool-result-view.ts';
 import type { ToolCallEntry } from './transcript.ts';
 

@@ -7,7 +7,13 @@
  */
 
 /** How the web app renders a tool's result; `json` is the generic view every result falls back to. */
-export const TOOL_RESULT_VIEWS = ['json', 'file_content', 'search_matches', 'command_output', 'images'] as const;
+export const TOOL_RESULT_VIEWS = [
+  'json',
+  'file_content',
+  'search_matches',
+  'command_output',
+  'images',
+] as const;
 export type ToolResultView = (typeof TOOL_RESULT_VIEWS)[number];
 
 export interface ToolTraits {
