@@ -15,7 +15,6 @@ export {
 export { ChatService, type ChatServiceDependencies, type CreateChatInput } from './chat/chat-service.ts';
 export { repairHistory } from './chat/history-repair.ts';
 export { InMemoryChatRepository } from './chat/in-memory-chat-repository.ts';
-export { isReadOnlyTool, READ_ONLY_TOOL_NAMES } from './chat/read-only-tools.ts';
 export { buildSystemPrompt } from './chat/system-prompt.ts';
 export {
   DEFAULT_MAX_TOOL_ITERATIONS,
@@ -206,4 +205,12 @@ export {
   type ShellInterpreter,
   type ShellKind,
 } from './tools/shell/shell-interpreter.ts';
+export {
+  CAUTIOUS_TRAITS,
+  readOnlyLocalTraits,
+  TOOL_RESULT_VIEWS,
+  type ToolResultView,
+  type ToolTraits,
+  traitsOf,
+} from './tools/tool-traits.ts';
 export type * from './tools/types.ts';

@@ -6,6 +6,7 @@
 import type { ToolSettingsDescriptor, ToolSettingsUpdate } from '../src/settings/tool-settings-service.ts';
 
 // The server's own types (type-only imports: nothing of the server is bundled).
+export type { ToolResultView } from '../src/tools/tool-traits.ts';
 export type { ToolSettingsDescriptor };
 /** The body of `PUT /api/settings/tools/:toolName`. */
 export type UpdateToolSettingsBody = ToolSettingsUpdate;

@@ -5,7 +5,7 @@
  * opening the chat while a turn runs (a reload, another tab) shows the history before it and
  * re-attaches to the turn's stream. Entries are rendered keyed, so streaming never resets open sections.
  */
-import { ApiError, type ChatSummary, type CurrentTurn } from './api-client.ts';
+import { ApiError, type ChatSummary, type CurrentTurn, type ToolResultView } from './api-client.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
 import { createChatTitleEditor } from './chat-title-editor.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
@@ -33,8 +33,17 @@ export async function renderChatView(
   let transcript: Transcript;
   let chat: ChatSummary;
   let running: CurrentTurn | undefined;
+  // Each tool declares how its results are shown; without the list (e.g. it failed to load) every
+  // result gets the generic view, and the chat itself still opens.
+  const resultViews = new Map<string, ToolResultView>();
+  const resultViewOf = (toolName: string): ToolResultView => resultViews.get(toolName) ?? 'json';
   try {
-    const [loaded, current] = await Promise.all([api.getChat(chatId), api.currentTurn(chatId)]);
+    const [loaded, current, tools] = await Promise.all([
+      api.getChat(chatId),
+      api.currentTurn(chatId),
+      api.listTools().catch(() => []),
+    ]);
+    for (const tool of tools) resultViews.set(tool.name, tool.resultView);
     chat = loaded;
     running = current?.state === 'running' ? current : undefined;
     // A running turn is replayed from its stream: from the history only what came before it and the
@@ -114,7 +123,7 @@ export async function renderChatView(
         nodes.push(previous.node);
         continue;
       }
-      const node = renderEntry(entry, options.loadImage);
+      const node = renderEntry(entry, options.loadImage, resultViewOf);
       if (previous) keepDisclosureState(previous.node, node);
       rendered.set(entry, { node, signature });
       nodes.push(node);
@@ -308,6 +317,7 @@ function entrySignature(entry: TranscriptEntry): string {
 function renderEntry(
   entry: Exclude<TranscriptEntry, { kind: 'assistant' }>,
   loadImage: ImageLoader,
+  resultViewOf: (toolName: string) => ToolResultView,
 ): HTMLElement {
   switch (entry.kind) {
     case 'user':
@@ -322,7 +332,7 @@ function renderEntry(
     case 'usage':
       return h('p', { class: 'turn-usage' }, usageText(entry));
     case 'tool':
-      return renderToolCallCard(entry, loadImage);
+      return renderToolCallCard(entry, loadImage, resultViewOf(entry.name));
   }
 }
 

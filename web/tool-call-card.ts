@@ -2,6 +2,8 @@
  * One tool call as a card: name, status, duration (elapsed time while it runs), the arguments as they stream in, progress
  * events, and the result or error in a collapsible section (errors open by default).
  */
+
+import type { ToolResultView } from './api-client.ts';
 import { h } from './dom.ts';
 import { findImages, formatArguments, type ImageLoader, renderToolResult } from './tool-result-view.ts';
 import type { ToolCallEntry } from './transcript.ts';
@@ -23,7 +25,11 @@ export function toolCallSignature(call: ToolCallEntry): string {
   return `${call.status}|${call.argumentsText.length}|${call.durationMs ?? ''}|${call.progress.length}|${call.error?.message ?? ''}`;
 }
 
-export function renderToolCallCard(call: ToolCallEntry, loadImage: ImageLoader): HTMLElement {
+export function renderToolCallCard(
+  call: ToolCallEntry,
+  loadImage: ImageLoader,
+  resultView: ToolResultView,
+): HTMLElement {
   const failed = call.status === 'failed';
   const statusText =
     failed && call.error?.classification ? `failed: ${call.error.classification}` : STATUS_TEXT[call.status];
@@ -77,7 +83,7 @@ export function renderToolCallCard(call: ToolCallEntry, loadImage: ImageLoader):
           'details',
           { class: 'call-result', open: hasImages },
           h('summary', {}, 'Result'),
-          renderToolResult(call.name, call.result, loadImage),
+          renderToolResult(resultView, call.result, loadImage),
         )
       : null,
     failed

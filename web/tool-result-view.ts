@@ -1,9 +1,11 @@
 /**
- * Readable renderings of tool results inside a tool card: `read_file` as numbered source,
- * `grep` as matches grouped by file, shell output as stdout/stderr blocks, `generate_image` images
- * shown inline (data URLs, or same-origin URLs fetched with the bearer token — never another host),
- * anything else as pretty JSON.
+ * Readable renderings of tool results inside a tool card, chosen by the `resultView` trait the tool
+ * declares (never by its name): `file_content` as the file's text with its range, `search_matches` as
+ * matches grouped by file, `command_output` as stdout/stderr blocks. A result whose shape does not fit its
+ * view falls back to the generic one. Images anywhere in any result are shown inline (data URLs, or
+ * same-origin URLs fetched with the bearer token — never another host), above pretty JSON.
  */
+import type { ToolResultView } from './api-client.ts';
 import { type Child, h } from './dom.ts';
 
 /** Turns an image reference into something an `<img>` can show without leaving the server. */
@@ -32,11 +34,13 @@ export function formatArguments(text: string): string {
   }
 }
 
-export function renderToolResult(toolName: string, result: unknown, loadImage: ImageLoader): Child {
-  if (toolName === 'read_file' && isRecord(result) && typeof result.content === 'string')
+export function renderToolResult(view: ToolResultView, result: unknown, loadImage: ImageLoader): Child {
+  if (view === 'file_content' && isRecord(result) && typeof result.content === 'string')
     return renderReadFile(result);
-  if (toolName === 'grep' && isRecord(result) && Array.isArray(result.matches)) return renderGrep(result);
-  if (isRecord(result) && ('stdout' in result || 'stderr' in result)) return renderShell(result);
+  if (view === 'search_matches' && isRecord(result) && Array.isArray(result.matches))
+    return renderGrep(result);
+  if (view === 'command_output' && isRecord(result) && ('stdout' in result || 'stderr' in result))
+    return renderShell(result);
   const images = findImages(result);
   if (images.length > 0) return [renderImages(images, loadImage), renderJson(stripLargeStrings(result))];
   return renderJson(result);

@@ -2,16 +2,14 @@
  * The Tools page: every tool from `GET /api/settings/tools`, grouped by category, with an on/off
  * switch and a settings form generated from `parameterDescriptors` (docs/http-api.md, "Tool settings").
  * Saving sends `PUT /api/settings/tools/:toolName`; a 422 appears next to the field it names.
- * Shell tools ask for confirmation before they are enabled: a shell runs any command, which is why all
- * three are off by default.
+ * A tool that declares `confirmBeforeEnable` (the shells: they run any command, which is why they are off
+ * by default) carries a warning and asks for confirmation before it is enabled.
  */
 import { type ApiClient, ApiError, type ToolSettingsDescriptor } from './api-client.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
 import { h, replaceChildren } from './dom.ts';
+import { needsEnableConfirmation } from './enable-confirmation.ts';
 import { createParameterEditor, defaultParameters, type ParameterEditor } from './parameter-editors.ts';
-
-/** Tools that run arbitrary commands with the server's rights; enabling one needs an explicit yes. */
-export const SHELL_TOOL_NAMES: ReadonlySet<string> = new Set(['bash', 'zsh', 'powershell']);
 
 const CATEGORY_TITLES: Record<string, string> = {
   system: 'System',
@@ -74,7 +72,6 @@ function createToolCard(initial: ToolSettingsDescriptor, api: ApiClient): HTMLEl
   const titleId = `tool-${tool.name}-title`;
   const switchId = `tool-${tool.name}-enabled`;
   const explanationId = `tool-${tool.name}-switch-note`;
-  const isShell = SHELL_TOOL_NAMES.has(tool.name);
   const cardStatus = h('p', { class: 'tool-status', role: 'status' });
 
   const toggle = h('input', {
@@ -89,7 +86,7 @@ function createToolCard(initial: ToolSettingsDescriptor, api: ApiClient): HTMLEl
   const switchLabel = h('span', { class: 'switch-state' }, tool.enabled ? 'On' : 'Off');
   toggle.addEventListener('change', async () => {
     const wanted = toggle.checked;
-    if (wanted && isShell) {
+    if (needsEnableConfirmation(tool, wanted)) {
       const confirmed = await confirmWithDialog({
         title: `Enable ${tool.title}?`,
         body: [
@@ -168,7 +165,7 @@ function createToolCard(initial: ToolSettingsDescriptor, api: ApiClient): HTMLEl
           `Unavailable here: ${tool.unavailableReason ?? 'not configured.'}`,
         ),
     tool.notice ? h('p', { class: 'tool-note' }, tool.notice) : null,
-    isShell
+    tool.confirmBeforeEnable
       ? h(
           'p',
           { class: 'tool-warning' },

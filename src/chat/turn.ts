@@ -10,8 +10,9 @@
  * - Every completed conversation item goes through `onItem` before the loop moves on, in history
  *   order: user text, then per model response its provider items, text and tool calls, then each
  *   tool result in call order. A crash loses at most the calls in flight.
- * - Tool calls of one response run concurrently when all of them are read-only
- *   (`read-only-tools.ts`), one after another otherwise; results go back in call order.
+ * - Tool calls of one response run concurrently when every called tool declares the `readOnly` trait
+ *   (an unknown tool or one without traits is not read-only), one after another otherwise, in the
+ *   order the model asked for them; results go back in call order.
  * - A provider `finish{error}`, a stream that throws, ends without `finish`, or stops in the middle of
  *   a tool call ends the turn with `done{error}`; none of that response's tool calls runs. The text
  *   streamed so far is kept as one `assistant_text` item; the response's provider items and calls are
@@ -35,9 +36,9 @@ import {
   serializeToolOutput,
 } from '../tools/output/result-budget.ts';
 import { defaultToolRegistry } from '../tools/registry.ts';
+import { traitsOf } from '../tools/tool-traits.ts';
 import type { ToolCallContext, ToolExecutionResult } from '../tools/types.ts';
 import { AsyncEventQueue } from './async-event-queue.ts';
-import { canRunConcurrently } from './read-only-tools.ts';
 import { streamModelResponse, type ToolCallItem } from './stream-model-response.ts';
 import { appendToSystemPrompt, buildFinalIterationNotice } from './system-prompt.ts';
 import { parseToolCallArguments } from './tool-call-arguments.ts';
@@ -149,6 +150,7 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
     history.push(item);
   };
 
+  const registry = parameters.executeOptions?.registry ?? defaultToolRegistry;
   /** The chat's ledger, one for the whole turn (executeTool would give a chat-less call a fresh one). */
   const chatLedger = parameters.toolContext.ledger ?? getInMemoryLedgerForChat(parameters.toolContext.chatId);
 
@@ -162,7 +164,7 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
     durationMs: number,
     ledger?: StagedFreshnessLedger,
   ) => {
-    const tool = (parameters.executeOptions?.registry ?? defaultToolRegistry).get(call.name);
+    const tool = registry.get(call.name);
     const serialized = serializeToolOutput(envelope, resultBudgetOf(tool, outputBudget));
     await save({
       type: 'tool_result',
@@ -214,7 +216,8 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
       const ledger = 'ledger' in outcome ? outcome.ledger : undefined;
       queue.push(await saveResult(call, outcome.envelope, outcome.durationMs, ledger));
     };
-    if (canRunConcurrently(calls)) {
+    // Read-only calls observe and change nothing, so running them side by side cannot change any outcome.
+    if (calls.every((call) => traitsOf(registry.get(call.name)).readOnly)) {
       const running = calls.map(runOne);
       for (const [index, call] of calls.entries()) await record(call, await running[index]!);
     } else {

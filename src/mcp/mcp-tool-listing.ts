@@ -17,16 +17,9 @@ import {
   type Tool,
   type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolTraits } from '../tools/tool-traits.ts';
+import { CAUTIOUS_TRAITS, type ToolTraits } from '../tools/tool-traits.ts';
 import type { RegisteredTool, ToolDefinition } from '../tools/types.ts';
 import { toCallToolResult } from './tool-call-result.ts';
-
-const CAUTIOUS_TRAITS: ToolTraits = {
-  readOnly: false,
-  destructive: true,
-  idempotent: false,
-  openWorld: true,
-};
 
 /** The MCP hints of a tool's traits (absent traits = the cautious ones). */
 export function annotationsFor(traits: ToolTraits | undefined): ToolAnnotations {

@@ -14,6 +14,7 @@ import {
   normalizeToolParameters,
   sanitizeSavedSettings,
 } from '../tools/settings-policy.ts';
+import { type ToolResultView, traitsOf } from '../tools/tool-traits.ts';
 import type {
   RegisteredTool,
   SavedToolSettings,
@@ -37,6 +38,10 @@ export interface ToolSettingsDescriptor {
   unavailableReason?: string;
   /** How it runs here, when that matters to users (e.g. the shell sandbox's mode). */
   notice?: string;
+  /** Enabling it needs an explicit yes (declared on the tool as a trait). */
+  confirmBeforeEnable: boolean;
+  /** How a result of this tool is rendered (declared on the tool as a trait). */
+  resultView: ToolResultView;
   /** Effective values: defaults < saved. */
   parameters: Record<string, unknown>;
   parameterDescriptors: ToolParameterDescriptor[];
@@ -155,6 +160,7 @@ function describeTool(
   enabled: boolean,
   parameters: Record<string, unknown>,
 ): ToolSettingsDescriptor {
+  const traits = traitsOf(tool);
   return {
     name: tool.definition.name,
     title: tool.settings.title,
@@ -163,6 +169,8 @@ function describeTool(
     enabled,
     canDisable: tool.settings.canDisable,
     ...availabilityOf(tool),
+    confirmBeforeEnable: traits.confirmBeforeEnable,
+    resultView: traits.resultView,
     parameters,
     parameterDescriptors: structuredClone(tool.settings.parameterDescriptors),
   };

@@ -1,11 +1,23 @@
 /**
  * What a tool is, stated once on the tool (`RegisteredTool.traits`), for every consumer that needs to
- * know (the MCP endpoint's tool annotations today). A tool without traits is treated as the most
- * dangerous kind: it may write, destroy, differ on repeat and reach outside the server.
+ * know: the loop (may its calls run side by side?), the MCP endpoint (tool annotations) and the web app
+ * (ask before enabling? how to show a result?). No layer keeps a list of tool names for these questions.
+ * A tool without traits is treated as the most dangerous kind: it may write, destroy, differ on repeat
+ * and reach outside the server, it runs alone, and its result is shown as plain JSON.
  */
 
+/** How the web app renders a tool's result; `json` is the generic view every result falls back to. */
+export const TOOL_RESULT_VIEWS = [
+  'json',
+  'file_content',
+  'search_matches',
+  'command_output',
+  'images',
+] as const;
+export type ToolResultView = (typeof TOOL_RESULT_VIEWS)[number];
+
 export interface ToolTraits {
-  /** It only observes (files, the clock): it changes nothing outside its result. */
+  /** It only observes (files, the clock): it changes nothing outside its result, so it may run concurrently. */
   readOnly: boolean;
   /** It may overwrite or delete what exists (meaningful when not read-only). */
   destructive: boolean;
@@ -13,12 +25,35 @@ export interface ToolTraits {
   idempotent: boolean;
   /** It may reach outside the server's files (network, an external service, any program). */
   openWorld: boolean;
+  /** Enabling it needs an explicit yes from the user (it can do anything the server's account can). */
+  confirmBeforeEnable: boolean;
+  /** The rendering the web app uses for its result. */
+  resultView: ToolResultView;
 }
 
-/** The traits of a tool that reads local files or the clock. */
-export const READ_ONLY_LOCAL_TRAITS: ToolTraits = {
-  readOnly: true,
-  destructive: false,
-  idempotent: true,
-  openWorld: false,
+/** The traits of a tool without declared traits: the cautious answer to every question. */
+export const CAUTIOUS_TRAITS: ToolTraits = {
+  readOnly: false,
+  destructive: true,
+  idempotent: false,
+  openWorld: true,
+  confirmBeforeEnable: true,
+  resultView: 'json',
 };
+
+/** The traits of a tool that reads local files or the clock, shown with the given view. */
+export function readOnlyLocalTraits(resultView: ToolResultView): ToolTraits {
+  return {
+    readOnly: true,
+    destructive: false,
+    idempotent: true,
+    openWorld: false,
+    confirmBeforeEnable: false,
+    resultView,
+  };
+}
+
+/** A tool's traits, or the cautious ones when it declares none. */
+export function traitsOf(tool: { traits?: ToolTraits } | undefined): ToolTraits {
+  return tool?.traits ?? CAUTIOUS_TRAITS;
+}

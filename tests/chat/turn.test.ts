@@ -3,6 +3,9 @@ import { buildFinalIterationNotice } from '../../src/chat/system-prompt.ts';
 import { type RunTurnParameters, runTurn } from '../../src/chat/turn.ts';
 import type { TurnEvent } from '../../src/chat/turn-events.ts';
 import type { ConversationItem, ProviderEvent } from '../../src/providers/types.ts';
+import { readOnlyLocalTraits, type ToolTraits } from '../../src/tools/tool-traits.ts';
+import type { RegisteredTool } from '../../src/tools/types.ts';
+import { makeTool } from '../helpers/fake-tools.ts';
 import {
   hangForever,
   hangUntilAborted,
@@ -13,10 +16,15 @@ import {
   toolCallsResponse,
 } from '../helpers/scripted-provider.ts';
 import { makeReachableSet } from '../helpers/tool-context.ts';
-import { createTurnTools, loadRuntime } from '../helpers/turn-tools.ts';
+import { createTurnTools, loadRuntime, yieldTurns } from '../helpers/turn-tools.ts';
 
-async function setUp(steps: readonly ScriptStep[], overrides: Partial<RunTurnParameters> = {}) {
+async function setUp(
+  steps: readonly ScriptStep[],
+  overrides: Partial<RunTurnParameters> = {},
+  extraTools: readonly RegisteredTool[] = [],
+) {
   const { registry, probe } = createTurnTools();
+  for (const tool of extraTools) registry.register(tool);
   const provider = new ScriptedProvider(steps);
   const saved: ConversationItem[] = [];
   const parameters: RunTurnParameters = {
@@ -166,6 +174,40 @@ describe('runTurn: concurrency', () => {
       expect(toolResults(events).map((event) => event.callId)).toEqual(calls.map((call) => call.id));
     });
   }
+
+  test('a tool the loop has never heard of runs concurrently because it declares readOnly', async () => {
+    const peek = { active: 0, maxActive: 0 };
+    const declared = (traits?: ToolTraits) =>
+      makeTool({
+        name: traits ? 'peek_notes' : 'peek_undeclared',
+        ...(traits ? { traits } : {}),
+        execute: async () => {
+          peek.active += 1;
+          peek.maxActive = Math.max(peek.maxActive, peek.active);
+          await yieldTurns(3);
+          peek.active -= 1;
+          return { peeked: true };
+        },
+      });
+    for (const [name, maxActive] of [
+      ['peek_notes', 3],
+      ['peek_undeclared', 1],
+    ] as const) {
+      peek.maxActive = 0;
+      const calls = [0, 1, 2].map((index) => ({ id: `p${index}`, name, arguments: {} }));
+      const { parameters } = await setUp([toolCallsResponse(calls), textResponse('ok')], {}, [
+        declared(readOnlyLocalTraits('json')),
+        declared(),
+      ]);
+      const events = await collect(runTurn(parameters));
+      expect(toolResults(events).map((event) => [event.callId, event.ok])).toEqual([
+        ['p0', true],
+        ['p1', true],
+        ['p2', true],
+      ]);
+      expect(peek.maxActive).toBe(maxActive);
+    }
+  });
 
   test('results go back in call order even when a later call finishes first', async () => {
     // c0 runs 20 turns, c1 one turn, c2 five turns: completion order is c1, c2, c0.

@@ -1,6 +1,6 @@
 /**
- * A test tool registry for loop and chat tests: fakes under read-only names (read_file, grep) that
- * record how many run at once, a writing tool, a slow tool that reports progress and waits for its
+ * A test tool registry for loop and chat tests: fakes named read_file and grep that declare the read-only
+ * trait and record how many run at once, a writing tool (no traits: not read-only), a slow tool that reports progress and waits for its
  * signal (no shell, no sleep), and a tool with a large result.
  */
 
@@ -8,6 +8,7 @@ import type { EnabledToolRuntime } from '../../src/settings/tool-runtime.ts';
 import { getEnabledToolRuntime } from '../../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../../src/settings/tool-settings-repository.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
+import { readOnlyLocalTraits, type ToolTraits } from '../../src/tools/tool-traits.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
 import { makeTool } from './fake-tools.ts';
 
@@ -28,9 +29,10 @@ export interface TurnToolProbe {
 export function createTurnTools(): { registry: ToolRegistry; probe: TurnToolProbe } {
   const probe: TurnToolProbe = { active: 0, maxActive: 0, started: [], aborted: [] };
   /** Runs for `delay` macrotask turns (from the `value` argument, default 1) and echoes. */
-  const tracked = (name: string) =>
+  const tracked = (name: string, traits?: ToolTraits) =>
     makeTool({
       name,
+      ...(traits ? { traits } : {}),
       execute: async (args: unknown, _context: ToolContext) => {
         probe.started.push(name);
         probe.active += 1;
@@ -42,8 +44,8 @@ export function createTurnTools(): { registry: ToolRegistry; probe: TurnToolProb
       },
     });
   const registry = new ToolRegistry();
-  registry.register(tracked('read_file'));
-  registry.register(tracked('grep'));
+  registry.register(tracked('read_file', readOnlyLocalTraits('file_content')));
+  registry.register(tracked('grep', readOnlyLocalTraits('search_matches')));
   registry.register(tracked('write_note'));
   registry.register(
     makeTool({

@@ -38,6 +38,9 @@ describe.each(BACKENDS)('tool settings API on %s', (backend) => {
       enabled: false,
       canDisable: true,
       available: true,
+      // It declares no traits, so it gets the cautious ones.
+      confirmBeforeEnable: true,
+      resultView: 'json',
       parameters: TUNABLE_DEFAULTS,
       parameterDescriptors: expect.any(Array),
     });

@@ -3,6 +3,7 @@
  * responses at runtime and are the source of the OpenAPI document.
  */
 import { t } from 'elysia';
+import { TOOL_RESULT_VIEWS } from '../../tools/tool-traits.ts';
 
 export const errorBodySchema = t.Object(
   {
@@ -45,6 +46,12 @@ export const toolSettingsDescriptorSchema = t.Object({
     t.String({ description: 'Why it cannot run (e.g. no OS sandbox for shells).' }),
   ),
   notice: t.Optional(t.String({ description: 'How it runs here (e.g. the shell sandbox mode).' })),
+  confirmBeforeEnable: t.Boolean({
+    description: 'The tool can do anything the server can: the page asks before switching it on.',
+  }),
+  resultView: t.UnionEnum(TOOL_RESULT_VIEWS, {
+    description: 'How the web app renders its results; `json` is the generic view.',
+  }),
   parameters: t.Record(t.String(), t.Unknown(), { description: 'Effective values: defaults < saved.' }),
   parameterDescriptors: t.Array(toolParameterDescriptorSchema),
 });

@@ -124,7 +124,14 @@ export const editFileTool: RegisteredTool = {
       additionalProperties: false,
     },
   },
-  traits: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
+  traits: {
+    readOnly: false,
+    destructive: true,
+    idempotent: false,
+    openWorld: false,
+    confirmBeforeEnable: false,
+    resultView: 'json',
+  },
   settings: createPathPolicyToolSettings('Edit file', 'Lets the model change parts of files it has read.'),
   execute: editFile,
 };

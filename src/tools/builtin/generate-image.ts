@@ -166,7 +166,14 @@ export const generateImageTool: RegisteredTool = {
   definition: buildDefinition({ enabled: true, parameters: { ...GENERATE_IMAGE_DEFAULTS } }),
   buildDefinition,
   // Adds new files only, through an external image provider; every call makes new images.
-  traits: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+  traits: {
+    readOnly: false,
+    destructive: false,
+    idempotent: false,
+    openWorld: true,
+    confirmBeforeEnable: false,
+    resultView: 'images',
+  },
   settings: {
     title: 'Image generation',
     description: 'Lets the model create images with OpenAI Images or Gemini image models.',

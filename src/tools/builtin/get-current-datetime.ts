@@ -6,7 +6,7 @@
 import { optionalString, readArgumentsObject } from '../arg-parsing.ts';
 import { ToolArgumentError } from '../errors.ts';
 import { registerTool } from '../registry.ts';
-import { READ_ONLY_LOCAL_TRAITS } from '../tool-traits.ts';
+import { readOnlyLocalTraits } from '../tool-traits.ts';
 import type { JsonSchema, RegisteredTool, ToolContext } from '../types.ts';
 
 export interface CurrentDateTimeResult {
@@ -112,7 +112,7 @@ export const getCurrentDatetimeTool: RegisteredTool = {
       additionalProperties: false,
     },
   },
-  traits: READ_ONLY_LOCAL_TRAITS,
+  traits: readOnlyLocalTraits('json'),
   outputSchema: CURRENT_DATETIME_OUTPUT_SCHEMA,
   settings: {
     title: 'Current date and time',

@@ -27,7 +27,7 @@ import {
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
 import { globCapNotice, policyOmissionNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
-import { READ_ONLY_LOCAL_TRAITS } from '../tool-traits.ts';
+import { readOnlyLocalTraits } from '../tool-traits.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
 
 export const GLOB_DEFAULT_MAX_RESULTS = 200;
@@ -160,7 +160,7 @@ export const globTool: RegisteredTool = {
       additionalProperties: false,
     },
   },
-  traits: READ_ONLY_LOCAL_TRAITS,
+  traits: readOnlyLocalTraits('json'),
   settings: {
     title: 'Glob',
     description: 'Lets the model find files by name pattern.',

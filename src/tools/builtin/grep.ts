@@ -32,7 +32,7 @@ import {
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
 import { cutLine, grepCapNotice, policyOmissionNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
-import { READ_ONLY_LOCAL_TRAITS } from '../tool-traits.ts';
+import { readOnlyLocalTraits } from '../tool-traits.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
 
 export const GREP_DEFAULT_MAX_RESULTS = 100;
@@ -222,7 +222,7 @@ export const grepTool: RegisteredTool = {
       additionalProperties: false,
     },
   },
-  traits: READ_ONLY_LOCAL_TRAITS,
+  traits: readOnlyLocalTraits('search_matches'),
   settings: {
     title: 'Grep',
     description: 'Lets the model search file contents with regular expressions.',

@@ -12,7 +12,7 @@ import { listVerifiedDirectory } from '../fs/list-verified-directory.ts';
 import { createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
 import { policyOmissionNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
-import { READ_ONLY_LOCAL_TRAITS } from '../tool-traits.ts';
+import { readOnlyLocalTraits } from '../tool-traits.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
 
 export type DirectoryEntryType = 'file' | 'directory' | 'symlink' | 'other';
@@ -79,7 +79,7 @@ export const listDirectoryTool: RegisteredTool = {
       additionalProperties: false,
     },
   },
-  traits: READ_ONLY_LOCAL_TRAITS,
+  traits: readOnlyLocalTraits('json'),
   settings: createPathPolicyToolSettings('List directory', 'Lets the model list directories.'),
   execute: listDirectory,
 };

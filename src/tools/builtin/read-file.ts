@@ -15,7 +15,7 @@ import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path
 import { readVerifiedFile } from '../fs/read-verified-file.ts';
 import { cutLine, formatBytes, readWindowNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
-import { READ_ONLY_LOCAL_TRAITS } from '../tool-traits.ts';
+import { readOnlyLocalTraits } from '../tool-traits.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
 
 /** Ceiling of the text view. */
@@ -224,7 +224,7 @@ export const readFileTool: RegisteredTool = {
     'Lets the model read files as numbered text or raw bytes.',
   ),
   execute: readFile,
-  traits: READ_ONLY_LOCAL_TRAITS,
+  traits: readOnlyLocalTraits('file_content'),
   resultBudgetBytes: READ_FILE_RESULT_BUDGET_BYTES,
 };
 

@@ -54,7 +54,14 @@ export const writeFileTool: RegisteredTool = {
     },
   },
   // Replaces a file whole; writing the same content again changes nothing more.
-  traits: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+  traits: {
+    readOnly: false,
+    destructive: true,
+    idempotent: true,
+    openWorld: false,
+    confirmBeforeEnable: false,
+    resultView: 'json',
+  },
   settings: createPathPolicyToolSettings(
     'Write file',
     'Lets the model create files and overwrite files it has read.',

@@ -163,7 +163,14 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
     buildDefinition: (settings: EffectiveToolSettings) =>
       buildDefinition(kind, readLimits(settings.parameters)),
     // A command may do anything the server user can, including reaching the network.
-    traits: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
+    traits: {
+      readOnly: false,
+      destructive: true,
+      idempotent: false,
+      openWorld: true,
+      confirmBeforeEnable: true,
+      resultView: 'command_output',
+    },
     settings: {
       title: TITLES[kind],
       description: `Lets the model run ${TITLES[kind]} commands on the server, in the chat working directory, in an OS sandbox that shows only the chat's workspaces, with no network, a time limit, capped output and an environment without the server's secrets. Off by default.`,
