@@ -1,5 +1,5 @@
 /**
- * Migration 1: users, their tool settings, and the freshness ledger (design.md "Data").
+ * Migration 1: users, their tool settings, and the freshness ledger.
  *
  * - Timestamps are ISO-8601 UTC text in both dialects (sortable, identical on both backends).
  * - `user_tool_settings.parameters_json` is text, not `jsonb`: a row is parsed and validated by the

@@ -1,5 +1,5 @@
 /**
- * Migration 2: the `images` table (issue 8): one record per generated image, its owner and chat, and
+ * Migration 2: the `images` table: one record per generated image, its owner and chat, and
  * where its file is under the data directory (`src/images/image-file-store.ts`).
  *
  * - Conventions of migration 1: ISO-8601 UTC text timestamps, the same columns on both dialects.

@@ -1,5 +1,5 @@
 /**
- * Migration 3: chats and their messages (design.md "Data"; issue 7 "Chat API").
+ * Migration 3: chats and their messages, one message row per conversation item (docs/chats.md).
  *
  * - `chats.user_id` cascades from `users`; `messages.chat_id` cascades from `chats`. The repository
  *   still deletes a chat's messages explicitly, so correctness does not depend on SQLite's

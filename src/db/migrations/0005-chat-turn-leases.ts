@@ -1,5 +1,5 @@
 /**
- * Migration 5: turn leases (issue 7 "One turn at a time per chat"), so the rule holds across server
+ * Migration 5: turn leases (one turn at a time per chat), so the rule holds across server
  * instances sharing one database, not only inside one process.
  *
  * A row says "instance `owner` runs a turn of `chat_id` until `expires_at`" (ISO-8601 UTC text, which
