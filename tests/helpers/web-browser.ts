@@ -27,6 +27,8 @@ export const CHROMIUM_ARGS = [
 ];
 export const DESKTOP_VIEWPORT = { width: 1280, height: 900 };
 export const PHONE_VIEWPORT = { width: 390, height: 844 };
+/** A shorter desktop window, 1280×860: the chat page must fit it with the composer on screen. */
+export const SHORT_DESKTOP_VIEWPORT = { width: 1280, height: 860 };
 /** Screenshots land here (git-ignored; CI keeps them as artifacts). */
 export const SCREENSHOT_DIRECTORY = path.resolve(import.meta.dir, '..', '..', 'test-results');
 
@@ -141,4 +143,18 @@ export async function signIn(page: Page, serverUrl: string, token: string): Prom
   await page.getByLabel('API token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Tools', level: 1 }).waitFor();
+}
+
+/** An API request as the test server's first user, JSON in and out. */
+export function callApi(
+  server: Pick<WebTestServer, 'url' | 'token'>,
+  method: string,
+  pathname: string,
+  body?: unknown,
+): Promise<Response> {
+  return fetch(`${server.url}${pathname}`, {
+    method,
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 }

@@ -14,9 +14,11 @@ import { makeTool } from '../helpers/fake-tools.ts';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import {
+  callApi,
   launchTestBrowser,
   PHONE_VIEWPORT,
   SCREENSHOT_DIRECTORY,
+  SHORT_DESKTOP_VIEWPORT,
   signIn,
   startWebTestServer,
   type TestBrowser,
@@ -24,7 +26,6 @@ import {
 } from '../helpers/web-browser.ts';
 
 const TIMEOUT_MS = 60_000;
-const DESKTOP = { width: 1280, height: 860 };
 let replay: ReplayServer;
 let server: WebTestServer;
 let browser: TestBrowser;
@@ -53,13 +54,7 @@ function registry(): ToolRegistry {
   return tools;
 }
 
-async function api(method: string, pathname: string, body?: unknown): Promise<Response> {
-  return fetch(`${server.url}${pathname}`, {
-    method,
-    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
+const api = (method: string, pathname: string, body?: unknown) => callApi(server, method, pathname, body);
 
 /** What the reader sees of the conversation, entry by entry. */
 function transcriptText(page: Page): Promise<string[]> {
@@ -96,7 +91,7 @@ describe('chat history in Chromium', () => {
       const created = await api('POST', '/api/chats', { provider: 'openai-compatible', model: 'test-model' });
       expect(created.status).toBe(201);
       const { id } = (await created.json()) as { id: string };
-      const page = await browser.newPage(DESKTOP);
+      const page = await browser.newPage(SHORT_DESKTOP_VIEWPORT);
       await signIn(page, server.url, server.token);
       await page.goto(`${server.url}/chats/${encodeURIComponent(id)}`);
       await page.getByRole('heading', { name: 'New chat', level: 1 }).waitFor();
@@ -170,7 +165,7 @@ describe('chat history in Chromium', () => {
         title: 'Draft',
       });
       const { id } = (await created.json()) as { id: string };
-      const page = await browser.newPage(DESKTOP);
+      const page = await browser.newPage(SHORT_DESKTOP_VIEWPORT);
       await signIn(page, server.url, server.token);
       await page.goto(`${server.url}/chats/${encodeURIComponent(id)}`);
       await page.getByRole('heading', { name: 'Draft', level: 1 }).waitFor();

@@ -16,9 +16,11 @@ import { bigMarkdownAnswerPieces } from '../helpers/big-markdown-answer.ts';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
 import { chatTextDeltasBody } from '../helpers/scripted-provider-streams.ts';
 import {
+  callApi,
   launchTestBrowser,
   PHONE_VIEWPORT,
   SCREENSHOT_DIRECTORY,
+  SHORT_DESKTOP_VIEWPORT,
   signIn,
   startWebTestServer,
   type TestBrowser,
@@ -26,18 +28,11 @@ import {
 } from '../helpers/web-browser.ts';
 
 const TIMEOUT_MS = 90_000;
-const DESKTOP = { width: 1280, height: 860 };
 let replay: ReplayServer;
 let server: WebTestServer;
 let browser: TestBrowser;
 
-async function api(method: string, pathname: string, body?: unknown): Promise<Response> {
-  return fetch(`${server.url}${pathname}`, {
-    method,
-    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
+const api = (method: string, pathname: string, body?: unknown) => callApi(server, method, pathname, body);
 
 /** A chat created through the API with one long answer in its history, so every pane overflows. */
 async function longChat(title: string): Promise<string> {
@@ -104,11 +99,11 @@ describe('chat layout in Chromium', () => {
     'desktop 1280×860: the document is the window’s height, the transcript scrolls inside, Send is on screen',
     async () => {
       const id = await longChat('Long chat');
-      const page = await browser.newPage(DESKTOP);
+      const page = await browser.newPage(SHORT_DESKTOP_VIEWPORT);
       await signIn(page, server.url, server.token);
       await page.goto(`${server.url}/chats/${id}`);
       await page.getByText('Paragraph 60 of a long answer.').waitFor();
-      await expectWindowTall(page, DESKTOP);
+      await expectWindowTall(page, SHORT_DESKTOP_VIEWPORT);
       const transcript = await page.evaluate(() => {
         const log = document.querySelector('.transcript')!;
         return { scrollHeight: log.scrollHeight, clientHeight: log.clientHeight };
@@ -120,7 +115,7 @@ describe('chat layout in Chromium', () => {
       await page.goto(`${server.url}/tools`);
       await page.getByRole('heading', { name: 'Tools', level: 1 }).waitFor();
       const tools = await measureLayout(page);
-      expect(tools.documentHeight).toBe(DESKTOP.height);
+      expect(tools.documentHeight).toBe(SHORT_DESKTOP_VIEWPORT.height);
       await page.close();
     },
     TIMEOUT_MS,
@@ -187,7 +182,7 @@ describe('chat layout in Chromium', () => {
           })),
         }),
       });
-      const page = await browser.newPage(DESKTOP);
+      const page = await browser.newPage(SHORT_DESKTOP_VIEWPORT);
       await signIn(page, server.url, server.token);
       await page.goto(`${server.url}/chats`);
       await page.getByRole('heading', { name: 'New chat', level: 1 }).waitFor();
@@ -237,7 +232,7 @@ describe('chat layout in Chromium', () => {
   test(
     'an unknown address gets the app with status 404 and its not-found view',
     async () => {
-      const page = await browser.newPage(DESKTOP);
+      const page = await browser.newPage(SHORT_DESKTOP_VIEWPORT);
       await signIn(page, server.url, server.token);
       const response = await page.goto(`${server.url}/settings/nowhere`);
       expect(response?.status()).toBe(404);
@@ -277,7 +272,7 @@ describe('chat layout in Chromium', () => {
         title: 'Big answer',
       });
       const { id } = (await created.json()) as { id: string };
-      const page = await browser.newPage(DESKTOP);
+      const page = await browser.newPage(SHORT_DESKTOP_VIEWPORT);
       await signIn(page, server.url, server.token);
       await page.goto(`${server.url}/chats/${id}`);
       await page.getByRole('heading', { name: 'Big answer', level: 1 }).waitFor();
@@ -316,7 +311,7 @@ describe('chat layout in Chromium', () => {
       console.log(
         `200 KB in 2,000 deltas: longest long task ${measured.longestTask.toFixed(0)} ms (${measured.longTasks} tasks over 50 ms), longest gap between frames ${measured.longestFrameGap.toFixed(0)} ms`,
       );
-      await expectWindowTall(page, DESKTOP);
+      await expectWindowTall(page, SHORT_DESKTOP_VIEWPORT);
       expect(replay.failures).toEqual([]);
       await page.close();
     },
@@ -332,7 +327,7 @@ describe('a server with no provider', () => {
       const bareBrowser = await launchTestBrowser(bare.url);
       try {
         for (const [viewport, name] of [
-          [DESKTOP, 'desktop'],
+          [SHORT_DESKTOP_VIEWPORT, 'desktop'],
           [PHONE_VIEWPORT, 'phone'],
         ] as const) {
           const page = await bareBrowser.newPage(viewport);

@@ -18,6 +18,7 @@ import { defaultToolRegistry, ToolRegistry } from '../../src/tools/registry.ts';
 import { makeTool } from '../helpers/fake-tools.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import {
+  callApi,
   launchTestBrowser,
   PHONE_VIEWPORT,
   SCREENSHOT_DIRECTORY,
@@ -56,13 +57,7 @@ let server: WebTestServer;
 let browser: TestBrowser;
 let project: string;
 
-async function api(method: string, pathname: string, body?: unknown): Promise<Response> {
-  return fetch(`${server.url}${pathname}`, {
-    method,
-    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
+const api = (method: string, pathname: string, body?: unknown) => callApi(server, method, pathname, body);
 
 beforeAll(async () => {
   replay = startReplayServer();

@@ -14,6 +14,7 @@ import { chatTextDeltasBody } from '../helpers/scripted-provider-streams.ts';
 import {
   launchTestBrowser,
   SCREENSHOT_DIRECTORY,
+  SHORT_DESKTOP_VIEWPORT,
   signIn,
   startWebTestServer,
   type TestBrowser,
@@ -21,7 +22,6 @@ import {
 } from '../helpers/web-browser.ts';
 
 const TIMEOUT_MS = 120_000;
-const DESKTOP = { width: 1280, height: 860 };
 let replay: ReplayServer;
 let server: WebTestServer;
 let browser: TestBrowser;
@@ -92,7 +92,7 @@ async function streamHeldHalfWay(title: string) {
   });
   expect(created.status).toBe(201);
   const { id } = (await created.json()) as { id: string };
-  const page = await browser.newPage(DESKTOP);
+  const page = await browser.newPage(SHORT_DESKTOP_VIEWPORT);
   await signIn(page, server.url, server.token);
   await page.goto(`${server.url}/chats/${id}`);
   await page.getByRole('heading', { name: title, level: 1 }).waitFor();

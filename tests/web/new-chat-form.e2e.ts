@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { WorkspaceList } from '../../web/api-client.ts';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
 import {
+  callApi,
   launchTestBrowser,
   PHONE_VIEWPORT,
   SCREENSHOT_DIRECTORY,
@@ -26,13 +27,7 @@ let server: WebTestServer;
 let browser: TestBrowser;
 let personal: string;
 
-async function api(method: string, pathname: string, body?: unknown): Promise<Response> {
-  return fetch(`${server.url}${pathname}`, {
-    method,
-    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
+const api = (method: string, pathname: string, body?: unknown) => callApi(server, method, pathname, body);
 
 beforeAll(async () => {
   replay = startReplayServer();
