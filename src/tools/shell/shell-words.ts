@@ -107,6 +107,19 @@ function redirectionReason(command: string, index: number, ioNumber: string): st
   return `redirection ${quoteExcerpt(ioNumber + command.slice(index, end))}`;
 }
 
+/** Why the command's first word is not a program name: a reserved word or an assignment. */
+function commandWordProblem(first: LiteralWord, dialect: ShellDialect): string | null {
+  if (first.quotedFrom === first.text.length && RESERVED_WORDS[dialect].has(first.text)) {
+    return `reserved word ${quoteExcerpt(first.text)}`;
+  }
+  const assignment = ASSIGNMENT_PREFIX.exec(first.text);
+  // Only an unquoted `name=` assigns: `'FOO'=1` and `FOO\=1` name a program called `FOO=1`.
+  if (assignment !== null && assignment[0].length <= first.quotedFrom) {
+    return `leading assignment ${quoteExcerpt(first.text)}`;
+  }
+  return null;
+}
+
 /** What an unquoted `(` means where it stands. */
 function parenthesisReason(
   dialect: ShellDialect,
@@ -116,8 +129,8 @@ function parenthesisReason(
 ) {
   if (wordSoFar === null && wordsBefore === 0)
     return next === '(' ? 'arithmetic command "(( … ))"' : 'subshell';
+  if (wordSoFar !== null && wordsBefore === 0 && next === ')') return 'function definition';
   if (dialect === 'zsh') return wordSoFar === null ? 'glob group "(…)"' : 'glob qualifier "(…)"';
-  if (wordSoFar !== null && wordsBefore === 0) return 'function definition';
   return 'operator "("';
 }
 
@@ -134,12 +147,15 @@ export function scanLiteralWords(command: string, dialect: ShellDialect): Scanne
   // like an assignment, even as an argument, so such a word's `~` is refused wherever it stands.
   let wordHasSeparator = false;
 
-  const finishWord = () => {
-    if (word === null) return;
-    words.push({ text: word, quotedFrom: quotedFrom === -1 ? word.length : quotedFrom });
+  // Ends the current word; the first word is checked at once, so `if …; then` names the `if`.
+  const finishWord = (): string | null => {
+    if (word === null) return null;
+    const finished = { text: word, quotedFrom: quotedFrom === -1 ? word.length : quotedFrom };
     word = null;
     quotedFrom = -1;
     wordHasSeparator = false;
+    words.push(finished);
+    return words.length === 1 ? commandWordProblem(finished, dialect) : null;
   };
   const appendQuoted = (text: string) => {
     if (text.includes('=') || text.includes(':')) wordHasSeparator = true;
@@ -160,7 +176,8 @@ export function scanLiteralWords(command: string, dialect: ShellDialect): Scanne
     const atWordStart = word === null;
 
     if (character === ' ' || character === '\t') {
-      finishWord();
+      const problem = finishWord();
+      if (problem !== null) return refuse(problem);
       index++;
       continue;
     }
@@ -286,16 +303,8 @@ export function scanLiteralWords(command: string, dialect: ShellDialect): Scanne
     appendUnquoted(character);
     index++;
   }
-  finishWord();
-
-  const first = words[0];
-  if (first === undefined) return refuse('empty command');
-  if (first.quotedFrom === first.text.length && RESERVED_WORDS[dialect].has(first.text)) {
-    return refuse(`reserved word ${quoteExcerpt(first.text)}`);
-  }
-  const assignment = ASSIGNMENT_PREFIX.exec(first.text);
-  if (assignment !== null && assignment[0].length <= first.quotedFrom) {
-    return refuse(`leading assignment ${quoteExcerpt(first.text)}`);
-  }
+  const problem = finishWord();
+  if (problem !== null) return refuse(problem);
+  if (words.length === 0) return refuse('empty command');
   return { ok: true, words };
 }
