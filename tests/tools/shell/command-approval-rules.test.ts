@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import {
+  type CommandRuleMatch,
   isCommandPrefixOf,
   matchCommandRule,
   parseSimpleCommand,
@@ -200,7 +201,7 @@ describe('commands that match', () => {
   for (const shell of ['bash', 'zsh'] as const) {
     test.each(MUST_MATCH)(`${shell}: %s`, (_label, command, rule, words) => {
       expect(parseSimpleCommand(command, shell)).toEqual({ ok: true, words });
-      const expected =
+      const expected: CommandRuleMatch =
         rule === NO_MATCH ? { matched: false, reason: NO_MATCH } : { matched: true, rule, kind: 'prefix' };
       expect(matchCommandRule(command, shell, RULES)).toEqual(expected);
     });
@@ -257,7 +258,7 @@ describe('rules', () => {
   });
   test('an exact rule matches a compound command only verbatim, trimmed of blanks', () => {
     const rules = { prefixes: ['cd'], exact: ['cd web && npm test'] };
-    const matched = { matched: true, rule: 'cd web && npm test', kind: 'exact' };
+    const matched: CommandRuleMatch = { matched: true, rule: 'cd web && npm test', kind: 'exact' };
     expect(matchCommandRule('cd web && npm test', 'bash', rules)).toEqual(matched);
     expect(matchCommandRule(' \tcd web && npm test\n', 'bash', rules)).toEqual(matched);
     expect(matchCommandRule('cd web &&  npm test', 'bash', rules)).toEqual({
