@@ -174,6 +174,8 @@ export function scanLiteralWords(command: string, dialect: ShellDialect): Scanne
     const code = character.charCodeAt(0);
     const next = command[index + 1] ?? '';
     const atWordStart = word === null;
+    // zsh drops empty quotes before expanding, so `""=ls` is an equals expansion and `''~` a tilde.
+    const nothingBefore = word === null || word === '';
 
     if (character === ' ' || character === '\t') {
       const problem = finishWord();
@@ -270,7 +272,7 @@ export function scanLiteralWords(command: string, dialect: ShellDialect): Scanne
         return refuse(character === '{' ? 'brace expansion "{…}"' : 'brace "}"');
       }
       case '~':
-        if (atWordStart || wordHasSeparator) return refuse('tilde expansion');
+        if (nothingBefore || wordHasSeparator) return refuse('tilde expansion');
         // In bash a `~` inside a word (`HEAD~1`) is literal; zsh's extendedglob makes it a glob operator.
         if (dialect === 'zsh') return refuse('glob operator "~"');
         break;
@@ -286,7 +288,9 @@ export function scanLiteralWords(command: string, dialect: ShellDialect): Scanne
         // interactive shell and an extended glob before `(`: never worth trusting.
         return refuse(atWordStart && words.length === 0 ? 'reserved word "!"' : 'history expansion "!"');
       case '=':
-        if (dialect === 'zsh' && atWordStart) {
+        // zsh expands `=cmd` at a word's start, and with MAGIC_EQUAL_SUBST also after the word's first
+        // `=` or a `:` (`a==ls`, `a=b:=ls`); a later `=` is refused with them.
+        if (dialect === 'zsh' && (nothingBefore || wordHasSeparator)) {
           if (next === '(') return refuse('process substitution');
           let end = index + 1;
           while (

@@ -85,7 +85,7 @@ const ACCEPTED_BY_BOTH = [
   'git status "\'" \'"\'',
   'a"b"\'c\'\\d',
 ];
-const ACCEPTED_BY_BASH = ['git status HEAD~1 a#b ^x =x', "git status 'a''b'", 'x a~b'];
+const ACCEPTED_BY_BASH = ['git status HEAD~1 a#b ^x =x', "git status 'a''b'", 'x a~b', 'x a==b a:=b'];
 
 describe('the real shell reads the same words', () => {
   test('bash, hand-written commands', () => {
@@ -105,6 +105,8 @@ describe('the real shell reads the same words', () => {
     ['x a#', ['x', 'a', 'aa']],
     ["x 'a''b'", ['x', "a'b"]],
     ['x =x', []],
+    ['x a==x', []],
+    ['x a=b:=x', []],
   ])('zsh reads %p otherwise than bash', (command, zshWords) => {
     const bashWords = parseSimpleCommand(command, 'bash');
     expect(bashWords.ok).toBe(true);
@@ -152,6 +154,11 @@ const FUZZ_TOKENS = [
   '\n',
   '`',
   'FOO=',
+  'a=',
+  '=a',
+  ':a',
+  '~a',
+  'a~',
   'if',
   "'x y'",
   '"y z"',
