@@ -112,11 +112,15 @@ function commandWordProblem(first: LiteralWord, dialect: ShellDialect): string |
   if (first.quotedFrom === first.text.length && RESERVED_WORDS[dialect].has(first.text)) {
     return `reserved word ${quoteExcerpt(first.text)}`;
   }
+  // Both shells run `fg` for a command word that starts with `%`, quoted or not: a job, not a program.
+  if (first.text.startsWith('%')) return `job specification ${quoteExcerpt(first.text)}`;
   const assignment = ASSIGNMENT_PREFIX.exec(first.text);
-  // Only an unquoted `name=` assigns: `'FOO'=1` and `FOO\=1` name a program called `FOO=1`.
   if (assignment !== null && assignment[0].length <= first.quotedFrom) {
     return `leading assignment ${quoteExcerpt(first.text)}`;
   }
+  // POSIX makes `'FOO'=1` a program named `FOO=1`, but zsh also assigns to non-ASCII names (`é=1`) and
+  // reads `+=1` as an assignment, so no command word with an `=` is trusted to name a program.
+  if (first.text.includes('=')) return `"=" in the command name ${quoteExcerpt(first.text)}`;
   return null;
 }
 

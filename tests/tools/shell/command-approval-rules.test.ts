@@ -78,6 +78,12 @@ const MUST_NOT_MATCH: [string, string, string][] = [
   ['leading assignment of a path', 'GIT_DIR=/tmp/x git status', 'leading assignment "GIT_DIR=/tmp/x"'],
   ['leading append assignment', 'A+=1 git status', 'leading assignment "A+=1"'],
   ['assignment alone', 'FOO=1', 'leading assignment "FOO=1"'],
+  ['quoted name before an equals sign', "'FOO'=1 git status", '"=" in the command name "FOO=1"'],
+  ['escaped equals sign', 'FOO\\=1 git status', '"=" in the command name "FOO=1"'],
+  ['non-ASCII name before an equals sign', 'é=1 git status', '"=" in the command name "é=1"'],
+  ['empty name before +=', '+=1 git status', '"=" in the command name "+=1"'],
+  ['job specification', '%1', 'job specification "%1"'],
+  ['escaped job specification', '\\%git status', 'job specification "%git"'],
   ['a longer word', 'git status-foo', NO_MATCH],
   ['one word', 'gitstatus', NO_MATCH],
   ['a shorter word', 'git statu', NO_MATCH],
@@ -118,7 +124,8 @@ const MUST_NOT_MATCH: [string, string, string][] = [
 
 // label, command, reason in zsh, the words bash reads (every one literal there)
 const ZSH_ONLY: [string, string, string, string[]][] = [
-  ['equals expansion', '=git status', 'equals expansion "=git"', ['=git', 'status']],
+  ['equals expansion', 'git =status', 'equals expansion "=status"', ['git', '=status']],
+  ['equals expansion of the command word', '=git status', 'equals expansion "=git"', []],
   ['glob qualifier', 'git status(N)', 'glob qualifier "(…)"', []],
   ['glob group', 'git status (a|b)', 'glob group "(…)"', []],
   ['negated glob', 'git status ^foo', 'glob operator "^"', ['git', 'status', '^foo']],
@@ -231,8 +238,6 @@ describe('commands that match', () => {
     ['caret', 'git status ^x', ['git', 'status', '^x']],
     ['a word starting with an equals sign', 'git status =x', ['git', 'status', '=x']],
     ['adjacent single quotes', "git status 'a''b'", ['git', 'status', 'ab']],
-    ['a quoted assignment is a program name', "'FOO'=1 git status", ['FOO=1', 'git', 'status']],
-    ['an escaped equals sign is a program name', 'FOO\\=1 git status', ['FOO=1', 'git', 'status']],
     ['a quoted reserved word is a program name', "'if' x", ['if', 'x']],
   ])('bash: %s', (_label, command, words) => {
     expect(parseSimpleCommand(command, 'bash')).toEqual({ ok: true, words });
@@ -341,8 +346,8 @@ describe('isCommandPrefixOf', () => {
   ])('%p of %p: %p (bash)', (prefix, command, expected) => {
     expect(isCommandPrefixOf(prefix, command, 'bash')).toBe(expected);
   });
-  test('the dialect decides: "=git" is a word in bash and an expansion in zsh', () => {
-    expect(isCommandPrefixOf('=git', '=git x', 'bash')).toBe(true);
-    expect(isCommandPrefixOf('=git', '=git x', 'zsh')).toBe(false);
+  test('the dialect decides: "=x" is a word in bash and an expansion in zsh', () => {
+    expect(isCommandPrefixOf('git =x', 'git =x y', 'bash')).toBe(true);
+    expect(isCommandPrefixOf('git =x', 'git =x y', 'zsh')).toBe(false);
   });
 });
