@@ -3,7 +3,8 @@
  * seeded fuzz, is run by bash (and zsh where installed) as `printf '%s\0' <command>`, in a directory
  * whose files a wrongly accepted glob would match, under the options that widen the shell's grammar
  * (extglob; extendedglob, kshglob, rcquotes, magicequalsubst). The shell's arguments must be exactly the
- * scanner's words. Also: the time on 100,000-character commands stays small.
+ * scanner's words. Each is also run as it stands, at command position, where the command-not-found hook
+ * shows the program name and arguments the shell chose. Also: 100,000-character commands scan quickly.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
