@@ -3,8 +3,9 @@
  * token recognition does (quoting, operators, comments, reserved words) and either returns the words of
  * ONE simple command whose every character is literal after quote removal, or refuses with a reason
  * naming the first thing it found that is not. It never guesses: a character whose meaning depends on a
- * shell option (zsh's `extendedglob` or `rcquotes`, bash's `extglob`) or on context it does not model is
- * refused, so an accepted command gives the program exactly these words under any option set.
+ * shell option (zsh's `extendedglob`, `kshglob`, `rcquotes` or `magicequalsubst`, bash's `extglob`) or
+ * on context it does not model is refused, so an accepted command gives the program exactly these words
+ * with or without those options.
  * Time is linear in the command's length; reasons quote at most a short excerpt.
  */
 
@@ -49,14 +50,17 @@ export function quoteExcerpt(text: string): string {
   return JSON.stringify(cut);
 }
 
-/** Control characters are refused everywhere (tab is a blank; newline is allowed only inside quotes). */
+/**
+ * Control characters are refused everywhere (tab is a blank; newline is allowed only inside quotes),
+ * the C1 range too: literal to the shell, but a terminal showing the command may act on them.
+ */
 function controlCharacterReason(code: number): string {
   if (code === 0) return 'NUL character';
   return `control character U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
 function isControl(code: number): boolean {
-  return code < 0x20 || code === 0x7f;
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f);
 }
 
 /** What a `$` at `index` starts; every form is refused, the reason says which. */
@@ -107,7 +111,7 @@ function redirectionReason(command: string, index: number, ioNumber: string): st
   return `redirection ${quoteExcerpt(ioNumber + command.slice(index, end))}`;
 }
 
-/** Why the command's first word is not a program name: a reserved word or an assignment. */
+/** Why the command's first word is not a program name: a reserved word, a job, an assignment. */
 function commandWordProblem(first: LiteralWord, dialect: ShellDialect): string | null {
   if (first.quotedFrom === first.text.length && RESERVED_WORDS[dialect].has(first.text)) {
     return `reserved word ${quoteExcerpt(first.text)}`;

@@ -114,6 +114,8 @@ const MUST_NOT_MATCH: [string, string, string][] = [
   ['carriage return', 'git status\r', 'control character U+000D'],
   ['escape sequence', 'git status \u001b[2J', 'control character U+001B'],
   ['escaped control character', 'git status \\\u0007', 'control character U+0007'],
+  ['C1 control character', 'git status "\u009b2J"', 'control character U+009B'],
+  ['delete', "git status '\u007f'", 'control character U+007F'],
   ['unterminated single quote', "git status 'x", 'unterminated quote'],
   ['unterminated double quote', 'git status "x', 'unterminated quote'],
   ['unterminated double quote after a backslash', 'git status "x\\', 'unterminated quote'],
