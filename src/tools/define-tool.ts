@@ -16,15 +16,15 @@
  *   settings (a maximum that follows a setting); the validated schema stays `parameters`.
  */
 import type { Static, TObject } from '@sinclair/typebox';
-import type { ToolTraits } from './tool-traits.ts';
 import { toToolParameters } from './tool-schema.ts';
 import {
   defaultSettingValues,
   describeSettings,
   readSettingValues,
-  type SettingValues,
   type SettingsDeclaration,
+  type SettingValues,
 } from './tool-settings.ts';
+import type { ToolTraits } from './tool-traits.ts';
 import type {
   EffectiveToolSettings,
   JsonSchema,

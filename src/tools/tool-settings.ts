@@ -91,10 +91,20 @@ export const setting = {
     return { type: 'select', ...spec, allowedValues: [...spec.allowedValues] };
   },
   stringList(spec: Text & { default?: string[] }): StringListSetting {
-    return { type: 'string_list', label: spec.label, description: spec.description, default: spec.default ?? [] };
+    return {
+      type: 'string_list',
+      label: spec.label,
+      description: spec.description,
+      default: spec.default ?? [],
+    };
   },
   pathList(spec: Text & { default?: PathListEntry[] }): PathListSetting {
-    return { type: 'path_list', label: spec.label, description: spec.description, default: spec.default ?? [] };
+    return {
+      type: 'path_list',
+      label: spec.label,
+      description: spec.description,
+      default: spec.default ?? [],
+    };
   },
 };
 

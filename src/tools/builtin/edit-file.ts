@@ -4,9 +4,9 @@
  * an error that says so; the replacement is literal (no `$` patterns) and the write is atomic.
  */
 
+import { type Static, Type } from '@sinclair/typebox';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
-import { type Static, Type } from '@sinclair/typebox';
 import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError, ToolNotFoundError } from '../errors.ts';
 import { looksBinary } from '../fs/binary-probe.ts';

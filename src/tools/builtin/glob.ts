@@ -8,10 +8,10 @@
  */
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { type Static, Type } from '@sinclair/typebox';
 import { getAccessPolicy } from '../access/access-policy.ts';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { createWalkGate } from '../access/walk-gate.ts';
-import { type Static, Type } from '@sinclair/typebox';
 import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';
@@ -19,8 +19,8 @@ import { PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
 import { globCapNotice, policyOmissionNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
-import { readOnlyLocalTraits } from '../tool-traits.ts';
 import { type SettingValues, setting } from '../tool-settings.ts';
+import { readOnlyLocalTraits } from '../tool-traits.ts';
 import type { ToolContext } from '../types.ts';
 
 export const GLOB_DEFAULT_MAX_RESULTS = 200;

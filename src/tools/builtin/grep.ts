@@ -10,10 +10,10 @@
  * over `maxFileSizeBytes` are skipped; skipped-for-size files are named in the notice.
  */
 import { stat } from 'node:fs/promises';
+import { type Static, Type } from '@sinclair/typebox';
 import { getAccessPolicy } from '../access/access-policy.ts';
 import { protectedPathCovering } from '../access/reachable-set.ts';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
-import { type Static, Type } from '@sinclair/typebox';
 import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';

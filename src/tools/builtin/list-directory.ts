@@ -4,8 +4,8 @@
  * reach, or an entry the settings deny, is left out and counted in a notice.
  */
 import { stat } from 'node:fs/promises';
-import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { type Static, Type } from '@sinclair/typebox';
+import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError } from '../errors.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';

@@ -5,9 +5,9 @@
  * chat's freshness ledger, which is what lets write_file and edit_file overwrite the file later.
  */
 
+import { type Static, Type } from '@sinclair/typebox';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
-import { type Static, Type } from '@sinclair/typebox';
 import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
 import { BINARY_PROBE_BYTES, looksBinary } from '../fs/binary-probe.ts';

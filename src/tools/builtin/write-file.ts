@@ -5,9 +5,9 @@
  * the same directory, then rename) and keeps the old file's permission bits.
  */
 
+import { type Static, Type } from '@sinclair/typebox';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
-import { type Static, Type } from '@sinclair/typebox';
 import { defineTool } from '../define-tool.ts';
 import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
 import { filePathParameter, PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';

@@ -24,7 +24,8 @@ export const PATH_POLICY_SETTINGS = {
 };
 
 /** The descriptors of {@link PATH_POLICY_SETTINGS}, for code that works with descriptors. */
-export const PATH_POLICY_PARAMETER_DESCRIPTORS: ToolParameterDescriptor[] = describeSettings(PATH_POLICY_SETTINGS);
+export const PATH_POLICY_PARAMETER_DESCRIPTORS: ToolParameterDescriptor[] =
+  describeSettings(PATH_POLICY_SETTINGS);
 
 /** The defaults of {@link PATH_POLICY_SETTINGS}: nothing allowed-listed, nothing denied. */
 export const PATH_POLICY_DEFAULT_PARAMETERS = defaultSettingValues(PATH_POLICY_SETTINGS) as {
