@@ -137,27 +137,13 @@ export {
 } from './settings/tool-settings-service.ts';
 export { type AccessNeed, getAccessPolicy } from './tools/access/access-policy.ts';
 export { type ResolvedPath, resolveAndValidatePath } from './tools/access/resolve-and-validate-path.ts';
-export {
-  clampIntegerSetting,
-  getBooleanSetting,
-  getEnabledPathListSetting,
-  getStringListSetting,
-  getStringSetting,
-  optionalBoolean,
-  optionalEnum,
-  optionalInteger,
-  optionalNumber,
-  optionalString,
-  optionalStringArray,
-  readArgumentsObject,
-  requireInteger,
-  requireString,
-} from './tools/arg-parsing.ts';
+export { getEnabledPathListSetting, readArgumentsObject } from './tools/arg-parsing.ts';
 export {
   createGenerateImageToolPlan,
   type GenerateImagePlanOptions,
 } from './tools/builtin/generate-image-plan.ts';
 export * from './tools/errors.ts';
+export { defineTool, type ToolDeclaration } from './tools/define-tool.ts';
 export { DEFAULT_TOOL_TIMEOUT_SECONDS, type ExecuteToolOptions, executeTool } from './tools/execution.ts';
 export {
   type FileObservation,
@@ -166,8 +152,10 @@ export {
 } from './tools/freshness-ledger.ts';
 export { GrepPatternError } from './tools/fs/grep/compile-grep-pattern.ts';
 export {
+  filePathParameter,
   PATH_POLICY_DEFAULT_PARAMETERS,
   PATH_POLICY_PARAMETER_DESCRIPTORS,
+  PATH_POLICY_SETTINGS,
 } from './tools/fs/path-policy-settings.ts';
 export { DEFAULT_TOOL_OUTPUT_BUDGET_BYTES, serializeToolOutput } from './tools/output/result-budget.ts';
 export { defaultToolRegistry, getTool, listTools, registerTool, ToolRegistry } from './tools/registry.ts';
@@ -179,6 +167,16 @@ export {
   normalizeToolParameters,
 } from './tools/settings-policy.ts';
 export { type BuildShellToolOptions, buildShellTool } from './tools/shell/build-shell-tool.ts';
+export { StringEnum, toToolParameters } from './tools/tool-schema.ts';
+export {
+  defaultSettingValues,
+  describeSettings,
+  readSettingValues,
+  type SettingDeclaration,
+  type SettingValues,
+  type SettingsDeclaration,
+  setting,
+} from './tools/tool-settings.ts';
 export {
   type RunShellCommandOptions,
   runShellCommand,
