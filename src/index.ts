@@ -142,8 +142,8 @@ export {
   createGenerateImageToolPlan,
   type GenerateImagePlanOptions,
 } from './tools/builtin/generate-image-plan.ts';
-export * from './tools/errors.ts';
 export { defineTool, type ToolDeclaration } from './tools/define-tool.ts';
+export * from './tools/errors.ts';
 export { DEFAULT_TOOL_TIMEOUT_SECONDS, type ExecuteToolOptions, executeTool } from './tools/execution.ts';
 export {
   type FileObservation,
@@ -167,16 +167,6 @@ export {
   normalizeToolParameters,
 } from './tools/settings-policy.ts';
 export { type BuildShellToolOptions, buildShellTool } from './tools/shell/build-shell-tool.ts';
-export { StringEnum, toToolParameters } from './tools/tool-schema.ts';
-export {
-  defaultSettingValues,
-  describeSettings,
-  readSettingValues,
-  type SettingDeclaration,
-  type SettingValues,
-  type SettingsDeclaration,
-  setting,
-} from './tools/tool-settings.ts';
 export {
   type RunShellCommandOptions,
   runShellCommand,
@@ -203,6 +193,16 @@ export {
   type ShellInterpreter,
   type ShellKind,
 } from './tools/shell/shell-interpreter.ts';
+export { StringEnum, toToolParameters } from './tools/tool-schema.ts';
+export {
+  defaultSettingValues,
+  describeSettings,
+  readSettingValues,
+  type SettingDeclaration,
+  type SettingsDeclaration,
+  type SettingValues,
+  setting,
+} from './tools/tool-settings.ts';
 export {
   CAUTIOUS_TRAITS,
   readOnlyLocalTraits,

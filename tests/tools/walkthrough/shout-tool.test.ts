@@ -134,7 +134,7 @@ test('strict provider mapping: OpenAI strict mode, Gemini and Anthropic', () => 
     },
   ]);
   const source = definitions[0]!.parameters;
-  expect(toolDefsToAnthropic(definitions)[0]?.input_schema).toEqual(source);
+  expect(toolDefsToAnthropic(definitions)[0]?.input_schema as unknown).toEqual(source);
   expect(toolDefsToGeminiInteractions(definitions)[0]?.parameters).toMatchObject({
     type: 'object',
     required: ['text'],
