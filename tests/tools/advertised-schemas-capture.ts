@@ -40,9 +40,17 @@ export function builtinToolsForSnapshot(): RegisteredTool[] {
   ];
 }
 
+/** Object keys in code-point order, so a regenerated snapshot differs only where a value does. */
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(entries.map(([key, child]) => [key, sortKeys(child)]));
+}
+
 /** A JSON round trip: what a client or the snapshot file sees (symbol keys and undefined dropped). */
 function plain(value: unknown): unknown {
-  return value === undefined ? null : JSON.parse(JSON.stringify(value));
+  return value === undefined ? null : sortKeys(JSON.parse(JSON.stringify(value)));
 }
 
 export function captureAdvertisedSchemas(tools: readonly RegisteredTool[]): Record<string, unknown> {
