@@ -24,7 +24,7 @@ function createRegistry(): ToolRegistry {
     }),
   );
   registry.register(makeTool({ name: 'peek', traits: readOnlyLocalTraits('search_matches') }));
-  registry.register(makeTool({ name: 'undeclared' }));
+  registry.register(makeTool({ name: 'undeclared', traits: undefined }));
   return registry;
 }
 

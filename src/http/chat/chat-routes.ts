@@ -156,8 +156,8 @@ export function createChatRoutes(deps: AppDependencies) {
       },
     )
     .post(
-      '/api/chats/:chatId/approvals/:callId',
-      ({ user, params, body }) => deps.chats.answerApproval(user.id, params.chatId, params.callId, body),
+      '/api/chats/:id/approvals/:callId',
+      ({ user, params, body }) => deps.chats.answerApproval(user.id, params.id, params.callId, body),
       {
         parse,
         params: approvalParamsSchema,

@@ -182,14 +182,14 @@ export const turnRecordSchema = t.Object(
     error: t.Union([t.Object({ message: t.String() }), t.Null()]),
     pendingApprovals: t.Array(pendingApprovalSchema, {
       description:
-        'The calls of a running turn that wait for the user (answer with POST /api/chats/{chatId}/approvals/{callId}); empty once the turn ended.',
+        'The calls of a running turn that wait for the user (answer with POST /api/chats/{id}/approvals/{callId}); empty once the turn ended.',
     }),
   },
   { $id: 'TurnRecord' },
 );
 
 export const approvalParamsSchema = t.Object({
-  chatId: t.String({ minLength: 1, maxLength: 200 }),
+  id: t.String({ minLength: 1, maxLength: 200 }),
   callId: t.String({ minLength: 1, maxLength: 500 }),
 });
 
