@@ -12,7 +12,7 @@ import type {
   ToolApprovalOutcome,
   ToolApprovalQuestion,
 } from '../chat/tool-approval-gate.ts';
-import { summarizeToolCall } from '../tools/call-summary.ts';
+import { summarizeToolCall } from '../tools/approval/call-summary.ts';
 import type { ToolTimers } from '../tools/execution.ts';
 
 export const NO_TERMINAL_REASON = 'no terminal to ask on';
