@@ -47,7 +47,7 @@ describe.each(BACKENDS)('tool settings API on %s', (backend) => {
       parameters: TUNABLE_DEFAULTS,
       parameterDescriptors: expect.any(Array),
     });
-    const descriptors = tools[0]!.parameterDescriptors as { name: string }[];
+    const descriptors = tools[0]!.parameterDescriptors as Record<string, unknown>[];
     expect(descriptors.map((descriptor) => descriptor.name)).toEqual([
       'timeoutSeconds',
       'ratio',
