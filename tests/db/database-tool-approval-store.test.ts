@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { ChatRepository } from '../../src/chat/chat-repository.ts';
 import { InMemoryChatRepository } from '../../src/chat/in-memory-chat-repository.ts';
-import type { NewToolApproval } from '../../src/chat/tool-approval-store.ts';
+import type { NewToolApproval, ToolApprovalRecord } from '../../src/chat/tool-approval-store.ts';
 import { type TurnFence, TurnFencedError, type TurnRecord } from '../../src/chat/turn-store.ts';
 import { DatabaseChatRepository } from '../../src/db/database-chat-repository.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
@@ -77,7 +77,13 @@ describe.each(['memory', ...BACKENDS] as const)('the approval store on %s', (bac
     const { chatId, turn } = await runningTurn();
     const asked = question(turn, chatId);
     await repository.approvals.insertApproval(fenceOf(turn), asked);
-    const expected = { ...asked, state: 'waiting', decisionReason: null, resolvedAt: null, remembered: null };
+    const expected: ToolApprovalRecord = {
+      ...asked,
+      state: 'waiting',
+      decisionReason: null,
+      resolvedAt: null,
+      remembered: null,
+    };
     expect(await repository.approvals.getApproval(asked.id)).toEqual(expected);
     expect(await repository.approvals.findApproval(chatId, 'call-1')).toEqual(expected);
     expect(await repository.approvals.listWaiting(turn.id)).toEqual([expected]);
