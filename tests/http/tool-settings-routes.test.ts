@@ -71,7 +71,7 @@ describe.each(BACKENDS)('tool settings API on %s', (backend) => {
       },
       {
         name: 'approvalTimeoutSeconds',
-        label: 'Approval timeout (seconds)',
+        label: 'Seconds to wait for approval',
         description: 'A call still waiting for your approval after this many seconds is denied.',
         type: 'integer',
         min: 10,
