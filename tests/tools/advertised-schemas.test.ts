@@ -5,8 +5,10 @@
  * what models and settings pages see; a deliberate change regenerates the snapshot (see
  * advertised-schemas-capture.ts) and is explained here.
  *
- * Differences explained: none — the snapshot was taken before the builtins were converted to
- * `defineTool()` and still matches after.
+ * Differences explained: converting the builtins to `defineTool()` changed nothing. The approvals
+ * added, on purpose: the `approvalDefault` trait on every tool (`never` for the read-only ones),
+ * `autoApprovedPaths` on write_file and edit_file, and `autoApprovedCommands` /
+ * `autoApprovedExactCommands` on bash and zsh (not PowerShell, whose commands are not parsed).
  */
 import { expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';

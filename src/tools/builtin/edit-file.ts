@@ -13,6 +13,7 @@ import { looksBinary } from '../fs/binary-probe.ts';
 import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
 import { filePathParameter, PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
 import { replaceFile } from '../fs/replace-file.ts';
+import { WRITE_APPROVAL_SETTINGS } from '../fs/write-approval-settings.ts';
 import { registerTool } from '../registry.ts';
 import type { ToolContext } from '../types.ts';
 
@@ -123,13 +124,14 @@ export const editFileTool = defineTool({
     openWorld: false,
     confirmBeforeEnable: false,
     resultView: 'json',
+    approvalDefault: 'always',
   },
   title: 'Edit file',
   summary: 'Lets the model change parts of files it has read.',
   category: 'system',
   enabledByDefault: true,
   canDisable: true,
-  settings: { ...PATH_POLICY_SETTINGS },
+  settings: { ...PATH_POLICY_SETTINGS, ...WRITE_APPROVAL_SETTINGS },
   execute: editFile,
 });
 

@@ -124,6 +124,7 @@ export const generateImageTool = defineTool({
     openWorld: true,
     confirmBeforeEnable: false,
     resultView: 'images',
+    approvalDefault: 'always',
   },
   title: 'Image generation',
   summary: 'Lets the model create images with OpenAI Images or Gemini image models.',

@@ -12,6 +12,7 @@ import { defineTool } from '../define-tool.ts';
 import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
 import { filePathParameter, PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
 import { replaceFile } from '../fs/replace-file.ts';
+import { WRITE_APPROVAL_SETTINGS } from '../fs/write-approval-settings.ts';
 import { registerTool } from '../registry.ts';
 import type { ToolContext } from '../types.ts';
 
@@ -57,13 +58,14 @@ export const writeFileTool = defineTool({
     openWorld: false,
     confirmBeforeEnable: false,
     resultView: 'json',
+    approvalDefault: 'always',
   },
   title: 'Write file',
   summary: 'Lets the model create files and overwrite files it has read.',
   category: 'system',
   enabledByDefault: true,
   canDisable: true,
-  settings: { ...PATH_POLICY_SETTINGS },
+  settings: { ...PATH_POLICY_SETTINGS, ...WRITE_APPROVAL_SETTINGS },
   execute: writeFile,
 });
 

@@ -35,6 +35,7 @@ import type { ShellCommandResult } from './run-shell-command.ts';
 import { hostShellSandbox } from './sandbox/host-shell-sandbox.ts';
 import type { ShellSandbox } from './sandbox/shell-sandbox.ts';
 import { shellToolNotice } from './sandbox/shell-sandbox-notice.ts';
+import { SHELL_APPROVAL_SETTINGS } from './shell-approval-settings.ts';
 import { findShellInterpreter, type ShellInterpreter, type ShellKind } from './shell-interpreter.ts';
 import { resolveShellWorkingDirectory } from './shell-working-directory.ts';
 
@@ -159,13 +160,15 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
       openWorld: true,
       confirmBeforeEnable: true,
       resultView: 'command_output',
+      approvalDefault: 'always',
     },
     title: TITLES[kind],
     summary: `Lets the model run ${TITLES[kind]} commands on the server, in the chat working directory, in an OS sandbox that shows only the chat's workspaces, with no network, a time limit, capped output and an environment without the server's secrets. Off by default.`,
     category: 'system',
     enabledByDefault: false,
     canDisable: true,
-    settings: SHELL_SETTINGS,
+    // PowerShell's command grammar is not parsed, so it has no command rules.
+    settings: kind === 'powershell' ? SHELL_SETTINGS : { ...SHELL_SETTINGS, ...SHELL_APPROVAL_SETTINGS },
     // On a timeout or cancel the group is killed at once and the failure below (with the output so far)
     // reaches executeTool within its grace window.
     reportsPartialResultOnAbort: true,

@@ -18,6 +18,7 @@ import {
 import { computeReachableSet } from '../../../src/tools/access/reachable-set.ts';
 import { executeTool } from '../../../src/tools/execution.ts';
 import { getToolDefinitionsForTools } from '../../../src/tools/settings-policy.ts';
+import { toolSettingsMetadataOf } from '../../../src/tools/tool-settings-metadata.ts';
 import type { ToolExecutionResult } from '../../../src/tools/types.ts';
 import { toolAccessContext } from '../../../src/workspaces/tool-access.ts';
 import { callResultData } from '../../helpers/mcp-test-tools.ts';
@@ -106,6 +107,9 @@ test('settings: defaults and descriptors derived from the one declaration', () =
 
 test('strict provider mapping: OpenAI strict mode, Gemini and Anthropic', () => {
   const definitions = getToolDefinitionsForTools([shoutTool]);
+  expect(toolSettingsMetadataOf(shoutTool).parameterDescriptors.map((descriptor) => descriptor.name)).toEqual(
+    ['maxMarks', 'defaultStyle', 'approval', 'approvalTimeoutSeconds'],
+  );
   expect(toolDefsToResponsesAPI(definitions)).toEqual([
     {
       type: 'function',
@@ -229,8 +233,9 @@ describe.each(BACKENDS)('the settings API, the tools page and MCP on %s', (backe
         available: true,
         confirmBeforeEnable: false,
         resultView: 'json',
-        parameters: { maxMarks: 3, defaultStyle: 'plain' },
-        parameterDescriptors: shoutTool.settings.parameterDescriptors,
+        // Its own settings, then the approval settings every tool gets (read-only: no question by default).
+        parameters: { maxMarks: 3, defaultStyle: 'plain', approval: 'never', approvalTimeoutSeconds: 600 },
+        parameterDescriptors: toolSettingsMetadataOf(shoutTool).parameterDescriptors,
       },
     ]);
   });
@@ -252,7 +257,7 @@ describe.each(BACKENDS)('the settings API, the tools page and MCP on %s', (backe
       [
         { volume: 1 },
         'unknown_parameter',
-        'Tool "shout" has no setting "volume"; its settings are maxMarks, defaultStyle.',
+        'Tool "shout" has no setting "volume"; its settings are maxMarks, defaultStyle, approval, approvalTimeoutSeconds.',
       ],
     ] as const) {
       const response = await api.request('PUT', '/api/settings/tools/shout', { token, body: { parameters } });
