@@ -6,7 +6,10 @@
  * the turn record's `pendingApprovals` (read on load, before the stream replays) may create its card
  * first, and the replayed `tool_call_started` then moves that card to where the call happened.
  */
-import type { TurnUsage } from './api-client.ts';
+import type { PendingApproval, TurnUsage } from './api-client.ts';
+
+export type { PendingApproval };
+
 import type { TurnStreamEvent } from './sse-parser.ts';
 
 export type ToolCallStatus = 'streaming' | 'running' | 'waiting' | 'succeeded' | 'failed';
@@ -22,16 +25,8 @@ export interface ToolApproval {
   by?: string;
   /** The user's reason for a denial, when given. */
   denialReason?: string;
-}
-
-/** One entry of a running turn record's `pendingApprovals`. */
-export interface PendingApproval {
-  callId: string;
-  name: string;
-  arguments: unknown;
-  reason: string;
-  requestedAt?: string;
-  expiresAt?: string;
+  /** The rule saved with the answer (the route's `remembered`), shown on the card. */
+  remembered?: { setting: string; rule: string };
 }
 
 export interface ToolCallEntry {

@@ -1,7 +1,8 @@
 /**
  * Builds the browser app (`web/`) into a static directory (default `dist/web/`) with Bun's bundler:
  * `app.js` (the ES module entry, minified, with a linked source map; code loaded on demand, such as a
- * highlighter language, in `chunk-<hash>.js` files beside it), `app.css` and `index.html`.
+ * highlighter language, in `chunk-<hash>.js` files beside it), the style sheets (`app.css`, and
+ * `approvals.css` for the chat's waiting tool cards) and `index.html`.
  * No framework and no CDN: the bundle holds everything the page runs.
  *
  * Last it writes `build-manifest.json`, the SHA-256 of every file, which the server checks when it loads
@@ -26,7 +27,7 @@ export const DEFAULT_WEB_SOURCE_DIRECTORY = path.join(PROJECT_ROOT, 'web');
 export const DEFAULT_WEB_OUTPUT_DIRECTORY = path.join(PROJECT_ROOT, 'dist', 'web');
 
 /** Files copied as they are; everything else comes from bundling `main.ts`. */
-const STATIC_FILES = ['index.html', 'app.css', 'favicon.svg'];
+const STATIC_FILES = ['index.html', 'app.css', 'approvals.css', 'favicon.svg'];
 /** Written last, so its presence means the build finished. */
 export const BUILD_MARKER_FILE = WEB_BUILD_MANIFEST_FILE;
 

@@ -67,6 +67,7 @@ describe('the build manifest', () => {
       'app.css',
       'app.js',
       'app.js.map',
+      'approvals.css',
       'favicon.svg',
       'index.html',
     ]);

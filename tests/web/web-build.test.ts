@@ -24,6 +24,7 @@ test('a missing build is stale; building produces the shell, bundle, styles and 
     'app.css',
     'app.js',
     'app.js.map',
+    'approvals.css',
     'build-manifest.json',
     'favicon.svg',
     'index.html',
@@ -38,10 +39,16 @@ test('a missing build is stale; building produces the shell, bundle, styles and 
 test('the bundle loads nothing from another origin', async () => {
   const html = await readFile(path.join(outputDirectory, 'index.html'), 'utf8');
   const script = await readFile(path.join(outputDirectory, 'app.js'), 'utf8');
-  const styles = await readFile(path.join(outputDirectory, 'app.css'), 'utf8');
-  for (const text of [html, script, styles]) expect(text).not.toMatch(/(?:src|href)=["']?(?:https?:)?\/\//);
-  expect(styles).not.toContain('@import');
-  expect(styles).not.toMatch(/url\(\s*["']?(?:https?:)?\/\//);
+  const styles = [
+    await readFile(path.join(outputDirectory, 'app.css'), 'utf8'),
+    await readFile(path.join(outputDirectory, 'approvals.css'), 'utf8'),
+  ];
+  for (const text of [html, script, ...styles])
+    expect(text).not.toMatch(/(?:src|href)=["']?(?:https?:)?\/\//);
+  for (const sheet of styles) {
+    expect(sheet).not.toContain('@import');
+    expect(sheet).not.toMatch(/url\(\s*["']?(?:https?:)?\/\//);
+  }
 });
 
 test('a source newer than the build makes it stale, and ensureWebBuild rebuilds it', async () => {
