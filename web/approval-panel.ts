@@ -139,7 +139,6 @@ export function createApprovalPanel(options: ApprovalPanelOptions): HTMLElement 
   return h(
     'section',
     { class: 'approval-panel', 'aria-label': `Approve or deny ${call.name}` },
-    h('p', { class: 'approval-title' }, 'Waiting for your approval'),
     call.approval?.reason ? h('p', { class: 'approval-reason' }, call.approval.reason) : null,
     renderApprovalRequest(args, call.argumentsText),
     expiryText(call.approval?.expiresAt),
