@@ -12,6 +12,7 @@ import { looksBinary } from '../fs/binary-probe.ts';
 import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
 import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
 import { replaceFile } from '../fs/replace-file.ts';
+import { withWriteApprovalSettings } from '../fs/write-approval-settings.ts';
 import { registerTool } from '../registry.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
 
@@ -131,8 +132,11 @@ export const editFileTool: RegisteredTool = {
     openWorld: false,
     confirmBeforeEnable: false,
     resultView: 'json',
+    approvalDefault: 'always',
   },
-  settings: createPathPolicyToolSettings('Edit file', 'Lets the model change parts of files it has read.'),
+  settings: withWriteApprovalSettings(
+    createPathPolicyToolSettings('Edit file', 'Lets the model change parts of files it has read.'),
+  ),
   execute: editFile,
 };
 

@@ -11,6 +11,7 @@ import { readArgumentsObject, requireString } from '../arg-parsing.ts';
 import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
 import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
 import { replaceFile } from '../fs/replace-file.ts';
+import { withWriteApprovalSettings } from '../fs/write-approval-settings.ts';
 import { registerTool } from '../registry.ts';
 import type { RegisteredTool, ToolContext } from '../types.ts';
 
@@ -61,10 +62,13 @@ export const writeFileTool: RegisteredTool = {
     openWorld: false,
     confirmBeforeEnable: false,
     resultView: 'json',
+    approvalDefault: 'always',
   },
-  settings: createPathPolicyToolSettings(
-    'Write file',
-    'Lets the model create files and overwrite files it has read.',
+  settings: withWriteApprovalSettings(
+    createPathPolicyToolSettings(
+      'Write file',
+      'Lets the model create files and overwrite files it has read.',
+    ),
   ),
   execute: writeFile,
 };

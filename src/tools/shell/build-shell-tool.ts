@@ -42,6 +42,10 @@ import type { ShellCommandResult } from './run-shell-command.ts';
 import { hostShellSandbox } from './sandbox/host-shell-sandbox.ts';
 import type { ShellSandbox } from './sandbox/shell-sandbox.ts';
 import { shellToolNotice } from './sandbox/shell-sandbox-notice.ts';
+import {
+  SHELL_APPROVAL_DEFAULT_PARAMETERS,
+  SHELL_APPROVAL_PARAMETER_DESCRIPTORS,
+} from './shell-approval-settings.ts';
 import { findShellInterpreter, type ShellInterpreter, type ShellKind } from './shell-interpreter.ts';
 import { resolveShellWorkingDirectory } from './shell-working-directory.ts';
 
@@ -170,6 +174,7 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
       openWorld: true,
       confirmBeforeEnable: true,
       resultView: 'command_output',
+      approvalDefault: 'always',
     },
     settings: {
       title: TITLES[kind],
@@ -182,6 +187,7 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
         maxOutputBytes: DEFAULT_SHELL_OUTPUT_BYTES,
         deniedEnvVars: [],
         ...PATH_POLICY_DEFAULT_PARAMETERS,
+        ...(kind === 'powershell' ? {} : SHELL_APPROVAL_DEFAULT_PARAMETERS),
       },
       parameterDescriptors: [
         {
@@ -213,6 +219,7 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
           default: [],
         },
         ...PATH_POLICY_PARAMETER_DESCRIPTORS,
+        ...(kind === 'powershell' ? [] : SHELL_APPROVAL_PARAMETER_DESCRIPTORS),
       ],
     },
     // On a timeout or cancel the group is killed at once and the failure below (with the output so far)
