@@ -119,6 +119,13 @@ function toolMessageSent(callId: string): string | undefined {
   return undefined;
 }
 
+/** What the reader sees of the conversation, entry by entry. */
+function transcriptText(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('.transcript > *')].map((node) => (node.textContent ?? '').trim()),
+  );
+}
+
 const requestCount = (): number =>
   replay.requests.filter((request: RecordedRequest) => request.method === 'POST').length;
 
@@ -161,6 +168,15 @@ describe('approvals on the chat page in Chromium', () => {
       expect(await card.locator('.result-shell').textContent()).toContain('mango ripe');
       expect(toolMessageSent('call_ok')).toContain('mango ripe');
       expect(await page.locator('.turn-status').textContent()).toBe('');
+
+      // After the turn, a reload reads the same: one card, approved, with its result.
+      const live = await transcriptText(page);
+      await page.reload();
+      await page.getByText('It printed mango ripe.').waitFor();
+      expect(await transcriptText(page)).toEqual(live);
+      expect(await page.locator('article[data-call-id="call_ok"] .call-approval').textContent()).toBe(
+        'Approved by you.',
+      );
       expect(replay.failures).toEqual([]);
       expect(browser.offOriginRequests).toEqual([]);
       await page.close();
@@ -188,6 +204,10 @@ describe('approvals on the chat page in Chromium', () => {
         'The user denied this call: keep the build, it is slow to make',
       );
       expect(await card.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+      const live = await transcriptText(page);
+      await page.reload();
+      await page.getByText('Understood, I kept the build.').waitFor();
+      expect(await transcriptText(page)).toEqual(live);
       expect(toolMessageSent('call_no')).toContain(
         'The user denied this call: keep the build, it is slow to make',
       );

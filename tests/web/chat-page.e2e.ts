@@ -67,7 +67,9 @@ beforeAll(async () => {
   });
   project = path.join(server.root, 'project');
   await mkdir(project);
-  expect((await api('PUT', '/api/settings/tools/bash', { enabled: true })).status).toBe(200);
+  // These cards are about running and showing calls; asking first is chat-approvals.e2e.ts.
+  const bash = { enabled: true, parameters: { approval: 'never' } };
+  expect((await api('PUT', '/api/settings/tools/bash', bash)).status).toBe(200);
   browser = await launchTestBrowser(server.url);
 }, TIMEOUT_MS);
 

@@ -11,6 +11,7 @@ import '../../src/tools/builtin/index.ts';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import {
+  callApi,
   launchTestBrowser,
   PHONE_VIEWPORT,
   SCREENSHOT_DIRECTORY,
@@ -32,6 +33,9 @@ beforeAll(async () => {
   project = path.join(server.root, 'project');
   await mkdir(path.join(project, 'docs'), { recursive: true });
   await writeFile(path.join(project, '<img src=x onerror="window.__pwned=1">.txt'), 'x');
+  // The tool's write is about the panel showing it; asking first is chat-approvals.e2e.ts.
+  const noAsking = { parameters: { approval: 'never' } };
+  expect((await callApi(server, 'PUT', '/api/settings/tools/write_file', noAsking)).status).toBe(200);
   browser = await launchTestBrowser(server.url);
 }, TIMEOUT_MS);
 
