@@ -13,7 +13,7 @@
  * - A remembered rule is stored with the answer (the turn applies it for the rest of its calls) and
  *   then written to the user's saved settings of that tool.
  */
-import { ruleShellOf } from '../tools/approval-policy.ts';
+import { ruleShellOf } from '../tools/approval/approval-policy.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { isCommandPrefixOf, parseSimpleCommand } from '../tools/shell/command-approval-rules.ts';
 import type { ApprovalWakeups } from './approval-wakeups.ts';

@@ -4,23 +4,38 @@
  * history and the turn loop with its persistence, per-call access check and the database-backed
  * approval gate. Part of `ChatService.startTurn`, in its own module so each stays readable.
  */
-import type { ModelProvider } from '../providers/types.ts';
+import type { ModelProvider, ProviderId } from '../providers/types.ts';
+import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
+import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';
+import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { toolAccessContext } from '../workspaces/tool-access.ts';
 import type { BoundAccess } from '../workspaces/workspace-service.ts';
 import type { ApprovalWakeups } from './approval-wakeups.ts';
 import { ChatError } from './chat-errors.ts';
-import type { Chat } from './chat-repository.ts';
-import type { ChatServiceDependencies } from './chat-service.ts';
+import type { Chat, ChatRepository } from './chat-repository.ts';
 import { DEFAULT_CHAT_TITLE, titleFromMessage } from './chat-title.ts';
 import { repairHistory } from './history-repair.ts';
 import { StoredToolApprovalGate } from './stored-tool-approval-gate.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
-import { runTurn, type TurnToolContext } from './turn.ts';
+import { runTurn, type TurnLimits, type TurnToolContext } from './turn.ts';
 import type { TurnEvent } from './turn-events.ts';
 import type { TurnRun } from './turn-run.ts';
 
+/** The parts of the chat service's dependencies a turn uses. */
+export interface ChatTurnDependencies {
+  repository: ChatRepository;
+  createProvider: (providerId: ProviderId) => ModelProvider;
+  loadToolRuntime: (userId: string) => Promise<EnabledToolRuntime>;
+  createLedger: (chatId: string) => FreshnessLedger;
+  dataDirectory?: string;
+  limits?: TurnLimits;
+  executeOptions?: ExecuteToolOptions;
+  approvalTimers?: ToolTimers;
+  log?: (line: string) => void;
+}
+
 export interface PrepareChatTurnInput {
-  dependencies: ChatServiceDependencies;
+  dependencies: ChatTurnDependencies;
   chat: Chat;
   access: BoundAccess;
   /** The chat's access again, before each call. */

@@ -5,7 +5,7 @@
  * Guarantees:
  * - A call that would fail the checks `executeTool` makes first (unknown or disabled tool, arguments
  *   that fail the schema) is never asked about: it gets that failure at once.
- * - Whether to ask is `decideApproval` (`src/tools/approval-policy.ts`); when it asks and no gate was
+ * - Whether to ask is `decideApproval` (`src/tools/approval/approval-policy.ts`); when it asks and no gate was
  *   given, the call is denied with {@link NO_GATE_MESSAGE} (fails closed).
  * - A question asked emits exactly one `tool_approval_requested` and, once the gate answers, exactly
  *   one `tool_approval_resolved`; a question that could not even be recorded emits neither and denies.
@@ -13,10 +13,9 @@
  *   saying it timed out after N seconds; by a cancel or an interrupted turn: a `cancelled` failure.
  */
 
-import { decideApproval } from '../tools/approval-policy.ts';
+import { assessToolCallApproval } from '../tools/approval/assess-tool-call-approval.ts';
 import type { ExecuteToolOptions } from '../tools/execution.ts';
 import { prepareToolCall } from '../tools/execution.ts';
-import { assessAutoApprovedWriteTarget } from '../tools/fs/auto-approved-write-target.ts';
 import type { ToolCallContext, ToolExecutionResult } from '../tools/types.ts';
 import {
   NO_GATE_MESSAGE,
@@ -88,12 +87,7 @@ export async function approveToolCall(input: ToolCallApprovalInput): Promise<Too
   const prepared = prepareToolCall(input.name, input.arguments, input.savedSettings, input.executeOptions);
   if (!prepared.ok) return { run: false, envelope: prepared.failure };
   const { call } = prepared;
-  const decision = decideApproval({
-    tool: call.tool,
-    settings: call.settings,
-    arguments: call.arguments,
-    writeTarget: await assessAutoApprovedWriteTarget(call, input.context),
-  });
+  const decision = await assessToolCallApproval(call, input.context);
   if (!decision.ask) return { run: true, asked: false };
   if (input.gate === undefined) return denied(NO_GATE_MESSAGE);
 

@@ -9,10 +9,9 @@
  *   failed request give a `denied` result and nothing runs.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { decideApproval } from '../tools/approval-policy.ts';
-import { summarizeToolCall } from '../tools/call-summary.ts';
+import { assessToolCallApproval } from '../tools/approval/assess-tool-call-approval.ts';
+import { summarizeToolCall } from '../tools/approval/call-summary.ts';
 import { type ExecuteToolOptions, prepareToolCall } from '../tools/execution.ts';
-import { assessAutoApprovedWriteTarget } from '../tools/fs/auto-approved-write-target.ts';
 import { getSafeEffectiveToolSettings } from '../tools/settings-policy.ts';
 import type { RegisteredTool, ToolCallContext, ToolExecutionResult } from '../tools/types.ts';
 
@@ -43,12 +42,7 @@ export async function confirmThroughElicitation(
   const prepared = prepareToolCall(call.name, call.args, call.savedSettings, call.executeOptions);
   // A call that fails its checks gets that failure from executeTool; nobody is asked about it.
   if (!prepared.ok) return undefined;
-  const decision = decideApproval({
-    tool: prepared.call.tool,
-    settings: prepared.call.settings,
-    arguments: prepared.call.arguments,
-    writeTarget: await assessAutoApprovedWriteTarget(prepared.call, call.context),
-  });
+  const decision = await assessToolCallApproval(prepared.call, call.context);
   if (!decision.ask) return undefined;
   const timeoutSeconds = Number(prepared.call.settings.parameters.approvalTimeoutSeconds);
   let action: string;

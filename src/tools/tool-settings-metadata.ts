@@ -26,7 +26,7 @@ function universalDescriptors(tool: RegisteredTool): ToolParameterDescriptor[] {
       name: 'approval',
       label: 'Ask before each call',
       description:
-        'always: in a chat, every call waits for your approval before it runs (unless an auto-approve rule of this tool matches); never: calls run at once. MCP clients and the command line confirm calls themselves.',
+        'always: every call in a chat waits for your approval before it runs (unless an auto-approve rule of this tool matches), and MCP clients are told to confirm it; never: calls run at once.',
       type: 'select',
       allowedValues: [...APPROVAL_VALUES],
       default: traitsOf(tool).approvalDefault,

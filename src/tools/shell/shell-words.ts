@@ -3,8 +3,9 @@
  * token recognition does (quoting, operators, comments, reserved words) and either returns the words of
  * ONE simple command whose every character is literal after quote removal, or refuses with a reason
  * naming the first thing it found that is not. It never guesses: a character whose meaning depends on a
- * shell option (zsh's `extendedglob` or `rcquotes`, bash's `extglob`) or on context it does not model is
- * refused, so an accepted command gives the program exactly these words under any option set.
+ * shell option (zsh's `extendedglob`, `kshglob`, `rcquotes` or `magicequalsubst`, bash's `extglob`) or
+ * on context it does not model is refused, so an accepted command gives the program exactly these words
+ * with or without those options.
  * Time is linear in the command's length; reasons quote at most a short excerpt.
  */
 
@@ -49,14 +50,17 @@ export function quoteExcerpt(text: string): string {
   return JSON.stringify(cut);
 }
 
-/** Control characters are refused everywhere (tab is a blank; newline is allowed only inside quotes). */
+/**
+ * Control characters are refused everywhere (tab is a blank; newline is allowed only inside quotes),
+ * the C1 range too: literal to the shell, but a terminal showing the command may act on them.
+ */
 function controlCharacterReason(code: number): string {
   if (code === 0) return 'NUL character';
   return `control character U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
 function isControl(code: number): boolean {
-  return code < 0x20 || code === 0x7f;
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f);
 }
 
 /** What a `$` at `index` starts; every form is refused, the reason says which. */
@@ -107,16 +111,20 @@ function redirectionReason(command: string, index: number, ioNumber: string): st
   return `redirection ${quoteExcerpt(ioNumber + command.slice(index, end))}`;
 }
 
-/** Why the command's first word is not a program name: a reserved word or an assignment. */
+/** Why the command's first word is not a program name: a reserved word, a job, an assignment. */
 function commandWordProblem(first: LiteralWord, dialect: ShellDialect): string | null {
   if (first.quotedFrom === first.text.length && RESERVED_WORDS[dialect].has(first.text)) {
     return `reserved word ${quoteExcerpt(first.text)}`;
   }
+  // Both shells run `fg` for a command word that starts with `%`, quoted or not: a job, not a program.
+  if (first.text.startsWith('%')) return `job specification ${quoteExcerpt(first.text)}`;
   const assignment = ASSIGNMENT_PREFIX.exec(first.text);
-  // Only an unquoted `name=` assigns: `'FOO'=1` and `FOO\=1` name a program called `FOO=1`.
   if (assignment !== null && assignment[0].length <= first.quotedFrom) {
     return `leading assignment ${quoteExcerpt(first.text)}`;
   }
+  // POSIX makes `'FOO'=1` a program named `FOO=1`, but zsh also assigns to non-ASCII names (`é=1`) and
+  // reads `+=1` as an assignment, so no command word with an `=` is trusted to name a program.
+  if (first.text.includes('=')) return `"=" in the command name ${quoteExcerpt(first.text)}`;
   return null;
 }
 
@@ -174,6 +182,8 @@ export function scanLiteralWords(command: string, dialect: ShellDialect): Scanne
     const code = character.charCodeAt(0);
     const next = command[index + 1] ?? '';
     const atWordStart = word === null;
+    // zsh drops empty quotes before expanding, so `""=ls` is an equals expansion and `''~` a tilde.
+    const nothingBefore = word === null || word === '';
 
     if (character === ' ' || character === '\t') {
       const problem = finishWord();
@@ -270,7 +280,7 @@ export function scanLiteralWords(command: string, dialect: ShellDialect): Scanne
         return refuse(character === '{' ? 'brace expansion "{…}"' : 'brace "}"');
       }
       case '~':
-        if (atWordStart || wordHasSeparator) return refuse('tilde expansion');
+        if (nothingBefore || wordHasSeparator) return refuse('tilde expansion');
         // In bash a `~` inside a word (`HEAD~1`) is literal; zsh's extendedglob makes it a glob operator.
         if (dialect === 'zsh') return refuse('glob operator "~"');
         break;
@@ -286,7 +296,9 @@ export function scanLiteralWords(command: string, dialect: ShellDialect): Scanne
         // interactive shell and an extended glob before `(`: never worth trusting.
         return refuse(atWordStart && words.length === 0 ? 'reserved word "!"' : 'history expansion "!"');
       case '=':
-        if (dialect === 'zsh' && atWordStart) {
+        // zsh expands `=cmd` at a word's start, and with MAGIC_EQUAL_SUBST also after the word's first
+        // `=` or a `:` (`a==ls`, `a=b:=ls`); a later `=` is refused with them.
+        if (dialect === 'zsh' && (nothingBefore || wordHasSeparator)) {
           if (next === '(') return refuse('process substitution');
           let end = index + 1;
           while (

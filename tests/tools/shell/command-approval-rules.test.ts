@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import {
+  type CommandRuleMatch,
   isCommandPrefixOf,
   matchCommandRule,
   parseSimpleCommand,
@@ -67,6 +68,7 @@ const MUST_NOT_MATCH: [string, string, string][] = [
   ['tilde with a user', 'git status ~root', 'tilde expansion'],
   ['tilde after an equals sign', 'git status --dir=~/x', 'tilde expansion'],
   ['tilde after a colon', 'git status a:~', 'tilde expansion'],
+  ['tilde after empty quotes', "git status ''~", 'tilde expansion'],
   ['subshell', '(git status)', 'subshell'],
   ['subshell with blanks', '( git status )', 'subshell'],
   ['group', '{ git status; }', 'group "{ …; }"'],
@@ -76,6 +78,12 @@ const MUST_NOT_MATCH: [string, string, string][] = [
   ['leading assignment of a path', 'GIT_DIR=/tmp/x git status', 'leading assignment "GIT_DIR=/tmp/x"'],
   ['leading append assignment', 'A+=1 git status', 'leading assignment "A+=1"'],
   ['assignment alone', 'FOO=1', 'leading assignment "FOO=1"'],
+  ['quoted name before an equals sign', "'FOO'=1 git status", '"=" in the command name "FOO=1"'],
+  ['escaped equals sign', 'FOO\\=1 git status', '"=" in the command name "FOO=1"'],
+  ['non-ASCII name before an equals sign', 'é=1 git status', '"=" in the command name "é=1"'],
+  ['empty name before +=', '+=1 git status', '"=" in the command name "+=1"'],
+  ['job specification', '%1', 'job specification "%1"'],
+  ['escaped job specification', '\\%git status', 'job specification "%git"'],
   ['a longer word', 'git status-foo', NO_MATCH],
   ['one word', 'gitstatus', NO_MATCH],
   ['a shorter word', 'git statu', NO_MATCH],
@@ -106,6 +114,8 @@ const MUST_NOT_MATCH: [string, string, string][] = [
   ['carriage return', 'git status\r', 'control character U+000D'],
   ['escape sequence', 'git status \u001b[2J', 'control character U+001B'],
   ['escaped control character', 'git status \\\u0007', 'control character U+0007'],
+  ['C1 control character', 'git status "\u009b2J"', 'control character U+009B'],
+  ['delete', "git status '\u007f'", 'control character U+007F'],
   ['unterminated single quote', "git status 'x", 'unterminated quote'],
   ['unterminated double quote', 'git status "x', 'unterminated quote'],
   ['unterminated double quote after a backslash', 'git status "x\\', 'unterminated quote'],
@@ -116,12 +126,31 @@ const MUST_NOT_MATCH: [string, string, string][] = [
 
 // label, command, reason in zsh, the words bash reads (every one literal there)
 const ZSH_ONLY: [string, string, string, string[]][] = [
-  ['equals expansion', '=git status', 'equals expansion "=git"', ['=git', 'status']],
+  ['equals expansion', 'git =status', 'equals expansion "=status"', ['git', '=status']],
+  ['equals expansion of the command word', '=git status', 'equals expansion "=git"', []],
   ['glob qualifier', 'git status(N)', 'glob qualifier "(…)"', []],
   ['glob group', 'git status (a|b)', 'glob group "(…)"', []],
   ['negated glob', 'git status ^foo', 'glob operator "^"', ['git', 'status', '^foo']],
   ['glob repetition', 'git status x#', 'glob operator "#"', ['git', 'status', 'x#']],
   ['glob exclusion', 'git status HEAD~1', 'glob operator "~"', ['git', 'status', 'HEAD~1']],
+  [
+    'equals expansion after an equals sign',
+    'git status --x==ls',
+    'equals expansion "=ls"',
+    ['git', 'status', '--x==ls'],
+  ],
+  [
+    'equals expansion after a colon',
+    'git status a=b:=ls',
+    'equals expansion "=ls"',
+    ['git', 'status', 'a=b:=ls'],
+  ],
+  [
+    'equals expansion after empty quotes',
+    'git status ""=ls',
+    'equals expansion "=ls"',
+    ['git', 'status', '=ls'],
+  ],
   ['zsh process substitution', 'git status =(ls)', 'process substitution', []],
   ['RC_QUOTES single quotes', "git status 'a''b'", 'adjacent single quotes "\'\'"', ['git', 'status', 'ab']],
   ['typeset is a reserved word', 'typeset x', 'reserved word "typeset"', ['typeset', 'x']],
@@ -200,7 +229,7 @@ describe('commands that match', () => {
   for (const shell of ['bash', 'zsh'] as const) {
     test.each(MUST_MATCH)(`${shell}: %s`, (_label, command, rule, words) => {
       expect(parseSimpleCommand(command, shell)).toEqual({ ok: true, words });
-      const expected =
+      const expected: CommandRuleMatch =
         rule === NO_MATCH ? { matched: false, reason: NO_MATCH } : { matched: true, rule, kind: 'prefix' };
       expect(matchCommandRule(command, shell, RULES)).toEqual(expected);
     });
@@ -211,8 +240,6 @@ describe('commands that match', () => {
     ['caret', 'git status ^x', ['git', 'status', '^x']],
     ['a word starting with an equals sign', 'git status =x', ['git', 'status', '=x']],
     ['adjacent single quotes', "git status 'a''b'", ['git', 'status', 'ab']],
-    ['a quoted assignment is a program name', "'FOO'=1 git status", ['FOO=1', 'git', 'status']],
-    ['an escaped equals sign is a program name', 'FOO\\=1 git status', ['FOO=1', 'git', 'status']],
     ['a quoted reserved word is a program name', "'if' x", ['if', 'x']],
   ])('bash: %s', (_label, command, words) => {
     expect(parseSimpleCommand(command, 'bash')).toEqual({ ok: true, words });
@@ -257,7 +284,7 @@ describe('rules', () => {
   });
   test('an exact rule matches a compound command only verbatim, trimmed of blanks', () => {
     const rules = { prefixes: ['cd'], exact: ['cd web && npm test'] };
-    const matched = { matched: true, rule: 'cd web && npm test', kind: 'exact' };
+    const matched: CommandRuleMatch = { matched: true, rule: 'cd web && npm test', kind: 'exact' };
     expect(matchCommandRule('cd web && npm test', 'bash', rules)).toEqual(matched);
     expect(matchCommandRule(' \tcd web && npm test\n', 'bash', rules)).toEqual(matched);
     expect(matchCommandRule('cd web &&  npm test', 'bash', rules)).toEqual({
@@ -321,8 +348,8 @@ describe('isCommandPrefixOf', () => {
   ])('%p of %p: %p (bash)', (prefix, command, expected) => {
     expect(isCommandPrefixOf(prefix, command, 'bash')).toBe(expected);
   });
-  test('the dialect decides: "=git" is a word in bash and an expansion in zsh', () => {
-    expect(isCommandPrefixOf('=git', '=git x', 'bash')).toBe(true);
-    expect(isCommandPrefixOf('=git', '=git x', 'zsh')).toBe(false);
+  test('the dialect decides: "=x" is a word in bash and an expansion in zsh', () => {
+    expect(isCommandPrefixOf('git =x', 'git =x y', 'bash')).toBe(true);
+    expect(isCommandPrefixOf('git =x', 'git =x y', 'zsh')).toBe(false);
   });
 });

@@ -3,7 +3,8 @@
  * seeded fuzz, is run by bash (and zsh where installed) as `printf '%s\0' <command>`, in a directory
  * whose files a wrongly accepted glob would match, under the options that widen the shell's grammar
  * (extglob; extendedglob, kshglob, rcquotes, magicequalsubst). The shell's arguments must be exactly the
- * scanner's words. Also: the time on 100,000-character commands stays small.
+ * scanner's words. Each is also run as it stands, at command position, where the command-not-found hook
+ * shows the program name and arguments the shell chose. Also: 100,000-character commands scan quickly.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -31,38 +32,89 @@ const OPTION_SETS: Record<ShellDialect, string[][]> = {
   zsh: [['-f'], ['-f', '-o', 'extendedglob', '-o', 'kshglob', '-o', 'rcquotes', '-o', 'magicequalsubst']],
 };
 
-/** The arguments the real shell passes for each command, one `printf` per command in one script. */
-function shellWords(shell: ShellDialect, options: string[], commands: readonly string[]): string[][] {
+/** Runs `script` in the shell where no program can run and HOME is the work directory. */
+function runShell(shell: ShellDialect, options: string[], script: string): string {
   const executable = SHELLS[shell];
   if (executable === null) throw new Error(`${shell} is not installed`);
-  const script = commands.map((command) => `printf '%s\\0' ${command}\nprintf '\\1'\n`).join('');
   const run = Bun.spawnSync([executable, ...options, '-c', script], {
     cwd: workDirectory,
     // No program can run, and HOME points here, so even a wrongly accepted substitution does nothing.
     env: { PATH: emptyPath, HOME: workDirectory, LC_ALL: 'C.UTF-8' },
+    stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
   });
-  const output = new TextDecoder().decode(run.stdout);
-  return output
+  return new TextDecoder().decode(run.stdout);
+}
+
+/**
+ * The words the real shell reads from each command, in one script. As arguments: `printf` prints them.
+ * As a command: the command is run as it stands, and since no program exists the shell's
+ * command-not-found hook receives the program name and its arguments, after the shell has decided what
+ * is a reserved word, an assignment or an alias.
+ */
+function shellWords(
+  shell: ShellDialect,
+  options: string[],
+  commands: readonly string[],
+  position: 'argument' | 'command',
+): string[][] {
+  const hook = shell === 'bash' ? 'command_not_found_handle' : 'command_not_found_handler';
+  const script =
+    position === 'argument'
+      ? commands.map((command) => `printf '%s\\0' ${command}\nprintf '\\1'\n`).join('')
+      : `${hook}() { printf '%s\\0' "$@"; printf '\\1'; }\n${commands.join('\n')}\n`;
+  return runShell(shell, options, script)
     .split('\u0001')
     .slice(0, -1)
     .map((chunk) => chunk.split('\u0000').slice(0, -1));
+}
+
+/** Builtins and reserved words: a command starting with one never reaches the command-not-found hook. */
+const nonPrograms = new Map<ShellDialect, Set<string>>();
+function isProgramName(shell: ShellDialect, name: string): boolean {
+  let names = nonPrograms.get(shell);
+  if (names === undefined) {
+    const list =
+      shell === 'bash'
+        ? 'compgen -b; compgen -k'
+        : 'print -rl -- $' + '{(k)builtins} $' + "{(k)reswords} '-'";
+    names = new Set(runShell(shell, OPTION_SETS[shell][0] as string[], list).split('\n'));
+    nonPrograms.set(shell, names);
+  }
+  return name !== '' && !name.includes('/') && !names.has(name);
 }
 
 function expectSameWords(shell: ShellDialect, commands: readonly string[]) {
   const expected = commands.map((command) => {
     const parsed = parseSimpleCommand(command, shell);
     if (!parsed.ok) throw new Error(`${JSON.stringify(command)} was refused: ${parsed.reason}`);
-    return parsed.words;
+    return { command, words: parsed.words };
   });
+  const runnable = expected.filter((row) => isProgramName(shell, row.words[0] as string));
+  // Most commands must be checked at command position too, or that half of the test means nothing.
+  expect(runnable.length).toBeGreaterThan(commands.length / 2);
   for (const options of OPTION_SETS[shell]) {
-    const actual = shellWords(shell, options, commands);
-    const rows = commands.map((command, index) => ({ command, words: actual[index] }));
-    expect({ options, rows }).toEqual({
-      options,
-      rows: commands.map((command, index) => ({ command, words: expected[index] })),
-    });
+    for (const [position, rows] of [
+      ['argument', expected],
+      ['command', runnable],
+    ] as const) {
+      const actual = shellWords(
+        shell,
+        options,
+        rows.map((row) => row.command),
+        position,
+      );
+      expect({
+        options,
+        position,
+        rows: rows.map((row, index) => ({ command: row.command, words: actual[index] })),
+      }).toEqual({
+        options,
+        position,
+        rows,
+      });
+    }
   }
 }
 
@@ -79,13 +131,12 @@ const ACCEPTED_BY_BOTH = [
   'git status a=b --x=y:z',
   'git status %1 @x +y ,z . - :',
   'git status é ツ 🔧 \u00a0',
-  "'FOO'=1 x",
-  'FOO\\=1 x',
+  "x 'FOO'=1 FOO\\=1 é=1 +=1 %1",
   '"if" x',
   'git status "\'" \'"\'',
   'a"b"\'c\'\\d',
 ];
-const ACCEPTED_BY_BASH = ['git status HEAD~1 a#b ^x =x', "git status 'a''b'", 'x a~b'];
+const ACCEPTED_BY_BASH = ['git status HEAD~1 a#b ^x =x', "git status 'a''b'", 'x a~b', 'x a==b a:=b'];
 
 describe('the real shell reads the same words', () => {
   test('bash, hand-written commands', () => {
@@ -105,12 +156,16 @@ describe('the real shell reads the same words', () => {
     ['x a#', ['x', 'a', 'aa']],
     ["x 'a''b'", ['x', "a'b"]],
     ['x =x', []],
+    ['x a==x', []],
+    ['x a=b:=x', []],
   ])('zsh reads %p otherwise than bash', (command, zshWords) => {
     const bashWords = parseSimpleCommand(command, 'bash');
     expect(bashWords.ok).toBe(true);
     expect(parseSimpleCommand(command, 'zsh').ok).toBe(false);
     const widened = OPTION_SETS.zsh[1] as string[];
-    expect(shellWords('zsh', widened, [command])).toEqual(zshWords.length === 0 ? [] : [zshWords]);
+    expect(shellWords('zsh', widened, [command], 'argument')).toEqual(
+      zshWords.length === 0 ? [] : [zshWords],
+    );
   });
 });
 
@@ -152,6 +207,11 @@ const FUZZ_TOKENS = [
   '\n',
   '`',
   'FOO=',
+  'a=',
+  '=a',
+  ':a',
+  '~a',
+  'a~',
   'if',
   "'x y'",
   '"y z"',

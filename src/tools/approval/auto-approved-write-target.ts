@@ -12,10 +12,10 @@
 import { resolvePathListEntries } from '../access/access-policy.ts';
 import { isPathInside } from '../access/reachable-set.ts';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
-import type { WriteTargetAssessment } from '../approval-policy.ts';
 import { getEnabledPathListSetting } from '../arg-parsing.ts';
 import { createToolContext, type PreparedToolCall } from '../execution.ts';
 import type { ToolCallContext } from '../types.ts';
+import type { WriteTargetAssessment } from './approval-policy.ts';
 
 /**
  * The write target of a call of a tool with `autoApprovedPaths` and a string `path` argument, or

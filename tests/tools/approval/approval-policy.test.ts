@@ -4,17 +4,17 @@
  * target inside or outside `autoApprovedPaths`, and a target that could not be resolved.
  */
 import { describe, expect, test } from 'bun:test';
-import '../../src/tools/builtin/index.ts';
+import '../../../src/tools/builtin/index.ts';
 import {
   type ApprovalDecision,
   decideApproval,
   ruleShellOf,
   type WriteTargetAssessment,
-} from '../../src/tools/approval-policy.ts';
-import { defaultToolRegistry } from '../../src/tools/registry.ts';
-import { getDefaultToolSettings } from '../../src/tools/settings-policy.ts';
-import { buildShellTool } from '../../src/tools/shell/build-shell-tool.ts';
-import type { RegisteredTool } from '../../src/tools/types.ts';
+} from '../../../src/tools/approval/approval-policy.ts';
+import { defaultToolRegistry } from '../../../src/tools/registry.ts';
+import { getDefaultToolSettings } from '../../../src/tools/settings-policy.ts';
+import { buildShellTool } from '../../../src/tools/shell/build-shell-tool.ts';
+import type { RegisteredTool } from '../../../src/tools/types.ts';
 
 function tool(name: string): RegisteredTool {
   if (name === 'powershell') {

@@ -5,15 +5,15 @@
  *
  * Rules, in order: `approval: never` runs the call; a shell command matching one of the shell's
  * auto-approve rules (`autoApprovedCommands` word prefixes, `autoApprovedExactCommands` exact text;
- * matched with the shell grammar of `shell/command-approval-rules.ts`) runs; a write whose resolved real
+ * matched with the shell grammar of `../shell/command-approval-rules.ts`) runs; a write whose resolved real
  * target lies inside an enabled `autoApprovedPaths` entry runs; everything else asks. Whatever cannot
  * be decided (a command that does not parse, a target that could not be resolved) asks: a rule never
  * approves what it cannot see.
  */
-import { matchCommandRule } from './shell/command-approval-rules.ts';
-import type { EffectiveToolSettings, RegisteredTool } from './types.ts';
+import { matchCommandRule } from '../shell/command-approval-rules.ts';
+import type { EffectiveToolSettings, RegisteredTool } from '../types.ts';
 
-/** Where a file-writing call's write lands, as resolved by `fs/auto-approved-write-target.ts`. */
+/** Where a file-writing call's write lands, as resolved by `auto-approved-write-target.ts`. */
 export interface WriteTargetAssessment {
   /** The real location written. */
   real: string;
