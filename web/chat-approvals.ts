@@ -3,7 +3,8 @@
  * while it waits, so what the user typed survives re-renders), and the status line while any waits —
  * "Waiting for your approval" with a Review button that moves focus to the oldest waiting card, from
  * where Tab reaches Approve. Focus is never moved without the user asking: an Enter meant for the
- * composer must not approve a command.
+ * composer must not approve a command. The window title starts with "Approval needed" meanwhile, so a
+ * tab in the background shows that the chat waits.
  */
 import type { ApiClient, ToolSettingsDescriptor } from './api-client.ts';
 import { type ApprovalRuleSupport, createApprovalPanel } from './approval-panel.ts';
@@ -41,6 +42,14 @@ export function waitingStatusText(waiting: readonly ToolCallEntry[]): string {
     return `Waiting for your approval: ${approvalSummary(call.name, parseApprovalArguments(call.argumentsText))}`;
   }
   return `Waiting for your approval: ${waiting.length} calls`;
+}
+
+export const WAITING_TITLE_PREFIX = 'Approval needed · ';
+
+function markTitle(waiting: boolean): void {
+  const marked = document.title.startsWith(WAITING_TITLE_PREFIX);
+  if (waiting && !marked) document.title = `${WAITING_TITLE_PREFIX}${document.title}`;
+  if (!waiting && marked) document.title = document.title.slice(WAITING_TITLE_PREFIX.length);
 }
 
 export function createChatApprovals(options: ChatApprovalsOptions): ChatApprovals {
@@ -101,6 +110,7 @@ export function createChatApprovals(options: ChatApprovalsOptions): ChatApproval
       if (key === shown) return;
       const wasWaiting = shown !== '';
       shown = key;
+      markTitle(key !== '');
       if (key !== '') options.showStatus(waitingStatusText(waiting), review);
       else if (wasWaiting && transcript.running) options.showStatus(runningText);
     },

@@ -152,6 +152,7 @@ describe('approvals on the chat page in Chromium', () => {
       expect(await page.locator('[aria-live="polite"]').textContent()).toContain(
         `Waiting for your approval: bash: ${command}`,
       );
+      expect(await page.title()).toBe('Approval needed · Chats — Mango');
       expect(await card.getByRole('button', { name: 'Always allow…' }).count()).toBe(1);
       expect(await card.getByRole('button', { name: 'Remember this exact command' }).count()).toBe(1);
       expect(await card.getByRole('textbox', { name: /Reason for denying/ }).count()).toBe(1);
@@ -168,6 +169,7 @@ describe('approvals on the chat page in Chromium', () => {
       expect(await card.locator('.result-shell').textContent()).toContain('mango ripe');
       expect(toolMessageSent('call_ok')).toContain('mango ripe');
       expect(await page.locator('.turn-status').textContent()).toBe('');
+      expect(await page.title()).toBe('Chats — Mango');
 
       // After the turn, a reload reads the same: one card, approved, with its result.
       const live = await transcriptText(page);
