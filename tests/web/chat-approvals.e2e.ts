@@ -2,9 +2,9 @@
  * Approvals on the chat page in real headless Chromium against the real server, whose OpenAI-compatible
  * provider talks to a scripted replay server: a waiting bash card shows the exact command and the status
  * line says the chat waits; Approve runs it and its result appears; Deny with a reason shows the denial
- * and the model's next request carries the reason; a reload while waiting still shows the buttons and
- * answering works; by keyboard, Tab from the composer reaches Review, then Approve, and Enter answers;
- * "Always allow…" saves the edited prefix and "Remember this exact command" the command, in the tool's
+ * and the model's next request carries the reason; an unanswered call is denied when its time is up; a
+ * reload while waiting still shows the buttons and answering works; by keyboard, Tab from the composer
+ * reaches Review, then Approve, and Enter answers; "Always allow…" saves the edited prefix and "Remember this exact command" the command, in the tool's
  * settings; edit_file waits with a line diff and write_file with the content. Screenshots go to
  * `test-results/`. Run by `npm run test:e2e`.
  */
@@ -214,6 +214,29 @@ describe('approvals on the chat page in Chromium', () => {
         'The user denied this call: keep the build, it is slow to make',
       );
       expect(replay.failures).toEqual([]);
+      await page.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  test(
+    'unanswered, the call is denied when its time is up: the card says so and the buttons go',
+    async () => {
+      await saveTool('bash', { approval: 'always', approvalTimeoutSeconds: 10 });
+      scriptBash('call_late', 'echo too-late', 'Nobody answered, so I did not run it.');
+      const page = await browser.newPage();
+      await openNewChat(page, 'Timeout chat');
+      await send(page, 'Echo, if you may');
+      const card = await waitingCard(page, 'call_late');
+      await card.locator('.call-status', { hasText: 'failed: denied' }).waitFor({ timeout: 25_000 });
+      expect(await card.locator('.call-error .error-text').textContent()).toBe(
+        'Nobody answered the approval question within 10 seconds (approvalTimeoutSeconds), so the call was denied and not run.',
+      );
+      expect(await card.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+      await page.getByText('Nobody answered, so I did not run it.').waitFor();
+      expect(await page.locator('.turn-status').textContent()).toBe('');
+      expect(replay.failures).toEqual([]);
+      await saveTool('bash', { approval: 'always', approvalTimeoutSeconds: 600 });
       await page.close();
     },
     TIMEOUT_MS,
