@@ -3,7 +3,8 @@
  * while it waits, so what the user typed survives re-renders), and the status line while any waits —
  * "Waiting for your approval" with a Review button that moves focus to the oldest waiting card, from
  * where Tab reaches Approve. Focus is never moved without the user asking: an Enter meant for the
- * composer must not approve a command. The window title starts with "Approval needed" meanwhile, so a
+ * composer must not approve a command; after an answer, focus goes to the next waiting card, else back
+ * to the composer. The window title starts with "Approval needed" meanwhile, so a
  * tab in the background shows that the chat waits.
  */
 import type { ApiClient, ToolSettingsDescriptor } from './api-client.ts';
@@ -21,6 +22,8 @@ export interface ChatApprovalsOptions {
   showStatus(text: string, action?: HTMLElement): void;
   /** The view should render again (an answer changed a card). */
   changed(): void;
+  /** Where focus goes after an answer given from a card when no other call waits (the composer). */
+  home: HTMLElement;
 }
 
 export interface ChatApprovals {
@@ -93,6 +96,14 @@ export function createChatApprovals(options: ChatApprovalsOptions): ChatApproval
           answer: (body) => options.api.answerApproval(options.chatId, call.callId, body),
           onAnswered: (answer) => {
             if (answer.remembered && call.approval) call.approval.remembered = answer.remembered;
+            // The answered card's buttons are gone or disabled: keep a keyboard user's place.
+            const active = document.activeElement;
+            if (active === document.body || active === null || panel?.contains(active)) {
+              const next = options.log.querySelector<HTMLElement>(
+                `article.call-waiting[tabindex]:not([data-call-id="${CSS.escape(call.callId)}"])`,
+              );
+              (next ?? options.home).focus();
+            }
             options.changed();
           },
         });

@@ -89,14 +89,7 @@ export async function renderChatView(
     'aria-live': 'off',
   });
   const announcer = createLiveAnnouncer();
-  const turnStatus = h('p', { class: 'turn-status' });
-  /** The visible status line; what it says is spoken through the announcer, in order with the answer. */
-  const showStatus = (text: string, action?: HTMLElement) => {
-    replaceChildren(turnStatus, text, text !== '' ? action : undefined);
-    if (text !== '') announcer.announce(text);
-  };
-  const approvals = createChatApprovals({ api, chatId, log, showStatus, changed: () => scheduleRender() });
-  approvals.setTools(toolList);
+
   const elapsed = createElapsedTicker(log);
   /**
    * Whether the reader is at the end of the log: then new text keeps it there; scrolled up, nothing
@@ -188,6 +181,21 @@ export async function renderChatView(
     required: true,
     placeholder: 'Ask something… (Enter sends, Shift+Enter for a new line)',
   });
+  const turnStatus = h('p', { class: 'turn-status' });
+  /** The visible status line; what it says is spoken through the announcer, in order with the answer. */
+  const showStatus = (text: string, action?: HTMLElement) => {
+    replaceChildren(turnStatus, text, text !== '' ? action : undefined);
+    if (text !== '') announcer.announce(text);
+  };
+  const approvals = createChatApprovals({
+    api,
+    chatId,
+    log,
+    showStatus,
+    changed: () => scheduleRender(),
+    home: textarea,
+  });
+  approvals.setTools(toolList);
   const sendButton = h('button', { type: 'submit', class: 'button-primary' }, 'Send');
   const cancelButton = h('button', { type: 'button', class: 'button-danger', hidden: true }, 'Cancel');
   let turnController: AbortController | undefined;

@@ -281,7 +281,7 @@ describe('approvals on the chat page in Chromium', () => {
   test(
     'by keyboard: Tab from the composer reaches Review, Review leads to the card, Tab reaches Approve, Enter answers',
     async () => {
-      scriptBash('call_keys', 'echo by-keyboard', 'Printed by-keyboard.');
+      scriptBash('call_keys', 'sleep 2', 'Slept by keyboard.');
       const page = await browser.newPage();
       await openNewChat(page, 'Keyboard chat');
       await send(page, 'Echo by keyboard');
@@ -300,8 +300,13 @@ describe('approvals on the chat page in Chromium', () => {
       await page.keyboard.press('Tab');
       expect(await focused()).toBe('Approve');
       await page.keyboard.press('Enter');
+      // While it runs (the turn is not over), the answered card has no buttons and focus went back to
+      // the composer rather than to the page.
+      await card.locator('.call-status', { hasText: 'running' }).waitFor();
+      expect(await card.getByRole('button').count()).toBe(0);
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('message');
       await card.locator('.call-status', { hasText: 'done' }).waitFor();
-      await page.getByText('Printed by-keyboard.').waitFor();
+      await page.getByText('Slept by keyboard.').waitFor();
       expect(replay.failures).toEqual([]);
       await page.close();
     },
