@@ -16,6 +16,7 @@ export { ChatService, type ChatServiceDependencies, type CreateChatInput } from 
 export { repairHistory } from './chat/history-repair.ts';
 export { InMemoryChatRepository } from './chat/in-memory-chat-repository.ts';
 export { buildSystemPrompt } from './chat/system-prompt.ts';
+export type * from './chat/tool-approval-gate.ts';
 export {
   DEFAULT_MAX_TOOL_ITERATIONS,
   type RunTurnParameters,

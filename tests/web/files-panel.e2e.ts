@@ -30,12 +30,14 @@ let project: string;
 beforeAll(async () => {
   replay = startReplayServer();
   server = await startWebTestServer({ environment: { OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1` } });
+  // The panel is the subject here, not approvals: the tool's write runs without asking.
+  const settings = await callApi(server, 'PUT', '/api/settings/tools/write_file', {
+    parameters: { approval: 'never' },
+  });
+  expect(settings.status).toBe(200);
   project = path.join(server.root, 'project');
   await mkdir(path.join(project, 'docs'), { recursive: true });
   await writeFile(path.join(project, '<img src=x onerror="window.__pwned=1">.txt'), 'x');
-  // The tool's write is about the panel showing it; asking first is chat-approvals.e2e.ts.
-  const noAsking = { parameters: { approval: 'never' } };
-  expect((await callApi(server, 'PUT', '/api/settings/tools/write_file', noAsking)).status).toBe(200);
   browser = await launchTestBrowser(server.url);
 }, TIMEOUT_MS);
 
