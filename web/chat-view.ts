@@ -89,7 +89,6 @@ export async function renderChatView(
     'aria-live': 'off',
   });
   const announcer = createLiveAnnouncer();
-
   const elapsed = createElapsedTicker(log);
   /**
    * Whether the reader is at the end of the log: then new text keeps it there; scrolled up, nothing
@@ -158,7 +157,7 @@ export async function renderChatView(
     });
     while (log.children.length > nodes.length) log.lastElementChild!.remove();
     elapsed.sync();
-    approvals.sync(transcript, WORKING_TEXT);
+    approvals.sync(transcript, runningStatus);
     const usages = transcript.entries.filter((entry) => entry.kind === 'usage');
     chatUsage.textContent = usages.length > 0 ? `This chat: ${usageText(totalUsage(usages))}` : '';
     followIfFollowing();
@@ -182,6 +181,8 @@ export async function renderChatView(
     placeholder: 'Ask something… (Enter sends, Shift+Enter for a new line)',
   });
   const turnStatus = h('p', { class: 'turn-status' });
+  /** What the status line says while the turn runs and no call waits. */
+  let runningStatus = WORKING_TEXT;
   /** The visible status line; what it says is spoken through the announcer, in order with the answer. */
   const showStatus = (text: string, action?: HTMLElement) => {
     replaceChildren(turnStatus, text, text !== '' ? action : undefined);
@@ -205,6 +206,7 @@ export async function renderChatView(
     sendButton.disabled = running;
     cancelButton.hidden = !running;
     cancelButton.disabled = false;
+    runningStatus = WORKING_TEXT;
     showStatus(running ? WORKING_TEXT : '');
   };
 
@@ -257,13 +259,15 @@ export async function renderChatView(
 
   cancelButton.addEventListener('click', async () => {
     cancelButton.disabled = true;
-    showStatus('Cancelling…');
+    runningStatus = 'Cancelling…';
+    showStatus(runningStatus);
     try {
       await api.cancelTurn(chatId);
     } catch (error) {
       // Closing the stream would not stop the turn: say so and let the user try again.
       cancelButton.disabled = false;
-      showStatus(`Could not cancel: ${(error as Error).message}`);
+      runningStatus = `Could not cancel: ${(error as Error).message}`;
+      showStatus(runningStatus);
     }
   });
 

@@ -2,11 +2,12 @@
  * Approvals on the chat page in real headless Chromium against the real server, whose OpenAI-compatible
  * provider talks to a scripted replay server: a waiting bash card shows the exact command and the status
  * line says the chat waits; Approve runs it and its result appears; Deny with a reason shows the denial
- * and the model's next request carries the reason; an unanswered call is denied when its time is up; a
- * reload while waiting still shows the buttons and answering works; by keyboard, Tab from the composer
- * reaches Review, then Approve, and Enter answers; "Always allow…" saves the edited prefix and "Remember this exact command" the command, in the tool's
- * settings; edit_file waits with a line diff and write_file with the content. Screenshots go to
- * `test-results/`. Run by `npm run test:e2e`.
+ * and the model's next request carries the reason; an unanswered call is denied when its time is up;
+ * Cancel while waiting cancels the call without running it; a reload while waiting still shows the
+ * buttons and answering works; by keyboard, Tab from the composer reaches Review, then Approve, and
+ * Enter answers; "Always allow…" saves the edited prefix and "Remember this exact command" the command,
+ * in the tool's settings; edit_file waits with a line diff and write_file with the content. Screenshots
+ * go to `test-results/`. Run by `npm run test:e2e`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -237,6 +238,39 @@ describe('approvals on the chat page in Chromium', () => {
       expect(await page.locator('.turn-status').textContent()).toBe('');
       expect(replay.failures).toEqual([]);
       await saveTool('bash', { approval: 'always', approvalTimeoutSeconds: 600 });
+      await page.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  test(
+    'Cancel while a call waits ends the turn: the call is cancelled, never run, and its buttons go',
+    async () => {
+      const marker = path.join(project, 'cancelled-marker');
+      // Only the call is scripted: a cancelled turn asks the model nothing more.
+      replay.enqueue({
+        body: chatBody({
+          calls: [
+            { id: 'call_cancel', name: 'bash', fragments: [JSON.stringify({ command: `touch ${marker}` })] },
+          ],
+        }),
+      });
+      const requestsBefore = requestCount();
+      const page = await browser.newPage();
+      await openNewChat(page, 'Cancel chat');
+      await send(page, 'Touch it');
+      const card = await waitingCard(page, 'call_cancel');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await card.locator('.call-status', { hasText: 'failed: cancelled' }).waitFor();
+      expect(await card.locator('.call-error .error-text').textContent()).toBe(
+        'The turn was cancelled while the call waited for approval.',
+      );
+      expect(await card.getByRole('button').count()).toBe(0);
+      await page.getByRole('button', { name: 'Send' }).and(page.locator(':not([disabled])')).waitFor();
+      expect(await page.locator('.turn-status').textContent()).toBe('');
+      expect(await Bun.file(marker).exists()).toBe(false);
+      expect(requestCount()).toBe(requestsBefore + 1);
+      expect(replay.failures).toEqual([]);
       await page.close();
     },
     TIMEOUT_MS,
