@@ -48,8 +48,8 @@ export interface AnswerToolApprovalInput {
   callId: string;
   body: ToolApprovalAnswerBody;
   now: () => number;
-  /** Writes the rule into the user's saved settings of the tool. */
-  remember: (userId: string, toolName: string, rule: RememberedApprovalRule) => Promise<void>;
+  /** Writes the rule into the user's saved settings of the tool; absent, remembering is refused. */
+  remember?: (userId: string, toolName: string, rule: RememberedApprovalRule) => Promise<void>;
 }
 
 const CLOSED_BECAUSE: Record<Exclude<ToolApprovalState, 'waiting'>, string> = {
@@ -130,6 +130,11 @@ export async function answerToolApproval(input: AnswerToolApprovalInput): Promis
   }
   if (record.state !== 'waiting') throw closed(record, CLOSED_BECAUSE[record.state]);
   const remembered = ruleToRemember(record, body, input.registry);
+  if (remembered !== undefined && input.remember === undefined) {
+    throw invalid(
+      'This server cannot store remembered approval rules; answer without remember or rememberPrefix.',
+    );
+  }
   const reason = body.reason?.trim() ? body.reason.trim() : undefined;
   const now = new Date(input.now()).toISOString();
   const answered = await store.answerApproval(record.id, {
@@ -147,7 +152,7 @@ export async function answerToolApproval(input: AnswerToolApprovalInput): Promis
     throw closed(current, 'its turn has ended or the server running it lost the chat');
   }
   input.wakeups.notify(record.id);
-  if (remembered !== undefined) await input.remember(input.userId, record.name, remembered);
+  if (remembered !== undefined) await input.remember?.(input.userId, record.name, remembered);
   return {
     callId: record.callId,
     decision: body.decision,

@@ -318,12 +318,7 @@ export class ChatService {
       callId,
       body,
       now: this.#now,
-      remember: async (owner, toolName, rule) => {
-        if (!dependencies.rememberApprovalRule) {
-          throw new ChatError('invalid_request', 'This server cannot store remembered approval rules.');
-        }
-        await dependencies.rememberApprovalRule(owner, toolName, rule);
-      },
+      ...(dependencies.rememberApprovalRule ? { remember: dependencies.rememberApprovalRule } : {}),
     });
   }
 

@@ -84,7 +84,11 @@ function outcomeFailure(outcome: ToolApprovalOutcome, timeoutSeconds: number): T
 
 /** Decides, asks when needed, and says whether the call runs. Never throws. */
 export async function approveToolCall(input: ToolCallApprovalInput): Promise<ToolCallApproval> {
-  const prepared = prepareToolCall(input.name, input.arguments, input.savedSettings, input.executeOptions);
+  // Invalid saved settings are reported once, by the execution that follows.
+  const prepared = prepareToolCall(input.name, input.arguments, input.savedSettings, {
+    ...input.executeOptions,
+    onInvalidSettings: () => {},
+  });
   if (!prepared.ok) return { run: false, envelope: prepared.failure };
   const { call } = prepared;
   const decision = await assessToolCallApproval(call, input.context);

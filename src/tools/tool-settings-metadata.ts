@@ -33,7 +33,7 @@ function universalDescriptors(tool: RegisteredTool): ToolParameterDescriptor[] {
     },
     {
       name: 'approvalTimeoutSeconds',
-      label: 'Approval timeout (seconds)',
+      label: 'Seconds to wait for approval',
       description: 'A call still waiting for your approval after this many seconds is denied.',
       type: 'integer',
       min: MIN_APPROVAL_TIMEOUT_SECONDS,

@@ -47,7 +47,7 @@ describe.each(BACKENDS)('tool settings API on %s', (backend) => {
       parameters: TUNABLE_DEFAULTS,
       parameterDescriptors: expect.any(Array),
     });
-    const descriptors = tools[0]!.parameterDescriptors as { name: string }[];
+    const descriptors = tools[0]!.parameterDescriptors as Record<string, unknown>[];
     expect(descriptors.map((descriptor) => descriptor.name)).toEqual([
       'timeoutSeconds',
       'ratio',
@@ -71,7 +71,7 @@ describe.each(BACKENDS)('tool settings API on %s', (backend) => {
       },
       {
         name: 'approvalTimeoutSeconds',
-        label: 'Approval timeout (seconds)',
+        label: 'Seconds to wait for approval',
         description: 'A call still waiting for your approval after this many seconds is denied.',
         type: 'integer',
         min: 10,
