@@ -433,7 +433,7 @@ describe('approvals on the chat page in Chromium', () => {
         { body: chatBody({ text: 'Edited; the plan was not written.' }) },
       );
       const page = await browser.newPage();
-      await openNewChat(page, 'Files approval chat');
+      const chatId = await openNewChat(page, 'Files approval chat');
       await send(page, 'Ripen the notes and write a plan');
 
       const edit = await waitingCard(page, 'call_edit');
@@ -447,11 +447,16 @@ describe('approvals on the chat page in Chromium', () => {
       ]);
       expect(await edit.getByRole('button', { name: 'Always allow…' }).count()).toBe(0);
       expect(await edit.getByRole('button', { name: 'Remember this exact command' }).count()).toBe(0);
-      await page.setViewportSize(PHONE_VIEWPORT);
-      await page.screenshot({ path: path.join(SCREENSHOT_DIRECTORY, 'chat-approval-diff-phone.png') });
+      // Another device sees the same waiting card; at phone width nothing overflows sideways.
+      const phone = await browser.newPage(PHONE_VIEWPORT);
+      await phone.goto(`${server.url}/chats/${encodeURIComponent(chatId)}`);
+      const phoneCard = await waitingCard(phone, 'call_edit');
+      await phoneCard.scrollIntoViewIfNeeded();
+      await phone.screenshot({ path: path.join(SCREENSHOT_DIRECTORY, 'chat-approval-diff-phone.png') });
       expect(
-        await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+        await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
       ).toBeLessThanOrEqual(0);
+      await phone.close();
       await edit.getByRole('button', { name: 'Approve' }).click();
       await edit.locator('.call-status', { hasText: 'done' }).waitFor();
       expect(await readFile(notes, 'utf8')).toBe('# Notes\nmango: ripe\nseason: now\nend\n');
