@@ -41,8 +41,17 @@ export class InMemoryToolApprovalStore implements ToolApprovalStore {
     const matching = [...this.#approvals.values()].filter(
       (record) => record.chatId === chatId && record.callId === callId && record.turnId === turnId,
     );
-    const newest = matching.at(-1);
-    return newest ? structuredClone(newest) : undefined;
+    // The database's order: waiting first, then the newest request (ties by id).
+    const rank = (record: ToolApprovalRecord) =>
+      [record.state === 'waiting' ? 0 : 1, record.requestedAt, record.id] as const;
+    matching.sort((left, right) => {
+      const [a, b] = [rank(left), rank(right)];
+      if (a[0] !== b[0]) return a[0] - b[0];
+      if (a[1] !== b[1]) return a[1] < b[1] ? 1 : -1;
+      return a[2] < b[2] ? 1 : a[2] > b[2] ? -1 : 0;
+    });
+    const chosen = matching[0];
+    return chosen ? structuredClone(chosen) : undefined;
   }
 
   async listWaiting(turnId: string): Promise<ToolApprovalRecord[]> {

@@ -51,7 +51,10 @@ export interface ToolApprovalStore {
   /** Records a waiting question. @throws TurnFencedError when the fence no longer holds. */
   insertApproval(fence: TurnFence, approval: NewToolApproval): Promise<void>;
   getApproval(id: string): Promise<ToolApprovalRecord | undefined>;
-  /** The newest question with this call id in the chat's newest turn, whatever its state. */
+  /**
+   * The question with this call id in the chat's newest turn: the waiting one if any (a model may reuse
+   * a call id within a turn), else the newest, whatever its state.
+   */
   findApproval(chatId: string, callId: string): Promise<ToolApprovalRecord | undefined>;
   /** The turn's waiting questions, oldest first. */
   listWaiting(turnId: string): Promise<ToolApprovalRecord[]>;

@@ -91,9 +91,31 @@ export async function approveToolCall(input: ToolCallApprovalInput): Promise<Too
   });
   if (!prepared.ok) return { run: false, envelope: prepared.failure };
   const { call } = prepared;
-  const decision = await assessToolCallApproval(call, input.context);
+  let decision: Awaited<ReturnType<typeof assessToolCallApproval>>;
+  try {
+    decision = await assessToolCallApproval(call, input.context);
+  } catch (error) {
+    // Undecidable is not a yes: ask.
+    decision = {
+      ask: true,
+      reason: `Whether ${input.name} may run without asking could not be decided (${error instanceof Error ? error.message : String(error)}).`,
+    };
+  }
   if (!decision.ask) return { run: true, asked: false };
   if (input.gate === undefined) return denied(NO_GATE_MESSAGE);
+  // A turn already cancelled asks nothing; the call gets the cancel, worded as executeTool words it.
+  if (input.signal.aborted) {
+    return {
+      run: false,
+      envelope: {
+        ok: false,
+        error: {
+          classification: 'cancelled',
+          message: `Tool "${input.name}" was cancelled before it started.`,
+        },
+      },
+    };
+  }
 
   const timeoutSeconds = Number(call.settings.parameters.approvalTimeoutSeconds);
   let asked: Awaited<ReturnType<ToolApprovalGate['ask']>>;

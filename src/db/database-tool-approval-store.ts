@@ -86,7 +86,7 @@ export class DatabaseToolApprovalStore implements ToolApprovalStore {
       WHERE a.chat_id = ${chatId} AND a.call_id = ${callId}
         AND a.turn_id = (SELECT id FROM chat_turns WHERE chat_id = ${chatId}
           ORDER BY fencing_token DESC LIMIT 1)
-      ORDER BY a.requested_at DESC, a.id DESC LIMIT 1`;
+      ORDER BY CASE WHEN a.state = 'waiting' THEN 0 ELSE 1 END, a.requested_at DESC, a.id DESC LIMIT 1`;
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 

@@ -264,21 +264,34 @@ describe('runTurn approvals', () => {
     });
   });
 
-  test('cancel while waiting: the call is cancelled and the turn ends cancelled', async () => {
-    const { parameters, ran } = await setUp([[{ id: 'a', name: 'risky', arguments: {} }]]);
-    const { gate, askedCount } = manualGate();
+  test('cancel while waiting: the call is cancelled, the next one is not asked, the turn ends cancelled', async () => {
+    const { parameters, ran } = await setUp([
+      [
+        { id: 'a', name: 'risky', arguments: {} },
+        { id: 'b', name: 'risky', arguments: {} },
+      ],
+    ]);
+    const { gate, asked, askedCount } = manualGate();
     const controller = new AbortController();
     const turn = collect(runTurn({ ...parameters, approvals: gate, signal: controller.signal }));
     await askedCount(1);
     controller.abort();
     const events = await turn;
     expect(ran).toEqual([]);
-    expect(events.find((event) => event.type === 'tool_result')).toMatchObject({
-      error: {
-        classification: 'cancelled',
-        message: 'The turn was cancelled while the call waited for approval.',
+    expect(asked).toHaveLength(1);
+    expect(events.filter((event) => event.type === 'tool_result')).toMatchObject([
+      {
+        callId: 'a',
+        error: {
+          classification: 'cancelled',
+          message: 'The turn was cancelled while the call waited for approval.',
+        },
       },
-    });
+      {
+        callId: 'b',
+        error: { classification: 'cancelled', message: 'Tool "risky" was cancelled before it started.' },
+      },
+    ]);
     expect(events.at(-1)).toEqual({ type: 'done', reason: 'cancelled', message: 'The turn was cancelled.' });
   });
 

@@ -187,6 +187,13 @@ describe.each(['memory', ...BACKENDS] as const)('the approval store on %s', (bac
     const second = { ...question(next!, chatId, 'same-id'), requestedAt: at(30) };
     await repository.approvals.insertApproval(fenceOf(next!, 30), second);
     expect((await repository.approvals.findApproval(chatId, 'same-id'))?.id).toBe(second.id);
+    // A call id reused within the turn: the waiting question is the one meant, even beside a newer closed one.
+    const third = { ...question(next!, chatId, 'same-id'), requestedAt: at(10) };
+    await repository.approvals.insertApproval(fenceOf(next!, 40), third);
+    await repository.approvals.closeApproval(third.id, 'cancelled', at(40));
+    expect((await repository.approvals.findApproval(chatId, 'same-id'))?.id).toBe(second.id);
+    await repository.approvals.closeApproval(second.id, 'timed_out', at(50));
+    expect((await repository.approvals.findApproval(chatId, 'same-id'))?.id).toBe(second.id);
     await repository.deleteChat(chatId);
     expect(await repository.approvals.getApproval(second.id)).toBeUndefined();
     expect(await repository.approvals.getApproval(first.id)).toBeUndefined();

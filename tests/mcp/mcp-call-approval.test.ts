@@ -2,8 +2,8 @@
  * Approvals over MCP with the SDK client on an in-memory transport: a tool whose effective `approval`
  * is `always` is listed as destructive (not read-only); with the `elicitation` capability declared, a
  * call that needs approval is asked about first (accept runs it, decline and cancel give `denied` and
- * run nothing, a rule that matches asks nothing); without it the call runs and the client confirms by
- * itself.
+ * run nothing; a tool that does not ask, and a call that fails validation, are not asked about); without
+ * it the call runs and the client confirms by itself.
  */
 import { afterEach, describe, expect, test } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
