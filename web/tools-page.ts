@@ -57,7 +57,7 @@ export async function renderToolsPage(container: HTMLElement, api: ApiClient): P
 }
 
 function categoryRank(category: string): number {
-  const order = ['system', 'interaction', 'image'];
+  const order = ['system', 'interaction', 'image', 'external'];
   const index = order.indexOf(category);
   return index === -1 ? order.length : index;
 }

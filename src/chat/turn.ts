@@ -150,7 +150,9 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
     history.push(item);
   };
 
-  const registry = parameters.executeOptions?.registry ?? defaultToolRegistry;
+  // The user's own tools (external ones included) when the runtime carries them.
+  const registry = parameters.tools.registry ?? parameters.executeOptions?.registry ?? defaultToolRegistry;
+  const executeOptions: ExecuteToolOptions = { ...parameters.executeOptions, registry };
   /** The chat's ledger, one for the whole turn (executeTool would give a chat-less call a fresh one). */
   const chatLedger = parameters.toolContext.ledger ?? getInMemoryLedgerForChat(parameters.toolContext.chatId);
 
@@ -208,7 +210,7 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
         parsed.value,
         context,
         parameters.tools.savedSettings[call.name],
-        parameters.executeOptions,
+        executeOptions,
       );
       return { envelope, durationMs: Math.max(0, now() - startedAt), ledger };
     };

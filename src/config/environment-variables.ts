@@ -124,6 +124,18 @@ export const ENVIRONMENT_VARIABLES = {
     defaultText: '`61000`',
     meaning: 'the uid sandboxed shell commands run as when the server runs as root',
   }),
+  MANGO_MCP_SERVERS: textVariable({
+    defaultText: '(unset: no external MCP servers)',
+    meaning:
+      'path of the JSON file of external MCP servers offered to every user ([mcp-client.md](mcp-client.md)); re-read on SIGHUP',
+  }),
+  MANGO_MCP_ALLOW_PRIVATE: choiceVariable({
+    fallback: '0',
+    choices: ['0', '1'],
+    defaultText: '`0`',
+    meaning:
+      '`1` lets external MCP servers over HTTP reach loopback, link-local and private addresses',
+  }),
   MANGO_PROVIDER_FIRST_EVENT_TIMEOUT_SECONDS: integerVariable({
     fallback: 120,
     minimum: 1,

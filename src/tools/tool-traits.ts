@@ -29,6 +29,8 @@ export interface ToolTraits {
   confirmBeforeEnable: boolean;
   /** The rendering the web app uses for its result. */
   resultView: ToolResultView;
+  /** Whether a call waits for the user's yes unless the user's `approval` setting says otherwise. */
+  approvalDefault: 'never' | 'always';
 }
 
 /** The traits of a tool without declared traits: the cautious answer to every question. */
@@ -39,6 +41,7 @@ export const CAUTIOUS_TRAITS: ToolTraits = {
   openWorld: true,
   confirmBeforeEnable: true,
   resultView: 'json',
+  approvalDefault: 'always',
 };
 
 /** The traits of a tool that reads local files or the clock, shown with the given view. */
@@ -50,6 +53,7 @@ export function readOnlyLocalTraits(resultView: ToolResultView): ToolTraits {
     openWorld: false,
     confirmBeforeEnable: false,
     resultView,
+    approvalDefault: 'never',
   };
 }
 

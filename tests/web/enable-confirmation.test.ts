@@ -19,6 +19,7 @@ function createRegistry(): ToolRegistry {
         openWorld: true,
         confirmBeforeEnable: true,
         resultView: 'command_output',
+        approvalDefault: 'always',
       },
     }),
   );

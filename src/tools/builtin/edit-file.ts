@@ -131,6 +131,7 @@ export const editFileTool: RegisteredTool = {
     openWorld: false,
     confirmBeforeEnable: false,
     resultView: 'json',
+    approvalDefault: 'always',
   },
   settings: createPathPolicyToolSettings('Edit file', 'Lets the model change parts of files it has read.'),
   execute: editFile,

@@ -173,6 +173,7 @@ export const generateImageTool: RegisteredTool = {
     openWorld: true,
     confirmBeforeEnable: false,
     resultView: 'images',
+    approvalDefault: 'always',
   },
   settings: {
     title: 'Image generation',

@@ -61,6 +61,7 @@ export const writeFileTool: RegisteredTool = {
     openWorld: false,
     confirmBeforeEnable: false,
     resultView: 'json',
+    approvalDefault: 'always',
   },
   settings: createPathPolicyToolSettings(
     'Write file',

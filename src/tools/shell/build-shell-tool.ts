@@ -170,6 +170,7 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
       openWorld: true,
       confirmBeforeEnable: true,
       resultView: 'command_output',
+      approvalDefault: 'always',
     },
     settings: {
       title: TITLES[kind],
