@@ -1,0 +1,22 @@
+import { test, expect } from 'bun:test';
+import { join } from 'node:path';
+import { createSandboxLayout, createTestSandbox } from '/work/wt/mcp-client/tests/tools/shell/sandbox/sandbox-host.ts';
+import { openStdioConnection } from '/work/wt/mcp-client/src/mcp-client/mcp-server-connector.ts';
+import { createGuardedFetch } from '/work/wt/mcp-client/src/mcp-client/guarded-fetch.ts';
+test('smoke', async () => {
+  const sandbox = createTestSandbox();
+  const layout = await createSandboxLayout(sandbox);
+  const nm = '/work/wt/mcp-client/node_modules';
+  const t0 = performance.now();
+  const connection = await openStdioConnection({ name: 'everything', transport: 'stdio', command: 'node', args: [join(nm, '@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'], env: {}, network: 'none', packageDirectory: nm, stateVariable: 'STATE', }, 'alice', layout.reachable, { dataDirectory: (await import('node:fs')).mkdirSync(layout.base + '/d2', {mode: 0o755}) ?? layout.base + '/d2', sandbox: () => sandbox, fetch: createGuardedFetch({ allowPrivate: false }) }, {});
+  console.log('connected in', performance.now() - t0);
+  const tools = await connection.listTools();
+  console.log(tools.map(t => t.name).join(','));
+  console.log(JSON.stringify(tools.find(t => t.name === 'echo')));
+  const r = await connection.callTool('echo', { message: 'hi' }, { signal: new AbortController().signal, timeoutMs: 10000 });
+  console.log(JSON.stringify(r));
+  const r2 = await connection.callTool('get-env', {}, { signal: new AbortController().signal, timeoutMs: 10000 });
+  console.log(JSON.stringify(r2).slice(0, 600));
+  await connection.close();
+  layout.remove();
+}, 30000);
