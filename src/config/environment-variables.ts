@@ -133,8 +133,7 @@ export const ENVIRONMENT_VARIABLES = {
     fallback: '0',
     choices: ['0', '1'],
     defaultText: '`0`',
-    meaning:
-      '`1` lets external MCP servers over HTTP reach loopback, link-local and private addresses',
+    meaning: '`1` lets external MCP servers over HTTP reach loopback, link-local and private addresses',
   }),
   MANGO_PROVIDER_FIRST_EVENT_TIMEOUT_SECONDS: integerVariable({
     fallback: 120,

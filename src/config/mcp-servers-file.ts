@@ -114,7 +114,8 @@ function parseStdio(problems: FileProblems, name: string, raw: Record<string, un
   if (!Array.isArray(args) || !args.every((item) => typeof item === 'string'))
     problems.fail(`${where}.args`, 'an array of strings', args);
   const network = raw.network ?? 'none';
-  if (network !== 'none' && network !== 'host') problems.fail(`${where}.network`, '"none" or "host"', network);
+  if (network !== 'none' && network !== 'host')
+    problems.fail(`${where}.network`, '"none" or "host"', network);
   const server: StdioMcpServerDeclaration = {
     name,
     transport: 'stdio',
@@ -195,7 +196,11 @@ export function parseMcpServersFile(text: string, source: string): McpServerDecl
     if (type === 'stdio') declarations.push(parseStdio(problems, name, raw));
     else if (type === 'http' || type === 'streamable-http') declarations.push(parseHttp(problems, name, raw));
     else if (type === 'sse')
-      problems.fail(`mcpServers.${name}.type`, '"stdio" or "http" (the old SSE transport is not supported)', type);
+      problems.fail(
+        `mcpServers.${name}.type`,
+        '"stdio" or "http" (the old SSE transport is not supported)',
+        type,
+      );
     else problems.fail(`mcpServers.${name}.type`, '"stdio" or "http"', type);
   }
   return declarations;

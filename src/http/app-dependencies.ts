@@ -30,6 +30,7 @@ import { DatabaseUserRepository } from '../db/database-user-repository.ts';
 import { DatabaseWorkspaceRepository } from '../db/database-workspace-repository.ts';
 import type { ImageRepository } from '../images/image-repository.ts';
 import { McpHttpSessions } from '../mcp/mcp-http-handler.ts';
+import { createExternalTools, type ExternalTools } from '../mcp-client/create-external-tool-source.ts';
 import { createModelCatalog, type ModelCatalog } from '../providers/model-catalog.ts';
 import { createProviderRegistry, type ProviderRegistry } from '../providers/provider-registry.ts';
 import { ToolSettingsEvents } from '../settings/tool-settings-events.ts';
@@ -91,6 +92,8 @@ export interface AppDependencies {
   databaseOutage: DatabaseOutage;
   /** The web app's bytes, loaded and verified once at start; undefined = not built (pages answer 503). */
   webApp?: WebApp;
+  /** External MCP servers' tools (`MANGO_MCP_SERVERS`); undefined when none are configured. */
+  externalTools?: ExternalTools;
 }
 
 export interface AppDependencyOptions {
@@ -111,6 +114,8 @@ export interface AppDependencyOptions {
   workspaces?: WorkspaceService;
   /** The web app to serve (`startServer` loads it with `loadWebApp`); default none. */
   webApp?: WebApp;
+  /** Default: built from `environment` (`MANGO_MCP_SERVERS`); `null`: none, whatever it says. */
+  externalTools?: ExternalTools | null;
 }
 
 /**
@@ -135,6 +140,18 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
       now,
     );
   const log = options.log ?? ((message: string) => console.error(message));
+  const externalTools =
+    options.externalTools === null
+      ? undefined
+      : (options.externalTools ??
+        createExternalTools({
+          environment,
+          builtins: registry,
+          dataDirectory: options.config.dataDirectory,
+          workspaces,
+          log,
+        }));
+  const toolSource = externalTools?.source;
   return {
     config: options.config,
     database: options.database,
@@ -143,7 +160,12 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
     events,
     users,
     toolSettingsRepository,
-    toolSettings: new ToolSettingsService({ repository: toolSettingsRepository, registry, events }),
+    toolSettings: new ToolSettingsService({
+      repository: toolSettingsRepository,
+      registry,
+      toolSource,
+      events,
+    }),
     images: new DatabaseImageRepository(options.database),
     mcpSessions: new McpHttpSessions({ now }),
     ledgerForChat,
@@ -157,7 +179,9 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
     workspaces,
     allowedHosts: readAllowedHostPolicy(environment, options.config.host),
     webApp: options.webApp,
+    externalTools,
     chats: createServerChatService({
+      toolSource,
       chatConfig,
       workspaces,
       providers,

@@ -40,7 +40,8 @@ export function parseIpv6(text: string): number[] | undefined {
   const headGroups = head === '' ? [] : head.split(':');
   const restGroups = rest === undefined || rest === '' ? [] : rest.split(':');
   const missing = 8 - headGroups.length - restGroups.length;
-  const groups = rest === undefined ? headGroups : [...headGroups, ...Array(missing).fill('0'), ...restGroups];
+  const groups =
+    rest === undefined ? headGroups : [...headGroups, ...Array(missing).fill('0'), ...restGroups];
   if (groups.length !== 8) return undefined;
   const bytes = groups.flatMap((group) => {
     const value = Number.parseInt(group, 16);

@@ -35,7 +35,8 @@ export function externalInputSchema(tool: Tool): JsonSchema {
 }
 
 function describeTool(spec: ExternalToolSpec): string {
-  const text = spec.tool.description?.trim() || `The "${spec.tool.name}" tool of the MCP server "${spec.server}".`;
+  const text =
+    spec.tool.description?.trim() || `The "${spec.tool.name}" tool of the MCP server "${spec.server}".`;
   return text.length > MAX_DESCRIPTION_LENGTH ? `${text.slice(0, MAX_DESCRIPTION_LENGTH)}…` : text;
 }
 
@@ -55,7 +56,11 @@ export function externalTraits(tool: Tool): ToolTraits {
 export function buildExternalTool(spec: ExternalToolSpec): RegisteredTool {
   const title = spec.tool.title ?? spec.tool.annotations?.title ?? spec.tool.name;
   return {
-    definition: { name: spec.name, description: describeTool(spec), parameters: externalInputSchema(spec.tool) },
+    definition: {
+      name: spec.name,
+      description: describeTool(spec),
+      parameters: externalInputSchema(spec.tool),
+    },
     settings: {
       title: `${title} (${spec.server})`,
       description: describeTool(spec),

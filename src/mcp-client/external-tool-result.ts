@@ -55,7 +55,11 @@ async function storeImage(
 ): Promise<ExternalContentBlock> {
   const size = decodedLength(data);
   if (size > MAX_IMAGE_BYTES) {
-    return { type: 'image', mimeType, omitted: `The image is ${size} bytes, over the ${MAX_IMAGE_BYTES}-byte cap.` };
+    return {
+      type: 'image',
+      mimeType,
+      omitted: `The image is ${size} bytes, over the ${MAX_IMAGE_BYTES}-byte cap.`,
+    };
   }
   const { dataDirectory } = where.context;
   if (dataDirectory === undefined) {
@@ -97,7 +101,10 @@ export async function mapExternalToolResult(
   where: ResultContext,
 ): Promise<ExternalToolResult> {
   if (result.isError === true) {
-    throw new ToolError('execution_error', `${where.tool} on the MCP server "${where.server}" failed: ${errorText(result)}`);
+    throw new ToolError(
+      'execution_error',
+      `${where.tool} on the MCP server "${where.server}" failed: ${errorText(result)}`,
+    );
   }
   const content: ExternalContentBlock[] = [];
   for (const block of result.content ?? []) {

@@ -160,7 +160,8 @@ export class ExternalToolSource implements UserToolSource {
     server: UserMcpServer,
     given: ReachableSet | undefined,
   ): Promise<{ connection: McpConnection; key: string }> {
-    const reachable = given ?? (server.transport === 'stdio' ? await this.#options.listingAccess(userId) : undefined);
+    const reachable =
+      given ?? (server.transport === 'stdio' ? await this.#options.listingAccess(userId) : undefined);
     const scope = reachable ?? { workingDirectory: '/', homeDirectory: '/', roots: [], protectedPaths: [] };
     const key = scopeKeyOf(userId, server, scope);
     const connection = await this.#options.pool.acquire(key, userId, () => this.#open(userId, server, scope));
@@ -227,7 +228,10 @@ export class ExternalToolSource implements UserToolSource {
     context: ToolContext,
   ): Promise<unknown> {
     if (context.userId !== userId) {
-      throw new ToolError('permission_denied', `This tool belongs to another user's MCP server "${server.name}".`);
+      throw new ToolError(
+        'permission_denied',
+        `This tool belongs to another user's MCP server "${server.name}".`,
+      );
     }
     const { connection, key } = await this.#connection(userId, server, context.reachable);
     try {

@@ -56,7 +56,8 @@ function requestBody(init: RequestInit | undefined): string | Uint8Array | undef
 
 export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
   const judge = options.judge ?? judgeAddress;
-  const verdict = (address: string): AddressVerdict => (options.allowPrivate ? { allowed: true } : judge(address));
+  const verdict = (address: string): AddressVerdict =>
+    options.allowPrivate ? { allowed: true } : judge(address);
 
   const guardedLookup =
     (url: URL): LookupFunction =>
@@ -80,7 +81,9 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
   const once = (url: URL, init: RequestInit | undefined): Promise<Response> =>
     new Promise<Response>((resolve, reject) => {
       if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        reject(new ToolError('execution_error', `An external MCP server must be http(s), got ${url.protocol}`));
+        reject(
+          new ToolError('execution_error', `An external MCP server must be http(s), got ${url.protocol}`),
+        );
         return;
       }
       const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -132,7 +135,8 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
           resolve(new Response(body, { status, statusText: response.statusMessage, headers }));
         },
       );
-      const onAbort = () => request.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+      const onAbort = () =>
+        request.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
       signal?.addEventListener('abort', onAbort, { once: true });
       request.on('socket', (socket: Socket) => {
         socket.once('connect', () => {
@@ -159,13 +163,15 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
       if (response.status < 300 || response.status > 399 || location === null) return response;
       if (current?.redirect === 'manual') return response;
       await response.body?.cancel();
-      if (current?.redirect === 'error') throw new TypeError(`${url.origin} redirected, and redirects are refused.`);
+      if (current?.redirect === 'error')
+        throw new TypeError(`${url.origin} redirected, and redirects are refused.`);
       if (hop >= MAX_REDIRECTS) {
         throw new ToolError('execution_error', `${url.origin} redirected more than ${MAX_REDIRECTS} times.`);
       }
       const next = new URL(location, url);
       const changesMethod =
-        response.status === 303 || ((response.status === 301 || response.status === 302) && current?.method === 'POST');
+        response.status === 303 ||
+        ((response.status === 301 || response.status === 302) && current?.method === 'POST');
       // A header meant for one origin (a bearer token) is not handed to another.
       const headers = new Headers(current?.headers);
       if (next.origin !== url.origin) headers.delete('authorization');

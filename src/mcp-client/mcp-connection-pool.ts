@@ -97,7 +97,8 @@ export class McpConnectionPool {
         current.opening = undefined;
         current.failures += 1;
         current.lastError = error;
-        current.retryAt = this.#now() + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (current.failures - 1));
+        current.retryAt =
+          this.#now() + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (current.failures - 1));
         throw error;
       },
     );
@@ -116,7 +117,8 @@ export class McpConnectionPool {
   liveCount(userId: string): number {
     let count = 0;
     for (const entry of this.#entries.values()) {
-      if (entry.userId === userId && (entry.opening || (entry.connection && !entry.connection.closed))) count += 1;
+      if (entry.userId === userId && (entry.opening || (entry.connection && !entry.connection.closed)))
+        count += 1;
     }
     return count;
   }

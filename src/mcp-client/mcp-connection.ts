@@ -112,7 +112,11 @@ export class McpConnection {
    * Calls one tool. A cancel becomes the SDK's `notifications/cancelled` and rejects with the signal's
    * reason; a closed connection or protocol failure is an `execution_error` naming the server.
    */
-  async callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+  ): Promise<CallToolResult> {
     if (this.#closed) throw this.#failure('is not connected', undefined);
     this.#inFlight += 1;
     try {

@@ -37,7 +37,11 @@ export interface ConnectionHooks {
 }
 
 /** The user's state directory for one server, created (and handed to the sandbox uid) when missing. */
-export async function userStateDirectory(dataDirectory: string, userId: string, server: string): Promise<string> {
+export async function userStateDirectory(
+  dataDirectory: string,
+  userId: string,
+  server: string,
+): Promise<string> {
   const base = join(resolve(dataDirectory), 'mcp-state');
   const userDirectory = join(base, getUserImageDirectoryName(userId));
   const directory = join(userDirectory, server);
@@ -114,7 +118,12 @@ export async function openHttpConnection(
     fetch: options.fetch,
     requestInit: { headers: server.headers },
     // A dropped event stream is not resumed behind the caller's back: the next call reconnects.
-    reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1, maxRetries: 0 },
+    reconnectionOptions: {
+      maxReconnectionDelay: 1000,
+      initialReconnectionDelay: 1000,
+      reconnectionDelayGrowFactor: 1,
+      maxRetries: 0,
+    },
   });
   return McpConnection.open(transport, {
     server: server.name,

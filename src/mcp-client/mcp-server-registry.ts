@@ -32,7 +32,11 @@ export class McpServerRegistry {
   /**
    * @param path the operator file, read now (a bad file throws ConfigError at start); undefined: none.
    */
-  constructor(options: { path?: string; operatorServers?: readonly McpServerDeclaration[]; userSource?: UserMcpServerSource }) {
+  constructor(options: {
+    path?: string;
+    operatorServers?: readonly McpServerDeclaration[];
+    userSource?: UserMcpServerSource;
+  }) {
     this.#path = options.path;
     this.#userSource = options.userSource;
     this.#operator = options.operatorServers ?? (options.path ? readMcpServersFile(options.path) : []);
@@ -75,7 +79,9 @@ export class McpServerRegistry {
     const taken = new Set(servers.map((server) => server.name));
     for (const server of own) {
       if (taken.has(server.name)) {
-        problems.push(`Your MCP server "${server.name}" is left out: the operator offers a server of that name.`);
+        problems.push(
+          `Your MCP server "${server.name}" is left out: the operator offers a server of that name.`,
+        );
         continue;
       }
       taken.add(server.name);

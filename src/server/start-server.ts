@@ -163,6 +163,8 @@ export async function startServer(
           clearTimeout(timer);
           // Turns outlive their streams: let them record their end before the database closes.
           await deps.chats.drainTurns(config.shutdownTimeoutMs);
+          // After the turns: their external calls end as cancelled, not as a closed connection.
+          await deps.externalTools?.close();
           await database.close();
         })();
         return stopping;

@@ -16,6 +16,7 @@ import { getEnabledToolRuntime } from '../../settings/tool-runtime.ts';
 import type { ToolSettingsRepository } from '../../settings/tool-settings-repository.ts';
 import type { FreshnessLedger } from '../../tools/freshness-ledger.ts';
 import type { ToolRegistry } from '../../tools/registry.ts';
+import type { UserToolSource } from '../../tools/user-tool-source.ts';
 import type { WorkspaceService } from '../../workspaces/workspace-service.ts';
 
 export interface ChatServiceFactoryOptions {
@@ -24,6 +25,8 @@ export interface ChatServiceFactoryOptions {
   workspaces: WorkspaceService;
   providers: ProviderRegistry;
   registry: ToolRegistry;
+  /** Each user's own tools (external MCP servers' included), when there are any. */
+  toolSource?: UserToolSource;
   toolSettingsRepository: ToolSettingsRepository;
   ledgerForChat: (chatId: string) => FreshnessLedger;
   dataDirectory: string;
@@ -42,7 +45,10 @@ export function createServerChatService(options: ChatServiceFactoryOptions): Cha
       return provider;
     },
     loadToolRuntime: (userId) =>
-      getEnabledToolRuntime(options.toolSettingsRepository, userId, { registry: options.registry }),
+      getEnabledToolRuntime(options.toolSettingsRepository, userId, {
+        registry: options.registry,
+        toolSource: options.toolSource,
+      }),
     createLedger: options.ledgerForChat,
     workspaces: options.workspaces,
     dataDirectory: options.dataDirectory,

@@ -242,7 +242,9 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
         host,
       ),
       '--',
-      ...(tools.perl && !program ? reporterArguments(tools.perl, interpreterArguments) : interpreterArguments),
+      ...(tools.perl && !program
+        ? reporterArguments(tools.perl, interpreterArguments)
+        : interpreterArguments),
     ],
     ...(tools.perl ? { parseExitStatus: parseReporterStatus } : {}),
     ...(probing ? {} : { settle: waitForSandboxTeardown }),
