@@ -3,6 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { configureImageGeneration, resetImageGenerationConfiguration } from '../../src/images/image-generation-config.ts';
 import { InMemoryImageRepository } from '../../src/images/image-repository.ts';
+import { toolDefsToAnthropic, toolDefsToResponsesAPI } from '../../src/providers/tool-mapper.ts';
 import { executeTool } from '../../src/tools/execution.ts';
 import type { ToolRegistry } from '../../src/tools/registry.ts';
 import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
@@ -77,6 +78,23 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
       ['probe', 'connected'],
     ]);
     expect(servers[2]?.toolCount).toBe(6);
+  });
+
+  test('a schema strict mode cannot take goes to OpenAI Responses with strict: false, a plain one strict', () => {
+    const freeForm = alice.get('mcp__probe__free_form')?.definition;
+    const echo = alice.get('mcp__everything__echo')?.definition;
+    if (!freeForm || !echo) throw new Error('tools missing');
+    const [mappedFreeForm, mappedEcho] = toolDefsToResponsesAPI([freeForm, echo]);
+    expect(mappedFreeForm?.strict).toBe(false);
+    expect(mappedFreeForm?.parameters).toEqual(freeForm.parameters);
+    expect(mappedEcho?.strict).toBe(true);
+    expect(mappedEcho?.parameters).toEqual({
+      type: 'object',
+      properties: { message: { type: 'string', description: 'Message to echo' } },
+      required: ['message'],
+      additionalProperties: false,
+    });
+    expect(toolDefsToAnthropic([freeForm])[0]?.name).toBe('mcp__probe__free_form');
   });
 
   test('echo and get-sum return the server’s text', async () => {
