@@ -82,26 +82,28 @@ export class McpConnectionPool {
     entry.connection = undefined;
     if (entry.opening) return entry.opening;
     if (entry.failures > 0 && this.#now() < entry.retryAt) throw entry.lastError;
-    await this.#makeRoom(userId, key);
     const current = entry;
-    current.opening = open().then(
-      (connection) => {
-        current.opening = undefined;
-        current.connection = connection;
-        current.failures = 0;
-        current.lastError = undefined;
-        this.#armIdle(key, current);
-        return connection;
-      },
-      (error: unknown) => {
-        current.opening = undefined;
-        current.failures += 1;
-        current.lastError = error;
-        current.retryAt =
-          this.#now() + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (current.failures - 1));
-        throw error;
-      },
-    );
+    // Set before anything is awaited, so callers arriving meanwhile share this attempt.
+    current.opening = this.#makeRoom(userId, key)
+      .then(open)
+      .then(
+        (connection) => {
+          current.opening = undefined;
+          current.connection = connection;
+          current.failures = 0;
+          current.lastError = undefined;
+          this.#armIdle(key, current);
+          return connection;
+        },
+        (error: unknown) => {
+          current.opening = undefined;
+          current.failures += 1;
+          current.lastError = error;
+          current.retryAt =
+            this.#now() + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (current.failures - 1));
+          throw error;
+        },
+      );
     return current.opening;
   }
 

@@ -33,7 +33,11 @@ describe('parseMcpServersFile', () => {
             packageDirectory: '/opt/mcp/memory',
           },
           fetcher: { command: '/usr/bin/fetcher', network: 'host' },
-          remote: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer x' } },
+          remote: {
+            type: 'http',
+            url: 'https://mcp.example.com/mcp',
+            headers: { Authorization: 'Bearer x' },
+          },
           implicit: { url: 'https://other.example.com/mcp' },
         },
       }),
@@ -51,7 +55,14 @@ describe('parseMcpServersFile', () => {
         stateFile: 'memory.jsonl',
         packageDirectory: '/opt/mcp/memory',
       },
-      { name: 'fetcher', transport: 'stdio', command: '/usr/bin/fetcher', args: [], env: {}, network: 'host' },
+      {
+        name: 'fetcher',
+        transport: 'stdio',
+        command: '/usr/bin/fetcher',
+        args: [],
+        env: {},
+        network: 'host',
+      },
       {
         name: 'remote',
         transport: 'http',
@@ -65,16 +76,32 @@ describe('parseMcpServersFile', () => {
   test.each([
     ['not JSON', '{', 'is not valid JSON'],
     ['a list at the top', [], 'the document must be an object {"mcpServers": {…}}, got an array.'],
-    ['another top-level key', { mcpServers: {}, servers: {} }, 'the document has unknown field "servers"; the fields are mcpServers.'],
+    [
+      'another top-level key',
+      { mcpServers: {}, servers: {} },
+      'the document has unknown field "servers"; the fields are mcpServers.',
+    ],
     ['no mcpServers', {}, 'mcpServers must be an object of servers by name, got the value undefined.'],
     [
       'a name with a dot',
       { mcpServers: { 'my.server': { command: 'x' } } },
       'a server name must be 1–32 letters, digits, _ or -, starting with a letter or digit, got the string "my.server".',
     ],
-    ['a missing command', { mcpServers: { s: { args: [] } } }, 'mcpServers.s.command must be a non-empty string, got the value undefined.'],
-    ['args not strings', { mcpServers: { s: { command: 'x', args: [1] } } }, 'mcpServers.s.args must be an array of strings, got an array.'],
-    ['a bad network', { mcpServers: { s: { command: 'x', network: 'lan' } } }, 'mcpServers.s.network must be "none" or "host", got the string "lan".'],
+    [
+      'a missing command',
+      { mcpServers: { s: { args: [] } } },
+      'mcpServers.s.command must be a non-empty string, got the value undefined.',
+    ],
+    [
+      'args not strings',
+      { mcpServers: { s: { command: 'x', args: [1] } } },
+      'mcpServers.s.args must be an array of strings, got an array.',
+    ],
+    [
+      'a bad network',
+      { mcpServers: { s: { command: 'x', network: 'lan' } } },
+      'mcpServers.s.network must be "none" or "host", got the string "lan".',
+    ],
     [
       'an unknown stdio key',
       { mcpServers: { s: { command: 'x', cwd: '/tmp' } } },
@@ -100,7 +127,11 @@ describe('parseMcpServersFile', () => {
       { mcpServers: { s: { command: 'x', packageDirectory: 'node_modules' } } },
       'mcpServers.s.packageDirectory must be an absolute path, got the string "node_modules".',
     ],
-    ['an ftp URL', { mcpServers: { s: { url: 'ftp://x/' } } }, 'mcpServers.s.url must be an http:// or https:// URL, got the string "ftp://x/".'],
+    [
+      'an ftp URL',
+      { mcpServers: { s: { url: 'ftp://x/' } } },
+      'mcpServers.s.url must be an http:// or https:// URL, got the string "ftp://x/".',
+    ],
     [
       'a URL with a password',
       { mcpServers: { s: { url: 'https://u:p@x/' } } },

@@ -6,15 +6,17 @@
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StdioMcpServerDeclaration } from '../../src/config/mcp-servers-file.ts';
+import type { McpServerDeclaration, StdioMcpServerDeclaration } from '../../src/config/mcp-servers-file.ts';
 import { ExternalToolSource } from '../../src/mcp-client/external-tool-source.ts';
 import { createGuardedFetch } from '../../src/mcp-client/guarded-fetch.ts';
-import { McpConnectionPool, type McpConnectionPoolOptions } from '../../src/mcp-client/mcp-connection-pool.ts';
+import {
+  McpConnectionPool,
+  type McpConnectionPoolOptions,
+} from '../../src/mcp-client/mcp-connection-pool.ts';
 import { McpServerRegistry } from '../../src/mcp-client/mcp-server-registry.ts';
 import { computeReachableSet, type ReachableSet } from '../../src/tools/access/reachable-set.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
-import type { McpServerDeclaration } from '../../src/config/mcp-servers-file.ts';
 import { createSandboxLayout, type SandboxLayout } from '../tools/shell/sandbox/sandbox-host.ts';
 
 export const NODE_MODULES = join(import.meta.dir, '..', '..', 'node_modules');

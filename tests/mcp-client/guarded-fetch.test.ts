@@ -66,7 +66,8 @@ describe('the guarded fetch, with private addresses not allowed', () => {
 
   test('a redirect from an allowed address to loopback is refused at the hop', async () => {
     // 127.0.0.2 plays a public server here; the policy is otherwise the real one.
-    const judge = (address: string) => (address === '127.0.0.2' ? { allowed: true as const } : judgeAddress(address));
+    const judge = (address: string) =>
+      address === '127.0.0.2' ? { allowed: true as const } : judgeAddress(address);
     const redirector = Bun.serve({
       hostname: '127.0.0.2',
       port: 0,
@@ -75,14 +76,16 @@ describe('the guarded fetch, with private addresses not allowed', () => {
     try {
       const before = requests;
       const strict = createGuardedFetch({ allowPrivate: false, judge });
-      const outcome = await outcomeOf(strict(`http://127.0.0.2:${redirector.port}/mcp`, { method: 'POST', body: '{}' }));
+      const outcome = await outcomeOf(
+        strict(`http://127.0.0.2:${redirector.port}/mcp`, { method: 'POST', body: '{}' }),
+      );
       expect(outcome).toContain('permission_denied: Refused to connect to http://127.0.0.1:');
       expect(requests).toBe(before);
       // The same redirect with private addresses allowed is followed.
       const open = createGuardedFetch({ allowPrivate: true });
-      expect(await outcomeOf(open(`http://127.0.0.2:${redirector.port}/mcp`, { method: 'POST', body: '{}' }))).toBe(
-        '200 loopback secret',
-      );
+      expect(
+        await outcomeOf(open(`http://127.0.0.2:${redirector.port}/mcp`, { method: 'POST', body: '{}' })),
+      ).toBe('200 loopback secret');
       // `redirect: 'manual'` hands the 307 to the caller (the SDK then asks again, through this fetch).
       const manual = await strict(`http://127.0.0.2:${redirector.port}/mcp`, { redirect: 'manual' });
       expect(manual.status).toBe(307);
@@ -97,7 +100,8 @@ describe('the guarded fetch, with private addresses allowed', () => {
     const server = Bun.serve({
       hostname: '127.0.0.1',
       port: 0,
-      fetch: async (request) => new Response(`got ${request.method} ${await request.text()}`, { status: 201 }),
+      fetch: async (request) =>
+        new Response(`got ${request.method} ${await request.text()}`, { status: 201 }),
     });
     try {
       const open = createGuardedFetch({ allowPrivate: true });
@@ -121,7 +125,9 @@ describe('the guarded fetch, with private addresses allowed', () => {
     });
     try {
       const open = createGuardedFetch({ allowPrivate: true });
-      expect(await outcomeOf(open(`http://127.0.0.1:${mango.port}/mcp`, { method: 'POST', body: '{}' }))).toBe(
+      expect(
+        await outcomeOf(open(`http://127.0.0.1:${mango.port}/mcp`, { method: 'POST', body: '{}' })),
+      ).toBe(
         `permission_denied: Refused http://127.0.0.1:${mango.port}: it is a Mango server's own /mcp endpoint, and Mango does not call itself as an external MCP server.`,
       );
     } finally {

@@ -47,7 +47,10 @@ describe('server-everything over Streamable HTTP, in a whole server', () => {
   registry.register(makeTool({ name: 'builtin_probe', execute: async () => ({ fine: true }) }));
 
   const build = (allowPrivate: boolean) => {
-    const environment = { MANGO_MCP_SERVERS: join(directory, 'servers.json'), MANGO_MCP_ALLOW_PRIVATE: allowPrivate ? '1' : '0' };
+    const environment = {
+      MANGO_MCP_SERVERS: join(directory, 'servers.json'),
+      MANGO_MCP_ALLOW_PRIVATE: allowPrivate ? '1' : '0',
+    };
     deps = createAppDependencies({
       config: handle.config,
       database: handle.database,
@@ -59,7 +62,12 @@ describe('server-everything over Streamable HTTP, in a whole server', () => {
     });
     app = createApp(deps);
   };
-  const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const request = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
     const response = await app.handle(
       new Request(`http://localhost${path}`, {
         method,
@@ -87,7 +95,10 @@ describe('server-everything over Streamable HTTP, in a whole server', () => {
       }
     }
     directory = mkdtempSync(join(tmpdir(), 'mango-mcp-http-'));
-    writeFileSync(join(directory, 'servers.json'), JSON.stringify({ mcpServers: { web: { type: 'http', url } } }));
+    writeFileSync(
+      join(directory, 'servers.json'),
+      JSON.stringify({ mcpServers: { web: { type: 'http', url } } }),
+    );
     handle = await createTestDatabase('sqlite');
     build(true);
     token = (await deps.users.create('dora')).token;
@@ -118,8 +129,12 @@ describe('server-everything over Streamable HTTP, in a whole server', () => {
   });
 
   test('a chat turn calls the external tool and the model gets its result', async () => {
-    const created = (await (await request('POST', '/api/chats', { provider: 'openai', model: 'm' })).json()) as { id: string };
-    const events = await collectSseEvents(await request('POST', `/api/chats/${created.id}/turns`, { message: 'Echo it' }));
+    const created = (await (
+      await request('POST', '/api/chats', { provider: 'openai', model: 'm' })
+    ).json()) as { id: string };
+    const events = await collectSseEvents(
+      await request('POST', `/api/chats/${created.id}/turns`, { message: 'Echo it' }),
+    );
     expect(events.find((event) => event.type === 'tool_result')).toMatchObject({
       type: 'tool_result',
       callId: 'c1',
@@ -139,8 +154,14 @@ describe('server-everything over Streamable HTTP, in a whole server', () => {
       parameters: { timeoutSeconds: 5 },
     });
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ name: 'mcp__web__get-sum', enabled: false, parameters: { timeoutSeconds: 5 } });
-    const tooShort = await request('PUT', '/api/settings/tools/mcp__web__get-sum', { parameters: { timeoutSeconds: 4 } });
+    expect(await response.json()).toMatchObject({
+      name: 'mcp__web__get-sum',
+      enabled: false,
+      parameters: { timeoutSeconds: 5 },
+    });
+    const tooShort = await request('PUT', '/api/settings/tools/mcp__web__get-sum', {
+      parameters: { timeoutSeconds: 4 },
+    });
     expect(tooShort.status).toBe(422);
     const runtime = await deps.toolSettings.list((await deps.users.findByName('dora'))?.id ?? '');
     expect(runtime.find((tool) => tool.name === 'mcp__web__get-sum')?.enabled).toBe(false);
@@ -187,9 +208,17 @@ describe('server-everything over Streamable HTTP, in a whole server', () => {
     expect(initialize.headers.get('mango-mcp-server')).toBe('1');
     const session = initialize.headers.get('mcp-session-id') ?? '';
     await initialize.text();
-    const headers = { accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
-    await (await request('POST', '/mcp', { jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).text();
-    const listed = await (await request('POST', '/mcp', { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers)).text();
+    const headers = {
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': session,
+      'mcp-protocol-version': '2025-06-18',
+    };
+    await (
+      await request('POST', '/mcp', { jsonrpc: '2.0', method: 'notifications/initialized' }, headers)
+    ).text();
+    const listed = await (
+      await request('POST', '/mcp', { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers)
+    ).text();
     expect(listed).toContain('builtin_probe');
     expect(listed).not.toContain('mcp__web__');
   });
@@ -197,12 +226,21 @@ describe('server-everything over Streamable HTTP, in a whole server', () => {
   test('without MANGO_MCP_ALLOW_PRIVATE the loopback server is refused and the builtins still work', async () => {
     await deps.externalTools?.close();
     build(false);
-    const { tools } = (await (await request('GET', '/api/settings/tools')).json()) as { tools: { name: string }[] };
+    const { tools } = (await (await request('GET', '/api/settings/tools')).json()) as {
+      tools: { name: string }[];
+    };
     expect(tools.map((tool) => tool.name)).toEqual(['builtin_probe']);
     const userId = (await deps.users.findByName('dora'))?.id ?? '';
     const states = await deps.externalTools?.source.serverStates(userId);
     expect(states?.servers[0]).toMatchObject({ name: 'web', status: 'failed' });
     expect(states?.servers[0]?.error).toContain('Refused to connect to http://127.0.0.1:');
-    expect(createExternalTools({ environment: {}, builtins: registry, dataDirectory: directory, workspaces: deps.workspaces })).toBeUndefined();
+    expect(
+      createExternalTools({
+        environment: {},
+        builtins: registry,
+        dataDirectory: directory,
+        workspaces: deps.workspaces,
+      }),
+    ).toBeUndefined();
   });
 });

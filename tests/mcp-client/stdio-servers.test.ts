@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { configureImageGeneration, resetImageGenerationConfiguration } from '../../src/images/image-generation-config.ts';
+import {
+  configureImageGeneration,
+  resetImageGenerationConfiguration,
+} from '../../src/images/image-generation-config.ts';
 import { InMemoryImageRepository } from '../../src/images/image-repository.ts';
 import { toolDefsToAnthropic, toolDefsToResponsesAPI } from '../../src/providers/tool-mapper.ts';
 import { executeTool } from '../../src/tools/execution.ts';
@@ -9,7 +12,13 @@ import type { ToolRegistry } from '../../src/tools/registry.ts';
 import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import type { ToolExecutionResult, ToolProgressEvent } from '../../src/tools/types.ts';
 import { createTestSandbox, describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
-import { createExternalSetup, everythingServer, type ExternalSetup, memoryServer, probeServer } from './external-servers.ts';
+import {
+  createExternalSetup,
+  type ExternalSetup,
+  everythingServer,
+  memoryServer,
+  probeServer,
+} from './external-servers.ts';
 
 describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
   let sandbox: BubblewrapSandbox;
@@ -32,7 +41,12 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
   async function call(
     name: string,
     args: Record<string, unknown>,
-    options: { user?: 'alice' | 'bob'; signal?: AbortSignal; saved?: unknown; progress?: ToolProgressEvent[] } = {},
+    options: {
+      user?: 'alice' | 'bob';
+      signal?: AbortSignal;
+      saved?: unknown;
+      progress?: ToolProgressEvent[];
+    } = {},
   ): Promise<ToolExecutionResult> {
     const user = options.user ?? 'alice';
     const registry = user === 'alice' ? alice : await setup.source.registryFor('bob');
@@ -121,7 +135,11 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
     const outcome = await call('mcp__everything__get-structured-content', { location: 'Chicago' });
     expect(outcome.ok).toBe(true);
     const result = (outcome as { result: { structuredContent: unknown } }).result;
-    expect(result.structuredContent).toEqual({ temperature: 36, conditions: 'Light rain / drizzle', humidity: 82 });
+    expect(result.structuredContent).toEqual({
+      temperature: 36,
+      conditions: 'Light rain / drizzle',
+      humidity: 82,
+    });
   });
 
   test('an image is stored like a generated one and returned as a URL', async () => {
@@ -140,10 +158,18 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
 
   test('a long-running tool reports progress through onProgress', async () => {
     const progress: ToolProgressEvent[] = [];
-    const outcome = await call('mcp__everything__trigger-long-running-operation', { duration: 0.6, steps: 3 }, { progress });
+    const outcome = await call(
+      'mcp__everything__trigger-long-running-operation',
+      { duration: 0.6, steps: 3 },
+      { progress },
+    );
     expect(outcome).toEqual({
       ok: true,
-      result: { content: [{ type: 'text', text: 'Long running operation completed. Duration: 0.6 seconds, Steps: 3.' }] },
+      result: {
+        content: [
+          { type: 'text', text: 'Long running operation completed. Duration: 0.6 seconds, Steps: 3.' },
+        ],
+      },
     });
     // The SDK delivers a notification that arrives together with the result after it, when the call
     // has already ended: the last step may be overtaken.
@@ -175,7 +201,9 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
     test('its state directory, writable', async () => {
       const outcome = await call('mcp__probe__write_state', { text: 'kept' });
       expect(outcome.ok).toBe(true);
-      expect(readFileSync(join(setup.dataDirectory, 'mcp-state', 'alice', 'probe', 'written.txt'), 'utf8')).toBe('kept');
+      expect(
+        readFileSync(join(setup.dataDirectory, 'mcp-state', 'alice', 'probe', 'written.txt'), 'utf8'),
+      ).toBe('kept');
     });
 
     test('the chat’s workspace', async () => {
@@ -217,7 +245,11 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
   }, 30_000);
 
   test('the budget (timeoutSeconds) ends a call as a timeout and cancels it on the server', async () => {
-    const outcome = await call('mcp__probe__wait_for_cancel', {}, { saved: { parameters: { timeoutSeconds: 5 } } });
+    const outcome = await call(
+      'mcp__probe__wait_for_cancel',
+      {},
+      { saved: { parameters: { timeoutSeconds: 5 } } },
+    );
     expect(outcome.ok).toBe(false);
     if (!outcome.ok) expect(outcome.error.classification).toBe('timeout');
   }, 30_000);
