@@ -19,7 +19,7 @@ import { type AddressVerdict, judgeAddress } from './address-policy.ts';
 
 export const MAX_REDIRECTS = 5;
 /** The header Mango's own `/mcp` sets on every response, by which a loop back into Mango is seen. */
-export const MANGO_MCP_SERVER_HEADER = 'mango-mcp-server';
+export const SELF_MARK_HEADER = 'mango-mcp-server';
 
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -113,7 +113,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
         },
         (response) => {
           signal?.removeEventListener('abort', onAbort);
-          if (response.headers[MANGO_MCP_SERVER_HEADER] !== undefined) {
+          if (response.headers[SELF_MARK_HEADER] !== undefined) {
             response.destroy();
             reject(
               new ToolError(

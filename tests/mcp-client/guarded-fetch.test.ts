@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { judgeAddress } from '../../src/mcp-client/address-policy.ts';
-import { createGuardedFetch, MANGO_MCP_SERVER_HEADER } from '../../src/mcp-client/guarded-fetch.ts';
+import { createGuardedFetch, SELF_MARK_HEADER } from '../../src/mcp-client/guarded-fetch.ts';
 import { ToolError } from '../../src/tools/errors.ts';
 
 /** What a fetch ended in: the body text, or the classification and message of its refusal. */
@@ -121,7 +121,7 @@ describe('the guarded fetch, with private addresses allowed', () => {
     const mango = Bun.serve({
       hostname: '127.0.0.1',
       port: 0,
-      fetch: () => new Response('{}', { headers: { [MANGO_MCP_SERVER_HEADER]: '1' } }),
+      fetch: () => new Response('{}', { headers: { [SELF_MARK_HEADER]: '1' } }),
     });
     try {
       const open = createGuardedFetch({ allowPrivate: true });

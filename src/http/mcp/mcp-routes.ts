@@ -14,7 +14,7 @@
 import { Elysia } from 'elysia';
 import { keepAliveMillisecondsFor } from '../../config.ts';
 import { handleMcpHttpRequest } from '../../mcp/mcp-http-handler.ts';
-import { MANGO_MCP_SERVER_HEADER } from '../../mcp-client/guarded-fetch.ts';
+import { SELF_MARK_HEADER } from '../../mcp-client/guarded-fetch.ts';
 import type { AppDependencies } from '../app-dependencies.ts';
 
 export function createMcpRoutes(deps: AppDependencies) {
@@ -31,7 +31,7 @@ export function createMcpRoutes(deps: AppDependencies) {
         keepAliveMilliseconds: keepAliveMillisecondsFor(deps.config),
         log: (message) => deps.log(`[mango mcp] ${message}`),
       });
-      response.headers.set(MANGO_MCP_SERVER_HEADER, '1');
+      response.headers.set(SELF_MARK_HEADER, '1');
       return response;
     },
     {
