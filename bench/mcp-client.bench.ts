@@ -83,10 +83,16 @@ const source = new ExternalToolSource({
   servers: new McpServerRegistry({ operatorServers: servers }),
   builtins,
   pool: new McpConnectionPool(),
-  connector: { dataDirectory: work, sandbox: () => sandbox, fetch: createGuardedFetch({ allowPrivate: true }) },
+  connector: {
+    dataDirectory: work,
+    sandbox: () => sandbox,
+    fetch: createGuardedFetch({ allowPrivate: true }),
+  },
   listingAccess: async () => reachable,
 });
-const tools = await getEnabledToolRuntime(new InMemoryToolSettingsRepository(), 'bench', { toolSource: source });
+const tools = await getEnabledToolRuntime(new InMemoryToolSettingsRepository(), 'bench', {
+  toolSource: source,
+});
 
 async function direct(transport: StreamableHTTPClientTransport | StdioClientTransport) {
   const client = new Client({ name: 'bench', version: '1' });
@@ -118,7 +124,9 @@ async function turnCalling(name: string, args: Record<string, unknown>): Promise
 
 const subjects: [string, () => Promise<void>][] = [];
 const httpDirect = await direct(new StreamableHTTPClientTransport(new URL(url)));
-const stdioDirect = await direct(new StdioClientTransport({ command: 'node', args: [EVERYTHING, 'stdio'], stderr: 'ignore' }));
+const stdioDirect = await direct(
+  new StdioClientTransport({ command: 'node', args: [EVERYTHING, 'stdio'], stderr: 'ignore' }),
+);
 subjects.push(
   ['HTTP: SDK client directly', httpDirect.call],
   ['HTTP: one call through a turn', () => turnCalling('mcp__web__echo', { message: 'bench' })],
@@ -149,7 +157,9 @@ const overhead = (turn: string, bare: string) => {
   const baseline = medians.get(bare) ?? 0;
   return `${(through - baseline).toFixed(2)} ms (${(through / baseline).toFixed(2)}×)`;
 };
-console.log(`HTTP overhead of the turn over the SDK:  ${overhead('HTTP: one call through a turn', 'HTTP: SDK client directly')}`);
+console.log(
+  `HTTP overhead of the turn over the SDK:  ${overhead('HTTP: one call through a turn', 'HTTP: SDK client directly')}`,
+);
 console.log(
   `stdio overhead of the turn over the SDK: ${overhead('stdio: one call through a turn (sandboxed)', 'stdio: SDK client, bare node')}`,
 );

@@ -25,6 +25,7 @@ import { DatabaseChatRepository } from '../db/database-chat-repository.ts';
 import { createDatabaseLedgerFactory } from '../db/database-freshness-ledger.ts';
 import { DatabaseImageRepository } from '../db/database-image-repository.ts';
 import { DatabaseToolSettingsRepository } from '../db/database-tool-settings-repository.ts';
+import { DatabaseUserMcpServerRepository } from '../db/database-user-mcp-server-repository.ts';
 import { DatabaseUserPreferenceRepository } from '../db/database-user-preference-repository.ts';
 import { DatabaseUserRepository } from '../db/database-user-repository.ts';
 import { DatabaseWorkspaceRepository } from '../db/database-workspace-repository.ts';
@@ -149,6 +150,8 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
           builtins: registry,
           dataDirectory: options.config.dataDirectory,
           workspaces,
+          userServerRepository: new DatabaseUserMcpServerRepository(options.database),
+          now,
           log,
         }));
   const toolSource = externalTools?.source;

@@ -127,9 +127,13 @@ export class ExternalToolSource implements UserToolSource {
     await this.#options.pool.close((key) => (JSON.parse(key) as string[])[1] === server);
   }
 
-  /** Forgets one user's list of one server; the next need lists it again (and retries a failure). */
-  forgetCatalog(userId: string, server: string): void {
+  /** Forgets one user's list of one server and closes that user's connections to it (it changed). */
+  async forgetUserServer(userId: string, server: string): Promise<void> {
     this.#catalogs.delete(keyOf(userId, server));
+    await this.#options.pool.close((key) => {
+      const [owner, name] = JSON.parse(key) as string[];
+      return owner === userId && name === server;
+    });
   }
 
   async close(): Promise<void> {
