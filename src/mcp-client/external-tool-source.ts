@@ -7,7 +7,10 @@
  *   sends `list_changed`, a reload changes the server, or a new connection lists differently; the list
  *   outlives an idle program that was stopped.
  * - A server that cannot be reached, times out or fails to list is left out of that user's registry
- *   with its error in `serverStates`; it never fails the turn, listing or call of any other tool.
+ *   with its error in `serverStates`; it never fails the turn, listing or call of any other tool. Only
+ *   the first listing of a server is waited for (bounded by the connect timeout); after a failure the
+ *   next listings answer with it at once and retry in the background, so a hanging server delays no
+ *   later turn.
  * - Calls go through the connection pool keyed by user and server and, for a program on stdio, by the
  *   reachable set of the call: a chat's program sees that chat's files and no other's.
  */
@@ -175,10 +178,17 @@ export class ExternalToolSource implements UserToolSource {
   #catalog(userId: string, server: UserMcpServer): Promise<Catalog | CatalogFailure> {
     const key = keyOf(userId, server.name);
     const known = this.#catalogs.get(key);
-    // A failure is retried once the pool's backoff lets the next attempt through.
     if (known?.tools) return Promise.resolve(known);
     const running = this.#listing.get(key);
-    if (running) return running;
+    if (known) {
+      // A failure answers at once; a retry runs behind it (the pool's backoff paces the attempts).
+      if (!running) void this.#list(userId, server, key);
+      return Promise.resolve(known);
+    }
+    return running ?? this.#list(userId, server, key);
+  }
+
+  #list(userId: string, server: UserMcpServer, key: string): Promise<Catalog | CatalogFailure> {
     const listing = (async (): Promise<Catalog | CatalogFailure> => {
       try {
         const { connection } = await this.#connection(userId, server, undefined);

@@ -12,6 +12,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
   CallToolResultSchema,
+  McpError,
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -133,7 +134,11 @@ export class McpConnection {
       return result as CallToolResult;
     } catch (error) {
       if (options.signal.aborted) throw options.signal.reason;
-      throw this.#failure(this.#closed ? 'stopped during the call' : 'failed the call', error);
+      const stopped = this.#closed;
+      // A standard JSON-RPC error came from a live server that understood us; anything else (a lost
+      // HTTP session, a timeout, a broken stream) means this connection cannot be trusted again.
+      if (!(error instanceof McpError && error.code <= -32600 && error.code >= -32603)) await this.close();
+      throw this.#failure(stopped ? 'stopped during the call' : 'failed the call', error);
     } finally {
       this.#inFlight -= 1;
     }

@@ -91,7 +91,7 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
       ['memory', 'connected'],
       ['probe', 'connected'],
     ]);
-    expect(servers[2]?.toolCount).toBe(6);
+    expect(servers[2]?.toolCount).toBe(7);
   });
 
   test('a schema strict mode cannot take goes to OpenAI Responses with strict: false, a plain one strict', () => {
@@ -229,6 +229,18 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
       });
     });
   });
+
+  test('notifications/tools/list_changed refreshes the user’s list', async () => {
+    expect(alice.get('mcp__probe__grown')).toBeUndefined();
+    expect((await call('mcp__probe__grow', {})).ok).toBe(true);
+    let registry = await setup.source.registryFor('alice');
+    for (let waited = 0; !registry.get('mcp__probe__grown') && waited < 10_000; waited += 50) {
+      await Bun.sleep(50);
+      registry = await setup.source.registryFor('alice');
+    }
+    expect(registry.get('mcp__probe__grown')?.definition.description).toBe('Appeared later.');
+    alice = registry;
+  }, 20_000);
 
   test('a cancel reaches the server as notifications/cancelled', async () => {
     const controller = new AbortController();

@@ -1,6 +1,7 @@
 // A small MCP server over stdio for the MCP client tests: it reads files (to prove what its sandbox
 // shows), waits until cancelled (recording the cancel in its state directory), crashes on request,
-// and offers a tool whose schema OpenAI strict mode cannot take.
+// offers a tool whose schema OpenAI strict mode cannot take, and grows a tool on request (sending
+// notifications/tools/list_changed).
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -39,6 +40,11 @@ const tools = [
     },
   },
   {
+    name: 'grow',
+    description: 'Adds the tool "grown" and says the list changed.',
+    inputSchema: { type: 'object', properties: {} },
+  },
+  {
     name: 'Odd.Name With Spaces',
     description: 'A tool whose name needs mapping.',
     inputSchema: { type: 'object', properties: {} },
@@ -73,6 +79,12 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       process.stderr.write('probe: crashing on purpose\n');
       setTimeout(() => process.exit(3), 10);
       return await new Promise(() => {});
+    case 'grow':
+      if (!tools.some((tool) => tool.name === 'grown')) {
+        tools.push({ name: 'grown', description: 'Appeared later.', inputSchema: { type: 'object', properties: {} } });
+      }
+      await server.sendToolListChanged();
+      return { content: [{ type: 'text', text: 'grew' }] };
     case 'free_form':
       return { content: [{ type: 'text', text: JSON.stringify(args.labels) }] };
     default:
