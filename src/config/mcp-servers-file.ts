@@ -11,8 +11,14 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { ConfigError } from './config-error.ts';
 
-/** A server name: what `mcp__<server>__<tool>` tool names and the settings API carry. */
-export const MCP_SERVER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
+/**
+ * A server name: what `mcp__<server>__<tool>` tool names and the settings API carry. No `__` and no
+ * final `_`, so the `__` after the server name is the one that ends it: `a__b` + `c` and `a` + `b__c`
+ * cannot both name `mcp__a__b__c`.
+ */
+export const MCP_SERVER_NAME_PATTERN = /^(?=[A-Za-z0-9_-]{1,32}$)[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*(?<!_)$/;
+export const MCP_SERVER_NAME_RULE =
+  '1–32 letters, digits, _ or -, starting with a letter or digit, without "__" or a final "_"';
 
 /** `none`: the program gets an empty network namespace. `host`: it shares the server's network. */
 export type McpServerNetwork = 'none' | 'host';
@@ -189,8 +195,7 @@ export function parseMcpServersFile(text: string, source: string): McpServerDecl
   if (!isRecord(servers)) problems.fail('mcpServers', 'an object of servers by name', servers);
   const declarations: McpServerDeclaration[] = [];
   for (const [name, raw] of Object.entries(servers)) {
-    if (!MCP_SERVER_NAME_PATTERN.test(name))
-      problems.fail('a server name', '1–32 letters, digits, _ or -, starting with a letter or digit', name);
+    if (!MCP_SERVER_NAME_PATTERN.test(name)) problems.fail('a server name', MCP_SERVER_NAME_RULE, name);
     if (!isRecord(raw)) problems.fail(`mcpServers.${name}`, 'an object', raw);
     const type = raw.type ?? (raw.url !== undefined ? 'http' : 'stdio');
     if (type === 'stdio') declarations.push(parseStdio(problems, name, raw));

@@ -15,7 +15,11 @@
 
 import { ConfigError } from '../config/config-error.ts';
 import type { HttpMcpServerDeclaration } from '../config/mcp-servers-file.ts';
-import { MCP_SERVER_NAME_PATTERN, parseMcpServersFile } from '../config/mcp-servers-file.ts';
+import {
+  MCP_SERVER_NAME_PATTERN,
+  MCP_SERVER_NAME_RULE,
+  parseMcpServersFile,
+} from '../config/mcp-servers-file.ts';
 import type { McpServerState } from './external-tool-source.ts';
 import type { HeaderCipher } from './header-cipher.ts';
 import type { UserMcpServerSource } from './mcp-server-registry.ts';
@@ -223,7 +227,7 @@ export class UserMcpServerService implements UserMcpServerSource {
     if (typeof name !== 'string' || !MCP_SERVER_NAME_PATTERN.test(name)) {
       throw new McpServerError(
         'invalid_request',
-        `name must be 1–32 letters, digits, _ or -, starting with a letter or digit, got ${JSON.stringify(name)}.`,
+        `name must be ${MCP_SERVER_NAME_RULE}, got ${JSON.stringify(name)}.`,
       );
     }
     if (!existing && this.#options.operatorNames().includes(name)) {

@@ -119,6 +119,12 @@ export async function startServer(
       webApp,
     });
     await ensureFirstUser(deps, print);
+    const operatorServers = deps.externalTools?.servers.operatorServers() ?? [];
+    if (operatorServers.length > 0) {
+      print(
+        `External MCP servers offered to every user: ${operatorServers.map((server) => server.name).join(', ')}.`,
+      );
+    }
     configureImageGeneration({
       ...readImageGenerationConfigFromEnv(options.env ?? process.env),
       repository: deps.images,

@@ -85,7 +85,14 @@ describe('parseMcpServersFile', () => {
     [
       'a name with a dot',
       { mcpServers: { 'my.server': { command: 'x' } } },
-      'a server name must be 1–32 letters, digits, _ or -, starting with a letter or digit, got the string "my.server".',
+      'a server name must be 1–32 letters, digits, _ or -, starting with a letter or digit, without "__" or a final "_", got the string "my.server".',
+    ],
+    ['a name with a double underscore', { mcpServers: { a__b: { command: 'x' } } }, 'got the string "a__b".'],
+    ['a name ending in an underscore', { mcpServers: { a_: { command: 'x' } } }, 'got the string "a_".'],
+    [
+      'a name of 33 characters',
+      { mcpServers: { ['x'.repeat(33)]: { command: 'x' } } },
+      `got the string "${'x'.repeat(33)}".`,
     ],
     [
       'a missing command',
