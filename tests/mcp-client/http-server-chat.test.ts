@@ -129,6 +129,18 @@ describe('server-everything over Streamable HTTP, in a whole server', () => {
   });
 
   test('a chat turn calls the external tool and the model gets its result', async () => {
+    // External tools ask for approval by default once the settings machinery offers the `approval`
+    // setting; this turn is about the call itself, so the user says "never" for it first.
+    const { tools } = (await (await request('GET', '/api/settings/tools')).json()) as {
+      tools: { name: string; parameterDescriptors: { name: string }[] }[];
+    };
+    const echo = tools.find((tool) => tool.name === 'mcp__web__echo');
+    if (echo?.parameterDescriptors.some((descriptor) => descriptor.name === 'approval')) {
+      const put = await request('PUT', '/api/settings/tools/mcp__web__echo', {
+        parameters: { approval: 'never' },
+      });
+      expect(put.status).toBe(200);
+    }
     const created = (await (
       await request('POST', '/api/chats', { provider: 'openai', model: 'm' })
     ).json()) as { id: string };
