@@ -91,7 +91,7 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
       ['memory', 'connected'],
       ['probe', 'connected'],
     ]);
-    expect(servers[2]?.toolCount).toBe(7);
+    expect(servers[2]?.toolCount).toBe(8);
   });
 
   test('a schema strict mode cannot take goes to OpenAI Responses with strict: false, a plain one strict', () => {
@@ -241,6 +241,19 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
     expect(registry.get('mcp__probe__grown')?.definition.description).toBe('Appeared later.');
     alice = registry;
   }, 20_000);
+
+  test('network "none": the program cannot reach a service on the host’s loopback', async () => {
+    const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
+    try {
+      const outcome = await call('mcp__probe__connect', { host: '127.0.0.1', port: listener.port });
+      expect(outcome).toEqual({
+        ok: true,
+        result: { content: [{ type: 'text', text: 'refused: ECONNREFUSED' }] },
+      });
+    } finally {
+      listener.stop(true);
+    }
+  });
 
   test('a cancel reaches the server as notifications/cancelled', async () => {
     const controller = new AbortController();

@@ -3,6 +3,7 @@
 // offers a tool whose schema OpenAI strict mode cannot take, and grows a tool on request (sending
 // notifications/tools/list_changed).
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -38,6 +39,11 @@ const tools = [
       properties: { labels: { type: 'object', additionalProperties: { type: 'string' } } },
       required: ['labels'],
     },
+  },
+  {
+    name: 'connect',
+    description: 'Opens a TCP connection to host:port and says whether it worked.',
+    inputSchema: { type: 'object', properties: { host: { type: 'string' }, port: { type: 'integer' } }, required: ['host', 'port'] },
   },
   {
     name: 'grow',
@@ -79,6 +85,15 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       process.stderr.write('probe: crashing on purpose\n');
       setTimeout(() => process.exit(3), 10);
       return await new Promise(() => {});
+    case 'connect':
+      return await new Promise((resolve) => {
+        const socket = connect({ host: String(args.host), port: Number(args.port) });
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve({ content: [{ type: 'text', text: 'connected' }] });
+        });
+        socket.once('error', (error) => resolve({ content: [{ type: 'text', text: `refused: ${error.code}` }] }));
+      });
     case 'grow':
       if (!tools.some((tool) => tool.name === 'grown')) {
         tools.push({ name: 'grown', description: 'Appeared later.', inputSchema: { type: 'object', properties: {} } });
