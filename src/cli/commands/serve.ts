@@ -4,8 +4,8 @@
  * are configured (`startup-summary.ts`). SIGHUP re-reads the external MCP servers file
  * (`MANGO_MCP_SERVERS`); a file that no longer parses keeps the servers in force and says why.
  */
-import { ConfigError, loadConfig } from '../../config.ts';
 import { startServer } from '../../server/start-server.ts';
+import { loadCliConfig } from '../load-cli-config.ts';
 import { startupSummary } from '../startup-summary.ts';
 import { type CliCommand, UsageError } from '../usage-error.ts';
 
@@ -13,13 +13,7 @@ export const SERVE_USAGE = `  mango serve                 (HOST, PORT, MANGO_DAT
 
 export const serveCommand: CliCommand = async (argv, io) => {
   if (argv.length > 0) throw new UsageError(`mango serve takes no arguments, got ${argv.join(' ')}.`);
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(io.env, io.cwd);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
-    throw error;
-  }
+  const config = loadCliConfig(io);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer(config, { print: (line) => io.stdout(`${line}\n`), env: io.env });
