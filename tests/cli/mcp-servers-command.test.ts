@@ -7,6 +7,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli/main.ts';
+import { DatabaseUserMcpServerRepository } from '../../src/db/database-user-mcp-server-repository.ts';
+import { DatabaseUserRepository } from '../../src/db/database-user-repository.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 import { EVERYTHING_SCRIPT, NODE_MODULES } from '../mcp-client/external-servers.ts';
 import { describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
@@ -78,6 +80,16 @@ describeSandbox('mango mcp-servers', () => {
 
   test('list --user and test connect as the user; a refused server says why', async () => {
     expect((await run(['user', 'add', 'eve'])).code).toBe(0);
+    const eve = await new DatabaseUserRepository(handle.database).findByName('eve');
+    await new DatabaseUserMcpServerRepository(handle.database).insert({
+      userId: eve?.id ?? '',
+      name: 'own',
+      url: 'http://10.0.0.3/mcp',
+      headerNames: [],
+      sealedHeaders: null,
+      createdAt: '2026-12-01T00:00:00.000Z',
+      updatedAt: '2026-12-01T00:00:00.000Z',
+    });
     const listed = await run(['mcp-servers', 'list', '--user', 'eve']);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain('everything  stdio node');
@@ -85,6 +97,10 @@ describeSandbox('mango mcp-servers', () => {
     expect(listed.stdout).toContain(
       'remote  http  http://10.0.0.1/mcp  — failed: The MCP server "remote" could not be connected: Refused to connect to http://10.0.0.1: it resolves to 10.0.0.1, a private address.',
     );
+    expect(listed.stdout).toContain(
+      'own  http  http://10.0.0.3/mcp  — failed: The MCP server "own" could not be connected',
+    );
+    expect((await run(['mcp-servers', 'list'])).stdout).not.toContain('own');
     const tested = await run(['mcp-servers', 'test', 'everything', '--user', 'eve']);
     expect(tested.code).toBe(0);
     expect(tested.stdout).toContain('  mcp__everything__echo\n');
@@ -98,7 +114,7 @@ describeSandbox('mango mcp-servers', () => {
   test('usage mistakes and a missing file', async () => {
     expect((await run(['mcp-servers', 'test', 'everything'])).stderr).toContain('needs --user NAME');
     expect((await run(['mcp-servers', 'test', 'nope', '--user', 'eve'])).stderr).toBe(
-      'mango: the MCP servers file has no server "nope"; it has everything, remote.\n',
+      'mango: eve has no MCP server "nope"; they have everything, remote, own.\n',
     );
     const missing = await run(['mcp-servers', 'list'], {
       MANGO_MCP_SERVERS: join(directory, 'missing.json'),

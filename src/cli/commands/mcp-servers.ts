@@ -1,17 +1,20 @@
 /**
  * `mango mcp-servers list | test`: what the operator's external MCP servers file (`MANGO_MCP_SERVERS`)
  * declares, and whether a server answers. `list` reads the file only; with `--user` it connects as
- * that user (stdio programs in the shell sandbox, in the user's personal workspace) and shows each
- * server's state and tool count, as the tools page does. `test NAME --user USER` connects to one
- * server, lists its tools under their Mango names and exits 1 when it fails, with the reason.
+ * that user (stdio programs in the shell sandbox, in the user's personal workspace) and shows every
+ * server of theirs — the operator's and their own — with its state and tool count, as the tools page
+ * does. `test NAME --user USER` connects to one of them, lists its tools under their Mango names and
+ * exits 1 when it fails, with the reason.
  */
-
+import { ConfigError } from '../../config/config-error.ts';
+import { readVariable } from '../../config/environment-variables.ts';
 import type { McpServerDeclaration } from '../../config/mcp-servers-file.ts';
-import { ConfigError, loadConfig } from '../../config.ts';
+import { DatabaseUserMcpServerRepository } from '../../db/database-user-mcp-server-repository.ts';
 import { DatabaseUserRepository } from '../../db/database-user-repository.ts';
 import { createExternalTools, type ExternalTools } from '../../mcp-client/create-external-tool-source.ts';
 import type { McpServerState } from '../../mcp-client/external-tool-source.ts';
 import { defaultToolRegistry } from '../../tools/registry.ts';
+import { loadCliConfig } from '../load-cli-config.ts';
 import { withCliDatabase } from '../open-cli-database.ts';
 import { openWorkspaceService } from '../open-workspace-service.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
@@ -35,12 +38,10 @@ async function withExternalTools(
   userName: string | undefined,
   use: (external: ExternalTools, userId: string | undefined) => Promise<number>,
 ): Promise<number> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(io.env, io.cwd);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
-    throw error;
+  const config = loadCliConfig(io);
+  if (userName === undefined && readVariable(io.env, 'MANGO_MCP_SERVERS') === undefined) {
+    io.stderr('mango: MANGO_MCP_SERVERS is not set: the operator offers no external MCP servers.\n');
+    return 1;
   }
   return withCliDatabase(io, async (database) => {
     const workspaces = openWorkspaceService(config, database);
@@ -51,6 +52,7 @@ async function withExternalTools(
         builtins: defaultToolRegistry,
         dataDirectory: config.dataDirectory,
         workspaces,
+        userServerRepository: new DatabaseUserMcpServerRepository(database),
       });
     } catch (error) {
       if (error instanceof ConfigError) {
@@ -59,10 +61,7 @@ async function withExternalTools(
       }
       throw error;
     }
-    if (!external) {
-      io.stderr('mango: MANGO_MCP_SERVERS is not set: there are no external MCP servers.\n');
-      return 1;
-    }
+    if (!external) throw new Error('external tools are always built over a database');
     let userId: string | undefined;
     if (userName !== undefined) {
       const user = await new DatabaseUserRepository(database).findByName(userName);
@@ -83,8 +82,9 @@ async function withExternalTools(
 
 async function list(io: CliIo, userName: string | undefined, json: boolean): Promise<number> {
   return withExternalTools(io, userName, async (external, userId) => {
-    const servers = external.servers.operatorServers();
     const states = userId === undefined ? undefined : await external.source.serverStates(userId);
+    const own = userId === undefined ? [] : await (external.userServers?.serversFor(userId) ?? []);
+    const servers: McpServerDeclaration[] = [...external.servers.operatorServers(), ...own];
     if (json) {
       io.stdout(
         `${JSON.stringify(
@@ -102,7 +102,7 @@ async function list(io: CliIo, userName: string | undefined, json: boolean): Pro
       );
       return 0;
     }
-    if (servers.length === 0) io.stdout('The MCP servers file declares no servers.\n');
+    if (servers.length === 0) io.stdout('No MCP servers are declared.\n');
     for (const server of servers) {
       const state = states?.servers.find((entry) => entry.name === server.name);
       io.stdout(`${server.name}  ${describeServer(server)}${state ? `  — ${describeState(state)}` : ''}\n`);
@@ -113,21 +113,15 @@ async function list(io: CliIo, userName: string | undefined, json: boolean): Pro
 
 async function testServer(io: CliIo, name: string, userName: string): Promise<number> {
   return withExternalTools(io, userName, async (external, userId) => {
-    if (!external.servers.operatorServers().some((server) => server.name === name)) {
-      io.stderr(
-        `mango: the MCP servers file has no server "${name}"; it has ${
-          external.servers
-            .operatorServers()
-            .map((server) => server.name)
-            .join(', ') || 'none'
-        }.\n`,
-      );
-      return 1;
-    }
     const { servers } = await external.source.serverStates(userId ?? '');
     const state = servers.find((server) => server.name === name);
-    if (!state || state.status === 'failed') {
-      io.stderr(`mango: ${name}: ${state?.error ?? 'not offered to this user'}\n`);
+    if (!state) {
+      const names = servers.map((server) => server.name).join(', ') || 'none';
+      io.stderr(`mango: ${userName} has no MCP server "${name}"; they have ${names}.\n`);
+      return 1;
+    }
+    if (state.status === 'failed') {
+      io.stderr(`mango: ${name}: ${state.error ?? 'no reason given'}\n`);
       return 1;
     }
     io.stdout(`${name}: ${describeState(state)}\n`);
