@@ -157,6 +157,12 @@ export interface ApiClient {
   listTools(): Promise<ToolSettingsDescriptor[]>;
   /** The caller's external MCP servers with their state (`GET /api/mcp-servers`). */
   listMcpServers(): Promise<UserMcpServerView[]>;
+  addMcpServer(body: {
+    name: string;
+    url: string;
+    headers?: Record<string, string>;
+  }): Promise<UserMcpServerView>;
+  deleteMcpServer(name: string): Promise<void>;
   updateTool(name: string, body: UpdateToolSettingsBody): Promise<ToolSettingsDescriptor>;
   listProviders(): Promise<ProviderSummary[]>;
   listProviderModels(providerId: string): Promise<ProviderModels>;
@@ -221,6 +227,8 @@ export function createApiClient(token: string, onUnauthorized: () => void): ApiC
       (await json<{ tools: ToolSettingsDescriptor[] }>('GET', '/api/settings/tools')).tools,
     listMcpServers: async () =>
       (await json<{ servers: UserMcpServerView[] }>('GET', '/api/mcp-servers')).servers,
+    addMcpServer: (body) => json<UserMcpServerView>('POST', '/api/mcp-servers', body),
+    deleteMcpServer: (name) => json<void>('DELETE', `/api/mcp-servers/${encodeURIComponent(name)}`),
     updateTool: (name, body) =>
       json<ToolSettingsDescriptor>('PUT', `/api/settings/tools/${encodeURIComponent(name)}`, body),
     listProviders: async () =>

@@ -16,6 +16,7 @@ import {
 import { confirmWithDialog } from './confirm-dialog.ts';
 import { h, replaceChildren } from './dom.ts';
 import { needsEnableConfirmation } from './enable-confirmation.ts';
+import { createAddServerForm, createRemoveServerButton } from './mcp-server-form.ts';
 import { createParameterEditor, defaultParameters, type ParameterEditor } from './parameter-editors.ts';
 
 const CATEGORY_TITLES: Record<string, string> = {
@@ -40,10 +41,10 @@ export async function renderToolsPage(container: HTMLElement, api: ApiClient): P
   );
   heading.focus();
   let tools: ToolSettingsDescriptor[];
-  let servers: UserMcpServerView[];
+  let servers: UserMcpServerView[] | undefined;
   try {
-    // A server without external tools answers 404 here: then there are simply none to show.
-    [tools, servers] = await Promise.all([api.listTools(), api.listMcpServers().catch(() => [])]);
+    // A server that keeps no MCP servers for users answers 404 here: then there is nothing to show.
+    [tools, servers] = await Promise.all([api.listTools(), api.listMcpServers().catch(() => undefined)]);
   } catch (error) {
     status.textContent = `Could not load tools: ${(error as Error).message}`;
     status.classList.add('error-text');
@@ -53,7 +54,8 @@ export async function renderToolsPage(container: HTMLElement, api: ApiClient): P
   const categories = [...new Set(tools.map((tool) => tool.category))].sort(
     (left, right) => categoryRank(left) - categoryRank(right),
   );
-  if (servers.length > 0 && !categories.includes('external')) categories.push('external');
+  if (servers !== undefined && !categories.includes('external')) categories.push('external');
+  const rerender = () => void renderToolsPage(container, api);
   for (const category of categories) {
     const headingId = `category-${category}`;
     if (category === 'external') {
@@ -63,10 +65,12 @@ export async function renderToolsPage(container: HTMLElement, api: ApiClient): P
           { class: 'tool-category', 'aria-labelledby': headingId },
           h('h2', { id: headingId }, CATEGORY_TITLES.external),
           createServerGroups(
-            servers,
+            servers ?? [],
             tools.filter((tool) => tool.category === 'external'),
             api,
+            rerender,
           ),
+          createAddServerForm(api, rerender),
         ),
       );
       continue;
@@ -87,6 +91,7 @@ function createServerGroups(
   servers: readonly UserMcpServerView[],
   tools: readonly ToolSettingsDescriptor[],
   api: ApiClient,
+  onChanged: () => void,
 ): HTMLElement[] {
   const claimed = new Set<string>();
   const groups = servers.map((server) => {
@@ -102,7 +107,7 @@ function createServerGroups(
       { class: 'mcp-server', 'aria-labelledby': headingId, 'data-mcp-server': server.name },
       h(
         'h3',
-        { id: headingId },
+        { id: headingId, class: 'mcp-server-title' },
         `${server.name} `,
         h('span', { class: 'mcp-server-origin' }, server.origin === 'user' ? '(yours)' : '(operator)'),
       ),
@@ -111,6 +116,7 @@ function createServerGroups(
         { class: server.state.status === 'failed' ? 'mcp-server-state error-text' : 'mcp-server-state' },
         state,
       ),
+      server.origin === 'user' ? createRemoveServerButton(api, server.name, onChanged) : null,
       own.map((tool) => createToolCard(tool, api)),
     );
   });

@@ -2,7 +2,8 @@
  * The Tools page with external MCP servers, in real headless Chromium against the real server:
  * server-everything over Streamable HTTP (a real process on loopback, `MANGO_MCP_ALLOW_PRIVATE=1`) is
  * shown as its own group with its state and tools, switching one of its tools off persists across a
- * reload, and a server that cannot be reached shows as failed with its error. A screenshot is kept.
+ * reload, a server that cannot be reached shows as failed with its error, and a user adds and removes
+ * a server of their own from the page. A screenshot is kept.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,7 @@ let server: WebTestServer;
 let browser: TestBrowser;
 let everything: Bun.Subprocess;
 let directory: string;
+let everythingUrl: string;
 
 async function freePort(): Promise<number> {
   const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
@@ -47,6 +49,7 @@ beforeAll(async () => {
       await Bun.sleep(50);
     }
   }
+  everythingUrl = `http://127.0.0.1:${port}/mcp`;
   directory = mkdtempSync(path.join(tmpdir(), 'mango-web-mcp-'));
   const file = path.join(directory, 'servers.json');
   writeFileSync(
@@ -59,7 +62,11 @@ beforeAll(async () => {
     }),
   );
   server = await startWebTestServer({
-    environment: { MANGO_MCP_SERVERS: file, MANGO_MCP_ALLOW_PRIVATE: '1' },
+    environment: {
+      MANGO_MCP_SERVERS: file,
+      MANGO_MCP_ALLOW_PRIVATE: '1',
+      MANGO_SECRET_KEY: 'web-test-secret-key-0123456789abcdef',
+    },
   });
   browser = await launchTestBrowser(server.url);
 }, TIMEOUT_MS);
@@ -105,6 +112,39 @@ describe('external MCP servers on the tools page', () => {
         headers: { authorization: `Bearer ${server.token}` },
       }).then((response) => response.json() as Promise<{ tools: { name: string; enabled: boolean }[] }>);
       expect(stored.tools.find((tool) => tool.name === 'mcp__everything__echo')?.enabled).toBe(false);
+      await page.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  test(
+    'a user adds their own server with a header, sees its tools, and removes it',
+    async () => {
+      const page = await browser.newPage();
+      await signIn(page, server.url, server.token);
+      await page.getByRole('heading', { name: 'Add your own MCP server' }).waitFor();
+      await page.getByLabel('Name', { exact: true }).fill('mine');
+      await page.getByLabel('Streamable HTTP URL').fill(everythingUrl);
+      await page
+        .getByLabel('Headers (one "Name: value" a line, optional)')
+        .fill('X-Test: not-a-secret-either');
+      await page.getByRole('button', { name: 'Add server' }).click();
+      const group = page.locator('section[data-mcp-server="mine"]');
+      await group.getByRole('heading', { name: 'mine (yours)', level: 3 }).waitFor();
+      await group.locator('article[data-tool="mcp__mine__echo"]').waitFor();
+      expect(await page.content()).not.toContain('not-a-secret-either');
+
+      // A refused server shows the server's message by the form.
+      await page.getByLabel('Name', { exact: true }).fill('everything');
+      await page.getByLabel('Streamable HTTP URL').fill(everythingUrl);
+      await page.getByRole('button', { name: 'Add server' }).click();
+      await page
+        .locator('form.mcp-add-server')
+        .getByText('Not added: "everything" is the name of an operator\'s MCP server; choose another.')
+        .waitFor();
+
+      await group.getByRole('button', { name: 'Remove mine' }).click();
+      await page.locator('section[data-mcp-server="mine"]').waitFor({ state: 'detached' });
       await page.close();
     },
     TIMEOUT_MS,
