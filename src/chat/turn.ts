@@ -157,7 +157,9 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
     history.push(item);
   };
 
-  const registry = parameters.executeOptions?.registry ?? defaultToolRegistry;
+  // The user's own tools (external ones included) when the runtime carries them.
+  const registry = parameters.tools.registry ?? parameters.executeOptions?.registry ?? defaultToolRegistry;
+  const executeOptions: ExecuteToolOptions = { ...parameters.executeOptions, registry };
   /** The user's saved rows, plus the rules they remember while answering approvals in this turn. */
   const savedSettings: Record<string, unknown> = { ...parameters.tools.savedSettings };
   /** The chat's ledger, one for the whole turn (executeTool would give a chat-less call a fresh one). */
@@ -218,7 +220,7 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
         arguments: parsed.value,
         context,
         savedSettings: savedSettings[call.name],
-        executeOptions: parameters.executeOptions,
+        executeOptions,
         gate: parameters.approvals,
         signal,
         emit: (event) => queue.push(event),
@@ -245,7 +247,7 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
         parsed.value,
         context,
         savedSettings[call.name],
-        parameters.executeOptions,
+        executeOptions,
       );
       return { envelope, durationMs: Math.max(0, now() - startedAt), ledger };
     };

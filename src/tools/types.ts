@@ -45,7 +45,8 @@ export interface ToolDefinition {
   parameters: JsonSchema;
 }
 
-export type ToolCategory = 'system' | 'image' | 'interaction';
+/** `external`: a tool of an external MCP server (docs/mcp-client.md). */
+export type ToolCategory = 'system' | 'image' | 'interaction' | 'external';
 
 /** A path list entry: settings `allowedPaths` / `deniedPaths`. */
 export interface PathListEntry {

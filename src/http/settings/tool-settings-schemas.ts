@@ -38,7 +38,12 @@ export const toolSettingsDescriptorSchema = t.Object({
   name: t.String(),
   title: t.String(),
   description: t.String(),
-  category: t.Union([t.Literal('system'), t.Literal('image'), t.Literal('interaction')]),
+  category: t.Union([
+    t.Literal('system'),
+    t.Literal('image'),
+    t.Literal('interaction'),
+    t.Literal('external'),
+  ]),
   enabled: t.Boolean(),
   canDisable: t.Boolean(),
   available: t.Boolean({ description: 'False when the tool cannot run in this deployment.' }),

@@ -41,7 +41,13 @@ import {
   type SandboxStateDirectory,
 } from './sandbox-state-directory.ts';
 import { waitForSandboxTeardown } from './sandbox-teardown.ts';
-import type { SandboxedCommand, ShellSandbox, ShellSandboxStatus } from './shell-sandbox.ts';
+import type {
+  SandboxedCommand,
+  SandboxedProgram,
+  SandboxedProgramLaunch,
+  ShellSandbox,
+  ShellSandboxStatus,
+} from './shell-sandbox.ts';
 
 /** The uid (and gid) commands run as when the server is root. Below systemd's dynamic range. */
 export const DEFAULT_SANDBOX_UID = defaultOf('MANGO_SANDBOX_UID');
@@ -184,6 +190,8 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     files: SandboxStateDirectory,
     command: Pick<SandboxedCommand, 'reachable' | 'cwd' | 'deniedPaths'>,
     probing = false,
+    /** A long-running program: its own process is the one the caller watches; `host` shares the network. */
+    program?: { network: SandboxedProgram['network'] },
   ): ShellCommandWrapper => ({
     wrap: (interpreterArguments) => [
       tools.prlimit,
@@ -205,6 +213,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
         : []),
       tools.bwrap,
       '--unshare-all',
+      ...(program?.network === 'host' ? ['--share-net'] : []),
       '--unshare-user',
       '--disable-userns',
       '--die-with-parent',
@@ -218,7 +227,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       '--hostname',
       'sandbox',
       // The probe runs synchronously and has no descriptor 4; it has nothing left to wait for anyway.
-      ...(probing ? [] : ['--info-fd', '4']),
+      ...(probing || program ? [] : ['--info-fd', '4']),
       ...buildMountPlan(
         {
           reachable: command.reachable,
@@ -233,7 +242,9 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
         host,
       ),
       '--',
-      ...(tools.perl ? reporterArguments(tools.perl, interpreterArguments) : interpreterArguments),
+      ...(tools.perl && !program
+        ? reporterArguments(tools.perl, interpreterArguments)
+        : interpreterArguments),
     ],
     ...(tools.perl ? { parseExitStatus: parseReporterStatus } : {}),
     ...(probing ? {} : { settle: waitForSandboxTeardown }),
@@ -306,6 +317,26 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     dispose() {
       state = undefined;
       status = { available: false, reason: 'The shell sandbox was shut down.' };
+    },
+    prepareProgram(program: SandboxedProgram): SandboxedProgramLaunch {
+      if (!status.available || typeof programs === 'string' || !state) {
+        throw new ToolError(
+          'execution_error',
+          status.available ? 'The shell sandbox is not ready.' : status.reason,
+        );
+      }
+      const wrapper = wrapperFor(
+        programs,
+        readyState(state),
+        { reachable: program.reachable, cwd: program.cwd, deniedPaths: [] },
+        false,
+        { network: program.network },
+      );
+      return {
+        argv: wrapper.wrap(program.argv),
+        environment: { ...environmentFor('/bin/sh', []), ...program.environment },
+        cwd: program.cwd,
+      };
     },
     async run(command: SandboxedCommand): Promise<ShellCommandResult> {
       if (!status.available || typeof programs === 'string' || !state) {
