@@ -15,7 +15,7 @@ import { createExternalTools } from '../../src/mcp-client/create-external-tool-s
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import { makeTool } from '../helpers/fake-tools.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../helpers/scripted-provider.ts';
-import { collectSseEvents } from '../helpers/sse-client.ts';
+import { collectSseEvents, readSseEvents } from '../helpers/sse-client.ts';
 import { createStubProviderRegistry } from '../helpers/stub-provider-registry.ts';
 import { FIXED_NOW } from '../helpers/test-app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
@@ -38,6 +38,8 @@ describe('server-everything over Streamable HTTP, in a whole server', () => {
   let token: string;
   const provider = new ScriptedProvider(
     [
+      toolCallsResponse([{ id: 'a1', name: 'mcp__web__echo', arguments: { message: 'asked first' } }]),
+      textResponse('It was echoed after your yes.'),
       toolCallsResponse([{ id: 'c1', name: 'mcp__web__echo', arguments: { message: 'through a turn' } }]),
       textResponse('The server echoed it.'),
     ],
@@ -123,24 +125,51 @@ describe('server-everything over Streamable HTTP, in a whole server', () => {
       enabled: true,
       canDisable: true,
       available: true,
-      parameters: { timeoutSeconds: 60 },
+      parameters: { timeoutSeconds: 60, approval: 'always', approvalTimeoutSeconds: 600 },
     });
     expect(tools[0]?.name).toBe('builtin_probe');
   });
 
-  test('a chat turn calls the external tool and the model gets its result', async () => {
-    // External tools ask for approval by default once the settings machinery offers the `approval`
-    // setting; this turn is about the call itself, so the user says "never" for it first.
-    const { tools } = (await (await request('GET', '/api/settings/tools')).json()) as {
-      tools: { name: string; parameterDescriptors: { name: string }[] }[];
-    };
-    const echo = tools.find((tool) => tool.name === 'mcp__web__echo');
-    if (echo?.parameterDescriptors.some((descriptor) => descriptor.name === 'approval')) {
-      const put = await request('PUT', '/api/settings/tools/mcp__web__echo', {
-        parameters: { approval: 'never' },
-      });
-      expect(put.status).toBe(200);
+  test('by default an external call waits for the user: the question, then the approved call runs', async () => {
+    const created = (await (
+      await request('POST', '/api/chats', { provider: 'openai', model: 'm' })
+    ).json()) as { id: string };
+    const stream = readSseEvents(
+      await request('POST', `/api/chats/${created.id}/turns`, { message: 'Echo it' }),
+    );
+    // Read by hand: leaving a for-await loop early would close the stream.
+    const events: Record<string, unknown>[] = [];
+    for (let next = await stream.next(); !next.done; next = await stream.next()) {
+      events.push(next.value);
+      if (next.value.type === 'tool_approval_requested') break;
     }
+    expect(events.at(-1)).toEqual({
+      type: 'tool_approval_requested',
+      callId: 'a1',
+      name: 'mcp__web__echo',
+      arguments: { message: 'asked first' },
+      reason: 'mcp__web__echo asks before every call ("approval" is "always").',
+      expiresAt: new Date(FIXED_NOW + 600_000).toISOString(),
+    });
+    const answer = await request('POST', `/api/chats/${created.id}/approvals/a1`, { decision: 'approve' });
+    expect(answer.status).toBe(200);
+    for await (const event of stream) events.push(event);
+    expect(events.find((event) => event.type === 'tool_result')).toMatchObject({
+      type: 'tool_result',
+      callId: 'a1',
+      ok: true,
+      result: { content: [{ type: 'text', text: 'Echo: asked first' }] },
+    });
+    expect(events.at(-1)).toEqual({ type: 'done', reason: 'completed' });
+  });
+
+  test('a chat turn calls the external tool and the model gets its result', async () => {
+    // External tools ask for approval by default; this turn is about the call itself, so the user
+    // says "never" for it first.
+    const put = await request('PUT', '/api/settings/tools/mcp__web__echo', {
+      parameters: { approval: 'never' },
+    });
+    expect(put.status).toBe(200);
     const created = (await (
       await request('POST', '/api/chats', { provider: 'openai', model: 'm' })
     ).json()) as { id: string };
@@ -155,9 +184,9 @@ describe('server-everything over Streamable HTTP, in a whole server', () => {
       result: { content: [{ type: 'text', text: 'Echo: through a turn' }] },
     });
     expect(events.at(-1)).toEqual({ type: 'done', reason: 'completed' });
-    const offered = provider.requests[0]?.tools.map((tool) => tool.name) ?? [];
+    const offered = provider.requests[2]?.tools.map((tool) => tool.name) ?? [];
     expect(offered).toContain('mcp__web__echo');
-    expect(JSON.stringify(provider.requests[1]?.history)).toContain('Echo: through a turn');
+    expect(JSON.stringify(provider.requests[3]?.history)).toContain('Echo: through a turn');
   });
 
   test('the same settings API disables and tunes it', async () => {
