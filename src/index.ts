@@ -32,6 +32,8 @@ export {
   readVariable,
 } from './config/environment-variables.ts';
 export { loadConfig, type ServerConfig } from './config.ts';
+export type * from './contracts/json-schema.ts';
+export type * from './contracts/tool-definition.ts';
 export { type Database, openDatabase } from './db/database.ts';
 export { DatabaseChatRepository } from './db/database-chat-repository.ts';
 export { createDatabaseLedgerFactory, DatabaseFreshnessLedger } from './db/database-freshness-ledger.ts';

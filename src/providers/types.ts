@@ -6,7 +6,7 @@
  * Adapter rule: once `stream()` has started it never throws; any failure (HTTP error, cut stream,
  * abort) ends the stream with a `finish` event whose reason is `error` or `cancelled`.
  */
-import type { ToolDefinition } from '../tools/types.ts';
+import type { ToolDefinition } from '../contracts/tool-definition.ts';
 
 /** Provider ids used in the API, the CLI and the database. */
 export type ProviderId = 'openai' | 'openai-compatible' | 'gemini' | 'gemini-generate-content' | 'anthropic';

@@ -3,6 +3,8 @@
  * Stored settings are user data and may be stale or corrupted; `getSafeEffectiveToolSettings` keeps a
  * bad row from ever breaking a chat, while `mergeToolSettings` is strict so the API can refuse bad input.
  */
+
+import type { ToolDefinition } from '../contracts/tool-definition.ts';
 import { ToolParameterError } from './errors.ts';
 import { toolSettingsMetadataOf } from './tool-settings-metadata.ts';
 import type {
@@ -10,7 +12,6 @@ import type {
   PathListEntry,
   RegisteredTool,
   SavedToolSettings,
-  ToolDefinition,
   ToolParameterDescriptor,
 } from './types.ts';
 

@@ -3,47 +3,12 @@
  * Tools import only from this layer; nothing here knows about HTTP, databases or providers.
  */
 
+import type { JsonSchema } from '../contracts/json-schema.ts';
+import type { ToolDefinition } from '../contracts/tool-definition.ts';
 import type { ReachableSet } from './access/reachable-set.ts';
 import type { ToolErrorClassification } from './errors.ts';
 import type { FreshnessLedger } from './freshness-ledger.ts';
 import type { ToolTraits } from './tool-traits.ts';
-
-export type JsonSchemaType = 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'null';
-
-/** Plain JSON Schema, as tools author it (the source dialect each provider's mapping starts from). */
-export interface JsonSchema {
-  type?: JsonSchemaType | JsonSchemaType[];
-  description?: string;
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  additionalProperties?: boolean | JsonSchema;
-  items?: JsonSchema;
-  enum?: unknown[];
-  const?: unknown;
-  default?: unknown;
-  examples?: unknown[];
-  minimum?: number;
-  maximum?: number;
-  minLength?: number;
-  maxLength?: number;
-  minItems?: number;
-  maxItems?: number;
-  pattern?: string;
-  format?: string;
-  oneOf?: JsonSchema[];
-  anyOf?: JsonSchema[];
-  allOf?: JsonSchema[];
-  not?: JsonSchema;
-  $ref?: string;
-  [keyword: string]: unknown;
-}
-
-/** What a model is shown: a name, what the tool does, and the JSON Schema of its arguments. */
-export interface ToolDefinition {
-  name: string;
-  description: string;
-  parameters: JsonSchema;
-}
 
 export type ToolCategory = 'system' | 'image' | 'interaction';
 

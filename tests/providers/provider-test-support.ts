@@ -1,6 +1,7 @@
 /** Shared pieces of the provider adapter tests: requests, event collection, delta merging. */
+
+import type { ToolDefinition } from '../../src/contracts/tool-definition.ts';
 import type { ModelRequest, ProviderEvent } from '../../src/providers/types.ts';
-import type { ToolDefinition } from '../../src/tools/types.ts';
 
 export const weatherTool: ToolDefinition = {
   name: 'get_weather',
