@@ -34,6 +34,9 @@ export {
 export { loadConfig, type ServerConfig } from './config.ts';
 export type * from './contracts/json-schema.ts';
 export type * from './contracts/tool-definition.ts';
+export * from './contracts/tool-error-classification.ts';
+export type * from './contracts/tool-failure.ts';
+export type * from './contracts/tool-progress-event.ts';
 export { type Database, openDatabase } from './db/database.ts';
 export { DatabaseChatRepository } from './db/database-chat-repository.ts';
 export { createDatabaseLedgerFactory, DatabaseFreshnessLedger } from './db/database-freshness-ledger.ts';

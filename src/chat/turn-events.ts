@@ -4,8 +4,10 @@
  * `tool_approval_resolved`, one `tool_progress` per progress event a running tool reports, one
  * `tool_result` per tool call (in call order), and exactly one final `done`.
  */
+
+import type { ToolFailure } from '../contracts/tool-failure.ts';
+import type { ToolProgressEvent } from '../contracts/tool-progress-event.ts';
 import type { ProviderEvent } from '../providers/types.ts';
-import type { ToolFailure, ToolProgressEvent } from '../tools/types.ts';
 
 /** Why a turn ended. */
 export type TurnDoneReason =

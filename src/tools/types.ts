@@ -5,8 +5,9 @@
 
 import type { JsonSchema } from '../contracts/json-schema.ts';
 import type { ToolDefinition } from '../contracts/tool-definition.ts';
+import type { ToolFailure } from '../contracts/tool-failure.ts';
+import type { ToolProgressEvent } from '../contracts/tool-progress-event.ts';
 import type { ReachableSet } from './access/reachable-set.ts';
-import type { ToolErrorClassification } from './errors.ts';
 import type { FreshnessLedger } from './freshness-ledger.ts';
 import type { ToolTraits } from './tool-traits.ts';
 
@@ -65,12 +66,6 @@ export interface EffectiveToolSettings {
 export interface SavedToolSettings {
   enabled?: boolean;
   parameters?: Record<string, unknown>;
-}
-
-/** A progress event a long-running tool streams while it runs (e.g. one per generated image). */
-export interface ToolProgressEvent {
-  type: string;
-  [field: string]: unknown;
 }
 
 /**
@@ -154,11 +149,6 @@ export interface RegisteredTool {
    * MCP clients validate structured content against it.
    */
   outputSchema?: JsonSchema;
-}
-
-export interface ToolFailure {
-  classification: ToolErrorClassification;
-  message: string;
 }
 
 /** The envelope `executeTool` returns; it never throws. */
