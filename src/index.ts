@@ -32,7 +32,10 @@ export {
   readVariable,
 } from './config/environment-variables.ts';
 export { loadConfig, type ServerConfig } from './config.ts';
+export type * from './contracts/conversation-item.ts';
 export type * from './contracts/json-schema.ts';
+export type * from './contracts/provider-event.ts';
+export * from './contracts/provider-id.ts';
 export type * from './contracts/tool-definition.ts';
 export * from './contracts/tool-error-classification.ts';
 export type * from './contracts/tool-failure.ts';
@@ -128,8 +131,6 @@ export {
   toolDefsToResponsesAPI,
 } from './providers/tool-mapper.ts';
 export type * from './providers/types.ts';
-export type * from './providers/types.ts';
-export { PROVIDER_IDS } from './providers/types.ts';
 export { type RunningServer, startServer } from './server/start-server.ts';
 export { type EnabledToolRuntime, getEnabledToolRuntime } from './settings/tool-runtime.ts';
 export {

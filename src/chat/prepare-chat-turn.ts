@@ -4,7 +4,9 @@
  * history and the turn loop with its persistence, per-call access check and the database-backed
  * approval gate. Part of `ChatService.startTurn`, in its own module so each stays readable.
  */
-import type { ModelProvider, ProviderId } from '../providers/types.ts';
+
+import type { ProviderId } from '../contracts/provider-id.ts';
+import type { ModelProvider } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';

@@ -5,9 +5,9 @@
  * `tool_result` per tool call (in call order), and exactly one final `done`.
  */
 
+import type { ProviderEvent } from '../contracts/provider-event.ts';
 import type { ToolFailure } from '../contracts/tool-failure.ts';
 import type { ToolProgressEvent } from '../contracts/tool-progress-event.ts';
-import type { ProviderEvent } from '../providers/types.ts';
 
 /** Why a turn ended. */
 export type TurnDoneReason =

@@ -12,7 +12,7 @@
  * - Event and message writes are idempotent under retry: an event is keyed by `(turn, seq)` and a
  *   message by the id the caller chose, so a retried write after an ambiguous failure never duplicates.
  */
-import type { ConversationItem } from '../providers/types.ts';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { ChatMessage } from './chat-message.ts';
 import type { TurnEvent } from './turn-events.ts';
 

@@ -25,7 +25,9 @@
  */
 
 import { defaultOf } from '../config/environment-variables.ts';
-import type { ConversationItem, FinishReason, ModelProvider } from '../providers/types.ts';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
+import type { FinishReason } from '../contracts/provider-event.ts';
+import type { ModelProvider } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import { type ExecuteToolOptions, executeTool } from '../tools/execution.ts';
 import { getInMemoryLedgerForChat } from '../tools/freshness-ledger.ts';
