@@ -23,7 +23,6 @@ export {
   runTurn,
   type TurnLimits,
 } from './chat/turn.ts';
-export type * from './chat/turn-events.ts';
 export { ConfigError } from './config/config-error.ts';
 export {
   ENVIRONMENT_VARIABLES,
@@ -40,6 +39,7 @@ export type * from './contracts/tool-definition.ts';
 export * from './contracts/tool-error-classification.ts';
 export type * from './contracts/tool-failure.ts';
 export type * from './contracts/tool-progress-event.ts';
+export type * from './contracts/turn-event.ts';
 export { type Database, openDatabase } from './db/database.ts';
 export { DatabaseChatRepository } from './db/database-chat-repository.ts';
 export { createDatabaseLedgerFactory, DatabaseFreshnessLedger } from './db/database-freshness-ledger.ts';

@@ -6,6 +6,7 @@
  */
 
 import type { ProviderId } from '../contracts/provider-id.ts';
+import type { TurnEvent } from '../contracts/turn-event.ts';
 import type { ModelProvider } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';
@@ -20,7 +21,6 @@ import { repairHistory } from './history-repair.ts';
 import { StoredToolApprovalGate } from './stored-tool-approval-gate.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import { runTurn, type TurnLimits, type TurnToolContext } from './turn.ts';
-import type { TurnEvent } from './turn-events.ts';
 import type { TurnRun } from './turn-run.ts';
 
 /** The parts of the chat service's dependencies a turn uses. */
