@@ -5,15 +5,10 @@
  */
 
 import type { ToolDefinition } from '../contracts/tool-definition.ts';
+import type { PathListEntry, ToolParameterDescriptor } from '../contracts/tool-parameter-descriptor.ts';
 import { ToolParameterError } from './errors.ts';
 import { toolSettingsMetadataOf } from './tool-settings-metadata.ts';
-import type {
-  EffectiveToolSettings,
-  PathListEntry,
-  RegisteredTool,
-  SavedToolSettings,
-  ToolParameterDescriptor,
-} from './types.ts';
+import type { EffectiveToolSettings, RegisteredTool, SavedToolSettings } from './types.ts';
 
 function cloneValue<T>(value: T): T {
   return structuredClone(value);

@@ -4,47 +4,14 @@
  */
 
 import type { JsonSchema } from '../contracts/json-schema.ts';
+import type { ToolCategory } from '../contracts/tool-category.ts';
 import type { ToolDefinition } from '../contracts/tool-definition.ts';
 import type { ToolFailure } from '../contracts/tool-failure.ts';
+import type { ToolParameterDescriptor } from '../contracts/tool-parameter-descriptor.ts';
 import type { ToolProgressEvent } from '../contracts/tool-progress-event.ts';
 import type { ReachableSet } from './access/reachable-set.ts';
 import type { FreshnessLedger } from './freshness-ledger.ts';
 import type { ToolTraits } from './tool-traits.ts';
-
-export type ToolCategory = 'system' | 'image' | 'interaction';
-
-/** A path list entry: settings `allowedPaths` / `deniedPaths`. */
-export interface PathListEntry {
-  path: string;
-  enabled: boolean;
-}
-
-export type ToolParameterType =
-  | 'integer'
-  | 'number'
-  | 'boolean'
-  | 'string'
-  | 'select'
-  | 'string_list'
-  | 'path_list';
-
-/**
- * Describes one user-tunable setting of a tool, complete enough for a settings page to render an
- * editor from it alone and for `normalizeToolParameters` to validate a value.
- */
-export interface ToolParameterDescriptor {
-  name: string;
-  label: string;
-  description: string;
-  type: ToolParameterType;
-  /** `select` only: the values a user may choose. */
-  allowedValues?: string[];
-  required?: boolean;
-  default?: unknown;
-  /** `integer` / `number`: inclusive bounds. */
-  min?: number;
-  max?: number;
-}
 
 export interface ToolSettingsMetadata {
   title: string;
