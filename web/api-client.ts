@@ -3,11 +3,14 @@
  * answers become an {@link ApiError} carrying the server's `{error, code}` body, so views can show
  * the server's own message (a 422 next to the field it names).
  */
-import type { UserMcpServerView } from '../src/mcp-client/user-mcp-server-service.ts';
-import type { ToolSettingsDescriptor, ToolSettingsUpdate } from '../src/settings/tool-settings-service.ts';
+import type {
+  ToolSettingsDescriptor,
+  ToolSettingsUpdate,
+} from '../src/contracts/tool-settings-descriptor.ts';
+import type { UserMcpServerView } from '../src/contracts/user-mcp-server-view.ts';
 
 // The server's own types (type-only imports: nothing of the server is bundled).
-export type { ToolResultView } from '../src/tools/tool-traits.ts';
+export type { ToolResultView } from '../src/contracts/tool-result-view.ts';
 export type { ToolSettingsDescriptor, UserMcpServerView };
 /** The body of `PUT /api/settings/tools/:toolName`. */
 export type UpdateToolSettingsBody = ToolSettingsUpdate;

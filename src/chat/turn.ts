@@ -25,7 +25,10 @@
  */
 
 import { defaultOf } from '../config/environment-variables.ts';
-import type { ConversationItem, FinishReason, ModelProvider } from '../providers/types.ts';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
+import type { FinishReason } from '../contracts/provider-event.ts';
+import type { TurnDoneEvent, TurnDoneReason, TurnEvent } from '../contracts/turn-event.ts';
+import type { ModelProvider } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import { type ExecuteToolOptions, executeTool } from '../tools/execution.ts';
 import { getInMemoryLedgerForChat } from '../tools/freshness-ledger.ts';
@@ -44,7 +47,6 @@ import { appendToSystemPrompt, buildFinalIterationNotice } from './system-prompt
 import type { ToolApprovalGate } from './tool-approval-gate.ts';
 import { approveToolCall, withRememberedRule } from './tool-call-approval.ts';
 import { parseToolCallArguments } from './tool-call-arguments.ts';
-import type { TurnDoneEvent, TurnDoneReason, TurnEvent } from './turn-events.ts';
 
 /** Default of `MANGO_MAX_TOOL_ITERATIONS`: model calls allowed in one turn. */
 export const DEFAULT_MAX_TOOL_ITERATIONS = defaultOf('MANGO_MAX_TOOL_ITERATIONS');

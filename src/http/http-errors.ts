@@ -28,9 +28,10 @@
  * | anything else                                      | 500    | `internal_error`        |
  */
 import { ChatError, type ChatErrorCode } from '../chat/chat-errors.ts';
+import type { ToolErrorClassification } from '../contracts/tool-error-classification.ts';
 import { McpServerError, type McpServerErrorCode } from '../mcp-client/user-mcp-server-service.ts';
 import { ModelListError } from '../providers/model-lister.ts';
-import { ToolError, type ToolErrorClassification, ToolParameterError } from '../tools/errors.ts';
+import { ToolError, ToolParameterError } from '../tools/errors.ts';
 import { WorkspaceError } from '../workspaces/workspace-error.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailableError } from './database-outage.ts';
 

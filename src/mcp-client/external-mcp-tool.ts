@@ -10,8 +10,9 @@
  * for the user's approval by default (`approvalDefault: 'always'`).
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchema } from '../contracts/json-schema.ts';
 import type { ToolTraits } from '../tools/tool-traits.ts';
-import type { JsonSchema, RegisteredTool, ToolContext } from '../tools/types.ts';
+import type { RegisteredTool, ToolContext } from '../tools/types.ts';
 
 export const EXTERNAL_TIMEOUT_SECONDS = { default: 60, min: 5, max: 600 };
 /** Longest description passed on to a model (a server could send megabytes). */

@@ -14,7 +14,9 @@
  * - Calls go through the connection pool keyed by user and server and, for a program on stdio, by the
  *   reachable set of the call: a chat's program sees that chat's files and no other's.
  */
+
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerStatus } from '../contracts/user-mcp-server-view.ts';
 import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import { ToolError } from '../tools/errors.ts';
 import { ToolRegistry } from '../tools/registry.ts';
@@ -34,17 +36,10 @@ import {
 import type { McpServerRegistry, UserMcpServer } from './mcp-server-registry.ts';
 
 /** What the tools page and `mango mcp-servers list` show of one server for one user. */
-export interface McpServerState {
+export interface McpServerState extends McpServerStatus {
   name: string;
   origin: UserMcpServer['origin'];
   transport: UserMcpServer['transport'];
-  /** `connected`: its tools were listed; `failed`: it could not be reached or listed (see `error`). */
-  status: 'connected' | 'failed';
-  error?: string;
-  /** Tools it lists (undefined until listed). */
-  toolCount?: number;
-  /** Mango names of its tools. */
-  tools?: string[];
 }
 
 export interface ExternalToolSourceOptions {

@@ -20,6 +20,7 @@ import {
   MCP_SERVER_NAME_RULE,
   parseMcpServersFile,
 } from '../config/mcp-servers-file.ts';
+import type { UserMcpServerView } from '../contracts/user-mcp-server-view.ts';
 import type { McpServerState } from './external-tool-source.ts';
 import type { HeaderCipher } from './header-cipher.ts';
 import type { UserMcpServerSource } from './mcp-server-registry.ts';
@@ -42,16 +43,6 @@ export interface UserMcpServerInput {
   name: string;
   url: string;
   headers?: Record<string, string>;
-}
-
-export interface UserMcpServerView {
-  name: string;
-  origin: 'operator' | 'user';
-  transport: 'stdio' | 'http';
-  /** The user's own servers only (an operator's URL or command is the operator's business). */
-  url?: string;
-  headerNames?: string[];
-  state: Omit<McpServerState, 'name' | 'origin' | 'transport'>;
 }
 
 export interface UserMcpServerServiceOptions {

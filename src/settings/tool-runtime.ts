@@ -3,10 +3,11 @@
  * defaults (a corrupted row falls back to defaults and is logged, never breaking a chat), and produce
  * the enabled `ToolDefinition[]` together with the rows `executeTool` needs.
  */
+
+import type { ToolDefinition } from '../contracts/tool-definition.ts';
 import type { ToolParameterError } from '../tools/errors.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { getToolDefinitionsForTools } from '../tools/settings-policy.ts';
-import type { ToolDefinition } from '../tools/types.ts';
 import type { UserToolSource } from '../tools/user-tool-source.ts';
 import type { ToolSettingsRepository } from './tool-settings-repository.ts';
 

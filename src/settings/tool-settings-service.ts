@@ -6,6 +6,7 @@
  * successful update. Knows nothing of HTTP: failures are `ToolError('unknown_tool')` and
  * `ToolParameterError`, which `src/http/` maps to statuses.
  */
+import type { ToolSettingsDescriptor, ToolSettingsUpdate } from '../contracts/tool-settings-descriptor.ts';
 import { ToolError, ToolParameterError } from '../tools/errors.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import {
@@ -15,45 +16,11 @@ import {
   sanitizeSavedSettings,
 } from '../tools/settings-policy.ts';
 import { toolSettingsMetadataOf } from '../tools/tool-settings-metadata.ts';
-import { type ToolResultView, traitsOf } from '../tools/tool-traits.ts';
-import type {
-  RegisteredTool,
-  SavedToolSettings,
-  ToolCategory,
-  ToolParameterDescriptor,
-} from '../tools/types.ts';
+import { traitsOf } from '../tools/tool-traits.ts';
+import type { RegisteredTool, SavedToolSettings } from '../tools/types.ts';
 import type { UserToolSource } from '../tools/user-tool-source.ts';
 import type { ToolSettingsEvents } from './tool-settings-events.ts';
 import type { ToolSettingsRepository } from './tool-settings-repository.ts';
-
-/** Everything a settings page needs to render one tool; the API returns it as is. */
-export interface ToolSettingsDescriptor {
-  name: string;
-  title: string;
-  description: string;
-  category: ToolCategory;
-  enabled: boolean;
-  canDisable: boolean;
-  /** False when the tool cannot run in this deployment (it is then never offered, whatever `enabled`). */
-  available: boolean;
-  /** Why it cannot run, when `available` is false. */
-  unavailableReason?: string;
-  /** How it runs here, when that matters to users (e.g. the shell sandbox's mode). */
-  notice?: string;
-  /** Enabling it needs an explicit yes (declared on the tool as a trait). */
-  confirmBeforeEnable: boolean;
-  /** How a result of this tool is rendered (declared on the tool as a trait). */
-  resultView: ToolResultView;
-  /** Effective values: defaults < saved. */
-  parameters: Record<string, unknown>;
-  parameterDescriptors: ToolParameterDescriptor[];
-}
-
-/** The body of `PUT /api/settings/tools/:toolName`: every field optional, absent means unchanged. */
-export interface ToolSettingsUpdate {
-  enabled?: boolean;
-  parameters?: Record<string, unknown>;
-}
 
 export interface ToolSettingsServiceOptions {
   repository: ToolSettingsRepository;

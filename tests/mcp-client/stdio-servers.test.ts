@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ToolProgressEvent } from '../../src/contracts/tool-progress-event.ts';
 import {
   configureImageGeneration,
   resetImageGenerationConfiguration,
@@ -10,7 +11,7 @@ import { toolDefsToAnthropic, toolDefsToResponsesAPI } from '../../src/providers
 import { executeTool } from '../../src/tools/execution.ts';
 import type { ToolRegistry } from '../../src/tools/registry.ts';
 import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
-import type { ToolExecutionResult, ToolProgressEvent } from '../../src/tools/types.ts';
+import type { ToolExecutionResult } from '../../src/tools/types.ts';
 import { createTestSandbox, describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
 import {
   createExternalSetup,

@@ -3,7 +3,7 @@
  * responses at runtime and are the source of the OpenAPI document.
  */
 import { t } from 'elysia';
-import { TOOL_RESULT_VIEWS } from '../../tools/tool-traits.ts';
+import { TOOL_RESULT_VIEWS } from '../../contracts/tool-result-view.ts';
 
 export const errorBodySchema = t.Object(
   {
