@@ -15,13 +15,14 @@
  *   answer route refuse any later answer.
  * - Timers and polls stop once the answer resolved.
  */
-import type { ToolTimers } from '../tools/execution.ts';
+import { REAL_TOOL_TIMERS, type ToolTimers } from '../tools/execution.ts';
 import type { ApprovalWakeups } from './approval-wakeups.ts';
-import type {
-  AskedToolApproval,
-  ToolApprovalGate,
-  ToolApprovalOutcome,
-  ToolApprovalQuestion,
+import {
+  type AskedToolApproval,
+  pendingApprovalOf,
+  type ToolApprovalGate,
+  type ToolApprovalOutcome,
+  type ToolApprovalQuestion,
 } from './tool-approval-gate.ts';
 import type { ToolApprovalRecord, ToolApprovalStore } from './tool-approval-store.ts';
 import type { TurnFence } from './turn-store.ts';
@@ -41,11 +42,6 @@ export interface StoredToolApprovalGateOptions {
   timers?: ToolTimers;
   log?: (line: string) => void;
 }
-
-const realTimers: ToolTimers = {
-  setTimeout: (callback, milliseconds) => setTimeout(callback, milliseconds),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 function iso(milliseconds: number): string {
   return new Date(milliseconds).toISOString();
@@ -84,18 +80,11 @@ export class StoredToolApprovalGate implements ToolApprovalGate {
 
   async ask(question: ToolApprovalQuestion, signal: AbortSignal): Promise<AskedToolApproval> {
     const { store, now, wakeups } = this.#options;
-    const timers = this.#options.timers ?? realTimers;
+    const timers = this.#options.timers ?? REAL_TOOL_TIMERS;
     const log = this.#options.log ?? ((line: string) => console.error(line));
     const id = crypto.randomUUID();
     const requestedAt = now();
-    const pending = {
-      callId: question.callId,
-      name: question.name,
-      arguments: question.arguments,
-      reason: question.reason,
-      requestedAt: iso(requestedAt),
-      expiresAt: iso(requestedAt + question.timeoutSeconds * 1000),
-    };
+    const pending = pendingApprovalOf(question, requestedAt);
     await this.#options.fencedWrite((fence) =>
       store.insertApproval(fence, {
         id,

@@ -22,6 +22,18 @@ export interface PendingToolApproval {
   expiresAt: string;
 }
 
+/** The waiting record of `question`, asked at `requestedAt` (epoch milliseconds). */
+export function pendingApprovalOf(question: ToolApprovalQuestion, requestedAt: number): PendingToolApproval {
+  return {
+    callId: question.callId,
+    name: question.name,
+    arguments: question.arguments,
+    reason: question.reason,
+    requestedAt: new Date(requestedAt).toISOString(),
+    expiresAt: new Date(requestedAt + question.timeoutSeconds * 1000).toISOString(),
+  };
+}
+
 /** What the loop asks about one call. */
 export interface ToolApprovalQuestion {
   callId: string;

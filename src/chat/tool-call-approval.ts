@@ -42,8 +42,13 @@ export type ToolCallApproval =
   | { run: true; asked: boolean; remembered?: RememberedApprovalRule }
   | { run: false; envelope: ToolExecutionResult };
 
+/** A call that does not run, failing with `classification` and `message`. */
+function notRun(classification: 'denied' | 'cancelled', message: string): ToolCallApproval {
+  return { run: false, envelope: { ok: false, error: { classification, message } } };
+}
+
 function denied(message: string): ToolCallApproval {
-  return { run: false, envelope: { ok: false, error: { classification: 'denied', message } } };
+  return notRun('denied', message);
 }
 
 function outcomeFailure(outcome: ToolApprovalOutcome, timeoutSeconds: number): ToolCallApproval {
@@ -53,28 +58,12 @@ function outcomeFailure(outcome: ToolApprovalOutcome, timeoutSeconds: number): T
         `Nobody answered the approval question within ${timeoutSeconds} seconds (approvalTimeoutSeconds), so the call was denied and not run.`,
       );
     case 'cancel':
-      return {
-        run: false,
-        envelope: {
-          ok: false,
-          error: {
-            classification: 'cancelled',
-            message: 'The turn was cancelled while the call waited for approval.',
-          },
-        },
-      };
+      return notRun('cancelled', 'The turn was cancelled while the call waited for approval.');
     case 'interrupted':
-      return {
-        run: false,
-        envelope: {
-          ok: false,
-          error: {
-            classification: 'cancelled',
-            message:
-              'The turn was interrupted (its server lost the chat) while the call waited for approval.',
-          },
-        },
-      };
+      return notRun(
+        'cancelled',
+        'The turn was interrupted (its server lost the chat) while the call waited for approval.',
+      );
     default:
       return denied(
         outcome.reason ? `The user denied this call: ${outcome.reason}` : 'The user denied this call.',
@@ -104,18 +93,8 @@ export async function approveToolCall(input: ToolCallApprovalInput): Promise<Too
   if (!decision.ask) return { run: true, asked: false };
   if (input.gate === undefined) return denied(NO_GATE_MESSAGE);
   // A turn already cancelled asks nothing; the call gets the cancel, worded as executeTool words it.
-  if (input.signal.aborted) {
-    return {
-      run: false,
-      envelope: {
-        ok: false,
-        error: {
-          classification: 'cancelled',
-          message: `Tool "${input.name}" was cancelled before it started.`,
-        },
-      },
-    };
-  }
+  if (input.signal.aborted)
+    return notRun('cancelled', `Tool "${input.name}" was cancelled before it started.`);
 
   const timeoutSeconds = Number(call.settings.parameters.approvalTimeoutSeconds);
   let asked: Awaited<ReturnType<ToolApprovalGate['ask']>>;

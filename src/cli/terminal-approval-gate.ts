@@ -6,14 +6,15 @@
  * ask on". Ctrl-C (the turn's signal) ends the wait as a cancel; no answer within the tool's
  * `approvalTimeoutSeconds` denies it.
  */
-import type {
-  AskedToolApproval,
-  ToolApprovalGate,
-  ToolApprovalOutcome,
-  ToolApprovalQuestion,
+import {
+  type AskedToolApproval,
+  pendingApprovalOf,
+  type ToolApprovalGate,
+  type ToolApprovalOutcome,
+  type ToolApprovalQuestion,
 } from '../chat/tool-approval-gate.ts';
 import { summarizeToolCall } from '../tools/approval/call-summary.ts';
-import type { ToolTimers } from '../tools/execution.ts';
+import { REAL_TOOL_TIMERS, type ToolTimers } from '../tools/execution.ts';
 
 export const NO_TERMINAL_REASON = 'no terminal to ask on';
 
@@ -27,25 +28,13 @@ export interface TerminalApprovalGateOptions {
   timers?: ToolTimers;
 }
 
-const realTimers: ToolTimers = {
-  setTimeout: (callback, milliseconds) => setTimeout(callback, milliseconds),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
 export function createTerminalApprovalGate(options: TerminalApprovalGateOptions): ToolApprovalGate {
   const now = options.now ?? Date.now;
-  const timers = options.timers ?? realTimers;
+  const timers = options.timers ?? REAL_TOOL_TIMERS;
   return {
     async ask(question: ToolApprovalQuestion, signal: AbortSignal): Promise<AskedToolApproval> {
       const requestedAt = now();
-      const pending = {
-        callId: question.callId,
-        name: question.name,
-        arguments: question.arguments,
-        reason: question.reason,
-        requestedAt: new Date(requestedAt).toISOString(),
-        expiresAt: new Date(requestedAt + question.timeoutSeconds * 1000).toISOString(),
-      };
+      const pending = pendingApprovalOf(question, requestedAt);
       if (!options.isTerminal) {
         return {
           pending,

@@ -102,16 +102,7 @@ export class ToolSettingsService {
       }
       return next;
     };
-    let stored: SavedToolSettings;
-    if (this.#repository.update) {
-      stored = await this.#repository.update(userId, toolName, change);
-    } else {
-      stored = change(await this.#repository.get(userId, toolName));
-      await this.#repository.put(userId, toolName, stored);
-    }
-    this.#events?.emit(userId, toolName);
-    const effective = mergeToolSettings(tool, stored);
-    return describeTool(tool, effective.enabled, effective.parameters);
+    return this.#store(userId, tool, change);
   }
 
   /**
@@ -147,6 +138,19 @@ export class ToolSettingsService {
         parameters: { ...current.parameters, [setting]: list.includes(entry) ? list : [...list, entry] },
       };
     };
+    return this.#store(userId, tool, change);
+  }
+
+  /**
+   * Applies `change` to the user's stored row of `tool` (in place and atomically when the repository
+   * can, else read then write), tells listeners, and describes the result.
+   */
+  async #store(
+    userId: string,
+    tool: RegisteredTool,
+    change: (saved: unknown) => SavedToolSettings,
+  ): Promise<ToolSettingsDescriptor> {
+    const toolName = tool.definition.name;
     let stored: SavedToolSettings;
     if (this.#repository.update) {
       stored = await this.#repository.update(userId, toolName, change);

@@ -40,7 +40,8 @@ export interface ToolTimers {
   clearTimeout(handle: unknown): void;
 }
 
-const realTimers: ToolTimers = {
+/** The runtime's own timers: what every budget uses unless a test injects its own. */
+export const REAL_TOOL_TIMERS: ToolTimers = {
   setTimeout: (callback, milliseconds) => setTimeout(callback, milliseconds),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
@@ -181,7 +182,7 @@ export async function executeTool(
 
   const budgetSeconds = getToolBudgetSeconds(tool, settings.parameters);
   const controller = new AbortController();
-  const timers = options.timers ?? realTimers;
+  const timers = options.timers ?? REAL_TOOL_TIMERS;
   const timer = timers.setTimeout(() => {
     controller.abort(
       new ToolTimeoutError(

@@ -26,7 +26,7 @@
 import { closeSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { classifySystemError, ToolError } from '../errors.ts';
-import type { ToolTimers } from '../execution.ts';
+import { REAL_TOOL_TIMERS, type ToolTimers } from '../execution.ts';
 import { readCappedStream } from './capped-stream-reader.ts';
 import { killProcessGroup } from './process-group.ts';
 import { buildShellEnvironment } from './shell-environment.ts';
@@ -109,11 +109,6 @@ export interface ShellCommandWrapper {
 
 /** After the shell exits: time for output already written to arrive before the pipes are abandoned. */
 export const DEFAULT_PIPE_GRACE_MS = 200;
-
-const realTimers: ToolTimers = {
-  setTimeout: (callback, milliseconds) => setTimeout(callback, milliseconds),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 /** True when an abort reason means "the budget ran out" rather than "somebody cancelled". */
 export function isTimeoutReason(reason: unknown): boolean {
@@ -254,7 +249,7 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
   const stop = (kind: ShellTerminationKind) => {
     if (claim({ kind, signal: 'SIGKILL' })) killProcessGroup(processGroupId);
   };
-  const timers = options.timers ?? realTimers;
+  const timers = options.timers ?? REAL_TOOL_TIMERS;
   const timer = timers.setTimeout(() => stop('timed_out'), options.timeoutMs);
   const onAbort = () => stop(causeOfAbort(signal?.reason));
   signal?.addEventListener('abort', onAbort, { once: true });
