@@ -149,8 +149,13 @@ describe.each(['sqlite', 'postgres'] as const)('approvals across two servers on 
         code: 'approval_closed',
       },
     });
-    const record = await b.json('GET', `/api/chats/${chatId}/turns/current`);
-    expect(record.body).toMatchObject({ state: 'error', pendingApprovals: [] });
+    const record = (await b.json('GET', `/api/chats/${chatId}/turns/current`)) as {
+      body: { state: string; pendingApprovals: unknown[] };
+    };
+    expect(record.body.pendingApprovals).toEqual([]);
+    // Two endings are both correct and race by design: A records `error` itself after SIGCONT, unless
+    // B found the lease expired first and recorded the turn `lost` (A's own end is then refused).
+    expect(['error', 'lost']).toContain(record.body.state);
     expect(await b.items(chatId)).toEqual([
       { type: 'user_text', text: 'Wait.' },
       expect.objectContaining({ type: 'tool_call', callId: 'x2', name: 'locked' }),
