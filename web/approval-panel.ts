@@ -4,7 +4,9 @@
  * reads; for tools that take command rules, "Always allow…" (a dialog with the command's prefix,
  * editable, saved as a prefix rule) and "Remember this exact command". One answer at a time: the
  * buttons are disabled while it is sent, and stay so once the server took it (the card then changes
- * with the turn's `tool_approval_resolved`). A refusal (404, 409, 422) is shown as an alert in the card.
+ * with the turn's `tool_approval_resolved`). A refusal (404, 409, 422) is shown as an alert in the card;
+ * after a 404 or 409 (the call was answered elsewhere, timed out or its turn ended) the answers are
+ * removed, since none can be taken any more, and focus stays on the card.
  * The panel element is kept by the chat view for as long as the call waits, so a typed reason survives
  * the card being re-rendered.
  */
@@ -81,6 +83,16 @@ export function createApprovalPanel(options: ApprovalPanelOptions): HTMLElement 
     problem.textContent = message;
     problem.hidden = message === '';
   };
+  const answers = h('div', { class: 'approval-answers' });
+  /** Nothing waits any more: the answers go, the server's message stays, focus stays on the card. */
+  const close = () => {
+    // The pressed button was disabled while the answer was sent, which drops focus to the page.
+    const active = document.activeElement;
+    const ours = active === null || active === document.body || answers.contains(active);
+    answers.remove();
+    sending.hidden = true;
+    if (ours) (panel.closest<HTMLElement>('article') ?? panel).focus();
+  };
 
   /** Sends an answer; resolves with the server's refusal message, or undefined when it was taken. */
   const send = async (body: ApprovalAnswerBody, busyText: string): Promise<string | undefined> => {
@@ -95,7 +107,12 @@ export function createApprovalPanel(options: ApprovalPanelOptions): HTMLElement 
       const message = (error as Error).message;
       const status = (error as { status?: unknown }).status;
       // 404/409: nothing is waiting any more; the turn's own events tell how the call ended.
-      setBusy(status === 404 || status === 409);
+      const gone = status === 404 || status === 409;
+      setBusy(gone);
+      if (gone) {
+        showProblem(message);
+        close();
+      }
       return message;
     }
   };
@@ -136,12 +153,7 @@ export function createApprovalPanel(options: ApprovalPanelOptions): HTMLElement 
     );
   }
 
-  return h(
-    'section',
-    { class: 'approval-panel', 'aria-label': `Approve or deny ${call.name}` },
-    call.approval?.reason ? h('p', { class: 'approval-reason' }, call.approval.reason) : null,
-    renderApprovalRequest(args, call.argumentsText),
-    expiryText(call.approval?.expiresAt),
+  answers.append(
     h('div', { class: 'approval-actions' }, approve, ruleButtons),
     h(
       'div',
@@ -149,9 +161,18 @@ export function createApprovalPanel(options: ApprovalPanelOptions): HTMLElement 
       h('label', { for: reasonField.id }, 'Reason for denying (optional, the model reads it)'),
       h('div', { class: 'approval-deny-row' }, reasonField, deny),
     ),
+  );
+  const panel = h(
+    'section',
+    { class: 'approval-panel', 'aria-label': `Approve or deny ${call.name}` },
+    call.approval?.reason ? h('p', { class: 'approval-reason' }, call.approval.reason) : null,
+    renderApprovalRequest(args, call.argumentsText),
+    expiryText(call.approval?.expiresAt),
+    answers,
     sending,
     problem,
   );
+  return panel;
 }
 
 /**
