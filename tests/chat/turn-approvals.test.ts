@@ -1,7 +1,7 @@
 /**
  * The turn loop's approval step with a scripted gate (no database): a call that asks waits for the
- * gate, emitting one `tool_approval_requested` and one `tool_approval_resolved`; the call's execution
- * starts only once approved; a later call of a sequential response waits behind a waiting one; a call
+ * gate, emitting one `tool_approval_requested` and one `tool_approval_resolved` (with the rule the user
+ * saved, when they saved one); the call's execution and its time budget start only once approved; a later call of a sequential response waits behind a waiting one; a call
  * that fails validation or whose tool is disabled is never asked about; without a gate the call is
  * denied; each way a wait can end maps to its result; a remembered rule applies to the rest of the turn.
  */
@@ -306,8 +306,46 @@ describe('runTurn approvals', () => {
       by: 'user',
       remembered: { setting: 'autoApprovedCommands', rule: 'git status' },
     });
-    await turn;
+    const events = await turn;
     expect(asked).toHaveLength(1);
     expect(ran).toEqual(['bash:git status', 'bash:git status --short']);
+    expect(events.filter((event) => event.type === 'tool_approval_resolved')).toEqual([
+      {
+        type: 'tool_approval_resolved',
+        callId: 'a',
+        name: 'bash',
+        decision: 'approved',
+        by: 'user',
+        remembered: { setting: 'autoApprovedCommands', rule: 'git status' },
+      },
+    ]);
+  });
+
+  test('the time budget starts when the call is approved, not while it waits', async () => {
+    const { parameters, ran } = await setUp([[{ id: 'a', name: 'risky', arguments: { value: '1' } }]]);
+    const budgets: number[] = [];
+    const timers = {
+      setTimeout: (_callback: () => void, milliseconds: number) => {
+        budgets.push(milliseconds);
+        return budgets.length;
+      },
+      clearTimeout: () => {},
+    };
+    const { gate, asked, askedCount } = manualGate();
+    const turn = collect(
+      runTurn({
+        ...parameters,
+        approvals: gate,
+        executeOptions: { ...parameters.executeOptions, timers },
+      }),
+    );
+    await askedCount(1);
+    // Let the loop settle while the call waits: no budget was started for it.
+    await Bun.sleep(20);
+    expect(budgets).toEqual([]);
+    asked[0]!.answer({ decision: 'approved', by: 'user' });
+    await turn;
+    expect(ran).toEqual(['risky:1']);
+    expect(budgets).toEqual([30_000]);
   });
 });
