@@ -37,6 +37,8 @@ export interface ApprovalPanelOptions {
   onAnswered?(answer: ApprovalAnswer): void;
 }
 
+type SendOutcome = { taken: ApprovalAnswer } | { refused: string; gone: boolean };
+
 /** The longest denial reason the server takes. */
 export const MAX_DENIAL_REASON = 2000;
 
@@ -94,31 +96,34 @@ export function createApprovalPanel(options: ApprovalPanelOptions): HTMLElement 
     if (ours) (panel.closest<HTMLElement>('article') ?? panel).focus();
   };
 
-  /** Sends an answer; resolves with the server's refusal message, or undefined when it was taken. */
-  const send = async (body: ApprovalAnswerBody, busyText: string): Promise<string | undefined> => {
+  /**
+   * Sends an answer: taken, refused with a message the user can act on (422: correct it and answer
+   * again), or gone (404/409: nothing waits any more; the turn's own events tell how the call ended).
+   */
+  const send = async (body: ApprovalAnswerBody, busyText: string): Promise<SendOutcome> => {
     showProblem('');
     setBusy(true, busyText);
     try {
       const answer = await options.answer(body);
       setBusy(true, body.decision === 'approve' ? 'Approved; the call runs.' : 'Denied.');
-      options.onAnswered?.(answer);
-      return undefined;
+      return { taken: answer };
     } catch (error) {
       const message = (error as Error).message;
       const status = (error as { status?: unknown }).status;
-      // 404/409: nothing is waiting any more; the turn's own events tell how the call ended.
       const gone = status === 404 || status === 409;
       setBusy(gone);
-      if (gone) {
-        showProblem(message);
-        close();
-      }
-      return message;
+      if (gone) showProblem(message);
+      return { refused: message, gone };
     }
   };
+  /** What follows an answer once no dialog is open (focus is then the page's to place). */
+  const settle = (outcome: SendOutcome) => {
+    if ('taken' in outcome) options.onAnswered?.(outcome.taken);
+    else if (outcome.gone) close();
+    else showProblem(outcome.refused);
+  };
   const answerNow = async (body: ApprovalAnswerBody, busyText: string) => {
-    const refused = await send(body, busyText);
-    if (refused !== undefined) showProblem(refused);
+    settle(await send(body, busyText));
   };
 
   const approve = button('Approve', 'button-primary', () => {
@@ -138,10 +143,17 @@ export function createApprovalPanel(options: ApprovalPanelOptions): HTMLElement 
   const ruleButtons: HTMLElement[] = [];
   if (command !== undefined && rules.prefix) {
     ruleButtons.push(
-      button('Always allow…', 'button-secondary', () => {
-        void askForPrefix(call.name, command, (prefix) =>
-          send({ decision: 'approve', rememberPrefix: prefix }, 'Approving and saving the rule…'),
-        );
+      button('Always allow…', 'button-secondary', async () => {
+        let last: SendOutcome | undefined;
+        await askForPrefix(call.name, command, async (prefix) => {
+          last = await send(
+            { decision: 'approve', rememberPrefix: prefix },
+            'Approving and saving the rule…',
+          );
+          // A refused prefix stays in the dialog to be corrected; a taken or gone answer closes it.
+          return 'refused' in last && !last.gone ? last.refused : undefined;
+        });
+        if (last !== undefined && !('refused' in last && !last.gone)) settle(last);
       }),
     );
   }

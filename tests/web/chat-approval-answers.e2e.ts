@@ -48,6 +48,8 @@ describe('answers on the chat page in Chromium: rules, order, late answers, file
       await field.fill('git status');
       await field.press('Enter');
       await dialog.waitFor({ state: 'detached' });
+      // With no other call waiting, focus goes back to the composer rather than to the page.
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('message');
       await card.locator('.call-status', { hasText: 'done' }).waitFor();
       expect(await card.locator('.call-approval').textContent()).toBe(
         'Approved by you. Saved git status in autoApprovedCommands: it runs without asking from now on.',
@@ -132,9 +134,13 @@ describe('answers on the chat page in Chromium: rules, order, late answers, file
       // A second tab whose stream is held back, so it still shows the buttons after the answer.
       const other = await fixture.browser.newPage();
       let release = () => {};
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
+      let held = Promise.resolve();
+      const hold = () => {
+        held = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      };
+      hold();
       await other.route(
         (url) => url.pathname.endsWith('/turns/current/events'),
         async (route) => {
@@ -170,6 +176,33 @@ describe('answers on the chat page in Chromium: rules, order, late answers, file
       await other.getByText('Ran once.').waitFor();
       expect(await card.locator('.call-approval').textContent()).toBe('Approved by you.');
       expect(fixture.toolMessageSent('call_twice')).toContain('answered-elsewhere');
+
+      // Through "Always allow…": the dialog closes, the card says why, and no rule is saved.
+      fixture.scriptBash('call_rule_late', 'echo rule-late', 'Denied elsewhere.');
+      hold();
+      await send(page, 'Echo again');
+      await waitingCard(page, 'call_rule_late');
+      await other.reload();
+      const ruleCard = await waitingCard(other, 'call_rule_late');
+      const denied = await fixture.api('POST', `/api/chats/${chatId}/approvals/call_rule_late`, {
+        decision: 'deny',
+      });
+      expect(denied.status).toBe(200);
+      await page.getByText('Denied elsewhere.').waitFor();
+      await ruleCard.getByRole('button', { name: 'Always allow…' }).click();
+      const dialog = other.getByRole('dialog', { name: 'Always allow these bash commands?' });
+      await dialog.getByRole('button', { name: 'Allow and run' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      expect(await ruleCard.getByRole('alert').textContent()).toBe(
+        'The call "call_rule_late" (bash) no longer waits for approval: it was already denied.',
+      );
+      expect(await ruleCard.getByRole('button').count()).toBe(0);
+      expect(await other.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.callId)).toBe(
+        'call_rule_late',
+      );
+      expect((await fixture.toolParameters('bash')).autoApprovedCommands).toEqual([]);
+      release();
+      await ruleCard.locator('.call-status', { hasText: 'failed: denied' }).waitFor();
       expect(fixture.replay.failures).toEqual([]);
       await other.close();
       await page.close();
