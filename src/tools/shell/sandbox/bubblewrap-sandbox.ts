@@ -15,10 +15,13 @@
  *   A call returns only once that has happened (sandbox-teardown.ts).
  * - Limits (`prlimit`, before the uid drop): processes of the sandbox uid, address space, file size;
  *   `/tmp`, `/dev/shm` and `HOME` are size-limited tmpfs mounts.
- * - Environment: only shell-environment.ts's allowlist, given to bubblewrap itself too, so its init's
- *   `/proc/1/environ` holds nothing more than the command's.
- * - The interpreter's real wait status is reported (exit-status-reporter.ts), so a death by signal is
+ * - Environment: only shell-environment.ts's allowlist, handed to the interpreter when the call starts
+ *   (sandbox-waiter.ts); bubblewrap and the waiter start with an empty one, so `/proc/1/environ` holds
+ *   nothing.
+ * - The interpreter's real wait status is reported (sandbox-waiter.ts), so a death by signal is
  *   `signalled` with its signal.
+ * - Warm pool (sandbox-pool.ts): after a call, a sandbox for the same plan is built ahead of the next
+ *   call and handed only to a call with exactly that plan; otherwise a call builds its own.
  * - Each command is logged as one JSON line: user, chat, shell, command, cwd, outcome.
  * - Fails closed: `status()` is unavailable, with the reason, until a probe sandbox has run and shown
  *   uid ≠ 0, `CapEff` 0 and `NoNewPrivs` 1 inside; `run` then refuses.
@@ -28,19 +31,21 @@ import { accessSync, constants } from 'node:fs';
 import { userInfo } from 'node:os';
 import { defaultOf } from '../../../config/environment-variables.ts';
 import { ToolError } from '../../errors.ts';
-import { runShellCommand, type ShellCommandResult, type ShellCommandWrapper } from '../run-shell-command.ts';
+import { runShellCommand, type ShellCommandResult, type WrappedShellProcess } from '../run-shell-command.ts';
 import { buildShellEnvironment } from '../shell-environment.ts';
 import type { ShellInterpreter } from '../shell-interpreter.ts';
 import { buildMountPlan, type HostLayout } from './bubblewrap-mount-plan.ts';
-import { parseReporterStatus, reporterArguments } from './exit-status-reporter.ts';
 import { hostLayout } from './host-layout.ts';
+import { type LaunchedSandbox, launchSandbox } from './launched-sandbox.ts';
 import { formatSandboxLogLine } from './sandbox-log-line.ts';
+import { createSandboxPool, sandboxKey } from './sandbox-pool.ts';
 import {
   openSandboxStateDirectory,
   type SandboxIdentity,
   type SandboxStateDirectory,
 } from './sandbox-state-directory.ts';
 import { waitForSandboxTeardown } from './sandbox-teardown.ts';
+import { encodeWaiterMessage, waiterArguments } from './sandbox-waiter.ts';
 import type { SandboxedCommand, ShellSandbox, ShellSandboxStatus } from './shell-sandbox.ts';
 
 /** The uid (and gid) commands run as when the server is root. Below systemd's dynamic range. */
@@ -72,12 +77,45 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   shmBytes: 64 * 1024 ** 2,
 };
 
+/** The warm pool's bounds (sandbox-pool.ts). */
+export interface SandboxPoolSettings {
+  /** Sandboxes built ahead that may wait at once; 0 turns the pool off. */
+  maxIdle: number;
+  /** How long a built sandbox waits for its call before it is killed, milliseconds. */
+  idleMs: number;
+}
+
+export const DEFAULT_SANDBOX_POOL: SandboxPoolSettings = {
+  maxIdle: defaultOf('MANGO_SANDBOX_POOL'),
+  idleMs: 30_000,
+};
+
+/** How long a call waits for a pooled sandbox that is still being built before it builds its own. */
+const POOLED_READY_LIMIT_MS = 5000;
+/** bubblewrap writes its info right after it started; this bounds the wait if it never did. */
+const SETTLE_INFO_LIMIT_MS = 200;
+
+/** The text `reading` resolves to, or '' when it takes longer than `milliseconds`. */
+async function boundedText(reading: Promise<string>, milliseconds: number): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(''), milliseconds);
+  });
+  try {
+    return await Promise.race([reading, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface BubblewrapSandboxOptions {
   /** Default: `bwrap`, `setpriv`, `prlimit` on PATH; Perl at `/usr/bin/perl` (it must lie in `/usr`). */
   programs?: Partial<SandboxPrograms>;
   /** The uid commands run as when the server is root (default {@link DEFAULT_SANDBOX_UID}). */
   uid?: number;
   limits?: Partial<SandboxLimits>;
+  /** Default {@link DEFAULT_SANDBOX_POOL}. */
+  pool?: Partial<SandboxPoolSettings>;
   /** Variable names an operator passes through (`MANGO_SHELL_PASS_ENV`). */
   passEnv?: readonly string[];
   /** Where allowlisted variables are read from (default `process.env`). */
@@ -93,8 +131,8 @@ export interface SandboxPrograms {
   bwrap: string;
   setpriv: string;
   prlimit: string;
-  /** The wait-status reporter's interpreter; undefined when the host has none in `/usr`. */
-  perl: string | undefined;
+  /** The waiter's interpreter (sandbox-waiter.ts); it must lie in `/usr`, which every sandbox mounts. */
+  perl: string;
 }
 
 export interface BubblewrapSandbox extends ShellSandbox {
@@ -103,7 +141,9 @@ export interface BubblewrapSandbox extends ShellSandbox {
   readonly dropsPrivilege: boolean;
   /** The host directory of the synthesized accounts and covers (sandbox-state-directory.ts). */
   stateDirectory(): string | undefined;
-  /** Makes the sandbox unavailable (the shared state directory stays for other sandboxes). */
+  /** How many pooled sandboxes wait, per pool key (sandbox-pool.ts). */
+  waitingSandboxes(): Map<string, number>;
+  /** Makes the sandbox unavailable and kills its pooled sandboxes (the state directory stays). */
   dispose(): void;
 }
 
@@ -137,8 +177,10 @@ function findPrograms(given: Partial<SandboxPrograms> | undefined): SandboxProgr
   if (!isExecutable(bwrap)) return 'bubblewrap (bwrap) is not installed; install the "bubblewrap" package.';
   if (!isExecutable(setpriv)) return 'setpriv is not installed; install "util-linux".';
   if (!isExecutable(prlimit)) return 'prlimit is not installed; install "util-linux".';
-  // Without Perl the sandbox still contains commands; only a death by signal reads as exit 128+n.
-  return { bwrap, setpriv, prlimit, perl: isExecutable(perl) && perl.startsWith('/usr/') ? perl : undefined };
+  if (!perl.startsWith('/usr/') || !isExecutable(perl)) {
+    return `Perl is not installed at ${perl} (it must lie in /usr); install "perl-base".`;
+  }
+  return { bwrap, setpriv, prlimit, perl };
 }
 
 /** The probe's command: what the sandbox must show about itself before any user command runs. */
@@ -179,65 +221,62 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       source,
     );
 
-  const wrapperFor = (
+  /** The whole argument vector of one sandbox, ending with the waiter; pure but for the host's layout. */
+  const argumentsFor = (
     tools: SandboxPrograms,
     files: SandboxStateDirectory,
     command: Pick<SandboxedCommand, 'reachable' | 'cwd' | 'deniedPaths'>,
     probing = false,
-  ): ShellCommandWrapper => ({
-    wrap: (interpreterArguments) => [
-      tools.prlimit,
-      `--nproc=${limits.processes}`,
-      `--as=${limits.addressSpaceBytes}`,
-      `--fsize=${limits.fileBytes}`,
-      '--',
-      ...(dropsPrivilege
-        ? [
-            tools.setpriv,
-            `--reuid=${identity.uid}`,
-            `--regid=${identity.gid}`,
-            '--clear-groups',
-            '--no-new-privs',
-            '--inh-caps=-all',
-            '--bounding-set=-all',
-            '--',
-          ]
-        : []),
-      tools.bwrap,
-      '--unshare-all',
-      '--unshare-user',
-      '--disable-userns',
-      '--die-with-parent',
-      '--new-session',
-      '--cap-drop',
-      'ALL',
-      '--uid',
-      String(identity.uid),
-      '--gid',
-      String(identity.gid),
-      '--hostname',
-      'sandbox',
-      // The probe runs synchronously and has no descriptor 4; it has nothing left to wait for anyway.
-      ...(probing ? [] : ['--info-fd', '4']),
-      ...buildMountPlan(
-        {
-          reachable: command.reachable,
-          cwd: command.cwd,
-          deniedPaths: command.deniedPaths,
-          home: identity.home,
-          files,
-          tmpBytes: limits.tmpBytes,
-          homeBytes: limits.homeBytes,
-          shmBytes: limits.shmBytes,
-        },
-        host,
-      ),
-      '--',
-      ...(tools.perl ? reporterArguments(tools.perl, interpreterArguments) : interpreterArguments),
-    ],
-    ...(tools.perl ? { parseExitStatus: parseReporterStatus } : {}),
-    ...(probing ? {} : { settle: waitForSandboxTeardown }),
-  });
+  ): string[] => [
+    tools.prlimit,
+    `--nproc=${limits.processes}`,
+    `--as=${limits.addressSpaceBytes}`,
+    `--fsize=${limits.fileBytes}`,
+    '--',
+    ...(dropsPrivilege
+      ? [
+          tools.setpriv,
+          `--reuid=${identity.uid}`,
+          `--regid=${identity.gid}`,
+          '--clear-groups',
+          '--no-new-privs',
+          '--inh-caps=-all',
+          '--bounding-set=-all',
+          '--',
+        ]
+      : []),
+    tools.bwrap,
+    '--unshare-all',
+    '--unshare-user',
+    '--disable-userns',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--uid',
+    String(identity.uid),
+    '--gid',
+    String(identity.gid),
+    '--hostname',
+    'sandbox',
+    // The probe runs synchronously and has no descriptor 4; it has nothing left to wait for anyway.
+    ...(probing ? [] : ['--info-fd', '4']),
+    ...buildMountPlan(
+      {
+        reachable: command.reachable,
+        cwd: command.cwd,
+        deniedPaths: command.deniedPaths,
+        home: identity.home,
+        files,
+        tmpBytes: limits.tmpBytes,
+        homeBytes: limits.homeBytes,
+        shmBytes: limits.shmBytes,
+      },
+      host,
+    ),
+    '--',
+    ...waiterArguments(tools.perl),
+  ];
 
   const probe = (tools: SandboxPrograms, files: SandboxStateDirectory): string | undefined => {
     const reachable = {
@@ -246,16 +285,14 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       roots: [{ path: files.path, access: 'read-only' as const }],
       protectedPaths: [],
     };
-    const argv = wrapperFor(tools, files, { reachable, cwd: files.path, deniedPaths: [] }, true).wrap([
-      '/bin/sh',
-      '-c',
-      PROBE_COMMAND,
-    ]);
+    const argv = argumentsFor(tools, files, { reachable, cwd: files.path, deniedPaths: [] }, true);
     try {
       const result = Bun.spawnSync(argv, {
         cwd: files.path,
-        env: environmentFor('/bin/sh', []),
-        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {},
+        stdin: encodeWaiterMessage(['/bin/sh', '-c', PROBE_COMMAND], environmentFor('/bin/sh', [])),
+        stdout: 'pipe',
+        stderr: 'pipe',
         timeout: 10_000,
       });
       if (result.exitCode !== 0) {
@@ -283,7 +320,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       : {
           available: true,
           mode: 'bubblewrap',
-          summary: `bubblewrap, uid ${identity.uid}${dropsPrivilege ? ' (dropped from root)' : ` (the server's own, ${userInfo().username})`}, no network${programs.perl ? '' : '; no Perl in /usr, so a death by signal n reads as exit 128+n'}`,
+          summary: `bubblewrap, uid ${identity.uid}${dropsPrivilege ? ' (dropped from root)' : ` (the server's own, ${userInfo().username})`}, no network`,
         };
   }
 
@@ -297,15 +334,46 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     return directory;
   };
 
+  const poolSettings: SandboxPoolSettings = { ...DEFAULT_SANDBOX_POOL, ...options.pool };
+  const pool = createSandboxPool({ ...poolSettings, launch: launchSandbox });
+
+  /**
+   * Starts the call's interpreter in a sandbox for `argv`: the pooled one of the same key when it is
+   * ready (or becomes ready), else one built now. Reports which one through `onStart`.
+   */
+  const startIn = async (
+    argv: readonly string[],
+    cwd: string,
+    message: Uint8Array,
+    onStart: (prebuilt: boolean) => void,
+  ): Promise<WrappedShellProcess> => {
+    let sandbox: LaunchedSandbox | undefined = pool.take(sandboxKey(argv));
+    const prebuilt = sandbox !== undefined && (await sandbox.ready(POOLED_READY_LIMIT_MS));
+    if (!prebuilt) {
+      sandbox?.discard();
+      sandbox = launchSandbox(argv, cwd);
+    }
+    const chosen = sandbox as LaunchedSandbox;
+    onStart(prebuilt);
+    await chosen.handOver(message);
+    return {
+      child: chosen.child,
+      waitStatus: () => chosen.waitStatus(),
+      settle: async () => waitForSandboxTeardown(await boundedText(chosen.info(), SETTLE_INFO_LIMIT_MS)),
+    };
+  };
+
   return {
     identity,
     dropsPrivilege,
     status: () => status,
     stateDirectory: () => state?.path,
     fileOwner: () => (dropsPrivilege ? { uid: identity.uid, gid: identity.gid } : undefined),
+    waitingSandboxes: () => pool.waiting(),
     dispose() {
       state = undefined;
       status = { available: false, reason: 'The shell sandbox was shut down.' };
+      pool.dispose();
     },
     async run(command: SandboxedCommand): Promise<ShellCommandResult> {
       if (!status.available || typeof programs === 'string' || !state) {
@@ -319,13 +387,23 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
         executable: command.interpreterPath,
         argumentsFor: (line) => [command.interpreterPath, '-c', line],
       };
+      const argv = argumentsFor(programs, readyState(state), command);
+      let prebuilt: boolean | undefined;
       const result = await runShellCommand({
         ...command,
         interpreter,
         environment: environmentFor(command.interpreterPath, command.deniedEnvVars),
-        wrapper: wrapperFor(programs, readyState(state), command),
+        wrapper: {
+          start: (interpreterArguments, environment) =>
+            startIn(argv, command.cwd, encodeWaiterMessage(interpreterArguments, environment), (value) => {
+              prebuilt = value;
+            }),
+        },
       });
-      log(formatSandboxLogLine('bubblewrap', command, result));
+      // The next call of this chat most likely needs the same plan: build its sandbox now, while the
+      // model reads this result.
+      if (status.available) pool.prepare(sandboxKey(argv), argv, command.cwd);
+      log(formatSandboxLogLine('bubblewrap', command, result, prebuilt));
       return result;
     },
   };
