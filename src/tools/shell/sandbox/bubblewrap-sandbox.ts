@@ -34,9 +34,15 @@ import { ToolError } from '../../errors.ts';
 import { runShellCommand, type ShellCommandResult, type WrappedShellProcess } from '../run-shell-command.ts';
 import { buildShellEnvironment } from '../shell-environment.ts';
 import type { ShellInterpreter } from '../shell-interpreter.ts';
-import { buildMountPlan, type HostLayout } from './bubblewrap-mount-plan.ts';
+import type { HostLayout } from './bubblewrap-mount-plan.ts';
 import { hostLayout } from './host-layout.ts';
 import { type LaunchedSandbox, launchSandbox } from './launched-sandbox.ts';
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  type SandboxLimits,
+  type SandboxPrograms,
+  sandboxArguments,
+} from './sandbox-arguments.ts';
 import { formatSandboxLogLine } from './sandbox-log-line.ts';
 import { createSandboxPool, sandboxKey } from './sandbox-pool.ts';
 import {
@@ -45,37 +51,14 @@ import {
   type SandboxStateDirectory,
 } from './sandbox-state-directory.ts';
 import { waitForSandboxTeardown } from './sandbox-teardown.ts';
-import { encodeWaiterMessage, waiterArguments } from './sandbox-waiter.ts';
+import { encodeWaiterMessage } from './sandbox-waiter.ts';
 import type { SandboxedCommand, ShellSandbox, ShellSandboxStatus } from './shell-sandbox.ts';
 
 /** The uid (and gid) commands run as when the server is root. Below systemd's dynamic range. */
 export const DEFAULT_SANDBOX_UID = defaultOf('MANGO_SANDBOX_UID');
 export const SANDBOX_USER = 'sandbox';
 export const SANDBOX_HOME = '/home/sandbox';
-
-export interface SandboxLimits {
-  /** RLIMIT_NPROC of the sandbox uid: processes it may have at once, across its sandboxes. */
-  processes: number;
-  /** RLIMIT_AS per process, bytes. */
-  addressSpaceBytes: number;
-  /** RLIMIT_FSIZE: the largest file a command may write, bytes. */
-  fileBytes: number;
-  /** Size of the private `/tmp`, bytes. */
-  tmpBytes: number;
-  /** Size of the private `HOME`, bytes. */
-  homeBytes: number;
-  /** Size of the private `/dev/shm`, bytes. */
-  shmBytes: number;
-}
-
-export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
-  processes: 1024,
-  addressSpaceBytes: 8 * 1024 ** 3,
-  fileBytes: 1024 ** 3,
-  tmpBytes: 512 * 1024 ** 2,
-  homeBytes: 128 * 1024 ** 2,
-  shmBytes: 64 * 1024 ** 2,
-};
+export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits, type SandboxPrograms };
 
 /** The warm pool's bounds (sandbox-pool.ts). */
 export interface SandboxPoolSettings {
@@ -127,14 +110,6 @@ export interface BubblewrapSandboxOptions {
   host?: HostLayout;
 }
 
-export interface SandboxPrograms {
-  bwrap: string;
-  setpriv: string;
-  prlimit: string;
-  /** The waiter's interpreter (sandbox-waiter.ts); it must lie in `/usr`, which every sandbox mounts. */
-  perl: string;
-}
-
 export interface BubblewrapSandbox extends ShellSandbox {
   readonly identity: SandboxIdentity;
   /** True when the server is root and hands files to the sandbox uid (see sandbox-file-owner.ts). */
@@ -143,6 +118,8 @@ export interface BubblewrapSandbox extends ShellSandbox {
   stateDirectory(): string | undefined;
   /** How many pooled sandboxes wait, per pool key (sandbox-pool.ts). */
   waitingSandboxes(): Map<string, number>;
+  /** Resolves once every pooled sandbox is built: a call now finds it ready (tests, benchmark). */
+  poolSettled(): Promise<void>;
   /** Makes the sandbox unavailable and kills its pooled sandboxes (the state directory stays). */
   dispose(): void;
 }
@@ -221,62 +198,13 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       source,
     );
 
-  /** The whole argument vector of one sandbox, ending with the waiter; pure but for the host's layout. */
   const argumentsFor = (
     tools: SandboxPrograms,
     files: SandboxStateDirectory,
     command: Pick<SandboxedCommand, 'reachable' | 'cwd' | 'deniedPaths'>,
     probing = false,
-  ): string[] => [
-    tools.prlimit,
-    `--nproc=${limits.processes}`,
-    `--as=${limits.addressSpaceBytes}`,
-    `--fsize=${limits.fileBytes}`,
-    '--',
-    ...(dropsPrivilege
-      ? [
-          tools.setpriv,
-          `--reuid=${identity.uid}`,
-          `--regid=${identity.gid}`,
-          '--clear-groups',
-          '--no-new-privs',
-          '--inh-caps=-all',
-          '--bounding-set=-all',
-          '--',
-        ]
-      : []),
-    tools.bwrap,
-    '--unshare-all',
-    '--unshare-user',
-    '--disable-userns',
-    '--die-with-parent',
-    '--new-session',
-    '--cap-drop',
-    'ALL',
-    '--uid',
-    String(identity.uid),
-    '--gid',
-    String(identity.gid),
-    '--hostname',
-    'sandbox',
-    // The probe runs synchronously and has no descriptor 4; it has nothing left to wait for anyway.
-    ...(probing ? [] : ['--info-fd', '4']),
-    ...buildMountPlan(
-      {
-        reachable: command.reachable,
-        cwd: command.cwd,
-        deniedPaths: command.deniedPaths,
-        home: identity.home,
-        files,
-        tmpBytes: limits.tmpBytes,
-        homeBytes: limits.homeBytes,
-        shmBytes: limits.shmBytes,
-      },
-      host,
-    ),
-    '--',
-    ...waiterArguments(tools.perl),
-  ];
+  ): string[] =>
+    sandboxArguments({ programs: tools, identity, limits, dropsPrivilege, files, command, host, probing });
 
   const probe = (tools: SandboxPrograms, files: SandboxStateDirectory): string | undefined => {
     const reachable = {
@@ -370,6 +298,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     stateDirectory: () => state?.path,
     fileOwner: () => (dropsPrivilege ? { uid: identity.uid, gid: identity.gid } : undefined),
     waitingSandboxes: () => pool.waiting(),
+    poolSettled: () => pool.settled(),
     dispose() {
       state = undefined;
       status = { available: false, reason: 'The shell sandbox was shut down.' };

@@ -25,7 +25,10 @@ export interface LaunchedSandbox {
   handOver(message: Uint8Array): Promise<void>;
   /** The interpreter's real wait status after the process exited (undefined when none was reported). */
   waitStatus(): Promise<ShellWaitStatus | undefined>;
-  /** What bubblewrap wrote on its info descriptor (its init's pid), read to the end. */
+  /**
+   * What bubblewrap wrote on its info descriptor (its init's pid): the JSON object, read up to its
+   * closing brace. (The descriptor itself stays open in the sandbox until the sandbox ends.)
+   */
   info(): Promise<string>;
   /** Kills the sandbox with everything in it. */
   discard(): void;
@@ -71,6 +74,11 @@ function descriptorReader(descriptor: unknown) {
       const line = buffered.slice(0, end);
       buffered = buffered.slice(end + 1);
       return line;
+    },
+    /** Everything read until `marker` was seen (or the end), without waiting for the end itself. */
+    async through(marker: string): Promise<string> {
+      while (!buffered.includes(marker)) if (!(await more())) break;
+      return buffered;
     },
     /** Everything not read yet, up to the end. */
     async rest(): Promise<string> {
@@ -131,7 +139,7 @@ export function launchSandbox(argv: readonly string[], cwd: string): LaunchedSan
       if (!(await started())) return undefined;
       return parseWaiterStatus(await records.rest());
     },
-    info: () => information.rest(),
+    info: () => information.through('}'),
     discard(): void {
       killProcessGroup(child.pid);
       try {

@@ -33,6 +33,8 @@ export interface SandboxPool {
   prepare(key: string, argv: readonly string[], cwd: string): void;
   /** How many sandboxes wait, per key (for tests and the benchmark). */
   waiting(): Map<string, number>;
+  /** Resolves once every waiting sandbox is built (or failed); for tests and the benchmark. */
+  settled(): Promise<void>;
   dispose(): void;
 }
 
@@ -117,6 +119,9 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       const counts = new Map<string, number>();
       for (const entry of waiting) counts.set(entry.key, (counts.get(entry.key) ?? 0) + 1);
       return counts;
+    },
+    async settled(): Promise<void> {
+      await Promise.all(waiting.map((entry) => entry.sandbox.ready(options.idleMs)));
     },
     dispose(): void {
       disposed = true;

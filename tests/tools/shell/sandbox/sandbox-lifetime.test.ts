@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BubblewrapSandbox } from '../../../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
+import { handToSandboxUser } from '../../../../src/tools/shell/sandbox/sandbox-file-owner.ts';
 import { liveProcessesWith } from '../../../helpers/live-processes.ts';
 import {
   createSandboxLayout,
@@ -33,9 +35,14 @@ describeSandbox('sandbox lifetime and limits', () => {
     layout.remove();
   });
 
-  test('kill -9 of the process that started the sandboxes leaves no command of it alive after 1 s', async () => {
+  test('kill -9 of the process that started the sandboxes leaves no command, and no idle pooled sandbox, of it alive after 1 s', async () => {
     const marker = `302.${Math.floor(Math.random() * 1e6)}`;
-    const child = Bun.spawn([process.execPath, FIXTURE, marker, layout.alice], {
+    const idleCwd = join(layout.alice, `idle-${marker}`);
+    mkdirSync(idleCwd);
+    await handToSandboxUser(idleCwd, sandbox);
+    // bubblewrap's outer process and its init carry the plan's working directory on their command line.
+    const idleSandbox = () => liveProcessesWith(`\0--chdir\0${idleCwd}\0`);
+    const child = Bun.spawn([process.execPath, FIXTURE, marker, layout.alice, idleCwd], {
       stdin: 'ignore',
       stdout: 'pipe',
       stderr: 'inherit',
@@ -45,11 +52,16 @@ describeSandbox('sandbox lifetime and limits', () => {
       expect(
         await eventually(async () => (await liveProcessesWith(`sleep\0${marker}`)).length === 5, 10_000),
       ).toBe(true);
+      expect(await eventually(async () => (await idleSandbox()).length === 2, 10_000)).toBe(true);
       child.kill('SIGKILL');
       await child.exited;
       const killedAt = performance.now();
       expect(
-        await eventually(async () => (await liveProcessesWith(`sleep\0${marker}`)).length === 0, 1000),
+        await eventually(
+          async () =>
+            (await liveProcessesWith(`sleep\0${marker}`)).length === 0 && (await idleSandbox()).length === 0,
+          1000,
+        ),
       ).toBe(true);
       expect(performance.now() - killedAt).toBeLessThan(1000);
     } finally {

@@ -1,0 +1,111 @@
+/**
+ * The argument vector of one sandbox, from the call's plan: limits (`prlimit`), the uid drop
+ * (`setpriv`, when the server is root), bubblewrap with every namespace unshared and the mount plan of
+ * bubblewrap-mount-plan.ts, then the waiter (sandbox-waiter.ts). Pure but for the host layout it is
+ * given, so the same plan always gives the same vector: that vector is what the warm pool keys on
+ * (sandbox-pool.ts). It holds no command and no environment; those reach the sandbox at the call.
+ */
+import { buildMountPlan, type HostLayout } from './bubblewrap-mount-plan.ts';
+import type { SandboxIdentity, SandboxStateDirectory } from './sandbox-state-directory.ts';
+import { waiterArguments } from './sandbox-waiter.ts';
+import type { SandboxedCommand } from './shell-sandbox.ts';
+
+export interface SandboxLimits {
+  /** RLIMIT_NPROC of the sandbox uid: processes it may have at once, across its sandboxes. */
+  processes: number;
+  /** RLIMIT_AS per process, bytes. */
+  addressSpaceBytes: number;
+  /** RLIMIT_FSIZE: the largest file a command may write, bytes. */
+  fileBytes: number;
+  /** Size of the private `/tmp`, bytes. */
+  tmpBytes: number;
+  /** Size of the private `HOME`, bytes. */
+  homeBytes: number;
+  /** Size of the private `/dev/shm`, bytes. */
+  shmBytes: number;
+}
+
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
+  processes: 1024,
+  addressSpaceBytes: 8 * 1024 ** 3,
+  fileBytes: 1024 ** 3,
+  tmpBytes: 512 * 1024 ** 2,
+  homeBytes: 128 * 1024 ** 2,
+  shmBytes: 64 * 1024 ** 2,
+};
+
+export interface SandboxPrograms {
+  bwrap: string;
+  setpriv: string;
+  prlimit: string;
+  /** The waiter's interpreter (sandbox-waiter.ts); it must lie in `/usr`, which every sandbox mounts. */
+  perl: string;
+}
+
+export interface SandboxArgumentsInput {
+  programs: SandboxPrograms;
+  identity: SandboxIdentity;
+  limits: SandboxLimits;
+  /** True when the server is root and must drop to the sandbox uid first. */
+  dropsPrivilege: boolean;
+  files: Pick<SandboxStateDirectory, 'passwd' | 'group' | 'emptyFile' | 'emptyDirectory'>;
+  command: Pick<SandboxedCommand, 'reachable' | 'cwd' | 'deniedPaths'>;
+  host: HostLayout;
+  /** The start-up probe: run synchronously, without bubblewrap's info descriptor. */
+  probing?: boolean;
+}
+
+/** The whole argument vector of one sandbox, ending with the waiter. */
+export function sandboxArguments(input: SandboxArgumentsInput): string[] {
+  const { programs, identity, limits, command } = input;
+  return [
+    programs.prlimit,
+    `--nproc=${limits.processes}`,
+    `--as=${limits.addressSpaceBytes}`,
+    `--fsize=${limits.fileBytes}`,
+    '--',
+    ...(input.dropsPrivilege
+      ? [
+          programs.setpriv,
+          `--reuid=${identity.uid}`,
+          `--regid=${identity.gid}`,
+          '--clear-groups',
+          '--no-new-privs',
+          '--inh-caps=-all',
+          '--bounding-set=-all',
+          '--',
+        ]
+      : []),
+    programs.bwrap,
+    '--unshare-all',
+    '--unshare-user',
+    '--disable-userns',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--uid',
+    String(identity.uid),
+    '--gid',
+    String(identity.gid),
+    '--hostname',
+    'sandbox',
+    // The probe runs synchronously and has no descriptor 4; it has nothing left to wait for anyway.
+    ...(input.probing ? [] : ['--info-fd', '4']),
+    ...buildMountPlan(
+      {
+        reachable: command.reachable,
+        cwd: command.cwd,
+        deniedPaths: command.deniedPaths,
+        home: identity.home,
+        files: input.files,
+        tmpBytes: limits.tmpBytes,
+        homeBytes: limits.homeBytes,
+        shmBytes: limits.shmBytes,
+      },
+      input.host,
+    ),
+    '--',
+    ...waiterArguments(programs.perl),
+  ];
+}
