@@ -82,6 +82,7 @@ export function sandboxArguments(input: SandboxArgumentsInput): string[] {
     '--disable-userns',
     '--die-with-parent',
     '--new-session',
+    '--as-pid-1',
     '--cap-drop',
     'ALL',
     '--uid',

@@ -36,7 +36,7 @@ export const WAITER_SCRIPT =
   'exit 0 unless defined $m && length $m; ' +
   'my @f = split(/\\0/, $m, -1); pop @f; my $n = shift @f; my @a = splice(@f, 0, $n); ' +
   '%ENV = map { /^([^=]+)=(.*)$/s ? ($1, $2) : () } @f; ' +
-  'my $c = system { $a[0] } @a; my $e = $!; kill("KILL", -1) if $$ == 2; ' +
+  'my $c = system { $a[0] } @a; my $e = $!; kill("KILL", -1) if $$ == 1; ' +
   'syswrite($r, $c == -1 ? "start-failed $e\\n" : "status $c\\n") if $r; exit 0;';
 
 /** The argument vector that starts the waiter. */

@@ -20,7 +20,7 @@ interface Call {
   deniedEnvVars?: string[];
 }
 
-/** Sandbox processes (bubblewrap's outer process and its init) whose plan has `cwd` as its directory. */
+/** Sandbox processes (bubblewrap's outer process; the waiter inside is its child) whose plan has `cwd` as its directory. */
 function sandboxProcessesIn(cwd: string): Promise<number[]> {
   return liveProcessesWith(`\0--chdir\0${cwd}\0`);
 }
@@ -108,11 +108,13 @@ describeSandbox('the warm pool of sandboxes built ahead of the call', () => {
     await run(sandbox, 'true');
     const withLang = await run(
       sandbox,
-      'echo "lang=$(printenv LANG || echo unset)"; wc -c < /proc/1/environ; tr "\\0" "\\n" < /proc/$PPID/environ',
+      'echo "lang=$(printenv LANG || echo unset) parent=$PPID"; tr "\\0" "\\n" < /proc/1/environ',
     );
     expect(withLang.prebuilt).toBe(true);
-    // bubblewrap's init has no environment at all; the waiter only the PWD bubblewrap sets.
-    expect(withLang.result.stdout).toBe(`lang=${process.env.LANG ?? 'unset'}\n0\nPWD=${layout.alice}\n`);
+    // The waiter is PID 1, with nothing in its environment but the PWD bubblewrap sets.
+    expect(withLang.result.stdout).toBe(
+      `lang=${process.env.LANG ?? 'unset'} parent=1\nPWD=${layout.alice}\n`,
+    );
     const withoutLang = await run(sandbox, 'echo "lang=$(printenv LANG || echo unset)"', {
       deniedEnvVars: ['LANG'],
     });
@@ -141,15 +143,15 @@ describeSandbox('the warm pool of sandboxes built ahead of the call', () => {
         await run(small, 'true', { cwd: directory });
       }
       expect([...small.waitingSandboxes().values()]).toEqual([1, 1]);
-      // The oldest plan's sandbox made room for the newest: two plans wait, each as two processes.
+      // The oldest plan's sandbox made room for the newest: two plans wait.
       expect((await sandboxProcessesIn(directories[0] as string)).length).toBe(0);
-      expect((await sandboxProcessesIn(directories[2] as string)).length).toBe(2);
+      expect((await sandboxProcessesIn(directories[2] as string)).length).toBe(1);
       await Bun.sleep(1000);
       expect(small.waitingSandboxes().size).toBe(0);
       expect((await sandboxProcessesIn(directories[2] as string)).length).toBe(0);
 
       await run(small, 'true', { cwd: directories[1] });
-      expect((await sandboxProcessesIn(directories[1] as string)).length).toBe(2);
+      expect((await sandboxProcessesIn(directories[1] as string)).length).toBe(1);
       small.dispose();
       await Bun.sleep(100);
       expect((await sandboxProcessesIn(directories[1] as string)).length).toBe(0);
