@@ -10,9 +10,9 @@
  * - Filesystem: exactly the call's reachable set plus the system view of bubblewrap-mount-plan.ts.
  * - Network: none. The network namespace holds only a down loopback: no host service, database or API.
  * - Lifetime: bubblewrap is this process's child with a parent-death SIGKILL (`--die-with-parent`), and
- *   its init is PID 1 of the sandbox: when the interpreter exits, is killed, or the server dies, the
- *   PID namespace ends and every process in it (setsid, nohup and double forks included) dies with it.
- *   A call returns only once that has happened (sandbox-teardown.ts).
+ *   the waiter is PID 1 of the sandbox (sandbox-waiter.ts): when the interpreter exits, is killed, or
+ *   the server dies, the PID namespace ends and every process in it (setsid, nohup and double forks
+ *   included) dies with it. A call returns only once that has happened (sandbox-teardown.ts).
  * - Limits (`prlimit`, before the uid drop): processes of the sandbox uid, address space, file size;
  *   `/tmp`, `/dev/shm` and `HOME` are size-limited tmpfs mounts.
  * - Environment: only shell-environment.ts's allowlist, handed to the interpreter when the call starts

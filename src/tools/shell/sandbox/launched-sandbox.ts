@@ -26,7 +26,7 @@ export interface LaunchedSandbox {
   /** The interpreter's real wait status after the process exited (undefined when none was reported). */
   waitStatus(): Promise<ShellWaitStatus | undefined>;
   /**
-   * What bubblewrap wrote on its info descriptor (its init's pid): the JSON object, read up to its
+   * What bubblewrap wrote on its info descriptor (the host pid of the sandbox's PID 1): the JSON object, read up to its
    * closing brace. (The descriptor itself stays open in the sandbox until the sandbox ends.)
    */
   info(): Promise<string>;

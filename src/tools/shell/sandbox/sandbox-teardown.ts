@@ -1,16 +1,14 @@
 /**
- * Waiting until a sandbox is really gone. bubblewrap's outer process exits as soon as its init reports
- * the command's status, while the kernel is still killing the rest of the PID namespace (a `setsid`
- * job, a double fork). The namespace is empty exactly when its init has finished exiting, because an
- * exiting init first kills and waits for every other process in it. So the sandbox asks bubblewrap for
- * the init's host pid (`--info-fd 4`) and, after bubblewrap exited, waits until that pid is gone or a
- * zombie. The wait is bounded: a kernel that takes longer than {@link TEARDOWN_LIMIT_MS} is not waited
- * for (the namespace still dies; the call just stops watching).
- *
- * Usually the init is gone by the time bubblewrap's exit is seen (the waiter already killed the rest,
- * sandbox-waiter.ts), so the first look decides. Otherwise the wait yields to the event loop between
- * looks for the first {@link SPIN_MS} (a namespace ends within a millisecond or so), then polls every
- * {@link POLL_MS}: a timer-paced poll alone cost every call a whole period.
+ * Waiting until a sandbox is really gone. The namespace is empty exactly when its PID 1 (the waiter,
+ * sandbox-waiter.ts) has finished exiting, because an exiting PID 1 first kills and waits for every
+ * other process in it. So the sandbox asks bubblewrap for that process's host pid (`--info-fd 4`) and,
+ * after bubblewrap exited, waits until that pid is gone or a zombie. bubblewrap reaps its child before
+ * it exits, so the first look normally decides; the wait stays as the proof, and for a bubblewrap
+ * that was killed itself (a timeout kills the whole group at once). The wait is bounded: a kernel that
+ * takes longer than {@link TEARDOWN_LIMIT_MS} is not waited for (the namespace still dies; the call
+ * just stops watching). Between looks it yields to the event loop for the first {@link SPIN_MS} (a
+ * namespace ends within a millisecond or so), then polls every {@link POLL_MS}: a timer-paced poll
+ * alone cost every call a whole period.
  */
 import { readFileSync } from 'node:fs';
 
@@ -18,7 +16,7 @@ export const TEARDOWN_LIMIT_MS = 2000;
 const SPIN_MS = 5;
 const POLL_MS = 2;
 
-/** The init's host pid from bubblewrap's `--info-fd` JSON, or undefined. */
+/** The host pid of the sandbox's PID 1 from bubblewrap's `--info-fd` JSON, or undefined. */
 export function parseSandboxInitPid(written: string): number | undefined {
   const match = /"child-pid"\s*:\s*(\d+)/.exec(written);
   return match ? Number(match[1]) : undefined;

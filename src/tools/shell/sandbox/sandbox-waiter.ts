@@ -1,7 +1,7 @@
 /**
- * The first process inside a sandbox (after bubblewrap's init): a few lines of Perl (perl-base is part
- * of every Debian-family system, in `/usr`) that wait for the call, run its interpreter, and report
- * the interpreter's real wait status.
+ * PID 1 of every sandbox (bubblewrap `--as-pid-1`, so there is no separate bubblewrap init): a few
+ * lines of Perl (perl-base is part of every Debian-family system, in `/usr`) that wait for the call,
+ * run its interpreter, and report the interpreter's real wait status.
  *
  * Guarantees:
  * - The command and its environment reach the sandbox only when the call starts: the waiter reads
@@ -10,15 +10,15 @@
  *   of it. bubblewrap and the waiter themselves start with an empty environment, so `/proc/1/environ`
  *   and the waiter's `/proc/<pid>/environ` hold nothing at all.
  * - The interpreter gets stdin from `/dev/null` and exactly the environment of the message.
- * - The real wait status: bubblewrap's init reaps the command and exits with 128+n when it died of
- *   signal n, indistinguishable from an `exit 137`; the waiter writes `status <raw wait status>` to
- *   descriptor 3 instead, after `ready` when it started. It moves descriptor 3 to a close-on-exec
- *   descriptor first, so the command cannot write a fake record. A command that kills the waiter
- *   leaves no record; the sandbox's own exit code is used then.
- * - When the interpreter has exited, the waiter (PID 2 of its own PID namespace: it checks, and kills
- *   nothing anywhere else) kills everything else in the namespace
- *   (`kill -KILL -1` reaches every process of the namespace but init and itself) before it reports,
- *   so bubblewrap's init finds nothing left to wait for and the namespace ends at once.
+ * - The real wait status: bubblewrap itself reports a death by signal n as exit 128+n,
+ *   indistinguishable from an `exit 137`; the waiter writes `status <raw wait status>` to descriptor 3
+ *   instead, after `ready` when it started. It moves descriptor 3 to a close-on-exec descriptor first,
+ *   so the command cannot write a fake record, and as PID 1 of the namespace it ignores every signal
+ *   sent from inside it, so the command cannot kill it either.
+ * - When the interpreter has exited, the waiter kills everything else in the namespace (`kill -KILL
+ *   -1` from PID 1 reaches every other process of its namespace and nothing outside it; it checks that
+ *   it is PID 1 first) and exits; the kernel ends the namespace with it, and bubblewrap, which reaps
+ *   it, exits only after that.
  * - Without a descriptor 3 (the start-up probe) the waiter runs the interpreter the same way and
  *   reports nothing.
  */
