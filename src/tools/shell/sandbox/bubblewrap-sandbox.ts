@@ -273,10 +273,13 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     argv: readonly string[],
     cwd: string,
     message: Uint8Array,
+    timeoutMs: number,
     onStart: (prebuilt: boolean) => void,
   ): Promise<WrappedShellProcess> => {
     let sandbox: LaunchedSandbox | undefined = pool.take(sandboxKey(argv));
-    const prebuilt = sandbox !== undefined && (await sandbox.ready(POOLED_READY_LIMIT_MS));
+    // The call's own budget starts once it runs; waiting for a pooled sandbox must not outlast it.
+    const readyLimit = Math.min(POOLED_READY_LIMIT_MS, timeoutMs);
+    const prebuilt = sandbox !== undefined && (await sandbox.ready(readyLimit));
     if (!prebuilt) {
       sandbox?.discard();
       sandbox = launchSandbox(argv, cwd);
@@ -324,9 +327,15 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
         environment: environmentFor(command.interpreterPath, command.deniedEnvVars),
         wrapper: {
           start: (interpreterArguments, environment) =>
-            startIn(argv, command.cwd, encodeWaiterMessage(interpreterArguments, environment), (value) => {
-              prebuilt = value;
-            }),
+            startIn(
+              argv,
+              command.cwd,
+              encodeWaiterMessage(interpreterArguments, environment),
+              command.timeoutMs,
+              (value) => {
+                prebuilt = value;
+              },
+            ),
         },
       });
       // The next call of this chat most likely needs the same plan: build its sandbox now, while the
