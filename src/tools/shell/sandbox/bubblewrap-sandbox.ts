@@ -290,7 +290,13 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     return {
       child: chosen.child,
       waitStatus: () => chosen.waitStatus(),
-      settle: async () => waitForSandboxTeardown(await boundedText(chosen.info(), SETTLE_INFO_LIMIT_MS)),
+      settle: async () => {
+        try {
+          await waitForSandboxTeardown(await boundedText(chosen.info(), SETTLE_INFO_LIMIT_MS));
+        } finally {
+          chosen.release();
+        }
+      },
     };
   };
 

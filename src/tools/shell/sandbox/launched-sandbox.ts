@@ -11,6 +11,8 @@
  *   waits) and reads none of its pipes: what the sandbox writes waits in the pipe for the call.
  * - `handOver` writes the message once; a second hand-over is refused. `ready()` tells whether the
  *   waiter started (bubblewrap built the sandbox), without consuming anything the call needs later.
+ * - Every descriptor this process holds for the sandbox is closed by `release` (after the call) or
+ *   `discard` (a sandbox nobody will use), so a long-running server does not collect them.
  */
 import { closeSync } from 'node:fs';
 import { killProcessGroup } from '../process-group.ts';
@@ -30,7 +32,9 @@ export interface LaunchedSandbox {
    * closing brace. (The descriptor itself stays open in the sandbox until the sandbox ends.)
    */
   info(): Promise<string>;
-  /** Kills the sandbox with everything in it. */
+  /** Closes this process's ends of the sandbox's pipes, once the call is over. */
+  release(): void;
+  /** Kills the sandbox with everything in it, and releases it. */
   discard(): void;
 }
 
@@ -40,8 +44,12 @@ function descriptorReader(descriptor: unknown) {
   const decoder = new TextDecoder();
   let buffered = '';
   let ended = typeof descriptor !== 'number';
+  let closed = false;
   const close = () => {
     ended = true;
+    if (closed) return;
+    closed = true;
+    void reader?.cancel().catch(() => {});
     try {
       if (typeof descriptor === 'number') closeSync(descriptor);
     } catch {
@@ -87,6 +95,8 @@ function descriptorReader(descriptor: unknown) {
       buffered = '';
       return text;
     },
+    /** Stops reading and closes the descriptor (it is ours: Bun hands extra pipes over as numbers). */
+    close,
   };
 }
 
@@ -140,6 +150,10 @@ export function launchSandbox(argv: readonly string[], cwd: string): LaunchedSan
       return parseWaiterStatus(await records.rest());
     },
     info: () => information.through('}'),
+    release(): void {
+      records.close();
+      information.close();
+    },
     discard(): void {
       killProcessGroup(child.pid);
       try {
@@ -147,6 +161,11 @@ export function launchSandbox(argv: readonly string[], cwd: string): LaunchedSan
       } catch {
         // Already closed.
       }
+      records.close();
+      information.close();
+      // Nobody will read what it wrote: let go of the output pipes too.
+      void child.stdout.cancel().catch(() => {});
+      void child.stderr.cancel().catch(() => {});
     },
   };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { computeReachableSet, type ReachableSet } from '../../../../src/tools/access/reachable-set.ts';
 import type { ShellCommandResult } from '../../../../src/tools/shell/run-shell-command.ts';
@@ -157,6 +157,25 @@ describeSandbox('the warm pool of sandboxes built ahead of the call', () => {
       expect((await sandboxProcessesIn(directories[1] as string)).length).toBe(0);
     } finally {
       small.dispose();
+    }
+  }, 20_000);
+
+  test('calls, and sandboxes that expired unused, leave no descriptor open in the server', async () => {
+    const short = createTestSandbox({ pool: { maxIdle: 2, idleMs: 100 } }, lines);
+    const descriptors = () => readdirSync('/proc/self/fd').length;
+    try {
+      await run(short, 'true');
+      await Bun.sleep(300);
+      const before = descriptors();
+      for (let index = 0; index < 10; index += 1) await run(short, 'echo used');
+      for (let index = 0; index < 3; index += 1) {
+        await run(short, 'true');
+        await Bun.sleep(300);
+      }
+      expect(short.waitingSandboxes().size).toBe(0);
+      expect(descriptors()).toBe(before);
+    } finally {
+      short.dispose();
     }
   }, 20_000);
 
