@@ -16,6 +16,7 @@ export { ChatService, type ChatServiceDependencies, type CreateChatInput } from 
 export { repairHistory } from './chat/history-repair.ts';
 export { InMemoryChatRepository } from './chat/in-memory-chat-repository.ts';
 export { buildSystemPrompt } from './chat/system-prompt.ts';
+export type * from './chat/tool-approval-gate.ts';
 export {
   DEFAULT_MAX_TOOL_ITERATIONS,
   type RunTurnParameters,
@@ -137,26 +138,12 @@ export {
 } from './settings/tool-settings-service.ts';
 export { type AccessNeed, getAccessPolicy } from './tools/access/access-policy.ts';
 export { type ResolvedPath, resolveAndValidatePath } from './tools/access/resolve-and-validate-path.ts';
-export {
-  clampIntegerSetting,
-  getBooleanSetting,
-  getEnabledPathListSetting,
-  getStringListSetting,
-  getStringSetting,
-  optionalBoolean,
-  optionalEnum,
-  optionalInteger,
-  optionalNumber,
-  optionalString,
-  optionalStringArray,
-  readArgumentsObject,
-  requireInteger,
-  requireString,
-} from './tools/arg-parsing.ts';
+export { getEnabledPathListSetting, readArgumentsObject } from './tools/arg-parsing.ts';
 export {
   createGenerateImageToolPlan,
   type GenerateImagePlanOptions,
 } from './tools/builtin/generate-image-plan.ts';
+export { defineTool, type ToolDeclaration } from './tools/define-tool.ts';
 export * from './tools/errors.ts';
 export { DEFAULT_TOOL_TIMEOUT_SECONDS, type ExecuteToolOptions, executeTool } from './tools/execution.ts';
 export {
@@ -166,8 +153,10 @@ export {
 } from './tools/freshness-ledger.ts';
 export { GrepPatternError } from './tools/fs/grep/compile-grep-pattern.ts';
 export {
+  filePathParameter,
   PATH_POLICY_DEFAULT_PARAMETERS,
   PATH_POLICY_PARAMETER_DESCRIPTORS,
+  PATH_POLICY_SETTINGS,
 } from './tools/fs/path-policy-settings.ts';
 export { DEFAULT_TOOL_OUTPUT_BUDGET_BYTES, serializeToolOutput } from './tools/output/result-budget.ts';
 export { defaultToolRegistry, getTool, listTools, registerTool, ToolRegistry } from './tools/registry.ts';
@@ -205,6 +194,16 @@ export {
   type ShellInterpreter,
   type ShellKind,
 } from './tools/shell/shell-interpreter.ts';
+export { StringEnum, toToolParameters } from './tools/tool-schema.ts';
+export {
+  defaultSettingValues,
+  describeSettings,
+  readSettingValues,
+  type SettingDeclaration,
+  type SettingsDeclaration,
+  type SettingValues,
+  setting,
+} from './tools/tool-settings.ts';
 export {
   CAUTIOUS_TRAITS,
   readOnlyLocalTraits,

@@ -178,6 +178,8 @@ export interface ApiClient {
   currentTurn(chatId: string): Promise<CurrentTurn | undefined>;
   /** Re-attaches to the chat's newest turn: its events after `afterSeq`, then live. */
   followTurn(chatId: string, afterSeq: number, signal?: AbortSignal): Promise<Response>;
+  /** Answers a call waiting for approval (404: not waiting for this user; 409: already decided). */
+  answerApproval(chatId: string, callId: string, body: ApprovalAnswerBody): Promise<ApprovalAnswer>;
 }
 
 export interface CurrentTurn {
@@ -185,6 +187,40 @@ export interface CurrentTurn {
   state: string;
   /** Messages with a higher `seq` were written by this turn. */
   messageSeqAtStart: number;
+  /** The turn's calls waiting for the user's answer (absent from servers without approvals). */
+  pendingApprovals?: PendingApproval[];
+}
+
+/** One entry of a running turn record's `pendingApprovals`: a call waiting for the user's answer. */
+export interface PendingApproval {
+  callId: string;
+  name: string;
+  /** The parsed, validated arguments the call will run with. */
+  arguments: unknown;
+  /** Which setting asked, human-readable. */
+  reason: string;
+  requestedAt?: string;
+  /** ISO 8601: when the unanswered call is denied. */
+  expiresAt?: string;
+}
+
+/** The body of `POST /api/chats/:chatId/approvals/:callId`. */
+export interface ApprovalAnswerBody {
+  decision: 'approve' | 'deny';
+  /** A denial's reason, passed to the model (at most 2,000 characters). */
+  reason?: string;
+  /** Approve, and from now on approve this exact command (shell tools). */
+  remember?: boolean;
+  /** Approve, and from now on approve commands starting with these words (shell tools). */
+  rememberPrefix?: string;
+}
+
+/** The answer's 200 body: what was decided and the rule saved, if any. */
+export interface ApprovalAnswer {
+  callId: string;
+  decision: 'approve' | 'deny';
+  reason?: string;
+  remembered?: { setting: string; rule: string };
 }
 
 /**
@@ -268,6 +304,12 @@ export function createApiClient(token: string, onUnauthorized: () => void): ApiC
         `/api/chats/${encodeURIComponent(chatId)}/turns/current/events?after=${afterSeq}`,
         undefined,
         signal,
+      ),
+    answerApproval: (chatId, callId, body) =>
+      json<ApprovalAnswer>(
+        'POST',
+        `/api/chats/${encodeURIComponent(chatId)}/approvals/${encodeURIComponent(callId)}`,
+        body,
       ),
   };
 }

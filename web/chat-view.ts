@@ -4,8 +4,17 @@
  * button that asks the server to stop the turn. The turn runs on the server whatever the page does:
  * opening the chat while a turn runs (a reload, another tab) shows the history before it and
  * re-attaches to the turn's stream. Entries are rendered keyed, so streaming never resets open sections.
+ * A call waiting for approval shows its answer panel (`chat-approvals.ts`); after a reload the turn
+ * record's `pendingApprovals` shows it at once, before the replayed stream places it.
  */
-import { ApiError, type ChatSummary, type CurrentTurn, type ToolResultView } from './api-client.ts';
+import {
+  ApiError,
+  type ChatSummary,
+  type CurrentTurn,
+  type ToolResultView,
+  type ToolSettingsDescriptor,
+} from './api-client.ts';
+import { createChatApprovals } from './chat-approvals.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
 import { createChatTitleEditor } from './chat-title-editor.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
@@ -16,7 +25,14 @@ import { createMarkdownView, type MarkdownView } from './markdown-view.ts';
 import { readTurnStream } from './sse-parser.ts';
 import { renderToolCallCard, toolCallSignature } from './tool-call-card.ts';
 import type { ImageLoader } from './tool-result-view.ts';
-import { applyTurnEvent, finishTurn, type Transcript, type TranscriptEntry } from './transcript.ts';
+import {
+  applyPendingApprovals,
+  applyTurnEvent,
+  finishTurn,
+  type ToolCallEntry,
+  type Transcript,
+  type TranscriptEntry,
+} from './transcript.ts';
 import { transcriptFromHistory } from './transcript-from-history.ts';
 import { totalUsage, usageText } from './usage-text.ts';
 
@@ -37,12 +53,14 @@ export async function renderChatView(
   // result gets the generic view, and the chat itself still opens.
   const resultViews = new Map<string, ToolResultView>();
   const resultViewOf = (toolName: string): ToolResultView => resultViews.get(toolName) ?? 'json';
+  let toolList: ToolSettingsDescriptor[] = [];
   try {
     const [loaded, current, tools] = await Promise.all([
       api.getChat(chatId),
       api.currentTurn(chatId),
       api.listTools().catch(() => []),
     ]);
+    toolList = tools;
     for (const tool of tools) resultViews.set(tool.name, tool.resultView);
     chat = loaded;
     running = current?.state === 'running' ? current : undefined;
@@ -51,6 +69,7 @@ export async function renderChatView(
     const end = running ? running.messageSeqAtStart + 1 : Number.POSITIVE_INFINITY;
     const before = loaded.messages.filter((message) => (message.seq ?? 0) <= end);
     transcript = transcriptFromHistory(before, loaded.turns);
+    if (running) applyPendingApprovals(transcript, running.pendingApprovals ?? []);
   } catch (error) {
     const message =
       error instanceof ApiError && error.status === 404
@@ -123,7 +142,7 @@ export async function renderChatView(
         nodes.push(previous.node);
         continue;
       }
-      const node = renderEntry(entry, options.loadImage, resultViewOf);
+      const node = renderEntry(entry, options.loadImage, resultViewOf, approvals.panelFor);
       if (previous) keepDisclosureState(previous.node, node);
       rendered.set(entry, { node, signature });
       nodes.push(node);
@@ -138,6 +157,7 @@ export async function renderChatView(
     });
     while (log.children.length > nodes.length) log.lastElementChild!.remove();
     elapsed.sync();
+    approvals.sync(transcript, runningStatus);
     const usages = transcript.entries.filter((entry) => entry.kind === 'usage');
     chatUsage.textContent = usages.length > 0 ? `This chat: ${usageText(totalUsage(usages))}` : '';
     followIfFollowing();
@@ -160,9 +180,25 @@ export async function renderChatView(
     required: true,
     placeholder: 'Ask something… (Enter sends, Shift+Enter for a new line)',
   });
+  const turnStatus = h('p', { class: 'turn-status' });
+  /** What the status line says while the turn runs and no call waits. */
+  let runningStatus = WORKING_TEXT;
+  /** The visible status line; what it says is spoken through the announcer, in order with the answer. */
+  const showStatus = (text: string, action?: HTMLElement) => {
+    replaceChildren(turnStatus, text, text !== '' ? action : undefined);
+    if (text !== '') announcer.announce(text);
+  };
+  const approvals = createChatApprovals({
+    api,
+    chatId,
+    log,
+    showStatus,
+    changed: () => scheduleRender(),
+    home: textarea,
+  });
+  approvals.setTools(toolList);
   const sendButton = h('button', { type: 'submit', class: 'button-primary' }, 'Send');
   const cancelButton = h('button', { type: 'button', class: 'button-danger', hidden: true }, 'Cancel');
-  const turnStatus = h('p', { class: 'turn-status', role: 'status' });
   let turnController: AbortController | undefined;
 
   const setRunning = (running: boolean) => {
@@ -170,7 +206,8 @@ export async function renderChatView(
     sendButton.disabled = running;
     cancelButton.hidden = !running;
     cancelButton.disabled = false;
-    turnStatus.textContent = running ? 'The model is working…' : '';
+    runningStatus = WORKING_TEXT;
+    showStatus(running ? WORKING_TEXT : '');
   };
 
   const runTurn = (message: string) => {
@@ -222,13 +259,15 @@ export async function renderChatView(
 
   cancelButton.addEventListener('click', async () => {
     cancelButton.disabled = true;
-    turnStatus.textContent = 'Cancelling…';
+    runningStatus = 'Cancelling…';
+    showStatus(runningStatus);
     try {
       await api.cancelTurn(chatId);
     } catch (error) {
       // Closing the stream would not stop the turn: say so and let the user try again.
       cancelButton.disabled = false;
-      turnStatus.textContent = `Could not cancel: ${(error as Error).message}`;
+      runningStatus = `Could not cancel: ${(error as Error).message}`;
+      showStatus(runningStatus);
     }
   });
 
@@ -272,7 +311,7 @@ export async function renderChatView(
           await api.deleteChat(chatId);
           options.navigate('/chats');
         } catch (error) {
-          turnStatus.textContent = `Could not delete: ${(error as Error).message}`;
+          showStatus(`Could not delete: ${(error as Error).message}`);
         }
       },
     },
@@ -300,6 +339,8 @@ export async function renderChatView(
   if (running) void streamTurn((signal) => api.followTurn(chatId, 0, signal));
 }
 
+const WORKING_TEXT = 'The model is working…';
+
 function entrySignature(entry: TranscriptEntry): string {
   switch (entry.kind) {
     case 'tool':
@@ -318,6 +359,7 @@ function renderEntry(
   entry: Exclude<TranscriptEntry, { kind: 'assistant' }>,
   loadImage: ImageLoader,
   resultViewOf: (toolName: string) => ToolResultView,
+  approvalPanelOf: (call: ToolCallEntry) => HTMLElement | undefined,
 ): HTMLElement {
   switch (entry.kind) {
     case 'user':
@@ -332,7 +374,7 @@ function renderEntry(
     case 'usage':
       return h('p', { class: 'turn-usage' }, usageText(entry));
     case 'tool':
-      return renderToolCallCard(entry, loadImage, resultViewOf(entry.name));
+      return renderToolCallCard(entry, loadImage, resultViewOf(entry.name), approvalPanelOf(entry));
   }
 }
 

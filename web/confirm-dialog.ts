@@ -1,6 +1,8 @@
 /**
  * An accessible confirmation: a modal `<dialog>` (focus moves into it and is trapped by the browser,
- * Escape cancels) that resolves true only when the user presses the confirm button.
+ * Escape cancels) that resolves true only when the user presses the confirm button (or Enter in one of
+ * its text fields). With `accept`, confirming first runs it: a message it returns is shown in the dialog
+ * as an alert and the dialog stays open, so a refused value can be corrected in place.
  */
 import { type Child, h } from './dom.ts';
 
@@ -11,6 +13,10 @@ export interface ConfirmOptions {
   cancelLabel?: string;
   /** Styles the confirm button as dangerous. */
   danger?: boolean;
+  /** Gets focus when the dialog opens (default: the cancel button). */
+  initialFocus?: HTMLElement;
+  /** Runs on confirm; a returned message keeps the dialog open and shows it. */
+  accept?: () => Promise<string | undefined>;
 }
 
 export function confirmWithDialog(options: ConfirmOptions): Promise<boolean> {
@@ -27,11 +33,13 @@ export function confirmWithDialog(options: ConfirmOptions): Promise<boolean> {
       { type: 'button', class: options.danger ? 'button-danger' : 'button-primary', value: 'confirm' },
       options.confirmLabel,
     );
+    const problem = h('p', { class: 'error-text', role: 'alert', hidden: true });
     const dialog = h(
       'dialog',
       { class: 'confirm-dialog', 'aria-labelledby': titleId },
       h('h2', { id: titleId }, options.title),
       h('div', { class: 'confirm-body' }, options.body),
+      problem,
       h('div', { class: 'dialog-actions' }, cancel, confirm),
     );
     let settled = false;
@@ -44,13 +52,28 @@ export function confirmWithDialog(options: ConfirmOptions): Promise<boolean> {
       resolve(answer);
     };
     cancel.addEventListener('click', () => close(false));
-    confirm.addEventListener('click', () => close(true));
+    confirm.addEventListener('click', async () => {
+      if (!options.accept) return close(true);
+      confirm.disabled = true;
+      const refused = await options.accept().catch((error: Error) => error.message);
+      confirm.disabled = false;
+      if (refused === undefined) return close(true);
+      problem.textContent = refused;
+      problem.hidden = false;
+      (options.initialFocus ?? confirm).focus();
+    });
+    dialog.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && event.target instanceof HTMLInputElement && !confirm.disabled) {
+        event.preventDefault();
+        confirm.click();
+      }
+    });
     dialog.addEventListener('cancel', (event) => {
       event.preventDefault();
       close(false);
     });
     document.body.appendChild(dialog);
     dialog.showModal();
-    cancel.focus();
+    (options.initialFocus ?? cancel).focus();
   });
 }

@@ -2,7 +2,9 @@
  * What a screen reader hears while an answer streams in: whole sentences, at most one announcement
  * every `intervalMs` (default 2 s), and the rest when the answer is complete, through one polite live
  * region. The transcript itself is not live (it would be read out token by token). Markdown markers
- * are dropped from what is spoken; the text is set as text, never as markup.
+ * are dropped from what is spoken; the text is set as text, never as markup. The chat's status
+ * messages ("Waiting for your approval") go through the same region, after whatever of the answer was
+ * not spoken yet, so a listener hears things in the order they happened.
  */
 
 /** The part of `text` after `announced` to speak now: up to the last sentence end, or all when final. */
@@ -40,6 +42,19 @@ export interface LiveAnnouncer {
   update(key: object, text: string): void;
   /** The answer `key` is complete: speak what is left of it. */
   finish(key: object, text: string): void;
+  /** Speaks a status message now, after the rest of the current answer (which stays current). */
+  announce(message: string): void;
+}
+
+/** What `announce` speaks: the unspoken rest of the answer, then the message. */
+export function statusAnnouncement(
+  answer: string,
+  announced: number,
+  message: string,
+): { text: string; upTo: number } {
+  const rest = nextAnnouncement(answer, announced, true);
+  const text = [rest?.chunk ?? '', message.trim()].filter((part) => part !== '').join(' ');
+  return { text, upTo: rest?.upTo ?? announced };
 }
 
 export function createLiveAnnouncer(intervalMs = 2000): LiveAnnouncer {
@@ -82,6 +97,11 @@ export function createLiveAnnouncer(intervalMs = 2000): LiveAnnouncer {
       latest = text;
       speak(true);
       current = undefined;
+    },
+    announce(message) {
+      const next = statusAnnouncement(current === undefined ? '' : latest, announced, message);
+      if (current !== undefined) announced = next.upTo;
+      if (next.text !== '') element.textContent = next.text;
     },
   };
 }

@@ -1,6 +1,7 @@
 /**
  * One tool call as a card: name, status, duration (elapsed time while it runs), the arguments as they stream in, progress
- * events, and the result or error in a collapsible section (errors open by default).
+ * events, and the result or error in a collapsible section (errors open by default). A call waiting for
+ * approval shows the chat view's approval panel in place of its arguments; an approved one says so.
  */
 
 import type { ToolResultView } from './api-client.ts';
@@ -11,6 +12,7 @@ import type { ToolCallEntry } from './transcript.ts';
 const STATUS_TEXT: Record<ToolCallEntry['status'], string> = {
   streaming: 'receiving arguments…',
   running: 'running…',
+  waiting: 'waiting for your approval',
   succeeded: 'done',
   failed: 'failed',
 };
@@ -22,14 +24,38 @@ export function formatDuration(durationMs: number): string {
 
 /** A change signature: the card is rebuilt only when this differs from the last render. */
 export function toolCallSignature(call: ToolCallEntry): string {
-  return `${call.status}|${call.argumentsText.length}|${call.durationMs ?? ''}|${call.progress.length}|${call.error?.message ?? ''}`;
+  const approval = call.approval
+    ? `${call.approval.decision ?? 'asked'}:${call.approval.by ?? ''}:${call.approval.remembered?.rule ?? ''}`
+    : '';
+  return `${call.status}|${call.argumentsText.length}|${call.durationMs ?? ''}|${call.progress.length}|${call.error?.message ?? ''}|${approval}`;
+}
+
+/** The line an approved call carries: who approved it, and the rule saved with the answer. */
+function approvedNote(call: ToolCallEntry): HTMLElement | null {
+  if (call.approval?.decision !== 'approved') return null;
+  const remembered = call.approval.remembered;
+  return h(
+    'p',
+    { class: 'call-approval' },
+    'Approved by you.',
+    remembered
+      ? [
+          ' Saved ',
+          h('code', {}, remembered.rule),
+          ` in ${remembered.setting}: it runs without asking from now on.`,
+        ]
+      : null,
+  );
 }
 
 export function renderToolCallCard(
   call: ToolCallEntry,
   loadImage: ImageLoader,
   resultView: ToolResultView,
+  /** The answer panel of a waiting call (`approval-panel.ts`), kept by the chat view across renders. */
+  approvalPanel?: HTMLElement,
 ): HTMLElement {
+  const waitingPanel = call.status === 'waiting' ? approvalPanel : undefined;
   const failed = call.status === 'failed';
   const statusText =
     failed && call.error?.classification ? `failed: ${call.error.classification}` : STATUS_TEXT[call.status];
@@ -43,6 +69,8 @@ export function renderToolCallCard(
       'data-call-id': call.callId,
       'data-tool': call.name,
       'aria-busy': live ? 'true' : undefined,
+      // "Review" in the status line moves focus here; Tab then reaches Approve.
+      tabindex: waitingPanel ? -1 : undefined,
     },
     h(
       'header',
@@ -61,16 +89,18 @@ export function renderToolCallCard(
             })
           : null,
     ),
-    h(
-      'details',
-      { class: 'call-arguments', open: true },
-      h('summary', {}, 'Arguments'),
+    approvedNote(call),
+    waitingPanel ??
       h(
-        'pre',
-        { class: 'code-block' },
-        call.status === 'streaming' ? call.argumentsText : formatArguments(call.argumentsText),
+        'details',
+        { class: 'call-arguments', open: true },
+        h('summary', {}, 'Arguments'),
+        h(
+          'pre',
+          { class: 'code-block' },
+          call.status === 'streaming' ? call.argumentsText : formatArguments(call.argumentsText),
+        ),
       ),
-    ),
     call.progress.length > 0
       ? h(
           'ul',

@@ -1,12 +1,33 @@
 /**
  * The chat transcript as data: pure functions that fold stored history and live turn events
- * (docs/turns.md, "The event stream" — text_delta, tool_call_*, tool_result, tool_progress,
- * finish, done) into entries the chat view renders. Kept free of the DOM so it is unit-tested.
+ * (docs/turns.md, "The event stream" — text_delta, tool_call_*, tool_approval_*, tool_result,
+ * tool_progress, finish, done) into entries the chat view renders. Kept free of the DOM so it is
+ * unit-tested. A call waiting for the user's approval is `waiting` until its `tool_approval_resolved`;
+ * the turn record's `pendingApprovals` (read on load, before the stream replays) may create its card
+ * first, and the replayed `tool_call_started` then moves that card to where the call happened.
  */
-import type { TurnUsage } from './api-client.ts';
+import type { PendingApproval, TurnUsage } from './api-client.ts';
+
+export type { PendingApproval };
+
 import type { TurnStreamEvent } from './sse-parser.ts';
 
-export type ToolCallStatus = 'streaming' | 'running' | 'succeeded' | 'failed';
+export type ToolCallStatus = 'streaming' | 'running' | 'waiting' | 'succeeded' | 'failed';
+
+/** Why a call asked for approval, and once answered (or timed out…) how it ended. */
+export interface ToolApproval {
+  /** Which setting asked, as the server words it. */
+  reason: string;
+  /** ISO 8601: when an unanswered request is denied. */
+  expiresAt?: string;
+  decision?: 'approved' | 'denied';
+  /** Who decided: `user`, `timeout`, `cancel` (the turn was cancelled) or `interrupted`. */
+  by?: string;
+  /** The user's reason for a denial, when given. */
+  denialReason?: string;
+  /** The rule saved with the answer (the route's `remembered`), shown on the card. */
+  remembered?: { setting: string; rule: string };
+}
 
 export interface ToolCallEntry {
   kind: 'tool';
@@ -19,6 +40,9 @@ export interface ToolCallEntry {
   error?: { classification?: string; message: string };
   durationMs?: number;
   progress: Record<string, unknown>[];
+  approval?: ToolApproval;
+  /** Made from the turn record before the stream replayed the call; moved into place when it does. */
+  fromRecord?: boolean;
 }
 
 export type TranscriptEntry =
@@ -76,7 +100,7 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
       if (typeof event.delta === 'string') appendAssistantText(transcript, event.delta);
       break;
     case 'tool_call_started':
-      if (!findToolCall(transcript, callId)) {
+      if (!placeCallFromRecord(transcript, callId) && !findToolCall(transcript, callId)) {
         transcript.entries.push({
           kind: 'tool',
           callId,
@@ -93,7 +117,7 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
       break;
     }
     case 'tool_call_completed': {
-      let call = findToolCall(transcript, callId);
+      let call = placeCallFromRecord(transcript, callId) ?? findToolCall(transcript, callId);
       if (!call) {
         call = {
           kind: 'tool',
@@ -106,7 +130,26 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
         transcript.entries.push(call);
       }
       if (typeof event.arguments === 'string') call.argumentsText = event.arguments;
-      call.status = 'running';
+      call.status = isAwaitingAnswer(call) ? 'waiting' : 'running';
+      break;
+    }
+    case 'tool_approval_requested':
+      requestApproval(transcript, {
+        callId,
+        name: String(event.name ?? ''),
+        arguments: event.arguments,
+        reason: typeof event.reason === 'string' ? event.reason : '',
+        expiresAt: typeof event.expiresAt === 'string' ? event.expiresAt : undefined,
+      });
+      break;
+    case 'tool_approval_resolved': {
+      const call = findToolCall(transcript, callId);
+      if (!call) break;
+      resolveApproval(call, {
+        decision: event.decision === 'approved' ? 'approved' : 'denied',
+        by: typeof event.by === 'string' ? event.by : 'user',
+        denialReason: typeof event.reason === 'string' && event.reason !== '' ? event.reason : undefined,
+      });
       break;
     }
     case 'tool_progress': {
@@ -166,6 +209,87 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
   return transcript;
 }
 
+/** Whether the call asked for approval and has no answer yet. */
+export function isAwaitingAnswer(call: ToolCallEntry): boolean {
+  return call.approval !== undefined && call.approval.decision === undefined;
+}
+
+/**
+ * The calls of a running turn that wait for an answer, from its record (`GET …/turns/current`): each
+ * known call becomes `waiting`; an unknown one gets a card at the end, until the stream places it.
+ * A call already answered in this transcript is left as it is (the record may be older than the stream).
+ */
+export function applyPendingApprovals(
+  transcript: Transcript,
+  pending: readonly PendingApproval[],
+): Transcript {
+  for (const request of pending) {
+    const call = findToolCall(transcript, request.callId);
+    if (call?.approval?.decision !== undefined) continue;
+    const created = requestApproval(transcript, request);
+    if (!call) created.fromRecord = true;
+  }
+  return transcript;
+}
+
+function requestApproval(transcript: Transcript, request: PendingApproval): ToolCallEntry {
+  let call = findToolCall(transcript, request.callId);
+  if (!call) {
+    call = {
+      kind: 'tool',
+      callId: request.callId,
+      name: request.name,
+      argumentsText: '',
+      status: 'waiting',
+      progress: [],
+    };
+    transcript.entries.push(call);
+  }
+  if (call.argumentsText === '' && request.arguments !== undefined)
+    call.argumentsText = JSON.stringify(request.arguments);
+  call.status = 'waiting';
+  call.approval = { reason: request.reason, expiresAt: request.expiresAt };
+  return call;
+}
+
+/** What a denied call's card says until its `tool_result` brings the server's own message. */
+const DENIAL_TEXT: Record<string, string> = {
+  timeout: 'No answer came in time, so the call was denied.',
+  cancel: 'The turn was cancelled while this call waited for approval.',
+  interrupted: 'The server running this turn stopped while this call waited for approval.',
+};
+
+function resolveApproval(
+  call: ToolCallEntry,
+  answer: Required<Pick<ToolApproval, 'decision' | 'by'>> & Pick<ToolApproval, 'denialReason'>,
+): void {
+  call.approval = { ...(call.approval ?? { reason: '' }), ...answer };
+  if (answer.decision === 'approved') {
+    call.status = 'running';
+    return;
+  }
+  call.status = 'failed';
+  const byUser = answer.by === 'user';
+  call.error = {
+    classification: answer.by === 'cancel' || answer.by === 'interrupted' ? 'cancelled' : 'denied',
+    message: byUser
+      ? `The user denied this call${answer.denialReason ? `: ${answer.denialReason}` : '.'}`
+      : (DENIAL_TEXT[answer.by] ?? 'The call was denied.'),
+  };
+}
+
+/** Moves a card made from the turn record to the end, where the replayed stream now is. */
+function placeCallFromRecord(transcript: Transcript, callId: string): ToolCallEntry | undefined {
+  const index = transcript.entries.findIndex(
+    (entry) => entry.kind === 'tool' && entry.callId === callId && entry.fromRecord === true,
+  );
+  if (index < 0) return undefined;
+  const [call] = transcript.entries.splice(index, 1) as [ToolCallEntry];
+  call.fromRecord = undefined;
+  transcript.entries.push(call);
+  return call;
+}
+
 function tokenCount(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
 }
@@ -200,7 +324,10 @@ export function finishTurn(
   transcript.running = false;
   transcript.doneReason = reason;
   for (const entry of transcript.entries) {
-    if (entry.kind === 'tool' && (entry.status === 'streaming' || entry.status === 'running')) {
+    if (
+      entry.kind === 'tool' &&
+      (entry.status === 'streaming' || entry.status === 'running' || entry.status === 'waiting')
+    ) {
       entry.status = 'failed';
       entry.error = { classification: 'cancelled', message: 'The turn ended before this call finished.' };
     }

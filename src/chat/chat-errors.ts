@@ -1,6 +1,6 @@
 /**
  * Errors of the chat service, each with a stable `code`. Only `src/http/` maps codes to statuses:
- * `not_found` → 404, `busy` → 409, `invalid_working_directory` and `invalid_request` → 422,
+ * `not_found` → 404, `busy` and `approval_closed` → 409, `invalid_working_directory` and `invalid_request` → 422,
  * `provider_unavailable` → 503.
  */
 export type ChatErrorCode =
@@ -13,7 +13,9 @@ export type ChatErrorCode =
   /** A field of the request is invalid (provider id, model, message, restricted without a directory…). */
   | 'invalid_request'
   /** The chat's provider is not configured on this server (no API key). */
-  | 'provider_unavailable';
+  | 'provider_unavailable'
+  /** The approval question was answered, timed out, or its turn ended or lost its lease. */
+  | 'approval_closed';
 
 const CHAT_ERROR_MARKER = Symbol.for('mango.chat.error');
 

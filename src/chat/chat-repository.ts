@@ -5,6 +5,7 @@
  */
 import type { ConversationItem, ProviderId } from '../providers/types.ts';
 import type { ChatMessage } from './chat-message.ts';
+import type { ToolApprovalStore } from './tool-approval-store.ts';
 import type { TurnStore } from './turn-store.ts';
 
 export interface Chat {
@@ -50,4 +51,6 @@ export interface ChatRepository {
   listMessages(chatId: string): Promise<ChatMessage[]>;
   /** The chat's turn records and their events (leases, fencing, replay). */
   readonly turns: TurnStore;
+  /** The approval questions of the chat's turns. */
+  readonly approvals: ToolApprovalStore;
 }

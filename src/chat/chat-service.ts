@@ -19,21 +19,27 @@
 
 import { type ModelProvider, PROVIDER_IDS, type ProviderId } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
-import type { ExecuteToolOptions } from '../tools/execution.ts';
+import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
+import { defaultToolRegistry } from '../tools/registry.ts';
 import { toolAccessContext } from '../workspaces/tool-access.ts';
 import { WorkspaceError } from '../workspaces/workspace-error.ts';
 import type { BoundAccess, WorkspaceService } from '../workspaces/workspace-service.ts';
+import {
+  answerToolApproval,
+  type ToolApprovalAnswerBody,
+  type ToolApprovalAnswerResult,
+} from './answer-tool-approval.ts';
+import { ApprovalWakeups } from './approval-wakeups.ts';
 import { ChatError } from './chat-errors.ts';
 import type { Chat, ChatMessage, ChatRepository } from './chat-repository.ts';
-import { DEFAULT_CHAT_TITLE, titleFromMessage, titleProblem } from './chat-title.ts';
-import { repairHistory } from './history-repair.ts';
+import { DEFAULT_CHAT_TITLE, titleProblem } from './chat-title.ts';
+import { prepareChatTurn } from './prepare-chat-turn.ts';
 import { invalid, isStorableText, requireStorable } from './storable-text.ts';
-import { buildSystemPrompt } from './system-prompt.ts';
-import { runTurn, type TurnLimits } from './turn.ts';
-import type { TurnEvent } from './turn-events.ts';
+import type { PendingToolApproval, RememberedApprovalRule } from './tool-approval-gate.ts';
+import { toPendingApproval } from './tool-approval-store.ts';
+import type { TurnLimits } from './turn.ts';
 import type { TurnFollower } from './turn-follower.ts';
-import type { TurnRun } from './turn-run.ts';
 import { type CancelTurnOutcome, TurnRunner } from './turn-runner.ts';
 import type { TurnRecord } from './turn-store.ts';
 import { type TurnTiming, turnTimingFor } from './turn-timing.ts';
@@ -66,6 +72,13 @@ export interface ChatServiceDependencies {
   turnTiming?: TurnTiming;
   /** Where a turn that stops for a lost lease or a failing database says so (default: stderr). */
   log?: (line: string) => void;
+  /**
+   * Adds a rule the user remembered while approving to their saved settings of the tool (the settings
+   * service on the server). Absent: asking to remember is refused.
+   */
+  rememberApprovalRule?: (userId: string, toolName: string, rule: RememberedApprovalRule) => Promise<void>;
+  /** The approval timeout's timer (tests fire it without waiting). */
+  approvalTimers?: ToolTimers;
 }
 
 export interface CreateChatInput {
@@ -83,10 +96,10 @@ export interface CreateChatInput {
 export type ChatView = Chat & { workingDirectory: string };
 
 /** What a client shows of an ended or running turn besides its messages. */
-export type TurnSummary = Omit<
-  TurnRecord,
-  'holder' | 'leaseExpiresAt' | 'cancelRequestedAt' | 'pendingApprovals'
->;
+export type TurnSummary = Omit<TurnRecord, 'holder' | 'leaseExpiresAt' | 'cancelRequestedAt'>;
+
+/** The current turn as the API shows it: the record without its holder, and what waits for approval. */
+export type CurrentTurn = Omit<TurnRecord, 'holder'> & { pendingApprovals: PendingToolApproval[] };
 
 export interface ChatWithMessages {
   chat: ChatView;
@@ -96,13 +109,7 @@ export interface ChatWithMessages {
 }
 
 function summarizeTurn(record: TurnRecord): TurnSummary {
-  const {
-    holder: _holder,
-    leaseExpiresAt: _lease,
-    cancelRequestedAt: _cancel,
-    pendingApprovals: _approvals,
-    ...summary
-  } = record;
+  const { holder: _holder, leaseExpiresAt: _lease, cancelRequestedAt: _cancel, ...summary } = record;
   return summary;
 }
 
@@ -121,13 +128,16 @@ export class ChatService {
   readonly #dependencies: ChatServiceDependencies;
   readonly #now: () => number;
   readonly #turns: TurnRunner;
+  readonly #timing: TurnTiming;
+  readonly #wakeups = new ApprovalWakeups();
 
   constructor(dependencies: ChatServiceDependencies) {
     this.#dependencies = dependencies;
     this.#now = dependencies.now ?? Date.now;
+    this.#timing = dependencies.turnTiming ?? turnTimingFor();
     this.#turns = new TurnRunner({
       store: dependencies.repository.turns,
-      timing: dependencies.turnTiming ?? turnTimingFor(),
+      timing: this.#timing,
       now: this.#now,
       log: dependencies.log ?? ((line) => console.error(line)),
     });
@@ -274,13 +284,42 @@ export class ChatService {
    * and durations.
    * @throws ChatError `not_found` when the chat is not the user's or never ran a turn.
    */
-  async currentTurn(userId: string, chatId: string): Promise<Omit<TurnRecord, 'holder'>> {
+  async currentTurn(userId: string, chatId: string): Promise<CurrentTurn> {
     await this.#requireChat(userId, chatId);
     const record = await this.#turns.current(chatId);
     if (!record) throw new ChatError('not_found', `Chat ${chatId} has not run a turn yet.`);
     // Which process holds the lease (boot id, pid) is the server's business, not the user's.
     const { holder: _holder, ...visible } = record;
-    return visible;
+    // Only a running turn can still act on an answer; an ended one's leftover rows are not questions.
+    const waiting =
+      record.state === 'running' ? await this.#dependencies.repository.approvals.listWaiting(record.id) : [];
+    return { ...visible, pendingApprovals: waiting.map(toPendingApproval) };
+  }
+
+  /**
+   * Answers a call of the chat's current turn that waits for approval, on any instance.
+   * @throws ChatError `not_found` (not the user's chat, or no such question), `approval_closed` (no
+   * longer waiting, or its turn ended), `invalid_request` (a remember that cannot apply).
+   */
+  async answerApproval(
+    userId: string,
+    chatId: string,
+    callId: string,
+    body: ToolApprovalAnswerBody,
+  ): Promise<ToolApprovalAnswerResult> {
+    await this.#requireChat(userId, chatId);
+    const dependencies = this.#dependencies;
+    return answerToolApproval({
+      store: dependencies.repository.approvals,
+      registry: dependencies.executeOptions?.registry ?? defaultToolRegistry,
+      wakeups: this.#wakeups,
+      userId,
+      chatId,
+      callId,
+      body,
+      now: this.#now,
+      ...(dependencies.rememberApprovalRule ? { remember: dependencies.rememberApprovalRule } : {}),
+    });
   }
 
   /**
@@ -309,72 +348,23 @@ export class ChatService {
     // the filesystem, and a refused binding ends the claimed turn as an error.
     return this.#turns.start(
       chatId,
-      async (run) => this.#prepareTurn(chat, await this.#accessOf(chat), message, run),
+      async (run) =>
+        prepareChatTurn({
+          dependencies: this.#dependencies,
+          chat,
+          access: await this.#accessOf(chat),
+          accessForCall: async () => toolAccessContext((await this.#accessOf(chat)).reachable),
+          message,
+          run,
+          now: this.#now,
+          pollMilliseconds: this.#timing.cancelPollMilliseconds,
+          wakeups: this.#wakeups,
+        }),
       {
         exists: async () => (await this.#dependencies.repository.getChat(chatId)) !== undefined,
         notFound: () => this.#notFound(chatId),
       },
     );
-  }
-
-  async #prepareTurn(
-    chat: Chat,
-    access: BoundAccess,
-    message: string,
-    run: TurnRun,
-  ): Promise<AsyncGenerator<TurnEvent, void>> {
-    const dependencies = this.#dependencies;
-    let provider: ModelProvider;
-    try {
-      provider = dependencies.createProvider(chat.provider);
-    } catch (error) {
-      throw new ChatError(
-        'provider_unavailable',
-        `Provider "${chat.provider}" is not available: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-    // A chat still called "New chat" (new, or from before titles were derived) is named after the
-    // message that starts this turn; a title the user chose is never replaced.
-    if (chat.title === DEFAULT_CHAT_TITLE) {
-      const title = titleFromMessage(message);
-      if (title !== DEFAULT_CHAT_TITLE) {
-        await dependencies.repository.renameChat(chat.id, title, DEFAULT_CHAT_TITLE);
-      }
-    }
-    const [tools, messages] = await Promise.all([
-      dependencies.loadToolRuntime(chat.userId),
-      dependencies.repository.listMessages(chat.id),
-    ]);
-    return runTurn({
-      provider,
-      model: chat.model,
-      systemPrompt: buildSystemPrompt({
-        reachable: access.reachable,
-        confined: access.confined,
-        chatSystemPrompt: chat.systemPrompt ?? undefined,
-      }),
-      history: repairHistory(messages.map((row) => row.item)),
-      userText: message,
-      tools,
-      toolContext: {
-        userId: chat.userId,
-        chatId: chat.id,
-        ...toolAccessContext(access.reachable),
-        ledger: dependencies.createLedger(chat.id),
-        dataDirectory: dependencies.dataDirectory,
-      },
-      accessForCall: async () => {
-        const now = await this.#accessOf(chat);
-        return toolAccessContext(now.reachable);
-      },
-      signal: run.controller.signal,
-      now: this.#now,
-      limits: dependencies.limits,
-      onItem: async (item) => {
-        await run.saveItem(item);
-      },
-      executeOptions: dependencies.executeOptions,
-    });
   }
 
   async #requireChat(userId: string, chatId: string): Promise<Chat> {

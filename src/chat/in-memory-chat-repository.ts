@@ -1,12 +1,14 @@
 /** The in-memory `ChatRepository`, for tests and embeddings without a database. */
 import type { ConversationItem } from '../providers/types.ts';
 import { type Chat, type ChatMessage, type ChatRepository, getMessageRole } from './chat-repository.ts';
+import { InMemoryToolApprovalStore } from './in-memory-tool-approval-store.ts';
 import { InMemoryTurnStore } from './in-memory-turn-store.ts';
 
 export class InMemoryChatRepository implements ChatRepository {
   readonly #chats = new Map<string, Chat>();
   readonly #messages = new Map<string, ChatMessage[]>();
   readonly turns: InMemoryTurnStore = new InMemoryTurnStore(this);
+  readonly approvals: InMemoryToolApprovalStore = new InMemoryToolApprovalStore(this.turns);
 
   async createChat(chat: Chat): Promise<void> {
     if (this.#chats.has(chat.id)) throw new Error(`A chat with id ${chat.id} already exists.`);
@@ -36,6 +38,7 @@ export class InMemoryChatRepository implements ChatRepository {
 
   async deleteChat(chatId: string): Promise<boolean> {
     this.#messages.delete(chatId);
+    this.approvals.deleteChatApprovals(chatId);
     this.turns.deleteChatTurns(chatId);
     return this.#chats.delete(chatId);
   }

@@ -83,7 +83,6 @@ export class InMemoryTurnStore implements TurnStore {
       durations: null,
       progress: null,
       error: null,
-      pendingApprovals: [],
     };
     for (const turn of turns) this.#events.delete(turn.id);
     this.#turns.set(record.id, record);
@@ -164,6 +163,22 @@ export class InMemoryTurnStore implements TurnStore {
     const live = turn?.state === 'running' && turn.leaseExpiresAt !== null && turn.leaseExpiresAt >= now;
     if (live) turn.cancelRequestedAt = now;
     return live;
+  }
+
+  /** Synchronous: whether the fence holds now (for the approval store, atomic with its own write). */
+  holdsFence(fence: TurnFence): boolean {
+    return this.#holds(fence) !== undefined;
+  }
+
+  /** Synchronous: whether the turn runs with a lease unexpired at `now`. */
+  isLive(turnId: string, now: string): boolean {
+    const turn = this.#turns.get(turnId);
+    return turn?.state === 'running' && turn.leaseExpiresAt !== null && turn.leaseExpiresAt >= now;
+  }
+
+  /** The chat's newest turn id, synchronously. */
+  latestTurnId(chatId: string): string | undefined {
+    return this.#ofChat(chatId).sort((left, right) => right.fencingToken - left.fencingToken)[0]?.id;
   }
 
   /** The chat was deleted: its turns go with it. */

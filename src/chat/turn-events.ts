@@ -1,7 +1,8 @@
 /**
  * What one chat turn streams to its client (docs/turns.md, "The event stream"): every provider
- * event as it arrives, one `tool_progress` per progress event a running tool reports, one `tool_result`
- * per tool call (in call order), and exactly one final `done`.
+ * event as it arrives, for a call that needs the user's yes one `tool_approval_requested` and later one
+ * `tool_approval_resolved`, one `tool_progress` per progress event a running tool reports, one
+ * `tool_result` per tool call (in call order), and exactly one final `done`.
  */
 import type { ProviderEvent } from '../providers/types.ts';
 import type { ToolFailure, ToolProgressEvent } from '../tools/types.ts';
@@ -32,6 +33,33 @@ export interface ToolProgressTurnEvent {
   progress: ToolProgressEvent;
 }
 
+/** A call waits for the user's approval (answered with `POST /api/chats/:id/approvals/:callId`). */
+export interface ToolApprovalRequestedEvent {
+  type: 'tool_approval_requested';
+  callId: string;
+  name: string;
+  /** The call's arguments as validated (an object). */
+  arguments: Record<string, unknown>;
+  /** Which setting asked, in words. */
+  reason: string;
+  /** ISO 8601: unanswered by then, the call is denied. */
+  expiresAt: string;
+}
+
+/** Who ended a wait for approval. */
+export type ToolApprovalResolver = 'user' | 'timeout' | 'cancel' | 'interrupted';
+
+/** A wait for approval ended: the call runs (`approved`) or gets a failed result (`denied`). */
+export interface ToolApprovalResolvedEvent {
+  type: 'tool_approval_resolved';
+  callId: string;
+  name: string;
+  decision: 'approved' | 'denied';
+  by: ToolApprovalResolver;
+  /** The user's reason, when they gave one. */
+  reason?: string;
+}
+
 /** The model's own finish reasons a client shows the user when a turn completes with one. */
 export type TurnFinishReason = 'length' | 'refusal' | 'content_filter';
 
@@ -47,4 +75,10 @@ export interface TurnDoneEvent {
   finishReason?: TurnFinishReason;
 }
 
-export type TurnEvent = ProviderEvent | ToolResultEvent | ToolProgressTurnEvent | TurnDoneEvent;
+export type TurnEvent =
+  | ProviderEvent
+  | ToolApprovalRequestedEvent
+  | ToolApprovalResolvedEvent
+  | ToolResultEvent
+  | ToolProgressTurnEvent
+  | TurnDoneEvent;

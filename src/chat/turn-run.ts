@@ -269,6 +269,20 @@ export class TurnRun {
     if (record?.cancelRequestedAt) this.controller.abort();
   }
 
+  /** True once the turn was lost (fence refused, lease lapsed): nothing more is written. */
+  get isLost(): boolean {
+    return this.#lostReason !== undefined;
+  }
+
+  /**
+   * A write of the turn's own (an approval question) under its fence, with the same retries and lease
+   * rules as its events and messages.
+   * @throws TurnFencedError once the turn is lost.
+   */
+  fencedWrite<T>(operation: (fence: TurnFence) => Promise<T>): Promise<T> {
+    return this.#write(operation);
+  }
+
   /** Persists one conversation item of the turn (fenced, retried). */
   saveItem(item: ConversationItem): Promise<ChatMessage> {
     const messageId = crypto.randomUUID();

@@ -48,8 +48,6 @@ export interface TurnRecord {
   durations: TurnDurations | null;
   progress: unknown;
   error: TurnErrorRecord | null;
-  /** Tool calls waiting for the user's approval (written by the approvals feature). */
-  pendingApprovals: unknown[];
 }
 
 /** What every write of a turn proves: which turn, its token, and the writer's clock. */

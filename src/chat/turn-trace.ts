@@ -1,7 +1,8 @@
 /**
  * The turn trace: what a client showed of a turn beyond its stored messages, kept with the turn record
  * (its `progress` field) so that reopening a chat shows exactly what was seen live, once. It holds the
- * turn's events that are not already in its messages — tool progress, tool durations, provider retries,
+ * turn's events that are not already in its messages — approval questions and answers (without the
+ * call's arguments), tool progress, tool durations, provider retries,
  * provider errors, model calls' usage and the final `done` — each with `at`, how many of the turn's
  * conversation items had been saved when it happened, so a client puts it back in the same place.
  *
@@ -46,6 +47,12 @@ function compact(event: TurnEvent): TurnTraceEntry['event'] | undefined {
         text.length <= MAX_PROGRESS_BYTES ? event.progress : { type: event.progress.type, truncated: true };
       return { type: 'tool_progress', callId: event.callId, name: event.name, progress };
     }
+    case 'tool_approval_requested': {
+      // The arguments are in the call's stored message already.
+      const { arguments: _arguments, ...kept } = event;
+      return kept;
+    }
+    case 'tool_approval_resolved':
     case 'finish':
     case 'provider_retry':
     case 'done':

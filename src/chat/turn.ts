@@ -41,6 +41,8 @@ import type { ToolCallContext, ToolExecutionResult } from '../tools/types.ts';
 import { AsyncEventQueue } from './async-event-queue.ts';
 import { streamModelResponse, type ToolCallItem } from './stream-model-response.ts';
 import { appendToSystemPrompt, buildFinalIterationNotice } from './system-prompt.ts';
+import type { ToolApprovalGate } from './tool-approval-gate.ts';
+import { approveToolCall, withRememberedRule } from './tool-call-approval.ts';
 import { parseToolCallArguments } from './tool-call-arguments.ts';
 import type { TurnDoneEvent, TurnDoneReason, TurnEvent } from './turn-events.ts';
 
@@ -83,6 +85,11 @@ export interface RunTurnParameters {
   onItem?: (item: ConversationItem) => void | Promise<void>;
   /** Registry and timers for `executeTool` (tests use their own). */
   executeOptions?: ExecuteToolOptions;
+  /**
+   * Answers "may this call run?" for calls that need the user's approval. Absent: such calls are
+   * denied (nobody could answer).
+   */
+  approvals?: ToolApprovalGate;
 }
 
 const CANCELLED_MESSAGE = 'The turn was cancelled.';
@@ -151,6 +158,8 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
   };
 
   const registry = parameters.executeOptions?.registry ?? defaultToolRegistry;
+  /** The user's saved rows, plus the rules they remember while answering approvals in this turn. */
+  const savedSettings: Record<string, unknown> = { ...parameters.tools.savedSettings };
   /** The chat's ledger, one for the whole turn (executeTool would give a chat-less call a fresh one). */
   const chatLedger = parameters.toolContext.ledger ?? getInMemoryLedgerForChat(parameters.toolContext.chatId);
 
@@ -192,22 +201,50 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
           durationMs: 0,
         };
       }
-      const startedAt = now();
       const ledger = createStagedLedger(chatLedger);
-      const context: ToolCallContext = {
+      const onProgress: ToolCallContext['onProgress'] = (progress) =>
+        queue.push({ type: 'tool_progress', callId: call.callId, name: call.name, progress });
+      let context: ToolCallContext = {
         ...parameters.toolContext,
         ...access,
         ledger,
         signal,
         now,
-        onProgress: (progress) =>
-          queue.push({ type: 'tool_progress', callId: call.callId, name: call.name, progress }),
+        onProgress,
       };
+      const approval = await approveToolCall({
+        callId: call.callId,
+        name: call.name,
+        arguments: parsed.value,
+        context,
+        savedSettings: savedSettings[call.name],
+        executeOptions: parameters.executeOptions,
+        gate: parameters.approvals,
+        signal,
+        emit: (event) => queue.push(event),
+      });
+      if (!approval.run) return { envelope: approval.envelope, durationMs: 0 };
+      if (approval.remembered) {
+        savedSettings[call.name] = withRememberedRule(savedSettings[call.name], approval.remembered);
+      }
+      if (approval.asked) {
+        // The wait may have been long: a grant revoked meanwhile applies to this call.
+        try {
+          context = { ...context, ...((await parameters.accessForCall?.()) ?? {}) };
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          return {
+            envelope: { ok: false, error: { classification: 'permission_denied', message } } as const,
+            durationMs: 0,
+          };
+        }
+      }
+      const startedAt = now();
       const envelope = await executeTool(
         call.name,
         parsed.value,
         context,
-        parameters.tools.savedSettings[call.name],
+        savedSettings[call.name],
         parameters.executeOptions,
       );
       return { envelope, durationMs: Math.max(0, now() - startedAt), ledger };

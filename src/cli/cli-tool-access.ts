@@ -13,7 +13,6 @@ import { realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { readVariable } from '../config/environment-variables.ts';
-import { ConfigError, loadConfig, type ServerConfig } from '../config.ts';
 import { DatabaseUserRepository } from '../db/database-user-repository.ts';
 import { computeOperatorReachableSet } from '../tools/access/reachable-set.ts';
 import { bindWorkingDirectory } from '../workspaces/bind-working-directory.ts';
@@ -21,6 +20,7 @@ import { installationDirectory } from '../workspaces/installation-directory.ts';
 import { assembleProtectedPaths } from '../workspaces/protected-paths.ts';
 import { type ToolAccessContext, toolAccessContext } from '../workspaces/tool-access.ts';
 import { WorkspaceError } from '../workspaces/workspace-error.ts';
+import { loadCliConfig } from './load-cli-config.ts';
 import { withCliDatabase } from './open-cli-database.ts';
 import { openWorkspaceService } from './open-workspace-service.ts';
 import { type CliIo, UsageError } from './usage-error.ts';
@@ -41,17 +41,8 @@ export interface CliAccess {
   confined: boolean;
 }
 
-function readConfig(io: CliIo): ServerConfig {
-  try {
-    return loadConfig(io.env, io.cwd);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
-    throw error;
-  }
-}
-
 async function operatorAccess(io: CliIo, cwd: string | undefined): Promise<CliAccess> {
-  const config = readConfig(io);
+  const config = loadCliConfig(io);
   const requested = resolve(io.cwd, cwd ?? '.');
   let workingDirectory: string;
   try {
@@ -84,7 +75,7 @@ export async function resolveCliAccess(io: CliIo, request: CliAccessRequest): Pr
     return operatorAccess(io, request.cwd);
   }
   const userName = request.userName;
-  const config = readConfig(io);
+  const config = loadCliConfig(io);
   return withCliDatabase(io, async (database) => {
     const user = await new DatabaseUserRepository(database).findByName(userName);
     if (!user) throw new UsageError(`No user named "${userName}" (see \`mango user list\`).`);

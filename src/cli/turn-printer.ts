@@ -56,6 +56,11 @@ export function createTurnPrinter(write: (text: string) => void): (event: TurnEv
             : `  ✗ ${event.name} (${event.durationMs} ms) ${event.error.classification}: ${preview(event.error.message)}`,
         );
         return;
+      case 'tool_approval_resolved':
+        line(
+          `  ${event.decision === 'approved' ? '✓ approved' : `✗ denied (${event.by})`}${event.reason ? ` — ${preview(event.reason)}` : ''}`,
+        );
+        return;
       case 'provider_retry':
         line(`[provider busy: retry ${event.attempt} in ${event.waitSeconds} s]`);
         return;

@@ -9,8 +9,9 @@
  * - Deleting a chat deletes its messages and its freshness-ledger rows (`file_observations`) in one
  *   transaction.
  * - The item is stored as JSON text and read back exactly (provider fields included).
- * - Turn records and their events (`turns`, migration 8) live in `DatabaseTurnStore`; deleting a chat
- *   deletes them with it.
+ * - Turn records and their events (`turns`, migration 8) live in `DatabaseTurnStore`, approval
+ *   questions (`approvals`, migration 10) in `DatabaseToolApprovalStore`; deleting a chat deletes them
+ *   with it.
  */
 
 import type { SQL } from 'bun';
@@ -18,6 +19,7 @@ import type { Chat, ChatMessage, ChatRepository } from '../chat/chat-repository.
 import type { ConversationItem, ProviderId } from '../providers/types.ts';
 import type { Database } from './database.ts';
 import { insertMessage, listMessageRows } from './database-message-insert.ts';
+import { DatabaseToolApprovalStore } from './database-tool-approval-store.ts';
 import { DatabaseTurnStore } from './database-turn-store.ts';
 
 interface ChatRow {
@@ -50,11 +52,13 @@ export class DatabaseChatRepository implements ChatRepository {
   readonly #database: Database;
   readonly #createId: () => string;
   readonly turns: DatabaseTurnStore;
+  readonly approvals: DatabaseToolApprovalStore;
 
   constructor(database: Database, createId: () => string = () => crypto.randomUUID()) {
     this.#database = database;
     this.#createId = createId;
     this.turns = new DatabaseTurnStore(database);
+    this.approvals = new DatabaseToolApprovalStore(database);
   }
 
   #flag(value: boolean): boolean | number {
@@ -94,6 +98,7 @@ export class DatabaseChatRepository implements ChatRepository {
       await transaction`DELETE FROM file_observations WHERE chat_id = ${chatId}`;
       await transaction`DELETE FROM chat_turn_events WHERE turn_id IN
         (SELECT id FROM chat_turns WHERE chat_id = ${chatId})`;
+      await transaction`DELETE FROM tool_approvals WHERE chat_id = ${chatId}`;
       await transaction`DELETE FROM chat_turns WHERE chat_id = ${chatId}`;
       const deleted: { id: string }[] =
         await transaction`DELETE FROM chats WHERE id = ${chatId} RETURNING id`;

@@ -47,7 +47,6 @@ interface TurnRow {
   durations_json: string | null;
   progress_json: string | null;
   error_json: string | null;
-  pending_approvals_json: string;
 }
 
 interface EventRow {
@@ -76,7 +75,6 @@ function toTurn(row: TurnRow): TurnRecord {
     durations: parseJson(row.durations_json),
     progress: parseJson(row.progress_json),
     error: parseJson(row.error_json),
-    pendingApprovals: parseJson<unknown[]>(row.pending_approvals_json) ?? [],
   };
 }
 
@@ -119,16 +117,16 @@ export class DatabaseTurnStore implements TurnStore {
     let rows: TurnRow[];
     try {
       rows = await sql`INSERT INTO chat_turns (id, chat_id, fencing_token, holder, state,
-          lease_expires_at, started_at, message_seq_at_start, pending_approvals_json)
+          lease_expires_at, started_at, message_seq_at_start)
         SELECT ${input.turnId}, ${input.chatId},
           (SELECT COALESCE(MAX(fencing_token), 0) + 1 FROM chat_turns WHERE chat_id = ${input.chatId}),
           ${input.holder}, 'running', ${input.leaseExpiresAt}, ${input.now},
-          (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE chat_id = ${input.chatId}), '[]'
+          (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE chat_id = ${input.chatId})
         WHERE EXISTS (SELECT 1 FROM chats WHERE id = ${input.chatId})
           AND NOT EXISTS (SELECT 1 FROM chat_turns WHERE chat_id = ${input.chatId} AND state = 'running')
         RETURNING id, chat_id, fencing_token, holder, state, lease_expires_at, cancel_requested_at,
           started_at, ended_at, message_seq_at_start, usage_json, durations_json, progress_json,
-          error_json, pending_approvals_json`;
+          error_json`;
     } catch (error) {
       // A concurrent claim won the partial unique index or the token (PostgreSQL runs them at once).
       if (isUniqueViolation(error)) return undefined;
@@ -233,8 +231,7 @@ export class DatabaseTurnStore implements TurnStore {
   async listTurns(chatId: string): Promise<TurnRecord[]> {
     const rows: TurnRow[] = await this.#database
       .sql`SELECT id, chat_id, fencing_token, holder, state, lease_expires_at, cancel_requested_at,
-      started_at, ended_at, message_seq_at_start, usage_json, durations_json, progress_json, error_json,
-      pending_approvals_json
+      started_at, ended_at, message_seq_at_start, usage_json, durations_json, progress_json, error_json
       FROM chat_turns WHERE chat_id = ${chatId} ORDER BY fencing_token`;
     return rows.map(toTurn);
   }
@@ -242,8 +239,7 @@ export class DatabaseTurnStore implements TurnStore {
   async latestTurn(chatId: string): Promise<TurnRecord | undefined> {
     const rows: TurnRow[] = await this.#database
       .sql`SELECT id, chat_id, fencing_token, holder, state, lease_expires_at, cancel_requested_at,
-      started_at, ended_at, message_seq_at_start, usage_json, durations_json, progress_json, error_json,
-      pending_approvals_json
+      started_at, ended_at, message_seq_at_start, usage_json, durations_json, progress_json, error_json
       FROM chat_turns WHERE chat_id = ${chatId} ORDER BY fencing_token DESC LIMIT 1`;
     return rows[0] ? toTurn(rows[0]) : undefined;
   }
@@ -251,8 +247,7 @@ export class DatabaseTurnStore implements TurnStore {
   async getTurn(turnId: string): Promise<TurnRecord | undefined> {
     const rows: TurnRow[] = await this.#database
       .sql`SELECT id, chat_id, fencing_token, holder, state, lease_expires_at, cancel_requested_at,
-      started_at, ended_at, message_seq_at_start, usage_json, durations_json, progress_json, error_json,
-      pending_approvals_json
+      started_at, ended_at, message_seq_at_start, usage_json, durations_json, progress_json, error_json
       FROM chat_turns WHERE id = ${turnId}`;
     return rows[0] ? toTurn(rows[0]) : undefined;
   }

@@ -35,6 +35,7 @@ import { createProviderRegistry, type ProviderRegistry } from '../providers/prov
 import { ToolSettingsEvents } from '../settings/tool-settings-events.ts';
 import type { ToolSettingsRepository } from '../settings/tool-settings-repository.ts';
 import { ToolSettingsService } from '../settings/tool-settings-service.ts';
+import type { ToolTimers } from '../tools/execution.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { sandboxFileOwner } from '../tools/shell/sandbox/sandbox-file-owner.ts';
@@ -111,6 +112,8 @@ export interface AppDependencyOptions {
   workspaces?: WorkspaceService;
   /** The web app to serve (`startServer` loads it with `loadWebApp`); default none. */
   webApp?: WebApp;
+  /** The approval timeout's timer of chat turns (tests fire it without waiting). */
+  approvalTimers?: ToolTimers;
 }
 
 /**
@@ -135,6 +138,7 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
       now,
     );
   const log = options.log ?? ((message: string) => console.error(message));
+  const toolSettings = new ToolSettingsService({ repository: toolSettingsRepository, registry, events });
   return {
     config: options.config,
     database: options.database,
@@ -143,7 +147,7 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
     events,
     users,
     toolSettingsRepository,
-    toolSettings: new ToolSettingsService({ repository: toolSettingsRepository, registry, events }),
+    toolSettings,
     images: new DatabaseImageRepository(options.database),
     mcpSessions: new McpHttpSessions({ now }),
     ledgerForChat,
@@ -163,6 +167,8 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
       providers,
       registry,
       toolSettingsRepository,
+      toolSettings,
+      approvalTimers: options.approvalTimers,
       ledgerForChat,
       dataDirectory: options.config.dataDirectory,
       now,

@@ -14,10 +14,11 @@
  * | `ToolParameterError` (setting invalid, cannot_disable) | 422 | its `code`            |
  * | `validation_failed`                                | 422    | `validation_failed`     |
  * | `permission_denied`                                | 403    | `permission_denied`     |
+ * | `denied` (the user refused the call)               | 403    | `denied`                |
  * | `tool_disabled`                                    | 409    | `tool_disabled`         |
  * | `timeout`                                          | 504    | `timeout`               |
  * | `cancelled`                                        | 499    | `cancelled`             |
- * | `ChatError` not_found / busy                       | 404 / 409 | its `code`           |
+ * | `ChatError` not_found / busy, approval_closed      | 404 / 409 | its `code`           |
  * | `ChatError` invalid_request / invalid_working_directory | 422 | its `code`           |
  * | `ChatError` provider_unavailable                   | 503    | `provider_unavailable`  |
  * | `ModelListError` provider_unavailable / model_list_failed | 503 / 502 | its `code` |
@@ -63,6 +64,7 @@ const CLASSIFICATION_STATUS: Record<ToolErrorClassification, number> = {
   permission_denied: 403,
   timeout: 504,
   cancelled: 499,
+  denied: 403,
   execution_error: 500,
 };
 
@@ -72,6 +74,7 @@ const CHAT_ERROR_STATUS: Record<ChatErrorCode, number> = {
   invalid_request: 422,
   invalid_working_directory: 422,
   provider_unavailable: 503,
+  approval_closed: 409,
 };
 
 /** The HTTP status for a tool error classification. */

@@ -4,7 +4,8 @@
  *
  * - Each tool carries `annotations` from its traits (`readOnlyHint`, `destructiveHint`,
  *   `idempotentHint`, `openWorldHint`); a tool without traits gets the most cautious hints (may write,
- *   destroy, differ on repeat, reach outside), stated rather than left to a client's defaults.
+ *   destroy, differ on repeat, reach outside), stated rather than left to a client's defaults. A tool
+ *   the user set to ask before each call is listed as destructive.
  * - A tool whose result shape is fixed carries its `outputSchema`; `toCallToolResult` then never sends
  *   structured content that could fail it (error and truncated results send text only).
  * - The list is one page: no cursor is ever issued, so any `cursor` is invalid params (-32602).
@@ -21,19 +22,27 @@ import { CAUTIOUS_TRAITS, type ToolTraits } from '../tools/tool-traits.ts';
 import type { RegisteredTool, ToolDefinition } from '../tools/types.ts';
 import { toCallToolResult } from './tool-call-result.ts';
 
-/** The MCP hints of a tool's traits (absent traits = the cautious ones). */
-export function annotationsFor(traits: ToolTraits | undefined): ToolAnnotations {
+/**
+ * The MCP hints of a tool's traits (absent traits = the cautious ones). `asksApproval` (the user's
+ * effective `approval` is `always`) makes it `destructiveHint: true` and `readOnlyHint: false`, so a
+ * client that confirms by hints asks first (destructiveHint means nothing beside readOnlyHint: true).
+ */
+export function annotationsFor(traits: ToolTraits | undefined, asksApproval = false): ToolAnnotations {
   const { readOnly, destructive, idempotent, openWorld } = traits ?? CAUTIOUS_TRAITS;
   return {
-    readOnlyHint: readOnly,
-    destructiveHint: !readOnly && destructive,
+    readOnlyHint: readOnly && !asksApproval,
+    destructiveHint: (!readOnly && destructive) || asksApproval,
     idempotentHint: idempotent,
     openWorldHint: openWorld,
   };
 }
 
 /** One offered tool as MCP lists it: its definition (settings-aware) plus what the registry says of it. */
-export function toMcpTool(definition: ToolDefinition, registered: RegisteredTool | undefined): Tool {
+export function toMcpTool(
+  definition: ToolDefinition,
+  registered: RegisteredTool | undefined,
+  asksApproval = false,
+): Tool {
   const title = registered?.settings.title;
   return {
     name: definition.name,
@@ -41,7 +50,7 @@ export function toMcpTool(definition: ToolDefinition, registered: RegisteredTool
     description: definition.description,
     inputSchema: definition.parameters as Tool['inputSchema'],
     ...(registered?.outputSchema ? { outputSchema: registered.outputSchema as Tool['outputSchema'] } : {}),
-    annotations: annotationsFor(registered?.traits),
+    annotations: annotationsFor(registered?.traits, asksApproval),
   };
 }
 

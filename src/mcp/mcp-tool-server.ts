@@ -14,6 +14,8 @@
  * - Tool failures come back as `isError: true` results carrying `{classification, message}`
  *   (see `toCallToolResult`), never as JSON-RPC errors.
  * - Progress events of a tool reach the client as `notifications/progress` when it sent a progressToken.
+ * - A call that needs the user's approval is asked about through elicitation when the client declared
+ *   it, and listed as destructive either way (`mcp-call-approval.ts`).
  * - A settings change of the user (`ToolSettingsEvents`, or a difference seen by the optional poll)
  *   sends `notifications/tools/list_changed`; subscription and poll end when the session closes.
  */
@@ -36,6 +38,7 @@ import { resultBudgetOf } from '../tools/output/result-budget.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import type { ToolCallContext } from '../tools/types.ts';
 import type { ToolAccessContext } from '../workspaces/tool-access.ts';
+import { asksBeforeEachCall, confirmThroughElicitation } from './mcp-call-approval.ts';
 import { createProgressReporter } from './mcp-progress.ts';
 import { assertFirstPage, toMcpTool, unknownToolResult } from './mcp-tool-listing.ts';
 import { toCallToolResult } from './tool-call-result.ts';
@@ -106,7 +109,12 @@ export function createMcpToolServer(options: McpToolServerOptions): Server {
         if (reportInvalid) log(`user ${options.userId}: invalid saved setting ignored: ${error.message}`);
       },
     });
-    return runtime.definitions.map((definition) => toMcpTool(definition, registry.get(definition.name)));
+    return runtime.definitions.map((definition) => {
+      const registered = registry.get(definition.name);
+      const asks =
+        registered !== undefined && asksBeforeEachCall(registered, runtime.savedSettings[definition.name]);
+      return toMcpTool(definition, registered, asks);
+    });
   };
 
   /** The list the client was last given, as JSON: the poll's baseline. */
@@ -150,12 +158,21 @@ export function createMcpToolServer(options: McpToolServerOptions): Server {
       );
     }
     const savedSettings = await options.toolSettings.get(options.userId, name);
-    const envelope = await executeTool(name, args ?? {}, context, savedSettings, {
+    const executeOptions: ExecuteToolOptions = {
       onInvalidSettings: (error) =>
         log(`user ${options.userId}: invalid saved setting of ${name} ignored: ${error.message}`),
       ...options.executeOptions,
       registry,
+    };
+    const refusal = await confirmThroughElicitation(server, {
+      name,
+      args: args ?? {},
+      savedSettings,
+      context,
+      executeOptions: { ...executeOptions, onInvalidSettings: () => {} },
     });
+    if (refusal !== undefined) return toCallToolResult(refusal, resultBudgetOf(registry.get(name)));
+    const envelope = await executeTool(name, args ?? {}, context, savedSettings, executeOptions);
     return toCallToolResult(envelope, resultBudgetOf(registry.get(name)));
   });
 

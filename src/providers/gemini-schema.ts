@@ -5,7 +5,7 @@
  * carries an unknown keyword or a type array is refused as a whole. `toGeminiSchema` therefore keeps only
  * the keywords of that subset and rewrites the two constructs it spells differently:
  * - `type: ['string', 'null']` → `type: 'string'` (one type per node; Gemini treats an absent optional as
- *   "not sent", which is what `null` means to our argument readers); several non-null types become an
+ *   "not sent", which is what `null` means to our argument validation); several non-null types become an
  *   `anyOf` of single-typed nodes;
  * - `null` is removed from `enum` (Gemini enums hold strings only), and `const: x` becomes `enum: [x]`;
  * - `oneOf` is sent as `anyOf` (the subset has only `anyOf`; the executor still validates exactly).

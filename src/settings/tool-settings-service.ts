@@ -14,6 +14,7 @@ import {
   normalizeToolParameters,
   sanitizeSavedSettings,
 } from '../tools/settings-policy.ts';
+import { toolSettingsMetadataOf } from '../tools/tool-settings-metadata.ts';
 import { type ToolResultView, traitsOf } from '../tools/tool-traits.ts';
 import type {
   RegisteredTool,
@@ -140,6 +141,51 @@ export class ToolSettingsService {
     const effective = mergeToolSettings(tool, stored);
     return describeTool(tool, effective.enabled, effective.parameters);
   }
+
+  /**
+   * Adds `entry` to the user's `string_list` setting `setting` of `toolName` (once: an entry already
+   * there is not repeated), atomically when the repository can update in place.
+   * @throws ToolError (`unknown_tool`), ToolParameterError (no such list setting).
+   */
+  async addListEntry(
+    userId: string,
+    toolName: string,
+    setting: string,
+    entry: string,
+  ): Promise<ToolSettingsDescriptor> {
+    const tool = this.#registry.get(toolName);
+    if (!tool) throw new ToolError('unknown_tool', `No tool is named ${JSON.stringify(toolName)}.`);
+    const descriptor = toolSettingsMetadataOf(tool).parameterDescriptors.find(
+      (item) => item.name === setting,
+    );
+    if (descriptor?.type !== 'string_list') {
+      throw new ToolParameterError(
+        toolName,
+        setting,
+        'unknown_parameter',
+        `Tool "${toolName}" has no list setting "${setting}".`,
+      );
+    }
+    const change = (saved: unknown): SavedToolSettings => {
+      const current = sanitizeSavedSettings(tool, saved, (error) => this.#onInvalid(userId, error));
+      const effective = mergeToolSettings(tool, current);
+      const list = effective.parameters[setting] as string[];
+      return {
+        ...current,
+        parameters: { ...current.parameters, [setting]: list.includes(entry) ? list : [...list, entry] },
+      };
+    };
+    let stored: SavedToolSettings;
+    if (this.#repository.update) {
+      stored = await this.#repository.update(userId, toolName, change);
+    } else {
+      stored = change(await this.#repository.get(userId, toolName));
+      await this.#repository.put(userId, toolName, stored);
+    }
+    this.#events?.emit(userId, toolName);
+    const effective = mergeToolSettings(tool, stored);
+    return describeTool(tool, effective.enabled, effective.parameters);
+  }
 }
 
 function availabilityOf(tool: RegisteredTool): {
@@ -172,6 +218,6 @@ function describeTool(
     confirmBeforeEnable: traits.confirmBeforeEnable,
     resultView: traits.resultView,
     parameters,
-    parameterDescriptors: structuredClone(tool.settings.parameterDescriptors),
+    parameterDescriptors: structuredClone(toolSettingsMetadataOf(tool).parameterDescriptors),
   };
 }

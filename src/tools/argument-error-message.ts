@@ -1,7 +1,7 @@
 /**
  * Turns the first rule a tool call's arguments break (an Ajv error) into the message the model reads:
  * the argument's name (`items[2].path` for nested values), what was expected — type, bound, allowed
- * values or pattern — and the value received, in the same words the argument readers use.
+ * values or pattern — and the value received, as a model can act on it.
  */
 import type { ErrorObject } from 'ajv';
 import type { JsonSchema } from './types.ts';
@@ -94,7 +94,7 @@ export function describeArgumentError(
   const got = describeValue(value);
   switch (error.keyword) {
     case 'type': {
-      // The property's own description says what the value means, as the argument readers do.
+      // The property's own description says what the value means ("a string (a file path)").
       const description = (error.parentSchema as JsonSchema | undefined)?.description;
       const meaning =
         description && description.length <= MAX_MEANING_LENGTH ? ` (${description.replace(/\.$/, '')})` : '';

@@ -23,6 +23,8 @@ export type ToolErrorClassification =
   | 'timeout'
   /** The caller (user cancel, stream teardown) aborted the call. */
   | 'cancelled'
+  /** The call needed the user's approval and did not get it (denied, or unanswered in time). */
+  | 'denied'
   /** Anything else that went wrong while running the tool. */
   | 'execution_error';
 
@@ -34,6 +36,7 @@ export const TOOL_ERROR_CLASSIFICATIONS: readonly ToolErrorClassification[] = [
   'not_found',
   'timeout',
   'cancelled',
+  'denied',
   'execution_error',
 ];
 

@@ -20,7 +20,13 @@ import {
 import { getInMemoryLedgerForChat } from './freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from './registry.ts';
 import { getSafeEffectiveToolSettings } from './settings-policy.ts';
-import type { RegisteredTool, ToolCallContext, ToolContext, ToolExecutionResult } from './types.ts';
+import type {
+  EffectiveToolSettings,
+  RegisteredTool,
+  ToolCallContext,
+  ToolContext,
+  ToolExecutionResult,
+} from './types.ts';
 
 /** Budget for tools without a `timeoutSeconds` setting; a set one must lie within the bounds below. */
 export const DEFAULT_TOOL_TIMEOUT_SECONDS = 30;
@@ -76,6 +82,88 @@ function toFailure(error: unknown): ToolExecutionResult {
   return failure(classifySystemError(error), message || 'The tool failed without a message.');
 }
 
+/** A call that passed every check before running: its tool, effective settings and validated arguments. */
+export interface PreparedToolCall {
+  tool: RegisteredTool;
+  settings: EffectiveToolSettings;
+  arguments: Record<string, unknown>;
+}
+
+/**
+ * Everything `executeTool` checks before a tool runs: the tool exists, the user's settings enable it,
+ * and the arguments are an object that passes the tool's JSON Schema. Callers that must decide
+ * something about a call before it runs (whether it needs the user's approval) use this, so they never
+ * ask about a call that would fail anyway. Never throws.
+ */
+export function prepareToolCall(
+  name: string,
+  args: unknown,
+  savedSettings?: unknown,
+  options: ExecuteToolOptions = {},
+): { ok: true; call: PreparedToolCall } | { ok: false; failure: ToolExecutionResult } {
+  const registry = options.registry ?? defaultToolRegistry;
+  const tool = registry.get(name);
+  if (!tool) {
+    const available = registry.list().map((item) => item.definition.name);
+    return {
+      ok: false,
+      failure: failure(
+        'unknown_tool',
+        `No tool named "${name}". Available tools: ${available.join(', ') || 'none'}.`,
+      ),
+    };
+  }
+
+  const settings = getSafeEffectiveToolSettings(
+    tool,
+    savedSettings,
+    options.onInvalidSettings ??
+      ((error) =>
+        console.warn(`[mango] ignoring invalid saved setting, using its default: ${error.message}`)),
+  );
+  if (!settings.enabled) {
+    return {
+      ok: false,
+      failure: failure(
+        'tool_disabled',
+        `Tool "${name}" is disabled in this user's tool settings; it cannot be called until the user enables it.`,
+      ),
+    };
+  }
+
+  let argumentObject: Record<string, unknown>;
+  try {
+    argumentObject = readArgumentsObject(args);
+    argumentObject = (options.argumentValidator ?? defaultArgumentValidator).validate(
+      name,
+      tool.definition.parameters,
+      argumentObject,
+    );
+  } catch (error) {
+    return { ok: false, failure: toFailure(error) };
+  }
+  return { ok: true, call: { tool, settings, arguments: argumentObject } };
+}
+
+/** The context a tool's executor receives for a call with these settings and this signal. */
+export function createToolContext(
+  context: ToolCallContext,
+  settings: EffectiveToolSettings,
+  signal: AbortSignal,
+): ToolContext {
+  return {
+    userId: context.userId,
+    chatId: context.chatId,
+    reachable: context.reachable,
+    settings,
+    signal,
+    ledger: context.ledger ?? getInMemoryLedgerForChat(context.chatId),
+    onProgress: context.onProgress ?? (() => {}),
+    now: context.now ?? Date.now,
+    dataDirectory: context.dataDirectory,
+  };
+}
+
 /**
  * Runs one tool call. `savedSettings` is the user's stored row for this tool (possibly corrupted:
  * invalid values fall back to defaults). Never throws.
@@ -87,45 +175,9 @@ export async function executeTool(
   savedSettings?: unknown,
   options: ExecuteToolOptions = {},
 ): Promise<ToolExecutionResult> {
-  const registry = options.registry ?? defaultToolRegistry;
-  const tool = registry.get(name);
-  if (!tool) {
-    const available = registry.list().map((item) => item.definition.name);
-    return failure(
-      'unknown_tool',
-      `No tool named "${name}". Available tools: ${available.join(', ') || 'none'}.`,
-    );
-  }
-
-  const settings = getSafeEffectiveToolSettings(
-    tool,
-    savedSettings,
-    options.onInvalidSettings ??
-      ((error) =>
-        console.warn(`[mango] ignoring invalid saved setting, using its default: ${error.message}`)),
-  );
-  if (!settings.enabled) {
-    return failure(
-      'tool_disabled',
-      `Tool "${name}" is disabled in this user's tool settings; it cannot be called until the user enables it.`,
-    );
-  }
-
-  let argumentObject: Record<string, unknown>;
-  try {
-    argumentObject = readArgumentsObject(args);
-  } catch (error) {
-    return toFailure(error);
-  }
-  try {
-    argumentObject = (options.argumentValidator ?? defaultArgumentValidator).validate(
-      name,
-      tool.definition.parameters,
-      argumentObject,
-    );
-  } catch (error) {
-    return toFailure(error);
-  }
+  const prepared = prepareToolCall(name, args, savedSettings, options);
+  if (!prepared.ok) return prepared.failure;
+  const { tool, settings, arguments: argumentObject } = prepared.call;
 
   if (context.signal?.aborted) {
     return failure('cancelled', `Tool "${name}" was cancelled before it started.`);
@@ -146,17 +198,7 @@ export async function executeTool(
     controller.abort(new ToolCancelledError(`Tool "${name}" was cancelled before it finished.`));
   context.signal?.addEventListener('abort', onParentAbort, { once: true });
 
-  const toolContext: ToolContext = {
-    userId: context.userId,
-    chatId: context.chatId,
-    reachable: context.reachable,
-    settings,
-    signal: controller.signal,
-    ledger: context.ledger ?? getInMemoryLedgerForChat(context.chatId),
-    onProgress: context.onProgress ?? (() => {}),
-    now: context.now ?? Date.now,
-    dataDirectory: context.dataDirectory,
-  };
+  const toolContext = createToolContext(context, settings, controller.signal);
 
   // The executor may ignore its signal; the race makes the budget hold regardless. A tool that
   // reports partial results on abort gets a short grace window to deliver them.

@@ -4,6 +4,7 @@
  * bad row from ever breaking a chat, while `mergeToolSettings` is strict so the API can refuse bad input.
  */
 import { ToolParameterError } from './errors.ts';
+import { toolSettingsMetadataOf } from './tool-settings-metadata.ts';
 import type {
   EffectiveToolSettings,
   PathListEntry,
@@ -26,9 +27,15 @@ function describeValue(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** Defaults from the tool's metadata: `enabledByDefault` and a copy of `defaultParameters`. */
+/**
+ * Defaults from the tool's metadata: `enabledByDefault` and a copy of `defaultParameters`, the
+ * universal settings included (`tool-settings-metadata.ts`).
+ */
 export function getDefaultToolSettings(tool: RegisteredTool): EffectiveToolSettings {
-  return { enabled: tool.settings.enabledByDefault, parameters: cloneValue(tool.settings.defaultParameters) };
+  return {
+    enabled: tool.settings.enabledByDefault,
+    parameters: cloneValue(toolSettingsMetadataOf(tool).defaultParameters),
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -134,7 +141,7 @@ export function normalizeToolParameters(tool: RegisteredTool, params: unknown): 
     );
   }
   const descriptors = new Map(
-    tool.settings.parameterDescriptors.map((descriptor) => [descriptor.name, descriptor]),
+    toolSettingsMetadataOf(tool).parameterDescriptors.map((descriptor) => [descriptor.name, descriptor]),
   );
   const normalized: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(params)) {
@@ -154,7 +161,7 @@ export function normalizeToolParameters(tool: RegisteredTool, params: unknown): 
 }
 
 function checkRequired(tool: RegisteredTool, parameters: Record<string, unknown>): void {
-  for (const descriptor of tool.settings.parameterDescriptors) {
+  for (const descriptor of toolSettingsMetadataOf(tool).parameterDescriptors) {
     if (descriptor.required && parameters[descriptor.name] === undefined) {
       throw new ToolParameterError(
         tool.definition.name,

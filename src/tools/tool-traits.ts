@@ -1,10 +1,14 @@
 /**
  * What a tool is, stated once on the tool (`RegisteredTool.traits`), for every consumer that needs to
- * know: the loop (may its calls run side by side?), the MCP endpoint (tool annotations) and the web app
- * (ask before enabling? how to show a result?). No layer keeps a list of tool names for these questions.
+ * know: the loop (may its calls run side by side? does a call wait for the user's yes by default?), the
+ * MCP endpoint (tool annotations) and the web app (ask before enabling? how to show a result?). No layer keeps a list of tool names for these questions.
  * A tool without traits is treated as the most dangerous kind: it may write, destroy, differ on repeat
- * and reach outside the server, it runs alone, and its result is shown as plain JSON.
+ * and reach outside the server, it runs alone, each call waits for the user's approval, and its result is
+ * shown as plain JSON.
  */
+
+/** Whether a call waits for the user's yes unless a rule says otherwise (the `approval` setting's default). */
+export type ApprovalDefault = 'never' | 'always';
 
 /** How the web app renders a tool's result; `json` is the generic view every result falls back to. */
 export const TOOL_RESULT_VIEWS = [
@@ -29,6 +33,8 @@ export interface ToolTraits {
   confirmBeforeEnable: boolean;
   /** The rendering the web app uses for its result. */
   resultView: ToolResultView;
+  /** The default of the tool's `approval` setting (docs/tools.md, "Approvals"). */
+  approvalDefault: ApprovalDefault;
 }
 
 /** The traits of a tool without declared traits: the cautious answer to every question. */
@@ -39,6 +45,7 @@ export const CAUTIOUS_TRAITS: ToolTraits = {
   openWorld: true,
   confirmBeforeEnable: true,
   resultView: 'json',
+  approvalDefault: 'always',
 };
 
 /** The traits of a tool that reads local files or the clock, shown with the given view. */
@@ -50,6 +57,7 @@ export function readOnlyLocalTraits(resultView: ToolResultView): ToolTraits {
     openWorld: false,
     confirmBeforeEnable: false,
     resultView,
+    approvalDefault: 'never',
   };
 }
 

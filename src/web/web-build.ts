@@ -2,6 +2,8 @@
  * Builds the browser app (`web/`) into a static directory (default `dist/web/`) with Bun's bundler:
  * `app.js` (the ES module entry, minified, with a linked source map; code loaded on demand, such as a
  * highlighter language, in `chunk-<hash>.js` files beside it), `app.css` and `index.html`.
+ * `app.css` is the stylesheets of `web/styles/` joined in file-name order (their cascade order), so each
+ * part of the style stays a file of one concern while the page still loads one stylesheet.
  * No framework and no CDN: the bundle holds everything the page runs.
  *
  * Last it writes `build-manifest.json`, the SHA-256 of every file, which the server checks when it loads
@@ -25,8 +27,10 @@ const PROJECT_ROOT = path.resolve(import.meta.dir, '..', '..');
 export const DEFAULT_WEB_SOURCE_DIRECTORY = path.join(PROJECT_ROOT, 'web');
 export const DEFAULT_WEB_OUTPUT_DIRECTORY = path.join(PROJECT_ROOT, 'dist', 'web');
 
-/** Files copied as they are; everything else comes from bundling `main.ts`. */
-const STATIC_FILES = ['index.html', 'app.css', 'favicon.svg'];
+/** Files copied as they are; `app.css` is joined from `styles/`, the rest comes from bundling `main.ts`. */
+const STATIC_FILES = ['index.html', 'favicon.svg'];
+/** The folder of stylesheets joined into `app.css`, in file-name order. */
+export const STYLES_DIRECTORY = 'styles';
 /** Written last, so its presence means the build finished. */
 export const BUILD_MARKER_FILE = WEB_BUILD_MANIFEST_FILE;
 
@@ -67,9 +71,23 @@ export async function buildWebApp(options: WebBuildOptions = {}): Promise<WebBui
   for (const file of STATIC_FILES) {
     await copyFile(path.join(sourceDirectory, file), path.join(outputDirectory, file));
   }
+  await writeFile(path.join(outputDirectory, 'app.css'), await joinStylesheets(sourceDirectory));
   await writeBuildManifest(outputDirectory);
   const files = (await readdir(outputDirectory)).sort();
   return { outputDirectory, files, durationMs: performance.now() - started };
+}
+
+/**
+ * The `.css` files of `<sourceDirectory>/styles/`, sorted by name and joined with a blank line between
+ * them. A missing or empty folder is an error: a page without its styles must not be built silently.
+ */
+export async function joinStylesheets(sourceDirectory: string): Promise<string> {
+  const directory = path.join(sourceDirectory, STYLES_DIRECTORY);
+  const names = (await readdir(directory)).filter((name) => name.endsWith('.css')).sort();
+  if (names.length === 0) throw new Error(`web build: ${directory} holds no .css file.`);
+  const parts: string[] = [];
+  for (const name of names) parts.push((await readFile(path.join(directory, name), 'utf8')).trimEnd());
+  return `${parts.join('\n\n')}\n`;
 }
 
 /**

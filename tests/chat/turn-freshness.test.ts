@@ -42,7 +42,10 @@ async function readThenWrite(
     model: 'test-model',
     history: [],
     userText: 'rewrite it',
-    tools: await loadRuntime(defaultToolRegistry),
+    // Freshness is the subject here, not approvals: the write runs without asking.
+    tools: await loadRuntime(defaultToolRegistry, 'u1', {
+      write_file: { parameters: { approval: 'never' } },
+    }),
     toolContext: {
       userId: 'u1',
       chatId: 'freshness-chat',

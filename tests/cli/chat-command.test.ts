@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ChatCommandDependencies, createChatCommand } from '../../src/cli/commands/chat.ts';
 import { UsageError } from '../../src/cli/usage-error.ts';
+import { makeTool } from '../helpers/fake-tools.ts';
 import {
   hangUntilAborted,
   ScriptedProvider,
@@ -21,6 +22,8 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 function run(argv: string[], steps: readonly ScriptStep[], overrides: Partial<ChatCommandDependencies> = {}) {
   const { registry } = createTurnTools();
+  // Declares no traits: every call asks for approval.
+  registry.register(makeTool({ name: 'risky', traits: undefined, execute: async () => ({ ran: true }) }));
   const provider = new ScriptedProvider(steps);
   let stdout = '';
   let stderr = '';
@@ -110,6 +113,51 @@ describe('mango chat', () => {
     expect(output().stderr).toBe(
       'mango chat: provider "anthropic" is not available: ANTHROPIC_API_KEY is not set\n',
     );
+  });
+
+  test('a call that needs approval is denied when stdin is not a terminal', async () => {
+    const { exit, output, provider } = run(
+      [...base, '--message', 'go'],
+      [toolCallsResponse([{ id: 'r', name: 'risky', arguments: { value: 'x' } }]), textResponse('Denied.')],
+      { stdinIsTerminal: false },
+    );
+    expect(await exit).toBe(0);
+    expect(output().stdout).toBe(
+      [
+        '▸ risky {"value":"x"}',
+        '  ✗ denied (user) — no terminal to ask on',
+        '  ✗ risky (0 ms) denied: The user denied this call: no terminal to ask on',
+        'Denied.',
+        '',
+      ].join('\n'),
+    );
+    expect(provider.requests[1]?.history.at(-1)).toMatchObject({
+      type: 'tool_result',
+      callId: 'r',
+      ok: false,
+    });
+  });
+
+  test('on a terminal: y approves and the call runs; anything else denies', async () => {
+    async function* answers() {
+      yield 'y';
+      yield 'no thanks';
+    }
+    const { exit, output } = run(
+      [...base, '--message', 'go'],
+      [
+        toolCallsResponse([{ id: 'r1', name: 'risky', arguments: { value: 'one' } }]),
+        toolCallsResponse([{ id: 'r2', name: 'risky', arguments: { value: 'two' } }]),
+        textResponse('Done.'),
+      ],
+      { stdinIsTerminal: true, readLines: answers },
+    );
+    expect(await exit).toBe(0);
+    const printed = output().stdout;
+    expect(printed).toContain('Approve risky {"value":"one"}? [y/N] ');
+    expect(printed).toMatch(/ {2}✓ approved\n {2}✓ risky \(\d+ ms\) \{"ran":true\}/);
+    expect(printed).toContain('Approve risky {"value":"two"}? [y/N] ');
+    expect(printed).toContain('  ✗ denied (user)\n  ✗ risky (0 ms) denied: The user denied this call.\n');
   });
 
   const usageCases = [

@@ -11,12 +11,6 @@ import { listRepositoryFiles } from './repository-files.ts';
 const ROOT = resolve(import.meta.dir, '..', '..');
 const LINE_LIMIT = 400;
 
-/**
- * The stylesheet is one file the web build copies as it is, and other branches edit it in parallel; it is
- * split once those merges are in. Listed here so every other file is held to the limit meanwhile.
- */
-const AWAITING_SPLIT: ReadonlySet<string> = new Set(['web/app.css']);
-
 /** Text files with more than `limit` lines, with their counts; binary files are skipped. */
 function filesOverLimit(root: string, files: readonly string[], limit: number): [string, number][] {
   const over: [string, number][] = [];
@@ -33,13 +27,7 @@ describe('file length', () => {
   test(`no file in src/ or web/ has more than ${LINE_LIMIT} lines`, () => {
     const files = listRepositoryFiles(ROOT, ['src', 'web']);
     expect(files.length).toBeGreaterThan(250);
-    const over = filesOverLimit(ROOT, files, LINE_LIMIT);
-    expect(over.filter(([file]) => !AWAITING_SPLIT.has(file))).toEqual([]);
-  });
-
-  test('every file awaiting its split still exists and is still over the limit', () => {
-    const over = new Set(filesOverLimit(ROOT, [...AWAITING_SPLIT], LINE_LIMIT).map(([file]) => file));
-    expect([...AWAITING_SPLIT].filter((file) => !over.has(file))).toEqual([]);
+    expect(filesOverLimit(ROOT, files, LINE_LIMIT)).toEqual([]);
   });
 
   describe('the counter', () => {

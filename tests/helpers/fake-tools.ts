@@ -1,5 +1,15 @@
-/** Small tools for registry and execution tests. */
+/**
+ * Small tools for registry and execution tests. They declare the cautious traits except that their
+ * calls run without asking (`approvalDefault: 'never'`): approvals are tested where they are the
+ * subject. A test about a tool that declares no traits at all passes `traits: undefined`.
+ */
+import { CAUTIOUS_TRAITS, type ToolTraits } from '../../src/tools/tool-traits.ts';
 import type { RegisteredTool, ToolContext } from '../../src/tools/types.ts';
+
+export const TEST_TOOL_TRAITS: ToolTraits = { ...CAUTIOUS_TRAITS, approvalDefault: 'never' };
+
+/** The settings every tool gets from the settings machinery, at their defaults for a test tool. */
+export const TEST_TOOL_UNIVERSAL_DEFAULTS = { approval: 'never', approvalTimeoutSeconds: 600 } as const;
 
 export function makeTool(overrides: Partial<RegisteredTool> & { name: string }): RegisteredTool {
   return {
@@ -23,6 +33,7 @@ export function makeTool(overrides: Partial<RegisteredTool> & { name: string }):
       parameterDescriptors: [],
     },
     execute: async (args: unknown, _context: ToolContext) => ({ echoed: args }),
+    traits: TEST_TOOL_TRAITS,
     ...overrides,
   };
 }

@@ -9,7 +9,7 @@ import { getEnabledToolRuntime } from '../../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../../src/settings/tool-settings-repository.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import { readOnlyLocalTraits, type ToolTraits } from '../../src/tools/tool-traits.ts';
-import type { ToolContext } from '../../src/tools/types.ts';
+import type { SavedToolSettings, ToolContext } from '../../src/tools/types.ts';
 import { makeTool } from './fake-tools.ts';
 
 /** Resolves after `turns` macrotask turns: lets concurrent work interleave without a timed sleep. */
@@ -78,6 +78,13 @@ export function createTurnTools(): { registry: ToolRegistry; probe: TurnToolProb
   return { registry, probe };
 }
 
-export async function loadRuntime(registry: ToolRegistry, userId = 'u1'): Promise<EnabledToolRuntime> {
-  return getEnabledToolRuntime(new InMemoryToolSettingsRepository(), userId, { registry });
+/** The runtime of a user with no saved settings, or with `saved` rows by tool name. */
+export async function loadRuntime(
+  registry: ToolRegistry,
+  userId = 'u1',
+  saved: Record<string, SavedToolSettings> = {},
+): Promise<EnabledToolRuntime> {
+  const repository = new InMemoryToolSettingsRepository();
+  for (const [name, row] of Object.entries(saved)) await repository.put(userId, name, row);
+  return getEnabledToolRuntime(repository, userId, { registry });
 }

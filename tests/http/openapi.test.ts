@@ -60,3 +60,46 @@ test('real responses validate against the documented schemas', async () => {
   const refused = await api.request('PUT', '/api/settings/tools/locked', { token, body: { enabled: false } });
   expect(ajv.validate(schemaOf('/api/settings/tools/{toolName}', 'put', '422'), refused.json)).toBe(true);
 });
+
+test('the approval route is documented: its path parameters, body and answers', async () => {
+  const document = (await api.request('GET', '/api/openapi.json', { token })).json as Document;
+  const answer = document.paths['/api/chats/{id}/approvals/{callId}']!.post!;
+  expect(answer.operationId).toBe('answerApproval');
+  expect(
+    (answer.parameters as { name: string; in: string }[]).map(({ name, in: where }) => [name, where]),
+  ).toEqual([
+    ['id', 'path'],
+    ['callId', 'path'],
+  ]);
+  expect(answer.requestBody).toMatchObject({
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['decision'],
+          properties: {
+            decision: { anyOf: [{ const: 'approve' }, { const: 'deny' }] },
+            reason: { type: 'string' },
+            remember: { type: 'boolean' },
+            rememberPrefix: { type: 'string' },
+          },
+        },
+      },
+    },
+  });
+  expect(Object.keys(answer.responses as object).sort()).toEqual([
+    '200',
+    '400',
+    '401',
+    '404',
+    '409',
+    '413',
+    '422',
+  ]);
+  const current = document.paths['/api/chats/{id}/turns/current']!.get!;
+  const record = (current.responses as Record<string, { content: Record<string, { schema: unknown }> }>)[
+    '200'
+  ]!.content['application/json']!.schema;
+  expect(JSON.stringify(record)).toContain('"expiresAt"');
+});

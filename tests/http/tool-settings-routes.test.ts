@@ -11,6 +11,9 @@ const TUNABLE_DEFAULTS = {
   quality: 'medium',
   names: [],
   allowedPaths: [],
+  // The settings every tool gets; a test tool runs without asking.
+  approval: 'never',
+  approvalTimeoutSeconds: 600,
 };
 
 describe.each(BACKENDS)('tool settings API on %s', (backend) => {
@@ -38,13 +41,44 @@ describe.each(BACKENDS)('tool settings API on %s', (backend) => {
       enabled: false,
       canDisable: true,
       available: true,
-      // It declares no traits, so it gets the cautious ones.
+      // It declares the cautious traits (except that its calls run without asking).
       confirmBeforeEnable: true,
       resultView: 'json',
       parameters: TUNABLE_DEFAULTS,
       parameterDescriptors: expect.any(Array),
     });
-    expect((tools[0]!.parameterDescriptors as unknown[]).length).toBe(7);
+    const descriptors = tools[0]!.parameterDescriptors as Record<string, unknown>[];
+    expect(descriptors.map((descriptor) => descriptor.name)).toEqual([
+      'timeoutSeconds',
+      'ratio',
+      'verbose',
+      'label',
+      'quality',
+      'names',
+      'allowedPaths',
+      'approval',
+      'approvalTimeoutSeconds',
+    ]);
+    expect(descriptors.slice(-2)).toEqual([
+      {
+        name: 'approval',
+        label: 'Ask before each call',
+        description:
+          'always: every call in a chat waits for your approval before it runs (unless an auto-approve rule of this tool matches), and MCP clients are told to confirm it; never: calls run at once.',
+        type: 'select',
+        allowedValues: ['never', 'always'],
+        default: 'never',
+      },
+      {
+        name: 'approvalTimeoutSeconds',
+        label: 'Seconds to wait for approval',
+        description: 'A call still waiting for your approval after this many seconds is denied.',
+        type: 'integer',
+        min: 10,
+        max: 3600,
+        default: 600,
+      },
+    ]);
     expect(tools[1]).toMatchObject({ name: 'locked', enabled: true, canDisable: false });
   });
 

@@ -55,7 +55,11 @@ test('stop() during a shell call: done{cancelled}, shell killed, history kept, n
       headers: { authorization: `Bearer ${token}` },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-  expect((await api('PUT', '/api/settings/tools/bash', { enabled: true })).status).toBe(200);
+  // The shell's lifecycle is the subject here; approvals are tested in chat-approvals.test.ts.
+  expect(
+    (await api('PUT', '/api/settings/tools/bash', { enabled: true, parameters: { approval: 'never' } }))
+      .status,
+  ).toBe(200);
   const created = await api('POST', '/api/chats', {
     provider: 'openai-compatible',
     model: 'm',

@@ -58,7 +58,15 @@ const sleepCall = (id: string, seconds: number) =>
 describe('database outage during a turn', () => {
   test('a 1 s outage while a tool runs: the turn completes, every item stored exactly once', async () => {
     const api = chatApi(server.url, server.token!);
-    expect((await api.json('PUT', '/api/settings/tools/bash', { enabled: true })).status).toBe(200);
+    // The shell's lifecycle is the subject here; approvals are tested in chat-approvals.test.ts.
+    expect(
+      (
+        await api.json('PUT', '/api/settings/tools/bash', {
+          enabled: true,
+          parameters: { approval: 'never' },
+        })
+      ).status,
+    ).toBe(200);
     const chatId = await api.createChat();
     replay.enqueue({ body: sleepCall('b1', 0.5) }, { body: chatBody({ text: 'Slept.' }) });
     const events: Record<string, unknown>[] = [];

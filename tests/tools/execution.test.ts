@@ -3,7 +3,7 @@ import { ToolArgumentError, ToolNotFoundError } from '../../src/tools/errors.ts'
 import { executeTool } from '../../src/tools/execution.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
-import { makeSettingsTool, makeTool } from '../helpers/fake-tools.ts';
+import { makeSettingsTool, makeTool, TEST_TOOL_UNIVERSAL_DEFAULTS } from '../helpers/fake-tools.ts';
 import { manualTimers } from '../helpers/manual-timers.ts';
 import { makeReachableSet } from '../helpers/tool-context.ts';
 
@@ -88,7 +88,7 @@ describe('executeTool', () => {
     expect(result).toEqual({ ok: true, result: 'ran' });
     expect(seenSettings).toEqual({
       enabled: true,
-      parameters: makeSettingsTool().settings.defaultParameters,
+      parameters: { ...makeSettingsTool().settings.defaultParameters, ...TEST_TOOL_UNIVERSAL_DEFAULTS },
     });
     expect(reported).toHaveLength(2);
   });

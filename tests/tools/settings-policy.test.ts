@@ -7,7 +7,7 @@ import {
   mergeToolSettings,
   normalizeToolParameters,
 } from '../../src/tools/settings-policy.ts';
-import { makeSettingsTool, makeTool } from '../helpers/fake-tools.ts';
+import { makeSettingsTool, makeTool, TEST_TOOL_UNIVERSAL_DEFAULTS } from '../helpers/fake-tools.ts';
 
 const tool = makeSettingsTool();
 
@@ -24,7 +24,10 @@ function parameterError(run: () => unknown): ToolParameterError {
 describe('getDefaultToolSettings', () => {
   test('copies enabledByDefault and defaultParameters', () => {
     const defaults = getDefaultToolSettings(tool);
-    expect(defaults).toEqual({ enabled: false, parameters: tool.settings.defaultParameters });
+    expect(defaults).toEqual({
+      enabled: false,
+      parameters: { ...tool.settings.defaultParameters, approval: 'never', approvalTimeoutSeconds: 600 },
+    });
     (defaults.parameters.names as string[]).push('mutated');
     expect(tool.settings.defaultParameters.names).toEqual([]);
   });
@@ -41,6 +44,11 @@ describe('normalizeToolParameters', () => {
     ['quality', 'high'],
     ['names', ['a', 'b']],
     ['allowedPaths', [{ path: '~/src', enabled: false }]],
+    // The settings every tool gets (tool-settings-metadata.ts), at their bounds.
+    ['approval', 'always'],
+    ['approval', 'never'],
+    ['approvalTimeoutSeconds', 10],
+    ['approvalTimeoutSeconds', 3600],
   ];
   test.each(accepted)('accepts %s = %p', (name, value) => {
     expect(normalizeToolParameters(tool, { [name]: value })).toEqual({ [name]: value });
@@ -109,6 +117,24 @@ describe('normalizeToolParameters', () => {
       'invalid_type',
       'Tool "tunable" setting "allowedPaths" must be a list of {path: non-empty string, enabled: boolean} entries, got an array.',
     ],
+    [
+      'approval',
+      'sometimes',
+      'not_allowed_value',
+      'Tool "tunable" setting "approval" must be one of "never", "always", got "sometimes".',
+    ],
+    [
+      'approvalTimeoutSeconds',
+      9,
+      'out_of_range',
+      'Tool "tunable" setting "approvalTimeoutSeconds" must be at least 10, got 9.',
+    ],
+    [
+      'approvalTimeoutSeconds',
+      3601,
+      'out_of_range',
+      'Tool "tunable" setting "approvalTimeoutSeconds" must be at most 3600, got 3601.',
+    ],
   ];
   test.each(rejected)('rejects %s = %p as %s', (name, value, code, message) => {
     const error = parameterError(() => normalizeToolParameters(tool, { [name]: value }));
@@ -121,7 +147,7 @@ describe('normalizeToolParameters', () => {
     const error = parameterError(() => normalizeToolParameters(tool, { timeout: 5 }));
     expect(error.code).toBe('unknown_parameter');
     expect(error.message).toBe(
-      'Tool "tunable" has no setting "timeout"; its settings are timeoutSeconds, ratio, verbose, label, quality, names, allowedPaths.',
+      'Tool "tunable" has no setting "timeout"; its settings are timeoutSeconds, ratio, verbose, label, quality, names, allowedPaths, approval, approvalTimeoutSeconds.',
     );
   });
 
@@ -141,7 +167,12 @@ describe('mergeToolSettings', () => {
     );
     expect(merged).toEqual({
       enabled: true,
-      parameters: { ...tool.settings.defaultParameters, timeoutSeconds: 90, label: 'saved' },
+      parameters: {
+        ...tool.settings.defaultParameters,
+        ...TEST_TOOL_UNIVERSAL_DEFAULTS,
+        timeoutSeconds: 90,
+        label: 'saved',
+      },
     });
   });
 
@@ -180,7 +211,7 @@ describe('getSafeEffectiveToolSettings', () => {
     );
     expect(effective).toEqual({
       enabled: true,
-      parameters: { ...tool.settings.defaultParameters, ratio: 0.25 },
+      parameters: { ...tool.settings.defaultParameters, ...TEST_TOOL_UNIVERSAL_DEFAULTS, ratio: 0.25 },
     });
     expect(reported).toEqual(['timeoutSeconds:invalid_type', 'gone:unknown_parameter']);
   });

@@ -12,6 +12,7 @@ const readOnly = (resultView: ToolTraits['resultView']): ToolTraits => ({
   openWorld: false,
   confirmBeforeEnable: false,
   resultView,
+  approvalDefault: 'never',
 });
 const shell: ToolTraits = {
   readOnly: false,
@@ -20,6 +21,7 @@ const shell: ToolTraits = {
   openWorld: true,
   confirmBeforeEnable: true,
   resultView: 'command_output',
+  approvalDefault: 'always',
 };
 const localWrite = (idempotent: boolean): ToolTraits => ({
   readOnly: false,
@@ -28,6 +30,7 @@ const localWrite = (idempotent: boolean): ToolTraits => ({
   openWorld: false,
   confirmBeforeEnable: false,
   resultView: 'json',
+  approvalDefault: 'always',
 });
 
 /** Every builtin and the traits it must declare: a new builtin without a row fails the first test. */
@@ -40,6 +43,7 @@ const EXPECTED: Record<string, ToolTraits> = {
     openWorld: true,
     confirmBeforeEnable: false,
     resultView: 'images',
+    approvalDefault: 'always',
   },
   bash: shell,
   zsh: shell,
@@ -83,7 +87,7 @@ describe('builtin tool traits', () => {
 });
 
 describe('traitsOf', () => {
-  test('a tool without traits gets the cautious ones: not read-only, asks before enabling, JSON view', () => {
+  test('a tool without traits gets the cautious ones: not read-only, asks before enabling and before each call, JSON view', () => {
     expect(traitsOf({})).toEqual({
       readOnly: false,
       destructive: true,
@@ -91,6 +95,7 @@ describe('traitsOf', () => {
       openWorld: true,
       confirmBeforeEnable: true,
       resultView: 'json',
+      approvalDefault: 'always',
     });
     expect(traitsOf(undefined)).toBe(CAUTIOUS_TRAITS);
   });

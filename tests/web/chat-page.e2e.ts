@@ -67,7 +67,11 @@ beforeAll(async () => {
   });
   project = path.join(server.root, 'project');
   await mkdir(project);
-  expect((await api('PUT', '/api/settings/tools/bash', { enabled: true })).status).toBe(200);
+  // Approvals have their own browser test; here bash runs without asking.
+  expect(
+    (await api('PUT', '/api/settings/tools/bash', { enabled: true, parameters: { approval: 'never' } }))
+      .status,
+  ).toBe(200);
   browser = await launchTestBrowser(server.url);
 }, TIMEOUT_MS);
 

@@ -19,11 +19,12 @@ function createRegistry(): ToolRegistry {
         openWorld: true,
         confirmBeforeEnable: true,
         resultView: 'command_output',
+        approvalDefault: 'always',
       },
     }),
   );
   registry.register(makeTool({ name: 'peek', traits: readOnlyLocalTraits('search_matches') }));
-  registry.register(makeTool({ name: 'undeclared' }));
+  registry.register(makeTool({ name: 'undeclared', traits: undefined }));
   return registry;
 }
 

@@ -11,6 +11,7 @@ import '../../src/tools/builtin/index.ts';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import {
+  callApi,
   launchTestBrowser,
   PHONE_VIEWPORT,
   SCREENSHOT_DIRECTORY,
@@ -29,6 +30,11 @@ let project: string;
 beforeAll(async () => {
   replay = startReplayServer();
   server = await startWebTestServer({ environment: { OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1` } });
+  // The panel is the subject here, not approvals: the tool's write runs without asking.
+  const settings = await callApi(server, 'PUT', '/api/settings/tools/write_file', {
+    parameters: { approval: 'never' },
+  });
+  expect(settings.status).toBe(200);
   project = path.join(server.root, 'project');
   await mkdir(path.join(project, 'docs'), { recursive: true });
   await writeFile(path.join(project, '<img src=x onerror="window.__pwned=1">.txt'), 'x');

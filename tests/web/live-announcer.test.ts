@@ -1,6 +1,6 @@
 /** What the live region speaks of a streaming answer: whole sentences, then the rest; no markdown. */
 import { describe, expect, test } from 'bun:test';
-import { nextAnnouncement, speakable } from '../../web/live-announcer.ts';
+import { nextAnnouncement, speakable, statusAnnouncement } from '../../web/live-announcer.ts';
 
 describe('nextAnnouncement', () => {
   test('speaks up to the last sentence end, and nothing while a sentence is unfinished', () => {
@@ -31,5 +31,23 @@ describe('speakable', () => {
     expect(speakable('## Title\n**bold** and `code`\n| a | b |\n```ts\nlet x\n```')).toBe(
       'Title bold and code a b let x',
     );
+  });
+});
+
+describe('statusAnnouncement', () => {
+  test('the unspoken rest of the answer comes first, then the status', () => {
+    expect(
+      statusAnnouncement('Let me look. I will run **ls**', 13, 'Waiting for your approval: bash'),
+    ).toEqual({
+      text: 'I will run ls Waiting for your approval: bash',
+      upTo: 30,
+    });
+  });
+  test('with the answer all spoken, or no answer, only the status', () => {
+    expect(statusAnnouncement('Done.', 5, 'Cancelling…')).toEqual({ text: 'Cancelling…', upTo: 5 });
+    expect(statusAnnouncement('', 0, 'The model is working…')).toEqual({
+      text: 'The model is working…',
+      upTo: 0,
+    });
   });
 });

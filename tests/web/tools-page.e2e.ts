@@ -104,7 +104,7 @@ describe('tools page in Chromium', () => {
       await signIn(page, server.url, server.token);
       const card = bashCard(page);
       await card.getByText(/^Settings \(/).click();
-      const timeout = card.getByLabel('Timeout (seconds)');
+      const timeout = card.getByLabel('Timeout (seconds)', { exact: true });
       await timeout.fill('9999');
       await card.getByRole('button', { name: 'Save settings' }).click();
       const error = card.locator('.field-error:not([hidden])');
@@ -123,11 +123,11 @@ describe('tools page in Chromium', () => {
       await bashCard(page)
         .getByText(/^Settings \(/)
         .click();
-      expect(await bashCard(page).getByLabel('Timeout (seconds)').inputValue()).toBe('45');
+      expect(await bashCard(page).getByLabel('Timeout (seconds)', { exact: true }).inputValue()).toBe('45');
 
       await bashCard(page).getByRole('button', { name: 'Reset to defaults' }).click();
       await bashCard(page).getByText('Settings reset to defaults.').waitFor();
-      expect(await bashCard(page).getByLabel('Timeout (seconds)').inputValue()).toBe('30');
+      expect(await bashCard(page).getByLabel('Timeout (seconds)', { exact: true }).inputValue()).toBe('30');
       await page.close();
     },
     TIMEOUT_MS,

@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdtemp, readFile, rm, utimes } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BUILD_MARKER_FILE, buildWebApp, ensureWebBuild, isWebBuildStale } from '../../src/web/web-build.ts';
+import {
+  BUILD_MARKER_FILE,
+  buildWebApp,
+  ensureWebBuild,
+  isWebBuildStale,
+  joinStylesheets,
+} from '../../src/web/web-build.ts';
 
 let outputDirectory: string;
 
@@ -38,10 +44,13 @@ test('a missing build is stale; building produces the shell, bundle, styles and 
 test('the bundle loads nothing from another origin', async () => {
   const html = await readFile(path.join(outputDirectory, 'index.html'), 'utf8');
   const script = await readFile(path.join(outputDirectory, 'app.js'), 'utf8');
-  const styles = await readFile(path.join(outputDirectory, 'app.css'), 'utf8');
-  for (const text of [html, script, styles]) expect(text).not.toMatch(/(?:src|href)=["']?(?:https?:)?\/\//);
-  expect(styles).not.toContain('@import');
-  expect(styles).not.toMatch(/url\(\s*["']?(?:https?:)?\/\//);
+  const styles = [await readFile(path.join(outputDirectory, 'app.css'), 'utf8')];
+  for (const text of [html, script, ...styles])
+    expect(text).not.toMatch(/(?:src|href)=["']?(?:https?:)?\/\//);
+  for (const sheet of styles) {
+    expect(sheet).not.toContain('@import');
+    expect(sheet).not.toMatch(/url\(\s*["']?(?:https?:)?\/\//);
+  }
 });
 
 test('a source newer than the build makes it stale, and ensureWebBuild rebuilds it', async () => {
@@ -52,4 +61,41 @@ test('a source newer than the build makes it stale, and ensureWebBuild rebuilds 
   expect(await isWebBuildStale({ outputDirectory })).toBe(true);
   expect(await ensureWebBuild({ outputDirectory })).toBe(true);
   expect(await isWebBuildStale({ outputDirectory })).toBe(false);
+});
+
+test('app.css is every stylesheet of web/styles/ in file-name order, each whole', async () => {
+  const styles = await readFile(path.join(outputDirectory, 'app.css'), 'utf8');
+  const directory = path.join(import.meta.dir, '..', '..', 'web', 'styles');
+  const names = [
+    '01-base.css',
+    '02-markdown.css',
+    '03-controls.css',
+    '04-chat.css',
+    '05-chat-panels.css',
+    '06-approvals.css',
+  ];
+  let position = 0;
+  for (const name of names) {
+    const part = (await readFile(path.join(directory, name), 'utf8')).trimEnd();
+    const found = styles.indexOf(part, position);
+    expect({ name, found: found >= position }).toEqual({ name, found: true });
+    position = found + part.length;
+  }
+  expect(styles.length).toBe(position + 1);
+});
+
+test('joinStylesheets sorts by name, skips other files, and refuses an empty folder', async () => {
+  const source = await mkdtemp(path.join(tmpdir(), 'mango-styles-'));
+  try {
+    await mkdir(path.join(source, 'styles'));
+    await expect(joinStylesheets(source)).rejects.toThrow(
+      `web build: ${path.join(source, 'styles')} holds no .css file.`,
+    );
+    await writeFile(path.join(source, 'styles', '20-b.css'), '.b {}\n\n');
+    await writeFile(path.join(source, 'styles', '10-a.css'), '.a {}');
+    await writeFile(path.join(source, 'styles', 'notes.txt'), 'not a stylesheet');
+    expect(await joinStylesheets(source)).toBe('.a {}\n\n.b {}\n');
+  } finally {
+    await rm(source, { recursive: true, force: true });
+  }
 });

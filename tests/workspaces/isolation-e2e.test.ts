@@ -93,6 +93,10 @@ beforeAll(async () => {
     const created = await deps.users.create(name);
     tokens[name] = created.token;
     ids[name] = created.user.id;
+    // Isolation is the subject here, not approvals: the writing tools run without asking.
+    for (const tool of ['write_file', 'edit_file']) {
+      await deps.toolSettings.update(created.user.id, tool, { parameters: { approval: 'never' } });
+    }
   }
   const bobHome = await deps.workspaces.personalWorkspace(ids.bob);
   writeFileSync(join(bobHome, 'secret.txt'), 'bob-secret\n');

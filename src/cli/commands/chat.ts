@@ -6,6 +6,9 @@
  * Without `--user` the tools run in operator mode (the whole filesystem minus the protected set); with
  * `--user NAME` they reach exactly what NAME's chats reach (`cli-tool-access.ts`).
  *
+ * A call that needs the user's approval is asked about on the terminal (`terminal-approval-gate.ts`),
+ * and denied when stdin is not a terminal.
+ *
  * The provider factory is injected (the providers layer builds adapters from the environment), so
  * tests drive the command with a scripted provider.
  */
@@ -27,6 +30,7 @@ import type { ExecuteToolOptions } from '../../tools/execution.ts';
 import { InMemoryFreshnessLedger } from '../../tools/freshness-ledger.ts';
 import { defaultToolRegistry } from '../../tools/registry.ts';
 import { resolveCliAccess } from '../cli-tool-access.ts';
+import { createTerminalApprovalGate } from '../terminal-approval-gate.ts';
 import { createTurnPrinter } from '../turn-printer.ts';
 import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
 
@@ -50,6 +54,13 @@ export interface ChatCommandDependencies {
   executeOptions?: ExecuteToolOptions;
   /** Whether to print a prompt before each message (default: stdin is a terminal). */
   interactive?: boolean;
+  /**
+   * Whether a person answers approval questions on stdin (default: stdin is a terminal). When false, a
+   * call that needs approval is denied ("no terminal to ask on").
+   */
+  stdinIsTerminal?: boolean;
+  /** The approval timeout's timer (tests fire it without waiting). */
+  approvalTimers?: ExecuteToolOptions['timers'];
 }
 
 async function* stdinLines(): AsyncIterable<string> {
@@ -124,6 +135,18 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
     const history: ConversationItem[] = [];
     const print = createTurnPrinter(io.stdout);
     const onInterrupt = dependencies.onInterrupt ?? sigintListener;
+    // One reader of stdin for both the messages and the answers to approval questions: a question is
+    // asked only while a turn runs, when the message loop is not reading.
+    const lines = (dependencies.readLines ?? stdinLines)()[Symbol.asyncIterator]();
+    const approvals = createTerminalApprovalGate({
+      isTerminal: dependencies.stdinIsTerminal ?? process.stdin.isTTY === true,
+      readLine: async () => {
+        const next = await lines.next();
+        return next.done ? undefined : next.value;
+      },
+      write: io.stdout,
+      timers: dependencies.approvalTimers,
+    });
 
     const runOne = async (message: string): Promise<TurnDoneReason> => {
       const controller = new AbortController();
@@ -150,6 +173,7 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
             history.push(item);
           },
           executeOptions: dependencies.executeOptions,
+          approvals,
         })) {
           print(event);
           if (event.type === 'done') reason = event.reason;
@@ -165,8 +189,8 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
     }
     const interactive = dependencies.interactive ?? process.stdin.isTTY === true;
     if (interactive) io.stdout('> ');
-    for await (const line of (dependencies.readLines ?? stdinLines)()) {
-      if (line.trim() !== '') await runOne(line);
+    for (let next = await lines.next(); !next.done; next = await lines.next()) {
+      if (next.value.trim() !== '') await runOne(next.value);
       if (interactive) io.stdout('> ');
     }
     return 0;

@@ -3,8 +3,8 @@
  * SIGTERM, then shuts down gracefully. Once listening it prints the web app's URL and which providers
  * are configured (`startup-summary.ts`).
  */
-import { ConfigError, loadConfig } from '../../config.ts';
 import { startServer } from '../../server/start-server.ts';
+import { loadCliConfig } from '../load-cli-config.ts';
 import { startupSummary } from '../startup-summary.ts';
 import { type CliCommand, UsageError } from '../usage-error.ts';
 
@@ -12,13 +12,7 @@ export const SERVE_USAGE = `  mango serve                 (HOST, PORT, MANGO_DAT
 
 export const serveCommand: CliCommand = async (argv, io) => {
   if (argv.length > 0) throw new UsageError(`mango serve takes no arguments, got ${argv.join(' ')}.`);
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(io.env, io.cwd);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
-    throw error;
-  }
+  const config = loadCliConfig(io);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer(config, { print: (line) => io.stdout(`${line}\n`), env: io.env });

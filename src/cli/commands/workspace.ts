@@ -6,7 +6,6 @@
  */
 
 import { isAbsolute, resolve } from 'node:path';
-import { ConfigError, loadConfig } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { DatabaseChatRepository } from '../../db/database-chat-repository.ts';
 import { DatabaseUserRepository } from '../../db/database-user-repository.ts';
@@ -14,6 +13,7 @@ import { isPathInside } from '../../tools/access/reachable-set.ts';
 import type { User } from '../../users/user-repository.ts';
 import { WorkspaceError } from '../../workspaces/workspace-error.ts';
 import type { WorkspaceService } from '../../workspaces/workspace-service.ts';
+import { loadCliConfig } from '../load-cli-config.ts';
 import { withCliDatabase } from '../open-cli-database.ts';
 import { openWorkspaceService } from '../open-workspace-service.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
@@ -31,13 +31,7 @@ interface WorkspaceContext {
 }
 
 async function withWorkspaces<T>(io: CliIo, use: (context: WorkspaceContext) => Promise<T>): Promise<T> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(io.env, io.cwd);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
-    throw error;
-  }
+  const config = loadCliConfig(io);
   return withCliDatabase(io, async (database) =>
     use({
       database,

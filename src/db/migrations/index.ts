@@ -10,6 +10,7 @@ import { workspacesMigration } from './0006-workspaces.ts';
 import { shellSettingsCleanupMigration } from './0007-shell-settings-cleanup.ts';
 import { turnRecordsMigration } from './0008-turn-records.ts';
 import { userPreferencesMigration } from './0009-user-preferences.ts';
+import { toolApprovalsMigration } from './0010-tool-approvals.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   shellSettingsCleanupMigration,
   turnRecordsMigration,
   userPreferencesMigration,
+  toolApprovalsMigration,
 ];

@@ -9,6 +9,9 @@ import type { AppDependencies } from '../app-dependencies.ts';
 import { parseJsonBody } from '../json-body.ts';
 import { errorBodySchema } from '../settings/tool-settings-schemas.ts';
 import {
+  approvalAnswerBodySchema,
+  approvalAnswerResponseSchema,
+  approvalParamsSchema,
   cancelTurnResponseSchema,
   chatIdParamsSchema,
   chatListSchema,
@@ -111,7 +114,7 @@ export function createChatRoutes(deps: AppDependencies) {
         detail: {
           summary: 'Send a message and stream the turn as text/event-stream',
           description:
-            'On success: 200 text/event-stream, first the comment ": turn started", then one "data: {json}" line per turn event (text_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, provider_item, provider_retry {attempt, waitSeconds}, finish, tool_progress, tool_result), last done {reason: completed | max_iterations | cancelled | error, message?, finishReason?: length | refusal | content_filter}. Each event has an SSE id (its sequence number). The turn runs until it ends or is cancelled (POST …/cancel): closing the stream does not stop it, and GET …/turns/current/events?after=ID resumes it on any instance.',
+            'On success: 200 text/event-stream, first the comment ": turn started", then one "data: {json}" line per turn event (text_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, provider_item, provider_retry {attempt, waitSeconds}, finish, tool_approval_requested {callId, name, arguments, reason, expiresAt}, tool_approval_resolved {callId, name, decision: approved | denied, by: user | timeout | cancel | interrupted, reason?}, tool_progress, tool_result), last done {reason: completed | max_iterations | cancelled | error, message?, finishReason?: length | refusal | content_filter}. Each event has an SSE id (its sequence number). The turn runs until it ends or is cancelled (POST …/cancel): closing the stream does not stop it, and GET …/turns/current/events?after=ID resumes it on any instance.',
           tags: ['chats'],
           operationId: 'startTurn',
         },
@@ -149,6 +152,29 @@ export function createChatRoutes(deps: AppDependencies) {
             'text/event-stream as for startTurn, from the event after `after` (default 0: every event; the Last-Event-ID header works too) of the newest turn, running or ended, on whichever instance runs it; it ends with done. 404 when the chat never ran a turn.',
           tags: ['chats'],
           operationId: 'followTurn',
+        },
+      },
+    )
+    .post(
+      '/api/chats/:id/approvals/:callId',
+      ({ user, params, body }) => deps.chats.answerApproval(user.id, params.id, params.callId, body),
+      {
+        parse,
+        params: approvalParamsSchema,
+        body: approvalAnswerBodySchema,
+        response: {
+          200: approvalAnswerResponseSchema,
+          ...notFound,
+          409: errorBodySchema,
+          413: errorBodySchema,
+          422: errorBodySchema,
+        },
+        detail: {
+          summary: 'Approve or deny a tool call that waits for the user',
+          description:
+            "Answers a call of the chat's running turn listed in its tool_approval_requested event or the turn record's pendingApprovals, on any instance. approve runs it; deny gives the model a denied result carrying the reason. remember / rememberPrefix (approve, bash and zsh only) also add an auto-approve rule to the user's settings of that tool. 404: no such call asked in the chat's newest turn (or not your chat); 409 approval_closed: already answered, timed out, or its turn ended or lost its lease; 422: a remember that cannot apply.",
+          tags: ['chats'],
+          operationId: 'answerApproval',
         },
       },
     )

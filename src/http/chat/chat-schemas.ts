@@ -3,6 +3,7 @@
  * own checks so an oversized field is a 400 before the service runs.
  */
 import { t } from 'elysia';
+import { MAX_APPROVAL_REASON_LENGTH } from '../../chat/answer-tool-approval.ts';
 import {
   MAX_MESSAGE_LENGTH,
   MAX_MODEL_LENGTH,
@@ -139,6 +140,18 @@ export const providerListSchema = t.Object({
   ),
 });
 
+export const pendingApprovalSchema = t.Object(
+  {
+    callId: t.String(),
+    name: t.String({ description: 'The tool.' }),
+    arguments: t.Record(t.String(), t.Unknown(), { description: 'The call arguments, validated.' }),
+    reason: t.String({ description: 'Which setting asked, in words.' }),
+    requestedAt: t.String({ description: 'ISO 8601.' }),
+    expiresAt: t.String({ description: 'ISO 8601: unanswered by then, the call is denied.' }),
+  },
+  { $id: 'PendingApproval' },
+);
+
 export const turnRecordSchema = t.Object(
   {
     id: t.String(),
@@ -167,7 +180,52 @@ export const turnRecordSchema = t.Object(
     durations: t.Unknown({ description: 'totalMs, toolMs once the turn ended.' }),
     progress: t.Unknown(),
     error: t.Union([t.Object({ message: t.String() }), t.Null()]),
-    pendingApprovals: t.Array(t.Unknown()),
+    pendingApprovals: t.Array(pendingApprovalSchema, {
+      description:
+        'The calls of a running turn that wait for the user (answer with POST /api/chats/{id}/approvals/{callId}); empty once the turn ended.',
+    }),
   },
   { $id: 'TurnRecord' },
 );
+
+export const approvalParamsSchema = t.Object({
+  id: t.String({ minLength: 1, maxLength: 200 }),
+  callId: t.String({ minLength: 1, maxLength: 500 }),
+});
+
+export const approvalAnswerBodySchema = t.Object(
+  {
+    decision: t.Union([t.Literal('approve'), t.Literal('deny')]),
+    reason: t.Optional(
+      t.String({
+        description: `Why (at most ${MAX_APPROVAL_REASON_LENGTH} characters); on a deny the model reads it in the call's result.`,
+      }),
+    ),
+    remember: t.Optional(
+      t.Boolean({
+        description:
+          'Approve, bash/zsh only: add this exact command (trimmed) to the tool setting autoApprovedExactCommands.',
+      }),
+    ),
+    rememberPrefix: t.Optional(
+      t.String({
+        maxLength: 10_000,
+        description:
+          'Approve, bash/zsh only: add this word prefix of the command (literal words) to the tool setting autoApprovedCommands.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const approvalAnswerResponseSchema = t.Object({
+  callId: t.String(),
+  decision: t.Union([t.Literal('approve'), t.Literal('deny')]),
+  reason: t.Optional(t.String()),
+  remembered: t.Optional(
+    t.Object({
+      setting: t.Union([t.Literal('autoApprovedCommands'), t.Literal('autoApprovedExactCommands')]),
+      rule: t.String(),
+    }),
+  ),
+});

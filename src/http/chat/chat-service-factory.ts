@@ -14,6 +14,8 @@ import { turnTimingFor } from '../../chat/turn-timing.ts';
 import type { ProviderRegistry } from '../../providers/provider-registry.ts';
 import { getEnabledToolRuntime } from '../../settings/tool-runtime.ts';
 import type { ToolSettingsRepository } from '../../settings/tool-settings-repository.ts';
+import type { ToolSettingsService } from '../../settings/tool-settings-service.ts';
+import type { ToolTimers } from '../../tools/execution.ts';
 import type { FreshnessLedger } from '../../tools/freshness-ledger.ts';
 import type { ToolRegistry } from '../../tools/registry.ts';
 import type { WorkspaceService } from '../../workspaces/workspace-service.ts';
@@ -25,6 +27,10 @@ export interface ChatServiceFactoryOptions {
   providers: ProviderRegistry;
   registry: ToolRegistry;
   toolSettingsRepository: ToolSettingsRepository;
+  /** Where a rule remembered while approving a call is saved. */
+  toolSettings: ToolSettingsService;
+  /** The approval timeout's timer (tests fire it without waiting). */
+  approvalTimers?: ToolTimers;
   ledgerForChat: (chatId: string) => FreshnessLedger;
   dataDirectory: string;
   now: () => number;
@@ -50,5 +56,9 @@ export function createServerChatService(options: ChatServiceFactoryOptions): Cha
     limits: { maxIterations: chatConfig.maxToolIterations },
     executeOptions: { registry: options.registry },
     turnTiming: turnTimingFor(chatConfig.turnLeaseMilliseconds),
+    rememberApprovalRule: async (userId, toolName, { setting, rule }) => {
+      await options.toolSettings.addListEntry(userId, toolName, setting, rule);
+    },
+    approvalTimers: options.approvalTimers,
   });
 }

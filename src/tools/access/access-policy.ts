@@ -45,14 +45,21 @@ export interface AccessPolicy {
   readonly deniedLocations: readonly string[];
 }
 
-interface PathListEntry {
+export interface ResolvedPathListEntry {
   /** As written in the settings. */
   setting: string;
   absolute: string;
   real: string;
 }
 
-async function resolveEntries(settings: string[], reachable: ReachableSet): Promise<PathListEntry[]> {
+/**
+ * A path list setting's entries at their lexical and real locations (the rules `allowedPaths` and
+ * `deniedPaths` are decided by; `autoApprovedPaths` uses the same).
+ */
+export async function resolvePathListEntries(
+  settings: string[],
+  reachable: ReachableSet,
+): Promise<ResolvedPathListEntry[]> {
   return Promise.all(
     settings.map(async (setting) => {
       const absolute = expandToolPath(setting, reachable);
@@ -82,8 +89,8 @@ export async function createAccessPolicy(context: ToolContext): Promise<AccessPo
   const reachable = context.reachable;
   const parameters = context.settings.parameters;
   const [allowed, denied] = await Promise.all([
-    resolveEntries(getEnabledPathListSetting(parameters, 'allowedPaths'), reachable),
-    resolveEntries(getEnabledPathListSetting(parameters, 'deniedPaths'), reachable),
+    resolvePathListEntries(getEnabledPathListSetting(parameters, 'allowedPaths'), reachable),
+    resolvePathListEntries(getEnabledPathListSetting(parameters, 'deniedPaths'), reachable),
   ]);
 
   const refusalFor = (

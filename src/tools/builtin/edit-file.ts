@@ -4,16 +4,18 @@
  * an error that says so; the replacement is literal (no `$` patterns) and the write is atomic.
  */
 
+import { type Static, Type } from '@sinclair/typebox';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
-import { optionalBoolean, readArgumentsObject, requireString } from '../arg-parsing.ts';
+import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError, ToolNotFoundError } from '../errors.ts';
 import { looksBinary } from '../fs/binary-probe.ts';
 import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
-import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
+import { filePathParameter, PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
 import { replaceFile } from '../fs/replace-file.ts';
+import { WRITE_APPROVAL_SETTINGS } from '../fs/write-approval-settings.ts';
 import { registerTool } from '../registry.ts';
-import type { RegisteredTool, ToolContext } from '../types.ts';
+import type { ToolContext } from '../types.ts';
 
 export interface EditFileResult {
   path: string;
@@ -33,12 +35,19 @@ export function findOccurrences(text: string, needle: string): number[] {
   return offsets;
 }
 
-async function editFile(rawArgs: unknown, context: ToolContext): Promise<EditFileResult> {
-  const args = readArgumentsObject(rawArgs);
-  const path = requireString(args, 'path', { minLength: 1, meaning: 'a file path' });
-  const oldString = requireString(args, 'oldString', { minLength: 1, meaning: 'the exact text to replace' });
-  const newString = requireString(args, 'newString', { meaning: 'the replacement text' });
-  const replaceAll = optionalBoolean(args, 'replaceAll') ?? false;
+const parameters = Type.Object({
+  path: filePathParameter(),
+  oldString: Type.String({
+    description: 'The exact text to replace, including whitespace (without read_file line numbers).',
+    minLength: 1,
+  }),
+  newString: Type.String({ description: 'The text to put in its place.' }),
+  replaceAll: Type.Optional(Type.Boolean({ description: 'Replace every occurrence (default false).' })),
+});
+
+async function editFile(args: Static<typeof parameters>, context: ToolContext): Promise<EditFileResult> {
+  const { path, oldString, newString } = args;
+  const replaceAll = args.replaceAll ?? false;
   if (oldString === newString) {
     throw new ToolArgumentError('oldString and newString are identical; there is nothing to change.');
   }
@@ -103,27 +112,11 @@ async function editFile(rawArgs: unknown, context: ToolContext): Promise<EditFil
   return { path, replacements: occurrences.length, sha256, firstChangedLine };
 }
 
-export const editFileTool: RegisteredTool = {
-  definition: {
-    name: 'edit_file',
-    description:
-      'Replaces an exact string in a file. oldString must occur exactly once unless replaceAll is true. The file must have been read completely with read_file in this chat and not changed since. Returns the number of replacements and the first changed line.',
-    parameters: {
-      type: 'object',
-      properties: {
-        path: createFilePathProperty(),
-        oldString: {
-          type: 'string',
-          description: 'The exact text to replace, including whitespace (without read_file line numbers).',
-          minLength: 1,
-        },
-        newString: { type: 'string', description: 'The text to put in its place.' },
-        replaceAll: { type: 'boolean', description: 'Replace every occurrence (default false).' },
-      },
-      required: ['path', 'oldString', 'newString'],
-      additionalProperties: false,
-    },
-  },
+export const editFileTool = defineTool({
+  name: 'edit_file',
+  description:
+    'Replaces an exact string in a file. oldString must occur exactly once unless replaceAll is true. The file must have been read completely with read_file in this chat and not changed since. Returns the number of replacements and the first changed line.',
+  parameters,
   traits: {
     readOnly: false,
     destructive: true,
@@ -131,9 +124,15 @@ export const editFileTool: RegisteredTool = {
     openWorld: false,
     confirmBeforeEnable: false,
     resultView: 'json',
+    approvalDefault: 'always',
   },
-  settings: createPathPolicyToolSettings('Edit file', 'Lets the model change parts of files it has read.'),
+  title: 'Edit file',
+  summary: 'Lets the model change parts of files it has read.',
+  category: 'system',
+  enabledByDefault: true,
+  canDisable: true,
+  settings: { ...PATH_POLICY_SETTINGS, ...WRITE_APPROVAL_SETTINGS },
   execute: editFile,
-};
+});
 
 registerTool(editFileTool);

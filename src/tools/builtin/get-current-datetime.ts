@@ -3,11 +3,12 @@
  * zone and BCP 47 locale. Invalid zones and locales are refused by name rather than replaced by UTC or
  * en-US, which would hand the model a plausible wrong answer.
  */
-import { optionalString, readArgumentsObject } from '../arg-parsing.ts';
+import { Type } from '@sinclair/typebox';
+import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError } from '../errors.ts';
 import { registerTool } from '../registry.ts';
 import { readOnlyLocalTraits } from '../tool-traits.ts';
-import type { JsonSchema, RegisteredTool, ToolContext } from '../types.ts';
+import type { JsonSchema } from '../types.ts';
 
 export interface CurrentDateTimeResult {
   /** The instant in UTC, ISO 8601 with milliseconds (`2026-11-30T05:59:01.000Z`). */
@@ -87,50 +88,35 @@ export function describeInstant(unixMs: number, timezone: string, locale: string
   };
 }
 
-export const getCurrentDatetimeTool: RegisteredTool = {
-  definition: {
-    name: 'get_current_datetime',
-    description:
-      'Returns the current date and time: ISO UTC, Unix milliseconds, the localized date and time, and the UTC offset in the requested time zone.',
-    parameters: {
-      type: 'object',
-      properties: {
-        timezone: {
-          type: 'string',
-          description: 'IANA time zone name, e.g. "America/Sao_Paulo". Default "UTC".',
-          minLength: 1,
-          maxLength: 100,
-        },
-        locale: {
-          type: 'string',
-          description: 'BCP 47 locale for the localized text, e.g. "pt-BR". Default "en-US".',
-          minLength: 1,
-          maxLength: 100,
-        },
-      },
-      required: [],
-      additionalProperties: false,
-    },
-  },
+export const getCurrentDatetimeTool = defineTool({
+  name: 'get_current_datetime',
+  description:
+    'Returns the current date and time: ISO UTC, Unix milliseconds, the localized date and time, and the UTC offset in the requested time zone.',
+  parameters: Type.Object({
+    timezone: Type.Optional(
+      Type.String({
+        description: 'IANA time zone name, e.g. "America/Sao_Paulo". Default "UTC".',
+        minLength: 1,
+        maxLength: 100,
+      }),
+    ),
+    locale: Type.Optional(
+      Type.String({
+        description: 'BCP 47 locale for the localized text, e.g. "pt-BR". Default "en-US".',
+        minLength: 1,
+        maxLength: 100,
+      }),
+    ),
+  }),
   traits: readOnlyLocalTraits('json'),
   outputSchema: CURRENT_DATETIME_OUTPUT_SCHEMA,
-  settings: {
-    title: 'Current date and time',
-    description: 'Lets the model know the current date and time in any time zone.',
-    category: 'system',
-    enabledByDefault: true,
-    canDisable: true,
-    defaultParameters: {},
-    parameterDescriptors: [],
-  },
-  execute: async (rawArgs: unknown, context: ToolContext): Promise<CurrentDateTimeResult> => {
-    const args = readArgumentsObject(rawArgs);
-    const timezone =
-      optionalString(args, 'timezone', { maxLength: 100, meaning: 'an IANA time zone name' }) ?? 'UTC';
-    const locale =
-      optionalString(args, 'locale', { maxLength: 100, meaning: 'a BCP 47 locale tag' }) ?? 'en-US';
-    return describeInstant(context.now(), timezone, locale);
-  },
-};
+  title: 'Current date and time',
+  summary: 'Lets the model know the current date and time in any time zone.',
+  category: 'system',
+  enabledByDefault: true,
+  canDisable: true,
+  execute: async (args, context): Promise<CurrentDateTimeResult> =>
+    describeInstant(context.now(), args.timezone ?? 'UTC', args.locale ?? 'en-US'),
+});
 
 registerTool(getCurrentDatetimeTool);

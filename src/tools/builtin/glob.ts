@@ -8,27 +8,20 @@
  */
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { type Static, Type } from '@sinclair/typebox';
 import { getAccessPolicy } from '../access/access-policy.ts';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { createWalkGate } from '../access/walk-gate.ts';
-import {
-  clampIntegerSetting,
-  getBooleanSetting,
-  optionalString,
-  readArgumentsObject,
-  requireString,
-} from '../arg-parsing.ts';
+import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';
-import {
-  PATH_POLICY_DEFAULT_PARAMETERS,
-  PATH_POLICY_PARAMETER_DESCRIPTORS,
-} from '../fs/path-policy-settings.ts';
+import { PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
 import { globCapNotice, policyOmissionNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
+import { type SettingValues, setting } from '../tool-settings.ts';
 import { readOnlyLocalTraits } from '../tool-traits.ts';
-import type { RegisteredTool, ToolContext } from '../types.ts';
+import type { ToolContext } from '../types.ts';
 
 export const GLOB_DEFAULT_MAX_RESULTS = 200;
 export const GLOB_MAX_MAX_RESULTS = 5000;
@@ -88,22 +81,47 @@ export async function scanGlob(options: GlobScanOptions): Promise<{ paths: strin
   return { paths, truncated: false };
 }
 
-async function glob(rawArgs: unknown, context: ToolContext): Promise<GlobResult> {
-  const args = readArgumentsObject(rawArgs);
-  const pattern = requireString(args, 'pattern', {
+const parameters = Type.Object({
+  pattern: Type.String({
+    description: 'Glob pattern relative to cwd, e.g. "**/*.ts" or "src/**/{index,main}.ts".',
     minLength: 1,
     maxLength: GLOB_PATTERN_MAX_LENGTH,
-    meaning: 'a glob pattern such as "**/*.ts"',
-  });
-  const cwdArgument = optionalString(args, 'cwd', { minLength: 1, meaning: 'a directory path' });
-  const parameters = context.settings.parameters;
-  const maxResults = clampIntegerSetting(parameters, 'maxResults', {
+  }),
+  cwd: Type.Optional(
+    Type.String({
+      description:
+        'Directory to search from: absolute, ~-prefixed, or relative to the working directory (default: the working directory).',
+      minLength: 1,
+    }),
+  ),
+});
+
+const settings = {
+  ...PATH_POLICY_SETTINGS,
+  maxResults: setting.integer({
+    label: 'Maximum results',
+    description: 'Most paths one call returns; the result says truncated when more matched.',
     min: 1,
     max: GLOB_MAX_MAX_RESULTS,
-    fallback: GLOB_DEFAULT_MAX_RESULTS,
-  });
-  const dot = getBooleanSetting(parameters, 'includeDotfiles', false);
-  const absolute = getBooleanSetting(parameters, 'absolute', false);
+    default: GLOB_DEFAULT_MAX_RESULTS,
+  }),
+  includeDotfiles: setting.boolean({
+    label: 'Include dotfiles',
+    description: 'Let * and ** match names that start with a dot.',
+    default: false,
+  }),
+  absolute: setting.boolean({
+    label: 'Absolute paths',
+    description: 'Return absolute paths instead of paths relative to the working directory.',
+    default: false,
+  }),
+};
+
+async function glob(
+  { pattern, cwd: cwdArgument }: Static<typeof parameters>,
+  context: ToolContext,
+  { maxResults, includeDotfiles: dot, absolute }: SettingValues<typeof settings>,
+): Promise<GlobResult> {
   if (pattern.includes('\0')) throw new ToolArgumentError('Argument "pattern" contains a NUL byte.');
 
   const resolved = await resolveAndValidatePath(cwdArgument ?? '.', context, 'cwd');
@@ -135,72 +153,19 @@ async function glob(rawArgs: unknown, context: ToolContext): Promise<GlobResult>
   return result;
 }
 
-export const globTool: RegisteredTool = {
-  definition: {
-    name: 'glob',
-    description:
-      'Finds files and directories whose path matches a glob pattern (*, **, ?, [abc], {a,b}; a leading ! lists everything that does not match). Returns paths relative to the working directory, sorted.',
-    parameters: {
-      type: 'object',
-      properties: {
-        pattern: {
-          type: 'string',
-          description: 'Glob pattern relative to cwd, e.g. "**/*.ts" or "src/**/{index,main}.ts".',
-          minLength: 1,
-          maxLength: GLOB_PATTERN_MAX_LENGTH,
-        },
-        cwd: {
-          type: 'string',
-          description:
-            'Directory to search from: absolute, ~-prefixed, or relative to the working directory (default: the working directory).',
-          minLength: 1,
-        },
-      },
-      required: ['pattern'],
-      additionalProperties: false,
-    },
-  },
+export const globTool = defineTool({
+  name: 'glob',
+  description:
+    'Finds files and directories whose path matches a glob pattern (*, **, ?, [abc], {a,b}; a leading ! lists everything that does not match). Returns paths relative to the working directory, sorted.',
+  parameters,
   traits: readOnlyLocalTraits('json'),
-  settings: {
-    title: 'Glob',
-    description: 'Lets the model find files by name pattern.',
-    category: 'system',
-    enabledByDefault: true,
-    canDisable: true,
-    defaultParameters: {
-      ...PATH_POLICY_DEFAULT_PARAMETERS,
-      maxResults: GLOB_DEFAULT_MAX_RESULTS,
-      includeDotfiles: false,
-      absolute: false,
-    },
-    parameterDescriptors: [
-      ...PATH_POLICY_PARAMETER_DESCRIPTORS,
-      {
-        name: 'maxResults',
-        label: 'Maximum results',
-        description: 'Most paths one call returns; the result says truncated when more matched.',
-        type: 'integer',
-        min: 1,
-        max: GLOB_MAX_MAX_RESULTS,
-        default: GLOB_DEFAULT_MAX_RESULTS,
-      },
-      {
-        name: 'includeDotfiles',
-        label: 'Include dotfiles',
-        description: 'Let * and ** match names that start with a dot.',
-        type: 'boolean',
-        default: false,
-      },
-      {
-        name: 'absolute',
-        label: 'Absolute paths',
-        description: 'Return absolute paths instead of paths relative to the working directory.',
-        type: 'boolean',
-        default: false,
-      },
-    ],
-  },
+  title: 'Glob',
+  summary: 'Lets the model find files by name pattern.',
+  category: 'system',
+  enabledByDefault: true,
+  canDisable: true,
+  settings,
   execute: glob,
-};
+});
 
 registerTool(globTool);

@@ -10,30 +10,22 @@
  * over `maxFileSizeBytes` are skipped; skipped-for-size files are named in the notice.
  */
 import { stat } from 'node:fs/promises';
+import { type Static, Type } from '@sinclair/typebox';
 import { getAccessPolicy } from '../access/access-policy.ts';
 import { protectedPathCovering } from '../access/reachable-set.ts';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
-import {
-  clampIntegerSetting,
-  getBooleanSetting,
-  optionalBoolean,
-  optionalString,
-  readArgumentsObject,
-  requireString,
-} from '../arg-parsing.ts';
+import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';
 import { compileGrepPattern, GREP_PATTERN_MAX_LENGTH } from '../fs/grep/compile-grep-pattern.ts';
 import { runGrepSearch } from '../fs/grep/run-grep-search.ts';
-import {
-  PATH_POLICY_DEFAULT_PARAMETERS,
-  PATH_POLICY_PARAMETER_DESCRIPTORS,
-} from '../fs/path-policy-settings.ts';
+import { PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
 import { cutLine, grepCapNotice, policyOmissionNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
+import { type SettingValues, setting } from '../tool-settings.ts';
 import { readOnlyLocalTraits } from '../tool-traits.ts';
-import type { RegisteredTool, ToolContext } from '../types.ts';
+import type { ToolContext } from '../types.ts';
 
 export const GREP_DEFAULT_MAX_RESULTS = 100;
 export const GREP_MAX_MAX_RESULTS = 5000;
@@ -62,39 +54,69 @@ function listFiles(files: string[]): string {
   return files.length > 5 ? `${shown} and ${files.length - 5} more` : shown;
 }
 
-/** Longest `glob` filter accepted (advertised in the schema; enforced here because strict schemas drop it). */
+/** Longest `glob` filter accepted. */
 const GREP_GLOB_MAX_LENGTH = 1000;
 
-async function grep(rawArgs: unknown, context: ToolContext): Promise<GrepResult> {
-  const args = readArgumentsObject(rawArgs);
-  const pattern = requireString(args, 'pattern', { meaning: 'a regular expression' });
-  const path = requireString(args, 'path', { minLength: 1, meaning: 'a file or directory path' });
-  const glob = optionalString(args, 'glob', {
+const parameters = Type.Object({
+  pattern: Type.String({
+    description: 'Regular expression, e.g. "function\\\\s+main" or "TODO|FIXME".',
     minLength: 1,
-    maxLength: GREP_GLOB_MAX_LENGTH,
-    meaning: 'a glob such as "*.ts"',
-  });
-  const caseInsensitive = optionalBoolean(args, 'caseInsensitive') ?? false;
-  const spec = compileGrepPattern(pattern, caseInsensitive);
-  if (glob?.includes('\0')) throw new ToolArgumentError('Argument "glob" contains a NUL byte.');
+    maxLength: GREP_PATTERN_MAX_LENGTH,
+  }),
+  path: Type.String({
+    description: 'File or directory to search: absolute, ~-prefixed, or relative to the working directory.',
+    minLength: 1,
+  }),
+  glob: Type.Optional(
+    Type.String({
+      description:
+        'Only search files matching this glob (directory searches), e.g. "*.ts" or "src/**/*.{js,ts}".',
+      minLength: 1,
+      maxLength: GREP_GLOB_MAX_LENGTH,
+    }),
+  ),
+  caseInsensitive: Type.Optional(Type.Boolean({ description: 'Ignore case (default false).' })),
+});
 
-  const parameters = context.settings.parameters;
-  const maxResults = clampIntegerSetting(parameters, 'maxResults', {
+const settings = {
+  ...PATH_POLICY_SETTINGS,
+  maxResults: setting.integer({
+    label: 'Maximum results',
+    description: 'Most matching lines one call returns.',
     min: 1,
     max: GREP_MAX_MAX_RESULTS,
-    fallback: GREP_DEFAULT_MAX_RESULTS,
-  });
-  const maxMatchesPerFile = clampIntegerSetting(parameters, 'maxMatchesPerFile', {
+    default: GREP_DEFAULT_MAX_RESULTS,
+  }),
+  maxMatchesPerFile: setting.integer({
+    label: 'Maximum matches per file',
+    description: 'Most matching lines listed for one file.',
     min: 1,
     max: GREP_MAX_MAX_RESULTS,
-    fallback: GREP_DEFAULT_MAX_MATCHES_PER_FILE,
-  });
-  const maxFileSizeBytes = clampIntegerSetting(parameters, 'maxFileSizeBytes', {
+    default: GREP_DEFAULT_MAX_MATCHES_PER_FILE,
+  }),
+  maxFileSizeBytes: setting.integer({
+    label: 'Maximum file size (bytes)',
+    description: 'Larger files are skipped (and named in the result notice).',
     min: 1,
     max: GREP_MAX_MAX_FILE_SIZE_BYTES,
-    fallback: GREP_DEFAULT_MAX_FILE_SIZE_BYTES,
-  });
-  const dot = getBooleanSetting(parameters, 'includeDotfiles', false);
+    default: GREP_DEFAULT_MAX_FILE_SIZE_BYTES,
+  }),
+  includeDotfiles: setting.boolean({
+    label: 'Include dotfiles',
+    description: 'Also search files and directories whose names start with a dot.',
+    default: false,
+  }),
+};
+
+async function grep(
+  args: Static<typeof parameters>,
+  context: ToolContext,
+  limits: SettingValues<typeof settings>,
+): Promise<GrepResult> {
+  const { pattern, path, glob } = args;
+  const { maxResults, maxMatchesPerFile, maxFileSizeBytes, includeDotfiles: dot } = limits;
+  const spec = compileGrepPattern(pattern, args.caseInsensitive ?? false);
+  if (glob?.includes('\0')) throw new ToolArgumentError('Argument "glob" contains a NUL byte.');
 
   const resolved = await resolveAndValidatePath(path, context);
   let rootIsFile: boolean;
@@ -189,92 +211,19 @@ async function grep(rawArgs: unknown, context: ToolContext): Promise<GrepResult>
   return result;
 }
 
-export const grepTool: RegisteredTool = {
-  definition: {
-    name: 'grep',
-    description:
-      'Searches files for lines matching a regular expression (JavaScript syntax). path may be a file or a directory; in a directory, glob filters the files ("*.ts" matches at any depth). Returns {file, line, text} per matching line; file paths are relative to the working directory and can be passed to read_file.',
-    parameters: {
-      type: 'object',
-      properties: {
-        pattern: {
-          type: 'string',
-          description: 'Regular expression, e.g. "function\\\\s+main" or "TODO|FIXME".',
-          minLength: 1,
-          maxLength: GREP_PATTERN_MAX_LENGTH,
-        },
-        path: {
-          type: 'string',
-          description:
-            'File or directory to search: absolute, ~-prefixed, or relative to the working directory.',
-          minLength: 1,
-        },
-        glob: {
-          type: 'string',
-          description:
-            'Only search files matching this glob (directory searches), e.g. "*.ts" or "src/**/*.{js,ts}".',
-          minLength: 1,
-          maxLength: GREP_GLOB_MAX_LENGTH,
-        },
-        caseInsensitive: { type: 'boolean', description: 'Ignore case (default false).' },
-      },
-      required: ['pattern', 'path'],
-      additionalProperties: false,
-    },
-  },
+export const grepTool = defineTool({
+  name: 'grep',
+  description:
+    'Searches files for lines matching a regular expression (JavaScript syntax). path may be a file or a directory; in a directory, glob filters the files ("*.ts" matches at any depth). Returns {file, line, text} per matching line; file paths are relative to the working directory and can be passed to read_file.',
+  parameters,
   traits: readOnlyLocalTraits('search_matches'),
-  settings: {
-    title: 'Grep',
-    description: 'Lets the model search file contents with regular expressions.',
-    category: 'system',
-    enabledByDefault: true,
-    canDisable: true,
-    defaultParameters: {
-      ...PATH_POLICY_DEFAULT_PARAMETERS,
-      maxResults: GREP_DEFAULT_MAX_RESULTS,
-      maxMatchesPerFile: GREP_DEFAULT_MAX_MATCHES_PER_FILE,
-      maxFileSizeBytes: GREP_DEFAULT_MAX_FILE_SIZE_BYTES,
-      includeDotfiles: false,
-    },
-    parameterDescriptors: [
-      ...PATH_POLICY_PARAMETER_DESCRIPTORS,
-      {
-        name: 'maxResults',
-        label: 'Maximum results',
-        description: 'Most matching lines one call returns.',
-        type: 'integer',
-        min: 1,
-        max: GREP_MAX_MAX_RESULTS,
-        default: GREP_DEFAULT_MAX_RESULTS,
-      },
-      {
-        name: 'maxMatchesPerFile',
-        label: 'Maximum matches per file',
-        description: 'Most matching lines listed for one file.',
-        type: 'integer',
-        min: 1,
-        max: GREP_MAX_MAX_RESULTS,
-        default: GREP_DEFAULT_MAX_MATCHES_PER_FILE,
-      },
-      {
-        name: 'maxFileSizeBytes',
-        label: 'Maximum file size (bytes)',
-        description: 'Larger files are skipped (and named in the result notice).',
-        type: 'integer',
-        min: 1,
-        max: GREP_MAX_MAX_FILE_SIZE_BYTES,
-        default: GREP_DEFAULT_MAX_FILE_SIZE_BYTES,
-      },
-      {
-        name: 'includeDotfiles',
-        label: 'Include dotfiles',
-        description: 'Also search files and directories whose names start with a dot.',
-        type: 'boolean',
-        default: false,
-      },
-    ],
-  },
+  title: 'Grep',
+  summary: 'Lets the model search file contents with regular expressions.',
+  category: 'system',
+  enabledByDefault: true,
+  canDisable: true,
+  settings,
   execute: grep,
-};
+});
 
 registerTool(grepTool);

@@ -4,16 +4,17 @@
  * reach, or an entry the settings deny, is left out and counted in a notice.
  */
 import { stat } from 'node:fs/promises';
+import { type Static, Type } from '@sinclair/typebox';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
-import { readArgumentsObject, requireString } from '../arg-parsing.ts';
+import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError } from '../errors.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';
 import { listVerifiedDirectory } from '../fs/list-verified-directory.ts';
-import { createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
+import { PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
 import { policyOmissionNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
 import { readOnlyLocalTraits } from '../tool-traits.ts';
-import type { RegisteredTool, ToolContext } from '../types.ts';
+import type { ToolContext } from '../types.ts';
 
 export type DirectoryEntryType = 'file' | 'directory' | 'symlink' | 'other';
 
@@ -35,9 +36,17 @@ function entryType(entry: {
   return 'other';
 }
 
-async function listDirectory(rawArgs: unknown, context: ToolContext): Promise<ListDirectoryResult> {
-  const args = readArgumentsObject(rawArgs);
-  const path = requireString(args, 'path', { minLength: 1, meaning: 'a directory path' });
+const parameters = Type.Object({
+  path: Type.String({
+    description: 'Directory path: absolute, ~-prefixed, or relative to the working directory ("." for it).',
+    minLength: 1,
+  }),
+});
+
+async function listDirectory(
+  { path }: Static<typeof parameters>,
+  context: ToolContext,
+): Promise<ListDirectoryResult> {
   const resolved = await resolveAndValidatePath(path, context);
   try {
     const listing = await listVerifiedDirectory(resolved, context);
@@ -60,28 +69,19 @@ async function listDirectory(rawArgs: unknown, context: ToolContext): Promise<Li
   }
 }
 
-export const listDirectoryTool: RegisteredTool = {
-  definition: {
-    name: 'list_directory',
-    description:
-      'Lists the entries of a directory as {name, type} sorted by name; type is file, directory, symlink or other.',
-    parameters: {
-      type: 'object',
-      properties: {
-        path: {
-          type: 'string',
-          description:
-            'Directory path: absolute, ~-prefixed, or relative to the working directory ("." for it).',
-          minLength: 1,
-        },
-      },
-      required: ['path'],
-      additionalProperties: false,
-    },
-  },
+export const listDirectoryTool = defineTool({
+  name: 'list_directory',
+  description:
+    'Lists the entries of a directory as {name, type} sorted by name; type is file, directory, symlink or other.',
+  parameters,
   traits: readOnlyLocalTraits('json'),
-  settings: createPathPolicyToolSettings('List directory', 'Lets the model list directories.'),
+  title: 'List directory',
+  summary: 'Lets the model list directories.',
+  category: 'system',
+  enabledByDefault: true,
+  canDisable: true,
+  settings: { ...PATH_POLICY_SETTINGS },
   execute: listDirectory,
-};
+});
 
 registerTool(listDirectoryTool);

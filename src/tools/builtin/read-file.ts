@@ -5,18 +5,20 @@
  * chat's freshness ledger, which is what lets write_file and edit_file overwrite the file later.
  */
 
+import { type Static, Type } from '@sinclair/typebox';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
-import { optionalEnum, optionalInteger, readArgumentsObject, requireString } from '../arg-parsing.ts';
+import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
 import { BINARY_PROBE_BYTES, looksBinary } from '../fs/binary-probe.ts';
 import { countLines, recordRead, sha256Hex } from '../fs/freshness.ts';
-import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
+import { filePathParameter, PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
 import { readVerifiedFile } from '../fs/read-verified-file.ts';
 import { cutLine, formatBytes, readWindowNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
+import { StringEnum } from '../tool-schema.ts';
 import { readOnlyLocalTraits } from '../tool-traits.ts';
-import type { RegisteredTool, ToolContext } from '../types.ts';
+import type { ToolContext } from '../types.ts';
 
 /** Ceiling of the text view. */
 export const TEXT_VIEW_CEILING_BYTES = 10 * 1024 * 1024;
@@ -33,7 +35,8 @@ export const READ_FILE_RESULT_BUDGET_BYTES = 600 * 1024;
 export const DEFAULT_MAX_LINES = 2000;
 export const MAX_MAX_LINES = 5000;
 
-export type ReadFileView = 'text' | 'hex' | 'base64';
+export const READ_FILE_VIEWS = ['text', 'hex', 'base64'] as const;
+export type ReadFileView = (typeof READ_FILE_VIEWS)[number];
 
 export interface ReadFileResult {
   content: string;
@@ -108,12 +111,28 @@ export function renderTextWindow(
   return { content, endLine, truncated };
 }
 
-async function readFile(rawArgs: unknown, context: ToolContext): Promise<ReadFileResult> {
-  const args = readArgumentsObject(rawArgs);
-  const path = requireString(args, 'path', { minLength: 1, meaning: 'a file path' });
-  const view = optionalEnum(args, 'view', ['text', 'hex', 'base64'] as const) ?? 'text';
-  const startLineArgument = optionalInteger(args, 'startLine', { min: 1 });
-  const maxLinesArgument = optionalInteger(args, 'maxLines', { min: 1, max: MAX_MAX_LINES });
+const parameters = Type.Object({
+  path: filePathParameter(),
+  startLine: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'First line to show (1-based, default 1). Text view only.' }),
+  ),
+  maxLines: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_MAX_LINES,
+      description: `Most lines to show (default ${DEFAULT_MAX_LINES}, max ${MAX_MAX_LINES}). Text view only.`,
+    }),
+  ),
+  view: Type.Optional(
+    StringEnum(READ_FILE_VIEWS, {
+      description: 'text (default), or hex / base64 for the raw bytes of the whole file.',
+    }),
+  ),
+});
+
+async function readFile(args: Static<typeof parameters>, context: ToolContext): Promise<ReadFileResult> {
+  const { path, startLine: startLineArgument, maxLines: maxLinesArgument } = args;
+  const view = args.view ?? 'text';
   if (view !== 'text' && (startLineArgument !== undefined || maxLinesArgument !== undefined)) {
     throw new ToolArgumentError(
       `startLine and maxLines apply to view "text" only; view "${view}" always returns the whole file. Remove them, or use view "text".`,
@@ -189,43 +208,20 @@ async function readFile(rawArgs: unknown, context: ToolContext): Promise<ReadFil
   };
 }
 
-export const readFileTool: RegisteredTool = {
-  definition: {
-    name: 'read_file',
-    description:
-      'Reads a file. view "text" (default) returns line-numbered text (six-wide line number, TAB, line) for a window of lines, up to 10 MiB files; view "hex" or "base64" returns the whole file\'s bytes (up to 256 KiB) for binary files. Always returns the file\'s sha256, size and total line count. A file must be read completely before write_file or edit_file may change it.',
-    parameters: {
-      type: 'object',
-      properties: {
-        path: createFilePathProperty(),
-        startLine: {
-          type: 'integer',
-          minimum: 1,
-          description: 'First line to show (1-based, default 1). Text view only.',
-        },
-        maxLines: {
-          type: 'integer',
-          minimum: 1,
-          maximum: MAX_MAX_LINES,
-          description: `Most lines to show (default ${DEFAULT_MAX_LINES}, max ${MAX_MAX_LINES}). Text view only.`,
-        },
-        view: {
-          type: 'string',
-          enum: ['text', 'hex', 'base64'],
-          description: 'text (default), or hex / base64 for the raw bytes of the whole file.',
-        },
-      },
-      required: ['path'],
-      additionalProperties: false,
-    },
-  },
-  settings: createPathPolicyToolSettings(
-    'Read file',
-    'Lets the model read files as numbered text or raw bytes.',
-  ),
-  execute: readFile,
+export const readFileTool = defineTool({
+  name: 'read_file',
+  description:
+    'Reads a file. view "text" (default) returns line-numbered text (six-wide line number, TAB, line) for a window of lines, up to 10 MiB files; view "hex" or "base64" returns the whole file\'s bytes (up to 256 KiB) for binary files. Always returns the file\'s sha256, size and total line count. A file must be read completely before write_file or edit_file may change it.',
+  parameters,
   traits: readOnlyLocalTraits('file_content'),
   resultBudgetBytes: READ_FILE_RESULT_BUDGET_BYTES,
-};
+  title: 'Read file',
+  summary: 'Lets the model read files as numbered text or raw bytes.',
+  category: 'system',
+  enabledByDefault: true,
+  canDisable: true,
+  settings: { ...PATH_POLICY_SETTINGS },
+  execute: readFile,
+});
 
 registerTool(readFileTool);

@@ -5,14 +5,16 @@
  * the same directory, then rename) and keeps the old file's permission bits.
  */
 
+import { type Static, Type } from '@sinclair/typebox';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
-import { readArgumentsObject, requireString } from '../arg-parsing.ts';
+import { defineTool } from '../define-tool.ts';
 import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
-import { createFilePathProperty, createPathPolicyToolSettings } from '../fs/path-policy-settings.ts';
+import { filePathParameter, PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
 import { replaceFile } from '../fs/replace-file.ts';
+import { WRITE_APPROVAL_SETTINGS } from '../fs/write-approval-settings.ts';
 import { registerTool } from '../registry.ts';
-import type { RegisteredTool, ToolContext } from '../types.ts';
+import type { ToolContext } from '../types.ts';
 
 export interface WriteFileResult {
   path: string;
@@ -21,10 +23,15 @@ export interface WriteFileResult {
   sha256: string;
 }
 
-async function writeFile(rawArgs: unknown, context: ToolContext): Promise<WriteFileResult> {
-  const args = readArgumentsObject(rawArgs);
-  const path = requireString(args, 'path', { minLength: 1, meaning: 'a file path' });
-  const content = requireString(args, 'content', { meaning: 'the complete new file content' });
+const parameters = Type.Object({
+  path: filePathParameter(),
+  content: Type.String({ description: 'The complete new content of the file (UTF-8).' }),
+});
+
+async function writeFile(
+  { path, content }: Static<typeof parameters>,
+  context: ToolContext,
+): Promise<WriteFileResult> {
   assertFilePathSyntax(path);
   const resolved = await resolveAndValidatePath(path, context, 'path', 'write');
   const kind = await inspectWriteTarget(resolved, path);
@@ -38,21 +45,11 @@ async function writeFile(rawArgs: unknown, context: ToolContext): Promise<WriteF
   return { path, bytesWritten: data.length, created: false, sha256 };
 }
 
-export const writeFileTool: RegisteredTool = {
-  definition: {
-    name: 'write_file',
-    description:
-      'Writes a file with the given content, creating it and any missing parent directories. To overwrite an existing file you must first have read all of it with read_file in this chat, and it must not have changed since. The write is atomic.',
-    parameters: {
-      type: 'object',
-      properties: {
-        path: createFilePathProperty(),
-        content: { type: 'string', description: 'The complete new content of the file (UTF-8).' },
-      },
-      required: ['path', 'content'],
-      additionalProperties: false,
-    },
-  },
+export const writeFileTool = defineTool({
+  name: 'write_file',
+  description:
+    'Writes a file with the given content, creating it and any missing parent directories. To overwrite an existing file you must first have read all of it with read_file in this chat, and it must not have changed since. The write is atomic.',
+  parameters,
   // Replaces a file whole; writing the same content again changes nothing more.
   traits: {
     readOnly: false,
@@ -61,12 +58,15 @@ export const writeFileTool: RegisteredTool = {
     openWorld: false,
     confirmBeforeEnable: false,
     resultView: 'json',
+    approvalDefault: 'always',
   },
-  settings: createPathPolicyToolSettings(
-    'Write file',
-    'Lets the model create files and overwrite files it has read.',
-  ),
+  title: 'Write file',
+  summary: 'Lets the model create files and overwrite files it has read.',
+  category: 'system',
+  enabledByDefault: true,
+  canDisable: true,
+  settings: { ...PATH_POLICY_SETTINGS, ...WRITE_APPROVAL_SETTINGS },
   execute: writeFile,
-};
+});
 
 registerTool(writeFileTool);

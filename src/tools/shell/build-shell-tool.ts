@@ -14,15 +14,10 @@
  * the timeout error message).
  */
 
+import { Type } from '@sinclair/typebox';
 import { getAccessPolicy } from '../access/access-policy.ts';
 import { accessAt } from '../access/reachable-set.ts';
-import {
-  clampIntegerSetting,
-  getStringListSetting,
-  optionalString,
-  readArgumentsObject,
-  requireString,
-} from '../arg-parsing.ts';
+import { defineTool } from '../define-tool.ts';
 import {
   ToolArgumentError,
   ToolCancelledError,
@@ -31,17 +26,16 @@ import {
   ToolTimeoutError,
 } from '../errors.ts';
 import { MAX_TOOL_TIMEOUT_SECONDS, MIN_TOOL_TIMEOUT_SECONDS } from '../execution.ts';
-import {
-  PATH_POLICY_DEFAULT_PARAMETERS,
-  PATH_POLICY_PARAMETER_DESCRIPTORS,
-} from '../fs/path-policy-settings.ts';
+import { PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
 import { excerptCutMarker, shellOutputCapNotice } from '../output/cut-notices.ts';
 import { capCharacters } from '../output/utf8-cap.ts';
-import type { EffectiveToolSettings, RegisteredTool, ToolContext, ToolDefinition } from '../types.ts';
+import { type SettingValues, setting } from '../tool-settings.ts';
+import type { RegisteredTool } from '../types.ts';
 import type { ShellCommandResult } from './run-shell-command.ts';
 import { hostShellSandbox } from './sandbox/host-shell-sandbox.ts';
 import type { ShellSandbox } from './sandbox/shell-sandbox.ts';
 import { shellToolNotice } from './sandbox/shell-sandbox-notice.ts';
+import { SHELL_APPROVAL_SETTINGS } from './shell-approval-settings.ts';
 import { findShellInterpreter, type ShellInterpreter, type ShellKind } from './shell-interpreter.ts';
 import { resolveShellWorkingDirectory } from './shell-working-directory.ts';
 
@@ -69,25 +63,31 @@ const INVOCATIONS: Record<ShellKind, string> = {
   powershell: 'powershell -NoProfile -NonInteractive -Command',
 };
 
-interface ShellLimits {
-  timeoutSeconds: number;
-  maxOutputBytes: number;
-}
+const SHELL_SETTINGS = {
+  timeoutSeconds: setting.integer({
+    label: 'Timeout (seconds)',
+    description: 'A command still running after this many seconds is killed with everything it started.',
+    default: DEFAULT_SHELL_TIMEOUT_SECONDS,
+    min: MIN_TOOL_TIMEOUT_SECONDS,
+    max: MAX_TOOL_TIMEOUT_SECONDS,
+  }),
+  maxOutputBytes: setting.integer({
+    label: 'Output cap per stream (bytes)',
+    description:
+      'stdout and stderr each keep at most this many bytes; the rest is dropped and the result says truncated.',
+    default: DEFAULT_SHELL_OUTPUT_BYTES,
+    min: MIN_SHELL_OUTPUT_BYTES,
+    max: MAX_SHELL_OUTPUT_BYTES,
+  }),
+  deniedEnvVars: setting.stringList({
+    label: 'Environment variables withheld',
+    description:
+      'Environment variables removed from commands, beyond the fixed allowlist (PATH, LANG, TERM, TZ, pagers) and what the operator passes (MANGO_SHELL_PASS_ENV). Exact names or patterns with * (e.g. LC_*).',
+  }),
+  ...PATH_POLICY_SETTINGS,
+};
 
-function readLimits(parameters: Readonly<Record<string, unknown>>): ShellLimits {
-  return {
-    timeoutSeconds: clampIntegerSetting(parameters, 'timeoutSeconds', {
-      min: MIN_TOOL_TIMEOUT_SECONDS,
-      max: MAX_TOOL_TIMEOUT_SECONDS,
-      fallback: DEFAULT_SHELL_TIMEOUT_SECONDS,
-    }),
-    maxOutputBytes: clampIntegerSetting(parameters, 'maxOutputBytes', {
-      min: MIN_SHELL_OUTPUT_BYTES,
-      max: MAX_SHELL_OUTPUT_BYTES,
-      fallback: DEFAULT_SHELL_OUTPUT_BYTES,
-    }),
-  };
-}
+type ShellLimits = Pick<SettingValues<typeof SHELL_SETTINGS>, 'timeoutSeconds' | 'maxOutputBytes'>;
 
 /** What a shell tool returns: the command's result and, when a stream was cut, how to see the rest. */
 export type ShellToolResult = ShellCommandResult & { notice?: string };
@@ -104,31 +104,22 @@ function describeTool(kind: ShellKind, limits: ShellLimits): string {
   );
 }
 
-function buildDefinition(kind: ShellKind, limits: ShellLimits): ToolDefinition {
-  return {
-    name: kind,
-    description: describeTool(kind, limits),
-    parameters: {
-      type: 'object',
-      properties: {
-        command: {
-          type: 'string',
-          description: `The command line, run as ${INVOCATIONS[kind]} "<command>".`,
-          minLength: 1,
-          maxLength: MAX_SHELL_COMMAND_LENGTH,
-        },
-        cwd: {
-          type: 'string',
-          description:
-            'Working directory: absolute, ~-prefixed, or relative to the chat working directory. Default: the chat working directory.',
-          minLength: 1,
-          maxLength: 4096,
-        },
-      },
-      required: ['command'],
-      additionalProperties: false,
-    },
-  };
+function shellParameters(kind: ShellKind) {
+  return Type.Object({
+    command: Type.String({
+      description: `The command line, run as ${INVOCATIONS[kind]} "<command>".`,
+      minLength: 1,
+      maxLength: MAX_SHELL_COMMAND_LENGTH,
+    }),
+    cwd: Type.Optional(
+      Type.String({
+        description:
+          'Working directory: absolute, ~-prefixed, or relative to the chat working directory. Default: the chat working directory.',
+        minLength: 1,
+        maxLength: 4096,
+      }),
+    ),
+  });
 }
 
 function excerpt(text: string): string {
@@ -146,7 +137,6 @@ function timeoutMessage(kind: ShellKind, timeoutSeconds: number, result: ShellCo
   return message;
 }
 
-/** A call whose caller computed no reachable set sees only its working directory. */
 /** The RegisteredTool for one shell kind; register it only when the interpreter exists. */
 export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions = {}): RegisteredTool {
   const sandboxOf = options.sandbox ?? hostShellSandbox;
@@ -154,14 +144,14 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
     const status = sandboxOf().status();
     return status.available ? undefined : status.reason;
   };
-  const defaultLimits: ShellLimits = {
-    timeoutSeconds: DEFAULT_SHELL_TIMEOUT_SECONDS,
-    maxOutputBytes: DEFAULT_SHELL_OUTPUT_BYTES,
-  };
-  return {
-    definition: buildDefinition(kind, defaultLimits),
-    buildDefinition: (settings: EffectiveToolSettings) =>
-      buildDefinition(kind, readLimits(settings.parameters)),
+  return defineTool({
+    name: kind,
+    description: describeTool(kind, {
+      timeoutSeconds: DEFAULT_SHELL_TIMEOUT_SECONDS,
+      maxOutputBytes: DEFAULT_SHELL_OUTPUT_BYTES,
+    }),
+    parameters: shellParameters(kind),
+    advertise: (limits) => ({ description: describeTool(kind, limits) }),
     // A command may do anything the server user can, including reaching the network.
     traits: {
       readOnly: false,
@@ -170,74 +160,27 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
       openWorld: true,
       confirmBeforeEnable: true,
       resultView: 'command_output',
+      approvalDefault: 'always',
     },
-    settings: {
-      title: TITLES[kind],
-      description: `Lets the model run ${TITLES[kind]} commands on the server, in the chat working directory, in an OS sandbox that shows only the chat's workspaces, with no network, a time limit, capped output and an environment without the server's secrets. Off by default.`,
-      category: 'system',
-      enabledByDefault: false,
-      canDisable: true,
-      defaultParameters: {
-        timeoutSeconds: DEFAULT_SHELL_TIMEOUT_SECONDS,
-        maxOutputBytes: DEFAULT_SHELL_OUTPUT_BYTES,
-        deniedEnvVars: [],
-        ...PATH_POLICY_DEFAULT_PARAMETERS,
-      },
-      parameterDescriptors: [
-        {
-          name: 'timeoutSeconds',
-          label: 'Timeout (seconds)',
-          description:
-            'A command still running after this many seconds is killed with everything it started.',
-          type: 'integer',
-          default: DEFAULT_SHELL_TIMEOUT_SECONDS,
-          min: MIN_TOOL_TIMEOUT_SECONDS,
-          max: MAX_TOOL_TIMEOUT_SECONDS,
-        },
-        {
-          name: 'maxOutputBytes',
-          label: 'Output cap per stream (bytes)',
-          description:
-            'stdout and stderr each keep at most this many bytes; the rest is dropped and the result says truncated.',
-          type: 'integer',
-          default: DEFAULT_SHELL_OUTPUT_BYTES,
-          min: MIN_SHELL_OUTPUT_BYTES,
-          max: MAX_SHELL_OUTPUT_BYTES,
-        },
-        {
-          name: 'deniedEnvVars',
-          label: 'Environment variables withheld',
-          description:
-            'Environment variables removed from commands, beyond the fixed allowlist (PATH, LANG, TERM, TZ, pagers) and what the operator passes (MANGO_SHELL_PASS_ENV). Exact names or patterns with * (e.g. LC_*).',
-          type: 'string_list',
-          default: [],
-        },
-        ...PATH_POLICY_PARAMETER_DESCRIPTORS,
-      ],
-    },
+    title: TITLES[kind],
+    summary: `Lets the model run ${TITLES[kind]} commands on the server, in the chat working directory, in an OS sandbox that shows only the chat's workspaces, with no network, a time limit, capped output and an environment without the server's secrets. Off by default.`,
+    category: 'system',
+    enabledByDefault: false,
+    canDisable: true,
+    // PowerShell's command grammar is not parsed, so it has no command rules.
+    settings: kind === 'powershell' ? SHELL_SETTINGS : { ...SHELL_SETTINGS, ...SHELL_APPROVAL_SETTINGS },
     // On a timeout or cancel the group is killed at once and the failure below (with the output so far)
     // reaches executeTool within its grace window.
     reportsPartialResultOnAbort: true,
     isAvailable: () => unavailableReason() === undefined,
     unavailableReason,
     notice: () => shellToolNotice(sandboxOf().status()),
-    execute: async (rawArgs: unknown, context: ToolContext): Promise<ShellToolResult> => {
-      const args = readArgumentsObject(rawArgs);
-      const command = requireString(args, 'command', {
-        minLength: 1,
-        maxLength: MAX_SHELL_COMMAND_LENGTH,
-        meaning: 'the command line to run',
-      });
+    execute: async ({ command, cwd: cwdArgument }, context, limits): Promise<ShellToolResult> => {
       if (command.includes('\0')) {
         throw new ToolArgumentError(
           'Argument "command" contains a NUL byte, which no command line may contain.',
         );
       }
-      const cwdArgument = optionalString(args, 'cwd', {
-        minLength: 1,
-        maxLength: 4096,
-        meaning: 'a directory',
-      });
       const sandbox = sandboxOf();
       const status = sandbox.status();
       if (!status.available) throw new ToolError('execution_error', status.reason);
@@ -252,8 +195,6 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
           `Working directory ${directory.real} is outside what this chat may reach (${reachable.roots.map((root) => root.path).join(', ')}).`,
         );
       }
-      const parameters = context.settings.parameters;
-      const limits = readLimits(parameters);
       const result = await sandbox.run({
         shell: kind,
         command,
@@ -263,7 +204,7 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
         signal: context.signal,
         reachable,
         deniedPaths: [...(await getAccessPolicy(context)).deniedLocations],
-        deniedEnvVars: getStringListSetting(parameters, 'deniedEnvVars'),
+        deniedEnvVars: limits.deniedEnvVars,
         interpreterPath: interpreter.executable,
         userId: context.userId,
         chatId: context.chatId,
@@ -281,5 +222,5 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
       if (result.truncated) output.notice = shellOutputCapNotice(limits.maxOutputBytes);
       return output;
     },
-  };
+  });
 }

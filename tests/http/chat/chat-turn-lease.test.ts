@@ -113,9 +113,9 @@ describe.each(BACKENDS)('turn lease across two instances on %s', (backend) => {
   /** A running turn record of an instance on another machine (never provably dead from here). */
   async function insertForeignTurn(chatId: string, expiresAt: number): Promise<void> {
     await handle.database.sql`INSERT INTO chat_turns (id, chat_id, fencing_token, holder, state,
-        lease_expires_at, started_at, message_seq_at_start, pending_approvals_json)
+        lease_expires_at, started_at, message_seq_at_start)
       VALUES (${crypto.randomUUID()}, ${chatId}, 1, ${'v1/other-machine/1/1/1/x'}, 'running',
-        ${new Date(expiresAt).toISOString()}, ${new Date(clock).toISOString()}, 0, '[]')`;
+        ${new Date(expiresAt).toISOString()}, ${new Date(clock).toISOString()}, 0)`;
   }
 
   test('a lease left by a crashed instance expires: refused before, accepted after its expiry', async () => {

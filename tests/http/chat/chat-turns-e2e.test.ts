@@ -216,7 +216,11 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
   });
 
   test('cancel mid-shell-call: done{cancelled} within one second and the shell process is gone', async () => {
-    const enabled = await json('PUT', '/api/settings/tools/bash', alice, { enabled: true });
+    const enabled = await json('PUT', '/api/settings/tools/bash', alice, {
+      enabled: true,
+      // The shell's cancel is the subject here; approvals are tested in chat-approvals.test.ts.
+      parameters: { approval: 'never' },
+    });
     expect(enabled.status).toBe(200);
     const chatId = await createChat();
     const marker = `30.${String(Date.now() % 100_000).padStart(5, '0')}1`;
@@ -364,7 +368,11 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
   });
 
   test('a client that disconnects mid-shell-call leaves the shell running; cancel kills it', async () => {
-    await json('PUT', '/api/settings/tools/bash', alice, { enabled: true });
+    await json('PUT', '/api/settings/tools/bash', alice, {
+      enabled: true,
+      // The shell's cancel is the subject here; approvals are tested in chat-approvals.test.ts.
+      parameters: { approval: 'never' },
+    });
     const chatId = await createChat();
     const marker = `31.${String(Date.now() % 100_000).padStart(5, '0')}3`;
     replay.enqueue({

@@ -1,6 +1,20 @@
+/**
+ * The generate_image plan, fed as `executeTool` feeds it: the arguments validated against the tool's
+ * schema (null as absent, types, bounds, the quality enum — the central validator's messages) and the
+ * settings read through the tool's typed settings reader (a corrupted value reads as its default, a
+ * number out of bounds is clamped). The plan itself adds the blank-prompt and model-name rules.
+ */
 import { describe, expect, test } from 'bun:test';
-import { createGenerateImageToolPlan } from '../../../src/tools/builtin/generate-image-plan.ts';
+import { readArgumentsObject } from '../../../src/tools/arg-parsing.ts';
+import { defaultArgumentValidator } from '../../../src/tools/argument-validator.ts';
+import { generateImageTool } from '../../../src/tools/builtin/generate-image.ts';
+import {
+  createGenerateImageToolPlan,
+  GENERATE_IMAGE_SETTINGS,
+  type GenerateImageArguments,
+} from '../../../src/tools/builtin/generate-image-plan.ts';
 import { ToolArgumentError } from '../../../src/tools/errors.ts';
+import { readSettingValues } from '../../../src/tools/tool-settings.ts';
 
 function sequentialIds() {
   let next = 0;
@@ -8,7 +22,12 @@ function sequentialIds() {
 }
 
 function plan(args: unknown, settings: Record<string, unknown> = {}) {
-  return createGenerateImageToolPlan(args, settings, {
+  const validated = defaultArgumentValidator.validate(
+    'generate_image',
+    generateImageTool.definition.parameters,
+    readArgumentsObject(args),
+  ) as GenerateImageArguments;
+  return createGenerateImageToolPlan(validated, readSettingValues(GENERATE_IMAGE_SETTINGS, settings), {
     createId: sequentialIds(),
     fallbackModel: 'fallback-model',
   });
@@ -53,7 +72,6 @@ describe('createGenerateImageToolPlan', () => {
     [undefined, true, 'low', 'low', 'setting'],
     [null, true, 'medium', 'medium', 'setting'],
     ['high', false, 'low', 'low', 'setting'],
-    ['nonsense', false, 'medium', 'medium', 'setting'], // ignored, not validated, when the AI may not decide
     [undefined, undefined, undefined, 'auto', 'setting'],
     ['low', undefined, 'not-a-quality', 'low', 'model'],
     [undefined, true, 'not-a-quality', 'auto', 'setting'],
@@ -87,7 +105,7 @@ describe('createGenerateImageToolPlan', () => {
 
   test.each([
     [{}, 'Argument "prompt" is required'],
-    [{ prompt: '' }, 'Argument "prompt" must be at least 1 character long.'],
+    [{ prompt: '' }, 'Argument "prompt" must be at least 1 character long, got 0.'],
     [{ prompt: '   ' }, 'Argument "prompt" must not be blank.'],
     [{ prompt: 42 }, 'Argument "prompt" must be a string'],
     [{ prompt: 'p', count: 0 }, 'Argument "count" must be at least 1, got 0.'],

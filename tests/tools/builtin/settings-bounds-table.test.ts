@@ -1,11 +1,13 @@
 /**
  * Every builtin's settings, pinned to their documented values (docs/tools.md: each tool's
- * settings; timeoutSeconds 5–600, default 30): name, type, bounds and default, and the policy
- * refuses one step past each bound.
+ * settings; timeoutSeconds 5–600, default 30; the approval settings every tool gets, approval by the
+ * tool's default and approvalTimeoutSeconds 10–3600, default 600): name, type, bounds and default, and
+ * the policy refuses one step past each bound.
  */
 import { describe, expect, test } from 'bun:test';
 import { getTool } from '../../../src/tools/registry.ts';
 import { getDefaultToolSettings, normalizeToolParameters } from '../../../src/tools/settings-policy.ts';
+import { toolSettingsMetadataOf } from '../../../src/tools/tool-settings-metadata.ts';
 import '../../../src/tools/builtin/index.ts';
 
 type Expected = [
@@ -20,16 +22,25 @@ const PATHS: Expected[] = [
   ['deniedPaths', 'path_list', undefined, undefined, []],
 ];
 
+/** The two settings every tool gets, with the tool's declared approval default. */
+const approvalSettings = (approval: 'never' | 'always'): Expected[] => [
+  ['approval', 'select', undefined, undefined, approval],
+  ['approvalTimeoutSeconds', 'integer', 10, 3600, 600],
+];
+const AUTO_APPROVED_PATHS: Expected = ['autoApprovedPaths', 'path_list', undefined, undefined, []];
+
 const SPEC: Record<string, Expected[]> = {
-  read_file: PATHS,
-  write_file: PATHS,
-  edit_file: PATHS,
-  list_directory: PATHS,
+  read_file: [...PATHS, ...approvalSettings('never')],
+  write_file: [...PATHS, AUTO_APPROVED_PATHS, ...approvalSettings('always')],
+  edit_file: [...PATHS, AUTO_APPROVED_PATHS, ...approvalSettings('always')],
+  list_directory: [...PATHS, ...approvalSettings('never')],
+  get_current_datetime: approvalSettings('never'),
   glob: [
     ...PATHS,
     ['maxResults', 'integer', 1, 5000, 200],
     ['includeDotfiles', 'boolean', undefined, undefined, false],
     ['absolute', 'boolean', undefined, undefined, false],
+    ...approvalSettings('never'),
   ],
   grep: [
     ...PATHS,
@@ -37,12 +48,16 @@ const SPEC: Record<string, Expected[]> = {
     ['maxMatchesPerFile', 'integer', 1, 5000, 20],
     ['maxFileSizeBytes', 'integer', 1, 64 * 1024 * 1024, 1024 * 1024],
     ['includeDotfiles', 'boolean', undefined, undefined, false],
+    ...approvalSettings('never'),
   ],
   bash: [
     ['timeoutSeconds', 'integer', 5, 600, 30],
     ['maxOutputBytes', 'integer', 1024, 1024 * 1024, 100 * 1024],
     ['deniedEnvVars', 'string_list', undefined, undefined, []],
     ...PATHS,
+    ['autoApprovedCommands', 'string_list', undefined, undefined, []],
+    ['autoApprovedExactCommands', 'string_list', undefined, undefined, []],
+    ...approvalSettings('always'),
   ],
   generate_image: [
     ['timeoutSeconds', 'integer', 5, 600, 30],
@@ -50,6 +65,7 @@ const SPEC: Record<string, Expected[]> = {
     ['defaultQuality', 'select', undefined, undefined, 'auto'],
     ['defaultModel', 'string', undefined, undefined, ''],
     ['letAiDecideQuality', 'boolean', undefined, undefined, true],
+    ...approvalSettings('always'),
   ],
 };
 
@@ -58,7 +74,7 @@ describe.each(Object.entries(SPEC))('%s settings', (name, expected) => {
   test('names, types, bounds and defaults as specified', () => {
     if (!tool) throw new Error(`${name} is not registered`);
     expect(
-      tool.settings.parameterDescriptors.map((descriptor) => [
+      toolSettingsMetadataOf(tool).parameterDescriptors.map((descriptor) => [
         descriptor.name,
         descriptor.type,
         descriptor.min,

@@ -18,6 +18,7 @@ import {
 } from '../../helpers/tool-context.ts';
 import { eventually, liveProcessGroupMembers, readPidFile } from '../shell/process-table.ts';
 import '../../../src/tools/builtin/index.ts';
+import { toolSettingsMetadataOf } from '../../../src/tools/tool-settings-metadata.ts';
 
 const temporary = makeTempDirectory('mango-shell-tool-');
 const workspace = join(temporary.path, 'workspace');
@@ -94,9 +95,14 @@ describe('registration and settings', () => {
       deniedEnvVars: [],
       allowedPaths: [],
       deniedPaths: [],
+      autoApprovedCommands: [],
+      autoApprovedExactCommands: [],
     });
     const bounds = Object.fromEntries(
-      tool.settings.parameterDescriptors.map((item) => [item.name, [item.type, item.min, item.max]]),
+      toolSettingsMetadataOf(tool).parameterDescriptors.map((item) => [
+        item.name,
+        [item.type, item.min, item.max],
+      ]),
     );
     expect(bounds).toEqual({
       timeoutSeconds: ['integer', 5, 600],
@@ -104,7 +110,15 @@ describe('registration and settings', () => {
       deniedEnvVars: ['string_list', undefined, undefined],
       allowedPaths: ['path_list', undefined, undefined],
       deniedPaths: ['path_list', undefined, undefined],
+      autoApprovedCommands: ['string_list', undefined, undefined],
+      autoApprovedExactCommands: ['string_list', undefined, undefined],
+      approval: ['select', undefined, undefined],
+      approvalTimeoutSeconds: ['integer', 10, 3600],
     });
+    // PowerShell's grammar is not parsed: it has no command rules.
+    expect(Object.keys(buildShellTool('powershell').settings.defaultParameters)).not.toContain(
+      'autoApprovedCommands',
+    );
     expect(() => normalizeToolParameters(tool, { timeoutSeconds: 4 })).toThrow('at least 5');
     expect(() => normalizeToolParameters(tool, { maxOutputBytes: 2_000_000 })).toThrow('at most 1048576');
   });

@@ -1,0 +1,113 @@
+/**
+ * Builds the event stream of one chat turn once the chat is claimed: the chat's provider (or
+ * `provider_unavailable`), its title derived from the first message, the user's tools, the repaired
+ * history and the turn loop with its persistence, per-call access check and the database-backed
+ * approval gate. Part of `ChatService.startTurn`, in its own module so each stays readable.
+ */
+import type { ModelProvider, ProviderId } from '../providers/types.ts';
+import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
+import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';
+import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
+import { toolAccessContext } from '../workspaces/tool-access.ts';
+import type { BoundAccess } from '../workspaces/workspace-service.ts';
+import type { ApprovalWakeups } from './approval-wakeups.ts';
+import { ChatError } from './chat-errors.ts';
+import type { Chat, ChatRepository } from './chat-repository.ts';
+import { DEFAULT_CHAT_TITLE, titleFromMessage } from './chat-title.ts';
+import { repairHistory } from './history-repair.ts';
+import { StoredToolApprovalGate } from './stored-tool-approval-gate.ts';
+import { buildSystemPrompt } from './system-prompt.ts';
+import { runTurn, type TurnLimits, type TurnToolContext } from './turn.ts';
+import type { TurnEvent } from './turn-events.ts';
+import type { TurnRun } from './turn-run.ts';
+
+/** The parts of the chat service's dependencies a turn uses. */
+export interface ChatTurnDependencies {
+  repository: ChatRepository;
+  createProvider: (providerId: ProviderId) => ModelProvider;
+  loadToolRuntime: (userId: string) => Promise<EnabledToolRuntime>;
+  createLedger: (chatId: string) => FreshnessLedger;
+  dataDirectory?: string;
+  limits?: TurnLimits;
+  executeOptions?: ExecuteToolOptions;
+  approvalTimers?: ToolTimers;
+  log?: (line: string) => void;
+}
+
+export interface PrepareChatTurnInput {
+  dependencies: ChatTurnDependencies;
+  chat: Chat;
+  access: BoundAccess;
+  /** The chat's access again, before each call. */
+  accessForCall: () => Promise<Partial<TurnToolContext>>;
+  message: string;
+  run: TurnRun;
+  now: () => number;
+  /** How often a waiting approval's row is read (the cancel poll's interval). */
+  pollMilliseconds: number;
+  wakeups: ApprovalWakeups;
+}
+
+export async function prepareChatTurn(input: PrepareChatTurnInput): Promise<AsyncGenerator<TurnEvent, void>> {
+  const { dependencies, chat, access, message, run } = input;
+  let provider: ModelProvider;
+  try {
+    provider = dependencies.createProvider(chat.provider);
+  } catch (error) {
+    throw new ChatError(
+      'provider_unavailable',
+      `Provider "${chat.provider}" is not available: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  // A chat still called "New chat" (new, or from before titles were derived) is named after the
+  // message that starts this turn; a title the user chose is never replaced.
+  if (chat.title === DEFAULT_CHAT_TITLE) {
+    const title = titleFromMessage(message);
+    if (title !== DEFAULT_CHAT_TITLE) {
+      await dependencies.repository.renameChat(chat.id, title, DEFAULT_CHAT_TITLE);
+    }
+  }
+  const [tools, messages] = await Promise.all([
+    dependencies.loadToolRuntime(chat.userId),
+    dependencies.repository.listMessages(chat.id),
+  ]);
+  return runTurn({
+    provider,
+    model: chat.model,
+    systemPrompt: buildSystemPrompt({
+      reachable: access.reachable,
+      confined: access.confined,
+      chatSystemPrompt: chat.systemPrompt ?? undefined,
+    }),
+    history: repairHistory(messages.map((row) => row.item)),
+    userText: message,
+    tools,
+    toolContext: {
+      userId: chat.userId,
+      chatId: chat.id,
+      ...toolAccessContext(access.reachable),
+      ledger: dependencies.createLedger(chat.id),
+      dataDirectory: dependencies.dataDirectory,
+    },
+    accessForCall: input.accessForCall,
+    signal: run.controller.signal,
+    now: input.now,
+    limits: dependencies.limits,
+    onItem: async (item) => {
+      await run.saveItem(item);
+    },
+    executeOptions: dependencies.executeOptions,
+    approvals: new StoredToolApprovalGate({
+      store: dependencies.repository.approvals,
+      turnId: run.record.id,
+      chatId: chat.id,
+      fencedWrite: (operation) => run.fencedWrite(operation),
+      isLost: () => run.isLost,
+      now: input.now,
+      pollMilliseconds: input.pollMilliseconds,
+      wakeups: input.wakeups,
+      timers: dependencies.approvalTimers,
+      log: dependencies.log,
+    }),
+  });
+}

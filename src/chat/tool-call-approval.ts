@@ -1,0 +1,180 @@
+/**
+ * The approval step of one tool call in the turn loop (docs/turns.md, "Approvals"), between argument
+ * parsing and execution.
+ *
+ * Guarantees:
+ * - A call that would fail the checks `executeTool` makes first (unknown or disabled tool, arguments
+ *   that fail the schema) is never asked about: it gets that failure at once.
+ * - Whether to ask is `decideApproval` (`src/tools/approval/approval-policy.ts`); when it asks and no gate was
+ *   given, the call is denied with {@link NO_GATE_MESSAGE} (fails closed).
+ * - A question asked emits exactly one `tool_approval_requested` and, once the gate answers, exactly
+ *   one `tool_approval_resolved`; a question that could not even be recorded emits neither and denies.
+ * - Denied by the user: a `denied` failure carrying their reason; by the timeout: a `denied` failure
+ *   saying it timed out after N seconds; by a cancel or an interrupted turn: a `cancelled` failure.
+ */
+
+import { assessToolCallApproval } from '../tools/approval/assess-tool-call-approval.ts';
+import type { ExecuteToolOptions } from '../tools/execution.ts';
+import { prepareToolCall } from '../tools/execution.ts';
+import type { ToolCallContext, ToolExecutionResult } from '../tools/types.ts';
+import {
+  NO_GATE_MESSAGE,
+  type RememberedApprovalRule,
+  type ToolApprovalGate,
+  type ToolApprovalOutcome,
+} from './tool-approval-gate.ts';
+import type { TurnEvent } from './turn-events.ts';
+
+export interface ToolCallApprovalInput {
+  callId: string;
+  name: string;
+  /** The parsed (not yet validated) arguments. */
+  arguments: unknown;
+  context: ToolCallContext;
+  savedSettings: unknown;
+  executeOptions?: ExecuteToolOptions;
+  gate: ToolApprovalGate | undefined;
+  signal: AbortSignal;
+  emit: (event: TurnEvent) => void;
+}
+
+export type ToolCallApproval =
+  | { run: true; asked: boolean; remembered?: RememberedApprovalRule }
+  | { run: false; envelope: ToolExecutionResult };
+
+function denied(message: string): ToolCallApproval {
+  return { run: false, envelope: { ok: false, error: { classification: 'denied', message } } };
+}
+
+function outcomeFailure(outcome: ToolApprovalOutcome, timeoutSeconds: number): ToolCallApproval {
+  switch (outcome.by) {
+    case 'timeout':
+      return denied(
+        `Nobody answered the approval question within ${timeoutSeconds} seconds (approvalTimeoutSeconds), so the call was denied and not run.`,
+      );
+    case 'cancel':
+      return {
+        run: false,
+        envelope: {
+          ok: false,
+          error: {
+            classification: 'cancelled',
+            message: 'The turn was cancelled while the call waited for approval.',
+          },
+        },
+      };
+    case 'interrupted':
+      return {
+        run: false,
+        envelope: {
+          ok: false,
+          error: {
+            classification: 'cancelled',
+            message:
+              'The turn was interrupted (its server lost the chat) while the call waited for approval.',
+          },
+        },
+      };
+    default:
+      return denied(
+        outcome.reason ? `The user denied this call: ${outcome.reason}` : 'The user denied this call.',
+      );
+  }
+}
+
+/** Decides, asks when needed, and says whether the call runs. Never throws. */
+export async function approveToolCall(input: ToolCallApprovalInput): Promise<ToolCallApproval> {
+  // Invalid saved settings are reported once, by the execution that follows.
+  const prepared = prepareToolCall(input.name, input.arguments, input.savedSettings, {
+    ...input.executeOptions,
+    onInvalidSettings: () => {},
+  });
+  if (!prepared.ok) return { run: false, envelope: prepared.failure };
+  const { call } = prepared;
+  let decision: Awaited<ReturnType<typeof assessToolCallApproval>>;
+  try {
+    decision = await assessToolCallApproval(call, input.context);
+  } catch (error) {
+    // Undecidable is not a yes: ask.
+    decision = {
+      ask: true,
+      reason: `Whether ${input.name} may run without asking could not be decided (${error instanceof Error ? error.message : String(error)}).`,
+    };
+  }
+  if (!decision.ask) return { run: true, asked: false };
+  if (input.gate === undefined) return denied(NO_GATE_MESSAGE);
+  // A turn already cancelled asks nothing; the call gets the cancel, worded as executeTool words it.
+  if (input.signal.aborted) {
+    return {
+      run: false,
+      envelope: {
+        ok: false,
+        error: {
+          classification: 'cancelled',
+          message: `Tool "${input.name}" was cancelled before it started.`,
+        },
+      },
+    };
+  }
+
+  const timeoutSeconds = Number(call.settings.parameters.approvalTimeoutSeconds);
+  let asked: Awaited<ReturnType<ToolApprovalGate['ask']>>;
+  try {
+    asked = await input.gate.ask(
+      {
+        callId: input.callId,
+        name: input.name,
+        arguments: call.arguments,
+        reason: decision.reason,
+        timeoutSeconds,
+      },
+      input.signal,
+    );
+  } catch (error) {
+    if (input.signal.aborted) return outcomeFailure({ decision: 'denied', by: 'cancel' }, timeoutSeconds);
+    return denied(
+      `The approval question could not be recorded (${error instanceof Error ? error.message : String(error)}), so the call was not run.`,
+    );
+  }
+  input.emit({
+    type: 'tool_approval_requested',
+    callId: input.callId,
+    name: input.name,
+    arguments: call.arguments,
+    reason: decision.reason,
+    expiresAt: asked.pending.expiresAt,
+  });
+  const outcome = await asked.answer;
+  input.emit({
+    type: 'tool_approval_resolved',
+    callId: input.callId,
+    name: input.name,
+    decision: outcome.decision,
+    by: outcome.by,
+    ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
+  });
+  if (outcome.decision === 'denied') return outcomeFailure(outcome, timeoutSeconds);
+  return outcome.remembered === undefined
+    ? { run: true, asked: true }
+    : { run: true, asked: true, remembered: outcome.remembered };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A saved settings row with `rule` added to its list (once), so the rest of the turn applies a rule the
+ * user just remembered without reloading settings. An unusable row keeps what can be kept.
+ */
+export function withRememberedRule(saved: unknown, remembered: RememberedApprovalRule): unknown {
+  const row = isRecord(saved) ? { ...saved } : {};
+  const parameters = isRecord(row.parameters) ? { ...row.parameters } : {};
+  const current = Array.isArray(parameters[remembered.setting])
+    ? (parameters[remembered.setting] as unknown[]).filter((item) => typeof item === 'string')
+    : [];
+  parameters[remembered.setting] = current.includes(remembered.rule)
+    ? current
+    : [...current, remembered.rule];
+  return { ...row, parameters };
+}

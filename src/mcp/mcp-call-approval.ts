@@ -1,0 +1,73 @@
+/**
+ * Approvals over MCP (docs/mcp.md, "Approvals"). MCP clients confirm tool calls themselves, guided by
+ * the tool annotations; Mango adds two things:
+ * - a tool whose effective `approval` is `always` is listed as `destructiveHint: true` and
+ *   `readOnlyHint: false`, so a client that confirms by hints asks before it;
+ * - when the client declared the `elicitation` capability (form mode), Mango itself asks through
+ *   `elicitation/create` before running a call that needs approval (the same decision as in a chat,
+ *   rules included). Accept runs it; decline, cancel, no answer within `approvalTimeoutSeconds`, or a
+ *   failed request give a `denied` result and nothing runs.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { assessToolCallApproval } from '../tools/approval/assess-tool-call-approval.ts';
+import { summarizeToolCall } from '../tools/approval/call-summary.ts';
+import { type ExecuteToolOptions, prepareToolCall } from '../tools/execution.ts';
+import { getSafeEffectiveToolSettings } from '../tools/settings-policy.ts';
+import type { RegisteredTool, ToolCallContext, ToolExecutionResult } from '../tools/types.ts';
+
+/** Whether the user's settings make every call of the tool ask (`approval: always`). */
+export function asksBeforeEachCall(tool: RegisteredTool, savedSettings: unknown): boolean {
+  return getSafeEffectiveToolSettings(tool, savedSettings, () => {}).parameters.approval === 'always';
+}
+
+function denied(message: string): ToolExecutionResult {
+  return { ok: false, error: { classification: 'denied', message } };
+}
+
+/**
+ * Asks the client's user through elicitation when the call needs approval and the client can be
+ * asked. @returns undefined when the call may run, or the `denied` result to send instead.
+ */
+export async function confirmThroughElicitation(
+  server: Server,
+  call: {
+    name: string;
+    args: unknown;
+    savedSettings: unknown;
+    context: ToolCallContext;
+    executeOptions: ExecuteToolOptions;
+  },
+): Promise<ToolExecutionResult | undefined> {
+  if (server.getClientCapabilities()?.elicitation?.form === undefined) return undefined;
+  const prepared = prepareToolCall(call.name, call.args, call.savedSettings, call.executeOptions);
+  // A call that fails its checks gets that failure from executeTool; nobody is asked about it.
+  if (!prepared.ok) return undefined;
+  const decision = await assessToolCallApproval(prepared.call, call.context);
+  if (!decision.ask) return undefined;
+  const timeoutSeconds = Number(prepared.call.settings.parameters.approvalTimeoutSeconds);
+  let action: string;
+  try {
+    const result = await server.elicitInput(
+      {
+        message: `Run ${call.name}: ${summarizeToolCall(prepared.call.arguments)}? ${decision.reason}`,
+        requestedSchema: { type: 'object', properties: {} },
+      },
+      { timeout: timeoutSeconds * 1000, ...(call.context.signal ? { signal: call.context.signal } : {}) },
+    );
+    action = result.action;
+  } catch (error) {
+    if (call.context.signal?.aborted) {
+      return {
+        ok: false,
+        error: { classification: 'cancelled', message: 'The call was cancelled while waiting for approval.' },
+      };
+    }
+    return denied(
+      `The approval question could not be asked or was not answered within ${timeoutSeconds} seconds (${error instanceof Error ? error.message : String(error)}), so the call was denied and not run.`,
+    );
+  }
+  if (action === 'accept') return undefined;
+  return denied(
+    `The user ${action === 'decline' ? 'declined' : 'dismissed'} the approval question, so the call was not run.`,
+  );
+}

@@ -1,0 +1,159 @@
+/**
+ * Approvals across two real `mango serve` processes sharing one database (SQLite file, PostgreSQL),
+ * lease 1.5 s through `MANGO_TURN_LEASE_MS`, the model played by the replay server:
+ * - a question asked by the turn on A is listed and answered through B; A notices within its poll and
+ *   runs the call (the delay is printed for the report);
+ * - A paused (`SIGSTOP`) past its lease while its call waits: an answer through B is refused (409), the
+ *   turn is reported lost with nothing waiting, and after `SIGCONT` A's stream ends with `done{error}`
+ *   without running the call; a later answer is still 409.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chatApi } from '../helpers/chat-api-client.ts';
+import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
+import { chatBody } from '../helpers/scripted-provider-streams.ts';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
+import { readSseEvents } from '../helpers/sse-client.ts';
+import { createPostgresDatabase } from '../helpers/test-database.ts';
+
+const LEASE_MS = 1_500;
+type Event = Record<string, unknown>;
+
+describe.each(['sqlite', 'postgres'] as const)('approvals across two servers on %s', (backend) => {
+  let replay: ReplayServer;
+  let root: string;
+  let postgres: { url: string; drop: () => Promise<void> } | undefined;
+  const servers: ServerProcess[] = [];
+  let token: string;
+
+  beforeAll(async () => {
+    replay = startReplayServer();
+    root = await realpath(await mkdtemp(join(tmpdir(), `mango-approvals-${backend}-`)));
+    postgres = backend === 'postgres' ? await createPostgresDatabase() : undefined;
+    const env = {
+      MANGO_DATA_DIR: join(root, 'data'),
+      MANGO_WORKSPACES_DIR: join(root, 'workspaces'),
+      MANGO_TURN_LEASE_MS: String(LEASE_MS),
+      OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1`,
+      ...(postgres ? { DATABASE_URL: postgres.url } : {}),
+    };
+    servers.push(await startServerProcess(env));
+    token = servers[0]!.token!;
+    servers.push(await startServerProcess(env));
+    // `locked` (a test tool that cannot be disabled) asks before each call.
+    const settings = await chatApi(servers[0]!.url, token).json('PUT', '/api/settings/tools/locked', {
+      parameters: { approval: 'always' },
+    });
+    expect(settings.status).toBe(200);
+  });
+
+  afterAll(async () => {
+    for (const server of servers) {
+      server.child.kill('SIGCONT');
+      server.child.kill('SIGKILL');
+      await server.exited;
+    }
+    await replay.close();
+    await postgres?.drop();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  async function waitForQuestion(stream: AsyncGenerator<Event>): Promise<Event> {
+    for (;;) {
+      const next = await stream.next();
+      if (next.done) throw new Error('The stream ended before the approval question.');
+      if (next.value.type === 'tool_approval_requested') return next.value;
+    }
+  }
+
+  test('asked on A, answered through B: A runs the call', async () => {
+    const [a, b] = [chatApi(servers[0]!.url, token), chatApi(servers[1]!.url, token)];
+    const chatId = await a.createChat();
+    replay.enqueue(
+      { body: chatBody({ calls: [{ id: 'x1', name: 'locked', fragments: ['{"value":"over there"}'] }] }) },
+      { body: chatBody({ text: 'It ran.' }) },
+    );
+    const onA = readSseEvents(await a.call('POST', `/api/chats/${chatId}/turns`, { message: 'Run it.' }));
+    const question = await waitForQuestion(onA);
+    expect(question).toMatchObject({ callId: 'x1', name: 'locked', arguments: { value: 'over there' } });
+    const record = await b.json('GET', `/api/chats/${chatId}/turns/current`);
+    expect((record.body as { pendingApprovals: Event[] }).pendingApprovals).toMatchObject([
+      { callId: 'x1', name: 'locked', reason: 'locked asks before every call ("approval" is "always").' },
+    ]);
+
+    const answeredAt = performance.now();
+    expect(await b.json('POST', `/api/chats/${chatId}/approvals/x1`, { decision: 'approve' })).toEqual({
+      status: 200,
+      body: { callId: 'x1', decision: 'approve' },
+    });
+    const resolved = await onA.next();
+    const noticedAfter = performance.now() - answeredAt;
+    expect(resolved.value).toEqual({
+      type: 'tool_approval_resolved',
+      callId: 'x1',
+      name: 'locked',
+      decision: 'approved',
+      by: 'user',
+    });
+    const rest: Event[] = [];
+    for await (const event of onA) rest.push(event);
+    expect(rest.find((event) => event.type === 'tool_result')).toMatchObject({
+      callId: 'x1',
+      ok: true,
+      result: { echoed: { value: 'over there' } },
+    });
+    expect(rest.at(-1)).toEqual({ type: 'done', reason: 'completed' });
+    expect(replay.failures).toEqual([]);
+    console.log(
+      `[figures] approvals on ${backend}: an answer taken by the other instance reached the turn after ${noticedAfter.toFixed(0)} ms (poll every ${LEASE_MS / 5} ms)`,
+    );
+  }, 30_000);
+
+  test('A paused past its lease while a call waits: answers are 409, and A ends without running it', async () => {
+    const paused = servers[0]!;
+    const [a, b] = [chatApi(paused.url, token), chatApi(servers[1]!.url, token)];
+    const chatId = await a.createChat();
+    replay.enqueue({
+      body: chatBody({ calls: [{ id: 'x2', name: 'locked', fragments: ['{"value":"never"}'] }] }),
+    });
+    const onA = readSseEvents(await a.call('POST', `/api/chats/${chatId}/turns`, { message: 'Wait.' }));
+    await waitForQuestion(onA);
+
+    paused.child.kill('SIGSTOP');
+    try {
+      // Past the lease (a minimum wait, not a speed assumption): B refuses the answer, since the paused
+      // instance can no longer run the call and no other instance will.
+      await Bun.sleep(LEASE_MS + 300);
+      expect(await b.json('POST', `/api/chats/${chatId}/approvals/x2`, { decision: 'approve' })).toEqual({
+        status: 409,
+        body: {
+          error:
+            'The call "x2" (locked) no longer waits for approval: its turn has ended or the server running it lost the chat.',
+          code: 'approval_closed',
+        },
+      });
+    } finally {
+      paused.child.kill('SIGCONT');
+    }
+    const rest: Event[] = [];
+    for await (const event of onA) rest.push(event);
+    expect(rest.at(-1)).toMatchObject({ type: 'done', reason: 'error' });
+    expect(rest.filter((event) => event.type === 'tool_result')).toEqual([]);
+    expect(await b.json('POST', `/api/chats/${chatId}/approvals/x2`, { decision: 'approve' })).toEqual({
+      status: 409,
+      body: {
+        error:
+          'The call "x2" (locked) no longer waits for approval: its turn was interrupted (the server running it lost the chat).',
+        code: 'approval_closed',
+      },
+    });
+    const record = await b.json('GET', `/api/chats/${chatId}/turns/current`);
+    expect(record.body).toMatchObject({ state: 'error', pendingApprovals: [] });
+    expect(await b.items(chatId)).toEqual([
+      { type: 'user_text', text: 'Wait.' },
+      expect.objectContaining({ type: 'tool_call', callId: 'x2', name: 'locked' }),
+    ]);
+  }, 30_000);
+});
