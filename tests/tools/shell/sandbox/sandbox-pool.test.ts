@@ -162,7 +162,11 @@ describeSandbox('the warm pool of sandboxes built ahead of the call', () => {
 
   test('calls, and sandboxes that expired unused, leave no descriptor open in the server', async () => {
     const short = createTestSandbox({ pool: { maxIdle: 2, idleMs: 100 } }, lines);
-    const descriptors = () => readdirSync('/proc/self/fd').length;
+    // Collected first, so descriptors other tests' finished processes still held do not count.
+    const descriptors = () => {
+      Bun.gc(true);
+      return readdirSync('/proc/self/fd').length;
+    };
     try {
       await run(short, 'true');
       await Bun.sleep(300);
@@ -173,7 +177,8 @@ describeSandbox('the warm pool of sandboxes built ahead of the call', () => {
         await Bun.sleep(300);
       }
       expect(short.waitingSandboxes().size).toBe(0);
-      expect(descriptors()).toBe(before);
+      // Thirteen calls and three expiries: before the fix each left one or two descriptors behind.
+      expect(descriptors()).toBeLessThanOrEqual(before);
     } finally {
       short.dispose();
     }
