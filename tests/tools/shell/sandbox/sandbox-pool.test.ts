@@ -184,6 +184,55 @@ describeSandbox('the warm pool of sandboxes built ahead of the call', () => {
     }
   }, 20_000);
 
+  test('many concurrent calls over three plans: each runs in a sandbox of its own plan', async () => {
+    const directories = ['red', 'green', 'blue'].map((name) => join(layout.alice, `concurrent-${name}`));
+    const plans = await Promise.all(
+      directories.map(async (directory) => {
+        mkdirSync(directory);
+        await handToSandboxUser(directory, sandbox);
+        const reachable = computeReachableSet({
+          workspaces: [{ path: directory, access: 'read-write', kind: 'personal' }],
+          workingDirectory: directory,
+          homeDirectory: directory,
+          confined: true,
+          protectedPaths: [],
+        });
+        return { directory, reachable };
+      }),
+    );
+    const seen: string[] = [];
+    lines.length = 0;
+    let next = 0;
+    const worker = async () => {
+      while (next < 60) {
+        const index = next;
+        next += 1;
+        const plan = plans[index % plans.length] as (typeof plans)[number];
+        const result = await sandbox.run({
+          shell: 'bash',
+          command: `echo "${index} $PWD"; ls -d ${directories.map((path) => `'${path}'`).join(' ')} 2>/dev/null`,
+          cwd: plan.directory,
+          reachable: plan.reachable,
+          deniedPaths: [],
+          deniedEnvVars: [],
+          interpreterPath: '/usr/bin/bash',
+          userId: 'alice',
+          chatId: `chat-${index % plans.length}`,
+          timeoutMs: 20_000,
+          maxOutputBytes: 4096,
+        });
+        // Its own directory, and no other plan's directory, exists in its sandbox.
+        if (result.stdout !== `${index} ${plan.directory}\n${plan.directory}\n`) seen.push(result.stdout);
+      }
+    };
+    await Promise.all(Array.from({ length: 12 }, worker));
+    expect(seen).toEqual([]);
+    // The pool took part: some calls ran in sandboxes built ahead of them.
+    const prebuilt = lines.filter((line) => (JSON.parse(line) as { prebuilt?: boolean }).prebuilt === true);
+    expect(lines.length).toBe(60);
+    expect(prebuilt.length).toBeGreaterThan(0);
+  }, 60_000);
+
   test('with the pool off every call builds its own sandbox and nothing waits', async () => {
     const off = createTestSandbox({ pool: { maxIdle: 0 } }, lines);
     try {
