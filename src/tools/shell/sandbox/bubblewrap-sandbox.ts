@@ -14,7 +14,9 @@
  *   the server dies, the PID namespace ends and every process in it (setsid, nohup and double forks
  *   included) dies with it. A call returns only once that has happened (sandbox-teardown.ts).
  * - Limits (`prlimit`, before the uid drop): processes of the sandbox uid, address space, file size;
- *   `/tmp`, `/dev/shm` and `HOME` are size-limited tmpfs mounts.
+ *   `/tmp`, `/dev/shm` and `HOME` are size-limited tmpfs mounts. Where the host has a pids cgroup the
+ *   server can write, each Mango user's commands also have a process limit of their own
+ *   (user-process-cgroups.ts), joined before the command starts.
  * - Environment: only shell-environment.ts's allowlist, handed to the interpreter when the call starts
  *   (sandbox-waiter.ts); bubblewrap and the waiter start with an empty one, so `/proc/1/environ` holds
  *   nothing.
@@ -50,9 +52,10 @@ import {
   type SandboxIdentity,
   type SandboxStateDirectory,
 } from './sandbox-state-directory.ts';
-import { waitForSandboxTeardown } from './sandbox-teardown.ts';
+import { parseSandboxInitPid, waitForSandboxTeardown } from './sandbox-teardown.ts';
 import { encodeWaiterMessage } from './sandbox-waiter.ts';
 import type { SandboxedCommand, ShellSandbox, ShellSandboxStatus } from './shell-sandbox.ts';
+import { openUserProcessCgroups, PIDS_CGROUP_ROOT, type UserProcessCgroups } from './user-process-cgroups.ts';
 
 /** The uid (and gid) commands run as when the server is root. Below systemd's dynamic range. */
 export const DEFAULT_SANDBOX_UID = defaultOf('MANGO_SANDBOX_UID');
@@ -105,6 +108,11 @@ export interface BubblewrapSandboxOptions {
   environment?: Readonly<Record<string, string | undefined>>;
   /** Receives one JSON line per command (default: stdout). */
   log?: (line: string) => void;
+  /**
+   * The cgroup v1 pids hierarchy for per-user process limits (default {@link PIDS_CGROUP_ROOT}, used
+   * only when the server is root); `null` leaves only the shared limit.
+   */
+  processCgroupRoot?: string | null;
   /** The server's own uid (default `process.getuid()`); injectable to test the decision. */
   serverUid?: number;
   host?: HostLayout;
@@ -233,6 +241,16 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     }
   };
 
+  const cgroups: UserProcessCgroups | string = !dropsPrivilege
+    ? 'the server is not root'
+    : options.processCgroupRoot === null
+      ? 'per-user limits are switched off'
+      : openUserProcessCgroups(
+          identity.uid,
+          limits.userProcesses,
+          options.processCgroupRoot ?? PIDS_CGROUP_ROOT,
+        );
+
   if (typeof programs === 'string') {
     status = { available: false, reason: `The shell sandbox cannot run: ${programs}` };
   } else {
@@ -248,7 +266,11 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       : {
           available: true,
           mode: 'bubblewrap',
-          summary: `bubblewrap, uid ${identity.uid}${dropsPrivilege ? ' (dropped from root)' : ` (the server's own, ${userInfo().username})`}, no network`,
+          summary: `bubblewrap, uid ${identity.uid}${dropsPrivilege ? ' (dropped from root)' : ` (the server's own, ${userInfo().username})`}, no network, ${
+            typeof cgroups === 'string'
+              ? `one limit of ${limits.processes} processes shared by all users (${cgroups})`
+              : `at most ${cgroups.limit} processes per user`
+          }`,
         };
   }
 
@@ -274,6 +296,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     cwd: string,
     message: Uint8Array,
     timeoutMs: number,
+    userId: string,
     onStart: (prebuilt: boolean) => void,
   ): Promise<WrappedShellProcess> => {
     let sandbox: LaunchedSandbox | undefined = pool.take(sandboxKey(argv));
@@ -286,6 +309,25 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     }
     const chosen = sandbox as LaunchedSandbox;
     onStart(prebuilt);
+    if (typeof cgroups !== 'string') {
+      // The waiter runs nothing before the hand-over: joined now, every process of the command counts.
+      const pid = parseSandboxInitPid(await boundedText(chosen.info(), readyLimit));
+      // No pid: bubblewrap failed before it started anything (its exit and message are the result),
+      // or it is stuck; only the first may go on.
+      const failed =
+        pid === undefined &&
+        (await Promise.race([chosen.child.exited.then(() => true), Bun.sleep(1000).then(() => false)]));
+      try {
+        if (pid !== undefined) cgroups.admit(userId, pid);
+        else if (!failed) throw new Error('bubblewrap did not report the sandbox it started.');
+      } catch (error) {
+        chosen.discard();
+        throw new ToolError(
+          'execution_error',
+          `The shell sandbox cannot apply the per-user process limit: ${(error as Error).message}`,
+        );
+      }
+    }
     await chosen.handOver(message);
     return {
       child: chosen.child,
@@ -338,6 +380,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
               command.cwd,
               encodeWaiterMessage(interpreterArguments, environment),
               command.timeoutMs,
+              command.userId,
               (value) => {
                 prebuilt = value;
               },

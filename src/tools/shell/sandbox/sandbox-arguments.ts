@@ -11,8 +11,14 @@ import { waiterArguments } from './sandbox-waiter.ts';
 import type { SandboxedCommand } from './shell-sandbox.ts';
 
 export interface SandboxLimits {
-  /** RLIMIT_NPROC of the sandbox uid: processes it may have at once, across its sandboxes. */
+  /** RLIMIT_NPROC of the sandbox uid: processes it may have at once, across all users' sandboxes. */
   processes: number;
+  /**
+   * Processes one Mango user's commands may have at once, all their sandboxes together, where the
+   * host has a pids cgroup the server can use (user-process-cgroups.ts); below `processes`, so one
+   * user cannot take every slot of the shared limit.
+   */
+  userProcesses: number;
   /** RLIMIT_AS per process, bytes. */
   addressSpaceBytes: number;
   /** RLIMIT_FSIZE: the largest file a command may write, bytes. */
@@ -27,6 +33,7 @@ export interface SandboxLimits {
 
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   processes: 1024,
+  userProcesses: 512,
   addressSpaceBytes: 8 * 1024 ** 3,
   fileBytes: 1024 ** 3,
   tmpBytes: 512 * 1024 ** 2,
