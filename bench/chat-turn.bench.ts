@@ -17,17 +17,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from '../src/config.ts';
+import type { ConversationItem } from '../src/contracts/conversation-item.ts';
+import type { ProviderEvent } from '../src/contracts/provider-event.ts';
+import { PROVIDER_IDS } from '../src/contracts/provider-id.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createApp } from '../src/http/app.ts';
 import { createAppDependencies } from '../src/http/app-dependencies.ts';
 import { createProviderRegistry, type ProviderRegistry } from '../src/providers/provider-registry.ts';
-import {
-  type ConversationItem,
-  type ModelProvider,
-  PROVIDER_IDS,
-  type ProviderEvent,
-} from '../src/providers/types.ts';
+import type { ModelProvider } from '../src/providers/types.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { chatBody } from '../tests/helpers/scripted-provider-streams.ts';
 import { noopTool } from './support/noop-tool.ts';

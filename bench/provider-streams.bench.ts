@@ -7,6 +7,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
+import type { ProviderEvent } from '../src/contracts/provider-event.ts';
 import {
   createAnthropicMessagesProvider,
   translateAnthropicStream,
@@ -20,7 +21,7 @@ import {
   createOpenAIResponsesProvider,
   translateResponsesStream,
 } from '../src/providers/openai-responses-provider.ts';
-import type { ModelProvider, ModelRequest, ProviderEvent } from '../src/providers/types.ts';
+import type { ModelProvider, ModelRequest } from '../src/providers/types.ts';
 import { readProviderFixture, sseFromJsonl, startReplayServer } from '../tests/helpers/replay-server.ts';
 
 const ITERATIONS = 60;

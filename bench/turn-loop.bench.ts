@@ -6,7 +6,9 @@
  * Bun: iterate the same provider stream, JSON.parse the arguments, call the executor, JSON.stringify.
  */
 import { runTurn } from '../src/chat/turn.ts';
-import type { ConversationItem, ModelRequest, ProviderEvent } from '../src/providers/types.ts';
+import type { ConversationItem } from '../src/contracts/conversation-item.ts';
+import type { ProviderEvent } from '../src/contracts/provider-event.ts';
+import type { ModelRequest } from '../src/providers/types.ts';
 import { getEnabledToolRuntime } from '../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../src/settings/tool-settings-repository.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';

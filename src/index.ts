@@ -23,7 +23,6 @@ export {
   runTurn,
   type TurnLimits,
 } from './chat/turn.ts';
-export type * from './chat/turn-events.ts';
 export { ConfigError } from './config/config-error.ts';
 export {
   ENVIRONMENT_VARIABLES,
@@ -32,6 +31,19 @@ export {
   readVariable,
 } from './config/environment-variables.ts';
 export { loadConfig, type ServerConfig } from './config.ts';
+export type * from './contracts/conversation-item.ts';
+export type * from './contracts/json-schema.ts';
+export type * from './contracts/provider-event.ts';
+export * from './contracts/provider-id.ts';
+export type * from './contracts/tool-category.ts';
+export type * from './contracts/tool-definition.ts';
+export * from './contracts/tool-error-classification.ts';
+export type * from './contracts/tool-failure.ts';
+export type * from './contracts/tool-parameter-descriptor.ts';
+export type * from './contracts/tool-progress-event.ts';
+export * from './contracts/tool-result-view.ts';
+export type * from './contracts/tool-settings-descriptor.ts';
+export type * from './contracts/turn-event.ts';
 export { type Database, openDatabase } from './db/database.ts';
 export { DatabaseChatRepository } from './db/database-chat-repository.ts';
 export { createDatabaseLedgerFactory, DatabaseFreshnessLedger } from './db/database-freshness-ledger.ts';
@@ -123,19 +135,13 @@ export {
   toolDefsToResponsesAPI,
 } from './providers/tool-mapper.ts';
 export type * from './providers/types.ts';
-export type * from './providers/types.ts';
-export { PROVIDER_IDS } from './providers/types.ts';
 export { type RunningServer, startServer } from './server/start-server.ts';
 export { type EnabledToolRuntime, getEnabledToolRuntime } from './settings/tool-runtime.ts';
 export {
   InMemoryToolSettingsRepository,
   type ToolSettingsRepository,
 } from './settings/tool-settings-repository.ts';
-export {
-  type ToolSettingsDescriptor,
-  ToolSettingsService,
-  type ToolSettingsUpdate,
-} from './settings/tool-settings-service.ts';
+export { ToolSettingsService } from './settings/tool-settings-service.ts';
 export { type AccessNeed, getAccessPolicy } from './tools/access/access-policy.ts';
 export { type ResolvedPath, resolveAndValidatePath } from './tools/access/resolve-and-validate-path.ts';
 export { getEnabledPathListSetting, readArgumentsObject } from './tools/arg-parsing.ts';
@@ -204,12 +210,5 @@ export {
   type SettingValues,
   setting,
 } from './tools/tool-settings.ts';
-export {
-  CAUTIOUS_TRAITS,
-  readOnlyLocalTraits,
-  TOOL_RESULT_VIEWS,
-  type ToolResultView,
-  type ToolTraits,
-  traitsOf,
-} from './tools/tool-traits.ts';
+export { CAUTIOUS_TRAITS, readOnlyLocalTraits, type ToolTraits, traitsOf } from './tools/tool-traits.ts';
 export type * from './tools/types.ts';

@@ -3,11 +3,15 @@
  * answers become an {@link ApiError} carrying the server's `{error, code}` body, so views can show
  * the server's own message (a 422 next to the field it names).
  */
-import type { ToolSettingsDescriptor, ToolSettingsUpdate } from '../src/settings/tool-settings-service.ts';
+import type {
+  ToolSettingsDescriptor,
+  ToolSettingsUpdate,
+} from '../src/contracts/tool-settings-descriptor.ts';
+import type { UserMcpServerView } from '../src/contracts/user-mcp-server-view.ts';
 
 // The server's own types (type-only imports: nothing of the server is bundled).
-export type { ToolResultView } from '../src/tools/tool-traits.ts';
-export type { ToolSettingsDescriptor };
+export type { ToolResultView } from '../src/contracts/tool-result-view.ts';
+export type { ToolSettingsDescriptor, UserMcpServerView };
 /** The body of `PUT /api/settings/tools/:toolName`. */
 export type UpdateToolSettingsBody = ToolSettingsUpdate;
 /**
@@ -154,6 +158,14 @@ export function parameterNamedInError(message: string, explicit?: unknown): stri
 
 export interface ApiClient {
   listTools(): Promise<ToolSettingsDescriptor[]>;
+  /** The caller's external MCP servers with their state (`GET /api/mcp-servers`). */
+  listMcpServers(): Promise<UserMcpServerView[]>;
+  addMcpServer(body: {
+    name: string;
+    url: string;
+    headers?: Record<string, string>;
+  }): Promise<UserMcpServerView>;
+  deleteMcpServer(name: string): Promise<void>;
   updateTool(name: string, body: UpdateToolSettingsBody): Promise<ToolSettingsDescriptor>;
   listProviders(): Promise<ProviderSummary[]>;
   listProviderModels(providerId: string): Promise<ProviderModels>;
@@ -252,6 +264,10 @@ export function createApiClient(token: string, onUnauthorized: () => void): ApiC
   return {
     listTools: async () =>
       (await json<{ tools: ToolSettingsDescriptor[] }>('GET', '/api/settings/tools')).tools,
+    listMcpServers: async () =>
+      (await json<{ servers: UserMcpServerView[] }>('GET', '/api/mcp-servers')).servers,
+    addMcpServer: (body) => json<UserMcpServerView>('POST', '/api/mcp-servers', body),
+    deleteMcpServer: (name) => json<void>('DELETE', `/api/mcp-servers/${encodeURIComponent(name)}`),
     updateTool: (name, body) =>
       json<ToolSettingsDescriptor>('PUT', `/api/settings/tools/${encodeURIComponent(name)}`, body),
     listProviders: async () =>

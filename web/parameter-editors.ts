@@ -4,7 +4,7 @@
  * for string lists and path lists. The server stays the validator — the form is `novalidate` and an
  * out-of-range value is sent, so the user sees the server's own 422 message.
  */
-import type { PathListEntry, ToolParameterDescriptor } from '../src/tools/types.ts';
+import type { PathListEntry, ToolParameterDescriptor } from '../src/contracts/tool-parameter-descriptor.ts';
 import { type Child, h, replaceChildren, uniqueId } from './dom.ts';
 
 export interface ParameterEditor {

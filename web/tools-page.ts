@@ -4,17 +4,26 @@
  * Saving sends `PUT /api/settings/tools/:toolName`; a 422 appears next to the field it names.
  * A tool that declares `confirmBeforeEnable` (the shells: they run any command, which is why they are off
  * by default) carries a warning and asks for confirmation before it is enabled.
+ * External MCP servers' tools are grouped by server, each with the server's state (connected with its
+ * tool count, or failed with its error); a failed server shows even though it has no tools.
  */
-import { type ApiClient, ApiError, type ToolSettingsDescriptor } from './api-client.ts';
+import {
+  type ApiClient,
+  ApiError,
+  type ToolSettingsDescriptor,
+  type UserMcpServerView,
+} from './api-client.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
 import { h, replaceChildren } from './dom.ts';
 import { needsEnableConfirmation } from './enable-confirmation.ts';
+import { createAddServerForm, createRemoveServerButton } from './mcp-server-form.ts';
 import { createParameterEditor, defaultParameters, type ParameterEditor } from './parameter-editors.ts';
 
 const CATEGORY_TITLES: Record<string, string> = {
   system: 'System',
   interaction: 'Interaction',
   image: 'Images',
+  external: 'External MCP servers',
 };
 
 export async function renderToolsPage(container: HTMLElement, api: ApiClient): Promise<void> {
@@ -32,8 +41,10 @@ export async function renderToolsPage(container: HTMLElement, api: ApiClient): P
   );
   heading.focus();
   let tools: ToolSettingsDescriptor[];
+  let servers: UserMcpServerView[] | undefined;
   try {
-    tools = await api.listTools();
+    // A server that keeps no MCP servers for users answers 404 here: then there is nothing to show.
+    [tools, servers] = await Promise.all([api.listTools(), api.listMcpServers().catch(() => undefined)]);
   } catch (error) {
     status.textContent = `Could not load tools: ${(error as Error).message}`;
     status.classList.add('error-text');
@@ -43,8 +54,27 @@ export async function renderToolsPage(container: HTMLElement, api: ApiClient): P
   const categories = [...new Set(tools.map((tool) => tool.category))].sort(
     (left, right) => categoryRank(left) - categoryRank(right),
   );
+  if (servers !== undefined && !categories.includes('external')) categories.push('external');
+  const rerender = () => void renderToolsPage(container, api);
   for (const category of categories) {
     const headingId = `category-${category}`;
+    if (category === 'external') {
+      container.appendChild(
+        h(
+          'section',
+          { class: 'tool-category', 'aria-labelledby': headingId },
+          h('h2', { id: headingId }, CATEGORY_TITLES.external),
+          createServerGroups(
+            servers ?? [],
+            tools.filter((tool) => tool.category === 'external'),
+            api,
+            rerender,
+          ),
+          createAddServerForm(api, rerender),
+        ),
+      );
+      continue;
+    }
     container.appendChild(
       h(
         'section',
@@ -56,8 +86,46 @@ export async function renderToolsPage(container: HTMLElement, api: ApiClient): P
   }
 }
 
+/** One group per server: its name, origin and state, then its tools; tools of no listed server last. */
+function createServerGroups(
+  servers: readonly UserMcpServerView[],
+  tools: readonly ToolSettingsDescriptor[],
+  api: ApiClient,
+  onChanged: () => void,
+): HTMLElement[] {
+  const claimed = new Set<string>();
+  const groups = servers.map((server) => {
+    const own = tools.filter((tool) => tool.name.startsWith(`mcp__${server.name}__`));
+    for (const tool of own) claimed.add(tool.name);
+    const headingId = `mcp-server-${server.name}`;
+    const state =
+      server.state.status === 'failed'
+        ? `Failed: ${server.state.error ?? 'no reason given'}`
+        : `Connected · ${server.state.toolCount ?? own.length} tool${(server.state.toolCount ?? own.length) === 1 ? '' : 's'}`;
+    return h(
+      'section',
+      { class: 'mcp-server', 'aria-labelledby': headingId, 'data-mcp-server': server.name },
+      h(
+        'h3',
+        { id: headingId, class: 'mcp-server-title' },
+        `${server.name} `,
+        h('span', { class: 'mcp-server-origin' }, server.origin === 'user' ? '(yours)' : '(operator)'),
+      ),
+      h(
+        'p',
+        { class: server.state.status === 'failed' ? 'mcp-server-state error-text' : 'mcp-server-state' },
+        state,
+      ),
+      server.origin === 'user' ? createRemoveServerButton(api, server.name, onChanged) : null,
+      own.map((tool) => createToolCard(tool, api)),
+    );
+  });
+  const rest = tools.filter((tool) => !claimed.has(tool.name)).map((tool) => createToolCard(tool, api));
+  return [...groups, ...rest];
+}
+
 function categoryRank(category: string): number {
-  const order = ['system', 'interaction', 'image'];
+  const order = ['system', 'interaction', 'image', 'external'];
   const index = order.indexOf(category);
   return index === -1 ? order.length : index;
 }

@@ -1,4 +1,5 @@
 /** A tool that does nothing: what the loop benchmarks run so they measure the loop, not a tool. */
+import { readOnlyLocalTraits } from '../../src/tools/tool-traits.ts';
 import type { RegisteredTool } from '../../src/tools/types.ts';
 
 export const noopTool: RegisteredTool = {
@@ -16,5 +17,7 @@ export const noopTool: RegisteredTool = {
     defaultParameters: {},
     parameterDescriptors: [],
   },
+  // It changes nothing, so it declares so: without traits it would be treated as risky and ask first.
+  traits: readOnlyLocalTraits('json'),
   execute: async () => ({ ok: 1 }),
 };

@@ -1,5 +1,5 @@
 /** One stored conversation item of a chat, and who produced it. */
-import type { ConversationItem } from '../providers/types.ts';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
 
 /** The `role` column: who produced the item. */
 export type MessageRole = 'user' | 'assistant' | 'tool';

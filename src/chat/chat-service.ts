@@ -17,7 +17,8 @@
  *   instance (`turn-runner.ts`; fenced leases and replay are documented in docs/turns.md).
  */
 
-import { type ModelProvider, PROVIDER_IDS, type ProviderId } from '../providers/types.ts';
+import { PROVIDER_IDS, type ProviderId } from '../contracts/provider-id.ts';
+import type { ModelProvider } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';

@@ -9,7 +9,7 @@
  * - A provider item not followed by assistant output (text or a tool call) of the same response is
  *   dropped: providers reject e.g. a reasoning item without the item it preceded.
  */
-import type { ConversationItem } from '../providers/types.ts';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
 import { serializeToolOutput } from '../tools/output/result-budget.ts';
 
 export const INTERRUPTED_CALL_MESSAGE =

@@ -1,5 +1,5 @@
 /** The in-memory `ChatRepository`, for tests and embeddings without a database. */
-import type { ConversationItem } from '../providers/types.ts';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
 import { type Chat, type ChatMessage, type ChatRepository, getMessageRole } from './chat-repository.ts';
 import { InMemoryToolApprovalStore } from './in-memory-tool-approval-store.ts';
 import { InMemoryTurnStore } from './in-memory-turn-store.ts';

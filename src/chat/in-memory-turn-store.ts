@@ -4,7 +4,7 @@
  * contract in `turn-store.ts`. Messages go to the chat repository it was built with; in memory a write
  * cannot fail halfway, so the caller's message id is not needed to make retries safe.
  */
-import type { ConversationItem } from '../providers/types.ts';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { ChatMessage, ChatRepository } from './chat-repository.ts';
 import {
   type ClaimTurnInput,

@@ -4,7 +4,10 @@
  * history and the turn loop with its persistence, per-call access check and the database-backed
  * approval gate. Part of `ChatService.startTurn`, in its own module so each stays readable.
  */
-import type { ModelProvider, ProviderId } from '../providers/types.ts';
+
+import type { ProviderId } from '../contracts/provider-id.ts';
+import type { TurnEvent } from '../contracts/turn-event.ts';
+import type { ModelProvider } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
@@ -18,7 +21,6 @@ import { repairHistory } from './history-repair.ts';
 import { StoredToolApprovalGate } from './stored-tool-approval-gate.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import { runTurn, type TurnLimits, type TurnToolContext } from './turn.ts';
-import type { TurnEvent } from './turn-events.ts';
 import type { TurnRun } from './turn-run.ts';
 
 /** The parts of the chat service's dependencies a turn uses. */

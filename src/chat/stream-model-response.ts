@@ -6,13 +6,10 @@
  * failure, never a partial success, so no call of a broken response is ever run. The caller's signal
  * ends the stream even when the provider ignores it.
  */
-import type {
-  ConversationItem,
-  FinishReason,
-  ModelProvider,
-  ModelRequest,
-  ProviderEvent,
-} from '../providers/types.ts';
+
+import type { ConversationItem } from '../contracts/conversation-item.ts';
+import type { FinishReason, ProviderEvent } from '../contracts/provider-event.ts';
+import type { ModelProvider, ModelRequest } from '../providers/types.ts';
 import { iterateUntilAborted } from './abortable-iteration.ts';
 
 export type ToolCallItem = Extract<ConversationItem, { type: 'tool_call' }>;

@@ -8,7 +8,7 @@
  * A loop given no gate denies every call that needs approval ({@link NO_GATE_MESSAGE}): a question
  * nobody can answer must not turn into a yes.
  */
-import type { ToolApprovalResolver } from './turn-events.ts';
+import type { ToolApprovalResolver } from '../contracts/turn-event.ts';
 
 /** A call currently waiting for an answer, as the turn record's `pendingApprovals` lists it. */
 export interface PendingToolApproval {

@@ -13,6 +13,7 @@
  *   saying it timed out after N seconds; by a cancel or an interrupted turn: a `cancelled` failure.
  */
 
+import type { TurnEvent } from '../contracts/turn-event.ts';
 import { assessToolCallApproval } from '../tools/approval/assess-tool-call-approval.ts';
 import type { ExecuteToolOptions } from '../tools/execution.ts';
 import { prepareToolCall } from '../tools/execution.ts';
@@ -23,7 +24,6 @@ import {
   type ToolApprovalGate,
   type ToolApprovalOutcome,
 } from './tool-approval-gate.ts';
-import type { TurnEvent } from './turn-events.ts';
 
 export interface ToolCallApprovalInput {
   callId: string;

@@ -3,7 +3,7 @@
  * invalid JSON → a `validation_failed` result the model is told about, and the turn goes on. Whether the
  * parsed value is an object, and whether its keys fit the tool, is `executeTool`'s business.
  */
-import type { ToolFailure } from '../tools/types.ts';
+import type { ToolFailure } from '../contracts/tool-failure.ts';
 
 export type ParsedToolCallArguments = { ok: true; value: unknown } | { ok: false; error: ToolFailure };
 

@@ -3,7 +3,7 @@
  * a payload JSON cannot represent (a BigInt or a cycle in a tool result) is replaced by an event of
  * the same type that says so, so one bad result cannot stop a turn's stream.
  */
-import type { TurnEvent } from './turn-events.ts';
+import type { TurnEvent } from '../contracts/turn-event.ts';
 
 function fallbackEvent(event: TurnEvent, error: unknown): Record<string, unknown> {
   const message = `This event could not be serialized to JSON: ${error instanceof Error ? error.message : String(error)}`;

@@ -14,8 +14,8 @@
  *   process following the turn live cost no database read per batch; only written events are there.
  */
 
+import type { TurnEvent } from '../contracts/turn-event.ts';
 import { serializeTurnEvent } from './turn-event-json.ts';
-import type { TurnEvent } from './turn-events.ts';
 import type { StoredTurnEvent } from './turn-store.ts';
 
 /** Events merged into one stored event stay below this many characters of delta. */

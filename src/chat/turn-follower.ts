@@ -10,7 +10,7 @@
  * - Reading is pull-based: a client that stops reading holds at most one page of events in memory.
  * - Stopping to follow (`return()`) never affects the turn.
  */
-import type { TurnDoneEvent, TurnEvent } from './turn-events.ts';
+import type { TurnDoneEvent, TurnEvent } from '../contracts/turn-event.ts';
 import { isHolderProvablyDead } from './turn-holder.ts';
 import type { TurnRun } from './turn-run.ts';
 import type { StoredTurnEvent, TurnRecord, TurnStore } from './turn-store.ts';

@@ -14,10 +14,10 @@
  * - The end is recorded (`finishTurn`) with retries until it succeeds, another turn took over, or the
  *   server gives up at shutdown; the chat is free again as soon as it is recorded.
  */
-import type { ConversationItem } from '../providers/types.ts';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
+import type { TurnDoneEvent, TurnEvent } from '../contracts/turn-event.ts';
 import type { ChatMessage } from './chat-repository.ts';
 import { TurnEventLog } from './turn-event-log.ts';
-import type { TurnDoneEvent, TurnEvent } from './turn-events.ts';
 import {
   type FinishTurnInput,
   type StoredTurnEvent,

@@ -11,8 +11,9 @@
  *   holder confirmed it within the confirmation window (elsewhere); otherwise `cancelled: false` with
  *   the reason.
  */
+
+import type { TurnEvent } from '../contracts/turn-event.ts';
 import { ChatError } from './chat-errors.ts';
-import type { TurnEvent } from './turn-events.ts';
 import { followTurn, isTurnAbandoned, LOST_TURN_MESSAGE, type TurnFollower } from './turn-follower.ts';
 import { createTurnHolder, isHolderProvablyDead } from './turn-holder.ts';
 import { TurnRun } from './turn-run.ts';

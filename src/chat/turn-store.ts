@@ -12,9 +12,9 @@
  * - Event and message writes are idempotent under retry: an event is keyed by `(turn, seq)` and a
  *   message by the id the caller chose, so a retried write after an ambiguous failure never duplicates.
  */
-import type { ConversationItem } from '../providers/types.ts';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
+import type { TurnEvent } from '../contracts/turn-event.ts';
 import type { ChatMessage } from './chat-message.ts';
-import type { TurnEvent } from './turn-events.ts';
 
 /** `running` until the turn ends; `lost` when its holder stopped renewing (crash, pause, outage). */
 export type TurnState = 'running' | 'completed' | 'max_iterations' | 'cancelled' | 'error' | 'lost';

@@ -11,7 +11,7 @@
  * rest are counted in `dropped`), and a progress event's own fields are cut to `MAX_PROGRESS_BYTES`
  * of JSON.
  */
-import type { TurnEvent } from './turn-events.ts';
+import type { TurnEvent } from '../contracts/turn-event.ts';
 
 export const TURN_TRACE_VERSION = 1;
 export const MAX_TRACE_EVENTS = 500;

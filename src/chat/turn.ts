@@ -25,7 +25,10 @@
  */
 
 import { defaultOf } from '../config/environment-variables.ts';
-import type { ConversationItem, FinishReason, ModelProvider } from '../providers/types.ts';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
+import type { FinishReason } from '../contracts/provider-event.ts';
+import type { TurnDoneEvent, TurnDoneReason, TurnEvent } from '../contracts/turn-event.ts';
+import type { ModelProvider } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import { type ExecuteToolOptions, executeTool } from '../tools/execution.ts';
 import { getInMemoryLedgerForChat } from '../tools/freshness-ledger.ts';
@@ -44,7 +47,6 @@ import { appendToSystemPrompt, buildFinalIterationNotice } from './system-prompt
 import type { ToolApprovalGate } from './tool-approval-gate.ts';
 import { approveToolCall, withRememberedRule } from './tool-call-approval.ts';
 import { parseToolCallArguments } from './tool-call-arguments.ts';
-import type { TurnDoneEvent, TurnDoneReason, TurnEvent } from './turn-events.ts';
 
 /** Default of `MANGO_MAX_TOOL_ITERATIONS`: model calls allowed in one turn. */
 export const DEFAULT_MAX_TOOL_ITERATIONS = defaultOf('MANGO_MAX_TOOL_ITERATIONS');
@@ -157,7 +159,9 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
     history.push(item);
   };
 
-  const registry = parameters.executeOptions?.registry ?? defaultToolRegistry;
+  // The user's own tools (external ones included) when the runtime carries them.
+  const registry = parameters.tools.registry ?? parameters.executeOptions?.registry ?? defaultToolRegistry;
+  const executeOptions: ExecuteToolOptions = { ...parameters.executeOptions, registry };
   /** The user's saved rows, plus the rules they remember while answering approvals in this turn. */
   const savedSettings: Record<string, unknown> = { ...parameters.tools.savedSettings };
   /** The chat's ledger, one for the whole turn (executeTool would give a chat-less call a fresh one). */
@@ -218,7 +222,7 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
         arguments: parsed.value,
         context,
         savedSettings: savedSettings[call.name],
-        executeOptions: parameters.executeOptions,
+        executeOptions,
         gate: parameters.approvals,
         signal,
         emit: (event) => queue.push(event),
@@ -245,7 +249,7 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
         parsed.value,
         context,
         savedSettings[call.name],
-        parameters.executeOptions,
+        executeOptions,
       );
       return { envelope, durationMs: Math.max(0, now() - startedAt), ledger };
     };

@@ -10,6 +10,7 @@ import { removedWorkspaceRootsMessage } from '../config.ts';
 import { WorkspacesDirectoryError } from '../workspaces/workspaces-directory.ts';
 import { CHAT_USAGE, createChatCommand } from './commands/chat.ts';
 import { createMcpCommand, MCP_USAGE } from './commands/mcp.ts';
+import { MCP_SERVERS_USAGE, mcpServersCommand } from './commands/mcp-servers.ts';
 import { SERVE_USAGE, serveCommand } from './commands/serve.ts';
 import { createToolCommand, TOOL_USAGE } from './commands/tool.ts';
 import { USER_USAGE, userCommand } from './commands/user.ts';
@@ -23,6 +24,7 @@ const COMMANDS: Record<string, { run: CliCommand; usage: string }> = {
   user: { run: userCommand, usage: USER_USAGE },
   workspace: { run: workspaceCommand, usage: WORKSPACE_USAGE },
   mcp: { run: createMcpCommand(), usage: MCP_USAGE },
+  'mcp-servers': { run: mcpServersCommand, usage: MCP_SERVERS_USAGE },
   chat: {
     run: createChatCommand({
       createProvider: (providerId, env) => {

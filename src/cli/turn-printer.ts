@@ -4,7 +4,7 @@
  * retries, and why the turn ended when it did not simply complete (a refusal, the content filter and a
  * cut answer included). Pure apart from the `write` sink it is given.
  */
-import type { TurnEvent, TurnFinishReason } from '../chat/turn-events.ts';
+import type { TurnEvent, TurnFinishReason } from '../contracts/turn-event.ts';
 
 /** Longest argument or result preview printed on one line. */
 export const PREVIEW_CHARACTERS = 200;

@@ -133,6 +133,25 @@ export const ENVIRONMENT_VARIABLES = {
     defaultText: '`61000`',
     meaning: 'the uid sandboxed shell commands run as when the server runs as root',
   }),
+  MANGO_MCP_SERVERS: textVariable({
+    defaultText: '(unset: no external MCP servers)',
+    meaning:
+      'path of the JSON file of external MCP servers offered to every user ([mcp-client.md](mcp-client.md)); re-read on SIGHUP',
+  }),
+  MANGO_MCP_ALLOW_PRIVATE: choiceVariable({
+    fallback: '0',
+    choices: ['0', '1'],
+    defaultText: '`0`',
+    meaning: '`1` lets external MCP servers over HTTP reach loopback, link-local and private addresses',
+  }),
+  MANGO_SECRET_KEY: patternVariable({
+    pattern: /^\S{32,}$/,
+    expected: 'at least 32 characters without spaces (e.g. `openssl rand -base64 32`)',
+    secret: true,
+    defaultText: '(unset: users cannot add MCP servers with headers)',
+    meaning:
+      "the key users' MCP server headers are stored encrypted with ([mcp-client.md](mcp-client.md)); changing it makes stored headers unreadable",
+  }),
   MANGO_PROVIDER_FIRST_EVENT_TIMEOUT_SECONDS: integerVariable({
     fallback: 120,
     minimum: 1,

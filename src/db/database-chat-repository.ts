@@ -16,7 +16,8 @@
 
 import type { SQL } from 'bun';
 import type { Chat, ChatMessage, ChatRepository } from '../chat/chat-repository.ts';
-import type { ConversationItem, ProviderId } from '../providers/types.ts';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
+import type { ProviderId } from '../contracts/provider-id.ts';
 import type { Database } from './database.ts';
 import { insertMessage, listMessageRows } from './database-message-insert.ts';
 import { DatabaseToolApprovalStore } from './database-tool-approval-store.ts';

@@ -27,7 +27,7 @@ import {
   type TurnState,
   type TurnStore,
 } from '../chat/turn-store.ts';
-import type { ConversationItem } from '../providers/types.ts';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { Database } from './database.ts';
 import { insertMessage, selectMessage } from './database-message-insert.ts';
 import { isUniqueViolation } from './database-user-repository.ts';

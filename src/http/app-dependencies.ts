@@ -25,11 +25,13 @@ import { DatabaseChatRepository } from '../db/database-chat-repository.ts';
 import { createDatabaseLedgerFactory } from '../db/database-freshness-ledger.ts';
 import { DatabaseImageRepository } from '../db/database-image-repository.ts';
 import { DatabaseToolSettingsRepository } from '../db/database-tool-settings-repository.ts';
+import { DatabaseUserMcpServerRepository } from '../db/database-user-mcp-server-repository.ts';
 import { DatabaseUserPreferenceRepository } from '../db/database-user-preference-repository.ts';
 import { DatabaseUserRepository } from '../db/database-user-repository.ts';
 import { DatabaseWorkspaceRepository } from '../db/database-workspace-repository.ts';
 import type { ImageRepository } from '../images/image-repository.ts';
 import { McpHttpSessions } from '../mcp/mcp-http-handler.ts';
+import { createExternalTools, type ExternalTools } from '../mcp-client/create-external-tool-source.ts';
 import { createModelCatalog, type ModelCatalog } from '../providers/model-catalog.ts';
 import { createProviderRegistry, type ProviderRegistry } from '../providers/provider-registry.ts';
 import { ToolSettingsEvents } from '../settings/tool-settings-events.ts';
@@ -92,6 +94,8 @@ export interface AppDependencies {
   databaseOutage: DatabaseOutage;
   /** The web app's bytes, loaded and verified once at start; undefined = not built (pages answer 503). */
   webApp?: WebApp;
+  /** External MCP servers' tools (`MANGO_MCP_SERVERS`); undefined when none are configured. */
+  externalTools?: ExternalTools;
 }
 
 export interface AppDependencyOptions {
@@ -114,6 +118,8 @@ export interface AppDependencyOptions {
   webApp?: WebApp;
   /** The approval timeout's timer of chat turns (tests fire it without waiting). */
   approvalTimers?: ToolTimers;
+  /** Default: built from `environment` (`MANGO_MCP_SERVERS`); `null`: none, whatever it says. */
+  externalTools?: ExternalTools | null;
 }
 
 /**
@@ -138,7 +144,26 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
       now,
     );
   const log = options.log ?? ((message: string) => console.error(message));
-  const toolSettings = new ToolSettingsService({ repository: toolSettingsRepository, registry, events });
+  const externalTools =
+    options.externalTools === null
+      ? undefined
+      : (options.externalTools ??
+        createExternalTools({
+          environment,
+          builtins: registry,
+          dataDirectory: options.config.dataDirectory,
+          workspaces,
+          userServerRepository: new DatabaseUserMcpServerRepository(options.database),
+          now,
+          log,
+        }));
+  const toolSource = externalTools?.source;
+  const toolSettings = new ToolSettingsService({
+    repository: toolSettingsRepository,
+    registry,
+    toolSource,
+    events,
+  });
   return {
     config: options.config,
     database: options.database,
@@ -161,7 +186,9 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
     workspaces,
     allowedHosts: readAllowedHostPolicy(environment, options.config.host),
     webApp: options.webApp,
+    externalTools,
     chats: createServerChatService({
+      toolSource,
       chatConfig,
       workspaces,
       providers,

@@ -15,6 +15,7 @@ import { HttpError, mapErrorToResponse } from './http-errors.ts';
 import { createImageRoutes } from './images/image-routes.ts';
 import { createMcpOriginGuard } from './mcp/mcp-origin-guard.ts';
 import { createMcpRoutes } from './mcp/mcp-routes.ts';
+import { createMcpServerRoutes } from './mcp-servers/mcp-server-routes.ts';
 import { buildOpenApiDocument, type RouteForDocument } from './openapi.ts';
 import { createPreferenceRoutes } from './preferences/preference-routes.ts';
 import { createProviderRoutes } from './providers/provider-routes.ts';
@@ -34,6 +35,7 @@ export const ROUTE_MODULES = [
   createWorkspaceRoutes,
   createWorkspaceFileRoutes,
   createPreferenceRoutes,
+  createMcpServerRoutes,
 ] as const;
 
 /**

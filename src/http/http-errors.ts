@@ -23,12 +23,15 @@
  * | `ChatError` provider_unavailable                   | 503    | `provider_unavailable`  |
  * | `ModelListError` provider_unavailable / model_list_failed | 503 / 502 | its `code` |
  * | `WorkspaceError` (a path the caller may not use)   | 422    | `invalid_working_directory` |
+ * | `McpServerError` not_found / name_taken, operator_server / invalid_request | 404 / 409 / 422 | its `code` |
  * | database unreachable (`isDatabaseUnavailableError`) | 503 + `Retry-After` | `database_unavailable` |
  * | anything else                                      | 500    | `internal_error`        |
  */
 import { ChatError, type ChatErrorCode } from '../chat/chat-errors.ts';
+import type { ToolErrorClassification } from '../contracts/tool-error-classification.ts';
+import { McpServerError, type McpServerErrorCode } from '../mcp-client/user-mcp-server-service.ts';
 import { ModelListError } from '../providers/model-lister.ts';
-import { ToolError, type ToolErrorClassification, ToolParameterError } from '../tools/errors.ts';
+import { ToolError, ToolParameterError } from '../tools/errors.ts';
 import { WorkspaceError } from '../workspaces/workspace-error.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailableError } from './database-outage.ts';
 
@@ -75,6 +78,13 @@ const CHAT_ERROR_STATUS: Record<ChatErrorCode, number> = {
   invalid_working_directory: 422,
   provider_unavailable: 503,
   approval_closed: 409,
+};
+
+const MCP_SERVER_ERROR_STATUS: Record<McpServerErrorCode, number> = {
+  not_found: 404,
+  name_taken: 409,
+  operator_server: 409,
+  invalid_request: 422,
 };
 
 /** The HTTP status for a tool error classification. */
@@ -149,6 +159,9 @@ export function mapErrorToResponse(
   if (ModelListError.isInstance(error)) {
     const status = error.code === 'provider_unavailable' ? 503 : 502;
     return jsonErrorResponse(status, { error: error.message, code: error.code });
+  }
+  if (error instanceof McpServerError) {
+    return jsonErrorResponse(MCP_SERVER_ERROR_STATUS[error.code], { error: error.message, code: error.code });
   }
   if (WorkspaceError.isInstance(error)) {
     return jsonErrorResponse(422, { error: error.message, code: 'invalid_working_directory' });

@@ -14,8 +14,9 @@
  *   after that point is stored.
  * - The summary `{count, images, errors?}` lists completed images in plan order and failures by index.
  */
+
+import type { ToolProgressEvent } from '../contracts/tool-progress-event.ts';
 import { ToolExecutionError } from '../tools/errors.ts';
-import type { ToolProgressEvent } from '../tools/types.ts';
 import {
   describeProviderError,
   type GeneratedImageData,

@@ -12,7 +12,7 @@
  * The message is the event's `message` when it has one, else its `type`.
  */
 import type { ProgressNotification } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolProgressEvent } from '../tools/types.ts';
+import type { ToolProgressEvent } from '../contracts/tool-progress-event.ts';
 
 export type ProgressToken = string | number;
 

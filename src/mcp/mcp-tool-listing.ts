@@ -18,8 +18,9 @@ import {
   type Tool,
   type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolDefinition } from '../contracts/tool-definition.ts';
 import { CAUTIOUS_TRAITS, type ToolTraits } from '../tools/tool-traits.ts';
-import type { RegisteredTool, ToolDefinition } from '../tools/types.ts';
+import type { RegisteredTool } from '../tools/types.ts';
 import { toCallToolResult } from './tool-call-result.ts';
 
 /**

@@ -25,6 +25,8 @@ import type {
   RawMessageStreamEvent,
   StopReason,
 } from '@anthropic-ai/sdk/resources/messages';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
+import type { FinishReason, ProviderEvent, TokenUsage } from '../contracts/provider-event.ts';
 import {
   DEFAULT_PROVIDER_TIMEOUT_MS,
   finishForRefusal,
@@ -40,14 +42,7 @@ import {
 } from './stream-support.ts';
 import { watchedFetch } from './stream-watch.ts';
 import { toolDefsToAnthropic } from './tool-mapper.ts';
-import type {
-  ConversationItem,
-  FinishReason,
-  ModelProvider,
-  ModelRequest,
-  ProviderEvent,
-  TokenUsage,
-} from './types.ts';
+import type { ModelProvider, ModelRequest } from './types.ts';
 
 export interface AnthropicMessagesProviderOptions extends ProviderClientOptions {
   /** `max_tokens` of every request (required by the API; default 8192). */

@@ -27,6 +27,8 @@ import {
   type GoogleGenAIOptions,
   type Part,
 } from '@google/genai';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
+import type { ProviderEvent, TokenUsage } from '../contracts/provider-event.ts';
 import { PartialArguments } from './gemini-partial-args.ts';
 import { toGeminiSchema } from './gemini-schema.ts';
 import {
@@ -43,7 +45,7 @@ import {
   streamPolicyOf,
 } from './stream-support.ts';
 import { watchedFetch } from './stream-watch.ts';
-import type { ConversationItem, ModelProvider, ModelRequest, ProviderEvent, TokenUsage } from './types.ts';
+import type { ModelProvider, ModelRequest } from './types.ts';
 
 const PROVIDER = 'gemini-generate-content';
 

@@ -17,6 +17,8 @@
  * with `error`, so a call cut mid-arguments is never completed.
  */
 import { GoogleGenAI, type Interactions } from '@google/genai';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
+import type { ProviderEvent, TokenUsage } from '../contracts/provider-event.ts';
 import {
   DEFAULT_PROVIDER_TIMEOUT_MS,
   finishForTruncatedStream,
@@ -31,7 +33,7 @@ import {
 } from './stream-support.ts';
 import { watchedFetch } from './stream-watch.ts';
 import { toolDefsToGeminiInteractions } from './tool-mapper.ts';
-import type { ConversationItem, ModelProvider, ModelRequest, ProviderEvent, TokenUsage } from './types.ts';
+import type { ModelProvider, ModelRequest } from './types.ts';
 
 /** What this adapter keeps in a tool call's `providerData`: the call's thought signature. */
 export interface GeminiCallData {

@@ -15,7 +15,7 @@
  * the arguments in full regardless (rejecting undeclared keys), so nothing the model sends goes unchecked.
  * Pure: never mutates its input.
  */
-import type { JsonSchema, JsonSchemaType } from '../tools/types.ts';
+import type { JsonSchema, JsonSchemaType } from '../contracts/json-schema.ts';
 
 /** The OpenAPI-subset keywords Gemini accepts on a schema node. */
 const GEMINI_KEYWORDS = new Set([

@@ -3,8 +3,9 @@
  * the new-chat form does not call the provider every time. Concurrent requests for one provider share
  * one call. A failed listing is not cached: the next request asks again. The clock is injected.
  */
+
+import type { ProviderId } from '../contracts/provider-id.ts';
 import type { ProviderRegistry } from './provider-registry.ts';
-import type { ProviderId } from './types.ts';
 
 export const DEFAULT_MODEL_CATALOG_TTL_MS = 10 * 60 * 1000;
 

@@ -9,7 +9,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, type GoogleGenAIOptions } from '@google/genai';
 import OpenAI from 'openai';
-import type { ProviderId } from './types.ts';
+import type { ProviderId } from '../contracts/provider-id.ts';
 
 /** More than any provider lists today; a server listing more is cut here. */
 export const MAX_LISTED_MODELS = 1000;

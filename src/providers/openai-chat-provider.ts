@@ -24,6 +24,9 @@ import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
+import type { FinishReason, ProviderEvent, TokenUsage } from '../contracts/provider-event.ts';
+import type { ProviderId } from '../contracts/provider-id.ts';
 import { createOpenAIClient } from './openai-client.ts';
 import {
   finishForContentFilter,
@@ -37,15 +40,7 @@ import {
   streamPolicyOf,
 } from './stream-support.ts';
 import { toolDefsToChatCompletions } from './tool-mapper.ts';
-import type {
-  ConversationItem,
-  FinishReason,
-  ModelProvider,
-  ModelRequest,
-  ProviderEvent,
-  ProviderId,
-  TokenUsage,
-} from './types.ts';
+import type { ModelProvider, ModelRequest } from './types.ts';
 
 export interface OpenAIChatProviderOptions extends ProviderClientOptions {
   /** Provider id this instance reports and whose `provider_item`s it replays (default `openai-compatible`). */

@@ -21,6 +21,9 @@ import type {
   ResponseInputItem,
   ResponseStreamEvent,
 } from 'openai/resources/responses/responses';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
+import type { ProviderEvent } from '../contracts/provider-event.ts';
+import type { ProviderId } from '../contracts/provider-id.ts';
 import { createOpenAIClient } from './openai-client.ts';
 import {
   finishForContentFilter,
@@ -34,7 +37,7 @@ import {
   streamPolicyOf,
 } from './stream-support.ts';
 import { toolDefsToResponsesAPI } from './tool-mapper.ts';
-import type { ConversationItem, ModelProvider, ModelRequest, ProviderEvent, ProviderId } from './types.ts';
+import type { ModelProvider, ModelRequest } from './types.ts';
 
 export interface OpenAIResponsesProviderOptions extends ProviderClientOptions {
   /** Provider id this instance reports and whose `provider_item`s it replays (default `openai`). */

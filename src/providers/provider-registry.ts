@@ -22,6 +22,7 @@ import {
   type OptionalTextVariableName,
   readVariable,
 } from '../config/environment-variables.ts';
+import { PROVIDER_IDS, type ProviderId } from '../contracts/provider-id.ts';
 import { createAnthropicMessagesProvider } from './anthropic-messages-provider.ts';
 import {
   createGeminiGenerateContentProvider,
@@ -33,7 +34,7 @@ import { createOpenAIChatProvider } from './openai-chat-provider.ts';
 import { createOpenAIResponsesProvider } from './openai-responses-provider.ts';
 import { readProviderStreamSettings } from './provider-settings.ts';
 import type { ProviderClientOptions } from './stream-support.ts';
-import { type ModelProvider, PROVIDER_IDS, type ProviderId } from './types.ts';
+import type { ModelProvider } from './types.ts';
 
 export type ProviderEnvironment = Environment;
 

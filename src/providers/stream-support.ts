@@ -5,6 +5,8 @@
  * events for refusals, content filters and cut streams, holding a call until the output limit is known,
  * and reading a tool call's arguments as an object for providers whose history wants one.
  */
+
+import type { ProviderEvent, TokenUsage } from '../contracts/provider-event.ts';
 import {
   abortableSleep,
   DEFAULT_MAX_RETRIES,
@@ -18,7 +20,6 @@ import {
   StreamWatch,
   withStreamWatch,
 } from './stream-watch.ts';
-import type { ProviderEvent, TokenUsage } from './types.ts';
 
 /** Arguments as the model produced them, with "no arguments" (`""`, whitespace) normalized to `"{}"`. */
 export function normalizeToolArguments(raw: string | undefined | null): string {

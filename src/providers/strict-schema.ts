@@ -16,7 +16,7 @@
  *
  * Both functions are pure: they never mutate their input and the output shares no object with it.
  */
-import type { JsonSchema, JsonSchemaType } from '../tools/types.ts';
+import type { JsonSchema, JsonSchemaType } from '../contracts/json-schema.ts';
 
 /** Keywords whose value is one schema. */
 const SINGLE_SCHEMA_KEYWORDS = ['items', 'not', 'additionalItems', 'contains', 'if', 'then', 'else'] as const;

@@ -14,7 +14,7 @@ import type { Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages
 import type { Interactions } from '@google/genai';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import type { FunctionTool } from 'openai/resources/responses/responses';
-import type { ToolDefinition } from '../tools/types.ts';
+import type { ToolDefinition } from '../contracts/tool-definition.ts';
 import { toGeminiSchema } from './gemini-schema.ts';
 import { isStrictCompatible, toStrictSchema } from './strict-schema.ts';
 

@@ -119,6 +119,12 @@ export async function startServer(
       webApp,
     });
     await ensureFirstUser(deps, print);
+    const operatorServers = deps.externalTools?.servers.operatorServers() ?? [];
+    if (operatorServers.length > 0) {
+      print(
+        `External MCP servers offered to every user: ${operatorServers.map((server) => server.name).join(', ')}.`,
+      );
+    }
     configureImageGeneration({
       ...readImageGenerationConfigFromEnv(options.env ?? process.env),
       repository: deps.images,
@@ -163,6 +169,8 @@ export async function startServer(
           clearTimeout(timer);
           // Turns outlive their streams: let them record their end before the database closes.
           await deps.chats.drainTurns(config.shutdownTimeoutMs);
+          // After the turns: their external calls end as cancelled, not as a closed connection.
+          await deps.externalTools?.close();
           await database.close();
         })();
         return stopping;

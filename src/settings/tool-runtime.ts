@@ -3,10 +3,12 @@
  * defaults (a corrupted row falls back to defaults and is logged, never breaking a chat), and produce
  * the enabled `ToolDefinition[]` together with the rows `executeTool` needs.
  */
+
+import type { ToolDefinition } from '../contracts/tool-definition.ts';
 import type { ToolParameterError } from '../tools/errors.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { getToolDefinitionsForTools } from '../tools/settings-policy.ts';
-import type { ToolDefinition } from '../tools/types.ts';
+import type { UserToolSource } from '../tools/user-tool-source.ts';
 import type { ToolSettingsRepository } from './tool-settings-repository.ts';
 
 export interface EnabledToolRuntime {
@@ -14,10 +16,17 @@ export interface EnabledToolRuntime {
   definitions: ToolDefinition[];
   /** The user's raw saved rows by tool name, to pass to `executeTool` as `savedSettings`. */
   savedSettings: Record<string, unknown>;
+  /**
+   * The user's tools the definitions came from; the turn looks its calls up here (absent: the
+   * registry of the turn's execute options, else the process-wide one).
+   */
+  registry?: ToolRegistry;
 }
 
 export interface ToolRuntimeOptions {
   registry?: ToolRegistry;
+  /** The user's own tools (builtins plus external ones); wins over `registry` when given. */
+  toolSource?: UserToolSource;
   onInvalidSettings?: (error: ToolParameterError) => void;
 }
 
@@ -26,13 +35,15 @@ export async function getEnabledToolRuntime(
   userId: string,
   options: ToolRuntimeOptions = {},
 ): Promise<EnabledToolRuntime> {
-  const savedSettings = await repository.getAll(userId);
-  const registry = options.registry ?? defaultToolRegistry;
+  const [savedSettings, registry] = await Promise.all([
+    repository.getAll(userId),
+    options.toolSource?.registryFor(userId) ?? options.registry ?? defaultToolRegistry,
+  ]);
   const definitions = getToolDefinitionsForTools(
     registry.list(),
     savedSettings,
     options.onInvalidSettings ??
       ((error) => console.warn(`[mango] user ${userId}: invalid saved setting ignored: ${error.message}`)),
   );
-  return { definitions, savedSettings };
+  return { definitions, savedSettings, registry };
 }

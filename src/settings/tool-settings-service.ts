@@ -6,6 +6,7 @@
  * successful update. Knows nothing of HTTP: failures are `ToolError('unknown_tool')` and
  * `ToolParameterError`, which `src/http/` maps to statuses.
  */
+import type { ToolSettingsDescriptor, ToolSettingsUpdate } from '../contracts/tool-settings-descriptor.ts';
 import { ToolError, ToolParameterError } from '../tools/errors.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import {
@@ -15,48 +16,17 @@ import {
   sanitizeSavedSettings,
 } from '../tools/settings-policy.ts';
 import { toolSettingsMetadataOf } from '../tools/tool-settings-metadata.ts';
-import { type ToolResultView, traitsOf } from '../tools/tool-traits.ts';
-import type {
-  RegisteredTool,
-  SavedToolSettings,
-  ToolCategory,
-  ToolParameterDescriptor,
-} from '../tools/types.ts';
+import { traitsOf } from '../tools/tool-traits.ts';
+import type { RegisteredTool, SavedToolSettings } from '../tools/types.ts';
+import type { UserToolSource } from '../tools/user-tool-source.ts';
 import type { ToolSettingsEvents } from './tool-settings-events.ts';
 import type { ToolSettingsRepository } from './tool-settings-repository.ts';
-
-/** Everything a settings page needs to render one tool; the API returns it as is. */
-export interface ToolSettingsDescriptor {
-  name: string;
-  title: string;
-  description: string;
-  category: ToolCategory;
-  enabled: boolean;
-  canDisable: boolean;
-  /** False when the tool cannot run in this deployment (it is then never offered, whatever `enabled`). */
-  available: boolean;
-  /** Why it cannot run, when `available` is false. */
-  unavailableReason?: string;
-  /** How it runs here, when that matters to users (e.g. the shell sandbox's mode). */
-  notice?: string;
-  /** Enabling it needs an explicit yes (declared on the tool as a trait). */
-  confirmBeforeEnable: boolean;
-  /** How a result of this tool is rendered (declared on the tool as a trait). */
-  resultView: ToolResultView;
-  /** Effective values: defaults < saved. */
-  parameters: Record<string, unknown>;
-  parameterDescriptors: ToolParameterDescriptor[];
-}
-
-/** The body of `PUT /api/settings/tools/:toolName`: every field optional, absent means unchanged. */
-export interface ToolSettingsUpdate {
-  enabled?: boolean;
-  parameters?: Record<string, unknown>;
-}
 
 export interface ToolSettingsServiceOptions {
   repository: ToolSettingsRepository;
   registry?: ToolRegistry;
+  /** Each user's own tools (builtins plus external ones); wins over `registry` when given. */
+  toolSource?: UserToolSource;
   events?: ToolSettingsEvents;
   /** Receives each invalid stored value that was replaced by its default (default: console.warn). */
   onInvalidSettings?: (userId: string, error: ToolParameterError) => void;
@@ -68,12 +38,14 @@ const MAX_ECHOED_NAME_LENGTH = 80;
 export class ToolSettingsService {
   readonly #repository: ToolSettingsRepository;
   readonly #registry: ToolRegistry;
+  readonly #toolSource: UserToolSource | undefined;
   readonly #events: ToolSettingsEvents | undefined;
   readonly #onInvalid: (userId: string, error: ToolParameterError) => void;
 
   constructor(options: ToolSettingsServiceOptions) {
     this.#repository = options.repository;
     this.#registry = options.registry ?? defaultToolRegistry;
+    this.#toolSource = options.toolSource;
     this.#events = options.events;
     this.#onInvalid =
       options.onInvalidSettings ??
@@ -83,8 +55,8 @@ export class ToolSettingsService {
 
   /** Every registered tool, in registration order, with the user's effective settings. */
   async list(userId: string): Promise<ToolSettingsDescriptor[]> {
-    const saved = await this.#repository.getAll(userId);
-    return this.#registry.list().map((tool) => {
+    const [saved, registry] = await Promise.all([this.#repository.getAll(userId), this.#registryOf(userId)]);
+    return registry.list().map((tool) => {
       const effective = getSafeEffectiveToolSettings(tool, saved[tool.definition.name], (error) =>
         this.#onInvalid(userId, error),
       );
@@ -102,7 +74,7 @@ export class ToolSettingsService {
     toolName: string,
     update: ToolSettingsUpdate,
   ): Promise<ToolSettingsDescriptor> {
-    const tool = this.#registry.get(toolName);
+    const tool = (await this.#registryOf(userId)).get(toolName);
     if (!tool) {
       const shown =
         toolName.length > MAX_ECHOED_NAME_LENGTH ? `${toolName.slice(0, MAX_ECHOED_NAME_LENGTH)}…` : toolName;
@@ -153,7 +125,7 @@ export class ToolSettingsService {
     setting: string,
     entry: string,
   ): Promise<ToolSettingsDescriptor> {
-    const tool = this.#registry.get(toolName);
+    const tool = (await this.#registryOf(userId)).get(toolName);
     if (!tool) throw new ToolError('unknown_tool', `No tool is named ${JSON.stringify(toolName)}.`);
     const descriptor = toolSettingsMetadataOf(tool).parameterDescriptors.find(
       (item) => item.name === setting,
@@ -185,6 +157,11 @@ export class ToolSettingsService {
     this.#events?.emit(userId, toolName);
     const effective = mergeToolSettings(tool, stored);
     return describeTool(tool, effective.enabled, effective.parameters);
+  }
+
+  /** The user's tools: their own registry when a source gives one, else the shared one. */
+  #registryOf(userId: string): Promise<ToolRegistry> {
+    return this.#toolSource?.registryFor(userId) ?? Promise.resolve(this.#registry);
   }
 }
 

@@ -8,8 +8,9 @@
  *   which reads the shared path settings of whichever tool is running. It coerces rather than throws:
  *   stored settings have no model turn to hand a correctable error to.
  */
+
+import type { PathListEntry } from '../contracts/tool-parameter-descriptor.ts';
 import { ToolArgumentError } from './errors.ts';
-import type { PathListEntry } from './types.ts';
 
 export type ToolArguments = Record<string, unknown>;
 

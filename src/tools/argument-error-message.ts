@@ -4,7 +4,7 @@
  * values or pattern — and the value received, as a model can act on it.
  */
 import type { ErrorObject } from 'ajv';
-import type { JsonSchema } from './types.ts';
+import type { JsonSchema } from '../contracts/json-schema.ts';
 
 const TYPE_WORDS: Record<string, string> = {
   integer: 'an integer',

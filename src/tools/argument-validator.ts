@@ -17,9 +17,9 @@
  */
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { RE2JS } from 're2js';
+import type { JsonSchema } from '../contracts/json-schema.ts';
 import { describeArgumentError } from './argument-error-message.ts';
 import { ToolArgumentError, ToolExecutionError } from './errors.ts';
-import type { JsonSchema } from './types.ts';
 
 /** Largest source schema accepted, as JSON text; bounds compile time and memory. */
 export const MAX_SCHEMA_BYTES = 64 * 1024;

@@ -16,6 +16,9 @@
  *   settings (a maximum that follows a setting); the validated schema stays `parameters`.
  */
 import type { Static, TObject } from '@sinclair/typebox';
+import type { JsonSchema } from '../contracts/json-schema.ts';
+import type { ToolCategory } from '../contracts/tool-category.ts';
+import type { ToolDefinition } from '../contracts/tool-definition.ts';
 import { toToolParameters } from './tool-schema.ts';
 import {
   defaultSettingValues,
@@ -25,14 +28,7 @@ import {
   type SettingValues,
 } from './tool-settings.ts';
 import type { ToolTraits } from './tool-traits.ts';
-import type {
-  EffectiveToolSettings,
-  JsonSchema,
-  RegisteredTool,
-  ToolCategory,
-  ToolContext,
-  ToolDefinition,
-} from './types.ts';
+import type { EffectiveToolSettings, RegisteredTool, ToolContext } from './types.ts';
 
 /** What a tool declares; see the module header. */
 export interface ToolDeclaration<Parameters extends TObject, Settings extends SettingsDeclaration> {

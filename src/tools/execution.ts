@@ -7,16 +7,12 @@
  * call's signal fires with a `ToolTimeoutError`, and a parent abort fires it with a
  * `ToolCancelledError` — whichever comes first claims the outcome, so a cancel is never a timeout.
  */
+
+import type { ToolErrorClassification } from '../contracts/tool-error-classification.ts';
 import { readArgumentsObject } from './arg-parsing.ts';
 import { type ArgumentValidator, defaultArgumentValidator } from './argument-validator.ts';
 import type { ToolParameterError } from './errors.ts';
-import {
-  classifySystemError,
-  ToolCancelledError,
-  ToolError,
-  type ToolErrorClassification,
-  ToolTimeoutError,
-} from './errors.ts';
+import { classifySystemError, ToolCancelledError, ToolError, ToolTimeoutError } from './errors.ts';
 import { getInMemoryLedgerForChat } from './freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from './registry.ts';
 import { getSafeEffectiveToolSettings } from './settings-policy.ts';

@@ -3,16 +3,12 @@
  * Stored settings are user data and may be stale or corrupted; `getSafeEffectiveToolSettings` keeps a
  * bad row from ever breaking a chat, while `mergeToolSettings` is strict so the API can refuse bad input.
  */
+
+import type { ToolDefinition } from '../contracts/tool-definition.ts';
+import type { PathListEntry, ToolParameterDescriptor } from '../contracts/tool-parameter-descriptor.ts';
 import { ToolParameterError } from './errors.ts';
 import { toolSettingsMetadataOf } from './tool-settings-metadata.ts';
-import type {
-  EffectiveToolSettings,
-  PathListEntry,
-  RegisteredTool,
-  SavedToolSettings,
-  ToolDefinition,
-  ToolParameterDescriptor,
-} from './types.ts';
+import type { EffectiveToolSettings, RegisteredTool, SavedToolSettings } from './types.ts';
 
 function cloneValue<T>(value: T): T {
   return structuredClone(value);

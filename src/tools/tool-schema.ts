@@ -6,7 +6,7 @@
  * TypeBox spells a union of literals as `anyOf`; `StringEnum` spells it as the `enum` strict mode accepts.
  */
 import { type TObject, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
-import type { JsonSchema } from './types.ts';
+import type { JsonSchema } from '../contracts/json-schema.ts';
 
 /** Keywords OpenAI's strict mode refuses anywhere in a schema; a tool using one would lose strict mode. */
 const REFUSED_COMBINATORS = ['anyOf', 'oneOf', 'allOf', 'not', '$ref'] as const;

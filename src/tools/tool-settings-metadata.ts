@@ -9,8 +9,10 @@
  * after the tool's own, so a settings page lists the tool's own first; a tool that declares a setting of
  * the same name is a programming error and throws, rather than one silently shadowing the other.
  */
+
+import type { ToolParameterDescriptor } from '../contracts/tool-parameter-descriptor.ts';
 import { traitsOf } from './tool-traits.ts';
-import type { RegisteredTool, ToolParameterDescriptor, ToolSettingsMetadata } from './types.ts';
+import type { RegisteredTool, ToolSettingsMetadata } from './types.ts';
 
 export const APPROVAL_VALUES = ['never', 'always'] as const;
 export const MIN_APPROVAL_TIMEOUT_SECONDS = 10;

@@ -11,7 +11,11 @@
  * A declaration that contradicts itself (a default outside its bounds, `min` above `max`, a select
  * default not among its values) throws when the module declaring it loads, so it never ships.
  */
-import type { PathListEntry, ToolParameterDescriptor, ToolParameterType } from './types.ts';
+import type {
+  PathListEntry,
+  ToolParameterDescriptor,
+  ToolParameterType,
+} from '../contracts/tool-parameter-descriptor.ts';
 
 interface SettingBase<Type extends ToolParameterType, Value> {
   readonly type: Type;

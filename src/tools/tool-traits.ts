@@ -6,19 +6,10 @@
  * and reach outside the server, it runs alone, each call waits for the user's approval, and its result is
  * shown as plain JSON.
  */
+import type { ToolResultView } from '../contracts/tool-result-view.ts';
 
 /** Whether a call waits for the user's yes unless a rule says otherwise (the `approval` setting's default). */
 export type ApprovalDefault = 'never' | 'always';
-
-/** How the web app renders a tool's result; `json` is the generic view every result falls back to. */
-export const TOOL_RESULT_VIEWS = [
-  'json',
-  'file_content',
-  'search_matches',
-  'command_output',
-  'images',
-] as const;
-export type ToolResultView = (typeof TOOL_RESULT_VIEWS)[number];
 
 export interface ToolTraits {
   /** It only observes (files, the clock): it changes nothing outside its result, so it may run concurrently. */

@@ -3,82 +3,15 @@
  * Tools import only from this layer; nothing here knows about HTTP, databases or providers.
  */
 
+import type { JsonSchema } from '../contracts/json-schema.ts';
+import type { ToolCategory } from '../contracts/tool-category.ts';
+import type { ToolDefinition } from '../contracts/tool-definition.ts';
+import type { ToolFailure } from '../contracts/tool-failure.ts';
+import type { ToolParameterDescriptor } from '../contracts/tool-parameter-descriptor.ts';
+import type { ToolProgressEvent } from '../contracts/tool-progress-event.ts';
 import type { ReachableSet } from './access/reachable-set.ts';
-import type { ToolErrorClassification } from './errors.ts';
 import type { FreshnessLedger } from './freshness-ledger.ts';
 import type { ToolTraits } from './tool-traits.ts';
-
-export type JsonSchemaType = 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'null';
-
-/** Plain JSON Schema, as tools author it (the source dialect each provider's mapping starts from). */
-export interface JsonSchema {
-  type?: JsonSchemaType | JsonSchemaType[];
-  description?: string;
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  additionalProperties?: boolean | JsonSchema;
-  items?: JsonSchema;
-  enum?: unknown[];
-  const?: unknown;
-  default?: unknown;
-  examples?: unknown[];
-  minimum?: number;
-  maximum?: number;
-  minLength?: number;
-  maxLength?: number;
-  minItems?: number;
-  maxItems?: number;
-  pattern?: string;
-  format?: string;
-  oneOf?: JsonSchema[];
-  anyOf?: JsonSchema[];
-  allOf?: JsonSchema[];
-  not?: JsonSchema;
-  $ref?: string;
-  [keyword: string]: unknown;
-}
-
-/** What a model is shown: a name, what the tool does, and the JSON Schema of its arguments. */
-export interface ToolDefinition {
-  name: string;
-  description: string;
-  parameters: JsonSchema;
-}
-
-export type ToolCategory = 'system' | 'image' | 'interaction';
-
-/** A path list entry: settings `allowedPaths` / `deniedPaths`. */
-export interface PathListEntry {
-  path: string;
-  enabled: boolean;
-}
-
-export type ToolParameterType =
-  | 'integer'
-  | 'number'
-  | 'boolean'
-  | 'string'
-  | 'select'
-  | 'string_list'
-  | 'path_list';
-
-/**
- * Describes one user-tunable setting of a tool, complete enough for a settings page to render an
- * editor from it alone and for `normalizeToolParameters` to validate a value.
- */
-export interface ToolParameterDescriptor {
-  name: string;
-  label: string;
-  description: string;
-  type: ToolParameterType;
-  /** `select` only: the values a user may choose. */
-  allowedValues?: string[];
-  required?: boolean;
-  default?: unknown;
-  /** `integer` / `number`: inclusive bounds. */
-  min?: number;
-  max?: number;
-}
 
 export interface ToolSettingsMetadata {
   title: string;
@@ -100,12 +33,6 @@ export interface EffectiveToolSettings {
 export interface SavedToolSettings {
   enabled?: boolean;
   parameters?: Record<string, unknown>;
-}
-
-/** A progress event a long-running tool streams while it runs (e.g. one per generated image). */
-export interface ToolProgressEvent {
-  type: string;
-  [field: string]: unknown;
 }
 
 /**
@@ -189,11 +116,6 @@ export interface RegisteredTool {
    * MCP clients validate structured content against it.
    */
   outputSchema?: JsonSchema;
-}
-
-export interface ToolFailure {
-  classification: ToolErrorClassification;
-  message: string;
 }
 
 /** The envelope `executeTool` returns; it never throws. */

@@ -7,7 +7,7 @@ import type { ChatRepository } from '../../src/chat/chat-repository.ts';
 import { ChatService, type ChatServiceDependencies } from '../../src/chat/chat-service.ts';
 import { INTERRUPTED_CALL_MESSAGE } from '../../src/chat/history-repair.ts';
 import { InMemoryChatRepository } from '../../src/chat/in-memory-chat-repository.ts';
-import type { TurnEvent } from '../../src/chat/turn-events.ts';
+import type { TurnEvent } from '../../src/contracts/turn-event.ts';
 import { createTurnEventStream } from '../../src/http/chat/turn-sse.ts';
 import type { ModelProvider } from '../../src/providers/types.ts';
 import { InMemoryFreshnessLedger } from '../../src/tools/freshness-ledger.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { INTERRUPTED_CALL_MESSAGE, repairHistory } from '../../src/chat/history-repair.ts';
-import type { ConversationItem } from '../../src/providers/types.ts';
+import type { ConversationItem } from '../../src/contracts/conversation-item.ts';
 
 const user = (text: string): ConversationItem => ({ type: 'user_text', text });
 const assistant = (text: string): ConversationItem => ({ type: 'assistant_text', text });

@@ -13,7 +13,7 @@ import {
   type ToolApprovalQuestion,
 } from '../../src/chat/tool-approval-gate.ts';
 import { type RunTurnParameters, runTurn } from '../../src/chat/turn.ts';
-import type { TurnEvent } from '../../src/chat/turn-events.ts';
+import type { TurnEvent } from '../../src/contracts/turn-event.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import { SHELL_APPROVAL_SETTINGS } from '../../src/tools/shell/shell-approval-settings.ts';
 import { defaultSettingValues, describeSettings } from '../../src/tools/tool-settings.ts';

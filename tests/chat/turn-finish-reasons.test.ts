@@ -5,8 +5,9 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { runTurn } from '../../src/chat/turn.ts';
-import type { TurnEvent } from '../../src/chat/turn-events.ts';
-import type { ConversationItem, ProviderEvent } from '../../src/providers/types.ts';
+import type { ConversationItem } from '../../src/contracts/conversation-item.ts';
+import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
+import type { TurnEvent } from '../../src/contracts/turn-event.ts';
 import { ScriptedProvider } from '../helpers/scripted-provider.ts';
 import { makeReachableSet } from '../helpers/tool-context.ts';
 import { createTurnTools, loadRuntime } from '../helpers/turn-tools.ts';

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runTurn } from '../../src/chat/turn.ts';
-import type { TurnEvent } from '../../src/chat/turn-events.ts';
+import type { TurnEvent } from '../../src/contracts/turn-event.ts';
 import { InMemoryFreshnessLedger } from '../../src/tools/freshness-ledger.ts';
 import { defaultToolRegistry } from '../../src/tools/registry.ts';
 import '../../src/tools/builtin/index.ts';

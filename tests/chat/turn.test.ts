@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import { buildFinalIterationNotice } from '../../src/chat/system-prompt.ts';
 import { type RunTurnParameters, runTurn } from '../../src/chat/turn.ts';
-import type { TurnEvent } from '../../src/chat/turn-events.ts';
-import type { ConversationItem, ProviderEvent } from '../../src/providers/types.ts';
+import type { ConversationItem } from '../../src/contracts/conversation-item.ts';
+import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
+import type { TurnEvent } from '../../src/contracts/turn-event.ts';
 import { readOnlyLocalTraits, type ToolTraits } from '../../src/tools/tool-traits.ts';
 import type { RegisteredTool } from '../../src/tools/types.ts';
 import { makeTool } from '../helpers/fake-tools.ts';

@@ -60,6 +60,7 @@ describe('help and version', () => {
     ['user', 'mango user add NAME'],
     ['workspace', 'mango workspace grant NAME DIR'],
     ['mcp', 'mango mcp --user NAME'],
+    ['mcp-servers', 'mango mcp-servers list [--user NAME] [--json]'],
     ['chat', 'mango chat --provider P --model M'],
   ])('mango %s --help prints that command’s usage once', async (command, line) => {
     for (const flag of ['--help', '-h']) {

@@ -1,7 +1,7 @@
 /** `mango chat` shows why a completed answer ended when it was not a plain answer, and provider retries. */
 import { describe, expect, test } from 'bun:test';
-import type { TurnEvent } from '../../src/chat/turn-events.ts';
 import { createTurnPrinter } from '../../src/cli/turn-printer.ts';
+import type { TurnEvent } from '../../src/contracts/turn-event.ts';
 
 function render(events: TurnEvent[]): string {
   let output = '';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import type { TurnEvent } from '../../src/chat/turn-events.ts';
 import { createTurnPrinter } from '../../src/cli/turn-printer.ts';
+import type { TurnEvent } from '../../src/contracts/turn-event.ts';
 
 function render(events: TurnEvent[]): string {
   let output = '';

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Chat } from '../../src/chat/chat-repository.ts';
+import type { ConversationItem } from '../../src/contracts/conversation-item.ts';
 import { DatabaseChatRepository } from '../../src/db/database-chat-repository.ts';
 import { createDatabaseLedgerFactory } from '../../src/db/database-freshness-ledger.ts';
 import { DatabaseUserRepository } from '../../src/db/database-user-repository.ts';
-import type { ConversationItem } from '../../src/providers/types.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
 function makeChat(overrides: Partial<Chat> & Pick<Chat, 'id' | 'userId'>): Chat {

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ToolProgressEvent } from '../../src/contracts/tool-progress-event.ts';
 import {
   configureImageGeneration,
   type ImageGenerationConfig,
@@ -16,7 +17,7 @@ import { InMemoryImageRepository } from '../../src/images/image-repository.ts';
 import { generateImageTool } from '../../src/tools/builtin/generate-image.ts';
 import { executeTool, type ToolTimers } from '../../src/tools/execution.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
-import type { ToolExecutionResult, ToolProgressEvent } from '../../src/tools/types.ts';
+import type { ToolExecutionResult } from '../../src/tools/types.ts';
 import { manualTimers } from './manual-timers.ts';
 import {
   type RecordedImageRequest,

@@ -2,7 +2,10 @@
  * A tiny in-memory ModelProvider for loop tests and benchmarks: it plays one scripted response per
  * request and records every `ModelRequest` it received (history copied at the time of the request).
  */
-import type { ModelProvider, ModelRequest, ProviderEvent, ProviderId } from '../../src/providers/types.ts';
+
+import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
+import type { ProviderId } from '../../src/contracts/provider-id.ts';
+import type { ModelProvider, ModelRequest } from '../../src/providers/types.ts';
 
 /** One model response: a list of events, or a function producing them (for hangs and cut streams). */
 export type ScriptStep = readonly ProviderEvent[] | ((request: ModelRequest) => AsyncIterable<ProviderEvent>);

@@ -3,9 +3,11 @@
  * which the API must never reveal), every other id is unavailable with the reason
  * `<ID>_API_KEY is not set.`; `listModels` answers `options.models` for an available one.
  */
+
+import { PROVIDER_IDS, type ProviderId } from '../../src/contracts/provider-id.ts';
 import { ModelListError } from '../../src/providers/model-lister.ts';
 import type { ProviderRegistry, ProviderStatus } from '../../src/providers/provider-registry.ts';
-import { type ModelProvider, PROVIDER_IDS, type ProviderId } from '../../src/providers/types.ts';
+import type { ModelProvider } from '../../src/providers/types.ts';
 
 export function createStubProviderRegistry(
   providers: Partial<Record<ProviderId, ModelProvider>>,

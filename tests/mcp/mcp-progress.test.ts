@@ -4,8 +4,8 @@
  */
 import { expect, test } from 'bun:test';
 import type { ProgressNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolProgressEvent } from '../../src/contracts/tool-progress-event.ts';
 import { createProgressReporter } from '../../src/mcp/mcp-progress.ts';
-import type { ToolProgressEvent } from '../../src/tools/types.ts';
 
 function report(events: ToolProgressEvent[]): ProgressNotification['params'][] {
   const sent: ProgressNotification['params'][] = [];

@@ -5,12 +5,13 @@
  * next iteration sends (signatures and `functionResponse` parts).
  */
 import { afterAll, describe, expect, test } from 'bun:test';
+import type { ConversationItem } from '../../src/contracts/conversation-item.ts';
+import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
 import {
   createGeminiGenerateContentProvider,
   type GeminiGenerateContentProviderOptions,
   type VertexOptions,
 } from '../../src/providers/gemini-generate-content-provider.ts';
-import type { ConversationItem, ProviderEvent } from '../../src/providers/types.ts';
 import { readProviderFixture, sseFromJsonl, startReplayServer } from '../helpers/replay-server.ts';
 import { collect, makeRequest } from './provider-test-support.ts';
 

@@ -3,9 +3,9 @@
  * failure is not cached, and providers are cached separately.
  */
 import { describe, expect, test } from 'bun:test';
+import type { ProviderId } from '../../src/contracts/provider-id.ts';
 import { createModelCatalog } from '../../src/providers/model-catalog.ts';
 import { ModelListError } from '../../src/providers/model-lister.ts';
-import type { ProviderId } from '../../src/providers/types.ts';
 
 function countingProviders(answers: Record<string, (string[] | Error)[]>) {
   const calls: ProviderId[] = [];

@@ -8,7 +8,8 @@
  * exact. A case a wire format cannot express is listed with its reason.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import type { ConversationItem, ProviderEvent } from '../../src/providers/types.ts';
+import type { ConversationItem } from '../../src/contracts/conversation-item.ts';
+import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
 import { startReplayServer } from '../helpers/replay-server.ts';
 import { CONFORMANCE_ADAPTERS } from './conformance/conformance-adapters.ts';
 import type { Script, ScriptCall } from './conformance/wire-formats.ts';

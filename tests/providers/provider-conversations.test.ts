@@ -5,14 +5,16 @@
  * results in the provider's exact shape, with whatever it needs replayed (reasoning, signatures).
  */
 import { afterAll, describe, expect, test } from 'bun:test';
+import type { ConversationItem } from '../../src/contracts/conversation-item.ts';
+import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
+import type { ToolDefinition } from '../../src/contracts/tool-definition.ts';
 import { createAnthropicMessagesProvider } from '../../src/providers/anthropic-messages-provider.ts';
 import { createGeminiInteractionsProvider } from '../../src/providers/gemini-interactions-provider.ts';
 import { toGeminiSchema } from '../../src/providers/gemini-schema.ts';
 import { createOpenAIChatProvider } from '../../src/providers/openai-chat-provider.ts';
 import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses-provider.ts';
 import { toStrictSchema } from '../../src/providers/strict-schema.ts';
-import type { ConversationItem, ModelProvider, ProviderEvent } from '../../src/providers/types.ts';
-import type { ToolDefinition } from '../../src/tools/types.ts';
+import type { ModelProvider } from '../../src/providers/types.ts';
 import { type RecordedRequest, startReplayServer } from '../helpers/replay-server.ts';
 import {
   anthropicBody,

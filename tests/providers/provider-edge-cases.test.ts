@@ -3,6 +3,8 @@
  * pins one behaviour of one adapter with exact events or an exact request body.
  */
 import { describe, expect, test } from 'bun:test';
+import type { ConversationItem } from '../../src/contracts/conversation-item.ts';
+import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
 import {
   historyToAnthropicMessages,
   translateAnthropicStream,
@@ -13,7 +15,6 @@ import {
 } from '../../src/providers/gemini-interactions-provider.ts';
 import { historyToChatMessages, translateChatStream } from '../../src/providers/openai-chat-provider.ts';
 import { historyToResponsesInput } from '../../src/providers/openai-responses-provider.ts';
-import type { ConversationItem, ProviderEvent } from '../../src/providers/types.ts';
 import { collect } from './provider-test-support.ts';
 
 async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T> {

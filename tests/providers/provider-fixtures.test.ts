@@ -5,11 +5,12 @@
  * asserted separately where a file's point is how the arguments were split.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
+import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
 import { createAnthropicMessagesProvider } from '../../src/providers/anthropic-messages-provider.ts';
 import { createGeminiInteractionsProvider } from '../../src/providers/gemini-interactions-provider.ts';
 import { createOpenAIChatProvider } from '../../src/providers/openai-chat-provider.ts';
 import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses-provider.ts';
-import type { ModelProvider, ProviderEvent } from '../../src/providers/types.ts';
+import type { ModelProvider } from '../../src/providers/types.ts';
 import {
   readProviderFixture,
   splitJsonlStreams,

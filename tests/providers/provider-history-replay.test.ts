@@ -6,10 +6,11 @@
  * Completions bodies that end without a finish reason.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
+import type { ConversationItem } from '../../src/contracts/conversation-item.ts';
+import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
 import { createAnthropicMessagesProvider } from '../../src/providers/anthropic-messages-provider.ts';
 import { createOpenAIChatProvider } from '../../src/providers/openai-chat-provider.ts';
 import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses-provider.ts';
-import type { ConversationItem, ProviderEvent } from '../../src/providers/types.ts';
 import { type RecordedRequest, sseFromEvents, startReplayServer } from '../helpers/replay-server.ts';
 import { responsesBody } from '../helpers/scripted-provider-streams.ts';
 import { collect, makeRequest } from './provider-test-support.ts';

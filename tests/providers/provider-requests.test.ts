@@ -1,5 +1,6 @@
 /** The pure request builders: history edge cases each provider's API is strict about. */
 import { describe, expect, test } from 'bun:test';
+import type { ConversationItem } from '../../src/contracts/conversation-item.ts';
 import {
   buildAnthropicRequest,
   historyToAnthropicMessages,
@@ -10,7 +11,6 @@ import {
   buildResponsesRequest,
   historyToResponsesInput,
 } from '../../src/providers/openai-responses-provider.ts';
-import type { ConversationItem } from '../../src/providers/types.ts';
 
 const badCall: ConversationItem[] = [
   { type: 'user_text', text: 'go' },

@@ -3,6 +3,7 @@
  * of `types.ts`: a stream never throws and always ends with exactly one `finish`).
  */
 import { afterAll, describe, expect, test } from 'bun:test';
+import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
 import { createAnthropicMessagesProvider } from '../../src/providers/anthropic-messages-provider.ts';
 import {
   createGeminiInteractionsProvider,
@@ -13,7 +14,7 @@ import {
   createOpenAIResponsesProvider,
   translateResponsesStream,
 } from '../../src/providers/openai-responses-provider.ts';
-import type { ModelProvider, ProviderEvent } from '../../src/providers/types.ts';
+import type { ModelProvider } from '../../src/providers/types.ts';
 import { type ReplayStep, startReplayServer } from '../helpers/replay-server.ts';
 import {
   anthropicBody,

@@ -7,7 +7,7 @@
  * with the wait named; error messages are one line with the key redacted.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import type { ProviderEvent } from '../../src/providers/types.ts';
+import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
 import { type ReplayStep, startReplayServer } from '../helpers/replay-server.ts';
 import { CONFORMANCE_ADAPTERS } from './conformance/conformance-adapters.ts';
 import { collect, makeRequest } from './provider-test-support.ts';

@@ -1,6 +1,8 @@
 /** Shared pieces of the provider adapter tests: requests, event collection, delta merging. */
-import type { ModelRequest, ProviderEvent } from '../../src/providers/types.ts';
-import type { ToolDefinition } from '../../src/tools/types.ts';
+
+import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
+import type { ToolDefinition } from '../../src/contracts/tool-definition.ts';
+import type { ModelRequest } from '../../src/providers/types.ts';
 
 export const weatherTool: ToolDefinition = {
   name: 'get_weather',

@@ -6,7 +6,7 @@
  * defaults the strict dialect makes explicit on object nodes: an absent `required` is `[]` and an absent
  * `additionalProperties` is `false` (every tool schema closes its objects; `executeTool` relies on it).
  */
-import type { JsonSchema, JsonSchemaType } from '../../src/tools/types.ts';
+import type { JsonSchema, JsonSchemaType } from '../../src/contracts/json-schema.ts';
 
 function isSchema(value: unknown): value is JsonSchema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
+import type { JsonSchema } from '../../src/contracts/json-schema.ts';
 import { isStrictCompatible, toStrictSchema } from '../../src/providers/strict-schema.ts';
-import type { JsonSchema } from '../../src/tools/types.ts';
 
 type Case = [label: string, source: JsonSchema, derived: JsonSchema, strict: boolean];
 

@@ -9,9 +9,10 @@ import { toStrictJsonSchema } from 'openai/lib/transform';
 import { isStrictCompatible, toStrictSchema } from '../../src/providers/strict-schema.ts';
 import { toolDefsToResponsesAPI } from '../../src/providers/tool-mapper.ts';
 import '../../src/tools/builtin/index.ts';
+import type { JsonSchema } from '../../src/contracts/json-schema.ts';
+import type { ToolDefinition } from '../../src/contracts/tool-definition.ts';
 import { listTools } from '../../src/tools/registry.ts';
 import { getDefaultToolSettings } from '../../src/tools/settings-policy.ts';
-import type { JsonSchema, ToolDefinition } from '../../src/tools/types.ts';
 import { relaxStrictSchema, withoutLengthBounds } from './strict-schema-inverse.ts';
 
 /** Each builtin's static definition, plus its settings-aware one under default settings. */

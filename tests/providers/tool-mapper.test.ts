@@ -8,8 +8,9 @@ import {
 } from '../../src/providers/tool-mapper.ts';
 import { getCurrentDatetimeTool } from '../../src/tools/builtin/get-current-datetime.ts';
 import '../../src/tools/builtin/index.ts';
+import type { JsonSchema } from '../../src/contracts/json-schema.ts';
+import type { ToolDefinition } from '../../src/contracts/tool-definition.ts';
 import { executeTool } from '../../src/tools/execution.ts';
-import type { JsonSchema, ToolDefinition } from '../../src/tools/types.ts';
 import { makeReachableSet } from '../helpers/tool-context.ts';
 
 const readFile: ToolDefinition = {

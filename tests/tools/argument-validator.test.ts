@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import '../../src/tools/builtin/index.ts';
+import type { JsonSchema } from '../../src/contracts/json-schema.ts';
 import { ArgumentValidator, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH } from '../../src/tools/argument-validator.ts';
 import { ToolError } from '../../src/tools/errors.ts';
 import { executeTool } from '../../src/tools/execution.ts';
 import { listTools, ToolRegistry } from '../../src/tools/registry.ts';
-import type { JsonSchema } from '../../src/tools/types.ts';
 import { makeTool } from '../helpers/fake-tools.ts';
 import { makeReachableSet } from '../helpers/tool-context.ts';
 

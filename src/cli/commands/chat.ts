@@ -16,14 +16,11 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { buildSystemPrompt } from '../../chat/system-prompt.ts';
 import { runTurn } from '../../chat/turn.ts';
-import type { TurnDoneReason } from '../../chat/turn-events.ts';
 import { dataDirectoryOf } from '../../config.ts';
-import {
-  type ConversationItem,
-  type ModelProvider,
-  PROVIDER_IDS,
-  type ProviderId,
-} from '../../providers/types.ts';
+import type { ConversationItem } from '../../contracts/conversation-item.ts';
+import { PROVIDER_IDS, type ProviderId } from '../../contracts/provider-id.ts';
+import type { TurnDoneReason } from '../../contracts/turn-event.ts';
+import type { ModelProvider } from '../../providers/types.ts';
 import { getEnabledToolRuntime } from '../../settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../../settings/tool-settings-repository.ts';
 import type { ExecuteToolOptions } from '../../tools/execution.ts';

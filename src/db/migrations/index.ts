@@ -11,6 +11,7 @@ import { shellSettingsCleanupMigration } from './0007-shell-settings-cleanup.ts'
 import { turnRecordsMigration } from './0008-turn-records.ts';
 import { userPreferencesMigration } from './0009-user-preferences.ts';
 import { toolApprovalsMigration } from './0010-tool-approvals.ts';
+import { userMcpServersMigration } from './0011-user-mcp-servers.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   turnRecordsMigration,
   userPreferencesMigration,
   toolApprovalsMigration,
+  userMcpServersMigration,
 ];

@@ -18,6 +18,7 @@ import type { ToolSettingsService } from '../../settings/tool-settings-service.t
 import type { ToolTimers } from '../../tools/execution.ts';
 import type { FreshnessLedger } from '../../tools/freshness-ledger.ts';
 import type { ToolRegistry } from '../../tools/registry.ts';
+import type { UserToolSource } from '../../tools/user-tool-source.ts';
 import type { WorkspaceService } from '../../workspaces/workspace-service.ts';
 
 export interface ChatServiceFactoryOptions {
@@ -26,6 +27,8 @@ export interface ChatServiceFactoryOptions {
   workspaces: WorkspaceService;
   providers: ProviderRegistry;
   registry: ToolRegistry;
+  /** Each user's own tools (external MCP servers' included), when there are any. */
+  toolSource?: UserToolSource;
   toolSettingsRepository: ToolSettingsRepository;
   /** Where a rule remembered while approving a call is saved. */
   toolSettings: ToolSettingsService;
@@ -48,7 +51,10 @@ export function createServerChatService(options: ChatServiceFactoryOptions): Cha
       return provider;
     },
     loadToolRuntime: (userId) =>
-      getEnabledToolRuntime(options.toolSettingsRepository, userId, { registry: options.registry }),
+      getEnabledToolRuntime(options.toolSettingsRepository, userId, {
+        registry: options.registry,
+        toolSource: options.toolSource,
+      }),
     createLedger: options.ledgerForChat,
     workspaces: options.workspaces,
     dataDirectory: options.dataDirectory,

@@ -12,8 +12,8 @@
  */
 
 import { serializeTurnEvent } from '../../chat/turn-event-json.ts';
-import type { TurnEvent } from '../../chat/turn-events.ts';
 import type { TurnFollower } from '../../chat/turn-follower.ts';
+import type { TurnEvent } from '../../contracts/turn-event.ts';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream; charset=utf-8',

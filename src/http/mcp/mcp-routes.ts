@@ -8,17 +8,20 @@
  *   `notifications/tools/list_changed` to that user's running sessions.
  * - `?cwd=` must lie inside the user's workspaces, the rule a chat's working directory follows.
  * - Tools that write files (generate_image) store them under the server's data directory.
+ * - Every answer carries `Mango-MCP-Server`, by which Mango's own MCP client refuses to use a Mango
+ *   server as an external one (docs/mcp-client.md).
  */
 import { Elysia } from 'elysia';
 import { keepAliveMillisecondsFor } from '../../config.ts';
 import { handleMcpHttpRequest } from '../../mcp/mcp-http-handler.ts';
+import { SELF_MARK_HEADER } from '../../mcp-client/guarded-fetch.ts';
 import type { AppDependencies } from '../app-dependencies.ts';
 
 export function createMcpRoutes(deps: AppDependencies) {
   return new Elysia({ name: 'mango-mcp-routes' }).use(deps.authentication).all(
     '/mcp',
-    ({ request, user }) =>
-      handleMcpHttpRequest(request, user, {
+    async ({ request, user }) => {
+      const response = await handleMcpHttpRequest(request, user, {
         sessions: deps.mcpSessions,
         toolSettings: deps.toolSettingsRepository,
         toolSettingsEvents: deps.events,
@@ -27,7 +30,10 @@ export function createMcpRoutes(deps: AppDependencies) {
         workspaces: deps.workspaces,
         keepAliveMilliseconds: keepAliveMillisecondsFor(deps.config),
         log: (message) => deps.log(`[mango mcp] ${message}`),
-      }),
+      });
+      response.headers.set(SELF_MARK_HEADER, '1');
+      return response;
+    },
     {
       parse: 'none',
       detail: {

@@ -6,7 +6,7 @@
  */
 import { Elysia, t } from 'elysia';
 import { MAX_MODEL_LENGTH } from '../../chat/chat-service.ts';
-import { PROVIDER_IDS } from '../../providers/types.ts';
+import { PROVIDER_IDS } from '../../contracts/provider-id.ts';
 import type { AppDependencies } from '../app-dependencies.ts';
 import { errorBodySchema } from '../settings/tool-settings-schemas.ts';
 

@@ -3,7 +3,7 @@
  * responses at runtime and are the source of the OpenAPI document.
  */
 import { t } from 'elysia';
-import { TOOL_RESULT_VIEWS } from '../../tools/tool-traits.ts';
+import { TOOL_RESULT_VIEWS } from '../../contracts/tool-result-view.ts';
 
 export const errorBodySchema = t.Object(
   {
@@ -38,7 +38,12 @@ export const toolSettingsDescriptorSchema = t.Object({
   name: t.String(),
   title: t.String(),
   description: t.String(),
-  category: t.Union([t.Literal('system'), t.Literal('image'), t.Literal('interaction')]),
+  category: t.Union([
+    t.Literal('system'),
+    t.Literal('image'),
+    t.Literal('interaction'),
+    t.Literal('external'),
+  ]),
   enabled: t.Boolean(),
   canDisable: t.Boolean(),
   available: t.Boolean({ description: 'False when the tool cannot run in this deployment.' }),

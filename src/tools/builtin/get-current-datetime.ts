@@ -4,11 +4,11 @@
  * en-US, which would hand the model a plausible wrong answer.
  */
 import { Type } from '@sinclair/typebox';
+import type { JsonSchema } from '../../contracts/json-schema.ts';
 import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError } from '../errors.ts';
 import { registerTool } from '../registry.ts';
 import { readOnlyLocalTraits } from '../tool-traits.ts';
-import type { JsonSchema } from '../types.ts';
 
 export interface CurrentDateTimeResult {
   /** The instant in UTC, ISO 8601 with milliseconds (`2026-11-30T05:59:01.000Z`). */

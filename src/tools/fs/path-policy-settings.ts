@@ -6,8 +6,8 @@
  * narrow what the chat can reach; they never widen it.
  */
 import { type TString, Type } from '@sinclair/typebox';
+import type { ToolParameterDescriptor } from '../../contracts/tool-parameter-descriptor.ts';
 import { defaultSettingValues, describeSettings, setting } from '../tool-settings.ts';
-import type { ToolParameterDescriptor } from '../types.ts';
 
 /** `allowedPaths` and `deniedPaths`: lists of `{path, enabled}`; `~` and relative entries allowed. */
 export const PATH_POLICY_SETTINGS = {

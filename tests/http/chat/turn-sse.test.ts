@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import type { TurnEvent } from '../../../src/chat/turn-events.ts';
+import type { TurnEvent } from '../../../src/contracts/turn-event.ts';
 import { createTurnEventStream, encodeTurnEventAsSse } from '../../../src/http/chat/turn-sse.ts';
 
 describe('encodeTurnEventAsSse', () => {

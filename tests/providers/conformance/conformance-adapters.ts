@@ -3,13 +3,15 @@
  * and names its wire format's body builder. Adding an adapter means one entry here (and its recordings
  * in `__fixtures__/provider-streams/` with an exact-event test); the contract table then runs for it.
  */
+
+import type { ProviderId } from '../../../src/contracts/provider-id.ts';
 import { createAnthropicMessagesProvider } from '../../../src/providers/anthropic-messages-provider.ts';
 import { createGeminiGenerateContentProvider } from '../../../src/providers/gemini-generate-content-provider.ts';
 import { createGeminiInteractionsProvider } from '../../../src/providers/gemini-interactions-provider.ts';
 import { createOpenAIChatProvider } from '../../../src/providers/openai-chat-provider.ts';
 import { createOpenAIResponsesProvider } from '../../../src/providers/openai-responses-provider.ts';
 import type { ProviderClientOptions } from '../../../src/providers/stream-support.ts';
-import type { ModelProvider, ProviderId } from '../../../src/providers/types.ts';
+import type { ModelProvider } from '../../../src/providers/types.ts';
 import {
   anthropicWire,
   chatWire,

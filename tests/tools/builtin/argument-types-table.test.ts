@@ -7,10 +7,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { JsonSchema } from '../../../src/contracts/json-schema.ts';
 import { executeTool } from '../../../src/tools/execution.ts';
 import { InMemoryFreshnessLedger } from '../../../src/tools/freshness-ledger.ts';
 import { listTools } from '../../../src/tools/registry.ts';
-import type { JsonSchema, ToolExecutionResult } from '../../../src/tools/types.ts';
+import type { ToolExecutionResult } from '../../../src/tools/types.ts';
 import '../../../src/tools/builtin/index.ts';
 import { makeReachableSet, makeTempDirectory } from '../../helpers/tool-context.ts';
 

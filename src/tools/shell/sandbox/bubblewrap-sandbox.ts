@@ -29,7 +29,6 @@
  *   uid ≠ 0, `CapEff` 0 and `NoNewPrivs` 1 inside; `run` then refuses.
  */
 
-import { accessSync, constants } from 'node:fs';
 import { userInfo } from 'node:os';
 import { defaultOf } from '../../../config/environment-variables.ts';
 import { ToolError } from '../../errors.ts';
@@ -41,6 +40,7 @@ import { hostLayout } from './host-layout.ts';
 import { type LaunchedSandbox, launchSandbox } from './launched-sandbox.ts';
 import {
   DEFAULT_SANDBOX_LIMITS,
+  findPrograms,
   type SandboxLimits,
   type SandboxPrograms,
   sandboxArguments,
@@ -54,7 +54,13 @@ import {
 } from './sandbox-state-directory.ts';
 import { parseSandboxInitPid, waitForSandboxTeardown } from './sandbox-teardown.ts';
 import { encodeWaiterMessage } from './sandbox-waiter.ts';
-import type { SandboxedCommand, ShellSandbox, ShellSandboxStatus } from './shell-sandbox.ts';
+import type {
+  SandboxedCommand,
+  SandboxedProgram,
+  SandboxedProgramLaunch,
+  ShellSandbox,
+  ShellSandboxStatus,
+} from './shell-sandbox.ts';
 import { openUserProcessCgroups, PIDS_CGROUP_ROOT, type UserProcessCgroups } from './user-process-cgroups.ts';
 
 /** The uid (and gid) commands run as when the server is root. Below systemd's dynamic range. */
@@ -80,19 +86,6 @@ export const DEFAULT_SANDBOX_POOL: SandboxPoolSettings = {
 const POOLED_READY_LIMIT_MS = 5000;
 /** bubblewrap writes its info right after it started; this bounds the wait if it never did. */
 const SETTLE_INFO_LIMIT_MS = 200;
-
-/** The text `reading` resolves to, or '' when it takes longer than `milliseconds`. */
-async function boundedText(reading: Promise<string>, milliseconds: number): Promise<string> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(''), milliseconds);
-  });
-  try {
-    return await Promise.race([reading, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export interface BubblewrapSandboxOptions {
   /** Default: `bwrap`, `setpriv`, `prlimit` on PATH; Perl at `/usr/bin/perl` (it must lie in `/usr`). */
@@ -144,30 +137,6 @@ export function decideSandboxIdentity(serverUid: number, configuredUid: number |
   return { uid, gid: uid, user: SANDBOX_USER, home: SANDBOX_HOME };
 }
 
-function isExecutable(path: string | null | undefined): path is string {
-  if (!path) return false;
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function findPrograms(given: Partial<SandboxPrograms> | undefined): SandboxPrograms | string {
-  const bwrap = given?.bwrap ?? Bun.which('bwrap');
-  const setpriv = given?.setpriv ?? Bun.which('setpriv');
-  const prlimit = given?.prlimit ?? Bun.which('prlimit');
-  const perl = given?.perl ?? '/usr/bin/perl';
-  if (!isExecutable(bwrap)) return 'bubblewrap (bwrap) is not installed; install the "bubblewrap" package.';
-  if (!isExecutable(setpriv)) return 'setpriv is not installed; install "util-linux".';
-  if (!isExecutable(prlimit)) return 'prlimit is not installed; install "util-linux".';
-  if (!perl.startsWith('/usr/') || !isExecutable(perl)) {
-    return `Perl is not installed at ${perl} (it must lie in /usr); install "perl-base".`;
-  }
-  return { bwrap, setpriv, prlimit, perl };
-}
-
 /** The probe's command: what the sandbox must show about itself before any user command runs. */
 const PROBE_COMMAND = 'id -u; grep -E "^(CapEff|NoNewPrivs):" /proc/self/status';
 
@@ -211,8 +180,19 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     files: SandboxStateDirectory,
     command: Pick<SandboxedCommand, 'reachable' | 'cwd' | 'deniedPaths'>,
     probing = false,
+    program?: Pick<SandboxedProgram, 'argv' | 'network'>,
   ): string[] =>
-    sandboxArguments({ programs: tools, identity, limits, dropsPrivilege, files, command, host, probing });
+    sandboxArguments({
+      programs: tools,
+      identity,
+      limits,
+      dropsPrivilege,
+      files,
+      command,
+      host,
+      probing,
+      program,
+    });
 
   const probe = (tools: SandboxPrograms, files: SandboxStateDirectory): string | undefined => {
     const reachable = {
@@ -311,7 +291,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     onStart(prebuilt);
     if (typeof cgroups !== 'string') {
       // The waiter runs nothing before the hand-over: joined now, every process of the command counts.
-      const pid = parseSandboxInitPid(await boundedText(chosen.info(), readyLimit));
+      const pid = parseSandboxInitPid(await chosen.info(readyLimit));
       // No pid: bubblewrap failed before it started anything (its exit and message are the result),
       // or it is stuck; only the first may go on.
       const failed =
@@ -334,7 +314,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       waitStatus: () => chosen.waitStatus(),
       settle: async () => {
         try {
-          await waitForSandboxTeardown(await boundedText(chosen.info(), SETTLE_INFO_LIMIT_MS));
+          await waitForSandboxTeardown(await chosen.info(SETTLE_INFO_LIMIT_MS));
         } finally {
           chosen.release();
         }
@@ -354,6 +334,25 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       state = undefined;
       status = { available: false, reason: 'The shell sandbox was shut down.' };
       pool.dispose();
+    },
+    prepareProgram(program: SandboxedProgram): SandboxedProgramLaunch {
+      if (!status.available || typeof programs === 'string' || !state) {
+        throw new ToolError(
+          'execution_error',
+          status.available ? 'The shell sandbox is not ready.' : status.reason,
+        );
+      }
+      return {
+        argv: argumentsFor(
+          programs,
+          readyState(state),
+          { reachable: program.reachable, cwd: program.cwd, deniedPaths: [] },
+          false,
+          program,
+        ),
+        environment: { ...environmentFor('/bin/sh', []), ...program.environment },
+        cwd: program.cwd,
+      };
     },
     async run(command: SandboxedCommand): Promise<ShellCommandResult> {
       if (!status.available || typeof programs === 'string' || !state) {

@@ -28,10 +28,11 @@ export interface LaunchedSandbox {
   /** The interpreter's real wait status after the process exited (undefined when none was reported). */
   waitStatus(): Promise<ShellWaitStatus | undefined>;
   /**
-   * What bubblewrap wrote on its info descriptor (the host pid of the sandbox's PID 1): the JSON object, read up to its
-   * closing brace. (The descriptor itself stays open in the sandbox until the sandbox ends.)
+   * What bubblewrap wrote on its info descriptor (the host pid of the sandbox's PID 1): the JSON
+   * object, read up to its closing brace (the descriptor itself stays open in the sandbox until it
+   * ends), or '' when nothing came within `limitMs`.
    */
-  info(): Promise<string>;
+  info(limitMs: number): Promise<string>;
   /** Closes this process's ends of the sandbox's pipes, once the call is over. */
   release(): void;
   /** Kills the sandbox with everything in it, and releases it. */
@@ -149,7 +150,17 @@ export function launchSandbox(argv: readonly string[], cwd: string): LaunchedSan
       if (!(await started())) return undefined;
       return parseWaiterStatus(await records.rest());
     },
-    info: () => information.through('}'),
+    async info(limitMs: number): Promise<string> {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve(''), limitMs);
+      });
+      try {
+        return await Promise.race([information.through('}'), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
     release(): void {
       records.close();
       information.close();

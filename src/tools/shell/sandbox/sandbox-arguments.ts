@@ -4,11 +4,16 @@
  * bubblewrap-mount-plan.ts, then the waiter (sandbox-waiter.ts). Pure but for the host layout it is
  * given, so the same plan always gives the same vector: that vector is what the warm pool keys on
  * (sandbox-pool.ts). It holds no command and no environment; those reach the sandbox at the call.
+ *
+ * A long-running program (an MCP server on stdio) gets the same sandbox with the program itself in
+ * place of the waiter, under bubblewrap's own init (so the caller's SIGTERM ends it as any process),
+ * without the info descriptor, and with the server's network only when asked for.
  */
+import { accessSync, constants } from 'node:fs';
 import { buildMountPlan, type HostLayout } from './bubblewrap-mount-plan.ts';
 import type { SandboxIdentity, SandboxStateDirectory } from './sandbox-state-directory.ts';
 import { waiterArguments } from './sandbox-waiter.ts';
-import type { SandboxedCommand } from './shell-sandbox.ts';
+import type { SandboxedCommand, SandboxedProgram } from './shell-sandbox.ts';
 
 export interface SandboxLimits {
   /** RLIMIT_NPROC of the sandbox uid: processes it may have at once, across all users' sandboxes. */
@@ -60,11 +65,13 @@ export interface SandboxArgumentsInput {
   host: HostLayout;
   /** The start-up probe: run synchronously, without bubblewrap's info descriptor. */
   probing?: boolean;
+  /** A long-running program to run instead of the waiter (see the module header). */
+  program?: Pick<SandboxedProgram, 'argv' | 'network'>;
 }
 
 /** The whole argument vector of one sandbox, ending with the waiter. */
 export function sandboxArguments(input: SandboxArgumentsInput): string[] {
-  const { programs, identity, limits, command } = input;
+  const { programs, identity, limits, command, program } = input;
   return [
     programs.prlimit,
     `--nproc=${limits.processes}`,
@@ -85,11 +92,12 @@ export function sandboxArguments(input: SandboxArgumentsInput): string[] {
       : []),
     programs.bwrap,
     '--unshare-all',
+    ...(program?.network === 'host' ? ['--share-net'] : []),
     '--unshare-user',
     '--disable-userns',
     '--die-with-parent',
     '--new-session',
-    '--as-pid-1',
+    ...(program ? [] : ['--as-pid-1']),
     '--cap-drop',
     'ALL',
     '--uid',
@@ -99,7 +107,7 @@ export function sandboxArguments(input: SandboxArgumentsInput): string[] {
     '--hostname',
     'sandbox',
     // The probe runs synchronously and has no descriptor 4; it has nothing left to wait for anyway.
-    ...(input.probing ? [] : ['--info-fd', '4']),
+    ...(input.probing || program ? [] : ['--info-fd', '4']),
     ...buildMountPlan(
       {
         reachable: command.reachable,
@@ -114,6 +122,31 @@ export function sandboxArguments(input: SandboxArgumentsInput): string[] {
       input.host,
     ),
     '--',
-    ...waiterArguments(programs.perl),
+    ...(program ? program.argv : waiterArguments(programs.perl)),
   ];
+}
+
+function isExecutable(path: string | null | undefined): path is string {
+  if (!path) return false;
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The programs a sandbox needs, found on PATH (or as given), or why one is missing. */
+export function findPrograms(given: Partial<SandboxPrograms> | undefined): SandboxPrograms | string {
+  const bwrap = given?.bwrap ?? Bun.which('bwrap');
+  const setpriv = given?.setpriv ?? Bun.which('setpriv');
+  const prlimit = given?.prlimit ?? Bun.which('prlimit');
+  const perl = given?.perl ?? '/usr/bin/perl';
+  if (!isExecutable(bwrap)) return 'bubblewrap (bwrap) is not installed; install the "bubblewrap" package.';
+  if (!isExecutable(setpriv)) return 'setpriv is not installed; install "util-linux".';
+  if (!isExecutable(prlimit)) return 'prlimit is not installed; install "util-linux".';
+  if (!perl.startsWith('/usr/') || !isExecutable(perl)) {
+    return `Perl is not installed at ${perl} (it must lie in /usr); install "perl-base".`;
+  }
+  return { bwrap, setpriv, prlimit, perl };
 }

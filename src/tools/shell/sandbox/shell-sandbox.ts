@@ -37,6 +37,30 @@ export interface SandboxedCommand
   chatId: string | undefined;
 }
 
+/**
+ * A long-running program (an MCP server speaking on stdin/stdout) to start in a sandbox of its own,
+ * built once for it like a command's, with the same reachable set rules.
+ */
+export interface SandboxedProgram {
+  /** The program's absolute path and its arguments. */
+  argv: readonly string[];
+  /** Real path of an existing directory inside `reachable`. */
+  cwd: string;
+  /** What the program may reach; the sandbox shows exactly this, at the same paths. */
+  reachable: ReachableSet;
+  /** Variables it gets on top of the sandbox's allowlisted environment. */
+  environment: Readonly<Record<string, string>>;
+  /** `none`: an empty network namespace, as for commands. `host`: the server's network. */
+  network: 'none' | 'host';
+}
+
+/** How to start a {@link SandboxedProgram}: spawn `argv` with `environment` in `cwd`, pipes on 0–2. */
+export interface SandboxedProgramLaunch {
+  argv: string[];
+  environment: Record<string, string>;
+  cwd: string;
+}
+
 export interface ShellSandbox {
   /** Whether commands can run, and how they are contained. Cheap; never throws. */
   status(): ShellSandboxStatus;
@@ -50,4 +74,10 @@ export interface ShellSandbox {
    * hand them over (it runs as root, commands as the sandbox uid); undefined when nothing is needed.
    */
   fileOwner?(): { uid: number; gid: number } | undefined;
+  /**
+   * The launch of a long-running program in a sandbox of its own; the caller spawns it and owns the
+   * process (killing it ends the sandbox). Absent when this sandbox cannot contain programs.
+   * Throws a classified ToolError when the sandbox is unavailable.
+   */
+  prepareProgram?(program: SandboxedProgram): SandboxedProgramLaunch;
 }

@@ -27,6 +27,19 @@ export function createUnsandboxedShell(options: UnsandboxedShellOptions = {}): S
   const user = userInfo();
   return {
     status: () => status,
+    // The operator switched containment off: a program runs as the server user, like a command.
+    prepareProgram: (program) => ({
+      argv: [...program.argv],
+      environment: {
+        ...buildShellEnvironment(
+          { home: user.homedir, user: user.username, shell: '/bin/sh' },
+          { passEnv: options.passEnv },
+          options.environment ?? process.env,
+        ),
+        ...program.environment,
+      },
+      cwd: program.cwd,
+    }),
     async run(command: SandboxedCommand): Promise<ShellCommandResult> {
       const result = await runShellCommand({
         ...command,

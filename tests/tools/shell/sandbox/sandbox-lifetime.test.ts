@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BubblewrapSandbox } from '../../../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import { handToSandboxUser } from '../../../../src/tools/shell/sandbox/sandbox-file-owner.ts';
+import { openUserProcessCgroups } from '../../../../src/tools/shell/sandbox/user-process-cgroups.ts';
 import { liveProcessesWith } from '../../../helpers/live-processes.ts';
 import {
   createSandboxLayout,
@@ -22,6 +23,7 @@ async function eventually(condition: () => Promise<boolean>, timeoutMs: number):
 }
 
 const FIXTURE = join(import.meta.dir, '__fixtures__', 'sandboxed-commands-process.ts');
+const perUserLimits = process.getuid?.() === 0 && typeof openUserProcessCgroups(61000, 1024) !== 'string';
 
 describeSandbox('sandbox lifetime and limits', () => {
   let sandbox: BubblewrapSandbox;
@@ -70,7 +72,12 @@ describeSandbox('sandbox lifetime and limits', () => {
   }, 20_000);
 
   test('a bounded fork loop is stopped by the process limit, and the call still ends cleanly', async () => {
-    const limited = createTestSandbox({ limits: { processes: 40 } });
+    // Where the host has per-user process cgroups, the user's own limit stops it, whatever other
+    // sandboxes of the shared uid run meanwhile; elsewhere the shared limit of the uid does.
+    const limited = createTestSandbox({
+      limits: perUserLimits ? { userProcesses: 40 } : { processes: 40 },
+      pool: { maxIdle: 0 },
+    });
     try {
       const forkLoop =
         'my $n = 0; while ($n < 400) { my $p = fork(); if (!defined $p) { print "stopped at $n: $!\\n"; last } ' +
@@ -83,7 +90,7 @@ describeSandbox('sandbox lifetime and limits', () => {
         deniedPaths: [],
         deniedEnvVars: [],
         interpreterPath: '/usr/bin/bash',
-        userId: 'u',
+        userId: 'fork-loop',
         chatId: undefined,
         timeoutMs: 20_000,
         maxOutputBytes: 4096,

@@ -3,9 +3,12 @@
  * event as it arrives, for a call that needs the user's yes one `tool_approval_requested` and later one
  * `tool_approval_resolved`, one `tool_progress` per progress event a running tool reports, one
  * `tool_result` per tool call (in call order), and exactly one final `done`.
+ * The chat loop produces them, HTTP encodes them as SSE, MCP and the command line read them, so they
+ * sit at the bottom of the layer order (docs/architecture.md), as types only.
  */
-import type { ProviderEvent } from '../providers/types.ts';
-import type { ToolFailure, ToolProgressEvent } from '../tools/types.ts';
+import type { ProviderEvent } from './provider-event.ts';
+import type { ToolFailure } from './tool-failure.ts';
+import type { ToolProgressEvent } from './tool-progress-event.ts';
 
 /** Why a turn ended. */
 export type TurnDoneReason =

@@ -1,0 +1,177 @@
+/**
+ * What an external MCP tool call costs through Mango, as `npm run bench -- mcp-client` measures it:
+ * server-everything's `echo`, called (a) directly with the SDK client, and (b) as one tool call of a
+ * chat turn (`runTurn` with a zero-delay scripted provider: the loop, `executeTool` with central
+ * validation and budget, the per-user tool source, result mapping and serialization), over Streamable
+ * HTTP (the guarded fetch, no connection reuse) and over stdio (direct: a bare `node` process; through
+ * the turn: the program in the bubblewrap sandbox). A turn with a no-op builtin tool is measured too,
+ * so the loop's own share can be told apart. Rounds are interleaved; medians are printed.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { runTurn } from '../src/chat/turn.ts';
+import type { McpServerDeclaration } from '../src/config/mcp-servers-file.ts';
+import { ExternalToolSource } from '../src/mcp-client/external-tool-source.ts';
+import { createGuardedFetch } from '../src/mcp-client/guarded-fetch.ts';
+import { McpConnectionPool } from '../src/mcp-client/mcp-connection-pool.ts';
+import { McpServerRegistry } from '../src/mcp-client/mcp-server-registry.ts';
+import { getEnabledToolRuntime } from '../src/settings/tool-runtime.ts';
+import { InMemoryToolSettingsRepository } from '../src/settings/tool-settings-repository.ts';
+import { ToolRegistry } from '../src/tools/registry.ts';
+import { createBubblewrapSandbox } from '../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
+import { ScriptedProvider, textResponse, toolCallsResponse } from '../tests/helpers/scripted-provider.ts';
+import { benchReachable } from './support/bench-reachable.ts';
+import { noopTool } from './support/noop-tool.ts';
+
+const CALLS = Number(process.env.MCP_CLIENT_BENCH_CALLS ?? 200);
+const NODE_MODULES = join(import.meta.dir, '..', 'node_modules');
+const EVERYTHING = join(NODE_MODULES, '@modelcontextprotocol/server-everything/dist/index.js');
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+async function freePort(): Promise<number> {
+  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
+  const port = probe.port ?? 0;
+  probe.stop(true);
+  return port;
+}
+
+const port = await freePort();
+const httpServer = Bun.spawn(['node', EVERYTHING, 'streamableHttp'], {
+  env: { ...process.env, PORT: String(port) },
+  stdout: 'ignore',
+  stderr: 'ignore',
+});
+for (let waited = 0; waited < 15_000; waited += 50) {
+  try {
+    await fetch(`http://127.0.0.1:${port}/`);
+    break;
+  } catch {
+    await Bun.sleep(50);
+  }
+}
+const url = `http://127.0.0.1:${port}/mcp`;
+
+// The directory the sandboxed program runs in; the sandbox uid must be able to enter it.
+const work = mkdtempSync(join(tmpdir(), 'mango-bench-mcp-client-'));
+Bun.spawnSync(['chmod', '0755', work]);
+const sandbox = createBubblewrapSandbox({ log: () => {} });
+const reachable = benchReachable(work);
+
+const servers: McpServerDeclaration[] = [
+  { name: 'web', transport: 'http', url, headers: {} },
+  {
+    name: 'local',
+    transport: 'stdio',
+    command: 'node',
+    args: [EVERYTHING, 'stdio'],
+    env: {},
+    network: 'none',
+    packageDirectory: NODE_MODULES,
+  },
+];
+const builtins = new ToolRegistry();
+builtins.register(noopTool);
+const source = new ExternalToolSource({
+  servers: new McpServerRegistry({ operatorServers: servers }),
+  builtins,
+  pool: new McpConnectionPool(),
+  connector: {
+    dataDirectory: work,
+    sandbox: () => sandbox,
+    fetch: createGuardedFetch({ allowPrivate: true }),
+  },
+  listingAccess: async () => reachable,
+});
+// External tools ask before every call by default; the bench measures a user who set them to run
+// without asking, so the figures are the call's own cost, not a person's answer time.
+const savedSettings = new InMemoryToolSettingsRepository();
+for (const name of ['mcp__web__echo', 'mcp__local__echo']) {
+  await savedSettings.put('bench', name, { parameters: { approval: 'never' } });
+}
+const tools = await getEnabledToolRuntime(savedSettings, 'bench', { toolSource: source });
+
+async function direct(transport: StreamableHTTPClientTransport | StdioClientTransport) {
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(transport);
+  return {
+    call: async () => {
+      await client.callTool({ name: 'echo', arguments: { message: 'bench' } });
+    },
+    close: () => client.close(),
+  };
+}
+
+async function turnCalling(name: string, args: Record<string, unknown>): Promise<void> {
+  const provider = new ScriptedProvider(
+    [toolCallsResponse([{ id: 'c', name, arguments: args }]), textResponse('done')],
+    { record: false },
+  );
+  for await (const event of runTurn({
+    provider,
+    model: 'bench',
+    history: [],
+    userText: 'go',
+    tools,
+    toolContext: { userId: 'bench', chatId: 'bench', reachable, dataDirectory: work },
+  })) {
+    if (event.type === 'tool_result' && !event.ok) throw new Error(`${name} failed: ${event.error.message}`);
+  }
+}
+
+const subjects: [string, () => Promise<void>][] = [];
+const httpDirect = await direct(new StreamableHTTPClientTransport(new URL(url)));
+const stdioDirect = await direct(
+  new StdioClientTransport({ command: 'node', args: [EVERYTHING, 'stdio'], stderr: 'ignore' }),
+);
+subjects.push(
+  ['HTTP: SDK client directly', httpDirect.call],
+  ['HTTP: one call through a turn', () => turnCalling('mcp__web__echo', { message: 'bench' })],
+  ['stdio: SDK client, bare node', stdioDirect.call],
+  ['stdio: one call through a turn (sandboxed)', () => turnCalling('mcp__local__echo', { message: 'bench' })],
+  ['turn with a no-op builtin call', () => turnCalling('noop', { value: 'x' })],
+);
+
+const samples = new Map<string, number[]>(subjects.map(([name]) => [name, []]));
+for (let warm = 0; warm < 20; warm += 1) for (const [, run] of subjects) await run();
+for (let round = 0; round < CALLS; round += 1) {
+  for (const [name, run] of subjects) {
+    const started = performance.now();
+    await run();
+    samples.get(name)?.push(performance.now() - started);
+  }
+}
+
+console.log(`-- server-everything echo, ${CALLS} interleaved rounds, median ms per call --`);
+const medians = new Map<string, number>();
+for (const [name] of subjects) {
+  const value = median(samples.get(name) ?? []);
+  medians.set(name, value);
+  console.log(`${name.padEnd(46)} ${value.toFixed(2).padStart(8)} ms`);
+}
+const overhead = (turn: string, bare: string) => {
+  const through = medians.get(turn) ?? 0;
+  const baseline = medians.get(bare) ?? 0;
+  return `${(through - baseline).toFixed(2)} ms (${(through / baseline).toFixed(2)}×)`;
+};
+console.log(
+  `HTTP overhead of the turn over the SDK:  ${overhead('HTTP: one call through a turn', 'HTTP: SDK client directly')}`,
+);
+console.log(
+  `stdio overhead of the turn over the SDK: ${overhead('stdio: one call through a turn (sandboxed)', 'stdio: SDK client, bare node')}`,
+);
+
+await httpDirect.close();
+await stdioDirect.close();
+await source.close();
+sandbox.dispose();
+httpServer.kill();
+await httpServer.exited;
+rmSync(work, { recursive: true, force: true });

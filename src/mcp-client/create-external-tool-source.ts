@@ -1,0 +1,89 @@
+/**
+ * The server's external MCP tools, built from the environment: `MANGO_MCP_SERVERS` (the operator
+ * file, read now — a malformed file stops the start with its `ConfigError`) and
+ * `MANGO_MCP_ALLOW_PRIVATE`. Without a file there are still user-added servers when a per-user source
+ * is given; without either, there is no source and users have the builtins only. `reload()` re-reads
+ * the file (SIGHUP) and drops what it knew of every server that changed.
+ */
+import { type Environment, readVariable } from '../config/environment-variables.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import { hostShellSandbox } from '../tools/shell/sandbox/host-shell-sandbox.ts';
+import type { ShellSandbox } from '../tools/shell/sandbox/shell-sandbox.ts';
+import type { WorkspaceService } from '../workspaces/workspace-service.ts';
+import { ExternalToolSource } from './external-tool-source.ts';
+import { createGuardedFetch } from './guarded-fetch.ts';
+import { HeaderCipher } from './header-cipher.ts';
+import { McpConnectionPool, type McpConnectionPoolOptions } from './mcp-connection-pool.ts';
+import { McpServerRegistry } from './mcp-server-registry.ts';
+import type { UserMcpServerRepository } from './user-mcp-server-repository.ts';
+import { UserMcpServerService } from './user-mcp-server-service.ts';
+
+export interface ExternalTools {
+  source: ExternalToolSource;
+  servers: McpServerRegistry;
+  /** The servers users add themselves; undefined when there is no store for them. */
+  userServers: UserMcpServerService | undefined;
+  /** Re-reads the operator file; returns the servers that changed. @throws ConfigError, keeping the old ones. */
+  reload(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export interface ExternalToolsOptions {
+  environment: Environment;
+  builtins: ToolRegistry;
+  dataDirectory: string;
+  workspaces: WorkspaceService;
+  /** Where users' own servers are stored (the database); without it users cannot add servers. */
+  userServerRepository?: UserMcpServerRepository;
+  now?: () => number;
+  sandbox?: () => ShellSandbox;
+  pool?: McpConnectionPoolOptions;
+  connectTimeoutMs?: number;
+  log?: (line: string) => void;
+}
+
+/** The external tools, or undefined when no server can exist (no file, no store for users' own). */
+export function createExternalTools(options: ExternalToolsOptions): ExternalTools | undefined {
+  const path = readVariable(options.environment, 'MANGO_MCP_SERVERS');
+  if (path === undefined && options.userServerRepository === undefined) return undefined;
+  const allowPrivate = readVariable(options.environment, 'MANGO_MCP_ALLOW_PRIVATE') === '1';
+  const secretKey = readVariable(options.environment, 'MANGO_SECRET_KEY');
+  let servers: McpServerRegistry | undefined;
+  const userServers = options.userServerRepository
+    ? new UserMcpServerService({
+        repository: options.userServerRepository,
+        cipher: secretKey === undefined ? undefined : new HeaderCipher(secretKey),
+        operatorNames: () => servers?.operatorServers().map((server) => server.name) ?? [],
+        now: options.now ?? Date.now,
+      })
+    : undefined;
+  servers = new McpServerRegistry({ path, userSource: userServers });
+  const source = new ExternalToolSource({
+    servers,
+    builtins: options.builtins,
+    pool: new McpConnectionPool(options.pool),
+    connector: {
+      dataDirectory: options.dataDirectory,
+      sandbox: options.sandbox ?? hostShellSandbox,
+      fetch: createGuardedFetch({ allowPrivate }),
+      connectTimeoutMs: options.connectTimeoutMs,
+    },
+    listingAccess: async (userId) =>
+      (await options.workspaces.reachableSetFor(userId, { workingDirectory: null, confined: true }))
+        .reachable,
+    log: options.log,
+  });
+  userServers?.attach(source);
+  const registry = servers;
+  return {
+    source,
+    servers: registry,
+    userServers,
+    async reload() {
+      const changed = registry.reload();
+      await Promise.all(changed.map((name) => source.forgetServer(name)));
+      return changed;
+    },
+    close: () => source.close(),
+  };
+}

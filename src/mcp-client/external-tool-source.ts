@@ -1,0 +1,264 @@
+/**
+ * The per-user tool source with external MCP servers (docs/mcp-client.md): a user's registry is the
+ * builtins plus the tools of every server that user has (mcp-server-registry.ts), each named
+ * `mcp__<server>__<tool>` and built as an ordinary `RegisteredTool`.
+ *
+ * - A server's tool list is fetched on first need and kept per user and server until the server
+ *   sends `list_changed`, a reload changes the server, or a new connection lists differently; the list
+ *   outlives an idle program that was stopped.
+ * - A server that cannot be reached, times out or fails to list is left out of that user's registry
+ *   with its error in `serverStates`; it never fails the turn, listing or call of any other tool. Only
+ *   the first listing of a server is waited for (bounded by the connect timeout); after a failure the
+ *   next listings answer with it at once and retry in the background, so a hanging server delays no
+ *   later turn.
+ * - Calls go through the connection pool keyed by user and server and, for a program on stdio, by the
+ *   reachable set of the call: a chat's program sees that chat's files and no other's.
+ */
+
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerStatus } from '../contracts/user-mcp-server-view.ts';
+import type { ReachableSet } from '../tools/access/reachable-set.ts';
+import { ToolError } from '../tools/errors.ts';
+import { ToolRegistry } from '../tools/registry.ts';
+import type { RegisteredTool, ToolContext } from '../tools/types.ts';
+import type { UserToolSource } from '../tools/user-tool-source.ts';
+import { buildExternalTool, EXTERNAL_TIMEOUT_SECONDS } from './external-mcp-tool.ts';
+import { nameExternalTools } from './external-tool-name.ts';
+import { mapExternalToolResult } from './external-tool-result.ts';
+import type { McpConnection } from './mcp-connection.ts';
+import type { McpConnectionPool } from './mcp-connection-pool.ts';
+import {
+  type ConnectionHooks,
+  type McpServerConnectorOptions,
+  openHttpConnection,
+  openStdioConnection,
+} from './mcp-server-connector.ts';
+import type { McpServerRegistry, UserMcpServer } from './mcp-server-registry.ts';
+
+/** What the tools page and `mango mcp-servers list` show of one server for one user. */
+export interface McpServerState extends McpServerStatus {
+  name: string;
+  origin: UserMcpServer['origin'];
+  transport: UserMcpServer['transport'];
+}
+
+export interface ExternalToolSourceOptions {
+  servers: McpServerRegistry;
+  /** The builtins every user has, first in each registry. */
+  builtins: ToolRegistry;
+  pool: McpConnectionPool;
+  connector: McpServerConnectorOptions;
+  /** What a program started to list tools (not for a chat) may reach: the user's personal workspace. */
+  listingAccess: (userId: string) => Promise<ReachableSet>;
+  log?: (line: string) => void;
+}
+
+interface Catalog {
+  tools: RegisteredTool[];
+  error?: undefined;
+}
+
+interface CatalogFailure {
+  tools?: undefined;
+  error: string;
+}
+
+function keyOf(userId: string, server: string): string {
+  return JSON.stringify([userId, server]);
+}
+
+/** The stdio key adds what the program was started with: the call's directory and roots. */
+function scopeKeyOf(userId: string, server: UserMcpServer, reachable: ReachableSet): string {
+  if (server.transport !== 'stdio') return keyOf(userId, server.name);
+  const roots = reachable.roots.map((root) => `${root.access}:${root.path}`).sort();
+  return JSON.stringify([userId, server.name, reachable.workingDirectory, roots]);
+}
+
+export class ExternalToolSource implements UserToolSource {
+  readonly #options: ExternalToolSourceOptions;
+  readonly #catalogs = new Map<string, Catalog | CatalogFailure>();
+  readonly #listing = new Map<string, Promise<Catalog | CatalogFailure>>();
+  readonly #log: (line: string) => void;
+
+  constructor(options: ExternalToolSourceOptions) {
+    this.#options = options;
+    this.#log = options.log ?? ((line) => console.error(line));
+  }
+
+  async registryFor(userId: string): Promise<ToolRegistry> {
+    const registry = new ToolRegistry();
+    for (const tool of this.#options.builtins.list()) registry.register(tool);
+    const { servers } = await this.#options.servers.serversFor(userId);
+    const catalogs = await Promise.all(servers.map((server) => this.#catalog(userId, server)));
+    for (const catalog of catalogs) {
+      for (const tool of catalog.tools ?? []) {
+        if (!registry.get(tool.definition.name)) registry.register(tool);
+      }
+    }
+    return registry;
+  }
+
+  /** Every server of the user with its state, listing those not listed yet. */
+  async serverStates(userId: string): Promise<{ servers: McpServerState[]; problems: string[] }> {
+    const { servers, problems } = await this.#options.servers.serversFor(userId);
+    const states = await Promise.all(
+      servers.map(async (server): Promise<McpServerState> => {
+        const catalog = await this.#catalog(userId, server);
+        const base = { name: server.name, origin: server.origin, transport: server.transport };
+        if (catalog.error !== undefined) return { ...base, status: 'failed', error: catalog.error };
+        return {
+          ...base,
+          status: 'connected',
+          toolCount: catalog.tools.length,
+          tools: catalog.tools.map((tool) => tool.definition.name),
+        };
+      }),
+    );
+    return { servers: states, problems };
+  }
+
+  /** Forgets what is known of `server` (all users), closing its connections: a reload changed it. */
+  async forgetServer(server: string): Promise<void> {
+    for (const key of [...this.#catalogs.keys()]) {
+      if ((JSON.parse(key) as string[])[1] === server) this.#catalogs.delete(key);
+    }
+    await this.#options.pool.close((key) => (JSON.parse(key) as string[])[1] === server);
+  }
+
+  /** Forgets one user's list of one server and closes that user's connections to it (it changed). */
+  async forgetUserServer(userId: string, server: string): Promise<void> {
+    this.#catalogs.delete(keyOf(userId, server));
+    await this.#options.pool.close((key) => {
+      const [owner, name] = JSON.parse(key) as string[];
+      return owner === userId && name === server;
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#catalogs.clear();
+    await this.#options.pool.close();
+  }
+
+  #hooks(userId: string, server: string): ConnectionHooks {
+    return {
+      onToolsChanged: () => {
+        this.#catalogs.delete(keyOf(userId, server));
+      },
+    };
+  }
+
+  #open(userId: string, server: UserMcpServer, reachable: ReachableSet): Promise<McpConnection> {
+    const hooks = this.#hooks(userId, server.name);
+    if (server.transport === 'http') return openHttpConnection(server, this.#options.connector, hooks);
+    return openStdioConnection(server, userId, reachable, this.#options.connector, hooks);
+  }
+
+  /**
+   * The connection for a call with `reachable`, or for listing (a program then sees the user's
+   * personal workspace, as a chat there would, so that chat reuses the same program).
+   */
+  async #connection(
+    userId: string,
+    server: UserMcpServer,
+    given: ReachableSet | undefined,
+  ): Promise<{ connection: McpConnection; key: string }> {
+    const reachable =
+      given ?? (server.transport === 'stdio' ? await this.#options.listingAccess(userId) : undefined);
+    const scope = reachable ?? { workingDirectory: '/', homeDirectory: '/', roots: [], protectedPaths: [] };
+    const key = scopeKeyOf(userId, server, scope);
+    const connection = await this.#options.pool.acquire(key, userId, () => this.#open(userId, server, scope));
+    return { connection, key };
+  }
+
+  #catalog(userId: string, server: UserMcpServer): Promise<Catalog | CatalogFailure> {
+    const key = keyOf(userId, server.name);
+    const known = this.#catalogs.get(key);
+    if (known?.tools) return Promise.resolve(known);
+    const running = this.#listing.get(key);
+    if (known) {
+      // A failure answers at once; a retry runs behind it (the pool's backoff paces the attempts).
+      if (!running) void this.#list(userId, server, key);
+      return Promise.resolve(known);
+    }
+    return running ?? this.#list(userId, server, key);
+  }
+
+  #list(userId: string, server: UserMcpServer, key: string): Promise<Catalog | CatalogFailure> {
+    const listing = (async (): Promise<Catalog | CatalogFailure> => {
+      try {
+        const { connection } = await this.#connection(userId, server, undefined);
+        const listed = await connection.listTools();
+        const catalog = { tools: this.#build(userId, server, listed) };
+        this.#catalogs.set(key, catalog);
+        return catalog;
+      } catch (error) {
+        const failure = { error: error instanceof Error ? error.message : String(error) };
+        this.#catalogs.set(key, failure);
+        return failure;
+      } finally {
+        this.#listing.delete(key);
+      }
+    })();
+    this.#listing.set(key, listing);
+    return listing;
+  }
+
+  #build(userId: string, server: UserMcpServer, listed: readonly Tool[]): RegisteredTool[] {
+    const naming = nameExternalTools(
+      server.name,
+      listed.map((tool) => tool.name),
+    );
+    for (const collision of naming.collisions) {
+      this.#log(
+        `[mango] MCP server "${server.name}": tool "${collision.tool}" left out, its name ${collision.name} is taken by "${collision.keptBy}".`,
+      );
+    }
+    const tools: RegisteredTool[] = [];
+    for (const tool of listed) {
+      const name = naming.names.get(tool.name);
+      if (name === undefined || tools.some((existing) => existing.definition.name === name)) continue;
+      tools.push(
+        buildExternalTool({
+          server: server.name,
+          tool,
+          name,
+          call: (args, context) => this.#call(userId, server, tool.name, args, context),
+        }),
+      );
+    }
+    return tools;
+  }
+
+  async #call(
+    userId: string,
+    server: UserMcpServer,
+    tool: string,
+    args: Record<string, unknown>,
+    context: ToolContext,
+  ): Promise<unknown> {
+    if (context.userId !== userId) {
+      throw new ToolError(
+        'permission_denied',
+        `This tool belongs to another user's MCP server "${server.name}".`,
+      );
+    }
+    const { connection, key } = await this.#connection(userId, server, context.reachable);
+    try {
+      const result = await connection.callTool(tool, args, {
+        signal: context.signal,
+        // The tool's own budget (executeTool) ends the call first; this only bounds the SDK's wait.
+        timeoutMs: (EXTERNAL_TIMEOUT_SECONDS.max + 30) * 1000,
+        onProgress: (progress) =>
+          context.onProgress({
+            type: 'external_progress',
+            completed: progress.progress,
+            ...(progress.total === undefined ? {} : { total: progress.total }),
+            ...(progress.message === undefined ? {} : { message: progress.message }),
+          }),
+      });
+      return await mapExternalToolResult(result, { server: server.name, tool, context });
+    } finally {
+      this.#options.pool.touch(key);
+    }
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * One live MCP client session with one external server, over any SDK transport. It bounds the
+ * handshake (a server that does not answer `initialize` in time is given up and its transport closed),
+ * lists every page of tools, calls a tool with the caller's signal (an abort is sent to the server as
+ * `notifications/cancelled`) and progress callback, and reports `notifications/tools/list_changed`.
+ * Once its transport closes (the program exited, the HTTP session ended) it is `closed` for good and
+ * every call in flight fails with an `execution_error` that names the server and, for a program, the
+ * last words on its stderr; the pool opens a new one.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  McpError,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { ToolError } from '../tools/errors.ts';
+
+/** How long a server has to answer the handshake or a tool listing. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
+/** Pages of `tools/list` followed at most (a server that pages forever is cut off). */
+const MAX_TOOL_PAGES = 20;
+
+export interface McpConnectionOptions {
+  /** The server's name, for messages. */
+  server: string;
+  connectTimeoutMs?: number;
+  /** Called when the server says its tool list changed. */
+  onToolsChanged?: () => void;
+  /** Called once when the connection closes. */
+  onClosed?: () => void;
+  /** What the program said last on stderr (stdio only), for messages. */
+  diagnostics?: () => string;
+}
+
+export interface McpCallOptions {
+  signal: AbortSignal;
+  /** Progress the server reports for this call. */
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** The longest the SDK waits for the result; the tool's own budget normally ends the call first. */
+  timeoutMs: number;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class McpConnection {
+  readonly #client: Client;
+  readonly #options: McpConnectionOptions;
+  #closed = false;
+  #inFlight = 0;
+
+  private constructor(client: Client, options: McpConnectionOptions) {
+    this.#client = client;
+    this.#options = options;
+  }
+
+  /**
+   * Connects over `transport` and completes the handshake.
+   * @throws ToolError `execution_error` naming the server when it cannot be reached or does not answer.
+   */
+  static async open(transport: Transport, options: McpConnectionOptions): Promise<McpConnection> {
+    const client = new Client({ name: 'mango-tools', version: '0.1.0' }, { capabilities: {} });
+    const connection = new McpConnection(client, options);
+    client.onclose = () => connection.#markClosed();
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      options.onToolsChanged?.();
+    });
+    const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    try {
+      await client.connect(transport, { timeout: timeoutMs });
+    } catch (error) {
+      await client.close().catch(() => {});
+      connection.#markClosed();
+      throw connection.#failure('could not be connected', error);
+    }
+    return connection;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Calls running now; an idle connection has none. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Every tool the server lists, all pages. */
+  async listTools(): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_TOOL_PAGES; page += 1) {
+      let result: Awaited<ReturnType<Client['listTools']>>;
+      try {
+        result = await this.#client.listTools(cursor === undefined ? undefined : { cursor }, {
+          timeout: this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+        });
+      } catch (error) {
+        throw this.#failure('could not list its tools', error);
+      }
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (cursor === undefined) break;
+    }
+    return tools;
+  }
+
+  /**
+   * Calls one tool. A cancel becomes the SDK's `notifications/cancelled` and rejects with the signal's
+   * reason; a closed connection or protocol failure is an `execution_error` naming the server.
+   */
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+  ): Promise<CallToolResult> {
+    if (this.#closed) throw this.#failure('is not connected', undefined);
+    this.#inFlight += 1;
+    try {
+      const result = await this.#client.callTool({ name, arguments: args }, CallToolResultSchema, {
+        signal: options.signal,
+        timeout: options.timeoutMs,
+        ...(options.onProgress
+          ? {
+              onprogress: (progress: { progress: number; total?: number; message?: string }) =>
+                options.onProgress?.(progress),
+            }
+          : {}),
+      });
+      return result as CallToolResult;
+    } catch (error) {
+      if (options.signal.aborted) throw options.signal.reason;
+      const stopped = this.#closed;
+      // A standard JSON-RPC error came from a live server that understood us; anything else (a lost
+      // HTTP session, a timeout, a broken stream) means this connection cannot be trusted again.
+      if (!(error instanceof McpError && error.code <= -32600 && error.code >= -32603)) await this.close();
+      throw this.#failure(stopped ? 'stopped during the call' : 'failed the call', error);
+    } finally {
+      this.#inFlight -= 1;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#client.close().catch(() => {});
+    this.#markClosed();
+  }
+
+  #markClosed(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#options.onClosed?.();
+  }
+
+  #failure(what: string, error: unknown): ToolError {
+    const said = this.#options.diagnostics?.() ?? '';
+    const cause = error === undefined ? '' : `: ${messageOf(error)}`;
+    return new ToolError(
+      'execution_error',
+      `The MCP server "${this.#options.server}" ${what}${cause}${said ? ` (its last output: ${said.slice(-500)})` : ''}`,
+    );
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Opens one connection to one external server for one user.
+ *
+ * - Streamable HTTP: the SDK transport with the guarded fetch (guarded-fetch.ts), so every connection
+ *   and redirect is checked on the address actually connected, and the server's configured headers.
+ * - stdio: the program runs in the shell sandbox (`ShellSandbox.prepareProgram`, the same launcher and
+ *   mount plan as shell commands), seeing the chat's reachable set, plus the user's own state directory
+ *   for this server read-write (`<data>/mcp-state/<user>/<server>`, named by `stateVariable`) and its
+ *   `packageDirectory` read-only — never the data directory itself or another user's workspace. With
+ *   `network: "none"` it has no network at all.
+ */
+import { mkdir } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { HttpMcpServerDeclaration, StdioMcpServerDeclaration } from '../config/mcp-servers-file.ts';
+import { getUserImageDirectoryName } from '../images/image-file-store.ts';
+import type { ReachableRoot, ReachableSet } from '../tools/access/reachable-set.ts';
+import { ToolError } from '../tools/errors.ts';
+import { handToSandboxUser } from '../tools/shell/sandbox/sandbox-file-owner.ts';
+import type { ShellSandbox } from '../tools/shell/sandbox/shell-sandbox.ts';
+import type { FetchLike } from './guarded-fetch.ts';
+import { McpConnection } from './mcp-connection.ts';
+import { SandboxedStdioTransport } from './sandboxed-stdio-transport.ts';
+
+export interface McpServerConnectorOptions {
+  /** Where per-user state directories live (`<dataDirectory>/mcp-state`). */
+  dataDirectory: string;
+  /** The sandbox stdio servers run in (the shell tools' one). */
+  sandbox: () => ShellSandbox;
+  fetch: FetchLike;
+  connectTimeoutMs?: number;
+}
+
+export interface ConnectionHooks {
+  onToolsChanged?: () => void;
+  onClosed?: () => void;
+}
+
+/** The user's state directory for one server, created (and handed to the sandbox uid) when missing. */
+export async function userStateDirectory(
+  dataDirectory: string,
+  userId: string,
+  server: string,
+): Promise<string> {
+  const base = join(resolve(dataDirectory), 'mcp-state');
+  const userDirectory = join(base, getUserImageDirectoryName(userId));
+  const directory = join(userDirectory, server);
+  // The parents only need to be passable for the sandbox uid; the server's own directory is its.
+  await mkdir(base, { recursive: true, mode: 0o711 });
+  await mkdir(userDirectory, { recursive: true, mode: 0o711 });
+  try {
+    await mkdir(directory, { mode: 0o700 });
+    await handToSandboxUser(directory);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
+  }
+  return directory;
+}
+
+function resolveCommand(server: StdioMcpServerDeclaration): string {
+  if (isAbsolute(server.command)) return server.command;
+  const found = Bun.which(server.command);
+  if (!found) {
+    throw new ToolError(
+      'execution_error',
+      `The MCP server "${server.name}" cannot start: its command "${server.command}" is not on PATH.`,
+    );
+  }
+  return found;
+}
+
+export async function openStdioConnection(
+  server: StdioMcpServerDeclaration,
+  userId: string,
+  reachable: ReachableSet,
+  options: McpServerConnectorOptions,
+  hooks: ConnectionHooks,
+): Promise<McpConnection> {
+  const sandbox = options.sandbox();
+  if (!sandbox.prepareProgram) {
+    throw new ToolError(
+      'execution_error',
+      `The MCP server "${server.name}" cannot start: this shell sandbox cannot contain programs.`,
+    );
+  }
+  const environment: Record<string, string> = { ...server.env };
+  const extraRoots: ReachableRoot[] = [];
+  if (server.stateVariable !== undefined) {
+    const state = await userStateDirectory(options.dataDirectory, userId, server.name);
+    environment[server.stateVariable] = server.stateFile ? join(state, server.stateFile) : state;
+    extraRoots.push({ path: state, access: 'read-write' });
+  }
+  if (server.packageDirectory !== undefined) {
+    extraRoots.push({ path: server.packageDirectory, access: 'read-only' });
+  }
+  const launch = sandbox.prepareProgram({
+    argv: [resolveCommand(server), ...server.args],
+    cwd: reachable.workingDirectory,
+    reachable: { ...reachable, roots: [...reachable.roots, ...extraRoots] },
+    environment,
+    network: server.network,
+  });
+  const transport = new SandboxedStdioTransport(launch);
+  return McpConnection.open(transport, {
+    server: server.name,
+    connectTimeoutMs: options.connectTimeoutMs,
+    diagnostics: () => transport.stderrTail(),
+    ...hooks,
+  });
+}
+
+export async function openHttpConnection(
+  server: HttpMcpServerDeclaration,
+  options: McpServerConnectorOptions,
+  hooks: ConnectionHooks,
+): Promise<McpConnection> {
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+    fetch: options.fetch,
+    requestInit: { headers: server.headers },
+    // A dropped event stream is not resumed behind the caller's back: the next call reconnects.
+    reconnectionOptions: {
+      maxReconnectionDelay: 1000,
+      initialReconnectionDelay: 1000,
+      reconnectionDelayGrowFactor: 1,
+      maxRetries: 0,
+    },
+  });
+  return McpConnection.open(transport, {
+    server: server.name,
+    connectTimeoutMs: options.connectTimeoutMs,
+    ...hooks,
+  });
+}

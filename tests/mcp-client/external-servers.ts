@@ -1,0 +1,128 @@
+/**
+ * Test helper: the real MCP servers the MCP client tests run (pinned devDependencies started from
+ * `node_modules`, plus the probe fixture), their declarations, and a sandbox layout with two users'
+ * workspaces and a data directory holding a planted database file, for an `ExternalToolSource` over
+ * the real bubblewrap sandbox.
+ */
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { McpServerDeclaration, StdioMcpServerDeclaration } from '../../src/config/mcp-servers-file.ts';
+import { ExternalToolSource } from '../../src/mcp-client/external-tool-source.ts';
+import { createGuardedFetch } from '../../src/mcp-client/guarded-fetch.ts';
+import {
+  McpConnectionPool,
+  type McpConnectionPoolOptions,
+} from '../../src/mcp-client/mcp-connection-pool.ts';
+import { McpServerRegistry } from '../../src/mcp-client/mcp-server-registry.ts';
+import { computeReachableSet, type ReachableSet } from '../../src/tools/access/reachable-set.ts';
+import { ToolRegistry } from '../../src/tools/registry.ts';
+import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
+import { createSandboxLayout, type SandboxLayout } from '../tools/shell/sandbox/sandbox-host.ts';
+
+export const NODE_MODULES = join(import.meta.dir, '..', '..', 'node_modules');
+export const EVERYTHING_SCRIPT = join(NODE_MODULES, '@modelcontextprotocol/server-everything/dist/index.js');
+export const MEMORY_SCRIPT = join(NODE_MODULES, '@modelcontextprotocol/server-memory/dist/index.js');
+export const PROBE_SCRIPT = join(import.meta.dir, '__fixtures__', 'probe-server.mjs');
+
+export function everythingServer(name = 'everything'): StdioMcpServerDeclaration {
+  return {
+    name,
+    transport: 'stdio',
+    command: 'node',
+    args: [EVERYTHING_SCRIPT, 'stdio'],
+    env: {},
+    network: 'none',
+    packageDirectory: NODE_MODULES,
+  };
+}
+
+export function memoryServer(): StdioMcpServerDeclaration {
+  return {
+    name: 'memory',
+    transport: 'stdio',
+    command: 'node',
+    args: [MEMORY_SCRIPT],
+    env: {},
+    network: 'none',
+    stateVariable: 'MEMORY_FILE_PATH',
+    stateFile: 'memory.jsonl',
+    packageDirectory: NODE_MODULES,
+  };
+}
+
+export function probeServer(): StdioMcpServerDeclaration {
+  return {
+    name: 'probe',
+    transport: 'stdio',
+    command: 'node',
+    args: [PROBE_SCRIPT],
+    env: {},
+    network: 'none',
+    stateVariable: 'PROBE_STATE_DIR',
+    // The fixture lies in the repository, next to node_modules: both read-only.
+    packageDirectory: join(import.meta.dir, '..', '..'),
+  };
+}
+
+export interface ExternalSetup {
+  layout: SandboxLayout;
+  /** The data directory: `mango.db` holds a planted secret; `mcp-state/` the users' state. */
+  dataDirectory: string;
+  source: ExternalToolSource;
+  builtins: ToolRegistry;
+  /** alice's chat: confined to her personal workspace. */
+  aliceReachable: ReachableSet;
+  bobReachable: ReachableSet;
+  dispose(): Promise<void>;
+}
+
+export async function createExternalSetup(
+  sandbox: BubblewrapSandbox,
+  servers: McpServerDeclaration[],
+  options: { pool?: McpConnectionPoolOptions; allowPrivate?: boolean; builtins?: ToolRegistry } = {},
+): Promise<ExternalSetup> {
+  const layout = await createSandboxLayout(sandbox);
+  // The repository holds the probe fixture; the sandbox uid must be able to pass through it.
+  const dataDirectory = join(layout.base, 'mango-data');
+  mkdirSync(dataDirectory, { mode: 0o755 });
+  chmodSync(dataDirectory, 0o755);
+  writeFileSync(join(dataDirectory, 'mango.db'), 'database-secret-rows\n', { mode: 0o644 });
+  const protectedPaths = [dataDirectory, layout.data, '/proc', '/sys', '/dev', layout.workspaces];
+  const confinedTo = (home: string) =>
+    computeReachableSet({
+      workspaces: [{ path: home, access: 'read-write', kind: 'personal' }],
+      workingDirectory: home,
+      homeDirectory: home,
+      confined: true,
+      protectedPaths,
+    });
+  const aliceReachable = confinedTo(layout.alice);
+  const bobReachable = confinedTo(layout.bob);
+  const builtins = options.builtins ?? new ToolRegistry();
+  const pool = new McpConnectionPool(options.pool);
+  const source = new ExternalToolSource({
+    servers: new McpServerRegistry({ operatorServers: servers }),
+    builtins,
+    pool,
+    connector: {
+      dataDirectory,
+      sandbox: () => sandbox,
+      fetch: createGuardedFetch({ allowPrivate: options.allowPrivate ?? false }),
+      connectTimeoutMs: 20_000,
+    },
+    listingAccess: async (userId) => (userId === 'bob' ? bobReachable : aliceReachable),
+    log: () => {},
+  });
+  return {
+    layout,
+    dataDirectory,
+    source,
+    builtins,
+    aliceReachable,
+    bobReachable,
+    dispose: async () => {
+      await source.close();
+      layout.remove();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * On the Tools page: the form that adds one of the user's own MCP servers (`POST /api/mcp-servers`:
+ * name, Streamable HTTP URL, optional headers one `Name: value` a line) and the button that removes
+ * one (`DELETE /api/mcp-servers/:name`). A refusal shows the server's message next to the form; after
+ * a change the page is rendered again, so the new server's group shows its state and tools. Header
+ * values go to the server and are never shown again (the server does not return them).
+ */
+import type { ApiClient } from './api-client.ts';
+import { h } from './dom.ts';
+
+/** `Name: value` lines → headers; a line without a colon is an error naming its number. */
+export function parseHeaderLines(text: string): Record<string, string> | string {
+  const headers: Record<string, string> = {};
+  const lines = text.split('\n');
+  for (const [index, line] of lines.entries()) {
+    if (line.trim() === '') continue;
+    const colon = line.indexOf(':');
+    if (colon <= 0) return `Line ${index + 1} is not "Name: value".`;
+    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+export function createAddServerForm(api: ApiClient, onChanged: () => void): HTMLElement {
+  const name = h('input', {
+    id: 'mcp-add-name',
+    name: 'name',
+    required: true,
+    maxlength: 32,
+    autocomplete: 'off',
+  });
+  const url = h('input', {
+    id: 'mcp-add-url',
+    name: 'url',
+    type: 'url',
+    required: true,
+    placeholder: 'https://…/mcp',
+  });
+  const headers = h('textarea', {
+    id: 'mcp-add-headers',
+    name: 'headers',
+    rows: 2,
+    placeholder: 'Authorization: Bearer …',
+  });
+  const status = h('p', { class: 'tool-status', role: 'status' });
+  const submit = h('button', { type: 'submit' }, 'Add server');
+  const form = h(
+    'form',
+    { class: 'mcp-add-server', 'aria-labelledby': 'mcp-add-title' },
+    h('h3', { id: 'mcp-add-title' }, 'Add your own MCP server'),
+    h('label', { for: 'mcp-add-name' }, 'Name'),
+    name,
+    h('label', { for: 'mcp-add-url' }, 'Streamable HTTP URL'),
+    url,
+    h('label', { for: 'mcp-add-headers' }, 'Headers (one "Name: value" a line, optional)'),
+    headers,
+    submit,
+    status,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const parsed = parseHeaderLines(headers.value);
+    if (typeof parsed === 'string') {
+      status.textContent = parsed;
+      headers.focus();
+      return;
+    }
+    submit.disabled = true;
+    status.textContent = 'Adding…';
+    try {
+      await api.addMcpServer({
+        name: name.value.trim(),
+        url: url.value.trim(),
+        ...(Object.keys(parsed).length > 0 ? { headers: parsed } : {}),
+      });
+      onChanged();
+    } catch (error) {
+      status.textContent = `Not added: ${(error as Error).message}`;
+      submit.disabled = false;
+    }
+  });
+  return form;
+}
+
+export function createRemoveServerButton(api: ApiClient, server: string, onChanged: () => void): HTMLElement {
+  const status = h('span', { class: 'tool-status', role: 'status' });
+  const button = h('button', { type: 'button', class: 'secondary' }, `Remove ${server}`);
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    try {
+      await api.deleteMcpServer(server);
+      onChanged();
+    } catch (error) {
+      status.textContent = `Not removed: ${(error as Error).message}`;
+      button.disabled = false;
+    }
+  });
+  return h('div', { class: 'mcp-server-actions' }, button, status);
+}
