@@ -26,7 +26,10 @@ export const PIDS_CGROUP_ROOT = '/sys/fs/cgroup/pids';
 export interface UserProcessCgroups {
   /** Processes one user's commands may have at once. */
   readonly limit: number;
-  /** Moves `pid` into the cgroup of `userId` (made on first use). Throws what the cgroup file system says. */
+  /**
+   * Moves `pid` into the cgroup of `userId` (made on first use); a pid that is gone already is left
+   * alone. Throws what the cgroup file system says otherwise.
+   */
   admit(userId: string, pid: number): void;
 }
 
@@ -66,13 +69,20 @@ export function openUserProcessCgroups(
         `user-${createHash('sha256').update(userId).digest('hex').slice(0, 16)}`,
       );
       if (!prepared.has(directory)) prepare(directory);
+      const enter = () => writeFileSync(join(directory, 'cgroup.procs'), String(pid));
       try {
-        writeFileSync(join(directory, 'cgroup.procs'), String(pid));
+        try {
+          enter();
+        } catch (error) {
+          if ((error as { code?: string }).code !== 'ENOENT') throw error;
+          // Removed meanwhile (by an operator, or a cleanup of empty cgroups): made again, once.
+          prepare(directory);
+          enter();
+        }
       } catch (error) {
-        if ((error as { code?: string }).code !== 'ENOENT') throw error;
-        // Removed meanwhile (by an operator, or a cleanup of empty cgroups): made again, once.
-        prepare(directory);
-        writeFileSync(join(directory, 'cgroup.procs'), String(pid));
+        // A sandbox that already ended (bubblewrap could not build it) has nothing left to limit;
+        // its exit status and message are the call's result.
+        if ((error as { code?: string }).code !== 'ESRCH') throw error;
       }
     },
   };
