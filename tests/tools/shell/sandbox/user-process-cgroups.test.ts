@@ -56,6 +56,26 @@ describeSandbox('one user cannot take every process slot of the shared sandbox u
     });
 
   test.skipIf(!usable)(
+    'a process that already ended is left alone; a live one is counted in its user’s cgroup',
+    async () => {
+      const cgroups = openUserProcessCgroups(61000, 1024);
+      if (typeof cgroups === 'string') throw new Error(cgroups);
+      const ended = Bun.spawn(['true']);
+      await ended.exited;
+      expect(() => cgroups.admit('cgroup-test', ended.pid)).not.toThrow();
+      const live = Bun.spawn(['sleep', '5']);
+      try {
+        cgroups.admit('cgroup-test', live.pid);
+        expect(await Bun.file(`/proc/${live.pid}/cgroup`).text()).toMatch(
+          /:pids:\/mango-sandbox-61000\/user-[0-9a-f]{16}\n/,
+        );
+      } finally {
+        live.kill('SIGKILL');
+      }
+    },
+  );
+
+  test.skipIf(!usable)(
     "a fork loop stops at its user's limit while another user's command still starts 40 processes",
     async () => {
       expect(sandbox.status()).toMatchObject({
