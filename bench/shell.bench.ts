@@ -1,11 +1,14 @@
 /**
  * Shell tool overhead: one `bash -c true` through runShellCommand (no sandbox), through the bubblewrap
- * sandbox (prlimit, setpriv, bwrap with fresh namespaces and mounts, the wait-status reporter), and
- * through the whole tool in the sandbox (executeTool: settings, cwd resolution and policy, environment
- * allowlist), against a bare Bun.spawn of the same command that reads both pipes, which is what a caller
- * would otherwise write. Prints the mean
- * latency of sequential calls and calls per second at 1, 8 and 64 concurrent calls, with ratios. A
- * detached bare spawn (setsid, as runShellCommand does) separates the cost of the process group.
+ * sandbox built at the call (cold: prlimit, setpriv, bwrap with fresh namespaces and mounts, the
+ * waiter), through a sandbox the warm pool built ahead (warm: the call only hands over its command;
+ * the pool is given time to rebuild between calls, outside the timing, as the time a model takes
+ * between two calls gives it), and through the whole tool in a warm sandbox (executeTool: settings,
+ * cwd resolution and policy, environment allowlist), against a bare Bun.spawn of the same command that
+ * reads both pipes, which is what a caller would otherwise write. Prints the median latency of single
+ * sequential calls with its overhead over the bare spawn, and calls per second at 1, 8 and 64
+ * concurrent calls (back to back: the pool cannot rebuild ahead then), with ratios. A detached bare
+ * spawn (setsid, as runShellCommand does) separates the cost of the process group.
  * Last, the drain: a command printing DRAIN_BYTES at a 1 KB cap through runShellCommand (which runs
  * one full collection per 32 MB dropped, dropped-output-collector.ts) against a bare spawn that reads
  * and drops the same output, with the RSS growth of each.
@@ -18,7 +21,10 @@ import { executeTool } from '../src/tools/execution.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { buildShellTool } from '../src/tools/shell/build-shell-tool.ts';
 import { runShellCommand } from '../src/tools/shell/run-shell-command.ts';
-import { createBubblewrapSandbox } from '../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
+import {
+  type BubblewrapSandbox,
+  createBubblewrapSandbox,
+} from '../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import { handToSandboxUser } from '../src/tools/shell/sandbox/sandbox-file-owner.ts';
 
 const COMMAND = 'true';
@@ -35,13 +41,15 @@ async function shellCommand(): Promise<void> {
   await runShellCommand({ shell: 'bash', command: COMMAND, cwd, timeoutMs: 30_000, maxOutputBytes: 102_400 });
 }
 
-const sandbox = createBubblewrapSandbox({ log: () => {} });
-const sandboxStatus = sandbox.status();
+const cold = createBubblewrapSandbox({ log: () => {}, pool: { maxIdle: 0 } });
+const warm = createBubblewrapSandbox({ log: () => {}, pool: { maxIdle: 4 } });
+const sandboxStatus = cold.status();
 const workspace = mkdtempSync(join(tmpdir(), 'mango-shell-bench-'));
 chmodSync(workspace, 0o755);
-await handToSandboxUser(workspace, sandbox);
+await handToSandboxUser(workspace, cold);
 process.on('exit', () => {
-  sandbox.dispose();
+  cold.dispose();
+  warm.dispose();
   rmSync(workspace, { recursive: true, force: true });
 });
 const reachable: ReachableSet = {
@@ -52,25 +60,27 @@ const reachable: ReachableSet = {
 };
 const bash = Bun.which('bash') ?? '/usr/bin/bash';
 
-async function sandboxed(): Promise<void> {
-  const result = await sandbox.run({
-    shell: 'bash',
-    command: COMMAND,
-    cwd: workspace,
-    reachable,
-    deniedPaths: [],
-    deniedEnvVars: [],
-    interpreterPath: bash,
-    userId: 'bench',
-    chatId: undefined,
-    timeoutMs: 30_000,
-    maxOutputBytes: 102_400,
-  });
-  if (result.exitCode !== 0) throw new Error(`sandboxed true failed: ${result.stderr}`);
+function sandboxed(sandbox: BubblewrapSandbox): () => Promise<void> {
+  return async () => {
+    const result = await sandbox.run({
+      shell: 'bash',
+      command: COMMAND,
+      cwd: workspace,
+      reachable,
+      deniedPaths: [],
+      deniedEnvVars: [],
+      interpreterPath: bash,
+      userId: 'bench',
+      chatId: undefined,
+      timeoutMs: 30_000,
+      maxOutputBytes: 102_400,
+    });
+    if (result.exitCode !== 0) throw new Error(`sandboxed true failed: ${result.stderr}`);
+  };
 }
 
 const registry = new ToolRegistry();
-registry.register(buildShellTool('bash', { sandbox: () => sandbox }));
+registry.register(buildShellTool('bash', { sandbox: () => warm }));
 async function wholeTool(): Promise<void> {
   const outcome = await executeTool(
     'bash',
@@ -93,18 +103,33 @@ async function bareDetachedSpawn(): Promise<void> {
   await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
 }
 
-const subjects: [string, () => Promise<void>][] = [
-  ['bare Bun.spawn', bareSpawn],
-  ['bare Bun.spawn, detached', bareDetachedSpawn],
-  ['runShellCommand, no sandbox', shellCommand],
+interface Subject {
+  name: string;
+  run: () => Promise<void>;
+  /** Untimed, before each timed sequential call (the warm pool rebuilding between calls). */
+  between?: () => Promise<void>;
+  /** Left out of the back-to-back throughput table (its premise, time between calls, is gone). */
+  sequentialOnly?: boolean;
+}
+
+const subjects: Subject[] = [
+  { name: 'bare Bun.spawn', run: bareSpawn },
+  { name: 'bare Bun.spawn, detached', run: bareDetachedSpawn },
+  { name: 'runShellCommand, no sandbox', run: shellCommand },
 ];
 if (sandboxStatus.available) {
-  subjects.push(['bubblewrap sandbox', sandboxed], ['bash tool in the sandbox', wholeTool]);
+  const settle = () => warm.poolSettled();
+  subjects.push(
+    { name: 'sandbox, cold (built at call)', run: sandboxed(cold) },
+    { name: 'sandbox, warm (pre-built)', run: sandboxed(warm), between: settle, sequentialOnly: true },
+    { name: 'bash tool, warm sandbox', run: wholeTool, between: settle, sequentialOnly: true },
+    { name: 'sandbox, pool on, back to back', run: sandboxed(warm) },
+  );
 } else {
   console.log(`The sandboxed subjects are left out: ${sandboxStatus.reason}`);
 }
 
-/** The machine is shared: subjects alternate within each round, and the median round is reported. */
+/** The machine is shared: subjects alternate within each round, and the median is reported. */
 const ROUNDS = Number(process.env.SHELL_BENCH_ROUNDS ?? 7);
 
 function median(values: number[]): number {
@@ -112,10 +137,16 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
-async function meanLatencyMs(run: () => Promise<void>, calls: number): Promise<number> {
-  const startedAt = performance.now();
-  for (let index = 0; index < calls; index += 1) await run();
-  return (performance.now() - startedAt) / calls;
+/** Durations of `calls` single sequential calls, each timed alone. */
+async function callDurations(subject: Subject, calls: number): Promise<number[]> {
+  const durations: number[] = [];
+  for (let index = 0; index < calls; index += 1) {
+    await subject.between?.();
+    const startedAt = performance.now();
+    await subject.run();
+    durations.push(performance.now() - startedAt);
+  }
+  return durations;
 }
 
 async function callsPerSecond(run: () => Promise<void>, concurrency: number, calls: number): Promise<number> {
@@ -131,31 +162,35 @@ async function callsPerSecond(run: () => Promise<void>, concurrency: number, cal
   return calls / ((performance.now() - startedAt) / 1000);
 }
 
-/** Runs `measure` for every subject in each round, rotating the order, and keeps each subject's median. */
-async function interleaved(measure: (run: () => Promise<void>) => Promise<number>): Promise<number[]> {
-  const samples: number[][] = subjects.map(() => []);
+/** Runs `measure` for every subject in each round, rotating the order; returns each one's samples. */
+async function interleaved<T>(chosen: Subject[], measure: (subject: Subject) => Promise<T>): Promise<T[][]> {
+  const samples: T[][] = chosen.map(() => []);
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (let offset = 0; offset < subjects.length; offset += 1) {
-      const index = (round + offset) % subjects.length;
-      samples[index]?.push(await measure((subjects[index] as [string, () => Promise<void>])[1]));
+    for (let offset = 0; offset < chosen.length; offset += 1) {
+      const index = (round + offset) % chosen.length;
+      samples[index]?.push(await measure(chosen[index] as Subject));
     }
   }
-  return samples.map(median);
+  return samples;
 }
 
-for (const [, run] of subjects) for (let index = 0; index < 20; index += 1) await run();
+for (const subject of subjects) for (let index = 0; index < 20; index += 1) await subject.run();
 
 const perRound = Math.max(1, Math.round(SEQUENTIAL_CALLS / ROUNDS));
 console.log(
-  `bash -c ${COMMAND}: ${ROUNDS} rounds of ${perRound} sequential calls per subject, interleaved; median round`,
+  `bash -c ${COMMAND}: ${ROUNDS} rounds of ${perRound} sequential calls per subject, interleaved; median of all calls`,
 );
-const latencies = await interleaved((run) => meanLatencyMs(run, perRound));
-const bareLatency = latencies[0] as number;
-subjects.forEach(([name], index) => {
-  const latency = latencies[index] as number;
+const durations = (await interleaved(subjects, (subject) => callDurations(subject, perRound))).map((rounds) =>
+  rounds.flat(),
+);
+const bareLatency = median(durations[0] as number[]);
+subjects.forEach(({ name }, index) => {
+  const all = durations[index] as number[];
+  const latency = median(all);
   const overhead = latency - bareLatency;
+  const p90 = [...all].sort((left, right) => left - right)[Math.floor(all.length * 0.9)] as number;
   console.log(
-    `  ${name.padEnd(30)} ${latency.toFixed(3)} ms/call` +
+    `  ${name.padEnd(32)} ${latency.toFixed(3)} ms/call (p90 ${p90.toFixed(1)})` +
       (index === 0
         ? ''
         : `  overhead ${overhead >= 0 ? '+' : ''}${overhead.toFixed(3)} ms (${(latency / bareLatency).toFixed(2)}x bare)`),
@@ -163,19 +198,25 @@ subjects.forEach(([name], index) => {
 });
 
 const levels = [1, 8, 64];
+const throughputSubjects = subjects.filter((subject) => !subject.sequentialOnly);
 const rates: number[][] = [];
 for (const concurrency of levels) {
-  rates.push(await interleaved((run) => callsPerSecond(run, concurrency, CONCURRENT_CALLS)));
+  const samples = await interleaved(throughputSubjects, (subject) =>
+    callsPerSecond(subject.run, concurrency, CONCURRENT_CALLS),
+  );
+  rates.push(samples.map(median));
 }
-console.log(`\ncalls per second (${CONCURRENT_CALLS} calls per run, median of ${ROUNDS} rounds)`);
-console.log(`  ${'concurrency'.padEnd(30)} ${levels.map((value) => String(value).padStart(18)).join('')}`);
-subjects.forEach(([name], index) => {
+console.log(
+  `\ncalls per second (${CONCURRENT_CALLS} calls per run, back to back, median of ${ROUNDS} rounds)`,
+);
+console.log(`  ${'concurrency'.padEnd(32)} ${levels.map((value) => String(value).padStart(18)).join('')}`);
+throughputSubjects.forEach(({ name }, index) => {
   const cells = levels.map((_, level) => {
     const rate = rates[level]?.[index] as number;
     const bare = rates[level]?.[0] as number;
     return `${rate.toFixed(0)}/s${index === 0 ? '' : ` (${(rate / bare).toFixed(2)}x)`}`.padStart(18);
   });
-  console.log(`  ${name.padEnd(30)} ${cells.join('')}`);
+  console.log(`  ${name.padEnd(32)} ${cells.join('')}`);
 });
 
 const DRAIN_BYTES = Number(process.env.SHELL_BENCH_DRAIN_BYTES ?? 512 * 1024 * 1024);

@@ -116,6 +116,15 @@ export const ENVIRONMENT_VARIABLES = {
     defaultText: '(unset)',
     meaning: 'further variable names shell commands receive beyond the allowlist',
   }),
+  MANGO_SANDBOX_POOL: integerVariable({
+    fallback: 4,
+    minimum: 0,
+    maximum: 64,
+    expected: 'a count from 0 to 64',
+    defaultText: '`4`',
+    meaning:
+      'shell sandboxes built ahead of the next call of the same plan (each used once, killed after 30 s idle); `0` builds every sandbox at the call',
+  }),
   MANGO_SANDBOX_UID: integerVariable({
     fallback: 61000,
     minimum: 1,

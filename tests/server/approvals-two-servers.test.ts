@@ -226,7 +226,7 @@ describe.each(['sqlite', 'postgres'] as const)('approvals across two servers on 
       body: { state: string; pendingApprovals: unknown[] };
     };
     expect(record.body.pendingApprovals).toEqual([]);
-    // Two endings are both correct and they race: A records `error` itself after SIGCONT, unless
+    // Two endings are both correct and race by nature: A records `error` itself after SIGCONT, unless
     // B found the lease expired first and recorded the turn `lost` (A's own end is then refused).
     expect(['error', 'lost']).toContain(record.body.state);
     expect(await b.items(chatId)).toEqual([

@@ -189,15 +189,21 @@ describe('approvals on the chat page in Chromium', () => {
       await page.reload();
       const card = await waitingCard(page, 'call_reload');
       expect(await card.locator('.approval-command').textContent()).toBe('echo after-reload');
-      // Once, after the model's text and the user's message, as it was live.
-      expect(await page.locator('article[data-call-id="call_reload"]').count()).toBe(1);
-      expect(
-        await page.evaluate(() =>
+      // Once, after the model's text and the user's message, as it was live. The waiting card shows
+      // from the turn record at once; the replayed events then put it after the model's text.
+      const order = () =>
+        page.evaluate(() =>
           [...document.querySelectorAll('.transcript > *')].map((node) =>
             node.classList.contains('call-card') ? 'card' : (node.textContent ?? '').trim(),
           ),
-        ),
-      ).toEqual(['You: Echo', 'Model: Let me run it.', 'card']);
+        );
+      const expected = ['You: Echo', 'Model: Let me run it.', 'card'];
+      for (let waited = 0; waited < 8000; waited += 50) {
+        if (JSON.stringify(await order()) === JSON.stringify(expected)) break;
+        await Bun.sleep(50);
+      }
+      expect(await order()).toEqual(expected);
+      expect(await page.locator('article[data-call-id="call_reload"]').count()).toBe(1);
       await page
         .locator('.turn-status', { hasText: 'Waiting for your approval: bash: echo after-reload' })
         .waitFor();

@@ -4,12 +4,12 @@
  *
  * Guarantees:
  * - The shell runs in its own process group (see process-group.ts), with stdin closed and the allowlisted
- *   environment of shell-environment.ts. A `wrapper` (the OS sandbox) may put programs in front of the
- *   interpreter; the group is then the wrapper's, and killing it ends the sandbox with everything in it.
- * - A wrapper that reports the interpreter's real wait status on descriptor 3 makes the result exact: a
- *   sandbox's own exit code turns a death by signal n into 128+n, which an `exit 137` also gives. A
- *   wrapper that settles (descriptor 4) is waited for after it exits, on every path: exit, timeout,
- *   cancel.
+ *   environment of shell-environment.ts. A `wrapper` (the OS sandbox) may start the interpreter inside
+ *   something it builds (or built ahead of the call); the group is then the wrapper's, and killing it
+ *   ends the sandbox with everything in it.
+ * - A wrapper that reports the interpreter's real wait status makes the result exact: a sandbox's own
+ *   exit code turns a death by signal n into 128+n, which an `exit 137` also gives. A wrapper that
+ *   settles is waited for after it exits, on every path: exit, timeout, cancel.
  * - An owned timer (not Bun's spawn timeout) and the caller's `signal` each kill the whole group with
  *   SIGKILL. The caller's signal counts as a timeout when its reason is a timeout (executeTool's budget
  *   aborts with a `ToolTimeoutError`, `AbortSignal.timeout()` with a `TimeoutError`) and as an abort
@@ -23,7 +23,6 @@
  * - A non-zero exit is a normal result. Only a failure to start the interpreter throws (a classified
  *   ToolError).
  */
-import { closeSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { classifySystemError, ToolError } from '../errors.ts';
 import { REAL_TOOL_TIMERS, type ToolTimers } from '../execution.ts';
@@ -91,20 +90,39 @@ export interface ShellWaitStatus {
   signal: string | null;
 }
 
-/** Puts programs in front of the interpreter's argument vector; see the module header. */
+/** What runShellCommand needs of a started process (a Bun subprocess has all of it). */
+export interface ShellChild {
+  readonly pid: number;
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+  readonly exited: Promise<number>;
+  readonly exitCode: number | null;
+  readonly signalCode: string | number | null;
+}
+
+/** A process a wrapper started, and what it can tell once the process has exited. */
+export interface WrappedShellProcess {
+  /** Leads its own process group (killing the group ends everything the wrapper started). */
+  child: ShellChild;
+  /**
+   * The interpreter's real wait status, once the child has exited; undefined when nothing usable was
+   * reported (the child's own exit status is used then). Waited for at most the pipe grace.
+   */
+  waitStatus?(): Promise<ShellWaitStatus | undefined>;
+  /** Resolves once everything the wrapper started is really gone; called after the child exited. */
+  settle?(): Promise<void>;
+}
+
+/** Starts the interpreter inside whatever the wrapper builds; see the module header. */
 export interface ShellCommandWrapper {
-  wrap(interpreterArguments: readonly string[]): string[];
   /**
-   * Present when the wrapper writes the interpreter's wait status to descriptor 3: reads what was
-   * written there, or returns undefined when nothing usable was (the wrapper's exit code is used then).
+   * Starts `interpreterArguments` with `environment` in `cwd`. Throws a classified ToolError when it
+   * cannot start; every later failure shows in the process's output and exit status.
    */
-  parseExitStatus?(written: string): ShellWaitStatus | undefined;
-  /**
-   * Present when the wrapper writes what it knows about its processes to descriptor 4: called once the
-   * wrapper has exited (for any reason) with what was written there; the call returns only after it
-   * settles, so a wrapper can wait until everything it started is really gone.
-   */
-  settle?(written: string): Promise<void>;
+  start(
+    interpreterArguments: readonly string[],
+    environment: Record<string, string>,
+  ): Promise<WrappedShellProcess>;
 }
 
 /** After the shell exits: time for output already written to arrive before the pipes are abandoned. */
@@ -145,25 +163,6 @@ async function waitAtMost(promise: Promise<unknown>, milliseconds: number): Prom
 function defaultEnvironment(interpreter: ShellInterpreter): Record<string, string> {
   const user = userInfo();
   return buildShellEnvironment({ home: user.homedir, user: user.username, shell: interpreter.executable });
-}
-
-/**
- * Reads what the wrapper wrote on descriptor 3 until the write end closes (the sandbox ended), and
- * closes our end. A read error counts as nothing written.
- */
-async function readStatusPipe(descriptor: unknown): Promise<string> {
-  if (typeof descriptor !== 'number') return '';
-  try {
-    return await new Response(Bun.file(descriptor).stream()).text();
-  } catch {
-    return '';
-  } finally {
-    try {
-      closeSync(descriptor);
-    } catch {
-      // Already closed by the stream.
-    }
-  }
 }
 
 /** The value of `promise`, or `fallback` when it has not settled after `milliseconds`. */
@@ -215,34 +214,31 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
     };
   }
 
-  let child: Bun.Subprocess<'ignore', 'pipe', 'pipe'>;
   const wrapper = options.wrapper;
   const argv = interpreter.argumentsFor(command);
+  const environment = options.environment ?? defaultEnvironment(interpreter);
+  let started: WrappedShellProcess;
   try {
-    child = Bun.spawn(wrapper ? wrapper.wrap(argv) : argv, {
-      cwd,
-      env: options.environment ?? defaultEnvironment(interpreter),
-      stdio: wrapper
-        ? [
-            'ignore',
-            'pipe',
-            'pipe',
-            wrapper.parseExitStatus ? 'pipe' : 'ignore',
-            wrapper.settle ? 'pipe' : 'ignore',
-          ]
-        : ['ignore', 'pipe', 'pipe'],
-      // POSIX: setsid() in the child, so the shell leads its own process group (process-group.ts).
-      detached: true,
-    }) as Bun.Subprocess<'ignore', 'pipe', 'pipe'>;
+    started = wrapper
+      ? await wrapper.start(argv, environment)
+      : {
+          child: Bun.spawn(argv, {
+            cwd,
+            env: environment,
+            stdio: ['ignore', 'pipe', 'pipe'],
+            // POSIX: setsid() in the child, so the shell leads its own process group (process-group.ts).
+            detached: true,
+          }),
+        };
   } catch (error) {
+    if (ToolError.isInstance(error)) throw error;
     const message = error instanceof Error ? error.message : String(error);
     throw new ToolError(classifySystemError(error), `Could not start ${shell} in ${cwd}: ${message}`, {
       cause: error,
     });
   }
+  const { child } = started;
   const processGroupId = child.pid;
-  const statusReading = wrapper?.parseExitStatus ? readStatusPipe(child.stdio[3]) : undefined;
-  const infoReading = wrapper?.settle ? readStatusPipe(child.stdio[4]) : undefined;
   const stdoutReading = readCappedStream(child.stdout, options.maxOutputBytes);
   const stderrReading = readCappedStream(child.stderr, options.maxOutputBytes);
 
@@ -253,13 +249,14 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
   const timer = timers.setTimeout(() => stop('timed_out'), options.timeoutMs);
   const onAbort = () => stop(causeOfAbort(signal?.reason));
   signal?.addEventListener('abort', onAbort, { once: true });
+  // A wrapper may have taken a moment to start: an abort meanwhile found no listener yet.
+  if (signal?.aborted) onAbort();
 
   try {
     await child.exited;
-    const written = statusReading
-      ? await firstOf(statusReading, '', options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS)
-      : '';
-    const reported = statusReading ? wrapper?.parseExitStatus?.(written) : undefined;
+    const reported = started.waitStatus
+      ? await firstOf(started.waitStatus(), undefined, options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS)
+      : undefined;
     const exitSignal = reported
       ? reported.signal
       : child.signalCode === null
@@ -269,9 +266,7 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
     claim(exitSignal === null ? { kind: 'exited' } : { kind: 'signalled', signal: exitSignal });
     // Whatever the shell left behind in its group does not outlive the call.
     if (process.platform !== 'win32') killProcessGroup(processGroupId);
-    if (infoReading && wrapper?.settle) {
-      await wrapper.settle(await firstOf(infoReading, '', options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS));
-    }
+    if (started.settle) await started.settle();
 
     const bothEnded = Promise.all([stdoutReading.result, stderrReading.result]);
     await waitAtMost(bothEnded, options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS);

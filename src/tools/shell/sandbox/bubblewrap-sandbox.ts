@@ -10,37 +10,50 @@
  * - Filesystem: exactly the call's reachable set plus the system view of bubblewrap-mount-plan.ts.
  * - Network: none. The network namespace holds only a down loopback: no host service, database or API.
  * - Lifetime: bubblewrap is this process's child with a parent-death SIGKILL (`--die-with-parent`), and
- *   its init is PID 1 of the sandbox: when the interpreter exits, is killed, or the server dies, the
- *   PID namespace ends and every process in it (setsid, nohup and double forks included) dies with it.
- *   A call returns only once that has happened (sandbox-teardown.ts).
+ *   the waiter is PID 1 of the sandbox (sandbox-waiter.ts): when the interpreter exits, is killed, or
+ *   the server dies, the PID namespace ends and every process in it (setsid, nohup and double forks
+ *   included) dies with it. A call returns only once that has happened (sandbox-teardown.ts).
  * - Limits (`prlimit`, before the uid drop): processes of the sandbox uid, address space, file size;
- *   `/tmp`, `/dev/shm` and `HOME` are size-limited tmpfs mounts.
- * - Environment: only shell-environment.ts's allowlist, given to bubblewrap itself too, so its init's
- *   `/proc/1/environ` holds nothing more than the command's.
- * - The interpreter's real wait status is reported (exit-status-reporter.ts), so a death by signal is
+ *   `/tmp`, `/dev/shm` and `HOME` are size-limited tmpfs mounts. Where the host has a pids cgroup the
+ *   server can write, each Mango user's commands also have a process limit of their own
+ *   (user-process-cgroups.ts), joined before the command starts.
+ * - Environment: only shell-environment.ts's allowlist, handed to the interpreter when the call starts
+ *   (sandbox-waiter.ts); bubblewrap and the waiter start with an empty one, so `/proc/1/environ` holds
+ *   nothing.
+ * - The interpreter's real wait status is reported (sandbox-waiter.ts), so a death by signal is
  *   `signalled` with its signal.
+ * - Warm pool (sandbox-pool.ts): after a call, a sandbox for the same plan is built ahead of the next
+ *   call and handed only to a call with exactly that plan; otherwise a call builds its own.
  * - Each command is logged as one JSON line: user, chat, shell, command, cwd, outcome.
  * - Fails closed: `status()` is unavailable, with the reason, until a probe sandbox has run and shown
  *   uid ≠ 0, `CapEff` 0 and `NoNewPrivs` 1 inside; `run` then refuses.
  */
 
-import { accessSync, constants } from 'node:fs';
 import { userInfo } from 'node:os';
 import { defaultOf } from '../../../config/environment-variables.ts';
 import { ToolError } from '../../errors.ts';
-import { runShellCommand, type ShellCommandResult, type ShellCommandWrapper } from '../run-shell-command.ts';
+import { runShellCommand, type ShellCommandResult, type WrappedShellProcess } from '../run-shell-command.ts';
 import { buildShellEnvironment } from '../shell-environment.ts';
 import type { ShellInterpreter } from '../shell-interpreter.ts';
-import { buildMountPlan, type HostLayout } from './bubblewrap-mount-plan.ts';
-import { parseReporterStatus, reporterArguments } from './exit-status-reporter.ts';
+import type { HostLayout } from './bubblewrap-mount-plan.ts';
 import { hostLayout } from './host-layout.ts';
+import { type LaunchedSandbox, launchSandbox } from './launched-sandbox.ts';
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  findPrograms,
+  type SandboxLimits,
+  type SandboxPrograms,
+  sandboxArguments,
+} from './sandbox-arguments.ts';
 import { formatSandboxLogLine } from './sandbox-log-line.ts';
+import { createSandboxPool, sandboxKey } from './sandbox-pool.ts';
 import {
   openSandboxStateDirectory,
   type SandboxIdentity,
   type SandboxStateDirectory,
 } from './sandbox-state-directory.ts';
-import { waitForSandboxTeardown } from './sandbox-teardown.ts';
+import { parseSandboxInitPid, waitForSandboxTeardown } from './sandbox-teardown.ts';
+import { encodeWaiterMessage } from './sandbox-waiter.ts';
 import type {
   SandboxedCommand,
   SandboxedProgram,
@@ -48,35 +61,31 @@ import type {
   ShellSandbox,
   ShellSandboxStatus,
 } from './shell-sandbox.ts';
+import { openUserProcessCgroups, PIDS_CGROUP_ROOT, type UserProcessCgroups } from './user-process-cgroups.ts';
 
 /** The uid (and gid) commands run as when the server is root. Below systemd's dynamic range. */
 export const DEFAULT_SANDBOX_UID = defaultOf('MANGO_SANDBOX_UID');
 export const SANDBOX_USER = 'sandbox';
 export const SANDBOX_HOME = '/home/sandbox';
+export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits, type SandboxPrograms };
 
-export interface SandboxLimits {
-  /** RLIMIT_NPROC of the sandbox uid: processes it may have at once, across its sandboxes. */
-  processes: number;
-  /** RLIMIT_AS per process, bytes. */
-  addressSpaceBytes: number;
-  /** RLIMIT_FSIZE: the largest file a command may write, bytes. */
-  fileBytes: number;
-  /** Size of the private `/tmp`, bytes. */
-  tmpBytes: number;
-  /** Size of the private `HOME`, bytes. */
-  homeBytes: number;
-  /** Size of the private `/dev/shm`, bytes. */
-  shmBytes: number;
+/** The warm pool's bounds (sandbox-pool.ts). */
+export interface SandboxPoolSettings {
+  /** Sandboxes built ahead that may wait at once; 0 turns the pool off. */
+  maxIdle: number;
+  /** How long a built sandbox waits for its call before it is killed, milliseconds. */
+  idleMs: number;
 }
 
-export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
-  processes: 1024,
-  addressSpaceBytes: 8 * 1024 ** 3,
-  fileBytes: 1024 ** 3,
-  tmpBytes: 512 * 1024 ** 2,
-  homeBytes: 128 * 1024 ** 2,
-  shmBytes: 64 * 1024 ** 2,
+export const DEFAULT_SANDBOX_POOL: SandboxPoolSettings = {
+  maxIdle: defaultOf('MANGO_SANDBOX_POOL'),
+  idleMs: 30_000,
 };
+
+/** How long a call waits for a pooled sandbox that is still being built before it builds its own. */
+const POOLED_READY_LIMIT_MS = 5000;
+/** bubblewrap writes its info right after it started; this bounds the wait if it never did. */
+const SETTLE_INFO_LIMIT_MS = 200;
 
 export interface BubblewrapSandboxOptions {
   /** Default: `bwrap`, `setpriv`, `prlimit` on PATH; Perl at `/usr/bin/perl` (it must lie in `/usr`). */
@@ -84,23 +93,22 @@ export interface BubblewrapSandboxOptions {
   /** The uid commands run as when the server is root (default {@link DEFAULT_SANDBOX_UID}). */
   uid?: number;
   limits?: Partial<SandboxLimits>;
+  /** Default {@link DEFAULT_SANDBOX_POOL}. */
+  pool?: Partial<SandboxPoolSettings>;
   /** Variable names an operator passes through (`MANGO_SHELL_PASS_ENV`). */
   passEnv?: readonly string[];
   /** Where allowlisted variables are read from (default `process.env`). */
   environment?: Readonly<Record<string, string | undefined>>;
   /** Receives one JSON line per command (default: stdout). */
   log?: (line: string) => void;
+  /**
+   * The cgroup v1 pids hierarchy for per-user process limits (default {@link PIDS_CGROUP_ROOT}, used
+   * only when the server is root); `null` leaves only the shared limit.
+   */
+  processCgroupRoot?: string | null;
   /** The server's own uid (default `process.getuid()`); injectable to test the decision. */
   serverUid?: number;
   host?: HostLayout;
-}
-
-export interface SandboxPrograms {
-  bwrap: string;
-  setpriv: string;
-  prlimit: string;
-  /** The wait-status reporter's interpreter; undefined when the host has none in `/usr`. */
-  perl: string | undefined;
 }
 
 export interface BubblewrapSandbox extends ShellSandbox {
@@ -109,7 +117,11 @@ export interface BubblewrapSandbox extends ShellSandbox {
   readonly dropsPrivilege: boolean;
   /** The host directory of the synthesized accounts and covers (sandbox-state-directory.ts). */
   stateDirectory(): string | undefined;
-  /** Makes the sandbox unavailable (the shared state directory stays for other sandboxes). */
+  /** How many pooled sandboxes wait, per pool key (sandbox-pool.ts). */
+  waitingSandboxes(): Map<string, number>;
+  /** Resolves once every pooled sandbox is built: a call now finds it ready (tests, benchmark). */
+  poolSettled(): Promise<void>;
+  /** Makes the sandbox unavailable and kills its pooled sandboxes (the state directory stays). */
   dispose(): void;
 }
 
@@ -123,28 +135,6 @@ export function decideSandboxIdentity(serverUid: number, configuredUid: number |
     );
   }
   return { uid, gid: uid, user: SANDBOX_USER, home: SANDBOX_HOME };
-}
-
-function isExecutable(path: string | null | undefined): path is string {
-  if (!path) return false;
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function findPrograms(given: Partial<SandboxPrograms> | undefined): SandboxPrograms | string {
-  const bwrap = given?.bwrap ?? Bun.which('bwrap');
-  const setpriv = given?.setpriv ?? Bun.which('setpriv');
-  const prlimit = given?.prlimit ?? Bun.which('prlimit');
-  const perl = given?.perl ?? '/usr/bin/perl';
-  if (!isExecutable(bwrap)) return 'bubblewrap (bwrap) is not installed; install the "bubblewrap" package.';
-  if (!isExecutable(setpriv)) return 'setpriv is not installed; install "util-linux".';
-  if (!isExecutable(prlimit)) return 'prlimit is not installed; install "util-linux".';
-  // Without Perl the sandbox still contains commands; only a death by signal reads as exit 128+n.
-  return { bwrap, setpriv, prlimit, perl: isExecutable(perl) && perl.startsWith('/usr/') ? perl : undefined };
 }
 
 /** The probe's command: what the sandbox must show about itself before any user command runs. */
@@ -185,70 +175,24 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       source,
     );
 
-  const wrapperFor = (
+  const argumentsFor = (
     tools: SandboxPrograms,
     files: SandboxStateDirectory,
     command: Pick<SandboxedCommand, 'reachable' | 'cwd' | 'deniedPaths'>,
     probing = false,
-    /** A long-running program: its own process is the one the caller watches; `host` shares the network. */
-    program?: { network: SandboxedProgram['network'] },
-  ): ShellCommandWrapper => ({
-    wrap: (interpreterArguments) => [
-      tools.prlimit,
-      `--nproc=${limits.processes}`,
-      `--as=${limits.addressSpaceBytes}`,
-      `--fsize=${limits.fileBytes}`,
-      '--',
-      ...(dropsPrivilege
-        ? [
-            tools.setpriv,
-            `--reuid=${identity.uid}`,
-            `--regid=${identity.gid}`,
-            '--clear-groups',
-            '--no-new-privs',
-            '--inh-caps=-all',
-            '--bounding-set=-all',
-            '--',
-          ]
-        : []),
-      tools.bwrap,
-      '--unshare-all',
-      ...(program?.network === 'host' ? ['--share-net'] : []),
-      '--unshare-user',
-      '--disable-userns',
-      '--die-with-parent',
-      '--new-session',
-      '--cap-drop',
-      'ALL',
-      '--uid',
-      String(identity.uid),
-      '--gid',
-      String(identity.gid),
-      '--hostname',
-      'sandbox',
-      // The probe runs synchronously and has no descriptor 4; it has nothing left to wait for anyway.
-      ...(probing || program ? [] : ['--info-fd', '4']),
-      ...buildMountPlan(
-        {
-          reachable: command.reachable,
-          cwd: command.cwd,
-          deniedPaths: command.deniedPaths,
-          home: identity.home,
-          files,
-          tmpBytes: limits.tmpBytes,
-          homeBytes: limits.homeBytes,
-          shmBytes: limits.shmBytes,
-        },
-        host,
-      ),
-      '--',
-      ...(tools.perl && !program
-        ? reporterArguments(tools.perl, interpreterArguments)
-        : interpreterArguments),
-    ],
-    ...(tools.perl ? { parseExitStatus: parseReporterStatus } : {}),
-    ...(probing ? {} : { settle: waitForSandboxTeardown }),
-  });
+    program?: Pick<SandboxedProgram, 'argv' | 'network'>,
+  ): string[] =>
+    sandboxArguments({
+      programs: tools,
+      identity,
+      limits,
+      dropsPrivilege,
+      files,
+      command,
+      host,
+      probing,
+      program,
+    });
 
   const probe = (tools: SandboxPrograms, files: SandboxStateDirectory): string | undefined => {
     const reachable = {
@@ -257,16 +201,14 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       roots: [{ path: files.path, access: 'read-only' as const }],
       protectedPaths: [],
     };
-    const argv = wrapperFor(tools, files, { reachable, cwd: files.path, deniedPaths: [] }, true).wrap([
-      '/bin/sh',
-      '-c',
-      PROBE_COMMAND,
-    ]);
+    const argv = argumentsFor(tools, files, { reachable, cwd: files.path, deniedPaths: [] }, true);
     try {
       const result = Bun.spawnSync(argv, {
         cwd: files.path,
-        env: environmentFor('/bin/sh', []),
-        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {},
+        stdin: encodeWaiterMessage(['/bin/sh', '-c', PROBE_COMMAND], environmentFor('/bin/sh', [])),
+        stdout: 'pipe',
+        stderr: 'pipe',
         timeout: 10_000,
       });
       if (result.exitCode !== 0) {
@@ -278,6 +220,16 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       return `the probe sandbox could not start: ${error instanceof Error ? error.message : String(error)}`;
     }
   };
+
+  const cgroups: UserProcessCgroups | string = !dropsPrivilege
+    ? 'the server is not root'
+    : options.processCgroupRoot === null
+      ? 'per-user limits are switched off'
+      : openUserProcessCgroups(
+          identity.uid,
+          limits.userProcesses,
+          options.processCgroupRoot ?? PIDS_CGROUP_ROOT,
+        );
 
   if (typeof programs === 'string') {
     status = { available: false, reason: `The shell sandbox cannot run: ${programs}` };
@@ -294,7 +246,11 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       : {
           available: true,
           mode: 'bubblewrap',
-          summary: `bubblewrap, uid ${identity.uid}${dropsPrivilege ? ' (dropped from root)' : ` (the server's own, ${userInfo().username})`}, no network${programs.perl ? '' : '; no Perl in /usr, so a death by signal n reads as exit 128+n'}`,
+          summary: `bubblewrap, uid ${identity.uid}${dropsPrivilege ? ' (dropped from root)' : ` (the server's own, ${userInfo().username})`}, no network, ${
+            typeof cgroups === 'string'
+              ? `one limit of ${limits.processes} processes shared by all users (${cgroups})`
+              : `at most ${cgroups.limit} processes per user`
+          }`,
         };
   }
 
@@ -308,15 +264,76 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     return directory;
   };
 
+  const poolSettings: SandboxPoolSettings = { ...DEFAULT_SANDBOX_POOL, ...options.pool };
+  const pool = createSandboxPool({ ...poolSettings, launch: launchSandbox });
+
+  /**
+   * Starts the call's interpreter in a sandbox for `argv`: the pooled one of the same key when it is
+   * ready (or becomes ready), else one built now. Reports which one through `onStart`.
+   */
+  const startIn = async (
+    argv: readonly string[],
+    cwd: string,
+    message: Uint8Array,
+    timeoutMs: number,
+    userId: string,
+    onStart: (prebuilt: boolean) => void,
+  ): Promise<WrappedShellProcess> => {
+    let sandbox: LaunchedSandbox | undefined = pool.take(sandboxKey(argv));
+    // The call's own budget starts once it runs; waiting for a pooled sandbox must not outlast it.
+    const readyLimit = Math.min(POOLED_READY_LIMIT_MS, timeoutMs);
+    const prebuilt = sandbox !== undefined && (await sandbox.ready(readyLimit));
+    if (!prebuilt) {
+      sandbox?.discard();
+      sandbox = launchSandbox(argv, cwd);
+    }
+    const chosen = sandbox as LaunchedSandbox;
+    onStart(prebuilt);
+    if (typeof cgroups !== 'string') {
+      // The waiter runs nothing before the hand-over: joined now, every process of the command counts.
+      const pid = parseSandboxInitPid(await chosen.info(readyLimit));
+      // No pid: bubblewrap failed before it started anything (its exit and message are the result),
+      // or it is stuck; only the first may go on.
+      const failed =
+        pid === undefined &&
+        (await Promise.race([chosen.child.exited.then(() => true), Bun.sleep(1000).then(() => false)]));
+      try {
+        if (pid !== undefined) cgroups.admit(userId, pid);
+        else if (!failed) throw new Error('bubblewrap did not report the sandbox it started.');
+      } catch (error) {
+        chosen.discard();
+        throw new ToolError(
+          'execution_error',
+          `The shell sandbox cannot apply the per-user process limit: ${(error as Error).message}`,
+        );
+      }
+    }
+    await chosen.handOver(message);
+    return {
+      child: chosen.child,
+      waitStatus: () => chosen.waitStatus(),
+      settle: async () => {
+        try {
+          await waitForSandboxTeardown(await chosen.info(SETTLE_INFO_LIMIT_MS));
+        } finally {
+          chosen.release();
+        }
+      },
+    };
+  };
+
   return {
     identity,
     dropsPrivilege,
     status: () => status,
     stateDirectory: () => state?.path,
     fileOwner: () => (dropsPrivilege ? { uid: identity.uid, gid: identity.gid } : undefined),
+    waitingSandboxes: () => pool.waiting(),
+    poolSettled: () => pool.settled(),
     dispose() {
       state = undefined;
       status = { available: false, reason: 'The shell sandbox was shut down.' };
+      pool.dispose();
     },
     prepareProgram(program: SandboxedProgram): SandboxedProgramLaunch {
       if (!status.available || typeof programs === 'string' || !state) {
@@ -325,15 +342,14 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
           status.available ? 'The shell sandbox is not ready.' : status.reason,
         );
       }
-      const wrapper = wrapperFor(
-        programs,
-        readyState(state),
-        { reachable: program.reachable, cwd: program.cwd, deniedPaths: [] },
-        false,
-        { network: program.network },
-      );
       return {
-        argv: wrapper.wrap(program.argv),
+        argv: argumentsFor(
+          programs,
+          readyState(state),
+          { reachable: program.reachable, cwd: program.cwd, deniedPaths: [] },
+          false,
+          program,
+        ),
         environment: { ...environmentFor('/bin/sh', []), ...program.environment },
         cwd: program.cwd,
       };
@@ -350,13 +366,30 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
         executable: command.interpreterPath,
         argumentsFor: (line) => [command.interpreterPath, '-c', line],
       };
+      const argv = argumentsFor(programs, readyState(state), command);
+      let prebuilt: boolean | undefined;
       const result = await runShellCommand({
         ...command,
         interpreter,
         environment: environmentFor(command.interpreterPath, command.deniedEnvVars),
-        wrapper: wrapperFor(programs, readyState(state), command),
+        wrapper: {
+          start: (interpreterArguments, environment) =>
+            startIn(
+              argv,
+              command.cwd,
+              encodeWaiterMessage(interpreterArguments, environment),
+              command.timeoutMs,
+              command.userId,
+              (value) => {
+                prebuilt = value;
+              },
+            ),
+        },
       });
-      log(formatSandboxLogLine('bubblewrap', command, result));
+      // The next call of this chat most likely needs the same plan: build its sandbox now, while the
+      // model reads this result.
+      if (status.available) pool.prepare(sandboxKey(argv), argv, command.cwd);
+      log(formatSandboxLogLine('bubblewrap', command, result, prebuilt));
       return result;
     },
   };

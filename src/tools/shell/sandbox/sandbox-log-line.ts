@@ -13,6 +13,8 @@ export function formatSandboxLogLine(
   mode: ShellSandboxMode,
   command: Pick<SandboxedCommand, 'userId' | 'chatId' | 'shell' | 'command' | 'cwd'>,
   result: ShellCommandResult,
+  /** Whether the command ran in a sandbox built ahead of the call (bubblewrap's warm pool). */
+  prebuilt?: boolean,
 ): string {
   const text =
     command.command.length > LOGGED_COMMAND_CHARACTERS
@@ -30,5 +32,6 @@ export function formatSandboxLogLine(
     exitCode: result.exitCode,
     signal: result.signal,
     durationMs: result.durationMs,
+    ...(prebuilt === undefined ? {} : { prebuilt }),
   });
 }

@@ -11,12 +11,18 @@
  * - The directory is used only when it is a real directory (not a symlink) owned by this process's
  *   user and writable by nobody else; otherwise creation fails with the reason (another local user
  *   could have planted it in the shared temp directory).
- * - The files are written to a temporary name and renamed, so a concurrent reader never sees half a
- *   file; `ensure()` recreates whatever a temp-directory cleaner removed, before each command.
+ * - A file, once in place, is never replaced, rewritten or removed: sandboxes of every process bind it
+ *   while it stays put. (Rewriting on open and renaming over the old file made a concurrent sandbox
+ *   fail: its bind mount either found no source or landed on the replaced, deleted inode.) The
+ *   accounts' file names carry a hash of their content, so a server that synthesizes other text gets
+ *   other files instead of replacing these. A new file is written under a temporary name and linked
+ *   into place, so nobody sees half a file and a concurrent creator's link simply loses.
+ * - `ensure()` recreates whatever a temp-directory cleaner removed, before each command.
  * - Readable (and traversable) by the sandbox user, since bubblewrap opens mount sources as that user;
  *   never writable by it.
  */
-import { chmodSync, existsSync, lstatSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -64,11 +70,25 @@ function unsafeBecause(path: string): string | undefined {
   return undefined;
 }
 
-function writeAtomically(path: string, text: string): void {
+/** Puts `text` at `path` unless a file is already there; never replaces one (see the module header). */
+function placeOnce(path: string, text: string): void {
+  if (existsSync(path)) return;
   const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`;
   writeFileSync(temporary, text, { mode: 0o644 });
-  chmodSync(temporary, 0o644);
-  renameSync(temporary, path);
+  try {
+    chmodSync(temporary, 0o644);
+    linkSync(temporary, path);
+  } catch (error) {
+    // Another process placed the same file first: its copy is as good as ours.
+    if ((error as { code?: string }).code !== 'EEXIST') throw error;
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+}
+
+/** A short name for `text`, so different account texts never share a file. */
+function contentTag(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
 /**
@@ -82,12 +102,12 @@ export function openSandboxStateDirectory(
   const path = join(parent, `mango-sandbox-${identity.uid}-${identity.gid}`);
   const accounts = synthesizeAccounts(identity, '/bin/bash');
   const files = {
-    passwd: join(path, 'passwd'),
-    group: join(path, 'group'),
+    passwd: join(path, `passwd-${contentTag(accounts.passwd)}`),
+    group: join(path, `group-${contentTag(accounts.group)}`),
     emptyFile: join(path, 'covered-file'),
     emptyDirectory: join(path, 'covered-directory'),
   };
-  const ensure = (rewrite = false) => {
+  const ensure = () => {
     try {
       mkdirSync(path, { mode: 0o755 });
     } catch (error) {
@@ -96,10 +116,14 @@ export function openSandboxStateDirectory(
     const problem = unsafeBecause(path);
     if (problem) throw new Error(`the sandbox state directory is unsafe: ${problem}`);
     chmodSync(path, 0o755);
-    if (rewrite || !existsSync(files.passwd)) writeAtomically(files.passwd, accounts.passwd);
-    if (rewrite || !existsSync(files.group)) writeAtomically(files.group, accounts.group);
+    placeOnce(files.passwd, accounts.passwd);
+    placeOnce(files.group, accounts.group);
     if (!existsSync(files.emptyFile)) {
-      writeFileSync(files.emptyFile, '', { mode: 0o000 });
+      try {
+        writeFileSync(files.emptyFile, '', { mode: 0o000, flag: 'wx' });
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'EEXIST') throw error;
+      }
       chmodSync(files.emptyFile, 0o000);
     }
     if (!existsSync(files.emptyDirectory)) {
@@ -111,7 +135,6 @@ export function openSandboxStateDirectory(
       chmodSync(files.emptyDirectory, 0o000);
     }
   };
-  // On open the accounts are rewritten, so an older server's files never linger.
-  ensure(true);
-  return { path, ...files, ensure: () => ensure() };
+  ensure();
+  return { path, ...files, ensure };
 }

@@ -1,27 +1,31 @@
 /**
- * Waiting until a sandbox is really gone. bubblewrap's outer process exits as soon as its init reports
- * the command's status, while the kernel is still killing the rest of the PID namespace (a `setsid`
- * job, a double fork). The namespace is empty exactly when its init has finished exiting, because an
- * exiting init first kills and waits for every other process in it. So the sandbox asks bubblewrap for
- * the init's host pid (`--info-fd 4`) and, after bubblewrap exited, waits until that pid is gone or a
- * zombie. The wait is bounded: a kernel that takes longer than {@link TEARDOWN_LIMIT_MS} is not waited
- * for (the namespace still dies; the call just stops watching).
+ * Waiting until a sandbox is really gone. The namespace is empty exactly when its PID 1 (the waiter,
+ * sandbox-waiter.ts) has finished exiting, because an exiting PID 1 first kills and waits for every
+ * other process in it. So the sandbox asks bubblewrap for that process's host pid (`--info-fd 4`) and,
+ * after bubblewrap exited, waits until that pid is gone or a zombie. bubblewrap reaps its child before
+ * it exits, so the first look normally decides; the wait stays as the proof, and for a bubblewrap
+ * that was killed itself (a timeout kills the whole group at once). The wait is bounded: a kernel that
+ * takes longer than {@link TEARDOWN_LIMIT_MS} is not waited for (the namespace still dies; the call
+ * just stops watching). Between looks it yields to the event loop for the first {@link SPIN_MS} (a
+ * namespace ends within a millisecond or so), then polls every {@link POLL_MS}: a timer-paced poll
+ * alone cost every call a whole period.
  */
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 
 export const TEARDOWN_LIMIT_MS = 2000;
+const SPIN_MS = 5;
 const POLL_MS = 2;
 
-/** The init's host pid from bubblewrap's `--info-fd` JSON, or undefined. */
+/** The host pid of the sandbox's PID 1 from bubblewrap's `--info-fd` JSON, or undefined. */
 export function parseSandboxInitPid(written: string): number | undefined {
   const match = /"child-pid"\s*:\s*(\d+)/.exec(written);
   return match ? Number(match[1]) : undefined;
 }
 
-/** True while `pid` names a process that is not a zombie. */
-async function isLive(pid: number): Promise<boolean> {
+/** True while `pid` names a process that is not a zombie (a procfs read: no disk, no blocking). */
+function isLive(pid: number): boolean {
   try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
@@ -32,6 +36,10 @@ async function isLive(pid: number): Promise<boolean> {
 export async function waitForSandboxTeardown(written: string, limitMs = TEARDOWN_LIMIT_MS): Promise<void> {
   const pid = parseSandboxInitPid(written);
   if (pid === undefined) return;
-  const deadline = performance.now() + limitMs;
-  while ((await isLive(pid)) && performance.now() < deadline) await Bun.sleep(POLL_MS);
+  const startedAt = performance.now();
+  while (isLive(pid)) {
+    const waited = performance.now() - startedAt;
+    if (waited >= limitMs) return;
+    await Bun.sleep(waited < SPIN_MS ? 0 : POLL_MS);
+  }
 }

@@ -6,6 +6,7 @@
  *   accepted values; it never silently means "off".
  * - `MANGO_SHELL_PASS_ENV`: variable names passed to commands beyond the allowlist.
  * - `MANGO_SANDBOX_UID`: the uid commands run as when the server is root (default 61000).
+ * - `MANGO_SANDBOX_POOL`: how many sandboxes may be built ahead of their call (default 4, 0: none).
  *
  * A setting that cannot be read leaves shell tools unavailable, with the reason, instead of failing the
  * whole server: the rest of Mango works without shells.
@@ -20,6 +21,7 @@ export interface ShellSandboxConfig {
   mode: 'bubblewrap' | 'off';
   passEnv: readonly string[];
   uid: number;
+  pool: number;
 }
 
 /** Reads the settings. @throws ConfigError naming the variable, what it accepts and what it got. */
@@ -28,6 +30,7 @@ export function readShellSandboxConfig(environment: Environment): ShellSandboxCo
     mode: readVariable(environment, 'MANGO_SHELL_SANDBOX'),
     passEnv: readVariable(environment, 'MANGO_SHELL_PASS_ENV'),
     uid: readVariable(environment, 'MANGO_SANDBOX_UID'),
+    pool: readVariable(environment, 'MANGO_SANDBOX_POOL'),
   };
 }
 
@@ -63,6 +66,7 @@ export function createShellSandboxFromEnvironment(
   try {
     return createBubblewrapSandbox({
       uid: config.uid,
+      pool: { maxIdle: config.pool },
       passEnv: config.passEnv,
       environment,
       log: options.log,

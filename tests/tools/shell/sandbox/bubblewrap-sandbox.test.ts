@@ -197,6 +197,13 @@ describeSandbox('the bubblewrap shell sandbox, with real commands', () => {
     ]);
     const exited = await run('exit 137');
     expect([exited.termination, exited.exitCode, exited.signal]).toEqual([{ kind: 'exited' }, 137, null]);
+    // The reporter is the namespace's PID 1: the command cannot kill it to lose or change the record.
+    const reporterKilled = await run('kill -9 1; kill -TERM $PPID; echo "parent=$PPID"; exit 3');
+    expect([reporterKilled.stdout, reporterKilled.termination, reporterKilled.exitCode]).toEqual([
+      'parent=1\n',
+      { kind: 'exited' },
+      3,
+    ]);
   });
 
   test('what a command writes in the working directory stays, belongs to the sandbox user and read_file reads it', async () => {

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BubblewrapSandbox } from '../../../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
+import { handToSandboxUser } from '../../../../src/tools/shell/sandbox/sandbox-file-owner.ts';
+import { openUserProcessCgroups } from '../../../../src/tools/shell/sandbox/user-process-cgroups.ts';
 import { liveProcessesWith } from '../../../helpers/live-processes.ts';
 import {
   createSandboxLayout,
@@ -20,6 +23,7 @@ async function eventually(condition: () => Promise<boolean>, timeoutMs: number):
 }
 
 const FIXTURE = join(import.meta.dir, '__fixtures__', 'sandboxed-commands-process.ts');
+const perUserLimits = process.getuid?.() === 0 && typeof openUserProcessCgroups(61000, 1024) !== 'string';
 
 describeSandbox('sandbox lifetime and limits', () => {
   let sandbox: BubblewrapSandbox;
@@ -33,9 +37,14 @@ describeSandbox('sandbox lifetime and limits', () => {
     layout.remove();
   });
 
-  test('kill -9 of the process that started the sandboxes leaves no command of it alive after 1 s', async () => {
+  test('kill -9 of the process that started the sandboxes leaves no command, and no idle pooled sandbox, of it alive after 1 s', async () => {
     const marker = `302.${Math.floor(Math.random() * 1e6)}`;
-    const child = Bun.spawn([process.execPath, FIXTURE, marker, layout.alice], {
+    const idleCwd = join(layout.alice, `idle-${marker}`);
+    mkdirSync(idleCwd);
+    await handToSandboxUser(idleCwd, sandbox);
+    // bubblewrap's outer process carries the plan's working directory on its command line.
+    const idleSandbox = () => liveProcessesWith(`\0--chdir\0${idleCwd}\0`);
+    const child = Bun.spawn([process.execPath, FIXTURE, marker, layout.alice, idleCwd], {
       stdin: 'ignore',
       stdout: 'pipe',
       stderr: 'inherit',
@@ -45,11 +54,16 @@ describeSandbox('sandbox lifetime and limits', () => {
       expect(
         await eventually(async () => (await liveProcessesWith(`sleep\0${marker}`)).length === 5, 10_000),
       ).toBe(true);
+      expect(await eventually(async () => (await idleSandbox()).length === 1, 10_000)).toBe(true);
       child.kill('SIGKILL');
       await child.exited;
       const killedAt = performance.now();
       expect(
-        await eventually(async () => (await liveProcessesWith(`sleep\0${marker}`)).length === 0, 1000),
+        await eventually(
+          async () =>
+            (await liveProcessesWith(`sleep\0${marker}`)).length === 0 && (await idleSandbox()).length === 0,
+          1000,
+        ),
       ).toBe(true);
       expect(performance.now() - killedAt).toBeLessThan(1000);
     } finally {
@@ -58,7 +72,12 @@ describeSandbox('sandbox lifetime and limits', () => {
   }, 20_000);
 
   test('a bounded fork loop is stopped by the process limit, and the call still ends cleanly', async () => {
-    const limited = createTestSandbox({ limits: { processes: 40 } });
+    // Where the host has per-user process cgroups, the user's own limit stops it, whatever other
+    // sandboxes of the shared uid run meanwhile; elsewhere the shared limit of the uid does.
+    const limited = createTestSandbox({
+      limits: perUserLimits ? { userProcesses: 40 } : { processes: 40 },
+      pool: { maxIdle: 0 },
+    });
     try {
       const forkLoop =
         'my $n = 0; while ($n < 400) { my $p = fork(); if (!defined $p) { print "stopped at $n: $!\\n"; last } ' +
@@ -71,7 +90,7 @@ describeSandbox('sandbox lifetime and limits', () => {
         deniedPaths: [],
         deniedEnvVars: [],
         interpreterPath: '/usr/bin/bash',
-        userId: 'u',
+        userId: 'fork-loop',
         chatId: undefined,
         timeoutMs: 20_000,
         maxOutputBytes: 4096,

@@ -4,13 +4,14 @@ import {
   chownSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
   symlinkSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import {
   openSandboxStateDirectory,
   type SandboxIdentity,
@@ -41,6 +42,28 @@ describe('the sandbox state directory', () => {
     expect(statSync(state.emptyFile).mode & 0o777).toBe(0);
     expect(statSync(state.emptyDirectory).mode & 0o777).toBe(0);
     expect(openSandboxStateDirectory(identity(61000), parent).path).toBe(state.path);
+  });
+
+  test('opening again never replaces a file another sandbox may be binding at that moment', () => {
+    const first = openSandboxStateDirectory(identity(61005), parent);
+    const inodes = () =>
+      [first.passwd, first.group, first.emptyFile, first.emptyDirectory].map((path) => statSync(path).ino);
+    const before = inodes();
+    const again = openSandboxStateDirectory(identity(61005), parent);
+    again.ensure();
+    expect([again.passwd, again.group]).toEqual([first.passwd, first.group]);
+    expect(inodes()).toEqual(before);
+    // Only the four files: no temporary name is left behind.
+    expect(readdirSync(first.path).sort()).toEqual(
+      [basename(first.passwd), basename(first.group), 'covered-directory', 'covered-file'].sort(),
+    );
+  });
+
+  test('the account files are named after their content, so other text never overwrites them', () => {
+    const state = openSandboxStateDirectory(identity(61006), parent);
+    expect(basename(state.passwd)).toMatch(/^passwd-[0-9a-f]{16}$/);
+    expect(basename(state.group)).toMatch(/^group-[0-9a-f]{16}$/);
+    expect(state.passwd).not.toBe(openSandboxStateDirectory(identity(61007), parent).passwd);
   });
 
   test('ensure() recreates what a temp cleaner removed', () => {

@@ -47,23 +47,28 @@ describe('who commands run as', () => {
 
 describe('operator settings', () => {
   test('MANGO_SHELL_SANDBOX accepts bubblewrap (default) and off only; MANGO_SANDBOX_UID a positive uid', () => {
-    expect(readShellSandboxConfig({})).toEqual({ mode: 'bubblewrap', passEnv: [], uid: 61000 });
+    expect(readShellSandboxConfig({})).toEqual({ mode: 'bubblewrap', passEnv: [], uid: 61000, pool: 4 });
     expect(
       readShellSandboxConfig({
         MANGO_SHELL_SANDBOX: 'off',
         MANGO_SHELL_PASS_ENV: 'CI',
         MANGO_SANDBOX_UID: '7000',
+        MANGO_SANDBOX_POOL: '0',
       }),
     ).toEqual({
       mode: 'off',
       passEnv: ['CI'],
       uid: 7000,
+      pool: 0,
     });
     expect(() => readShellSandboxConfig({ MANGO_SHELL_SANDBOX: 'none' })).toThrow(
       'MANGO_SHELL_SANDBOX must be "bubblewrap" or "off", got "none".',
     );
     expect(() => readShellSandboxConfig({ MANGO_SANDBOX_UID: '-1' })).toThrow(
       'MANGO_SANDBOX_UID must be a uid from 1 to 4294967294, got "-1".',
+    );
+    expect(() => readShellSandboxConfig({ MANGO_SANDBOX_POOL: 'many' })).toThrow(
+      'MANGO_SANDBOX_POOL must be a count from 0 to 64, got "many".',
     );
   });
 

@@ -1,0 +1,182 @@
+/**
+ * One sandbox process: the bubblewrap chain started with the waiter inside (sandbox-waiter.ts), used
+ * for exactly one call. It may be started when the call starts, or ahead of it by the pool
+ * (sandbox-pool.ts); either way the call hands it the command with `handOver`.
+ *
+ * Guarantees:
+ * - Started from this (the main) thread with an empty environment, `setsid` (it leads its own process
+ *   group, which `discard` and the call's timeout kill), and bubblewrap's parent-death signal, so it
+ *   dies with the server whether it is idle or running a command.
+ * - While idle it holds nothing that keeps the server's event loop alive (a CLI exits while a sandbox
+ *   waits) and reads none of its pipes: what the sandbox writes waits in the pipe for the call.
+ * - `handOver` writes the message once; a second hand-over is refused. `ready()` tells whether the
+ *   waiter started (bubblewrap built the sandbox), without consuming anything the call needs later.
+ * - Every descriptor this process holds for the sandbox is closed by `release` (after the call) or
+ *   `discard` (a sandbox nobody will use), so a long-running server does not collect them.
+ */
+import { closeSync } from 'node:fs';
+import { killProcessGroup } from '../process-group.ts';
+import type { ShellChild, ShellWaitStatus } from '../run-shell-command.ts';
+import { parseWaiterStatus } from './sandbox-waiter.ts';
+
+export interface LaunchedSandbox {
+  readonly child: ShellChild;
+  /** True once the waiter reported that it runs; false when the process ended first or `limitMs` passed. */
+  ready(limitMs: number): Promise<boolean>;
+  /** Hands the sandbox its call: the message of encodeWaiterMessage. */
+  handOver(message: Uint8Array): Promise<void>;
+  /** The interpreter's real wait status after the process exited (undefined when none was reported). */
+  waitStatus(): Promise<ShellWaitStatus | undefined>;
+  /**
+   * What bubblewrap wrote on its info descriptor (the host pid of the sandbox's PID 1): the JSON
+   * object, read up to its closing brace (the descriptor itself stays open in the sandbox until it
+   * ends), or '' when nothing came within `limitMs`.
+   */
+  info(limitMs: number): Promise<string>;
+  /** Closes this process's ends of the sandbox's pipes, once the call is over. */
+  release(): void;
+  /** Kills the sandbox with everything in it, and releases it. */
+  discard(): void;
+}
+
+/** Reads a pipe descriptor line by line on demand, then to its end; closes it at the end. */
+function descriptorReader(descriptor: unknown) {
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  const decoder = new TextDecoder();
+  let buffered = '';
+  let ended = typeof descriptor !== 'number';
+  let closed = false;
+  const close = () => {
+    ended = true;
+    if (closed) return;
+    closed = true;
+    void reader?.cancel().catch(() => {});
+    try {
+      if (typeof descriptor === 'number') closeSync(descriptor);
+    } catch {
+      // Already closed by the stream.
+    }
+  };
+  const more = async (): Promise<boolean> => {
+    if (ended) return false;
+    try {
+      reader ??= Bun.file(descriptor as number)
+        .stream()
+        .getReader();
+      const chunk = await reader.read();
+      if (chunk.done) {
+        close();
+        return false;
+      }
+      buffered += decoder.decode(chunk.value, { stream: true });
+      return true;
+    } catch {
+      close();
+      return false;
+    }
+  };
+  return {
+    /** The next line (without its newline), or undefined at the end. */
+    async line(): Promise<string | undefined> {
+      while (!buffered.includes('\n')) if (!(await more())) return undefined;
+      const end = buffered.indexOf('\n');
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      return line;
+    },
+    /** Everything read until `marker` was seen (or the end), without waiting for the end itself. */
+    async through(marker: string): Promise<string> {
+      while (!buffered.includes(marker)) if (!(await more())) break;
+      return buffered;
+    },
+    /** Everything not read yet, up to the end. */
+    async rest(): Promise<string> {
+      while (await more());
+      const text = buffered;
+      buffered = '';
+      return text;
+    },
+    /** Stops reading and closes the descriptor (it is ours: Bun hands extra pipes over as numbers). */
+    close,
+  };
+}
+
+/** Starts the sandbox whose full argument vector is `argv` (it must end with the waiter). */
+export function launchSandbox(argv: readonly string[], cwd: string): LaunchedSandbox {
+  const child = Bun.spawn([...argv], {
+    cwd,
+    env: {},
+    // 0: the call's message; 1, 2: the command's output; 3: the waiter's records; 4: bubblewrap's info.
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  // An idle sandbox must not keep the process alive; the call's own readers and timer do that.
+  child.unref();
+  const records = descriptorReader(child.stdio[3]);
+  const information = descriptorReader(child.stdio[4]);
+  let readiness: Promise<boolean> | undefined;
+  /** Whether the waiter's first record says it started; read once, whoever asks first. */
+  const started = (): Promise<boolean> => {
+    readiness ??= records.line().then((line) => line === 'ready');
+    return readiness;
+  };
+  let handedOver = false;
+
+  const ready = (limitMs: number): Promise<boolean> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), limitMs);
+    });
+    return Promise.race([started(), late]).finally(() => clearTimeout(timer));
+  };
+
+  return {
+    child: child as ShellChild,
+    ready,
+    async handOver(message: Uint8Array): Promise<void> {
+      if (handedOver) throw new Error('A sandbox is used for one call only.');
+      handedOver = true;
+      child.ref();
+      try {
+        child.stdin.write(message);
+        await child.stdin.end();
+      } catch {
+        // The sandbox ended before it read its call (bubblewrap failed): its exit status and stderr
+        // say why, as for any other failure to start.
+      }
+    },
+    async waitStatus(): Promise<ShellWaitStatus | undefined> {
+      // A sandbox handed over before it was ready still starts with the waiter's "ready" line.
+      if (!(await started())) return undefined;
+      return parseWaiterStatus(await records.rest());
+    },
+    async info(limitMs: number): Promise<string> {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve(''), limitMs);
+      });
+      try {
+        return await Promise.race([information.through('}'), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    release(): void {
+      records.close();
+      information.close();
+    },
+    discard(): void {
+      killProcessGroup(child.pid);
+      try {
+        child.stdin.end();
+      } catch {
+        // Already closed.
+      }
+      records.close();
+      information.close();
+      // Nobody will read what it wrote: let go of the output pipes too.
+      void child.stdout.cancel().catch(() => {});
+      void child.stderr.cancel().catch(() => {});
+    },
+  };
+}
