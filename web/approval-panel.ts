@@ -4,7 +4,9 @@
  * reads; for tools that take command rules, "Always allow…" (a dialog with the command's prefix,
  * editable, saved as a prefix rule) and "Remember this exact command". One answer at a time: the
  * buttons are disabled while it is sent, and stay so once the server took it (the card then changes
- * with the turn's `tool_approval_resolved`). A refusal (404, 409, 422) is shown as an alert in the card.
+ * with the turn's `tool_approval_resolved`). A refusal (404, 409, 422) is shown as an alert in the card;
+ * after a 404 or 409 (the call was answered elsewhere, timed out or its turn ended) the answers are
+ * removed, since none can be taken any more, and focus stays on the card.
  * The panel element is kept by the chat view for as long as the call waits, so a typed reason survives
  * the card being re-rendered.
  */
@@ -34,6 +36,8 @@ export interface ApprovalPanelOptions {
   /** The server took the answer (before its `tool_approval_resolved` arrives). */
   onAnswered?(answer: ApprovalAnswer): void;
 }
+
+type SendOutcome = { taken: ApprovalAnswer } | { refused: string; gone: boolean };
 
 /** The longest denial reason the server takes. */
 export const MAX_DENIAL_REASON = 2000;
@@ -81,27 +85,45 @@ export function createApprovalPanel(options: ApprovalPanelOptions): HTMLElement 
     problem.textContent = message;
     problem.hidden = message === '';
   };
+  const answers = h('div', { class: 'approval-answers' });
+  /** Nothing waits any more: the answers go, the server's message stays, focus stays on the card. */
+  const close = () => {
+    // The pressed button was disabled while the answer was sent, which drops focus to the page.
+    const active = document.activeElement;
+    const ours = active === null || active === document.body || answers.contains(active);
+    answers.remove();
+    sending.hidden = true;
+    if (ours) (panel.closest<HTMLElement>('article') ?? panel).focus();
+  };
 
-  /** Sends an answer; resolves with the server's refusal message, or undefined when it was taken. */
-  const send = async (body: ApprovalAnswerBody, busyText: string): Promise<string | undefined> => {
+  /**
+   * Sends an answer: taken, refused with a message the user can act on (422: correct it and answer
+   * again), or gone (404/409: nothing waits any more; the turn's own events tell how the call ended).
+   */
+  const send = async (body: ApprovalAnswerBody, busyText: string): Promise<SendOutcome> => {
     showProblem('');
     setBusy(true, busyText);
     try {
       const answer = await options.answer(body);
       setBusy(true, body.decision === 'approve' ? 'Approved; the call runs.' : 'Denied.');
-      options.onAnswered?.(answer);
-      return undefined;
+      return { taken: answer };
     } catch (error) {
       const message = (error as Error).message;
       const status = (error as { status?: unknown }).status;
-      // 404/409: nothing is waiting any more; the turn's own events tell how the call ended.
-      setBusy(status === 404 || status === 409);
-      return message;
+      const gone = status === 404 || status === 409;
+      setBusy(gone);
+      if (gone) showProblem(message);
+      return { refused: message, gone };
     }
   };
+  /** What follows an answer once no dialog is open (focus is then the page's to place). */
+  const settle = (outcome: SendOutcome) => {
+    if ('taken' in outcome) options.onAnswered?.(outcome.taken);
+    else if (outcome.gone) close();
+    else showProblem(outcome.refused);
+  };
   const answerNow = async (body: ApprovalAnswerBody, busyText: string) => {
-    const refused = await send(body, busyText);
-    if (refused !== undefined) showProblem(refused);
+    settle(await send(body, busyText));
   };
 
   const approve = button('Approve', 'button-primary', () => {
@@ -121,10 +143,17 @@ export function createApprovalPanel(options: ApprovalPanelOptions): HTMLElement 
   const ruleButtons: HTMLElement[] = [];
   if (command !== undefined && rules.prefix) {
     ruleButtons.push(
-      button('Always allow…', 'button-secondary', () => {
-        void askForPrefix(call.name, command, (prefix) =>
-          send({ decision: 'approve', rememberPrefix: prefix }, 'Approving and saving the rule…'),
-        );
+      button('Always allow…', 'button-secondary', async () => {
+        let last: SendOutcome | undefined;
+        await askForPrefix(call.name, command, async (prefix) => {
+          last = await send(
+            { decision: 'approve', rememberPrefix: prefix },
+            'Approving and saving the rule…',
+          );
+          // A refused prefix stays in the dialog to be corrected; a taken or gone answer closes it.
+          return 'refused' in last && !last.gone ? last.refused : undefined;
+        });
+        if (last !== undefined && !('refused' in last && !last.gone)) settle(last);
       }),
     );
   }
@@ -136,12 +165,7 @@ export function createApprovalPanel(options: ApprovalPanelOptions): HTMLElement 
     );
   }
 
-  return h(
-    'section',
-    { class: 'approval-panel', 'aria-label': `Approve or deny ${call.name}` },
-    call.approval?.reason ? h('p', { class: 'approval-reason' }, call.approval.reason) : null,
-    renderApprovalRequest(args, call.argumentsText),
-    expiryText(call.approval?.expiresAt),
+  answers.append(
     h('div', { class: 'approval-actions' }, approve, ruleButtons),
     h(
       'div',
@@ -149,9 +173,18 @@ export function createApprovalPanel(options: ApprovalPanelOptions): HTMLElement 
       h('label', { for: reasonField.id }, 'Reason for denying (optional, the model reads it)'),
       h('div', { class: 'approval-deny-row' }, reasonField, deny),
     ),
+  );
+  const panel = h(
+    'section',
+    { class: 'approval-panel', 'aria-label': `Approve or deny ${call.name}` },
+    call.approval?.reason ? h('p', { class: 'approval-reason' }, call.approval.reason) : null,
+    renderApprovalRequest(args, call.argumentsText),
+    expiryText(call.approval?.expiresAt),
+    answers,
     sending,
     problem,
   );
+  return panel;
 }
 
 /**

@@ -20,6 +20,7 @@ import { createChatTitleEditor } from './chat-title-editor.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
 import { createElapsedTicker } from './elapsed-time.ts';
+import { finishTurn } from './finish-turn.ts';
 import { createLiveAnnouncer } from './live-announcer.ts';
 import { createMarkdownView, type MarkdownView } from './markdown-view.ts';
 import { readTurnStream } from './sse-parser.ts';
@@ -28,7 +29,6 @@ import type { ImageLoader } from './tool-result-view.ts';
 import {
   applyPendingApprovals,
   applyTurnEvent,
-  finishTurn,
   type ToolCallEntry,
   type Transcript,
   type TranscriptEntry,

@@ -13,6 +13,7 @@ const STATUS_TEXT: Record<ToolCallEntry['status'], string> = {
   streaming: 'receiving arguments…',
   running: 'running…',
   waiting: 'waiting for your approval',
+  queued: "waiting for the earlier call's approval",
   succeeded: 'done',
   failed: 'failed',
 };

@@ -176,7 +176,10 @@ export function transcriptFromHistory(
   transcript.running = false;
   // A stored call without a stored result was interrupted (server stopped mid-call).
   for (const entry of transcript.entries) {
-    if (entry.kind === 'tool' && (entry.status === 'running' || entry.status === 'waiting')) {
+    if (
+      entry.kind === 'tool' &&
+      (entry.status === 'running' || entry.status === 'waiting' || entry.status === 'queued')
+    ) {
       entry.status = 'failed';
       entry.error = { classification: 'cancelled', message: 'No result was recorded for this call.' };
     }

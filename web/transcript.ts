@@ -3,64 +3,25 @@
  * (docs/turns.md, "The event stream" — text_delta, tool_call_*, tool_approval_*, tool_result,
  * tool_progress, finish, done) into entries the chat view renders. Kept free of the DOM so it is
  * unit-tested. A call waiting for the user's approval is `waiting` until its `tool_approval_resolved`;
- * the turn record's `pendingApprovals` (read on load, before the stream replays) may create its card
+ * a call after it in the same response that has not started is `queued` (the server runs a response's
+ * calls in order unless all are read-only, so it waits for that answer too); the turn record's `pendingApprovals` (read on load, before the stream replays) may create its card
  * first, and the replayed `tool_call_started` then moves that card to where the call happened.
  */
-import type { PendingApproval, TurnUsage } from './api-client.ts';
+import type { PendingApproval } from './api-client.ts';
 
 export type { PendingApproval };
 
+import { finishTurn } from './finish-turn.ts';
 import type { TurnStreamEvent } from './sse-parser.ts';
+import type { ToolApproval, ToolCallEntry, Transcript } from './transcript-entries.ts';
 
-export type ToolCallStatus = 'streaming' | 'running' | 'waiting' | 'succeeded' | 'failed';
-
-/** Why a call asked for approval, and once answered (or timed out…) how it ended. */
-export interface ToolApproval {
-  /** Which setting asked, as the server words it. */
-  reason: string;
-  /** ISO 8601: when an unanswered request is denied. */
-  expiresAt?: string;
-  decision?: 'approved' | 'denied';
-  /** Who decided: `user`, `timeout`, `cancel` (the turn was cancelled) or `interrupted`. */
-  by?: string;
-  /** The user's reason for a denial, when given. */
-  denialReason?: string;
-  /** The rule saved with the answer (the route's `remembered`), shown on the card. */
-  remembered?: { setting: string; rule: string };
-}
-
-export interface ToolCallEntry {
-  kind: 'tool';
-  callId: string;
-  name: string;
-  /** The raw argument JSON as it streamed in (complete once status leaves `streaming`). */
-  argumentsText: string;
-  status: ToolCallStatus;
-  result?: unknown;
-  error?: { classification?: string; message: string };
-  durationMs?: number;
-  progress: Record<string, unknown>[];
-  approval?: ToolApproval;
-  /** Made from the turn record before the stream replayed the call; moved into place when it does. */
-  fromRecord?: boolean;
-}
-
-export type TranscriptEntry =
-  | { kind: 'user'; text: string }
-  | { kind: 'assistant'; text: string }
-  | ToolCallEntry
-  | { kind: 'notice'; text: string; tone: 'info' | 'error' }
-  /** The tokens a turn used, shown under its answer once it ended. */
-  | ({ kind: 'usage' } & TurnUsage);
-
-export interface Transcript {
-  entries: TranscriptEntry[];
-  /** True between sending a message and the turn's `done` (or the stream closing). */
-  running: boolean;
-  doneReason?: string;
-  /** Tokens of the running turn's model calls so far (its `finish` events). */
-  turnUsage?: TurnUsage;
-}
+export type {
+  ToolApproval,
+  ToolCallEntry,
+  ToolCallStatus,
+  Transcript,
+  TranscriptEntry,
+} from './transcript-entries.ts';
 
 export function emptyTranscript(): Transcript {
   return { entries: [], running: false };
@@ -149,6 +110,7 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
         decision: event.decision === 'approved' ? 'approved' : 'denied',
         by: typeof event.by === 'string' ? event.by : 'user',
         denialReason: typeof event.reason === 'string' && event.reason !== '' ? event.reason : undefined,
+        remembered: readRememberedRule(event.remembered),
       });
       break;
     }
@@ -206,7 +168,35 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
       transcript.turnUsage = undefined;
       break;
   }
+  markQueuedCalls(transcript);
   return transcript;
+}
+
+/**
+ * Marks the calls that wait behind a call waiting for approval: after a `waiting` call (since the last
+ * user message), each call that is `running` but has shown nothing of its own — no question, no
+ * progress — is `queued`; a queued call whose blocker was answered is `running` again. A later call
+ * that shows progress or asks did start (a response of read-only calls runs them side by side), so it
+ * is never marked.
+ */
+function markQueuedCalls(transcript: Transcript): void {
+  let blocked = false;
+  for (const entry of transcript.entries) {
+    if (entry.kind === 'user') blocked = false;
+    if (entry.kind !== 'tool') continue;
+    if (entry.status === 'running' || entry.status === 'queued') {
+      const idle = entry.approval === undefined && entry.progress.length === 0;
+      entry.status = blocked && idle ? 'queued' : 'running';
+    }
+    if (entry.status === 'waiting') blocked = true;
+  }
+}
+
+/** The `remembered` of a `tool_approval_resolved`, when it is a well-formed rule. */
+function readRememberedRule(value: unknown): ToolApproval['remembered'] {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { setting, rule } = value as Record<string, unknown>;
+  return typeof setting === 'string' && typeof rule === 'string' ? { setting, rule } : undefined;
 }
 
 /** Whether the call asked for approval and has no answer yet. */
@@ -229,6 +219,7 @@ export function applyPendingApprovals(
     const created = requestApproval(transcript, request);
     if (!call) created.fromRecord = true;
   }
+  markQueuedCalls(transcript);
   return transcript;
 }
 
@@ -261,9 +252,12 @@ const DENIAL_TEXT: Record<string, string> = {
 
 function resolveApproval(
   call: ToolCallEntry,
-  answer: Required<Pick<ToolApproval, 'decision' | 'by'>> & Pick<ToolApproval, 'denialReason'>,
+  answer: Required<Pick<ToolApproval, 'decision' | 'by'>> & Pick<ToolApproval, 'denialReason' | 'remembered'>,
 ): void {
-  call.approval = { ...(call.approval ?? { reason: '' }), ...answer };
+  const { remembered, ...decided } = answer;
+  call.approval = { ...(call.approval ?? { reason: '' }), ...decided };
+  // The rule the answer's response already gave this page stays when the event has none to say.
+  if (remembered !== undefined) call.approval.remembered = remembered;
   if (answer.decision === 'approved') {
     call.status = 'running';
     return;
@@ -302,75 +296,4 @@ export function addUsage(transcript: Transcript, usage: unknown): void {
   total.inputTokens += tokenCount(record.inputTokens);
   total.outputTokens += tokenCount(record.outputTokens);
   transcript.turnUsage = total;
-}
-
-/**
- * Ends a turn: calls still open are marked cancelled and a notice explains a non-normal end (with
- * the server's `message` when it sent one).
- */
-/** How a completed turn's `finishReason` is shown (the model's own reason for ending its answer). */
-const FINISH_NOTICES: Record<string, { text: string; tone: 'info' | 'error' }> = {
-  length: { text: 'The answer was cut at the output limit.', tone: 'info' },
-  refusal: { text: 'The model refused.', tone: 'info' },
-  content_filter: { text: "Stopped by the provider's content filter.", tone: 'error' },
-};
-
-export function finishTurn(
-  transcript: Transcript,
-  reason: string,
-  message?: string,
-  finishReason?: string,
-): Transcript {
-  transcript.running = false;
-  transcript.doneReason = reason;
-  for (const entry of transcript.entries) {
-    if (
-      entry.kind === 'tool' &&
-      (entry.status === 'streaming' || entry.status === 'running' || entry.status === 'waiting')
-    ) {
-      entry.status = 'failed';
-      entry.error = { classification: 'cancelled', message: 'The turn ended before this call finished.' };
-    }
-  }
-  const notices: Record<string, string> = {
-    cancelled: 'Turn cancelled.',
-    max_iterations: 'Stopped: the turn reached its tool-call iteration limit.',
-    error: 'The turn ended with an error.',
-  };
-  const finish = reason === 'completed' && finishReason ? FINISH_NOTICES[finishReason] : undefined;
-  if (finish) {
-    transcript.entries.push({
-      kind: 'notice',
-      tone: finish.tone,
-      text: message ? `${finish.text} ${message}` : finish.text,
-    });
-    return transcript;
-  }
-  // The error was already shown when it happened (the provider's `finish`, or the `error` event):
-  // `done` repeats it, and showing it again would say it twice.
-  if (reason === 'error' && turnHasErrorNotice(transcript)) return transcript;
-  // The server's cancel message is a full sentence of its own ("The turn was cancelled.").
-  const notice =
-    reason === 'cancelled'
-      ? (message ?? notices.cancelled)
-      : notices[reason] !== undefined && message
-        ? `${notices[reason]} ${message}`
-        : notices[reason];
-  if (notice)
-    transcript.entries.push({
-      kind: 'notice',
-      tone: reason === 'cancelled' ? 'info' : 'error',
-      text: notice,
-    });
-  return transcript;
-}
-
-/** Whether an error notice was added since the turn's user message. */
-function turnHasErrorNotice(transcript: Transcript): boolean {
-  for (let index = transcript.entries.length - 1; index >= 0; index -= 1) {
-    const entry = transcript.entries[index]!;
-    if (entry.kind === 'user') return false;
-    if (entry.kind === 'notice' && entry.tone === 'error') return true;
-  }
-  return false;
 }

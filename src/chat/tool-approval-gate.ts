@@ -8,7 +8,9 @@
  * A loop given no gate denies every call that needs approval ({@link NO_GATE_MESSAGE}): a question
  * nobody can answer must not turn into a yes.
  */
-import type { ToolApprovalResolver } from '../contracts/turn-event.ts';
+import type { RememberedApprovalRule, ToolApprovalResolver } from '../contracts/turn-event.ts';
+
+export type { RememberedApprovalRule };
 
 /** A call currently waiting for an answer, as the turn record's `pendingApprovals` lists it. */
 export interface PendingToolApproval {
@@ -43,12 +45,6 @@ export interface ToolApprovalQuestion {
   reason: string;
   /** The tool's `approvalTimeoutSeconds`. */
   timeoutSeconds: number;
-}
-
-/** A rule the user added while approving ("remember"), so the rest of the turn applies it at once. */
-export interface RememberedApprovalRule {
-  setting: 'autoApprovedCommands' | 'autoApprovedExactCommands';
-  rule: string;
 }
 
 export type ToolApprovalOutcome =

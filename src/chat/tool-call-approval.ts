@@ -8,7 +8,7 @@
  * - Whether to ask is `decideApproval` (`src/tools/approval/approval-policy.ts`); when it asks and no gate was
  *   given, the call is denied with {@link NO_GATE_MESSAGE} (fails closed).
  * - A question asked emits exactly one `tool_approval_requested` and, once the gate answers, exactly
- *   one `tool_approval_resolved`; a question that could not even be recorded emits neither and denies.
+ *   one `tool_approval_resolved` (with the rule the user saved, when they saved one); a question that could not even be recorded emits neither and denies.
  * - Denied by the user: a `denied` failure carrying their reason; by the timeout: a `denied` failure
  *   saying it timed out after N seconds; by a cancel or an interrupted turn: a `cancelled` failure.
  */
@@ -131,6 +131,9 @@ export async function approveToolCall(input: ToolCallApprovalInput): Promise<Too
     decision: outcome.decision,
     by: outcome.by,
     ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
+    ...(outcome.decision === 'approved' && outcome.remembered !== undefined
+      ? { remembered: outcome.remembered }
+      : {}),
   });
   if (outcome.decision === 'denied') return outcomeFailure(outcome, timeoutSeconds);
   return outcome.remembered === undefined

@@ -52,6 +52,15 @@ export interface ToolApprovalRequestedEvent {
 /** Who ended a wait for approval. */
 export type ToolApprovalResolver = 'user' | 'timeout' | 'cancel' | 'interrupted';
 
+/**
+ * A rule the user saved while approving a call: an exact command (`autoApprovedExactCommands`) or a
+ * command prefix (`autoApprovedCommands`) of the call's tool.
+ */
+export interface RememberedApprovalRule {
+  setting: 'autoApprovedCommands' | 'autoApprovedExactCommands';
+  rule: string;
+}
+
 /** A wait for approval ended: the call runs (`approved`) or gets a failed result (`denied`). */
 export interface ToolApprovalResolvedEvent {
   type: 'tool_approval_resolved';
@@ -61,6 +70,11 @@ export interface ToolApprovalResolvedEvent {
   by: ToolApprovalResolver;
   /** The user's reason, when they gave one. */
   reason?: string;
+  /**
+   * The rule saved with an approval ("remember", "Always allow…"), so every client — live, re-attached
+   * or reloaded from the turn's trace — can say which rule the answer added.
+   */
+  remembered?: RememberedApprovalRule;
 }
 
 /** The model's own finish reasons a client shows the user when a turn completes with one. */

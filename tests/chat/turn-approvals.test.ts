@@ -1,9 +1,11 @@
 /**
  * The turn loop's approval step with a scripted gate (no database): a call that asks waits for the
- * gate, emitting one `tool_approval_requested` and one `tool_approval_resolved`; the call's execution
- * starts only once approved; a later call of a sequential response waits behind a waiting one; a call
- * that fails validation or whose tool is disabled is never asked about; without a gate the call is
- * denied; each way a wait can end maps to its result; a remembered rule applies to the rest of the turn.
+ * gate, emitting one `tool_approval_requested` and one `tool_approval_resolved` (with the rule the user
+ * saved, when they saved one); the call's execution and its time budget start only once approved; a
+ * later call of a sequential response waits behind a waiting one, while the read-only calls of a
+ * response ask side by side; a call that fails validation or whose tool is disabled is never asked
+ * about; without a gate the call is denied; each way a wait can end maps to its result; a remembered
+ * rule applies to the rest of the turn.
  */
 import { describe, expect, test } from 'bun:test';
 import {
@@ -17,6 +19,7 @@ import type { TurnEvent } from '../../src/contracts/turn-event.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import { SHELL_APPROVAL_SETTINGS } from '../../src/tools/shell/shell-approval-settings.ts';
 import { defaultSettingValues, describeSettings } from '../../src/tools/tool-settings.ts';
+import { readOnlyLocalTraits } from '../../src/tools/tool-traits.ts';
 import type { SavedToolSettings } from '../../src/tools/types.ts';
 import { makeTool } from '../helpers/fake-tools.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../helpers/scripted-provider.ts';
@@ -95,6 +98,17 @@ async function setUp(
     parameterDescriptors: describeSettings(SHELL_APPROVAL_SETTINGS),
   };
   registry.register(bash);
+  // Read-only, yet asking (as after a user set its approval to "always").
+  registry.register(
+    makeTool({
+      name: 'peek',
+      traits: { ...readOnlyLocalTraits('json'), approvalDefault: 'always' },
+      execute: async (args) => {
+        ran.push(`peek:${(args as { value?: string }).value}`);
+        return { ran: true };
+      },
+    }),
+  );
   const provider = new ScriptedProvider([
     ...steps.map((calls) => toolCallsResponse(calls)),
     textResponse('ok'),
@@ -188,6 +202,30 @@ describe('runTurn approvals', () => {
       ok: false,
       error: { classification: 'denied', message: 'The user denied this call: Once is enough.' },
     });
+  });
+
+  test('read-only calls of one response ask side by side; their results keep the call order', async () => {
+    const { parameters, ran } = await setUp([
+      [
+        { id: 'a', name: 'peek', arguments: { value: '1' } },
+        { id: 'b', name: 'peek', arguments: { value: '2' } },
+      ],
+    ]);
+    const { gate, asked, askedCount } = manualGate();
+    const turn = collect(runTurn({ ...parameters, approvals: gate }));
+    // Both are asked before either is answered.
+    await askedCount(2);
+    expect(asked.map((entry) => entry.question.callId)).toEqual(['a', 'b']);
+    asked[1]!.answer({ decision: 'approved', by: 'user' });
+    asked[0]!.answer({ decision: 'denied', by: 'user' });
+    const events = await turn;
+    expect(ran).toEqual(['peek:2']);
+    expect(
+      events.filter((event) => event.type === 'tool_result').map((event) => [event.callId, event.ok]),
+    ).toEqual([
+      ['a', false],
+      ['b', true],
+    ]);
   });
 
   test('a call that fails validation, or whose tool is disabled, is not asked about', async () => {
@@ -306,8 +344,46 @@ describe('runTurn approvals', () => {
       by: 'user',
       remembered: { setting: 'autoApprovedCommands', rule: 'git status' },
     });
-    await turn;
+    const events = await turn;
     expect(asked).toHaveLength(1);
     expect(ran).toEqual(['bash:git status', 'bash:git status --short']);
+    expect(events.filter((event) => event.type === 'tool_approval_resolved')).toEqual([
+      {
+        type: 'tool_approval_resolved',
+        callId: 'a',
+        name: 'bash',
+        decision: 'approved',
+        by: 'user',
+        remembered: { setting: 'autoApprovedCommands', rule: 'git status' },
+      },
+    ]);
+  });
+
+  test('the time budget starts when the call is approved, not while it waits', async () => {
+    const { parameters, ran } = await setUp([[{ id: 'a', name: 'risky', arguments: { value: '1' } }]]);
+    const budgets: number[] = [];
+    const timers = {
+      setTimeout: (_callback: () => void, milliseconds: number) => {
+        budgets.push(milliseconds);
+        return budgets.length;
+      },
+      clearTimeout: () => {},
+    };
+    const { gate, asked, askedCount } = manualGate();
+    const turn = collect(
+      runTurn({
+        ...parameters,
+        approvals: gate,
+        executeOptions: { ...parameters.executeOptions, timers },
+      }),
+    );
+    await askedCount(1);
+    // Let the loop settle while the call waits: no budget was started for it.
+    await Bun.sleep(20);
+    expect(budgets).toEqual([]);
+    asked[0]!.answer({ decision: 'approved', by: 'user' });
+    await turn;
+    expect(ran).toEqual(['risky:1']);
+    expect(budgets).toEqual([30_000]);
   });
 });

@@ -114,6 +114,30 @@ describe('mango tool list and the shell sandbox', () => {
   });
 });
 
+describe('operator mode never asks for approval', () => {
+  test('write_file, whose approval is "always" by default, writes at once through call and replay', async () => {
+    const called = join(temporary, 'called.txt');
+    const { code, stdout } = await run([
+      'tool',
+      'call',
+      'write_file',
+      JSON.stringify({ path: called, content: 'from call\n' }),
+    ]);
+    expect({ code, ok: JSON.parse(stdout).ok }).toEqual({ code: 0, ok: true });
+    expect(await Bun.file(called).text()).toBe('from call\n');
+
+    const replayed = join(temporary, 'replayed.txt');
+    const calls = join(temporary, 'write-calls.jsonl');
+    await writeFile(
+      calls,
+      `${JSON.stringify({ name: 'write_file', args: { path: replayed, content: 'from replay\n' } })}\n`,
+    );
+    const replay = await run(['tool', 'replay', calls, '--cwd', resolve(temporary)]);
+    expect({ code: replay.code, ok: JSON.parse(replay.stdout).ok }).toEqual({ code: 0, ok: true });
+    expect(await Bun.file(replayed).text()).toBe('from replay\n');
+  });
+});
+
 describe('mango tool replay', () => {
   test('runs every line in one context and prints one envelope a line', async () => {
     const calls = join(temporary, 'calls.jsonl');

@@ -3,6 +3,8 @@
  * lease 1.5 s through `MANGO_TURN_LEASE_MS`, the model played by the replay server:
  * - a question asked by the turn on A is listed and answered through B; A notices within its poll and
  *   runs the call (the delay is printed for the report);
+ * - denied through B with a reason: the model's next request to A's turn carries the reason;
+ * - cancelled through B while the call waits: the call is cancelled, never run, and a later answer 409;
  * - A paused (`SIGSTOP`) past its lease while its call waits: an answer through B is refused (409), the
  *   turn is reported lost with nothing waiting, and after `SIGCONT` A's stream ends with `done{error}`
  *   without running the call; a later answer is still 409.
@@ -108,6 +110,77 @@ describe.each(['sqlite', 'postgres'] as const)('approvals across two servers on 
     expect(replay.failures).toEqual([]);
     console.log(
       `[figures] approvals on ${backend}: an answer taken by the other instance reached the turn after ${noticedAfter.toFixed(0)} ms (poll every ${LEASE_MS / 5} ms)`,
+    );
+  }, 30_000);
+
+  test('denied through B with a reason: the model reads the reason in A’s next request', async () => {
+    const [a, b] = [chatApi(servers[0]!.url, token), chatApi(servers[1]!.url, token)];
+    const chatId = await a.createChat();
+    replay.enqueue(
+      { body: chatBody({ calls: [{ id: 'x3', name: 'locked', fragments: ['{"value":"no"}'] }] }) },
+      { body: chatBody({ text: 'Understood.' }) },
+    );
+    const onA = readSseEvents(await a.call('POST', `/api/chats/${chatId}/turns`, { message: 'Try.' }));
+    await waitForQuestion(onA);
+    const reason = 'not on the shared machine';
+    expect(await b.json('POST', `/api/chats/${chatId}/approvals/x3`, { decision: 'deny', reason })).toEqual({
+      status: 200,
+      body: { callId: 'x3', decision: 'deny', reason },
+    });
+    const rest: Event[] = [];
+    for await (const event of onA) rest.push(event);
+    expect(rest[0]).toEqual({
+      type: 'tool_approval_resolved',
+      callId: 'x3',
+      name: 'locked',
+      decision: 'denied',
+      by: 'user',
+      reason,
+    });
+    expect(rest.at(-1)).toEqual({ type: 'done', reason: 'completed' });
+    const messages = (replay.requests.at(-1)!.body as { messages: { role: string; content?: unknown }[] })
+      .messages;
+    const toolMessage = messages.find((message) => message.role === 'tool');
+    expect(JSON.parse(String(toolMessage?.content))).toEqual({
+      error: { classification: 'denied', message: `The user denied this call: ${reason}` },
+    });
+    expect(replay.failures).toEqual([]);
+  }, 30_000);
+
+  test('cancelled through B while the call waits: the call is cancelled, and a later answer is 409', async () => {
+    const [a, b] = [chatApi(servers[0]!.url, token), chatApi(servers[1]!.url, token)];
+    const chatId = await a.createChat();
+    replay.enqueue({
+      body: chatBody({ calls: [{ id: 'x4', name: 'locked', fragments: ['{"value":"stop"}'] }] }),
+    });
+    const requestsBefore = replay.requests.length;
+    const onA = readSseEvents(await a.call('POST', `/api/chats/${chatId}/turns`, { message: 'Go.' }));
+    await waitForQuestion(onA);
+    expect(await b.json('POST', `/api/chats/${chatId}/cancel`)).toEqual({
+      status: 200,
+      body: { cancelled: true },
+    });
+    const rest: Event[] = [];
+    for await (const event of onA) rest.push(event);
+    expect(rest).toEqual([
+      { type: 'tool_approval_resolved', callId: 'x4', name: 'locked', decision: 'denied', by: 'cancel' },
+      {
+        type: 'tool_result',
+        callId: 'x4',
+        name: 'locked',
+        durationMs: 0,
+        ok: false,
+        error: {
+          classification: 'cancelled',
+          message: 'The turn was cancelled while the call waited for approval.',
+        },
+      },
+      { type: 'done', reason: 'cancelled', message: 'The turn was cancelled.' },
+    ]);
+    // Only the request that made the call: a cancelled turn asks the model nothing more.
+    expect(replay.requests.length).toBe(requestsBefore + 1);
+    expect((await b.json('POST', `/api/chats/${chatId}/approvals/x4`, { decision: 'approve' })).status).toBe(
+      409,
     );
   }, 30_000);
 

@@ -1,9 +1,10 @@
 /**
  * The chat page's fold of approvals against the real chat API (in process, SQLite, the real bash tool in
  * its sandbox): a page opened while a call waits — the history before the turn, the turn record's
- * `pendingApprovals`, then the replayed stream — shows the same entries as the page that watched live;
- * and once the turn ended (one call approved, one denied with a reason), the transcript rebuilt from the
- * stored messages and trace equals the live one, approvals included.
+ * `pendingApprovals`, then the replayed stream — shows the same entries as the page that watched live
+ * (the call behind the waiting one queued); and once the turn ended (one call approved with a
+ * remembered rule, one denied with a reason), the transcript rebuilt from the stored messages and trace
+ * equals the live one, approvals and the saved rule included.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { ChatMessage, CurrentTurn, TurnSummary } from '../../web/api-client.ts';
@@ -78,11 +79,12 @@ describe('approvals in the transcript after a reload', () => {
     fold(live, turn.seen);
     expect(
       live.entries.map((entry) => (entry.kind === 'tool' ? `${entry.callId} ${entry.status}` : entry.kind)),
-    ).toEqual(['user', 'assistant', 'b1 waiting', 'r1 running']);
+    ).toEqual(['user', 'assistant', 'b1 waiting', 'r1 queued']);
     expect((await openedNow(chatId, 'b1')).entries).toEqual(live.entries);
 
     expect(
-      (await api.json('POST', `/api/chats/${chatId}/approvals/b1`, { decision: 'approve' })).status,
+      (await api.json('POST', `/api/chats/${chatId}/approvals/b1`, { decision: 'approve', remember: true }))
+        .status,
     ).toBe(200);
     // The second call waits behind the first; read on to its question.
     const seenBefore = turn.seen.length;
@@ -121,7 +123,11 @@ describe('approvals in the transcript after a reload', () => {
     expect(approved).toMatchObject({
       callId: 'b1',
       status: 'succeeded',
-      approval: { decision: 'approved', by: 'user' },
+      approval: {
+        decision: 'approved',
+        by: 'user',
+        remembered: { setting: 'autoApprovedExactCommands', rule: 'echo first' },
+      },
     });
     expect(denied).toMatchObject({
       callId: 'r1',

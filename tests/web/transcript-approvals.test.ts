@@ -2,7 +2,8 @@
  * The transcript fold of approvals: a call waits from `tool_approval_requested` until
  * `tool_approval_resolved` (approved: it runs; denied: it fails as `denied` with the reason), and a
  * reload rebuilds the waiting card from the turn record's `pendingApprovals`, then the replayed stream
- * moves it to where the call happened and answers it.
+ * moves it to where the call happened and answers it. An approval that saved a rule carries it to the
+ * card; a call behind a waiting one in the same response is `queued` until that one is answered.
  */
 import { describe, expect, test } from 'bun:test';
 import type { TurnStreamEvent } from '../../web/sse-parser.ts';
@@ -150,6 +151,99 @@ describe('live approval events', () => {
     expect(call(transcript, 1)).toMatchObject({ status: 'failed', error: { classification: 'cancelled' } });
   });
 
+  test('an approval that saved a rule carries it, and a later event without one keeps it', () => {
+    const remembered = { setting: 'autoApprovedCommands', rule: 'git status' };
+    const transcript = fold(running(), [
+      ...callEvents('c1', 'git status -s'),
+      requested('c1', 'git status -s'),
+      {
+        type: 'tool_approval_resolved',
+        callId: 'c1',
+        name: 'bash',
+        decision: 'approved',
+        by: 'user',
+        remembered,
+      },
+    ]);
+    expect(call(transcript, 1).approval).toEqual({
+      reason: REASON,
+      expiresAt: EXPIRES,
+      decision: 'approved',
+      by: 'user',
+      remembered,
+    });
+    // A malformed rule is not shown; the one already known stays.
+    fold(transcript, [
+      {
+        type: 'tool_approval_resolved',
+        callId: 'c1',
+        name: 'bash',
+        decision: 'approved',
+        by: 'user',
+        remembered: { setting: 7 },
+      },
+    ]);
+    expect(call(transcript, 1).approval?.remembered).toEqual(remembered);
+  });
+
+  test('a call behind a waiting one of the same response is queued until that one is answered', () => {
+    const transcript = fold(running(), [
+      ...callEvents('c1', 'make'),
+      ...callEvents('c2', 'make install'),
+      { type: 'tool_call_started', callId: 'c3', name: 'read_file' },
+      { type: 'tool_call_completed', callId: 'c3', name: 'read_file', arguments: '{"path":"a"}' },
+    ]);
+    const statuses = () =>
+      transcript.entries.flatMap((entry) =>
+        entry.kind === 'tool' ? [`${entry.callId} ${entry.status}`] : [],
+      );
+    expect(statuses()).toEqual(['c1 running', 'c2 running', 'c3 running']);
+    fold(transcript, [requested('c1', 'make')]);
+    expect(statuses()).toEqual(['c1 waiting', 'c2 queued', 'c3 queued']);
+    // The next in line asking once the first is approved: it waits, the one behind it stays queued.
+    fold(transcript, [
+      { type: 'tool_approval_resolved', callId: 'c1', name: 'bash', decision: 'approved', by: 'user' },
+    ]);
+    expect(statuses()).toEqual(['c1 running', 'c2 running', 'c3 running']);
+    fold(transcript, [
+      { type: 'tool_result', callId: 'c1', ok: true, result: {}, durationMs: 1 },
+      requested('c2', 'make install'),
+    ]);
+    expect(statuses()).toEqual(['c1 succeeded', 'c2 waiting', 'c3 queued']);
+    // The turn ending while a call is queued ends it too.
+    fold(transcript, [{ type: 'done', reason: 'cancelled', message: 'The turn was cancelled.' }]);
+    expect(statuses()).toEqual(['c1 succeeded', 'c2 failed', 'c3 failed']);
+    expect(call(transcript, 3).error).toEqual({
+      classification: 'cancelled',
+      message: 'The turn ended before this call finished.',
+    });
+  });
+
+  test('a later call that shows progress or its own question did start: it is not queued', () => {
+    const transcript = fold(running(), [
+      ...callEvents('c1', 'ls'),
+      ...callEvents('c2', 'pwd'),
+      ...callEvents('c3', 'id'),
+      requested('c1', 'ls'),
+      { type: 'tool_progress', callId: 'c2', name: 'bash', progress: { type: 'output', message: 'x' } },
+      requested('c3', 'id'),
+    ]);
+    expect(transcript.entries.map((entry) => (entry.kind === 'tool' ? entry.status : entry.kind))).toEqual([
+      'user',
+      'waiting',
+      'running',
+      'waiting',
+    ]);
+  });
+
+  test('a waiting call of an earlier turn does not queue the calls of the next', () => {
+    const transcript = fold(running(), [...callEvents('c1', 'ls'), requested('c1', 'ls')]);
+    // A stale card (the stream closed without `done`) is ended by the page; here it is still waiting.
+    transcript.entries.push({ kind: 'user', text: 'Again' });
+    fold(transcript, callEvents('c2', 'ls'));
+    expect(call(transcript, 3).status).toBe('running');
+  });
+
   test('an answer for a call the transcript never saw is ignored', () => {
     const transcript = fold(running(), [
       { type: 'tool_approval_resolved', callId: 'nope', name: 'bash', decision: 'approved', by: 'user' },
@@ -204,6 +298,13 @@ describe('after a reload', () => {
     applyPendingApprovals(transcript, [pending]);
     expect(call(transcript, 1).status).toBe('running');
     expect(transcript.entries).toHaveLength(2);
+  });
+
+  test('a reload while the first call waits shows the one behind it queued, as live', () => {
+    const transcript = applyPendingApprovals(running(), [pending]);
+    fold(transcript, [...callEvents('c1', 'git status'), ...callEvents('c2', 'git push')]);
+    expect(call(transcript, 1).status).toBe('waiting');
+    expect(call(transcript, 2).status).toBe('queued');
   });
 
   test('a known call without a request yet becomes waiting, in place', () => {

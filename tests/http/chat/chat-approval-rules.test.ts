@@ -2,7 +2,8 @@
  * Approval rules and answers through the chat API in process, on SQLite and PostgreSQL, with the real
  * bash tool: an auto-approve prefix rule runs a matching command without a question (a compound one is
  * still asked); `remember` and `rememberPrefix` write the rule to the user's settings and the rest of the
- * turn (and later turns) apply it; the route's 404 and 422 answers, none of which writes anything.
+ * turn (and later turns) apply it, and the stream's `tool_approval_resolved` and the turn's stored
+ * trace carry the rule; the route's 404 and 422 answers, none of which writes anything.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { parseSimpleCommand } from '../../../src/tools/shell/command-approval-rules.ts';
@@ -76,6 +77,22 @@ describe.each(BACKENDS)('approval rules through the chat API on %s', (backend) =
       },
     });
     const events = await turn.rest();
+    const resolved = {
+      type: 'tool_approval_resolved',
+      callId: 'b6',
+      name: 'bash',
+      decision: 'approved',
+      by: 'user',
+      remembered: { setting: 'autoApprovedExactCommands', rule: 'echo remembered' },
+    };
+    expect(events.find((event) => event.type === 'tool_approval_resolved')).toEqual(resolved);
+    // The turn's trace keeps the rule, so a reload shows it as the live stream did.
+    const { turns } = (await api.json('GET', `/api/chats/${chatId}`)).body as {
+      turns: { progress?: { events: { event: { type: string } }[] } }[];
+    };
+    expect(
+      turns[0]!.progress!.events.map((entry) => entry.event).filter((event) => event.type === resolved.type),
+    ).toEqual([resolved]);
     expect(events.filter(requested).map((event) => event.callId)).toEqual(['b6']);
     expect(
       events.filter((event) => event.type === 'tool_result').map((event) => [event.callId, event.ok]),
@@ -142,6 +159,14 @@ describe.each(BACKENDS)('approval rules through the chat API on %s', (backend) =
       },
     });
     const events = await turn.rest();
+    expect(events.find((event) => event.type === 'tool_approval_resolved')).toEqual({
+      type: 'tool_approval_resolved',
+      callId: 'b9',
+      name: 'bash',
+      decision: 'approved',
+      by: 'user',
+      remembered: { setting: 'autoApprovedCommands', rule: 'echo prefix-one' },
+    });
     expect(events.filter(requested).map((event) => event.callId)).toEqual(['b9']);
     expect((await api.bashSettings()).autoApprovedCommands).toEqual(['echo prefix-one']);
     await api.json('PUT', '/api/settings/tools/bash', { parameters: { autoApprovedCommands: [] } });

@@ -2,11 +2,12 @@
  * Every builtin's settings, pinned to their documented values (docs/tools.md: each tool's
  * settings; timeoutSeconds 5–600, default 30; the approval settings every tool gets, approval by the
  * tool's default and approvalTimeoutSeconds 10–3600, default 600): name, type, bounds and default, and
- * the policy refuses one step past each bound.
+ * the policy refuses one step past each bound. zsh, registered only where it is installed, has bash's.
  */
 import { describe, expect, test } from 'bun:test';
 import { getTool } from '../../../src/tools/registry.ts';
 import { getDefaultToolSettings, normalizeToolParameters } from '../../../src/tools/settings-policy.ts';
+import { findShellInterpreter } from '../../../src/tools/shell/shell-interpreter.ts';
 import { toolSettingsMetadataOf } from '../../../src/tools/tool-settings-metadata.ts';
 import '../../../src/tools/builtin/index.ts';
 
@@ -68,6 +69,7 @@ const SPEC: Record<string, Expected[]> = {
     ...approvalSettings('always'),
   ],
 };
+if (findShellInterpreter('zsh') !== undefined) SPEC.zsh = SPEC.bash!;
 
 describe.each(Object.entries(SPEC))('%s settings', (name, expected) => {
   const tool = getTool(name);
