@@ -11,8 +11,12 @@
  * - Idle: a connection with no call running for `idleMs` (5 minutes) is closed (its program stops).
  * - Cap: at most `maxPerUser` live connections per user; opening one more closes that user's least
  *   recently used idle connection, and when none is idle the new one is refused with the reason.
+ *
+ * The clock (`now`) and the timers are injectable, so the backoff and the idle stop are tested by
+ * moving time rather than by waiting for it.
  */
 import { ToolError } from '../tools/errors.ts';
+import { REAL_TOOL_TIMERS, type ToolTimers } from '../tools/execution.ts';
 import type { McpConnection } from './mcp-connection.ts';
 
 export const DEFAULT_IDLE_MS = 5 * 60_000;
@@ -28,13 +32,15 @@ interface Entry {
   failures: number;
   retryAt: number;
   lastError: unknown;
-  idleTimer: ReturnType<typeof setTimeout> | undefined;
+  idleTimer: unknown;
 }
 
 export interface McpConnectionPoolOptions {
   idleMs?: number;
   maxPerUser?: number;
   now?: () => number;
+  /** The idle stop's timers; the runtime's own unless a test injects its own. */
+  timers?: ToolTimers;
 }
 
 export class McpConnectionPool {
@@ -42,11 +48,13 @@ export class McpConnectionPool {
   readonly #idleMs: number;
   readonly #maxPerUser: number;
   readonly #now: () => number;
+  readonly #timers: ToolTimers;
 
   constructor(options: McpConnectionPoolOptions = {}) {
     this.#idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
     this.#maxPerUser = options.maxPerUser ?? DEFAULT_MAX_CONNECTIONS_PER_USER;
     this.#now = options.now ?? Date.now;
+    this.#timers = options.timers ?? REAL_TOOL_TIMERS;
   }
 
   /** The open connection of `key`, or undefined (never opens one). */
@@ -130,7 +138,7 @@ export class McpConnectionPool {
     const closing: Promise<void>[] = [];
     for (const [key, entry] of this.#entries) {
       if (!matches(key)) continue;
-      if (entry.idleTimer) clearTimeout(entry.idleTimer);
+      this.#disarmIdle(entry);
       this.#entries.delete(key);
       if (entry.connection) closing.push(entry.connection.close());
       if (entry.opening) closing.push(entry.opening.then((connection) => connection.close()).catch(() => {}));
@@ -138,9 +146,15 @@ export class McpConnectionPool {
     await Promise.all(closing);
   }
 
+  #disarmIdle(entry: Entry): void {
+    if (entry.idleTimer === undefined) return;
+    this.#timers.clearTimeout(entry.idleTimer);
+    entry.idleTimer = undefined;
+  }
+
   #armIdle(key: string, entry: Entry): void {
-    if (entry.idleTimer) clearTimeout(entry.idleTimer);
-    entry.idleTimer = setTimeout(() => {
+    this.#disarmIdle(entry);
+    const timer = this.#timers.setTimeout(() => {
       entry.idleTimer = undefined;
       const connection = entry.connection;
       if (!connection || connection.closed) return;
@@ -149,7 +163,9 @@ export class McpConnectionPool {
       entry.connection = undefined;
       void connection.close();
     }, this.#idleMs);
-    entry.idleTimer.unref?.();
+    // An idle program must not keep the process alive on its own.
+    (timer as { unref?: () => void } | undefined)?.unref?.();
+    entry.idleTimer = timer;
   }
 
   async #makeRoom(userId: string, forKey: string): Promise<void> {
@@ -171,7 +187,7 @@ export class McpConnectionPool {
     const [, entry] = oldest;
     const connection = entry.connection;
     entry.connection = undefined;
-    if (entry.idleTimer) clearTimeout(entry.idleTimer);
+    this.#disarmIdle(entry);
     await connection?.close();
   }
 }
