@@ -58,12 +58,14 @@ describe('McpConnectionPool', () => {
 
   test('a user past the cap loses their least recently used idle connection; busy ones are kept', async () => {
     let now = 0;
-    const pool = new McpConnectionPool({ maxPerUser: 2, now: () => now });
+    const pool = new McpConnectionPool({ maxPerUser: 2, roomWaitMs: 0, now: () => now });
     const a = fake();
     const b = fake();
     await pool.acquire('a', 'u', async () => a);
+    pool.touch('a'); // each use ends with a touch; an acquired connection not yet touched is in use
     now = 1;
     await pool.acquire('b', 'u', async () => b);
+    pool.touch('b');
     await pool.acquire('other-user', 'v', async () => fake());
     now = 2;
     await pool.acquire('c', 'u', async () => fake());
@@ -178,6 +180,7 @@ describe('McpConnectionPool on an injected clock and timers', () => {
     const pool = new McpConnectionPool({ maxPerUser: 2, idleMs: 1000, now: time.now, timers: time.timers });
     const a = fake();
     await pool.acquire('a', 'u', async () => a);
+    pool.touch('a');
     time.advance(10);
     let finishOpening: (connection: McpConnection) => void = () => {};
     const b = fake();
@@ -204,6 +207,76 @@ describe('McpConnectionPool on an injected clock and timers', () => {
     await pool.acquire('d', 'u', async () => d);
     expect(b.closes).toBe(0);
     expect(pool.liveCount('u')).toBe(2);
+    await pool.close();
+  });
+
+  test('past the cap with none idle, a new connection waits for one to become idle, at most roomWaitMs', async () => {
+    const time = virtualTime();
+    const pool = new McpConnectionPool({
+      maxPerUser: 2,
+      roomWaitMs: 15_000,
+      idleMs: 300_000,
+      now: time.now,
+      timers: time.timers,
+    });
+    let finishOpening: (connection: McpConnection) => void = () => {};
+    const a = fake();
+    // `a` still opening (a slow handshake) and `b` in a call: neither can be closed for room.
+    const openingA = pool.acquire(
+      'a',
+      'u',
+      () => new Promise<McpConnection>((resolve) => (finishOpening = resolve)),
+    );
+    const b = fake();
+    await pool.acquire('b', 'u', async () => b);
+    b.inFlight = 1;
+    let cOpened = false;
+    const c = fake();
+    const acquiringC = pool.acquire('c', 'u', async () => {
+      cOpened = true;
+      return c;
+    });
+    await Bun.sleep(0);
+    expect(cOpened).toBe(false);
+    // `a` finishes opening; its caller still uses it (lists its tools), so `c` waits on…
+    finishOpening(a);
+    expect(await openingA).toBe(a);
+    await Bun.sleep(0);
+    expect(cOpened).toBe(false);
+    expect(a.closes).toBe(0);
+    // …until that use ends: then `a` is the one closed for `c`, and `b` keeps its call.
+    pool.touch('a');
+    expect(await acquiringC).toBe(c);
+    expect(a.closes).toBe(1);
+    expect(b.closes).toBe(0);
+    // Every connection busy now: `d` waits the whole 15 s, then is refused with the reason.
+    c.inFlight = 1;
+    // (Not `expect(...).rejects` here: it would wait for the promise before the clock is moved.)
+    let outcome = 'pending';
+    void pool
+      .acquire('d', 'u', async () => fake())
+      .then(
+        () => (outcome = 'opened'),
+        (error: Error) => (outcome = error.message),
+      );
+    await Bun.sleep(0);
+    time.advance(14_999);
+    await Bun.sleep(0);
+    expect(outcome).toBe('pending');
+    time.advance(1);
+    await Bun.sleep(0);
+    expect(outcome).toBe(
+      'This user already has 2 external MCP server connections busy; try again when a call has finished.',
+    );
+    // A call that ends (touch) makes room for a waiting one before the bound.
+    const e = fake();
+    const acquiringE = pool.acquire('e', 'u', async () => e);
+    await Bun.sleep(0);
+    time.advance(5000);
+    b.inFlight = 0;
+    pool.touch('b');
+    expect(await acquiringE).toBe(e);
+    expect(b.closes).toBe(1);
     await pool.close();
   });
 });
