@@ -243,7 +243,7 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
     alice = registry;
   }, 20_000);
 
-  test('network "none": the program cannot reach a service on the host’s loopback', async () => {
+  test('network "none": the program cannot reach a service on the host’s loopback (more in stdio-network.test.ts)', async () => {
     const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
     try {
       const outcome = await call('mcp__probe__connect', { host: '127.0.0.1', port: listener.port });
