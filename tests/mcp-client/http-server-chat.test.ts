@@ -1,15 +1,15 @@
 /**
  * server-everything over Streamable HTTP (a real process on loopback), used by a whole server: the
- * operator file in `MANGO_MCP_SERVERS`, its tools in `GET /api/settings/tools`, add, structured content,
- * the image tool and progress over HTTP, a chat turn whose
- * scripted model calls one, the same enable/disable API, a cancel over HTTP, and Mango's own `/mcp`,
- * which does not re-export them. Without `MANGO_MCP_ALLOW_PRIVATE=1` the loopback server is refused
- * and the builtins work on.
+ * operator file in `MANGO_MCP_SERVERS`, its tools in `GET /api/settings/tools`, a chat turn whose
+ * scripted model calls one, the same enable/disable API, add, structured content, the image tool and
+ * progress, a cancel over HTTP, and Mango's own `/mcp`, which does not re-export them. Without
+ * `MANGO_MCP_ALLOW_PRIVATE=1` the loopback server is refused and the builtins work on.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ToolProgressEvent } from '../../src/contracts/tool-progress-event.ts';
 import { createApp } from '../../src/http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../../src/http/app-dependencies.ts';
 import { createExternalTools } from '../../src/mcp-client/create-external-tool-source.ts';
@@ -238,7 +238,7 @@ describe('server-everything over Streamable HTTP, in a whole server', () => {
     const userId = (await deps.users.findByName('dora'))?.id ?? '';
     const tools = await deps.externalTools?.source.registryFor(userId);
     const { executeTool } = await import('../../src/tools/execution.ts');
-    const progress: { completed: number; total?: number }[] = [];
+    const progress: ToolProgressEvent[] = [];
     const call = (name: string, args: Record<string, unknown>) =>
       executeTool(
         name,
@@ -248,7 +248,7 @@ describe('server-everything over Streamable HTTP, in a whole server', () => {
           chatId: 'chat-http',
           dataDirectory: directory,
           reachable: { workingDirectory: '/', homeDirectory: '/', roots: [], protectedPaths: [] },
-          onProgress: (event) => progress.push(event as { completed: number; total?: number }),
+          onProgress: (event) => progress.push(event),
         },
         { parameters: { timeoutSeconds: 60 } },
         { registry: tools },

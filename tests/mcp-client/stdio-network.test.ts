@@ -49,7 +49,10 @@ async function probeConnect(setup: ExternalSetup, host: string, port: number): P
   );
 }
 
-const said = (text: string) => ({ ok: true, result: { content: [{ type: 'text', text }] } });
+const said = (text: string): ToolExecutionResult => ({
+  ok: true,
+  result: { content: [{ type: 'text', text }] },
+});
 
 /** A Mango API server on loopback, over real HTTP. */
 async function startMangoApi(): Promise<{ app: TestApp; server: ReturnType<typeof Bun.serve> }> {
