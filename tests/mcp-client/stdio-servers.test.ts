@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { runTurn } from '../../src/chat/turn.ts';
 import type { ToolProgressEvent } from '../../src/contracts/tool-progress-event.ts';
 import {
   configureImageGeneration,
@@ -8,10 +9,14 @@ import {
 } from '../../src/images/image-generation-config.ts';
 import { InMemoryImageRepository } from '../../src/images/image-repository.ts';
 import { toolDefsToAnthropic, toolDefsToResponsesAPI } from '../../src/providers/tool-mapper.ts';
+import { getEnabledToolRuntime } from '../../src/settings/tool-runtime.ts';
+import { InMemoryToolSettingsRepository } from '../../src/settings/tool-settings-repository.ts';
 import { executeTool } from '../../src/tools/execution.ts';
+import { DEFAULT_TOOL_OUTPUT_BUDGET_BYTES } from '../../src/tools/output/result-budget.ts';
 import type { ToolRegistry } from '../../src/tools/registry.ts';
 import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import type { ToolExecutionResult } from '../../src/tools/types.ts';
+import { ScriptedProvider, textResponse, toolCallsResponse } from '../helpers/scripted-provider.ts';
 import { createTestSandbox, describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
 import {
   createExternalSetup,
@@ -92,7 +97,7 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
       ['memory', 'connected'],
       ['probe', 'connected'],
     ]);
-    expect(servers[2]?.toolCount).toBe(8);
+    expect(servers[2]?.toolCount).toBe(9);
   });
 
   test('a schema strict mode cannot take goes to OpenAI Responses with strict: false, a plain one strict', () => {
@@ -213,6 +218,23 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
       expect(outcome).toEqual({ ok: true, result: { content: [{ type: 'text', text: 'alice-note' }] } });
     });
 
+    test('its own package directory, read-only', async () => {
+      const probe = probeServer();
+      const inside = join(probe.packageDirectory ?? '', 'package.json');
+      expect(existsSync(inside)).toBe(true);
+      const read = await call('mcp__probe__read_path', { path: inside });
+      expect(JSON.stringify(read)).toContain('mango-tools');
+      const before = readFileSync(inside, 'utf8');
+      expect(await call('mcp__probe__write_path', { path: inside, text: 'overwritten' })).toEqual({
+        ok: false,
+        error: {
+          classification: 'execution_error',
+          message: 'write_path on the MCP server "probe" failed: cannot write: EROFS',
+        },
+      });
+      expect(readFileSync(inside, 'utf8')).toBe(before);
+    });
+
     test.each([
       ['the data directory', (s: ExternalSetup) => join(s.dataDirectory, 'mango.db')],
       ['another user’s workspace', (s: ExternalSetup) => join(s.layout.bob, 'diary.txt')],
@@ -230,6 +252,40 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
       });
     });
   });
+
+  test('in a real turn, a large result reaches the model cut to the result budget, as a builtin’s', async () => {
+    const path = join(setup.layout.alice, 'large.txt');
+    await Bun.write(path, 'a'.repeat(300_000));
+    const settings = new InMemoryToolSettingsRepository();
+    await settings.put('alice', 'mcp__probe__read_path', { parameters: { approval: 'never' } });
+    const tools = await getEnabledToolRuntime(settings, 'alice', { toolSource: setup.source });
+    const provider = new ScriptedProvider([
+      toolCallsResponse([{ id: 'big', name: 'mcp__probe__read_path', arguments: { path } }]),
+      textResponse('read'),
+    ]);
+    const results: boolean[] = [];
+    for await (const event of runTurn({
+      provider,
+      model: 'm',
+      history: [],
+      userText: 'read it',
+      tools,
+      toolContext: {
+        userId: 'alice',
+        chatId: 'chat-1',
+        reachable: setup.aliceReachable,
+        dataDirectory: setup.dataDirectory,
+      },
+    })) {
+      if (event.type === 'tool_result') results.push(event.ok);
+    }
+    expect(results).toEqual([true]);
+    const sent = JSON.stringify(provider.requests[1]?.history);
+    expect(sent).toContain(
+      `over the ${DEFAULT_TOOL_OUTPUT_BUDGET_BYTES}-byte limit for one result, and only the first`,
+    );
+    expect(sent.length).toBeLessThan(DEFAULT_TOOL_OUTPUT_BUDGET_BYTES + 10_000);
+  }, 30_000);
 
   test('notifications/tools/list_changed refreshes the user’s list', async () => {
     expect(alice.get('mcp__probe__grown')).toBeUndefined();
