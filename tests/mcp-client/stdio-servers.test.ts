@@ -8,7 +8,11 @@ import {
   resetImageGenerationConfiguration,
 } from '../../src/images/image-generation-config.ts';
 import { InMemoryImageRepository } from '../../src/images/image-repository.ts';
-import { toolDefsToAnthropic, toolDefsToResponsesAPI } from '../../src/providers/tool-mapper.ts';
+import {
+  toolDefsToAnthropic,
+  toolDefsToGeminiInteractions,
+  toolDefsToResponsesAPI,
+} from '../../src/providers/tool-mapper.ts';
 import { getEnabledToolRuntime } from '../../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../../src/settings/tool-settings-repository.ts';
 import { executeTool } from '../../src/tools/execution.ts';
@@ -114,7 +118,21 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
       required: ['message'],
       additionalProperties: false,
     });
-    expect(toolDefsToAnthropic([freeForm])[0]?.name).toBe('mcp__probe__free_form');
+    // Gemini and Anthropic get the server's schema through the same sanitizers as builtins'.
+    expect(toolDefsToGeminiInteractions([freeForm])[0]?.parameters).toEqual({
+      type: 'object',
+      properties: { labels: { type: 'object' } },
+      required: ['labels'],
+    });
+    expect(toolDefsToAnthropic([freeForm])[0]).toEqual({
+      name: 'mcp__probe__free_form',
+      description: 'Takes an open-ended map.',
+      input_schema: {
+        type: 'object',
+        properties: { labels: { type: 'object', additionalProperties: { type: 'string' } } },
+        required: ['labels'],
+      },
+    });
   });
 
   test('echo and get-sum return the server’s text', async () => {
