@@ -1,10 +1,12 @@
 /**
  * A stdio server's program is really stopped when its connection has been idle for the pool's idle
  * time (shortened here), every process of its sandbox gone by pid, and the next call starts a new one;
- * a user past the connection cap loses their least recently used program the same way.
+ * a user past the connection cap loses their least recently used program the same way; and two chats
+ * with different reach never share a program.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { join } from 'node:path';
+import { computeReachableSet, type ReachableSet } from '../../src/tools/access/reachable-set.ts';
 import { executeTool } from '../../src/tools/execution.ts';
 import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import { liveProcessesWith } from '../helpers/live-processes.ts';
@@ -88,5 +90,42 @@ describeSandbox('an idle stdio server, in the real sandbox', () => {
     expect(await call('mcp__second__read_path')).toMatchObject({ ok: true });
     expect((await liveProcessesWith(marker('second'))).length).toBeGreaterThanOrEqual(1);
     expect(await waitFor(async () => (await liveProcessesWith(marker('first'))).length === 0)).toBe(true);
+  }, 60_000);
+
+  test('two chats of one user with different reach get two programs, each seeing only its own', async () => {
+    const { layout } = setup;
+    const readme = join(layout.projects, 'readme.txt');
+    // A second chat of alice's that also has the projects grant (read-only).
+    const widerReach = computeReachableSet({
+      workspaces: [
+        { path: layout.alice, access: 'read-write', kind: 'personal' },
+        { path: layout.projects, access: 'read-only', kind: 'granted' },
+      ],
+      workingDirectory: layout.alice,
+      homeDirectory: layout.alice,
+      // Not confined to its working directory: it reaches every workspace it lists.
+      confined: false,
+      protectedPaths: setup.aliceReachable.protectedPaths,
+    });
+    const registry = await setup.source.registryFor('alice');
+    const read = (reachable: ReachableSet) =>
+      executeTool(
+        'mcp__first__read_path',
+        { path: readme },
+        { userId: 'alice', reachable, dataDirectory: setup.dataDirectory },
+        undefined,
+        { registry },
+      );
+    expect(await read(widerReach)).toEqual({
+      ok: true,
+      result: { content: [{ type: 'text', text: 'shared project readme\n' }] },
+    });
+    const widerPids = await liveProcessesWith(marker('first'));
+    expect(await read(setup.aliceReachable)).toMatchObject({ ok: false });
+    expect(JSON.stringify(await read(setup.aliceReachable))).toContain('cannot read: ENOENT');
+    // The narrower chat's program is another one (the cap of one closed the wider chat's for it).
+    const narrowerPids = await liveProcessesWith(marker('first'));
+    expect(narrowerPids.length).toBeGreaterThanOrEqual(1);
+    expect(narrowerPids.filter((pid) => widerPids.includes(pid))).toEqual([]);
   }, 60_000);
 });
