@@ -186,8 +186,14 @@ export class ExternalToolSource implements UserToolSource {
   #list(userId: string, server: UserMcpServer, key: string): Promise<Catalog | CatalogFailure> {
     const listing = (async (): Promise<Catalog | CatalogFailure> => {
       try {
-        const { connection } = await this.#connection(userId, server, undefined);
-        const listed = await connection.listTools();
+        const { connection, key: connectionKey } = await this.#connection(userId, server, undefined);
+        let listed: Tool[];
+        try {
+          listed = await connection.listTools();
+        } finally {
+          // A listing is a use: the idle clock starts over, and a user waiting under the cap may go on.
+          this.#options.pool.touch(connectionKey);
+        }
         const catalog = { tools: this.#build(userId, server, listed) };
         this.#catalogs.set(key, catalog);
         return catalog;

@@ -84,13 +84,22 @@ export class McpConnection {
     return this.#closed;
   }
 
-  /** Calls running now; an idle connection has none. */
+  /** Calls and listings running now; an idle connection has none. */
   get inFlight(): number {
     return this.#inFlight;
   }
 
-  /** Every tool the server lists, all pages. */
+  /** Every tool the server lists, all pages. A listing counts as in flight, like a call. */
   async listTools(): Promise<Tool[]> {
+    this.#inFlight += 1;
+    try {
+      return await this.#listAllTools();
+    } finally {
+      this.#inFlight -= 1;
+    }
+  }
+
+  async #listAllTools(): Promise<Tool[]> {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page += 1) {

@@ -1,14 +1,15 @@
 /**
  * server-everything over Streamable HTTP (a real process on loopback), used by a whole server: the
  * operator file in `MANGO_MCP_SERVERS`, its tools in `GET /api/settings/tools`, a chat turn whose
- * scripted model calls one, the same enable/disable API, a cancel over HTTP, and Mango's own `/mcp`,
- * which does not re-export them. Without `MANGO_MCP_ALLOW_PRIVATE=1` the loopback server is refused
- * and the builtins work on.
+ * scripted model calls one, the same enable/disable API, add, structured content, the image tool and
+ * progress, a cancel over HTTP, and Mango's own `/mcp`, which does not re-export them. Without
+ * `MANGO_MCP_ALLOW_PRIVATE=1` the loopback server is refused and the builtins work on.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ToolProgressEvent } from '../../src/contracts/tool-progress-event.ts';
 import { createApp } from '../../src/http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../../src/http/app-dependencies.ts';
 import { createExternalTools } from '../../src/mcp-client/create-external-tool-source.ts';
@@ -231,6 +232,51 @@ describe('server-everything over Streamable HTTP, in a whole server', () => {
     expect(outcome.ok).toBe(false);
     if (!outcome.ok) expect(outcome.error.classification).toBe('cancelled');
     expect(performance.now() - started).toBeLessThan(10_000);
+  }, 20_000);
+
+  test('over HTTP too: add, structured content, the image tool and progress', async () => {
+    const userId = (await deps.users.findByName('dora'))?.id ?? '';
+    const tools = await deps.externalTools?.source.registryFor(userId);
+    const { executeTool } = await import('../../src/tools/execution.ts');
+    const progress: ToolProgressEvent[] = [];
+    const call = (name: string, args: Record<string, unknown>) =>
+      executeTool(
+        name,
+        args,
+        {
+          userId,
+          chatId: 'chat-http',
+          dataDirectory: directory,
+          reachable: { workingDirectory: '/', homeDirectory: '/', roots: [], protectedPaths: [] },
+          onProgress: (event) => progress.push(event),
+        },
+        { parameters: { timeoutSeconds: 60 } },
+        { registry: tools },
+      );
+    // get-sum was disabled through the settings API above; the registry still runs it when asked directly.
+    expect(await call('mcp__web__get-sum', { a: 2, b: 40 })).toEqual({
+      ok: true,
+      result: { content: [{ type: 'text', text: 'The sum of 2 and 40 is 42.' }] },
+    });
+    const structured = await call('mcp__web__get-structured-content', { location: 'Chicago' });
+    expect((structured as { result: { structuredContent: unknown } }).result.structuredContent).toEqual({
+      temperature: 36,
+      conditions: 'Light rain / drizzle',
+      humidity: 82,
+    });
+    const image = await call('mcp__web__get-tiny-image', {});
+    expect(image.ok).toBe(true);
+    const blocks = (image as { result: { content: Record<string, unknown>[] } }).result.content;
+    const stored = blocks.find((block) => block.type === 'image');
+    expect(stored?.mimeType).toBe('image/png');
+    expect(stored?.url).toBe(`/api/images/${stored?.id as string}`);
+    expect(stored?.byteLength).toBeGreaterThan(0);
+    const long = await call('mcp__web__trigger-long-running-operation', { duration: 0.6, steps: 3 });
+    expect(long.ok).toBe(true);
+    expect(progress.slice(0, 2).map((event) => [event.completed, event.total])).toEqual([
+      [1, 3],
+      [2, 3],
+    ]);
   }, 20_000);
 
   test('Mango’s own /mcp does not offer external tools, and marks itself', async () => {

@@ -1,17 +1,26 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { runTurn } from '../../src/chat/turn.ts';
 import type { ToolProgressEvent } from '../../src/contracts/tool-progress-event.ts';
 import {
   configureImageGeneration,
   resetImageGenerationConfiguration,
 } from '../../src/images/image-generation-config.ts';
 import { InMemoryImageRepository } from '../../src/images/image-repository.ts';
-import { toolDefsToAnthropic, toolDefsToResponsesAPI } from '../../src/providers/tool-mapper.ts';
+import {
+  toolDefsToAnthropic,
+  toolDefsToGeminiInteractions,
+  toolDefsToResponsesAPI,
+} from '../../src/providers/tool-mapper.ts';
+import { getEnabledToolRuntime } from '../../src/settings/tool-runtime.ts';
+import { InMemoryToolSettingsRepository } from '../../src/settings/tool-settings-repository.ts';
 import { executeTool } from '../../src/tools/execution.ts';
+import { DEFAULT_TOOL_OUTPUT_BUDGET_BYTES } from '../../src/tools/output/result-budget.ts';
 import type { ToolRegistry } from '../../src/tools/registry.ts';
 import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import type { ToolExecutionResult } from '../../src/tools/types.ts';
+import { ScriptedProvider, textResponse, toolCallsResponse } from '../helpers/scripted-provider.ts';
 import { createTestSandbox, describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
 import {
   createExternalSetup,
@@ -92,7 +101,7 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
       ['memory', 'connected'],
       ['probe', 'connected'],
     ]);
-    expect(servers[2]?.toolCount).toBe(8);
+    expect(servers[2]?.toolCount).toBe(9);
   });
 
   test('a schema strict mode cannot take goes to OpenAI Responses with strict: false, a plain one strict', () => {
@@ -109,7 +118,21 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
       required: ['message'],
       additionalProperties: false,
     });
-    expect(toolDefsToAnthropic([freeForm])[0]?.name).toBe('mcp__probe__free_form');
+    // Gemini and Anthropic get the server's schema through the same sanitizers as builtins'.
+    expect(toolDefsToGeminiInteractions([freeForm])[0]?.parameters).toEqual({
+      type: 'object',
+      properties: { labels: { type: 'object' } },
+      required: ['labels'],
+    });
+    expect(toolDefsToAnthropic([freeForm])[0]).toEqual({
+      name: 'mcp__probe__free_form',
+      description: 'Takes an open-ended map.',
+      input_schema: {
+        type: 'object',
+        properties: { labels: { type: 'object', additionalProperties: { type: 'string' } } },
+        required: ['labels'],
+      },
+    });
   });
 
   test('echo and get-sum return the server’s text', async () => {
@@ -213,6 +236,23 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
       expect(outcome).toEqual({ ok: true, result: { content: [{ type: 'text', text: 'alice-note' }] } });
     });
 
+    test('its own package directory, read-only', async () => {
+      const probe = probeServer();
+      const inside = join(probe.packageDirectory ?? '', 'package.json');
+      expect(existsSync(inside)).toBe(true);
+      const read = await call('mcp__probe__read_path', { path: inside });
+      expect(JSON.stringify(read)).toContain('mango-tools');
+      const before = readFileSync(inside, 'utf8');
+      expect(await call('mcp__probe__write_path', { path: inside, text: 'overwritten' })).toEqual({
+        ok: false,
+        error: {
+          classification: 'execution_error',
+          message: 'write_path on the MCP server "probe" failed: cannot write: EROFS',
+        },
+      });
+      expect(readFileSync(inside, 'utf8')).toBe(before);
+    });
+
     test.each([
       ['the data directory', (s: ExternalSetup) => join(s.dataDirectory, 'mango.db')],
       ['another user’s workspace', (s: ExternalSetup) => join(s.layout.bob, 'diary.txt')],
@@ -231,6 +271,40 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
     });
   });
 
+  test('in a real turn, a large result reaches the model cut to the result budget, as a builtin’s', async () => {
+    const path = join(setup.layout.alice, 'large.txt');
+    await Bun.write(path, 'a'.repeat(300_000));
+    const settings = new InMemoryToolSettingsRepository();
+    await settings.put('alice', 'mcp__probe__read_path', { parameters: { approval: 'never' } });
+    const tools = await getEnabledToolRuntime(settings, 'alice', { toolSource: setup.source });
+    const provider = new ScriptedProvider([
+      toolCallsResponse([{ id: 'big', name: 'mcp__probe__read_path', arguments: { path } }]),
+      textResponse('read'),
+    ]);
+    const results: boolean[] = [];
+    for await (const event of runTurn({
+      provider,
+      model: 'm',
+      history: [],
+      userText: 'read it',
+      tools,
+      toolContext: {
+        userId: 'alice',
+        chatId: 'chat-1',
+        reachable: setup.aliceReachable,
+        dataDirectory: setup.dataDirectory,
+      },
+    })) {
+      if (event.type === 'tool_result') results.push(event.ok);
+    }
+    expect(results).toEqual([true]);
+    const sent = JSON.stringify(provider.requests[1]?.history);
+    expect(sent).toContain(
+      `over the ${DEFAULT_TOOL_OUTPUT_BUDGET_BYTES}-byte limit for one result, and only the first`,
+    );
+    expect(sent.length).toBeLessThan(DEFAULT_TOOL_OUTPUT_BUDGET_BYTES + 10_000);
+  }, 30_000);
+
   test('notifications/tools/list_changed refreshes the user’s list', async () => {
     expect(alice.get('mcp__probe__grown')).toBeUndefined();
     expect((await call('mcp__probe__grow', {})).ok).toBe(true);
@@ -243,7 +317,7 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
     alice = registry;
   }, 20_000);
 
-  test('network "none": the program cannot reach a service on the host’s loopback', async () => {
+  test('network "none": the program cannot reach a service on the host’s loopback (more in stdio-network.test.ts)', async () => {
     const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
     try {
       const outcome = await call('mcp__probe__connect', { host: '127.0.0.1', port: listener.port });

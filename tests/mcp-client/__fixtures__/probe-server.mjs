@@ -1,5 +1,5 @@
-// A small MCP server over stdio for the MCP client tests: it reads files (to prove what its sandbox
-// shows), waits until cancelled (recording the cancel in its state directory), crashes on request,
+// A small MCP server over stdio for the MCP client tests: it reads and writes files (to prove what its
+// sandbox shows), waits until cancelled (recording the cancel in its state directory), crashes on request,
 // offers a tool whose schema OpenAI strict mode cannot take, and grows a tool on request (sending
 // notifications/tools/list_changed).
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +15,11 @@ const tools = [
     name: 'read_path',
     description: 'Reads a file and returns its text, or the error.',
     inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
+  {
+    name: 'write_path',
+    description: 'Writes text to a file and says whether it worked.',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } }, required: ['path', 'text'] },
   },
   {
     name: 'write_state',
@@ -67,6 +72,13 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         return { content: [{ type: 'text', text: readFileSync(String(args.path), 'utf8') }] };
       } catch (error) {
         return { content: [{ type: 'text', text: `cannot read: ${error.code ?? error.message}` }], isError: true };
+      }
+    case 'write_path':
+      try {
+        writeFileSync(String(args.path), String(args.text));
+        return { content: [{ type: 'text', text: 'written' }] };
+      } catch (error) {
+        return { content: [{ type: 'text', text: `cannot write: ${error.code ?? error.message}` }], isError: true };
       }
     case 'write_state':
       writeFileSync(join(state, 'written.txt'), String(args.text));

@@ -1,0 +1,131 @@
+/**
+ * A stdio server's program is really stopped when its connection has been idle for the pool's idle
+ * time (shortened here), every process of its sandbox gone by pid, and the next call starts a new one;
+ * a user past the connection cap loses their least recently used program the same way; and two chats
+ * with different reach never share a program.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import { computeReachableSet, type ReachableSet } from '../../src/tools/access/reachable-set.ts';
+import { executeTool } from '../../src/tools/execution.ts';
+import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
+import { liveProcessesWith } from '../helpers/live-processes.ts';
+import { readProcessStatus } from '../tools/shell/process-table.ts';
+import { createTestSandbox, describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
+import { createExternalSetup, type ExternalSetup, probeServer } from './external-servers.ts';
+
+const IDLE_MS = 1500;
+/** An argument the probe ignores, by which the test finds the processes of one server in /proc. */
+const marker = (server: string) => `--mango-idle-test-${process.pid}-${server}`;
+
+function taggedProbe(name: string) {
+  const probe = probeServer();
+  return { ...probe, name, args: [...probe.args, marker(name)] };
+}
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 15_000): Promise<boolean> {
+  for (let waited = 0; waited < timeoutMs; waited += 50) {
+    if (await condition()) return true;
+    await Bun.sleep(50);
+  }
+  return condition();
+}
+
+describeSandbox('an idle stdio server, in the real sandbox', () => {
+  let sandbox: BubblewrapSandbox;
+  let setup: ExternalSetup;
+
+  beforeAll(async () => {
+    sandbox = createTestSandbox();
+    setup = await createExternalSetup(sandbox, [taggedProbe('first'), taggedProbe('second')], {
+      pool: { idleMs: IDLE_MS, maxPerUser: 1 },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await setup.dispose();
+    sandbox.dispose();
+  });
+
+  async function call(tool: string): Promise<unknown> {
+    const registry = await setup.source.registryFor('alice');
+    return executeTool(
+      tool,
+      { path: join(setup.layout.alice, 'note.txt') },
+      { userId: 'alice', reachable: setup.aliceReachable, dataDirectory: setup.dataDirectory },
+      undefined,
+      { registry },
+    );
+  }
+
+  test('is stopped after its idle time, every process gone; the next call starts a new one', async () => {
+    await Bun.write(join(setup.layout.alice, 'note.txt'), 'note');
+    // With a cap of one, listing both servers leaves one program; calling `first` makes it first's.
+    expect(await call('mcp__first__read_path')).toEqual({
+      ok: true,
+      result: { content: [{ type: 'text', text: 'note' }] },
+    });
+    const before = await liveProcessesWith(marker('first'));
+    // bubblewrap, its init in the new pid namespace and node: at least the program itself.
+    expect(before.length).toBeGreaterThanOrEqual(1);
+    // Still there shortly before the idle time runs out…
+    await Bun.sleep(IDLE_MS / 3);
+    expect(await liveProcessesWith(marker('first'))).toEqual(before);
+    // …and gone, every pid of it, after.
+    expect(await waitFor(async () => (await liveProcessesWith(marker('first'))).length === 0)).toBe(true);
+    // Each pid is gone, or a zombie whose parent has not collected it yet: none runs any more.
+    for (const pid of before) expect([undefined, 'Z']).toContain(readProcessStatus(pid)?.state);
+
+    expect(await call('mcp__first__read_path')).toEqual({
+      ok: true,
+      result: { content: [{ type: 'text', text: 'note' }] },
+    });
+    const after = await liveProcessesWith(marker('first'));
+    expect(after.length).toBe(before.length);
+    expect(after.filter((pid) => before.includes(pid))).toEqual([]);
+  }, 60_000);
+
+  test('a user at the cap loses the least recently used program when another server is called', async () => {
+    expect(await call('mcp__first__read_path')).toMatchObject({ ok: true });
+    expect((await liveProcessesWith(marker('first'))).length).toBeGreaterThanOrEqual(1);
+    expect(await call('mcp__second__read_path')).toMatchObject({ ok: true });
+    expect((await liveProcessesWith(marker('second'))).length).toBeGreaterThanOrEqual(1);
+    expect(await waitFor(async () => (await liveProcessesWith(marker('first'))).length === 0)).toBe(true);
+  }, 60_000);
+
+  test('two chats of one user with different reach get two programs, each seeing only its own', async () => {
+    const { layout } = setup;
+    const readme = join(layout.projects, 'readme.txt');
+    // A second chat of alice's that also has the projects grant (read-only).
+    const widerReach = computeReachableSet({
+      workspaces: [
+        { path: layout.alice, access: 'read-write', kind: 'personal' },
+        { path: layout.projects, access: 'read-only', kind: 'granted' },
+      ],
+      workingDirectory: layout.alice,
+      homeDirectory: layout.alice,
+      // Not confined to its working directory: it reaches every workspace it lists.
+      confined: false,
+      protectedPaths: setup.aliceReachable.protectedPaths,
+    });
+    const registry = await setup.source.registryFor('alice');
+    const read = (reachable: ReachableSet) =>
+      executeTool(
+        'mcp__first__read_path',
+        { path: readme },
+        { userId: 'alice', reachable, dataDirectory: setup.dataDirectory },
+        undefined,
+        { registry },
+      );
+    expect(await read(widerReach)).toEqual({
+      ok: true,
+      result: { content: [{ type: 'text', text: 'shared project readme\n' }] },
+    });
+    const widerPids = await liveProcessesWith(marker('first'));
+    expect(await read(setup.aliceReachable)).toMatchObject({ ok: false });
+    expect(JSON.stringify(await read(setup.aliceReachable))).toContain('cannot read: ENOENT');
+    // The narrower chat's program is another one (the cap of one closed the wider chat's for it).
+    const narrowerPids = await liveProcessesWith(marker('first'));
+    expect(narrowerPids.length).toBeGreaterThanOrEqual(1);
+    expect(narrowerPids.filter((pid) => widerPids.includes(pid))).toEqual([]);
+  }, 60_000);
+});
