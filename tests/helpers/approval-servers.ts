@@ -4,7 +4,7 @@
  * `b` are the first user's chat API on each process; `close()` resumes a paused process, kills both,
  * and removes the replay server, the database and the temporary directory.
  */
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ChatApi, chatApi } from './chat-api-client.ts';
@@ -29,6 +29,8 @@ export interface ApprovalServers {
 export async function startApprovalServers(backend: Backend, leaseMs: number): Promise<ApprovalServers> {
   const replay = startReplayServer();
   const root = await realpath(await mkdtemp(join(tmpdir(), `mango-approvals-${backend}-`)));
+  // The shell sandbox's uid must reach the users' workspaces below it (mkdtemp makes it 0700).
+  await chmod(root, 0o755);
   const postgres = backend === 'postgres' ? await createPostgresDatabase() : undefined;
   const env = {
     MANGO_DATA_DIR: join(root, 'data'),
