@@ -80,7 +80,10 @@ export async function waitForQuestion(
 ): Promise<ServerEvent> {
   for (;;) {
     const next = await stream.next();
-    if (next.done) throw new Error(`The stream ended before an approval question: ${JSON.stringify(seen)}`);
+    if (next.done)
+      throw new Error(
+        `The stream ended before an approval question; its last events: ${JSON.stringify(seen.slice(-4))}`,
+      );
     if (next.value.type === 'tool_approval_requested') return next.value;
     seen.push(next.value);
   }
