@@ -10,65 +10,38 @@
  *   without running the call; a later answer is still 409.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import {
+  type ApprovalServers,
+  type ServerEvent as Event,
+  startApprovalServers,
+  waitForQuestion,
+} from '../helpers/approval-servers.ts';
 import { chatApi } from '../helpers/chat-api-client.ts';
-import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
+import type { ReplayServer } from '../helpers/replay-server.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
-import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
+import type { ServerProcess } from '../helpers/server-process.ts';
 import { readSseEvents } from '../helpers/sse-client.ts';
-import { createPostgresDatabase } from '../helpers/test-database.ts';
+import { BACKENDS } from '../helpers/test-database.ts';
 
 const LEASE_MS = 1_500;
-type Event = Record<string, unknown>;
 
-describe.each(['sqlite', 'postgres'] as const)('approvals across two servers on %s', (backend) => {
+describe.each(BACKENDS)('approvals across two servers on %s', (backend) => {
+  let setup: ApprovalServers;
   let replay: ReplayServer;
-  let root: string;
-  let postgres: { url: string; drop: () => Promise<void> } | undefined;
-  const servers: ServerProcess[] = [];
+  let servers: ServerProcess[];
   let token: string;
 
   beforeAll(async () => {
-    replay = startReplayServer();
-    root = await realpath(await mkdtemp(join(tmpdir(), `mango-approvals-${backend}-`)));
-    postgres = backend === 'postgres' ? await createPostgresDatabase() : undefined;
-    const env = {
-      MANGO_DATA_DIR: join(root, 'data'),
-      MANGO_WORKSPACES_DIR: join(root, 'workspaces'),
-      MANGO_TURN_LEASE_MS: String(LEASE_MS),
-      OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1`,
-      ...(postgres ? { DATABASE_URL: postgres.url } : {}),
-    };
-    servers.push(await startServerProcess(env));
-    token = servers[0]!.token!;
-    servers.push(await startServerProcess(env));
+    setup = await startApprovalServers(backend, LEASE_MS);
+    ({ replay, servers, token } = setup);
     // `locked` (a test tool that cannot be disabled) asks before each call.
-    const settings = await chatApi(servers[0]!.url, token).json('PUT', '/api/settings/tools/locked', {
+    const settings = await setup.a.json('PUT', '/api/settings/tools/locked', {
       parameters: { approval: 'always' },
     });
     expect(settings.status).toBe(200);
-  });
+  }, 60_000);
 
-  afterAll(async () => {
-    for (const server of servers) {
-      server.child.kill('SIGCONT');
-      server.child.kill('SIGKILL');
-      await server.exited;
-    }
-    await replay.close();
-    await postgres?.drop();
-    await rm(root, { recursive: true, force: true });
-  });
-
-  async function waitForQuestion(stream: AsyncGenerator<Event>): Promise<Event> {
-    for (;;) {
-      const next = await stream.next();
-      if (next.done) throw new Error('The stream ended before the approval question.');
-      if (next.value.type === 'tool_approval_requested') return next.value;
-    }
-  }
+  afterAll(() => setup.close());
 
   test('asked on A, answered through B: A runs the call', async () => {
     const [a, b] = [chatApi(servers[0]!.url, token), chatApi(servers[1]!.url, token)];
