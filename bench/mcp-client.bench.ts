@@ -24,40 +24,23 @@ import { InMemoryToolSettingsRepository } from '../src/settings/tool-settings-re
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { createBubblewrapSandbox } from '../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../tests/helpers/scripted-provider.ts';
+import {
+  EVERYTHING_SCRIPT as EVERYTHING,
+  NODE_MODULES,
+  startEverythingOverHttp,
+} from '../tests/mcp-client/external-servers.ts';
 import { benchReachable } from './support/bench-reachable.ts';
 import { noopTool } from './support/noop-tool.ts';
 
 const CALLS = Number(process.env.MCP_CLIENT_BENCH_CALLS ?? 200);
-const NODE_MODULES = join(import.meta.dir, '..', 'node_modules');
-const EVERYTHING = join(NODE_MODULES, '@modelcontextprotocol/server-everything/dist/index.js');
 
 function median(values: number[]): number {
   const sorted = [...values].sort((left, right) => left - right);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
-  const port = probe.port ?? 0;
-  probe.stop(true);
-  return port;
-}
-
-const port = await freePort();
-const httpServer = Bun.spawn(['node', EVERYTHING, 'streamableHttp'], {
-  env: { ...process.env, PORT: String(port) },
-  stdout: 'ignore',
-  stderr: 'ignore',
-});
-for (let waited = 0; waited < 15_000; waited += 50) {
-  try {
-    await fetch(`http://127.0.0.1:${port}/`);
-    break;
-  } catch {
-    await Bun.sleep(50);
-  }
-}
-const url = `http://127.0.0.1:${port}/mcp`;
+const httpServer = await startEverythingOverHttp();
+const url = httpServer.url;
 
 // The directory the sandboxed program runs in; the sandbox uid must be able to enter it.
 const work = mkdtempSync(join(tmpdir(), 'mango-bench-mcp-client-'));
@@ -172,6 +155,5 @@ await httpDirect.close();
 await stdioDirect.close();
 await source.close();
 sandbox.dispose();
-httpServer.kill();
-await httpServer.exited;
+await httpServer.stop();
 rmSync(work, { recursive: true, force: true });

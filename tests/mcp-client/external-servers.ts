@@ -126,3 +126,45 @@ export async function createExternalSetup(
     },
   };
 }
+
+/** A loopback port nobody listens on now: the OS picks it for a probe server that stops at once. */
+export async function freeLoopbackPort(): Promise<number> {
+  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
+  const port = probe.port ?? 0;
+  probe.stop(true);
+  return port;
+}
+
+export interface EverythingOverHttp {
+  /** The server's MCP endpoint, `http://127.0.0.1:<port>/mcp`. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * server-everything over Streamable HTTP on a free loopback port, returned once it answers (it is given
+ * up to 15 s to start on a loaded machine).
+ */
+export async function startEverythingOverHttp(): Promise<EverythingOverHttp> {
+  const port = await freeLoopbackPort();
+  const child = Bun.spawn(['node', EVERYTHING_SCRIPT, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdout: 'ignore',
+    stderr: 'ignore',
+  });
+  for (let waited = 0; waited < 15_000; waited += 50) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/`);
+      break;
+    } catch {
+      await Bun.sleep(50);
+    }
+  }
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    stop: async () => {
+      child.kill();
+      await child.exited;
+    },
+  };
+}

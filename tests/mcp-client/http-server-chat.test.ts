@@ -20,17 +20,10 @@ import { collectSseEvents, readSseEvents } from '../helpers/sse-client.ts';
 import { createStubProviderRegistry } from '../helpers/stub-provider-registry.ts';
 import { FIXED_NOW } from '../helpers/test-app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
-import { EVERYTHING_SCRIPT } from './external-servers.ts';
-
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
-  const port = probe.port ?? 0;
-  probe.stop(true);
-  return port;
-}
+import { type EverythingOverHttp, startEverythingOverHttp } from './external-servers.ts';
 
 describe('server-everything over Streamable HTTP, in a whole server', () => {
-  let everything: Bun.Subprocess;
+  let everything: EverythingOverHttp;
   let url: string;
   let handle: TestDatabase;
   let directory: string;
@@ -82,21 +75,8 @@ describe('server-everything over Streamable HTTP, in a whole server', () => {
   };
 
   beforeAll(async () => {
-    const port = await freePort();
-    everything = Bun.spawn(['node', EVERYTHING_SCRIPT, 'streamableHttp'], {
-      env: { ...process.env, PORT: String(port) },
-      stdout: 'ignore',
-      stderr: 'pipe',
-    });
-    url = `http://127.0.0.1:${port}/mcp`;
-    for (let waited = 0; waited < 15_000; waited += 50) {
-      try {
-        await fetch(`http://127.0.0.1:${port}/`);
-        break;
-      } catch {
-        await Bun.sleep(50);
-      }
-    }
+    everything = await startEverythingOverHttp();
+    url = everything.url;
     directory = mkdtempSync(join(tmpdir(), 'mango-mcp-http-'));
     writeFileSync(
       join(directory, 'servers.json'),
@@ -108,8 +88,7 @@ describe('server-everything over Streamable HTTP, in a whole server', () => {
   }, 30_000);
   afterAll(async () => {
     await deps.externalTools?.close();
-    everything.kill();
-    await everything.exited;
+    await everything.stop();
     await handle.dispose();
     rmSync(directory, { recursive: true, force: true });
   });

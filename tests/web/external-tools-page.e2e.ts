@@ -17,46 +17,30 @@ import {
   type TestBrowser,
   type WebTestServer,
 } from '../helpers/web-browser.ts';
-import { EVERYTHING_SCRIPT } from '../mcp-client/external-servers.ts';
+import {
+  type EverythingOverHttp,
+  freeLoopbackPort,
+  startEverythingOverHttp,
+} from '../mcp-client/external-servers.ts';
 
 const TIMEOUT_MS = 60_000;
 let server: WebTestServer;
 let browser: TestBrowser;
-let everything: Bun.Subprocess;
+let everything: EverythingOverHttp | undefined;
 let directory: string;
 let everythingUrl: string;
 
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
-  const port = probe.port ?? 0;
-  probe.stop(true);
-  return port;
-}
-
 beforeAll(async () => {
-  const port = await freePort();
-  const nobody = await freePort();
-  everything = Bun.spawn(['node', EVERYTHING_SCRIPT, 'streamableHttp'], {
-    env: { ...process.env, PORT: String(port) },
-    stdout: 'ignore',
-    stderr: 'ignore',
-  });
-  for (let waited = 0; waited < 15_000; waited += 50) {
-    try {
-      await fetch(`http://127.0.0.1:${port}/`);
-      break;
-    } catch {
-      await Bun.sleep(50);
-    }
-  }
-  everythingUrl = `http://127.0.0.1:${port}/mcp`;
+  const nobody = await freeLoopbackPort();
+  everything = await startEverythingOverHttp();
+  everythingUrl = everything.url;
   directory = mkdtempSync(path.join(tmpdir(), 'mango-web-mcp-'));
   const file = path.join(directory, 'servers.json');
   writeFileSync(
     file,
     JSON.stringify({
       mcpServers: {
-        everything: { type: 'http', url: `http://127.0.0.1:${port}/mcp` },
+        everything: { type: 'http', url: everythingUrl },
         gone: { type: 'http', url: `http://127.0.0.1:${nobody}/mcp` },
       },
     }),
@@ -74,8 +58,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
-  everything?.kill();
-  await everything?.exited;
+  await everything?.stop();
   rmSync(directory, { recursive: true, force: true });
 });
 

@@ -14,32 +14,17 @@ import { ToolRegistry } from '../../../src/tools/registry.ts';
 import { makeTool } from '../../helpers/fake-tools.ts';
 import { FIXED_NOW } from '../../helpers/test-app.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../../helpers/test-database.ts';
-import { EVERYTHING_SCRIPT } from '../../mcp-client/external-servers.ts';
+import { type EverythingOverHttp, startEverythingOverHttp } from '../../mcp-client/external-servers.ts';
 
 const SECRET = 'test-secret-key-0123456789abcdef-XYZ';
 
-let everything: Bun.Subprocess;
+let everything: EverythingOverHttp;
 let url: string;
 let directory: string;
 
 beforeAll(async () => {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
-  const port = probe.port ?? 0;
-  probe.stop(true);
-  everything = Bun.spawn(['node', EVERYTHING_SCRIPT, 'streamableHttp'], {
-    env: { ...process.env, PORT: String(port) },
-    stdout: 'ignore',
-    stderr: 'ignore',
-  });
-  url = `http://127.0.0.1:${port}/mcp`;
-  for (let waited = 0; waited < 15_000; waited += 50) {
-    try {
-      await fetch(`http://127.0.0.1:${port}/`);
-      break;
-    } catch {
-      await Bun.sleep(50);
-    }
-  }
+  everything = await startEverythingOverHttp();
+  url = everything.url;
   directory = mkdtempSync(join(tmpdir(), 'mango-mcp-routes-'));
   writeFileSync(
     join(directory, 'servers.json'),
@@ -47,8 +32,7 @@ beforeAll(async () => {
   );
 }, 30_000);
 afterAll(async () => {
-  everything.kill();
-  await everything.exited;
+  await everything.stop();
   rmSync(directory, { recursive: true, force: true });
 });
 
