@@ -1,9 +1,10 @@
 /**
  * A client that stops reading a long answer (16 MiB, streamed in 64 KiB pieces) against a real
- * `mango serve` process. The turn runs to its end and is stored whole; the client that started it
- * (a process that never reads, with a small receive buffer) is dropped once it is more than 1 MiB
- * behind, without stopping the turn; three more stalled followers are let go too; a client that reads
- * gets all of it. The server's RSS with and without the stalled clients is printed for the report.
+ * `mango serve` process. The turn runs to its end and is stored whole; the stalled clients (the one
+ * that started it and three followers: processes that never read, with a small receive buffer) are
+ * let go without stopping the turn, each dropped once it is more than 1 MiB behind or, when Bun took
+ * the rest into its own buffer, closed by the idle timeout, at least one by the 1 MiB rule; a client
+ * that reads gets all of it. The server's RSS with and without the stalled clients is printed for the report.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
@@ -115,7 +116,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-test('a stalled starter is dropped past 1 MiB, stalled followers are let go, the 16 MiB turn is stored whole, a reader gets all of it', async () => {
+test('stalled clients are let go (at least one dropped past 1 MiB), the 16 MiB turn is stored whole, a reader gets all of it', async () => {
   const api = chatApi(server.url, server.token!);
   const pid = server.child.pid;
 
@@ -163,23 +164,26 @@ test('a stalled starter is dropped past 1 MiB, stalled followers are let go, the
   expect(items.map((item) => item.type)).toEqual(['user_text', 'assistant_text']);
   expect(items[1]!.text === answer.text).toBe(true);
 
-  // The client that started the turn stalled from its first byte: dropped by the 1 MiB rule (no done;
-  // what it got is the 1 MiB plus what the kernel's send buffer took).
-  const [starter, ...followers] = stalled;
-  const received = await starter!.drain();
-  expect(received.startsWith('HTTP/1.1 200')).toBe(true);
-  expect(received.includes('"type":"done"')).toBe(false);
-  expect(received.length).toBeLessThan(answer.text.length / 2);
-  // Followers that attached while the answer was being written: Bun sometimes takes the rest of a
+  // Every stalled client, the one that started the turn included: Bun sometimes takes the rest of a
   // response into its own buffer even though the socket does not drain (then our layer cannot see the
-  // client lag); such a connection is closed by the server's idle timeout instead. Either way the
-  // server lets go of every stalled client: each drain ends because the server closed the connection.
+  // client lag; it happened to the starter in about half of the full-suite runs on a loaded machine),
+  // and such a connection is closed by the server's idle timeout instead. Either way the server lets go
+  // of every stalled client: each drain ends because the server closed the connection. A client dropped
+  // by the 1 MiB rule got no `done`, and less than half of the answer (the 1 MiB plus what the kernel's
+  // send buffer took); at least one of the four must be dropped that way, or the rule was not shown.
+  const [starter] = stalled;
   let droppedByLag = 0;
-  for (const follower of followers) {
-    const text = await follower.drain();
+  let received = '';
+  for (const client of stalled) {
+    const text = await client.drain();
+    if (client === starter) received = text;
     expect(text.startsWith('HTTP/1.1 200')).toBe(true);
-    if (!text.includes('"type":"done"')) droppedByLag += 1;
+    if (!text.includes('"type":"done"')) {
+      droppedByLag += 1;
+      expect(text.length).toBeLessThan(answer.text.length / 2);
+    }
   }
+  expect(droppedByLag).toBeGreaterThanOrEqual(1);
 
   let replayed = '';
   let last: Record<string, unknown> | undefined;
@@ -192,6 +196,6 @@ test('a stalled starter is dropped past 1 MiB, stalled followers are let go, the
   expect(replayed === answer.text).toBe(true);
   expect(last).toEqual({ type: 'done', reason: 'completed' });
   console.log(
-    `[figures] 16 MiB answer: server RSS ${(rssWithoutStalled / 1024).toFixed(1)} MiB after the control turn, peak ${(peakRss / 1024).toFixed(1)} MiB with 4 stalled clients (${((peakRss - rssWithoutStalled) / 1024 / 4).toFixed(1)} MiB per stalled client at most); the starter dropped after ${(received.length / 1048576).toFixed(2)} MiB; ${droppedByLag} of 3 followers dropped by lag, the others closed by the idle timeout`,
+    `[figures] 16 MiB answer: server RSS ${(rssWithoutStalled / 1024).toFixed(1)} MiB after the control turn, peak ${(peakRss / 1024).toFixed(1)} MiB with 4 stalled clients (${((peakRss - rssWithoutStalled) / 1024 / 4).toFixed(1)} MiB per stalled client at most); the starter received ${(received.length / 1048576).toFixed(2)} MiB; ${droppedByLag} of 4 stalled clients dropped by lag, the others closed by the idle timeout`,
   );
 }, 120_000);
