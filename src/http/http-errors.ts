@@ -106,12 +106,44 @@ export function jsonErrorResponse(
 /** Elysia's name for the stage that failed, e.g. `VALIDATION`, `PARSE`, `NOT_FOUND`. */
 export type FrameworkErrorCode = string | number;
 
+interface ValidationIssue {
+  path?: string;
+  message?: string;
+  schema?: unknown;
+  value?: unknown;
+}
+
+/** The values a union of literals allows (`t.Union([t.Literal('a'), …])`), else undefined. */
+function allowedLiterals(schema: unknown): unknown[] | undefined {
+  const anyOf = (schema as { anyOf?: unknown })?.anyOf;
+  if (!Array.isArray(anyOf) || anyOf.length === 0) return undefined;
+  const values = anyOf.map((member) => (member as { const?: unknown })?.const);
+  return values.every((value) => value !== undefined) ? values : undefined;
+}
+
+function describeReceived(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+/** "what, expected, got" for the first issue the route's schema found. */
 function describeValidation(error: unknown): string {
-  const detail = error as { type?: string; all?: { path?: string; message?: string }[]; message?: string };
+  const detail = error as { type?: string; all?: ValidationIssue[]; message?: string };
   const first = detail.all?.[0];
   const where = detail.type ? `request ${detail.type}` : 'request';
-  if (first) return `Invalid ${where}: ${first.path || '(root)'} ${first.message ?? 'is invalid'}.`;
-  return `Invalid ${where}.`;
+  if (!first) return `Invalid ${where}.`;
+  const at = first.path || '(root)';
+  const literals = allowedLiterals(first.schema);
+  if (literals && first.value !== undefined) {
+    const allowed = literals.map((value) => JSON.stringify(value)).join(', ');
+    return `Invalid ${where}: ${at} must be one of ${allowed}, got ${describeReceived(first.value)}.`;
+  }
+  const message = first.message ?? 'is invalid';
+  const received =
+    message.startsWith('Expected') && !message.startsWith('Expected required') && first.value !== undefined
+      ? `, got ${describeReceived(first.value)}`
+      : '';
+  return `Invalid ${where}: ${at} ${message}${received}.`;
 }
 
 /** Told of every request that failed because the database is unreachable (it logs once per outage). */

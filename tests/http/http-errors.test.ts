@@ -1,0 +1,46 @@
+/**
+ * A body that does not match a route's schema is answered 400 `invalid_request` with what was wrong:
+ * where, what was expected and what was received (a union of literals lists its values).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+
+describe('request body validation messages', () => {
+  let api: TestApp;
+  let token: string;
+  beforeAll(async () => {
+    api = await createTestApp('sqlite');
+    token = (await api.deps.users.create('vera')).token;
+  });
+  afterAll(async () => {
+    await api.dispose();
+  });
+
+  test.each([
+    [
+      'a value outside a union of literals',
+      'POST',
+      '/api/chats/some-chat/approvals/some-call',
+      { decision: 'maybe' },
+      'Invalid request body: /decision must be one of "approve", "deny", got "maybe".',
+    ],
+    [
+      'a value of the wrong type',
+      'PUT',
+      '/api/settings/tools/tunable',
+      { enabled: 'yes' },
+      'Invalid request body: /enabled Expected boolean, got "yes".',
+    ],
+    [
+      'a missing property',
+      'POST',
+      '/api/chats/some-chat/approvals/some-call',
+      {},
+      'Invalid request body: /decision Expected required property.',
+    ],
+  ])('%s', async (_name, method, path, body, message) => {
+    const response = await api.request(method, path, { token, body });
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({ error: message, code: 'invalid_request' });
+  });
+});
