@@ -16,7 +16,7 @@
 import type { TurnEvent } from '../contracts/turn-event.ts';
 import { assessToolCallApproval } from '../tools/approval/assess-tool-call-approval.ts';
 import type { ExecuteToolOptions } from '../tools/execution.ts';
-import { prepareToolCall } from '../tools/execution.ts';
+import { type PreparedToolCall, prepareToolCall } from '../tools/execution.ts';
 import type { ToolCallContext, ToolExecutionResult } from '../tools/types.ts';
 import {
   NO_GATE_MESSAGE,
@@ -39,7 +39,8 @@ export interface ToolCallApprovalInput {
 }
 
 export type ToolCallApproval =
-  | { run: true; asked: boolean; remembered?: RememberedApprovalRule }
+  /** `call` is what the checks accepted: run it as it is (`runPreparedToolCall`). */
+  | { run: true; call: PreparedToolCall; asked: boolean; remembered?: RememberedApprovalRule }
   | { run: false; envelope: ToolExecutionResult };
 
 /** A call that does not run, failing with `classification` and `message`. */
@@ -73,11 +74,7 @@ function outcomeFailure(outcome: ToolApprovalOutcome, timeoutSeconds: number): T
 
 /** Decides, asks when needed, and says whether the call runs. Never throws. */
 export async function approveToolCall(input: ToolCallApprovalInput): Promise<ToolCallApproval> {
-  // Invalid saved settings are reported once, by the execution that follows.
-  const prepared = prepareToolCall(input.name, input.arguments, input.savedSettings, {
-    ...input.executeOptions,
-    onInvalidSettings: () => {},
-  });
+  const prepared = prepareToolCall(input.name, input.arguments, input.savedSettings, input.executeOptions);
   if (!prepared.ok) return { run: false, envelope: prepared.failure };
   const { call } = prepared;
   let decision: Awaited<ReturnType<typeof assessToolCallApproval>>;
@@ -90,7 +87,7 @@ export async function approveToolCall(input: ToolCallApprovalInput): Promise<Too
       reason: `Whether ${input.name} may run without asking could not be decided (${error instanceof Error ? error.message : String(error)}).`,
     };
   }
-  if (!decision.ask) return { run: true, asked: false };
+  if (!decision.ask) return { run: true, call, asked: false };
   if (input.gate === undefined) return denied(NO_GATE_MESSAGE);
   // A turn already cancelled asks nothing; the call gets the cancel, worded as executeTool words it.
   if (input.signal.aborted)
@@ -137,8 +134,8 @@ export async function approveToolCall(input: ToolCallApprovalInput): Promise<Too
   });
   if (outcome.decision === 'denied') return outcomeFailure(outcome, timeoutSeconds);
   return outcome.remembered === undefined
-    ? { run: true, asked: true }
-    : { run: true, asked: true, remembered: outcome.remembered };
+    ? { run: true, call, asked: true }
+    : { run: true, call, asked: true, remembered: outcome.remembered };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -30,7 +30,7 @@ import type { FinishReason } from '../contracts/provider-event.ts';
 import type { TurnDoneEvent, TurnDoneReason, TurnEvent } from '../contracts/turn-event.ts';
 import type { ModelProvider } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
-import { type ExecuteToolOptions, executeTool } from '../tools/execution.ts';
+import { type ExecuteToolOptions, runPreparedToolCall } from '../tools/execution.ts';
 import { getInMemoryLedgerForChat } from '../tools/freshness-ledger.ts';
 import { createStagedLedger, type StagedFreshnessLedger } from '../tools/fs/staged-ledger.ts';
 import {
@@ -244,13 +244,8 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
         }
       }
       const startedAt = now();
-      const envelope = await executeTool(
-        call.name,
-        parsed.value,
-        context,
-        savedSettings[call.name],
-        executeOptions,
-      );
+      // The approval step made executeTool's checks already: run what they accepted.
+      const envelope = await runPreparedToolCall(approval.call, context, executeOptions);
       return { envelope, durationMs: Math.max(0, now() - startedAt), ledger };
     };
     const record = async (call: ToolCallItem, outcome: Awaited<ReturnType<typeof runOne>>) => {

@@ -11,7 +11,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { assessToolCallApproval } from '../tools/approval/assess-tool-call-approval.ts';
 import { summarizeToolCall } from '../tools/approval/call-summary.ts';
-import { type ExecuteToolOptions, prepareToolCall } from '../tools/execution.ts';
+import type { PreparedToolCall } from '../tools/execution.ts';
 import { getSafeEffectiveToolSettings } from '../tools/settings-policy.ts';
 import type { RegisteredTool, ToolCallContext, ToolExecutionResult } from '../tools/types.ts';
 
@@ -25,38 +25,32 @@ function denied(message: string): ToolExecutionResult {
 }
 
 /**
- * Asks the client's user through elicitation when the call needs approval and the client can be
- * asked. @returns undefined when the call may run, or the `denied` result to send instead.
+ * Asks the client's user through elicitation when the call (one `prepareToolCall` accepted, so nobody
+ * is asked about a call that would fail) needs approval and the client can be asked.
+ * @returns undefined when the call may run, or the `denied` result to send instead.
  */
 export async function confirmThroughElicitation(
   server: Server,
-  call: {
-    name: string;
-    args: unknown;
-    savedSettings: unknown;
-    context: ToolCallContext;
-    executeOptions: ExecuteToolOptions;
-  },
+  prepared: PreparedToolCall,
+  context: ToolCallContext,
 ): Promise<ToolExecutionResult | undefined> {
   if (server.getClientCapabilities()?.elicitation?.form === undefined) return undefined;
-  const prepared = prepareToolCall(call.name, call.args, call.savedSettings, call.executeOptions);
-  // A call that fails its checks gets that failure from executeTool; nobody is asked about it.
-  if (!prepared.ok) return undefined;
-  const decision = await assessToolCallApproval(prepared.call, call.context);
+  const decision = await assessToolCallApproval(prepared, context);
   if (!decision.ask) return undefined;
-  const timeoutSeconds = Number(prepared.call.settings.parameters.approvalTimeoutSeconds);
+  const name = prepared.tool.definition.name;
+  const timeoutSeconds = Number(prepared.settings.parameters.approvalTimeoutSeconds);
   let action: string;
   try {
     const result = await server.elicitInput(
       {
-        message: `Run ${call.name}: ${summarizeToolCall(prepared.call.arguments)}? ${decision.reason}`,
+        message: `Run ${name}: ${summarizeToolCall(prepared.arguments)}? ${decision.reason}`,
         requestedSchema: { type: 'object', properties: {} },
       },
-      { timeout: timeoutSeconds * 1000, ...(call.context.signal ? { signal: call.context.signal } : {}) },
+      { timeout: timeoutSeconds * 1000, ...(context.signal ? { signal: context.signal } : {}) },
     );
     action = result.action;
   } catch (error) {
-    if (call.context.signal?.aborted) {
+    if (context.signal?.aborted) {
       return {
         ok: false,
         error: { classification: 'cancelled', message: 'The call was cancelled while waiting for approval.' },

@@ -32,7 +32,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { getEnabledToolRuntime } from '../settings/tool-runtime.ts';
 import type { ToolSettingsEvents } from '../settings/tool-settings-events.ts';
 import type { ToolSettingsRepository } from '../settings/tool-settings-repository.ts';
-import { type ExecuteToolOptions, executeTool } from '../tools/execution.ts';
+import { type ExecuteToolOptions, prepareToolCall, runPreparedToolCall } from '../tools/execution.ts';
 import { type FreshnessLedger, InMemoryFreshnessLedger } from '../tools/freshness-ledger.ts';
 import { resultBudgetOf } from '../tools/output/result-budget.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
@@ -164,16 +164,13 @@ export function createMcpToolServer(options: McpToolServerOptions): Server {
       ...options.executeOptions,
       registry,
     };
-    const refusal = await confirmThroughElicitation(server, {
-      name,
-      args: args ?? {},
-      savedSettings,
-      context,
-      executeOptions: { ...executeOptions, onInvalidSettings: () => {} },
-    });
-    if (refusal !== undefined) return toCallToolResult(refusal, resultBudgetOf(registry.get(name)));
-    const envelope = await executeTool(name, args ?? {}, context, savedSettings, executeOptions);
-    return toCallToolResult(envelope, resultBudgetOf(registry.get(name)));
+    const budget = resultBudgetOf(registry.get(name));
+    // Checked once: the approval question and the run both take what the checks accepted.
+    const prepared = prepareToolCall(name, args ?? {}, savedSettings, executeOptions);
+    if (!prepared.ok) return toCallToolResult(prepared.failure, budget);
+    const refusal = await confirmThroughElicitation(server, prepared.call, context);
+    if (refusal !== undefined) return toCallToolResult(refusal, budget);
+    return toCallToolResult(await runPreparedToolCall(prepared.call, context, executeOptions), budget);
   });
 
   const announceListChanged = () => {

@@ -174,7 +174,20 @@ export async function executeTool(
 ): Promise<ToolExecutionResult> {
   const prepared = prepareToolCall(name, args, savedSettings, options);
   if (!prepared.ok) return prepared.failure;
-  const { tool, settings, arguments: argumentObject } = prepared.call;
+  return runPreparedToolCall(prepared.call, context, options);
+}
+
+/**
+ * Runs a call `prepareToolCall` accepted, under its budget (the second half of `executeTool`, for a
+ * caller that decided something about the call first, so the checks are not made twice). Never throws.
+ */
+export async function runPreparedToolCall(
+  call: PreparedToolCall,
+  context: ToolCallContext,
+  options: Pick<ExecuteToolOptions, 'timers'> = {},
+): Promise<ToolExecutionResult> {
+  const { tool, settings, arguments: argumentObject } = call;
+  const name = tool.definition.name;
 
   if (context.signal?.aborted) {
     return failure('cancelled', `Tool "${name}" was cancelled before it started.`);
