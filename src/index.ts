@@ -125,8 +125,8 @@ export {
   type ProviderStatus,
 } from './providers/provider-registry.ts';
 export { type ProviderStreamSettings, readProviderStreamSettings } from './providers/provider-settings.ts';
-export type { ProviderClientOptions } from './providers/stream-support.ts';
 export { DEFAULT_STREAM_TIMEOUTS, type StreamTimeouts } from './providers/stream-watch.ts';
+export type { ProviderClientOptions } from './providers/streaming-provider.ts';
 export { isStrictCompatible, toStrictSchema } from './providers/strict-schema.ts';
 export {
   toolDefsToAnthropic,

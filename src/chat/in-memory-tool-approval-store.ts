@@ -10,7 +10,7 @@ import type {
   ToolApprovalRecord,
   ToolApprovalStore,
 } from './tool-approval-store.ts';
-import { type TurnFence, TurnFencedError } from './turn-store.ts';
+import { type TurnFence, TurnFencedError } from './turn-fence.ts';
 
 export class InMemoryToolApprovalStore implements ToolApprovalStore {
   readonly #turns: InMemoryTurnStore;

@@ -6,14 +6,13 @@
  */
 import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { ChatMessage, ChatRepository } from './chat-repository.ts';
-import {
-  type ClaimTurnInput,
-  type FinishTurnInput,
-  type StoredTurnEvent,
-  type TurnFence,
-  TurnFencedError,
-  type TurnRecord,
-  type TurnStore,
+import { type TurnFence, TurnFencedError } from './turn-fence.ts';
+import type {
+  ClaimTurnInput,
+  FinishTurnInput,
+  StoredTurnEvent,
+  TurnRecord,
+  TurnStore,
 } from './turn-store.ts';
 
 type MessageSink = Pick<ChatRepository, 'getChat' | 'appendMessage' | 'listMessages'>;

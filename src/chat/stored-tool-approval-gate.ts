@@ -25,7 +25,7 @@ import {
   type ToolApprovalQuestion,
 } from './tool-approval-gate.ts';
 import type { ToolApprovalRecord, ToolApprovalStore } from './tool-approval-store.ts';
-import type { TurnFence } from './turn-store.ts';
+import type { TurnFence } from './turn-fence.ts';
 
 export interface StoredToolApprovalGateOptions {
   store: ToolApprovalStore;

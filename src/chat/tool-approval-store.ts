@@ -15,7 +15,7 @@
  *   refused, and the later instance never runs a call nobody is waiting on.
  */
 import type { PendingToolApproval, RememberedApprovalRule } from './tool-approval-gate.ts';
-import type { TurnFence } from './turn-store.ts';
+import type { TurnFence } from './turn-fence.ts';
 
 /** `waiting` until answered (`approved`, `denied`) or closed (`timed_out`, `cancelled`, `interrupted`). */
 export type ToolApprovalState = 'waiting' | 'approved' | 'denied' | 'timed_out' | 'cancelled' | 'interrupted';

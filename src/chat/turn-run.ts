@@ -18,14 +18,8 @@ import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { TurnDoneEvent, TurnEvent } from '../contracts/turn-event.ts';
 import type { ChatMessage } from './chat-repository.ts';
 import { TurnEventLog } from './turn-event-log.ts';
-import {
-  type FinishTurnInput,
-  type StoredTurnEvent,
-  type TurnFence,
-  TurnFencedError,
-  type TurnRecord,
-  type TurnStore,
-} from './turn-store.ts';
+import { type TurnFence, TurnFencedError } from './turn-fence.ts';
+import type { FinishTurnInput, StoredTurnEvent, TurnRecord, TurnStore } from './turn-store.ts';
 import type { TurnTiming } from './turn-timing.ts';
 import { TurnTraceRecorder } from './turn-trace.ts';
 

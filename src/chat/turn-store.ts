@@ -6,7 +6,7 @@
  * - At most one `running` turn per chat; `claimTurn` is atomic (two instances never both win).
  * - A chat's fencing tokens grow by one per turn and never repeat.
  * - Every write of a turn (`appendTurnEvents`, `appendTurnMessage`, `renewTurn`, `finishTurn`) carries
- *   a `TurnFence` and is applied only if, in the same transaction, the turn is still `running` with
+ *   a `TurnFence` (`turn-fence.ts`) and is applied only if, in the same transaction, the turn is still `running` with
  *   that token and a lease unexpired at `fence.now`; otherwise it writes nothing and rejects with
  *   `TurnFencedError` (or returns false for `renewTurn`).
  * - Event and message writes are idempotent under retry: an event is keyed by `(turn, seq)` and a
@@ -15,6 +15,7 @@
 import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { TurnEvent } from '../contracts/turn-event.ts';
 import type { ChatMessage } from './chat-message.ts';
+import type { TurnFence } from './turn-fence.ts';
 
 /** `running` until the turn ends; `lost` when its holder stopped renewing (crash, pause, outage). */
 export type TurnState = 'running' | 'completed' | 'max_iterations' | 'cancelled' | 'error' | 'lost';
@@ -50,19 +51,6 @@ export interface TurnRecord {
   error: TurnErrorRecord | null;
 }
 
-/** What every write of a turn proves: which turn, its token, and the writer's clock. */
-export interface TurnFence {
-  turnId: string;
-  fencingToken: number;
-  /** ISO 8601: the lease must be unexpired at this instant. */
-  now: string;
-  /**
-   * False only to finish a write that was in flight when the holder gave the turn up: the token and
-   * `running` state still hold (nobody took over), so it cannot interleave with another turn.
-   */
-  requireLiveLease?: boolean;
-}
-
 export interface StoredTurnEvent {
   seq: number;
   /** Cumulative bytes of the turn's event JSON up to and including this event. */
@@ -88,16 +76,6 @@ export interface FinishTurnInput {
   /** What clients saw beyond the messages (`turn-trace.ts`), so a reload shows the same. */
   progress?: unknown;
   error?: TurnErrorRecord;
-}
-
-/** Why a write of a turn was refused: another turn took over, or the lease lapsed. */
-export class TurnFencedError extends Error {
-  constructor(
-    message = 'This turn no longer holds the chat: its lease expired or another turn replaced it.',
-  ) {
-    super(message);
-    this.name = 'TurnFencedError';
-  }
 }
 
 export interface TurnStore {

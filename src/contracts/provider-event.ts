@@ -26,6 +26,9 @@ export type FinishReason =
   /** Transport or provider failure; `message` says what happened. */
   | 'error';
 
+/** The reasons a provider gives for an answer it ended itself (failures and aborts are the others). */
+export type AnswerFinishReason = Exclude<FinishReason, 'error' | 'cancelled'>;
+
 export type ProviderEvent =
   | { type: 'text_delta'; delta: string }
   | { type: 'tool_call_started'; callId: string; name: string }

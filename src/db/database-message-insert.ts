@@ -6,7 +6,7 @@
  */
 import type { SQL } from 'bun';
 import { type ChatMessage, getMessageRole, type MessageRole } from '../chat/chat-repository.ts';
-import type { TurnFence } from '../chat/turn-store.ts';
+import type { TurnFence } from '../chat/turn-fence.ts';
 import type { ConversationItem } from '../contracts/conversation-item.ts';
 
 interface MessageRow {

@@ -17,7 +17,7 @@ import type {
   ToolApprovalState,
   ToolApprovalStore,
 } from '../chat/tool-approval-store.ts';
-import { type TurnFence, TurnFencedError } from '../chat/turn-store.ts';
+import { type TurnFence, TurnFencedError } from '../chat/turn-fence.ts';
 import type { Database } from './database.ts';
 
 interface ApprovalRow {

@@ -17,15 +17,14 @@
 import type { SQL } from 'bun';
 import type { ChatMessage } from '../chat/chat-repository.ts';
 import { serializeTurnEvent } from '../chat/turn-event-json.ts';
-import {
-  type ClaimTurnInput,
-  type FinishTurnInput,
-  type StoredTurnEvent,
-  type TurnFence,
-  TurnFencedError,
-  type TurnRecord,
-  type TurnState,
-  type TurnStore,
+import { type TurnFence, TurnFencedError } from '../chat/turn-fence.ts';
+import type {
+  ClaimTurnInput,
+  FinishTurnInput,
+  StoredTurnEvent,
+  TurnRecord,
+  TurnState,
+  TurnStore,
 } from '../chat/turn-store.ts';
 import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { Database } from './database.ts';

@@ -26,21 +26,16 @@ import type {
   StopReason,
 } from '@anthropic-ai/sdk/resources/messages';
 import type { ConversationItem } from '../contracts/conversation-item.ts';
-import type { FinishReason, ProviderEvent, TokenUsage } from '../contracts/provider-event.ts';
+import type { AnswerFinishReason, ProviderEvent, TokenUsage } from '../contracts/provider-event.ts';
+import { finishForTruncatedStream, finishFromError, finishWithReason, makeUsage } from './finish-events.ts';
+import { HeldCallCompletion } from './held-call-completion.ts';
+import { watchedFetch } from './stream-watch.ts';
 import {
   DEFAULT_PROVIDER_TIMEOUT_MS,
-  finishForRefusal,
-  finishForTruncatedStream,
-  finishFromError,
-  HeldCallCompletion,
-  makeUsage,
-  normalizeToolArguments,
-  openAndTranslate,
   type ProviderClientOptions,
-  parseArgumentsObject,
-  streamPolicyOf,
-} from './stream-support.ts';
-import { watchedFetch } from './stream-watch.ts';
+  streamingProvider,
+} from './streaming-provider.ts';
+import { normalizeToolArguments, parseArgumentsObject } from './tool-call-arguments.ts';
 import { toolDefsToAnthropic } from './tool-mapper.ts';
 import type { ModelProvider, ModelRequest } from './types.ts';
 
@@ -149,7 +144,8 @@ function isServerBlock(type: string): boolean {
   return type === 'server_tool_use' || type === 'mcp_tool_use' || type.endsWith('_tool_result');
 }
 
-function mapStopReason(reason: StopReason | null, completedCalls: number): FinishReason {
+function mapStopReason(reason: StopReason | null, completedCalls: number): AnswerFinishReason {
+  if (reason === 'refusal') return 'refusal';
   if (reason === 'max_tokens' || reason === 'model_context_window_exceeded') return 'length';
   if (reason === 'tool_use') return 'tool_calls';
   return completedCalls > 0 ? 'tool_calls' : 'stop';
@@ -160,8 +156,7 @@ function finishForStop(
   completedCalls: number,
   usage: TokenUsage | undefined,
 ): ProviderEvent {
-  if (reason === 'refusal') return finishForRefusal(usage);
-  return { type: 'finish', reason: mapStopReason(reason, completedCalls), ...(usage ? { usage } : {}) };
+  return finishWithReason(mapStopReason(reason, completedCalls), usage);
 }
 
 interface AnthropicInputUsage {
@@ -290,18 +285,11 @@ export function createAnthropicMessagesProvider(options: AnthropicMessagesProvid
     timeout: options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
     fetch: watchedFetch(),
   });
-  const policy = streamPolicyOf(options);
-  return {
-    id: 'anthropic',
-    stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
-      return openAndTranslate<RawMessageStreamEvent>({
-        signal: request.signal,
-        open: () =>
-          client.messages.create(buildAnthropicRequest(request, options), { signal: request.signal }),
-        translate: (events) => translateAnthropicStream(events, request.signal),
-        policy,
-        secret: options.apiKey,
-      });
-    },
-  };
+  return streamingProvider<RawMessageStreamEvent>(
+    { id: 'anthropic', options, secret: options.apiKey },
+    (request) => ({
+      open: () => client.messages.create(buildAnthropicRequest(request, options), { signal: request.signal }),
+      translate: (events) => translateAnthropicStream(events, request.signal),
+    }),
+  );
 }

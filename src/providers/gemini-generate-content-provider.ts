@@ -29,22 +29,17 @@ import {
 } from '@google/genai';
 import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { ProviderEvent, TokenUsage } from '../contracts/provider-event.ts';
+import { finishForTruncatedStream, finishFromError, finishWithReason, makeUsage } from './finish-events.ts';
 import { PartialArguments } from './gemini-partial-args.ts';
 import { toGeminiSchema } from './gemini-schema.ts';
+import { HeldCallCompletion } from './held-call-completion.ts';
+import { watchedFetch } from './stream-watch.ts';
 import {
   DEFAULT_PROVIDER_TIMEOUT_MS,
-  finishForContentFilter,
-  finishForTruncatedStream,
-  finishFromError,
-  HeldCallCompletion,
-  makeUsage,
-  normalizeToolArguments,
-  openAndTranslate,
   type ProviderClientOptions,
-  parseArgumentsObject,
-  streamPolicyOf,
-} from './stream-support.ts';
-import { watchedFetch } from './stream-watch.ts';
+  streamingProvider,
+} from './streaming-provider.ts';
+import { normalizeToolArguments, parseArgumentsObject } from './tool-call-arguments.ts';
 import type { ModelProvider, ModelRequest } from './types.ts';
 
 const PROVIDER = 'gemini-generate-content';
@@ -262,14 +257,14 @@ export async function* translateGeminiGenerateContentStream(
       }
       const blocked = response.promptFeedback?.blockReason;
       if (blocked && !candidate) {
-        yield finishForContentFilter(usage, `prompt blocked: ${blocked}`);
+        yield finishWithReason('content_filter', usage, `prompt blocked: ${blocked}`);
         return;
       }
       const reason = candidate?.finishReason;
       if (!reason) continue;
       if (reason === 'MAX_TOKENS') {
         calls.discard();
-        yield { type: 'finish', reason: 'length', ...(usage ? { usage } : {}) };
+        yield finishWithReason('length', usage);
         return;
       }
       if (open) {
@@ -282,14 +277,10 @@ export async function* translateGeminiGenerateContentStream(
       }
       if (reason === 'STOP') {
         yield* calls.release();
-        yield {
-          type: 'finish',
-          reason: calls.released > 0 ? 'tool_calls' : 'stop',
-          ...(usage ? { usage } : {}),
-        };
+        yield finishWithReason(calls.released > 0 ? 'tool_calls' : 'stop', usage);
       } else if (CONTENT_FILTER_REASONS.has(reason)) {
         calls.discard();
-        yield finishForContentFilter(usage, reason);
+        yield finishWithReason('content_filter', usage, reason);
       } else {
         const detail = candidate.finishMessage ? `: ${candidate.finishMessage}` : '.';
         yield {
@@ -324,13 +315,12 @@ export function createGeminiGenerateContentProvider(
         httpOptions,
       })
     : new GoogleGenAI({ apiKey: options.apiKey, httpOptions });
-  const policy = streamPolicyOf(options);
-  return {
-    id: PROVIDER,
-    stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
+  // Vertex AI authenticates with Google credentials, not the API key: there is no key to redact.
+  return streamingProvider<GenerateContentResponse>(
+    { id: PROVIDER, options, secret: options.vertex ? undefined : options.apiKey },
+    (request) => {
       const parameters = buildGeminiGenerateContentRequest(request, options);
-      return openAndTranslate<GenerateContentResponse>({
-        signal: request.signal,
+      return {
         open: () =>
           client.models.generateContentStream({
             ...parameters,
@@ -340,9 +330,7 @@ export function createGeminiGenerateContentProvider(
           translateGeminiGenerateContentStream(events, request.signal, {
             ...(options.createCallId ? { createCallId: options.createCallId } : {}),
           }),
-        policy,
-        ...(options.vertex ? {} : { secret: options.apiKey }),
-      });
+      };
     },
-  };
+  );
 }

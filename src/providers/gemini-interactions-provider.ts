@@ -19,19 +19,15 @@
 import { GoogleGenAI, type Interactions } from '@google/genai';
 import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { ProviderEvent, TokenUsage } from '../contracts/provider-event.ts';
+import { finishForTruncatedStream, finishFromError, finishWithReason, makeUsage } from './finish-events.ts';
+import { HeldCallCompletion } from './held-call-completion.ts';
+import { watchedFetch } from './stream-watch.ts';
 import {
   DEFAULT_PROVIDER_TIMEOUT_MS,
-  finishForTruncatedStream,
-  finishFromError,
-  HeldCallCompletion,
-  makeUsage,
-  normalizeToolArguments,
-  openAndTranslate,
   type ProviderClientOptions,
-  parseArgumentsObject,
-  streamPolicyOf,
-} from './stream-support.ts';
-import { watchedFetch } from './stream-watch.ts';
+  streamingProvider,
+} from './streaming-provider.ts';
+import { normalizeToolArguments, parseArgumentsObject } from './tool-call-arguments.ts';
 import { toolDefsToGeminiInteractions } from './tool-mapper.ts';
 import type { ModelProvider, ModelRequest } from './types.ts';
 
@@ -205,13 +201,12 @@ export async function* translateGeminiStream(
           if (status === 'incomplete') calls.discard();
           else yield* calls.release();
           if (status === 'requires_action' || status === 'completed') {
-            yield {
-              type: 'finish',
-              reason: status === 'requires_action' || calls.released > 0 ? 'tool_calls' : 'stop',
-              ...(usage ? { usage } : {}),
-            };
+            yield finishWithReason(
+              status === 'requires_action' || calls.released > 0 ? 'tool_calls' : 'stop',
+              usage,
+            );
           } else if (status === 'incomplete') {
-            yield { type: 'finish', reason: 'length', ...(usage ? { usage } : {}) };
+            yield finishWithReason('length', usage);
           } else {
             yield {
               type: 'finish',
@@ -242,22 +237,16 @@ export function createGeminiInteractionsProvider(options: ProviderClientOptions)
     apiKey: options.apiKey,
     httpOptions: { baseUrl: options.baseURL, fetch: watchedFetch() },
   });
-  const policy = streamPolicyOf(options);
-  return {
-    id: 'gemini',
-    stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
-      return openAndTranslate<Interactions.InteractionSSEEvent>({
-        signal: request.signal,
-        open: () =>
-          client.interactions.create(buildGeminiRequest(request), {
-            timeout_ms: options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
-            retries: { strategy: 'none' },
-            fetch_options: { signal: request.signal },
-          }),
-        translate: (events) => translateGeminiStream(events, request.signal),
-        policy,
-        secret: options.apiKey,
-      });
-    },
-  };
+  return streamingProvider<Interactions.InteractionSSEEvent>(
+    { id: 'gemini', options, secret: options.apiKey },
+    (request) => ({
+      open: () =>
+        client.interactions.create(buildGeminiRequest(request), {
+          timeout_ms: options.timeoutMs ?? DEFAULT_PROVIDER_TIMEOUT_MS,
+          retries: { strategy: 'none' },
+          fetch_options: { signal: request.signal },
+        }),
+      translate: (events) => translateGeminiStream(events, request.signal),
+    }),
+  );
 }

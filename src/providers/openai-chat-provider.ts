@@ -25,20 +25,12 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { ConversationItem } from '../contracts/conversation-item.ts';
-import type { FinishReason, ProviderEvent, TokenUsage } from '../contracts/provider-event.ts';
+import type { AnswerFinishReason, ProviderEvent, TokenUsage } from '../contracts/provider-event.ts';
 import type { ProviderId } from '../contracts/provider-id.ts';
+import { finishForTruncatedStream, finishFromError, finishWithReason, makeUsage } from './finish-events.ts';
 import { createOpenAIClient } from './openai-client.ts';
-import {
-  finishForContentFilter,
-  finishForRefusal,
-  finishForTruncatedStream,
-  finishFromError,
-  makeUsage,
-  normalizeToolArguments,
-  openAndTranslate,
-  type ProviderClientOptions,
-  streamPolicyOf,
-} from './stream-support.ts';
+import { type ProviderClientOptions, streamingProvider } from './streaming-provider.ts';
+import { normalizeToolArguments } from './tool-call-arguments.ts';
 import { toolDefsToChatCompletions } from './tool-mapper.ts';
 import type { ModelProvider, ModelRequest } from './types.ts';
 
@@ -151,7 +143,7 @@ interface CallSlot {
 type ChunkDelta = ChatCompletionChunk.Choice.Delta & { reasoning_content?: unknown; reasoning?: unknown };
 type ChunkToolCall = Partial<ChatCompletionChunk.Choice.Delta.ToolCall>;
 
-function mapFinishReason(reason: string, hasCalls: boolean): FinishReason {
+function mapFinishReason(reason: string, hasCalls: boolean): AnswerFinishReason {
   if (reason === 'length') return 'length';
   if (reason === 'content_filter') return 'content_filter';
   // `tool_calls` with no call streamed (some servers say it regardless) has nothing to wait for.
@@ -285,9 +277,7 @@ export async function* translateChatStream(
       yield* complete();
     }
     const reason = mapFinishReason(finishReason, slots.length > 0);
-    if (reason === 'content_filter') yield finishForContentFilter(usage);
-    else if (refused) yield finishForRefusal(usage);
-    else yield { type: 'finish', reason, ...(usage ? { usage } : {}) };
+    yield finishWithReason(reason !== 'content_filter' && refused ? 'refusal' : reason, usage);
   } catch (error) {
     yield finishFromError(error, signal, usage);
   }
@@ -311,25 +301,18 @@ function doneSentinelDetector() {
 export function createOpenAIChatProvider(options: OpenAIChatProviderOptions): ModelProvider {
   const id = options.id ?? 'openai-compatible';
   const client = createOpenAIClient(options);
-  const policy = streamPolicyOf(options);
-  return {
-    id,
-    stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
-      const sentinel = doneSentinelDetector();
-      return openAndTranslate<ChatCompletionChunk>({
-        signal: request.signal,
-        open: () =>
-          client.chat.completions.create(buildChatRequest(request, options), { signal: request.signal }),
-        translate: (events) =>
-          translateChatStream(events, request.signal, {
-            providerId: id,
-            sawDone: () => sentinel.seen,
-            ...(options.createCallId ? { createCallId: options.createCallId } : {}),
-          }),
-        policy,
-        secret: options.apiKey,
-        observe: sentinel.observe,
-      });
-    },
-  };
+  return streamingProvider<ChatCompletionChunk>({ id, options, secret: options.apiKey }, (request) => {
+    const sentinel = doneSentinelDetector();
+    return {
+      open: () =>
+        client.chat.completions.create(buildChatRequest(request, options), { signal: request.signal }),
+      translate: (events) =>
+        translateChatStream(events, request.signal, {
+          providerId: id,
+          sawDone: () => sentinel.seen,
+          ...(options.createCallId ? { createCallId: options.createCallId } : {}),
+        }),
+      observe: sentinel.observe,
+    };
+  });
 }

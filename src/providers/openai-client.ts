@@ -4,8 +4,8 @@
  * every request through the stall watch, and the whole-request timeout.
  */
 import OpenAI from 'openai';
-import { DEFAULT_PROVIDER_TIMEOUT_MS, type ProviderClientOptions } from './stream-support.ts';
 import { watchedFetch } from './stream-watch.ts';
+import { DEFAULT_PROVIDER_TIMEOUT_MS, type ProviderClientOptions } from './streaming-provider.ts';
 
 export function createOpenAIClient(options: ProviderClientOptions): OpenAI {
   return new OpenAI({

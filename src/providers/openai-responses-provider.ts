@@ -24,18 +24,10 @@ import type {
 import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { ProviderEvent } from '../contracts/provider-event.ts';
 import type { ProviderId } from '../contracts/provider-id.ts';
+import { finishForTruncatedStream, finishFromError, finishWithReason, makeUsage } from './finish-events.ts';
 import { createOpenAIClient } from './openai-client.ts';
-import {
-  finishForContentFilter,
-  finishForRefusal,
-  finishForTruncatedStream,
-  finishFromError,
-  makeUsage,
-  normalizeToolArguments,
-  openAndTranslate,
-  type ProviderClientOptions,
-  streamPolicyOf,
-} from './stream-support.ts';
+import { type ProviderClientOptions, streamingProvider } from './streaming-provider.ts';
+import { normalizeToolArguments } from './tool-call-arguments.ts';
 import { toolDefsToResponsesAPI } from './tool-mapper.ts';
 import type { ModelProvider, ModelRequest } from './types.ts';
 
@@ -247,31 +239,22 @@ export async function* translateResponsesStream(
         }
         case 'response.completed': {
           const usage = makeUsage(event.response.usage?.input_tokens, event.response.usage?.output_tokens);
-          if (refused && completedCalls === 0) {
-            yield finishForRefusal(usage);
-            return;
-          }
-          yield {
-            type: 'finish',
-            reason: completedCalls > 0 ? 'tool_calls' : 'stop',
-            ...(usage ? { usage } : {}),
-          };
+          const reason = completedCalls > 0 ? 'tool_calls' : refused ? 'refusal' : 'stop';
+          yield finishWithReason(reason, usage);
           return;
         }
         case 'response.incomplete': {
           const reason = event.response.incomplete_details?.reason;
           const usage = makeUsage(event.response.usage?.input_tokens, event.response.usage?.output_tokens);
-          if (reason === 'content_filter') {
-            yield finishForContentFilter(usage);
+          if (reason === 'content_filter' || reason === 'max_output_tokens') {
+            yield finishWithReason(reason === 'content_filter' ? 'content_filter' : 'length', usage);
             return;
           }
-          yield reason === 'max_output_tokens'
-            ? { type: 'finish', reason: 'length', ...(usage ? { usage } : {}) }
-            : {
-                type: 'finish',
-                reason: 'error',
-                message: `Response incomplete: ${reason ?? 'unknown reason'}.`,
-              };
+          yield {
+            type: 'finish',
+            reason: 'error',
+            message: `Response incomplete: ${reason ?? 'unknown reason'}.`,
+          };
           return;
         }
         case 'response.failed':
@@ -296,7 +279,6 @@ export async function* translateResponsesStream(
 export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOptions): ModelProvider {
   const id = options.id ?? 'openai';
   const client = createOpenAIClient(options);
-  const policy = streamPolicyOf(options);
   const memory = new ReasoningMemory();
   const open = async (request: ModelRequest) => {
     const include = shouldIncludeReasoning(request, options, memory);
@@ -321,16 +303,8 @@ export function createOpenAIResponsesProvider(options: OpenAIResponsesProviderOp
       yield event;
     }
   }
-  return {
-    id,
-    stream(request: ModelRequest): AsyncGenerator<ProviderEvent> {
-      return openAndTranslate<ResponseStreamEvent>({
-        signal: request.signal,
-        open: () => open(request),
-        translate: (events) => remembering(request, events),
-        policy,
-        secret: options.apiKey,
-      });
-    },
-  };
+  return streamingProvider<ResponseStreamEvent>({ id, options, secret: options.apiKey }, (request) => ({
+    open: () => open(request),
+    translate: (events) => remembering(request, events),
+  }));
 }

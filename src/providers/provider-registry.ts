@@ -33,7 +33,7 @@ import { listProviderModels, ModelListError } from './model-lister.ts';
 import { createOpenAIChatProvider } from './openai-chat-provider.ts';
 import { createOpenAIResponsesProvider } from './openai-responses-provider.ts';
 import { readProviderStreamSettings } from './provider-settings.ts';
-import type { ProviderClientOptions } from './stream-support.ts';
+import type { ProviderClientOptions } from './streaming-provider.ts';
 import type { ModelProvider } from './types.ts';
 
 export type ProviderEnvironment = Environment;

@@ -61,7 +61,10 @@ export function retryDecision(
   }
   if (attempt > policy.maxRetries) {
     return policy.maxRetries > 0
-      ? { retry: false, reason: `Gave up after ${policy.maxRetries} retries.` }
+      ? {
+          retry: false,
+          reason: `Gave up after ${policy.maxRetries} ${policy.maxRetries === 1 ? 'retry' : 'retries'}.`,
+        }
       : { retry: false };
   }
   return { retry: true, waitSeconds: asked ?? backoffSeconds(attempt) };

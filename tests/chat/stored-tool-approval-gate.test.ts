@@ -8,7 +8,7 @@ import { describe, expect, test } from 'bun:test';
 import { ApprovalWakeups } from '../../src/chat/approval-wakeups.ts';
 import { InMemoryChatRepository } from '../../src/chat/in-memory-chat-repository.ts';
 import { StoredToolApprovalGate } from '../../src/chat/stored-tool-approval-gate.ts';
-import { type TurnFence, TurnFencedError } from '../../src/chat/turn-store.ts';
+import { type TurnFence, TurnFencedError } from '../../src/chat/turn-fence.ts';
 import { manualTimers } from '../helpers/manual-timers.ts';
 
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);

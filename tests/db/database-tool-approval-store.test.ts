@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { ChatRepository } from '../../src/chat/chat-repository.ts';
 import { InMemoryChatRepository } from '../../src/chat/in-memory-chat-repository.ts';
 import type { NewToolApproval, ToolApprovalRecord } from '../../src/chat/tool-approval-store.ts';
-import { type TurnFence, TurnFencedError, type TurnRecord } from '../../src/chat/turn-store.ts';
+import { type TurnFence, TurnFencedError } from '../../src/chat/turn-fence.ts';
+import type { TurnRecord } from '../../src/chat/turn-store.ts';
 import { DatabaseChatRepository } from '../../src/db/database-chat-repository.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 

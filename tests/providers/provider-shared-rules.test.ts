@@ -132,7 +132,7 @@ for (const adapter of CONFORMANCE_ADAPTERS) {
       const events = await collect(provider.stream(makeRequest()));
       expect(events[0]).toEqual({ type: 'provider_retry', attempt: 1, waitSeconds: 0.5 });
       expect(events[1]).toMatchObject({ type: 'finish', reason: 'error' });
-      expect((events[1] as { message: string }).message).toEndWith('Gave up after 1 retries.');
+      expect((events[1] as { message: string }).message).toEndWith('Gave up after 1 retry.');
       expect(events).toHaveLength(2);
       expect(waits).toEqual([500]);
     });

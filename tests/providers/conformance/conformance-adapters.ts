@@ -10,7 +10,7 @@ import { createGeminiGenerateContentProvider } from '../../../src/providers/gemi
 import { createGeminiInteractionsProvider } from '../../../src/providers/gemini-interactions-provider.ts';
 import { createOpenAIChatProvider } from '../../../src/providers/openai-chat-provider.ts';
 import { createOpenAIResponsesProvider } from '../../../src/providers/openai-responses-provider.ts';
-import type { ProviderClientOptions } from '../../../src/providers/stream-support.ts';
+import type { ProviderClientOptions } from '../../../src/providers/streaming-provider.ts';
 import type { ModelProvider } from '../../../src/providers/types.ts';
 import {
   anthropicWire,
