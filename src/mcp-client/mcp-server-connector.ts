@@ -99,6 +99,7 @@ export async function openStdioConnection(
     reachable: { ...reachable, roots: [...reachable.roots, ...extraRoots] },
     environment,
     network: server.network,
+    userId,
   });
   const transport = new SandboxedStdioTransport(launch);
   return McpConnection.open(transport, {

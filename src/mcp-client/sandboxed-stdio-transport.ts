@@ -1,7 +1,7 @@
 /**
- * An MCP client transport over a program's stdin and stdout, where the program is started from a
- * sandbox launch (`ShellSandbox.prepareProgram`): the argv already carries the sandbox, so killing the
- * spawned process ends the sandbox and everything in it. Messages are newline-delimited JSON-RPC (the
+ * An MCP client transport over a program's stdin and stdout, where the program is started by a
+ * sandbox launch (`ShellSandbox.prepareProgram`): the process carries the sandbox, so killing it ends
+ * the sandbox and everything in it. Messages are newline-delimited JSON-RPC (the
  * SDK's own framing); stderr is kept as a bounded tail so a crash is reported with what the program
  * said last. `close()` ends the program (SIGTERM, then SIGKILL after a grace period) and resolves once
  * it is gone; `onclose` fires exactly once, whoever ended it.
@@ -9,7 +9,7 @@
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { SandboxedProgramLaunch } from '../tools/shell/sandbox/shell-sandbox.ts';
+import type { ProgramProcess, SandboxedProgramLaunch } from '../tools/shell/sandbox/shell-sandbox.ts';
 
 /** How much of the program's stderr is kept for error messages. */
 export const STDERR_TAIL_BYTES = 4096;
@@ -22,7 +22,8 @@ export class SandboxedStdioTransport implements Transport {
 
   readonly #launch: SandboxedProgramLaunch;
   readonly #buffer = new ReadBuffer();
-  #process: Bun.Subprocess<'pipe', 'pipe', 'pipe'> | undefined;
+  #process: ProgramProcess | undefined;
+  #starting = false;
   #stderr = '';
   #closed = false;
   #exited: Promise<void> = Promise.resolve();
@@ -42,14 +43,9 @@ export class SandboxedStdioTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    if (this.#process) throw new Error('SandboxedStdioTransport already started.');
-    const child = Bun.spawn(this.#launch.argv, {
-      cwd: this.#launch.cwd,
-      env: this.#launch.environment,
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-    });
+    if (this.#starting) throw new Error('SandboxedStdioTransport already started.');
+    this.#starting = true;
+    const child = await this.#launch.start();
     this.#process = child;
     this.#exited = child.exited.then(() => undefined);
     void this.#readStdout(child.stdout);

@@ -38,6 +38,7 @@ import type { ShellInterpreter } from '../shell-interpreter.ts';
 import type { HostLayout } from './bubblewrap-mount-plan.ts';
 import { hostLayout } from './host-layout.ts';
 import { type LaunchedSandbox, launchSandbox } from './launched-sandbox.ts';
+import { admitSandbox } from './sandbox-admission.ts';
 import {
   DEFAULT_SANDBOX_LIMITS,
   findPrograms,
@@ -52,8 +53,9 @@ import {
   type SandboxIdentity,
   type SandboxStateDirectory,
 } from './sandbox-state-directory.ts';
-import { parseSandboxInitPid, waitForSandboxTeardown } from './sandbox-teardown.ts';
+import { waitForSandboxTeardown } from './sandbox-teardown.ts';
 import { encodeWaiterMessage } from './sandbox-waiter.ts';
+import { startSandboxedProgram } from './sandboxed-program-start.ts';
 import type {
   SandboxedCommand,
   SandboxedProgram,
@@ -290,23 +292,13 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     const chosen = sandbox as LaunchedSandbox;
     onStart(prebuilt);
     if (typeof cgroups !== 'string') {
-      // The waiter runs nothing before the hand-over: joined now, every process of the command counts.
-      const pid = parseSandboxInitPid(await chosen.info(readyLimit));
-      // No pid: bubblewrap failed before it started anything (its exit and message are the result),
-      // or it is stuck; only the first may go on.
-      const failed =
-        pid === undefined &&
-        (await Promise.race([chosen.child.exited.then(() => true), Bun.sleep(1000).then(() => false)]));
-      try {
-        if (pid !== undefined) cgroups.admit(userId, pid);
-        else if (!failed) throw new Error('bubblewrap did not report the sandbox it started.');
-      } catch (error) {
-        chosen.discard();
-        throw new ToolError(
-          'execution_error',
-          `The shell sandbox cannot apply the per-user process limit: ${(error as Error).message}`,
-        );
-      }
+      await admitSandbox({
+        cgroups,
+        userId,
+        info: await chosen.info(readyLimit),
+        exited: chosen.child.exited,
+        discard: () => chosen.discard(),
+      });
     }
     await chosen.handOver(message);
     return {
@@ -342,7 +334,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
           status.available ? 'The shell sandbox is not ready.' : status.reason,
         );
       }
-      return {
+      const launch = {
         argv: argumentsFor(
           programs,
           readyState(state),
@@ -353,6 +345,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
         environment: { ...environmentFor('/bin/sh', []), ...program.environment },
         cwd: program.cwd,
       };
+      return { ...launch, start: () => startSandboxedProgram({ launch, cgroups, userId: program.userId }) };
     },
     async run(command: SandboxedCommand): Promise<ShellCommandResult> {
       if (!status.available || typeof programs === 'string' || !state) {

@@ -14,9 +14,9 @@
  * - Every descriptor this process holds for the sandbox is closed by `release` (after the call) or
  *   `discard` (a sandbox nobody will use), so a long-running server does not collect them.
  */
-import { closeSync } from 'node:fs';
 import { killProcessGroup } from '../process-group.ts';
 import type { ShellChild, ShellWaitStatus } from '../run-shell-command.ts';
+import { descriptorReader } from './descriptor-reader.ts';
 import { parseWaiterStatus } from './sandbox-waiter.ts';
 
 export interface LaunchedSandbox {
@@ -37,68 +37,6 @@ export interface LaunchedSandbox {
   release(): void;
   /** Kills the sandbox with everything in it, and releases it. */
   discard(): void;
-}
-
-/** Reads a pipe descriptor line by line on demand, then to its end; closes it at the end. */
-function descriptorReader(descriptor: unknown) {
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  const decoder = new TextDecoder();
-  let buffered = '';
-  let ended = typeof descriptor !== 'number';
-  let closed = false;
-  const close = () => {
-    ended = true;
-    if (closed) return;
-    closed = true;
-    void reader?.cancel().catch(() => {});
-    try {
-      if (typeof descriptor === 'number') closeSync(descriptor);
-    } catch {
-      // Already closed by the stream.
-    }
-  };
-  const more = async (): Promise<boolean> => {
-    if (ended) return false;
-    try {
-      reader ??= Bun.file(descriptor as number)
-        .stream()
-        .getReader();
-      const chunk = await reader.read();
-      if (chunk.done) {
-        close();
-        return false;
-      }
-      buffered += decoder.decode(chunk.value, { stream: true });
-      return true;
-    } catch {
-      close();
-      return false;
-    }
-  };
-  return {
-    /** The next line (without its newline), or undefined at the end. */
-    async line(): Promise<string | undefined> {
-      while (!buffered.includes('\n')) if (!(await more())) return undefined;
-      const end = buffered.indexOf('\n');
-      const line = buffered.slice(0, end);
-      buffered = buffered.slice(end + 1);
-      return line;
-    },
-    /** Everything read until `marker` was seen (or the end), without waiting for the end itself. */
-    async through(marker: string): Promise<string> {
-      while (!buffered.includes(marker)) if (!(await more())) break;
-      return buffered;
-    },
-    /** Everything not read yet, up to the end. */
-    async rest(): Promise<string> {
-      while (await more());
-      const text = buffered;
-      buffered = '';
-      return text;
-    },
-    /** Stops reading and closes the descriptor (it is ours: Bun hands extra pipes over as numbers). */
-    close,
-  };
 }
 
 /** Starts the sandbox whose full argument vector is `argv` (it must end with the waiter). */
@@ -150,17 +88,7 @@ export function launchSandbox(argv: readonly string[], cwd: string): LaunchedSan
       if (!(await started())) return undefined;
       return parseWaiterStatus(await records.rest());
     },
-    async info(limitMs: number): Promise<string> {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<string>((resolve) => {
-        timer = setTimeout(() => resolve(''), limitMs);
-      });
-      try {
-        return await Promise.race([information.through('}'), late]);
-      } finally {
-        clearTimeout(timer);
-      }
-    },
+    info: (limitMs: number): Promise<string> => information.through('}', limitMs),
     release(): void {
       records.close();
       information.close();

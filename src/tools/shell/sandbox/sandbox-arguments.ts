@@ -5,12 +5,13 @@
  * given, so the same plan always gives the same vector: that vector is what the warm pool keys on
  * (sandbox-pool.ts). It holds no command and no environment; those reach the sandbox at the call.
  *
- * A long-running program (an MCP server on stdio) gets the same sandbox with the program itself in
- * place of the waiter, under bubblewrap's own init (so the caller's SIGTERM ends it as any process),
- * without the info descriptor, and with the server's network only when asked for.
+ * A long-running program (an MCP server on stdio) gets the same sandbox with the program gate
+ * (sandbox-program-gate.ts) in place of the waiter, bubblewrap's info on descriptor 3 (its stdin is the
+ * program's), and the server's network only when asked for.
  */
 import { accessSync, constants } from 'node:fs';
 import { buildMountPlan, type HostLayout } from './bubblewrap-mount-plan.ts';
+import { programGateArguments } from './sandbox-program-gate.ts';
 import type { SandboxIdentity, SandboxStateDirectory } from './sandbox-state-directory.ts';
 import { waiterArguments } from './sandbox-waiter.ts';
 import type { SandboxedCommand, SandboxedProgram } from './shell-sandbox.ts';
@@ -65,7 +66,7 @@ export interface SandboxArgumentsInput {
   host: HostLayout;
   /** The start-up probe: run synchronously, without bubblewrap's info descriptor. */
   probing?: boolean;
-  /** A long-running program to run instead of the waiter (see the module header). */
+  /** A long-running program to run behind the program gate instead of the waiter (see the module header). */
   program?: Pick<SandboxedProgram, 'argv' | 'network'>;
 }
 
@@ -97,7 +98,7 @@ export function sandboxArguments(input: SandboxArgumentsInput): string[] {
     '--disable-userns',
     '--die-with-parent',
     '--new-session',
-    ...(program ? [] : ['--as-pid-1']),
+    '--as-pid-1',
     '--cap-drop',
     'ALL',
     '--uid',
@@ -107,7 +108,7 @@ export function sandboxArguments(input: SandboxArgumentsInput): string[] {
     '--hostname',
     'sandbox',
     // The probe runs synchronously and has no descriptor 4; it has nothing left to wait for anyway.
-    ...(input.probing || program ? [] : ['--info-fd', '4']),
+    ...(input.probing ? [] : ['--info-fd', program ? '3' : '4']),
     ...buildMountPlan(
       {
         reachable: command.reachable,
@@ -122,7 +123,7 @@ export function sandboxArguments(input: SandboxArgumentsInput): string[] {
       input.host,
     ),
     '--',
-    ...(program ? program.argv : waiterArguments(programs.perl)),
+    ...(program ? programGateArguments(programs.perl, program.argv) : waiterArguments(programs.perl)),
   ];
 }
 

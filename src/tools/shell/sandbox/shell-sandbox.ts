@@ -52,13 +52,24 @@ export interface SandboxedProgram {
   environment: Readonly<Record<string, string>>;
   /** `none`: an empty network namespace, as for commands. `host`: the server's network. */
   network: 'none' | 'host';
+  /** The Mango user the program runs for: its processes count against that user's process limit. */
+  userId: string;
 }
 
-/** How to start a {@link SandboxedProgram}: spawn `argv` with `environment` in `cwd`, pipes on 0–2. */
+/** A started program: its stdin, stdout and stderr are pipes; killing it ends its sandbox. */
+export type ProgramProcess = Bun.Subprocess<'pipe', 'pipe', 'pipe'>;
+
+/** How to start a {@link SandboxedProgram}: `argv` with `environment` in `cwd`. */
 export interface SandboxedProgramLaunch {
   argv: string[];
   environment: Record<string, string>;
   cwd: string;
+  /**
+   * Spawns the program and resolves once it runs within its limits (its sandbox joined to the user's
+   * process cgroup, where there is one). Throws a classified ToolError when a limit cannot be applied;
+   * the sandbox is then killed before the program started.
+   */
+  start(): Promise<ProgramProcess>;
 }
 
 export interface ShellSandbox {

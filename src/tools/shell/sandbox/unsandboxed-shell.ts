@@ -28,18 +28,31 @@ export function createUnsandboxedShell(options: UnsandboxedShellOptions = {}): S
   return {
     status: () => status,
     // The operator switched containment off: a program runs as the server user, like a command.
-    prepareProgram: (program) => ({
-      argv: [...program.argv],
-      environment: {
-        ...buildShellEnvironment(
-          { home: user.homedir, user: user.username, shell: '/bin/sh' },
-          { passEnv: options.passEnv },
-          options.environment ?? process.env,
-        ),
-        ...program.environment,
-      },
-      cwd: program.cwd,
-    }),
+    prepareProgram: (program) => {
+      const launch = {
+        argv: [...program.argv],
+        environment: {
+          ...buildShellEnvironment(
+            { home: user.homedir, user: user.username, shell: '/bin/sh' },
+            { passEnv: options.passEnv },
+            options.environment ?? process.env,
+          ),
+          ...program.environment,
+        },
+        cwd: program.cwd,
+      };
+      return {
+        ...launch,
+        start: async () =>
+          Bun.spawn(launch.argv, {
+            cwd: launch.cwd,
+            env: launch.environment,
+            stdin: 'pipe',
+            stdout: 'pipe',
+            stderr: 'pipe',
+          }),
+      };
+    },
     async run(command: SandboxedCommand): Promise<ShellCommandResult> {
       const result = await runShellCommand({
         ...command,
