@@ -4,7 +4,7 @@
  * and a file planted elsewhere), plus `describeSandbox`, which skips with the host's reason where
  * the sandbox cannot run and fails instead when `MANGO_REQUIRE_SANDBOX=1` (CI sets it).
  */
-import { describe, test } from 'bun:test';
+import { afterAll, beforeAll, describe, test } from 'bun:test';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,5 +106,31 @@ export async function createSandboxLayout(sandbox: BubblewrapSandbox): Promise<S
     planted,
     reachable,
     remove: () => rmSync(base, { recursive: true, force: true }),
+  };
+}
+
+/** A sandbox and its layout for the tests of one `describe`: made before them, removed after them. */
+export function useTestSandbox(options: BubblewrapSandboxOptions = {}): {
+  readonly sandbox: BubblewrapSandbox;
+  readonly layout: SandboxLayout;
+} {
+  const handle: { sandbox?: BubblewrapSandbox; layout?: SandboxLayout } = {};
+  beforeAll(async () => {
+    handle.sandbox = createTestSandbox(options);
+    handle.layout = await createSandboxLayout(handle.sandbox);
+  });
+  afterAll(() => {
+    handle.sandbox?.dispose();
+    handle.layout?.remove();
+  });
+  return {
+    get sandbox() {
+      if (!handle.sandbox) throw new Error('the sandbox is made before the tests run');
+      return handle.sandbox;
+    },
+    get layout() {
+      if (!handle.layout) throw new Error('the layout is made before the tests run');
+      return handle.layout;
+    },
   };
 }

@@ -3,7 +3,7 @@
  * until its sandbox joined the user's process cgroup, so the program and every process it starts count
  * against that user's limit; after the start line its stdin is its own.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,12 +14,7 @@ import {
   openUserProcessCgroups,
   PIDS_CGROUP_ROOT,
 } from '../../../../src/tools/shell/sandbox/user-process-cgroups.ts';
-import {
-  createSandboxLayout,
-  createTestSandbox,
-  describeSandbox,
-  type SandboxLayout,
-} from './sandbox-host.ts';
+import { createTestSandbox, describeSandbox, useTestSandbox } from './sandbox-host.ts';
 
 const usable = process.getuid?.() === 0 && typeof openUserProcessCgroups(61000, 1024) !== 'string';
 if (!usable)
@@ -50,24 +45,15 @@ async function waitFor(condition: () => boolean, limitMs: number): Promise<boole
 }
 
 describeSandbox('a program in its sandbox counts against its user’s process limit', () => {
-  let sandbox: BubblewrapSandbox;
-  let layout: SandboxLayout;
-  beforeAll(async () => {
-    sandbox = createTestSandbox({ limits: { processes: 400, userProcesses: 60 } });
-    layout = await createSandboxLayout(sandbox);
-  });
-  afterAll(() => {
-    sandbox.dispose();
-    layout.remove();
-  });
+  const setup = useTestSandbox({ limits: { processes: 400, userProcesses: 60 } });
 
-  const start = (userId: string, script: string, target: BubblewrapSandbox = sandbox) => {
+  const start = (userId: string, script: string, target: BubblewrapSandbox = setup.sandbox) => {
     const prepare = target.prepareProgram;
     if (!prepare) throw new Error('the bubblewrap sandbox contains programs');
     return prepare({
       argv: ['/usr/bin/bash', '-c', script],
-      cwd: layout.alice,
-      reachable: layout.reachable,
+      cwd: setup.layout.alice,
+      reachable: setup.layout.reachable,
       environment: {},
       network: 'none',
       userId,
@@ -79,7 +65,7 @@ describeSandbox('a program in its sandbox counts against its user’s process li
     async () => {
       const userId = `program-user-${crypto.randomUUID()}`;
       const hash = createHash('sha256').update(userId).digest('hex').slice(0, 16);
-      const directory = `${PIDS_CGROUP_ROOT}/mango-sandbox-${sandbox.identity.uid}/user-${hash}`;
+      const directory = `${PIDS_CGROUP_ROOT}/mango-sandbox-${setup.sandbox.identity.uid}/user-${hash}`;
       const child = await start(
         userId,
         'for i in 1 2 3; do sleep 30 & done; echo started; read line; echo "got $line"',
@@ -93,7 +79,7 @@ describeSandbox('a program in its sandbox counts against its user’s process li
         child.stdin.write('hello\n');
         await child.stdin.flush();
         expect(await read('got hello\n')).toBe('started\ngot hello\n');
-        // bash exits; the gate kills the sleeps and ends the sandbox.
+        // bash exits; the gate kills the sleeps and ends the setup.sandbox.
         expect(await child.exited).toBe(0);
         expect(await waitFor(() => readFileSync(`${directory}/pids.current`, 'utf8') === '0\n', 5000)).toBe(
           true,
@@ -146,10 +132,10 @@ describeSandbox('a program in its sandbox counts against its user’s process li
       const userId = 'program-unjoinable';
       const hash = createHash('sha256').update(userId).digest('hex').slice(0, 16);
       writeFileSync(join(root, 'cgroup.procs'), '');
-      mkdirSync(join(root, `mango-sandbox-${sandbox.identity.uid}`));
-      writeFileSync(join(root, `mango-sandbox-${sandbox.identity.uid}`, 'pids.max'), 'max\n');
-      writeFileSync(join(root, `mango-sandbox-${sandbox.identity.uid}`, `user-${hash}`), '');
-      const marker = join(layout.alice, `ran-${crypto.randomUUID()}`);
+      mkdirSync(join(root, `mango-sandbox-${setup.sandbox.identity.uid}`));
+      writeFileSync(join(root, `mango-sandbox-${setup.sandbox.identity.uid}`, 'pids.max'), 'max\n');
+      writeFileSync(join(root, `mango-sandbox-${setup.sandbox.identity.uid}`, `user-${hash}`), '');
+      const marker = join(setup.layout.alice, `ran-${crypto.randomUUID()}`);
       const unjoinable = createTestSandbox({ processCgroupRoot: root });
       try {
         await expect(start(userId, `touch ${marker}`, unjoinable)).rejects.toThrow(

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BubblewrapSandbox } from '../../../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import {
   openUserProcessCgroups,
   PIDS_CGROUP_ROOT,
 } from '../../../../src/tools/shell/sandbox/user-process-cgroups.ts';
-import {
-  createSandboxLayout,
-  createTestSandbox,
-  describeSandbox,
-  type SandboxLayout,
-} from './sandbox-host.ts';
+import { describeSandbox, useTestSandbox } from './sandbox-host.ts';
 
 describe('opening the per-user process cgroups', () => {
   const root = mkdtempSync(join(tmpdir(), 'mango-cgroup-'));
@@ -29,23 +23,14 @@ const usable = process.getuid?.() === 0 && typeof openUserProcessCgroups(61000, 
 if (!usable) console.warn(`[skip] per-user process limits: no writable pids cgroup at ${PIDS_CGROUP_ROOT}`);
 
 describeSandbox('one user cannot take every process slot of the shared sandbox uid', () => {
-  let sandbox: BubblewrapSandbox;
-  let layout: SandboxLayout;
-  beforeAll(async () => {
-    sandbox = createTestSandbox({ limits: { processes: 400, userProcesses: 60 } });
-    layout = await createSandboxLayout(sandbox);
-  });
-  afterAll(() => {
-    sandbox.dispose();
-    layout.remove();
-  });
+  const setup = useTestSandbox({ limits: { processes: 400, userProcesses: 60 } });
 
   const run = (userId: string, command: string) =>
-    sandbox.run({
+    setup.sandbox.run({
       shell: 'bash',
       command,
-      cwd: layout.alice,
-      reachable: layout.reachable,
+      cwd: setup.layout.alice,
+      reachable: setup.layout.reachable,
       deniedPaths: [],
       deniedEnvVars: [],
       interpreterPath: '/usr/bin/bash',
@@ -78,7 +63,7 @@ describeSandbox('one user cannot take every process slot of the shared sandbox u
   test.skipIf(!usable)(
     "a fork loop stops at its user's limit while another user's command still starts 40 processes",
     async () => {
-      expect(sandbox.status()).toMatchObject({
+      expect(setup.sandbox.status()).toMatchObject({
         summary: expect.stringContaining('at most 60 processes per user'),
       });
       const forkLoop =
