@@ -4,7 +4,9 @@
  * (`turn-printer.ts`), and Ctrl-C cancels the running turn. History lives in memory for the session.
  *
  * Without `--user` the tools run in operator mode (the whole filesystem minus the protected set); with
- * `--user NAME` they reach exactly what NAME's chats reach (`cli-tool-access.ts`).
+ * `--user NAME` they reach exactly what NAME's chats reach (`cli-tool-access.ts`), run as NAME (their
+ * processes count against NAME's limit), and NAME's external MCP tools join the builtins
+ * (`cli-tool-registry.ts`).
  *
  * A call that needs the user's approval is asked about on the terminal (`terminal-approval-gate.ts`),
  * and denied when stdin is not a terminal.
@@ -27,6 +29,7 @@ import type { ExecuteToolOptions } from '../../tools/execution.ts';
 import { InMemoryFreshnessLedger } from '../../tools/freshness-ledger.ts';
 import { defaultToolRegistry } from '../../tools/registry.ts';
 import { resolveCliAccess } from '../cli-tool-access.ts';
+import { withCliToolRegistry } from '../cli-tool-registry.ts';
 import { createTerminalApprovalGate } from '../terminal-approval-gate.ts';
 import { createTurnPrinter } from '../turn-printer.ts';
 import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
@@ -102,18 +105,11 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
     if (!values.model?.trim()) throw new UsageError('--model is required.');
     if (values.user === '') throw new UsageError('--user needs a user NAME.');
     const maxIterations = parseIterations(values['max-iterations']);
-    const { access, confined } = await resolveCliAccess(io, {
+    const { userId, access, confined } = await resolveCliAccess(io, {
       userName: values.user,
       cwd: values.cwd,
       unrestricted: values.unrestricted ?? false,
     });
-    const registry = dependencies.executeOptions?.registry ?? defaultToolRegistry;
-    const settings = new InMemoryToolSettingsRepository();
-    for (const name of values.enable ?? []) {
-      if (!registry.get(name)) throw new UsageError(`--enable ${name}: no such tool.`);
-      await settings.put('cli', name, { enabled: true });
-    }
-
     let provider: ModelProvider;
     try {
       provider = dependencies.createProvider(providerId as ProviderId, io.env);
@@ -121,75 +117,86 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
       io.stderr(`mango chat: provider "${providerId}" is not available: ${(error as Error).message}\n`);
       return 1;
     }
-    const tools = await getEnabledToolRuntime(settings, 'cli', { registry });
-    const systemPrompt = buildSystemPrompt({
-      reachable: access.reachable,
-      confined,
-      chatSystemPrompt: values.system,
-    });
-    const chatId = `cli-${randomUUID()}`;
-    const ledger = new InMemoryFreshnessLedger();
-    const history: ConversationItem[] = [];
-    const print = createTurnPrinter(io.stdout);
-    const onInterrupt = dependencies.onInterrupt ?? sigintListener;
-    // One reader of stdin for both the messages and the answers to approval questions: a question is
-    // asked only while a turn runs, when the message loop is not reading.
-    const lines = (dependencies.readLines ?? stdinLines)()[Symbol.asyncIterator]();
-    const approvals = createTerminalApprovalGate({
-      isTerminal: dependencies.stdinIsTerminal ?? process.stdin.isTTY === true,
-      readLine: async () => {
-        const next = await lines.next();
-        return next.done ? undefined : next.value;
-      },
-      write: io.stdout,
-      timers: dependencies.approvalTimers,
-    });
-
-    const runOne = async (message: string): Promise<TurnDoneReason> => {
-      const controller = new AbortController();
-      const stopListening = onInterrupt(() => controller.abort());
-      let reason: TurnDoneReason = 'error';
-      try {
-        for await (const event of runTurn({
-          provider,
-          model: values.model as string,
-          systemPrompt,
-          history: [...history],
-          userText: message,
-          tools,
-          toolContext: {
-            userId: 'cli',
-            chatId,
-            ...access,
-            ledger,
-            dataDirectory: dataDirectoryOf(io.env, io.cwd),
-          },
-          signal: controller.signal,
-          limits: { maxIterations },
-          onItem: (item) => {
-            history.push(item);
-          },
-          executeOptions: dependencies.executeOptions,
-          approvals,
-        })) {
-          print(event);
-          if (event.type === 'done') reason = event.reason;
-        }
-      } finally {
-        stopListening();
+    const builtins = dependencies.executeOptions?.registry ?? defaultToolRegistry;
+    // With --user, that user's external MCP tools join the builtins for the whole session.
+    const sessionUser = values.user === undefined ? undefined : userId;
+    return withCliToolRegistry(io, sessionUser, builtins, async (registry) => {
+      const settings = new InMemoryToolSettingsRepository();
+      for (const name of values.enable ?? []) {
+        if (!registry.get(name)) throw new UsageError(`--enable ${name}: no such tool.`);
+        await settings.put('cli', name, { enabled: true });
       }
-      return reason;
-    };
 
-    if (values.message !== undefined) {
-      return (await runOne(values.message)) === 'completed' ? 0 : 1;
-    }
-    const interactive = dependencies.interactive ?? process.stdin.isTTY === true;
-    if (interactive) io.stdout('> ');
-    for (let next = await lines.next(); !next.done; next = await lines.next()) {
-      if (next.value.trim() !== '') await runOne(next.value);
+      const tools = await getEnabledToolRuntime(settings, 'cli', { registry });
+      const systemPrompt = buildSystemPrompt({
+        reachable: access.reachable,
+        confined,
+        chatSystemPrompt: values.system,
+      });
+      const chatId = `cli-${randomUUID()}`;
+      const ledger = new InMemoryFreshnessLedger();
+      const history: ConversationItem[] = [];
+      const print = createTurnPrinter(io.stdout);
+      const onInterrupt = dependencies.onInterrupt ?? sigintListener;
+      // One reader of stdin for both the messages and the answers to approval questions: a question is
+      // asked only while a turn runs, when the message loop is not reading.
+      const lines = (dependencies.readLines ?? stdinLines)()[Symbol.asyncIterator]();
+      const approvals = createTerminalApprovalGate({
+        isTerminal: dependencies.stdinIsTerminal ?? process.stdin.isTTY === true,
+        readLine: async () => {
+          const next = await lines.next();
+          return next.done ? undefined : next.value;
+        },
+        write: io.stdout,
+        timers: dependencies.approvalTimers,
+      });
+
+      const runOne = async (message: string): Promise<TurnDoneReason> => {
+        const controller = new AbortController();
+        const stopListening = onInterrupt(() => controller.abort());
+        let reason: TurnDoneReason = 'error';
+        try {
+          for await (const event of runTurn({
+            provider,
+            model: values.model as string,
+            systemPrompt,
+            history: [...history],
+            userText: message,
+            tools,
+            toolContext: {
+              userId,
+              chatId,
+              ...access,
+              ledger,
+              dataDirectory: dataDirectoryOf(io.env, io.cwd),
+            },
+            signal: controller.signal,
+            limits: { maxIterations },
+            onItem: (item) => {
+              history.push(item);
+            },
+            executeOptions: { ...dependencies.executeOptions, registry },
+            approvals,
+          })) {
+            print(event);
+            if (event.type === 'done') reason = event.reason;
+          }
+        } finally {
+          stopListening();
+        }
+        return reason;
+      };
+
+      if (values.message !== undefined) {
+        return (await runOne(values.message)) === 'completed' ? 0 : 1;
+      }
+      const interactive = dependencies.interactive ?? process.stdin.isTTY === true;
       if (interactive) io.stdout('> ');
-    }
-    return 0;
+      for (let next = await lines.next(); !next.done; next = await lines.next()) {
+        if (next.value.trim() !== '') await runOne(next.value);
+        if (interactive) io.stdout('> ');
+      }
+      return 0;
+    });
   };
 }

@@ -9,14 +9,12 @@
 import { ConfigError } from '../../config/config-error.ts';
 import { readVariable } from '../../config/environment-variables.ts';
 import type { McpServerDeclaration } from '../../config/mcp-servers-file.ts';
-import { DatabaseUserMcpServerRepository } from '../../db/database-user-mcp-server-repository.ts';
 import { DatabaseUserRepository } from '../../db/database-user-repository.ts';
-import { createExternalTools, type ExternalTools } from '../../mcp-client/create-external-tool-source.ts';
+import type { ExternalTools } from '../../mcp-client/create-external-tool-source.ts';
 import type { McpServerState } from '../../mcp-client/external-tool-source.ts';
 import { defaultToolRegistry } from '../../tools/registry.ts';
-import { loadCliConfig } from '../load-cli-config.ts';
+import { openCliExternalTools } from '../cli-tool-registry.ts';
 import { withCliDatabase } from '../open-cli-database.ts';
-import { openWorkspaceService } from '../open-workspace-service.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
 import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
 
@@ -38,22 +36,14 @@ async function withExternalTools(
   userName: string | undefined,
   use: (external: ExternalTools, userId: string | undefined) => Promise<number>,
 ): Promise<number> {
-  const config = loadCliConfig(io);
   if (userName === undefined && readVariable(io.env, 'MANGO_MCP_SERVERS') === undefined) {
     io.stderr('mango: MANGO_MCP_SERVERS is not set: the operator offers no external MCP servers.\n');
     return 1;
   }
   return withCliDatabase(io, async (database) => {
-    const workspaces = openWorkspaceService(config, database);
-    let external: ExternalTools | undefined;
+    let external: ExternalTools;
     try {
-      external = createExternalTools({
-        environment: io.env,
-        builtins: defaultToolRegistry,
-        dataDirectory: config.dataDirectory,
-        workspaces,
-        userServerRepository: new DatabaseUserMcpServerRepository(database),
-      });
+      external = openCliExternalTools(io, database, defaultToolRegistry);
     } catch (error) {
       if (error instanceof ConfigError) {
         io.stderr(`mango: ${error.message}\n`);
@@ -61,7 +51,6 @@ async function withExternalTools(
       }
       throw error;
     }
-    if (!external) throw new Error('external tools are always built over a database');
     let userId: string | undefined;
     if (userName !== undefined) {
       const user = await new DatabaseUserRepository(database).findByName(userName);

@@ -1,0 +1,111 @@
+/**
+ * `mango chat --user NAME` offers NAME's external MCP tools with the builtins, as NAME's chats do: a
+ * real server-everything on stdio (in the shell sandbox) from the operator file, over a real SQLite
+ * database. In operator mode (no `--user`) the builtins only.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createChatCommand } from '../../src/cli/commands/chat.ts';
+import { runCli } from '../../src/cli/main.ts';
+import type { ConversationItem } from '../../src/contracts/conversation-item.ts';
+import { capturedIo } from '../helpers/captured-io.ts';
+import { ScriptedProvider, textResponse, toolCallsResponse } from '../helpers/scripted-provider.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
+import { EVERYTHING_SCRIPT, NODE_MODULES } from '../mcp-client/external-servers.ts';
+import { describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
+
+describeSandbox('mango chat with external MCP tools', () => {
+  let handle: TestDatabase;
+  let directory: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    handle = await createTestDatabase('sqlite');
+    // The sandbox uid passes through these to the user's workspace and state directory.
+    chmodSync(handle.config.workspacesDirectory, 0o711);
+    chmodSync(handle.config.dataDirectory, 0o711);
+    directory = mkdtempSync(join(tmpdir(), 'mango-chat-external-'));
+    const file = join(directory, 'servers.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          everything: { command: 'node', args: [EVERYTHING_SCRIPT, 'stdio'], packageDirectory: NODE_MODULES },
+        },
+      }),
+    );
+    env = {
+      MANGO_DATA_DIR: handle.config.dataDirectory,
+      MANGO_WORKSPACES_DIR: handle.config.workspacesDirectory,
+      MANGO_MCP_SERVERS: file,
+    };
+    expect(await runCli(['user', 'add', 'nora'], capturedIo(directory, env).io)).toBe(0);
+  });
+  afterAll(async () => {
+    await handle.dispose();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  async function chat(argv: string[], provider: ScriptedProvider, answers: string[] = []) {
+    async function* lines() {
+      yield* answers;
+    }
+    const command = createChatCommand({
+      createProvider: () => provider,
+      onInterrupt: () => () => {},
+      interactive: false,
+      stdinIsTerminal: true,
+      readLines: lines,
+    });
+    const { io, written } = capturedIo(directory, env);
+    const code = await command(['--provider', 'anthropic', '--model', 'claude-test', ...argv], io);
+    return { code, ...written };
+  }
+
+  test('with --user the model is offered the user’s external tools, and a call runs after approval', async () => {
+    const provider = new ScriptedProvider([
+      toolCallsResponse([
+        { id: 'c1', name: 'mcp__everything__echo', arguments: { message: 'from the CLI' } },
+      ]),
+      textResponse('Echoed.'),
+    ]);
+    const result = await chat(['--user', 'nora', '--message', 'echo it'], provider, ['y']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const offered = provider.requests[0]?.tools.map((tool) => tool.name) ?? [];
+    expect(offered).toContain('mcp__everything__echo');
+    expect(offered).toContain('read_file');
+    const output = provider.requests[1]?.history.find(
+      (item): item is Extract<ConversationItem, { type: 'tool_result' }> => item.type === 'tool_result',
+    );
+    expect(output).toMatchObject({ callId: 'c1', ok: true });
+    expect(output?.output).toContain('Echo: from the CLI');
+    expect(result.stdout).toContain('Approve mcp__everything__echo');
+    expect(result.stdout).toEndWith('Echoed.\n');
+  }, 60_000);
+
+  test('without --user (operator mode) only the builtins are offered', async () => {
+    const provider = new ScriptedProvider([textResponse('Hi.')]);
+    const result = await chat(['--message', 'hello'], provider);
+    expect(result.code).toBe(0);
+    const offered = provider.requests[0]?.tools.map((tool) => tool.name) ?? [];
+    expect(offered.some((name) => name.startsWith('mcp__'))).toBe(false);
+    expect(offered).toContain('read_file');
+  });
+
+  test('--enable takes an external tool of the user; in operator mode there is no such tool', async () => {
+    const enabled = await chat(
+      ['--user', 'nora', '--enable', 'mcp__everything__echo', '--message', 'x'],
+      new ScriptedProvider([textResponse('-')]),
+    );
+    expect(enabled).toEqual({ code: 0, stdout: '-\n', stderr: '' });
+    await expect(
+      chat(
+        ['--enable', 'mcp__everything__echo', '--message', 'x'],
+        new ScriptedProvider([textResponse('-')]),
+      ),
+    ).rejects.toThrow('--enable mcp__everything__echo: no such tool.');
+  }, 60_000);
+});
