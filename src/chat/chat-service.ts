@@ -80,6 +80,12 @@ export interface ChatServiceDependencies {
   rememberApprovalRule?: (userId: string, toolName: string, rule: RememberedApprovalRule) => Promise<void>;
   /** The approval timeout's timer (tests fire it without waiting). */
   approvalTimers?: ToolTimers;
+  /**
+   * True for a failure that says the database cannot be reached right now (the server passes its
+   * driver-code check). A turn retries such a failure of the access check before a call while its
+   * lease holds, instead of failing the call. Default: none is.
+   */
+  isDatabaseUnavailable?: (error: unknown) => boolean;
 }
 
 export interface CreateChatInput {
@@ -354,7 +360,11 @@ export class ChatService {
           dependencies: this.#dependencies,
           chat,
           access: await this.#accessOf(chat),
-          accessForCall: async () => toolAccessContext((await this.#accessOf(chat)).reachable),
+          accessForCall: async () => {
+            const unavailable = this.#dependencies.isDatabaseUnavailable ?? (() => false);
+            const access = await run.retriedRead(() => this.#accessOf(chat), unavailable);
+            return toolAccessContext(access.reachable);
+          },
           message,
           run,
           now: this.#now,

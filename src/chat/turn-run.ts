@@ -156,7 +156,10 @@ export class TurnRun {
    * write asked for after the loss is refused at once.
    * @throws TurnFencedError once the turn is lost (or refused by the fence).
    */
-  async #write<T>(operation: (fence: TurnFence) => Promise<T>): Promise<T> {
+  async #write<T>(
+    operation: (fence: TurnFence) => Promise<T>,
+    retryable: (error: unknown) => boolean = () => true,
+  ): Promise<T> {
     if (this.#lostReason !== undefined) throw new TurnFencedError(this.#lostReason);
     // Real elapsed time as well as the lease clock: a write that keeps failing stops the turn after
     // one lease period even when the injected clock stands still.
@@ -170,6 +173,7 @@ export class TurnRun {
         // An unreachable database may make the attempt hang: the turn must still stop on time.
         return await Promise.race([attempt, this.#lostSignal]);
       } catch (error) {
+        if (!(error instanceof TurnFencedError) && !retryable(error)) throw error;
         if (error instanceof TurnFencedError && error !== this.#lostError) {
           this.#lose(LOST_LEASE_MESSAGE);
           throw new TurnFencedError(this.#lostReason);
@@ -275,6 +279,22 @@ export class TurnRun {
    */
   fencedWrite<T>(operation: (fence: TurnFence) => Promise<T>): Promise<T> {
     return this.#write(operation);
+  }
+
+  /**
+   * A read the turn cannot go on without (the chat's access before a call), retried as a write is
+   * while the lease holds, but only for the failures `retryable` names (the database cannot be
+   * reached): a short outage then costs the call nothing and a long one stops the turn as a write's
+   * would, while any other failure (an access refused) is the caller's at once.
+   * @throws the first failure `retryable` refuses; TurnFencedError once the turn is lost.
+   */
+  retriedRead<T>(operation: () => Promise<T>, retryable: (error: unknown) => boolean): Promise<T> {
+    // Unlike a write under way, a read has nothing to finish once the turn is lost.
+    const read = async () => {
+      if (this.#lostReason !== undefined) throw new TurnFencedError(this.#lostReason);
+      return operation();
+    };
+    return this.#write(read, retryable);
   }
 
   /** Persists one conversation item of the turn (fenced, retried). */

@@ -20,6 +20,7 @@ import type { FreshnessLedger } from '../../tools/freshness-ledger.ts';
 import type { ToolRegistry } from '../../tools/registry.ts';
 import type { UserToolSource } from '../../tools/user-tool-source.ts';
 import type { WorkspaceService } from '../../workspaces/workspace-service.ts';
+import { isDatabaseUnavailableError } from '../database-outage.ts';
 
 export interface ChatServiceFactoryOptions {
   /** From `readChatConfig(environment)`. */
@@ -66,5 +67,6 @@ export function createServerChatService(options: ChatServiceFactoryOptions): Cha
       await options.toolSettings.addListEntry(userId, toolName, setting, rule);
     },
     approvalTimers: options.approvalTimers,
+    isDatabaseUnavailable: isDatabaseUnavailableError,
   });
 }
