@@ -5,7 +5,10 @@
  * validation and budget, the per-user tool source, result mapping and serialization), over Streamable
  * HTTP (the guarded fetch, no connection reuse) and over stdio (direct: a bare `node` process; through
  * the turn: the program in the bubblewrap sandbox). A turn with a no-op builtin tool is measured too,
- * so the loop's own share can be told apart. Rounds are interleaved; medians are printed.
+ * so the loop's own share can be told apart. Last, what a cold stdio connection costs before the first
+ * call (spawn, initialize, tools/list): a bare `node` with the SDK client against Mango's, whose
+ * program starts in its sandbox behind the program gate and joins the user's process cgroup.
+ * Rounds are interleaved; medians are printed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +36,7 @@ import { benchReachable } from './support/bench-reachable.ts';
 import { noopTool } from './support/noop-tool.ts';
 
 const CALLS = Number(process.env.MCP_CLIENT_BENCH_CALLS ?? 200);
+const CONNECTS = Number(process.env.MCP_CLIENT_BENCH_CONNECTS ?? 15);
 
 function median(values: number[]): number {
   const sorted = [...values].sort((left, right) => left - right);
@@ -149,6 +153,62 @@ console.log(
 );
 console.log(
   `stdio overhead of the turn over the SDK: ${overhead('stdio: one call through a turn (sandboxed)', 'stdio: SDK client, bare node')}`,
+);
+
+/**
+ * A cold stdio connection with the SDK alone: spawn node, initialize, list the tools. Resolves to how
+ * to close it, which is not timed (the two close their programs differently).
+ */
+async function bareConnect(): Promise<() => Promise<void>> {
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(
+    new StdioClientTransport({ command: 'node', args: [EVERYTHING, 'stdio'], stderr: 'ignore' }),
+  );
+  await client.listTools();
+  return () => client.close();
+}
+
+/** The same through Mango: a fresh pool, so the user's tool listing starts the sandboxed program. */
+async function sandboxedConnect(): Promise<() => Promise<void>> {
+  const fresh = new ExternalToolSource({
+    servers: new McpServerRegistry({ operatorServers: servers.filter((server) => server.name === 'local') }),
+    builtins,
+    pool: new McpConnectionPool(),
+    connector: {
+      dataDirectory: work,
+      sandbox: () => sandbox,
+      fetch: createGuardedFetch({ allowPrivate: true }),
+    },
+    listingAccess: async () => reachable,
+  });
+  const registry = await fresh.registryFor('bench');
+  if (!registry.get('mcp__local__echo')) throw new Error('the sandboxed server listed no echo tool');
+  return () => fresh.close();
+}
+
+const connects: Record<'bare' | 'sandboxed', number[]> = { bare: [], sandboxed: [] };
+for (let round = 0; round < CONNECTS; round += 1) {
+  for (const [name, run] of [
+    ['bare', bareConnect],
+    ['sandboxed', sandboxedConnect],
+  ] as const) {
+    const started = performance.now();
+    const close = await run();
+    connects[name].push(performance.now() - started);
+    await close();
+  }
+}
+const bareConnectMs = median(connects.bare);
+const sandboxedConnectMs = median(connects.sandboxed);
+console.log(
+  `-- a cold stdio connection (spawn, initialize, tools/list), ${CONNECTS} interleaved rounds, median --`,
+);
+console.log(`${'stdio: SDK client, bare node'.padEnd(46)} ${bareConnectMs.toFixed(2).padStart(8)} ms`);
+console.log(
+  `${'stdio: Mango, sandboxed and gated'.padEnd(46)} ${sandboxedConnectMs.toFixed(2).padStart(8)} ms`,
+);
+console.log(
+  `stdio connection overhead: ${(sandboxedConnectMs - bareConnectMs).toFixed(2)} ms (${(sandboxedConnectMs / bareConnectMs).toFixed(2)}×)`,
 );
 
 await httpDirect.close();
