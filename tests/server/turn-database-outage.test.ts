@@ -9,7 +9,8 @@
  *   at once, never left busy, and nothing is lost or stored twice.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chatApi, waitUntil } from '../helpers/chat-api-client.ts';
@@ -30,6 +31,8 @@ let server: ServerProcess;
 beforeAll(async () => {
   replay = startReplayServer();
   root = await realpath(await mkdtemp(join(tmpdir(), 'mango-db-outage-')));
+  // The sandbox uid passes through it to the user's workspace, where the calls run.
+  await chmod(root, 0o711);
   postgres = await createPostgresDatabase();
   const upstream = new URL(postgres.url);
   proxy = await startPausableTcpProxy(Number(upstream.port || 5432));
@@ -52,8 +55,32 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+/** A bash call that leaves a file `running-<id>` in the chat's working directory, then sleeps. */
 const sleepCall = (id: string, seconds: number) =>
-  chatBody({ calls: [{ id, name: 'bash', fragments: [JSON.stringify({ command: `sleep ${seconds}` })] }] });
+  chatBody({
+    calls: [
+      {
+        id,
+        name: 'bash',
+        fragments: [JSON.stringify({ command: `touch running-${id} && sleep ${seconds}` })],
+      },
+    ],
+  });
+
+/**
+ * Resolves once the call `id` runs: its file exists in some workspace. Cutting the database then makes
+ * the outage fall while the tool runs, after the checks before the call, however loaded the machine.
+ */
+async function whenRunning(id: string): Promise<void> {
+  const workspaces = join(root, 'workspaces');
+  for (;;) {
+    const found = (await readdir(workspaces).catch(() => [] as string[])).some((user) =>
+      existsSync(join(workspaces, user, `running-${id}`)),
+    );
+    if (found) return;
+    await Bun.sleep(5);
+  }
+}
 
 describe('database outage during a turn', () => {
   test('a 1 s outage while a tool runs: the turn completes, every item stored exactly once', async () => {
@@ -68,21 +95,25 @@ describe('database outage during a turn', () => {
       ).status,
     ).toBe(200);
     const chatId = await api.createChat();
-    replay.enqueue({ body: sleepCall('b1', 0.5) }, { body: chatBody({ text: 'Slept.' }) });
+    replay.enqueue({ body: sleepCall('b1', 1.5) }, { body: chatBody({ text: 'Slept.' }) });
     const events: Record<string, unknown>[] = [];
-    let restored: Promise<void> | undefined;
+    const restored = whenRunning('b1').then(async () => {
+      proxy.cut();
+      await Bun.sleep(1_000);
+      proxy.restore();
+    });
     for await (const event of readSseEvents(
       await api.call('POST', `/api/chats/${chatId}/turns`, { message: 'Nap.' }),
     )) {
       events.push(event);
-      if (event.type === 'tool_call_completed') {
-        proxy.cut();
-        restored = Bun.sleep(1_000).then(() => proxy.restore());
-      }
     }
     await restored;
     expect(events.at(-1)).toEqual({ type: 'done', reason: 'completed' });
-    expect(events.find((event) => event.type === 'tool_result')).toMatchObject({ callId: 'b1', ok: true });
+    expect(events.find((event) => event.type === 'tool_result')).toMatchObject({
+      callId: 'b1',
+      ok: true,
+      result: { exitCode: 0, stderr: '' },
+    });
     const items = (await api.items(chatId)) as { type: string }[];
     expect(items.map((item) => item.type)).toEqual([
       'user_text',
@@ -95,23 +126,21 @@ describe('database outage during a turn', () => {
   test('an outage longer than the lease: done{error} saying why, then the chat is usable as soon as the database is back', async () => {
     const api = chatApi(server.url, server.token!);
     const chatId = await api.createChat();
-    replay.enqueue({ body: sleepCall('b2', 0.3) });
+    replay.enqueue({ body: sleepCall('b2', 1) });
     const events: Record<string, unknown>[] = [];
     let cutAt = 0;
     let restoredAt = 0;
-    let restored: Promise<void> | undefined;
+    const restored = whenRunning('b2').then(async () => {
+      proxy.cut();
+      cutAt = performance.now();
+      await Bun.sleep(LEASE_MS + 2_000);
+      proxy.restore();
+      restoredAt = performance.now();
+    });
     for await (const event of readSseEvents(
       await api.call('POST', `/api/chats/${chatId}/turns`, { message: 'Nap.' }),
     )) {
       events.push(event);
-      if (event.type === 'tool_call_completed') {
-        proxy.cut();
-        cutAt = performance.now();
-        restored = Bun.sleep(LEASE_MS + 2_000).then(() => {
-          proxy.restore();
-          restoredAt = performance.now();
-        });
-      }
     }
     const endedAt = performance.now();
     expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'error' });
