@@ -46,6 +46,7 @@ import {
   type SandboxPrograms,
   sandboxArguments,
 } from './sandbox-arguments.ts';
+import { sandboxBuildFailure } from './sandbox-build-failure.ts';
 import { formatSandboxLogLine } from './sandbox-log-line.ts';
 import { createSandboxPool, sandboxKey } from './sandbox-pool.ts';
 import {
@@ -279,7 +280,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     message: Uint8Array,
     timeoutMs: number,
     userId: string,
-    onStart: (prebuilt: boolean) => void,
+    onStart: (prebuilt: boolean, sandbox: LaunchedSandbox) => void,
   ): Promise<WrappedShellProcess> => {
     let sandbox: LaunchedSandbox | undefined = pool.take(sandboxKey(argv));
     // The call's own budget starts once it runs; waiting for a pooled sandbox must not outlast it.
@@ -290,7 +291,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       sandbox = launchSandbox(argv, cwd);
     }
     const chosen = sandbox as LaunchedSandbox;
-    onStart(prebuilt);
+    onStart(prebuilt, chosen);
     if (typeof cgroups !== 'string') {
       await admitSandbox({
         cgroups,
@@ -361,6 +362,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       };
       const argv = argumentsFor(programs, readyState(state), command);
       let prebuilt: boolean | undefined;
+      let launched: LaunchedSandbox | undefined;
       const result = await runShellCommand({
         ...command,
         interpreter,
@@ -373,8 +375,9 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
               encodeWaiterMessage(interpreterArguments, environment),
               command.timeoutMs,
               command.userId,
-              (value) => {
+              (value, sandbox) => {
                 prebuilt = value;
+                launched = sandbox;
               },
             ),
         },
@@ -383,6 +386,8 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       // model reads this result.
       if (status.available) pool.prepare(sandboxKey(argv), argv, command.cwd);
       log(formatSandboxLogLine('bubblewrap', command, result, prebuilt));
+      const failure = launched && (await sandboxBuildFailure(launched, result, identity.uid));
+      if (failure) throw new ToolError('execution_error', failure);
       return result;
     },
   };

@@ -23,6 +23,8 @@ export interface LaunchedSandbox {
   readonly child: ShellChild;
   /** True once the waiter reported that it runs; false when the process ended first or `limitMs` passed. */
   ready(limitMs: number): Promise<boolean>;
+  /** Whether the waiter ever started: false when bubblewrap could not build the sandbox. */
+  started(): Promise<boolean>;
   /** Hands the sandbox its call: the message of encodeWaiterMessage. */
   handOver(message: Uint8Array): Promise<void>;
   /** The interpreter's real wait status after the process exited (undefined when none was reported). */
@@ -71,6 +73,7 @@ export function launchSandbox(argv: readonly string[], cwd: string): LaunchedSan
   return {
     child: child as ShellChild,
     ready,
+    started,
     async handOver(message: Uint8Array): Promise<void> {
       if (handedOver) throw new Error('A sandbox is used for one call only.');
       handedOver = true;
