@@ -66,17 +66,21 @@ const servers: McpServerDeclaration[] = [
 ];
 const builtins = new ToolRegistry();
 builtins.register(noopTool);
-const source = new ExternalToolSource({
-  servers: new McpServerRegistry({ operatorServers: servers }),
-  builtins,
-  pool: new McpConnectionPool(),
-  connector: {
-    dataDirectory: work,
-    sandbox: () => sandbox,
-    fetch: createGuardedFetch({ allowPrivate: true }),
-  },
-  listingAccess: async () => reachable,
-});
+/** The tools of `declared` for the bench user, over a pool of their own. */
+function toolSourceOf(declared: McpServerDeclaration[]): ExternalToolSource {
+  return new ExternalToolSource({
+    servers: new McpServerRegistry({ operatorServers: declared }),
+    builtins,
+    pool: new McpConnectionPool(),
+    connector: {
+      dataDirectory: work,
+      sandbox: () => sandbox,
+      fetch: createGuardedFetch({ allowPrivate: true }),
+    },
+    listingAccess: async () => reachable,
+  });
+}
+const source = toolSourceOf(servers);
 // External tools ask before every call by default; the bench measures a user who set them to run
 // without asking, so the figures are the call's own cost, not a person's answer time.
 const savedSettings = new InMemoryToolSettingsRepository();
@@ -170,17 +174,7 @@ async function bareConnect(): Promise<() => Promise<void>> {
 
 /** The same through Mango: a fresh pool, so the user's tool listing starts the sandboxed program. */
 async function sandboxedConnect(): Promise<() => Promise<void>> {
-  const fresh = new ExternalToolSource({
-    servers: new McpServerRegistry({ operatorServers: servers.filter((server) => server.name === 'local') }),
-    builtins,
-    pool: new McpConnectionPool(),
-    connector: {
-      dataDirectory: work,
-      sandbox: () => sandbox,
-      fetch: createGuardedFetch({ allowPrivate: true }),
-    },
-    listingAccess: async () => reachable,
-  });
+  const fresh = toolSourceOf(servers.filter((server) => server.name === 'local'));
   const registry = await fresh.registryFor('bench');
   if (!registry.get('mcp__local__echo')) throw new Error('the sandboxed server listed no echo tool');
   return () => fresh.close();
