@@ -10,23 +10,14 @@ import { InMemoryChatRepository } from '../../src/chat/in-memory-chat-repository
 import { StoredToolApprovalGate } from '../../src/chat/stored-tool-approval-gate.ts';
 import { type TurnFence, TurnFencedError } from '../../src/chat/turn-fence.ts';
 import { manualTimers } from '../helpers/manual-timers.ts';
+import { testChat } from '../helpers/test-chat.ts';
 
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
 const iso = (milliseconds: number) => new Date(milliseconds).toISOString();
 
 async function setUp(options: { pollMilliseconds?: number } = {}) {
   const repository = new InMemoryChatRepository();
-  await repository.createChat({
-    id: 'chat',
-    userId: 'u1',
-    title: 't',
-    workingDirectory: null,
-    confined: true,
-    provider: 'openai',
-    model: 'm',
-    systemPrompt: null,
-    createdAt: iso(T0),
-  });
+  await repository.createChat(testChat('chat', iso(T0)));
   const turn = (await repository.turns.claimTurn({
     chatId: 'chat',
     turnId: 'turn',

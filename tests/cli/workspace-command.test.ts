@@ -10,6 +10,7 @@ import { runCli } from '../../src/cli/main.ts';
 import { DatabaseChatRepository } from '../../src/db/database-chat-repository.ts';
 import { DatabaseUserRepository } from '../../src/db/database-user-repository.ts';
 import { DatabaseWorkspaceRepository } from '../../src/db/database-workspace-repository.ts';
+import { testChat } from '../helpers/test-chat.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
 describe.each(BACKENDS)('mango workspace and user token on %s', (backend) => {
@@ -99,17 +100,8 @@ describe.each(BACKENDS)('mango workspace and user token on %s', (backend) => {
     expect((await run(['user', 'add', 'cy'])).code).toBe(0);
     const cy = (await new DatabaseUserRepository(handle.database).findByName('cy'))!;
     const chats = new DatabaseChatRepository(handle.database);
-    const chat = (id: string, workingDirectory: string | null) => ({
-      id,
-      userId: cy.id,
-      title: 't',
-      workingDirectory,
-      confined: true,
-      provider: 'openai' as const,
-      model: 'm',
-      systemPrompt: null,
-      createdAt: '2026-01-01T00:00:00.000Z',
-    });
+    const chat = (id: string, workingDirectory: string | null) =>
+      testChat(id, '2026-01-01T00:00:00.000Z', { userId: cy.id, workingDirectory });
     await chats.createChat(chat('c1', join(work, 'project')));
     await chats.createChat(chat('c2', handle.config.dataDirectory));
     await chats.createChat(chat('c3', null));

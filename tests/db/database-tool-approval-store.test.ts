@@ -12,6 +12,7 @@ import type { NewToolApproval, ToolApprovalRecord } from '../../src/chat/tool-ap
 import { type TurnFence, TurnFencedError } from '../../src/chat/turn-fence.ts';
 import type { TurnRecord } from '../../src/chat/turn-store.ts';
 import { DatabaseChatRepository } from '../../src/db/database-chat-repository.ts';
+import { testChat } from '../helpers/test-chat.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
@@ -37,17 +38,7 @@ describe.each(['memory', ...BACKENDS] as const)('the approval store on %s', (bac
   async function runningTurn(leaseMs = 10_000): Promise<{ chatId: string; turn: TurnRecord }> {
     chats += 1;
     const chatId = `chat-${chats}`;
-    await repository.createChat({
-      id: chatId,
-      userId: 'u1',
-      title: 't',
-      workingDirectory: null,
-      confined: true,
-      provider: 'openai',
-      model: 'm',
-      systemPrompt: null,
-      createdAt: at(0),
-    });
+    await repository.createChat(testChat(chatId, at(0)));
     const turn = await repository.turns.claimTurn({
       chatId,
       turnId: `turn-${chats}-${crypto.randomUUID()}`,

@@ -8,6 +8,7 @@ import type { TurnFence } from '../../src/chat/turn-fence.ts';
 import { TurnFencedError } from '../../src/chat/turn-fence.ts';
 import type { TurnRecord } from '../../src/chat/turn-store.ts';
 import { DatabaseChatRepository } from '../../src/db/database-chat-repository.ts';
+import { testChat } from '../helpers/test-chat.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
@@ -30,17 +31,7 @@ describe.each(BACKENDS)('DatabaseTurnStore on %s', (backend) => {
   async function createChat(): Promise<string> {
     chats += 1;
     const id = `chat-${chats}`;
-    await repository.createChat({
-      id,
-      userId: 'u1',
-      title: 't',
-      workingDirectory: null,
-      confined: true,
-      provider: 'openai',
-      model: 'm',
-      systemPrompt: null,
-      createdAt: at(0),
-    });
+    await repository.createChat(testChat(id, at(0)));
     return id;
   }
 

@@ -4,7 +4,7 @@
  * edit_file set to ask before every call, and headless Chromium; plus the steps the tests repeat (open a
  * new chat, send, script a bash call, wait for a card to wait, read what the model received).
  */
-import { expect } from 'bun:test';
+import { afterAll, beforeAll, expect } from 'bun:test';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -113,6 +113,23 @@ export async function startApprovalPage(): Promise<ApprovalPage> {
       await browser.close();
       await server.stop();
       await replay.close();
+    },
+  };
+}
+
+/** The approval page for the tests of one file: started before them (within `timeoutMs`), closed after. */
+export function useApprovalPage(timeoutMs: number): { readonly fixture: ApprovalPage } {
+  let started: ApprovalPage | undefined;
+  beforeAll(async () => {
+    started = await startApprovalPage();
+  }, timeoutMs);
+  afterAll(async () => {
+    await started?.close();
+  });
+  return {
+    get fixture() {
+      if (!started) throw new Error('the approval page is started before the tests run');
+      return started;
     },
   };
 }

@@ -11,19 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AddressVerdict, judgeAddress } from '../../src/mcp-client/address-policy.ts';
 import { createGuardedFetch } from '../../src/mcp-client/guarded-fetch.ts';
-import { ToolError } from '../../src/tools/errors.ts';
+import { outcomeOf } from './fetch-outcome.ts';
 
 const CLIENT = join(import.meta.dir, '__fixtures__', 'guarded-fetch-client.ts');
-
-async function outcomeOf(promise: Promise<Response>): Promise<string> {
-  try {
-    const response = await promise;
-    return `${response.status} ${await response.text()}`;
-  } catch (error) {
-    if (ToolError.isInstance(error)) return `${error.classification}: ${error.message}`;
-    return `error: ${(error as Error).message}`;
-  }
-}
 
 describe('the guarded fetch over HTTPS', () => {
   let directory: string;

@@ -1,18 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { judgeAddress } from '../../src/mcp-client/address-policy.ts';
 import { createGuardedFetch, SELF_MARK_HEADER } from '../../src/mcp-client/guarded-fetch.ts';
-import { ToolError } from '../../src/tools/errors.ts';
-
-/** What a fetch ended in: the body text, or the classification and message of its refusal. */
-async function outcomeOf(promise: Promise<Response>): Promise<string> {
-  try {
-    const response = await promise;
-    return `${response.status} ${await response.text()}`;
-  } catch (error) {
-    if (ToolError.isInstance(error)) return `${error.classification}: ${error.message}`;
-    return `error: ${(error as Error).message}`;
-  }
-}
+import { outcomeOf } from './fetch-outcome.ts';
 
 describe('the guarded fetch, with private addresses not allowed', () => {
   let loopback: ReturnType<typeof Bun.serve>;

@@ -7,31 +7,23 @@
  * message in the card, its buttons go and focus stays on the card; edit_file waits with a line diff and
  * write_file with the content. Screenshots go to `test-results/`. Run by `npm run test:e2e`.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type ApprovalPage, send, startApprovalPage, waitingCard } from '../helpers/approval-page.ts';
+import { send, useApprovalPage, waitingCard } from '../helpers/approval-page.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import { PHONE_VIEWPORT, SCREENSHOT_DIRECTORY } from '../helpers/web-browser.ts';
 
 const TIMEOUT_MS = 60_000;
-let fixture: ApprovalPage;
-
-beforeAll(async () => {
-  fixture = await startApprovalPage();
-}, TIMEOUT_MS);
-
-afterAll(async () => {
-  await fixture?.close();
-});
+const approvals = useApprovalPage(TIMEOUT_MS);
 
 describe('answers on the chat page in Chromium: rules, order, late answers, files', () => {
   test(
     '"Always allow…" saves the edited prefix and "Remember this exact command" the command, in bash’s settings',
     async () => {
-      fixture.scriptBash('call_prefix', 'git status --short', 'Clean.');
-      const page = await fixture.browser.newPage();
-      await fixture.openNewChat(page, 'Rules chat');
+      approvals.fixture.scriptBash('call_prefix', 'git status --short', 'Clean.');
+      const page = await approvals.fixture.browser.newPage();
+      await approvals.fixture.openNewChat(page, 'Rules chat');
       await send(page, 'Status?');
       const card = await waitingCard(page, 'call_prefix');
       await card.getByRole('button', { name: 'Always allow…' }).click();
@@ -54,7 +46,7 @@ describe('answers on the chat page in Chromium: rules, order, late answers, file
       expect(await card.locator('.call-approval').textContent()).toBe(
         'Approved by you. Saved git status in autoApprovedCommands: it runs without asking from now on.',
       );
-      expect((await fixture.toolParameters('bash')).autoApprovedCommands).toEqual(['git status']);
+      expect((await approvals.fixture.toolParameters('bash')).autoApprovedCommands).toEqual(['git status']);
       await page.getByText('Clean.').waitFor();
       // A reload tells the same: the rule is in the turn's stored trace.
       await page.reload();
@@ -64,15 +56,15 @@ describe('answers on the chat page in Chromium: rules, order, late answers, file
       );
 
       const exact = 'ls -la | head -3';
-      fixture.scriptBash('call_exact', exact, 'Listed.');
+      approvals.fixture.scriptBash('call_exact', exact, 'Listed.');
       await send(page, 'List');
       const exactCard = await waitingCard(page, 'call_exact');
       await exactCard.getByRole('button', { name: 'Remember this exact command' }).click();
       await exactCard.locator('.call-status', { hasText: 'done' }).waitFor();
-      expect((await fixture.toolParameters('bash')).autoApprovedExactCommands).toEqual([exact]);
+      expect((await approvals.fixture.toolParameters('bash')).autoApprovedExactCommands).toEqual([exact]);
       await page.getByText('Listed.').waitFor();
-      expect(fixture.replay.failures).toEqual([]);
-      await fixture.saveTool('bash', {
+      expect(approvals.fixture.replay.failures).toEqual([]);
+      await approvals.fixture.saveTool('bash', {
         approval: 'always',
         autoApprovedCommands: [],
         autoApprovedExactCommands: [],
@@ -85,7 +77,7 @@ describe('answers on the chat page in Chromium: rules, order, late answers, file
   test(
     'a call behind a waiting one of the same response says it waits for that one’s approval',
     async () => {
-      fixture.replay.enqueue(
+      approvals.fixture.replay.enqueue(
         {
           body: chatBody({
             calls: [
@@ -96,8 +88,8 @@ describe('answers on the chat page in Chromium: rules, order, late answers, file
         },
         { body: chatBody({ text: 'Both ran.' }) },
       );
-      const page = await fixture.browser.newPage();
-      await fixture.openNewChat(page, 'Queued chat');
+      const page = await approvals.fixture.browser.newPage();
+      await approvals.fixture.openNewChat(page, 'Queued chat');
       await send(page, 'Echo twice');
       const first = await waitingCard(page, 'call_first');
       const second = page.locator('article[data-call-id="call_second"]');
@@ -116,7 +108,7 @@ describe('answers on the chat page in Chromium: rules, order, late answers, file
       await second.getByRole('button', { name: 'Approve' }).click();
       await page.getByText('Both ran.').waitFor();
       expect(await second.locator('.call-status').textContent()).toBe('done');
-      expect(fixture.replay.failures).toEqual([]);
+      expect(approvals.fixture.replay.failures).toEqual([]);
       await page.close();
     },
     TIMEOUT_MS,
@@ -125,14 +117,14 @@ describe('answers on the chat page in Chromium: rules, order, late answers, file
   test(
     'an answer that comes too late shows the server’s message in the card, and the buttons go',
     async () => {
-      fixture.scriptBash('call_twice', 'echo answered-elsewhere', 'Ran once.');
-      const page = await fixture.browser.newPage();
-      const chatId = await fixture.openNewChat(page, 'Late answer chat');
+      approvals.fixture.scriptBash('call_twice', 'echo answered-elsewhere', 'Ran once.');
+      const page = await approvals.fixture.browser.newPage();
+      const chatId = await approvals.fixture.openNewChat(page, 'Late answer chat');
       await send(page, 'Echo');
       await waitingCard(page, 'call_twice');
 
       // A second tab whose stream is held back, so it still shows the buttons after the answer.
-      const other = await fixture.browser.newPage();
+      const other = await approvals.fixture.browser.newPage();
       let release = () => {};
       let held = Promise.resolve();
       const hold = () => {
@@ -148,10 +140,10 @@ describe('answers on the chat page in Chromium: rules, order, late answers, file
           await route.continue();
         },
       );
-      await other.goto(`${fixture.server.url}/chats/${encodeURIComponent(chatId)}`);
+      await other.goto(`${approvals.fixture.server.url}/chats/${encodeURIComponent(chatId)}`);
       const card = await waitingCard(other, 'call_twice');
 
-      const answered = await fixture.api('POST', `/api/chats/${chatId}/approvals/call_twice`, {
+      const answered = await approvals.fixture.api('POST', `/api/chats/${chatId}/approvals/call_twice`, {
         decision: 'approve',
       });
       expect(answered.status).toBe(200);
@@ -175,16 +167,16 @@ describe('answers on the chat page in Chromium: rules, order, late answers, file
       await card.locator('.call-status', { hasText: 'done' }).waitFor();
       await other.getByText('Ran once.').waitFor();
       expect(await card.locator('.call-approval').textContent()).toBe('Approved by you.');
-      expect(fixture.toolMessageSent('call_twice')).toContain('answered-elsewhere');
+      expect(approvals.fixture.toolMessageSent('call_twice')).toContain('answered-elsewhere');
 
       // Through "Always allow…": the dialog closes, the card says why, and no rule is saved.
-      fixture.scriptBash('call_rule_late', 'echo rule-late', 'Denied elsewhere.');
+      approvals.fixture.scriptBash('call_rule_late', 'echo rule-late', 'Denied elsewhere.');
       hold();
       await send(page, 'Echo again');
       await waitingCard(page, 'call_rule_late');
       await other.reload();
       const ruleCard = await waitingCard(other, 'call_rule_late');
-      const denied = await fixture.api('POST', `/api/chats/${chatId}/approvals/call_rule_late`, {
+      const denied = await approvals.fixture.api('POST', `/api/chats/${chatId}/approvals/call_rule_late`, {
         decision: 'deny',
       });
       expect(denied.status).toBe(200);
@@ -200,10 +192,10 @@ describe('answers on the chat page in Chromium: rules, order, late answers, file
       expect(await other.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.callId)).toBe(
         'call_rule_late',
       );
-      expect((await fixture.toolParameters('bash')).autoApprovedCommands).toEqual([]);
+      expect((await approvals.fixture.toolParameters('bash')).autoApprovedCommands).toEqual([]);
       release();
       await ruleCard.locator('.call-status', { hasText: 'failed: denied' }).waitFor();
-      expect(fixture.replay.failures).toEqual([]);
+      expect(approvals.fixture.replay.failures).toEqual([]);
       await other.close();
       await page.close();
     },
@@ -213,9 +205,9 @@ describe('answers on the chat page in Chromium: rules, order, late answers, file
   test(
     'edit_file waits with the path and a line diff; write_file with the path and the content',
     async () => {
-      const notes = path.join(fixture.project, 'notes.md');
+      const notes = path.join(approvals.fixture.project, 'notes.md');
       await writeFile(notes, '# Notes\nmango: green\nend\n');
-      fixture.replay.enqueue(
+      approvals.fixture.replay.enqueue(
         {
           body: chatBody({
             calls: [{ id: 'call_read', name: 'read_file', fragments: ['{"path":"notes.md"}'] }],
@@ -251,8 +243,8 @@ describe('answers on the chat page in Chromium: rules, order, late answers, file
         },
         { body: chatBody({ text: 'Edited; the plan was not written.' }) },
       );
-      const page = await fixture.browser.newPage();
-      const chatId = await fixture.openNewChat(page, 'Files approval chat');
+      const page = await approvals.fixture.browser.newPage();
+      const chatId = await approvals.fixture.openNewChat(page, 'Files approval chat');
       await send(page, 'Ripen the notes and write a plan');
 
       const edit = await waitingCard(page, 'call_edit');
@@ -267,8 +259,8 @@ describe('answers on the chat page in Chromium: rules, order, late answers, file
       expect(await edit.getByRole('button', { name: 'Always allow…' }).count()).toBe(0);
       expect(await edit.getByRole('button', { name: 'Remember this exact command' }).count()).toBe(0);
       // Another device sees the same waiting card; at phone width nothing overflows sideways.
-      const phone = await fixture.browser.newPage(PHONE_VIEWPORT);
-      await phone.goto(`${fixture.server.url}/chats/${encodeURIComponent(chatId)}`);
+      const phone = await approvals.fixture.browser.newPage(PHONE_VIEWPORT);
+      await phone.goto(`${approvals.fixture.server.url}/chats/${encodeURIComponent(chatId)}`);
       const phoneCard = await waitingCard(phone, 'call_edit');
       await phoneCard.scrollIntoViewIfNeeded();
       await phone.screenshot({ path: path.join(SCREENSHOT_DIRECTORY, 'chat-approval-diff-phone.png') });
@@ -288,8 +280,8 @@ describe('answers on the chat page in Chromium: rules, order, late answers, file
       await write.getByRole('button', { name: 'Deny' }).click();
       await write.locator('.call-status', { hasText: 'failed: denied' }).waitFor();
       await page.getByText('Edited; the plan was not written.').waitFor();
-      expect(await Bun.file(path.join(fixture.project, 'plan.txt')).exists()).toBe(false);
-      expect(fixture.replay.failures).toEqual([]);
+      expect(await Bun.file(path.join(approvals.fixture.project, 'plan.txt')).exists()).toBe(false);
+      expect(approvals.fixture.replay.failures).toEqual([]);
       await page.close();
     },
     TIMEOUT_MS,

@@ -8,37 +8,23 @@
  * composer reaches Review, then Approve, and Enter answers. Rules, order, late answers and file tools:
  * chat-approval-answers.e2e.ts. Screenshots go to `test-results/`. Run by `npm run test:e2e`.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import path from 'node:path';
-import {
-  type ApprovalPage,
-  send,
-  startApprovalPage,
-  transcriptText,
-  waitingCard,
-} from '../helpers/approval-page.ts';
+import { send, transcriptText, useApprovalPage, waitingCard } from '../helpers/approval-page.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import { SCREENSHOT_DIRECTORY, SHORT_DESKTOP_VIEWPORT } from '../helpers/web-browser.ts';
 
 const TIMEOUT_MS = 60_000;
-let fixture: ApprovalPage;
-
-beforeAll(async () => {
-  fixture = await startApprovalPage();
-}, TIMEOUT_MS);
-
-afterAll(async () => {
-  await fixture?.close();
-});
+const approvals = useApprovalPage(TIMEOUT_MS);
 
 describe('approvals on the chat page in Chromium', () => {
   test(
     'a waiting card shows the exact command and the chat says it waits; Approve runs it and its result appears',
     async () => {
       const command = "printf 'mango %s\\n' ripe";
-      fixture.scriptBash('call_ok', command, 'It printed mango ripe.');
-      const page = await fixture.browser.newPage(SHORT_DESKTOP_VIEWPORT);
-      await fixture.openNewChat(page, 'Approve chat');
+      approvals.fixture.scriptBash('call_ok', command, 'It printed mango ripe.');
+      const page = await approvals.fixture.browser.newPage(SHORT_DESKTOP_VIEWPORT);
+      await approvals.fixture.openNewChat(page, 'Approve chat');
       await send(page, 'Print it');
 
       const card = await waitingCard(page, 'call_ok');
@@ -59,7 +45,7 @@ describe('approvals on the chat page in Chromium', () => {
       expect(await card.getByRole('button', { name: 'Remember this exact command' }).count()).toBe(1);
       expect(await card.getByRole('textbox', { name: /Reason for denying/ }).count()).toBe(1);
       await page.screenshot({ path: path.join(SCREENSHOT_DIRECTORY, 'chat-approval-waiting-desktop.png') });
-      const beforeAnswer = fixture.requestCount();
+      const beforeAnswer = approvals.fixture.requestCount();
       expect(beforeAnswer).toBe(1);
 
       await card.getByRole('button', { name: 'Approve' }).click();
@@ -69,7 +55,7 @@ describe('approvals on the chat page in Chromium', () => {
       expect(await card.locator('.call-approval').textContent()).toBe('Approved by you.');
       await card.getByText('Result').click();
       expect(await card.locator('.result-shell').textContent()).toContain('mango ripe');
-      expect(fixture.toolMessageSent('call_ok')).toContain('mango ripe');
+      expect(approvals.fixture.toolMessageSent('call_ok')).toContain('mango ripe');
       expect(await page.locator('.turn-status').textContent()).toBe('');
       expect(await page.title()).toBe('Chats — Mango');
 
@@ -81,8 +67,8 @@ describe('approvals on the chat page in Chromium', () => {
       expect(await page.locator('article[data-call-id="call_ok"] .call-approval').textContent()).toBe(
         'Approved by you.',
       );
-      expect(fixture.replay.failures).toEqual([]);
-      expect(fixture.browser.offOriginRequests).toEqual([]);
+      expect(approvals.fixture.replay.failures).toEqual([]);
+      expect(approvals.fixture.browser.offOriginRequests).toEqual([]);
       await page.close();
     },
     TIMEOUT_MS,
@@ -91,9 +77,9 @@ describe('approvals on the chat page in Chromium', () => {
   test(
     'Deny with a reason shows the denial, and the model reads the reason',
     async () => {
-      fixture.scriptBash('call_no', 'rm -rf build', 'Understood, I kept the build.');
-      const page = await fixture.browser.newPage();
-      await fixture.openNewChat(page, 'Deny chat');
+      approvals.fixture.scriptBash('call_no', 'rm -rf build', 'Understood, I kept the build.');
+      const page = await approvals.fixture.browser.newPage();
+      await approvals.fixture.openNewChat(page, 'Deny chat');
       await send(page, 'Clean up');
       const card = await waitingCard(page, 'call_no');
       expect(await card.locator('.approval-command').textContent()).toBe('rm -rf build');
@@ -112,10 +98,10 @@ describe('approvals on the chat page in Chromium', () => {
       await page.reload();
       await page.getByText('Understood, I kept the build.').waitFor();
       expect(await transcriptText(page)).toEqual(live);
-      expect(fixture.toolMessageSent('call_no')).toContain(
+      expect(approvals.fixture.toolMessageSent('call_no')).toContain(
         'The user denied this call: keep the build, it is slow to make',
       );
-      expect(fixture.replay.failures).toEqual([]);
+      expect(approvals.fixture.replay.failures).toEqual([]);
       await page.close();
     },
     TIMEOUT_MS,
@@ -124,10 +110,10 @@ describe('approvals on the chat page in Chromium', () => {
   test(
     'unanswered, the call is denied when its time is up: the card says so and the buttons go',
     async () => {
-      await fixture.saveTool('bash', { approval: 'always', approvalTimeoutSeconds: 10 });
-      fixture.scriptBash('call_late', 'echo too-late', 'Nobody answered, so I did not run it.');
-      const page = await fixture.browser.newPage();
-      await fixture.openNewChat(page, 'Timeout chat');
+      await approvals.fixture.saveTool('bash', { approval: 'always', approvalTimeoutSeconds: 10 });
+      approvals.fixture.scriptBash('call_late', 'echo too-late', 'Nobody answered, so I did not run it.');
+      const page = await approvals.fixture.browser.newPage();
+      await approvals.fixture.openNewChat(page, 'Timeout chat');
       await send(page, 'Echo, if you may');
       const card = await waitingCard(page, 'call_late');
       await card.locator('.call-status', { hasText: 'failed: denied' }).waitFor({ timeout: 25_000 });
@@ -137,8 +123,8 @@ describe('approvals on the chat page in Chromium', () => {
       expect(await card.getByRole('button', { name: 'Approve' }).count()).toBe(0);
       await page.getByText('Nobody answered, so I did not run it.').waitFor();
       expect(await page.locator('.turn-status').textContent()).toBe('');
-      expect(fixture.replay.failures).toEqual([]);
-      await fixture.saveTool('bash', { approval: 'always', approvalTimeoutSeconds: 600 });
+      expect(approvals.fixture.replay.failures).toEqual([]);
+      await approvals.fixture.saveTool('bash', { approval: 'always', approvalTimeoutSeconds: 600 });
       await page.close();
     },
     TIMEOUT_MS,
@@ -147,18 +133,18 @@ describe('approvals on the chat page in Chromium', () => {
   test(
     'Cancel while a call waits ends the turn: the call is cancelled, never run, and its buttons go',
     async () => {
-      const marker = path.join(fixture.project, 'cancelled-marker');
+      const marker = path.join(approvals.fixture.project, 'cancelled-marker');
       // Only the call is scripted: a cancelled turn asks the model nothing more.
-      fixture.replay.enqueue({
+      approvals.fixture.replay.enqueue({
         body: chatBody({
           calls: [
             { id: 'call_cancel', name: 'bash', fragments: [JSON.stringify({ command: `touch ${marker}` })] },
           ],
         }),
       });
-      const requestsBefore = fixture.requestCount();
-      const page = await fixture.browser.newPage();
-      await fixture.openNewChat(page, 'Cancel chat');
+      const requestsBefore = approvals.fixture.requestCount();
+      const page = await approvals.fixture.browser.newPage();
+      await approvals.fixture.openNewChat(page, 'Cancel chat');
       await send(page, 'Touch it');
       const card = await waitingCard(page, 'call_cancel');
       await page.getByRole('button', { name: 'Cancel' }).click();
@@ -170,8 +156,8 @@ describe('approvals on the chat page in Chromium', () => {
       await page.getByRole('button', { name: 'Send' }).and(page.locator(':not([disabled])')).waitFor();
       expect(await page.locator('.turn-status').textContent()).toBe('');
       expect(await Bun.file(marker).exists()).toBe(false);
-      expect(fixture.requestCount()).toBe(requestsBefore + 1);
-      expect(fixture.replay.failures).toEqual([]);
+      expect(approvals.fixture.requestCount()).toBe(requestsBefore + 1);
+      expect(approvals.fixture.replay.failures).toEqual([]);
       await page.close();
     },
     TIMEOUT_MS,
@@ -180,9 +166,9 @@ describe('approvals on the chat page in Chromium', () => {
   test(
     'a reload while a call waits still shows its card and buttons in place, and answering works',
     async () => {
-      fixture.scriptBash('call_reload', 'echo after-reload', 'Printed after-reload.');
-      const page = await fixture.browser.newPage();
-      await fixture.openNewChat(page, 'Reload chat');
+      approvals.fixture.scriptBash('call_reload', 'echo after-reload', 'Printed after-reload.');
+      const page = await approvals.fixture.browser.newPage();
+      await approvals.fixture.openNewChat(page, 'Reload chat');
       await send(page, 'Echo');
       await waitingCard(page, 'call_reload');
 
@@ -213,7 +199,7 @@ describe('approvals on the chat page in Chromium', () => {
       await page.getByText('Printed after-reload.').waitFor();
       await card.getByText('Result').click();
       expect(await card.locator('.result-shell').textContent()).toContain('after-reload');
-      expect(fixture.replay.failures).toEqual([]);
+      expect(approvals.fixture.replay.failures).toEqual([]);
       await page.close();
     },
     TIMEOUT_MS,
@@ -222,9 +208,9 @@ describe('approvals on the chat page in Chromium', () => {
   test(
     'by keyboard: Tab from the composer reaches Review, Review leads to the card, Tab reaches Approve, Enter answers',
     async () => {
-      fixture.scriptBash('call_keys', 'sleep 2', 'Slept by keyboard.');
-      const page = await fixture.browser.newPage();
-      await fixture.openNewChat(page, 'Keyboard chat');
+      approvals.fixture.scriptBash('call_keys', 'sleep 2', 'Slept by keyboard.');
+      const page = await approvals.fixture.browser.newPage();
+      await approvals.fixture.openNewChat(page, 'Keyboard chat');
       await send(page, 'Echo by keyboard');
       const card = await waitingCard(page, 'call_keys');
       const focused = () =>
@@ -248,7 +234,7 @@ describe('approvals on the chat page in Chromium', () => {
       expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('message');
       await card.locator('.call-status', { hasText: 'done' }).waitFor();
       await page.getByText('Slept by keyboard.').waitFor();
-      expect(fixture.replay.failures).toEqual([]);
+      expect(approvals.fixture.replay.failures).toEqual([]);
       await page.close();
     },
     TIMEOUT_MS,

@@ -110,13 +110,16 @@ export async function createSandboxLayout(sandbox: BubblewrapSandbox): Promise<S
 }
 
 /** A sandbox and its layout for the tests of one `describe`: made before them, removed after them. */
-export function useTestSandbox(options: BubblewrapSandboxOptions = {}): {
+export function useTestSandbox(
+  options: BubblewrapSandboxOptions = {},
+  lines: string[] = [],
+): {
   readonly sandbox: BubblewrapSandbox;
   readonly layout: SandboxLayout;
 } {
   const handle: { sandbox?: BubblewrapSandbox; layout?: SandboxLayout } = {};
   beforeAll(async () => {
-    handle.sandbox = createTestSandbox(options);
+    handle.sandbox = createTestSandbox(options, lines);
     handle.layout = await createSandboxLayout(handle.sandbox);
   });
   afterAll(() => {

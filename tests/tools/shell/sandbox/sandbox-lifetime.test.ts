@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BubblewrapSandbox } from '../../../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import { handToSandboxUser } from '../../../../src/tools/shell/sandbox/sandbox-file-owner.ts';
 import { openUserProcessCgroups } from '../../../../src/tools/shell/sandbox/user-process-cgroups.ts';
 import { liveProcessesWith } from '../../../helpers/live-processes.ts';
-import {
-  createSandboxLayout,
-  createTestSandbox,
-  describeSandbox,
-  type SandboxLayout,
-} from './sandbox-host.ts';
+import { createTestSandbox, describeSandbox, useTestSandbox } from './sandbox-host.ts';
 
 /** Polls an asynchronous condition until it holds or `timeoutMs` passed. */
 async function eventually(condition: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
@@ -26,25 +20,16 @@ const FIXTURE = join(import.meta.dir, '__fixtures__', 'sandboxed-commands-proces
 const perUserLimits = process.getuid?.() === 0 && typeof openUserProcessCgroups(61000, 1024) !== 'string';
 
 describeSandbox('sandbox lifetime and limits', () => {
-  let sandbox: BubblewrapSandbox;
-  let layout: SandboxLayout;
-  beforeAll(async () => {
-    sandbox = createTestSandbox();
-    layout = await createSandboxLayout(sandbox);
-  });
-  afterAll(() => {
-    sandbox.dispose();
-    layout.remove();
-  });
+  const setup = useTestSandbox();
 
   test('kill -9 of the process that started the sandboxes leaves no command, and no idle pooled sandbox, of it alive after 1 s', async () => {
     const marker = `302.${Math.floor(Math.random() * 1e6)}`;
-    const idleCwd = join(layout.alice, `idle-${marker}`);
+    const idleCwd = join(setup.layout.alice, `idle-${marker}`);
     mkdirSync(idleCwd);
-    await handToSandboxUser(idleCwd, sandbox);
+    await handToSandboxUser(idleCwd, setup.sandbox);
     // bubblewrap's outer process carries the plan's working directory on its command line.
     const idleSandbox = () => liveProcessesWith(`\0--chdir\0${idleCwd}\0`);
-    const child = Bun.spawn([process.execPath, FIXTURE, marker, layout.alice, idleCwd], {
+    const child = Bun.spawn([process.execPath, FIXTURE, marker, setup.layout.alice, idleCwd], {
       stdin: 'ignore',
       stdout: 'pipe',
       stderr: 'inherit',
@@ -85,8 +70,8 @@ describeSandbox('sandbox lifetime and limits', () => {
       const result = await limited.run({
         shell: 'bash',
         command: `perl -e '${forkLoop}'`,
-        cwd: layout.alice,
-        reachable: layout.reachable,
+        cwd: setup.layout.alice,
+        reachable: setup.layout.reachable,
         deniedPaths: [],
         deniedEnvVars: [],
         interpreterPath: '/usr/bin/bash',
@@ -112,8 +97,8 @@ describeSandbox('sandbox lifetime and limits', () => {
         command:
           'head -c 2000000 /dev/zero > big.bin 2>/dev/null; echo "cwd file $(stat -c %s big.bin)"; ' +
           'for i in 1 2 3; do head -c 900000 /dev/zero > /tmp/fill$i 2>/dev/null || echo "tmp full at $i"; done',
-        cwd: layout.alice,
-        reachable: layout.reachable,
+        cwd: setup.layout.alice,
+        reachable: setup.layout.reachable,
         deniedPaths: [],
         deniedEnvVars: [],
         interpreterPath: '/usr/bin/bash',

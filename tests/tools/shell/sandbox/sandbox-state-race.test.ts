@@ -1,28 +1,13 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { join } from 'node:path';
-import type { BubblewrapSandbox } from '../../../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
-import {
-  createSandboxLayout,
-  createTestSandbox,
-  describeSandbox,
-  type SandboxLayout,
-} from './sandbox-host.ts';
+import { describeSandbox, useTestSandbox } from './sandbox-host.ts';
 
 const REOPENER = join(import.meta.dir, '__fixtures__', 'reopen-state-directory.ts');
 const RACE_MS = 4000;
 const CONCURRENT_CALLS = 16;
 
 describeSandbox('many concurrent sandboxes while other processes open the shared state directory', () => {
-  let sandbox: BubblewrapSandbox;
-  let layout: SandboxLayout;
-  beforeAll(async () => {
-    sandbox = createTestSandbox();
-    layout = await createSandboxLayout(sandbox);
-  });
-  afterAll(() => {
-    sandbox.dispose();
-    layout.remove();
-  });
+  const setup = useTestSandbox();
 
   test('every call builds its sandbox: the synthesized passwd and group are never missing or replaced', async () => {
     const reopeners = [0, 1].map(() =>
@@ -33,11 +18,11 @@ describeSandbox('many concurrent sandboxes while other processes open the shared
     const end = performance.now() + RACE_MS;
     const worker = async () => {
       while (performance.now() < end) {
-        const result = await sandbox.run({
+        const result = await setup.sandbox.run({
           shell: 'bash',
           command: 'id -un',
-          cwd: layout.alice,
-          reachable: layout.reachable,
+          cwd: setup.layout.alice,
+          reachable: setup.layout.reachable,
           deniedPaths: [],
           deniedEnvVars: [],
           interpreterPath: '/usr/bin/bash',

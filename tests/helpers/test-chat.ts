@@ -1,0 +1,17 @@
+/** Test helper: a chat row for repositories, with only what a test cares about given. */
+import type { Chat } from '../../src/chat/chat-repository.ts';
+
+export function testChat(id: string, createdAt: string, overrides: Partial<Chat> = {}): Chat {
+  return {
+    id,
+    userId: 'u1',
+    title: 't',
+    workingDirectory: null,
+    confined: true,
+    provider: 'openai',
+    model: 'm',
+    systemPrompt: null,
+    createdAt,
+    ...overrides,
+  };
+}
