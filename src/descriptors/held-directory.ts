@@ -1,0 +1,249 @@
+/**
+ * A directory the server holds open and acts inside by descriptor. Everything a root process does in a
+ * tree a tenant can change at the same moment goes through one of these: the tenant may rename, swap or
+ * replace any name at any time, so no call here resolves a name the kernel could send elsewhere.
+ *
+ * - A directory is opened from an absolute real path with `RESOLVE_NO_SYMLINKS`: if any component is a
+ *   link now, it was swapped since the path was decided, and the open fails (`ELOOP`).
+ * - Below a held directory, names are resolved by `openat2` with `RESOLVE_BENEATH` and
+ *   `RESOLVE_NO_MAGICLINKS`, and with `RESOLVE_NO_SYMLINKS` unless the caller asks to follow links that
+ *   stay beneath.
+ * - Creating, removing and renaming take one name in a held directory (`mkdirat`, `unlinkat`,
+ *   `renameat2`), never a path, so a swapped parent cannot redirect them.
+ * - Mode and owner change on the object's own descriptor (`fchmod`, `fchown`), never by name.
+ *
+ * The holder closes what it opened (`close()`; a held directory is not closed by the garbage collector).
+ */
+import { type Dirent, fchmodSync, fchownSync, fstatSync, type Stats } from 'node:fs';
+import { type FileHandle, open, readdir } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import {
+  AT_FDCWD,
+  AT_REMOVEDIR,
+  closeDescriptor,
+  linkat,
+  mkdirat,
+  O_DIRECTORY,
+  O_NOFOLLOW,
+  O_PATH,
+  O_RDONLY,
+  openat2,
+  RENAME_NOREPLACE,
+  RESOLVE_BENEATH,
+  RESOLVE_NO_MAGICLINKS,
+  RESOLVE_NO_SYMLINKS,
+  renameat2,
+  unlinkat,
+} from './linux-file-calls.ts';
+import { SystemCallError } from './system-call-error.ts';
+
+/** How links met while resolving a relative path are treated. */
+export type LinkHandling =
+  /** Any symlink on the way, the last component included, fails the call with `ELOOP`. */
+  | 'refuse'
+  /** Symlinks are followed while they stay beneath the held directory; one that leaves it is `EXDEV`. */
+  | 'beneath';
+
+function resolveFlags(links: LinkHandling): number {
+  return RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | (links === 'refuse' ? RESOLVE_NO_SYMLINKS : 0);
+}
+
+/** The path a held descriptor is reachable at for this process, resolved by the kernel to the object. */
+export function descriptorPath(fd: number): string {
+  return `/proc/self/fd/${fd}`;
+}
+
+/** Throws EINVAL unless `name` is one path component (not empty, `.`, `..`, nor containing `/`). */
+export function assertEntryName(name: string, shown = name): void {
+  if (name === '' || name === '.' || name === '..' || name.includes('/')) {
+    throw new SystemCallError(22, 'entry name', shown);
+  }
+}
+
+export class HeldDirectory {
+  #fd: number;
+
+  private constructor(
+    fd: number,
+    /** Where the directory was when it was opened: for messages, never resolved again. */
+    readonly path: string,
+  ) {
+    this.#fd = fd;
+  }
+
+  /** The descriptor; -1 once closed. */
+  get fd(): number {
+    return this.#fd;
+  }
+
+  /**
+   * Opens the directory at `absolute`, a real path (no symlinks, no `.` or `..`). A link on any
+   * component fails with `ELOOP`, a non-directory with `ENOTDIR`.
+   */
+  static open(absolute: string): HeldDirectory {
+    if (!isAbsolute(absolute)) throw new SystemCallError(22, 'open directory (not absolute)', absolute);
+    const fd = openat2(AT_FDCWD, absolute, {
+      flags: O_RDONLY | O_DIRECTORY,
+      resolve: RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+    });
+    return new HeldDirectory(fd, absolute);
+  }
+
+  /** Takes ownership of `fd`, a directory descriptor opened by the caller. */
+  static adopt(fd: number, path: string): HeldDirectory {
+    const stats = fstatSync(fd);
+    if (!stats.isDirectory()) throw new SystemCallError(20, 'adopt directory', path);
+    return new HeldDirectory(fd, path);
+  }
+
+  #live(): number {
+    if (this.#fd < 0) throw new SystemCallError(9, 'held directory (closed)', this.path);
+    return this.#fd;
+  }
+
+  #shown(relative: string): string {
+    return relative === '' || relative === '.' ? this.path : join(this.path, relative);
+  }
+
+  /** A directory below this one (`relative` may have several components). */
+  openDirectory(relative: string, links: LinkHandling = 'refuse'): HeldDirectory {
+    const fd = openat2(
+      this.#live(),
+      relative === '' ? '.' : relative,
+      { flags: O_RDONLY | O_DIRECTORY, resolve: resolveFlags(links) },
+      this.#shown(relative),
+    );
+    return new HeldDirectory(fd, this.#shown(relative));
+  }
+
+  /**
+   * Opens `relative` with `flags` (`O_NOFOLLOW` is added when links are refused). The caller owns and
+   * closes the descriptor.
+   */
+  openDescriptor(relative: string, flags: number, mode = 0o666, links: LinkHandling = 'refuse'): number {
+    return openat2(
+      this.#live(),
+      relative,
+      { flags: flags | (links === 'refuse' ? O_NOFOLLOW : 0), mode, resolve: resolveFlags(links) },
+      this.#shown(relative),
+    );
+  }
+
+  /**
+   * Opens `relative` as a FileHandle for the asynchronous `node:fs` calls. The object is opened by
+   * descriptor and then reopened through its `/proc/self/fd` entry, which the kernel resolves to that
+   * same object, not by any name. `O_CREAT` and `O_EXCL` apply to the first open only.
+   */
+  async openHandle(
+    relative: string,
+    flags: number,
+    mode = 0o666,
+    links: LinkHandling = 'refuse',
+  ): Promise<FileHandle> {
+    const fd = this.openDescriptor(relative, flags, mode, links);
+    try {
+      return await reopenDescriptor(fd, flags);
+    } finally {
+      closeDescriptor(fd);
+    }
+  }
+
+  /** `fstat` of the entry at `relative` itself (a link is described, not followed), like `lstat`. */
+  statEntry(relative: string, links: LinkHandling = 'refuse'): Stats {
+    const fd = this.openDescriptor(relative, O_PATH, 0, links);
+    try {
+      return fstatSync(fd);
+    } finally {
+      closeDescriptor(fd);
+    }
+  }
+
+  /** `fstat` of the held directory. */
+  stat(): Stats {
+    return fstatSync(this.#live());
+  }
+
+  /** The entries of the held directory (read through its descriptor's `/proc/self/fd` entry). */
+  entries(): Promise<Dirent[]> {
+    return readdir(descriptorPath(this.#live()), { withFileTypes: true });
+  }
+
+  /** Creates the directory `name` here (never following a link at `name`). */
+  createDirectory(name: string, mode = 0o777): void {
+    assertEntryName(name, this.#shown(name));
+    mkdirat(this.#live(), name, mode, this.#shown(name));
+  }
+
+  /** Removes the non-directory `name` here (a link is removed itself). */
+  removeFile(name: string): void {
+    assertEntryName(name, this.#shown(name));
+    unlinkat(this.#live(), name, 0, this.#shown(name));
+  }
+
+  /** Removes the empty directory `name` here. */
+  removeDirectory(name: string): void {
+    assertEntryName(name, this.#shown(name));
+    unlinkat(this.#live(), name, AT_REMOVEDIR, this.#shown(name));
+  }
+
+  /**
+   * Renames `name` here to `toName` in `to` (this directory or another held one). `noReplace` fails with
+   * `EEXIST` instead of replacing an existing entry.
+   */
+  rename(name: string, to: HeldDirectory, toName: string, options: { noReplace?: boolean } = {}): void {
+    assertEntryName(name, this.#shown(name));
+    assertEntryName(toName, to.#shown(toName));
+    renameat2(
+      this.#live(),
+      name,
+      to.#live(),
+      toName,
+      options.noReplace ? RENAME_NOREPLACE : 0,
+      to.#shown(toName),
+    );
+  }
+
+  /** Links the entry `name` here (a link itself, never its target) as `toName` in `to`. */
+  link(name: string, to: HeldDirectory, toName: string): void {
+    assertEntryName(name, this.#shown(name));
+    assertEntryName(toName, to.#shown(toName));
+    linkat(this.#live(), name, to.#live(), toName, to.#shown(toName));
+  }
+
+  /** `fchmod` of the held directory itself. */
+  changeMode(mode: number): void {
+    fchmodSync(this.#live(), mode);
+  }
+
+  /** `fchown` of the held directory itself. */
+  changeOwner(uid: number, gid: number): void {
+    fchownSync(this.#live(), uid, gid);
+  }
+
+  close(): void {
+    if (this.#fd < 0) return;
+    const fd = this.#fd;
+    this.#fd = -1;
+    closeDescriptor(fd);
+  }
+}
+
+/** A FileHandle on the object behind `fd`, opened through `/proc/self/fd` (see `openHandle`). */
+export function reopenDescriptor(fd: number, flags: number): Promise<FileHandle> {
+  const O_CREAT = 0o100;
+  const O_EXCL = 0o200;
+  const O_TRUNC = 0o1000;
+  return open(descriptorPath(fd), flags & ~(O_CREAT | O_EXCL | O_TRUNC));
+}
+
+/** Runs `action` with a held directory and closes it afterwards, whatever happens. */
+export async function withHeldDirectory<T>(
+  directory: HeldDirectory,
+  action: (directory: HeldDirectory) => Promise<T> | T,
+): Promise<T> {
+  try {
+    return await action(directory);
+  } finally {
+    directory.close();
+  }
+}

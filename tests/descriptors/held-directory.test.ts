@@ -1,0 +1,99 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HeldDirectory } from '../../src/descriptors/held-directory.ts';
+import { O_CREAT, O_EXCL, O_RDONLY, O_WRONLY } from '../../src/descriptors/linux-file-calls.ts';
+
+let base: string;
+let outside: string;
+let root: HeldDirectory;
+
+beforeEach(() => {
+  base = mkdtempSync(join(tmpdir(), 'mango-held-'));
+  outside = mkdtempSync(join(tmpdir(), 'mango-held-outside-'));
+  writeFileSync(join(outside, 'secret.txt'), 'secret');
+  mkdirSync(join(base, 'ws', 'inner'), { recursive: true });
+  writeFileSync(join(base, 'ws', 'inner', 'file.txt'), 'inside');
+  symlinkSync(outside, join(base, 'ws', 'out'));
+  symlinkSync('inner', join(base, 'ws', 'in'));
+  root = HeldDirectory.open(join(base, 'ws'));
+});
+
+afterEach(() => {
+  root.close();
+  rmSync(base, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
+});
+
+function codeOf(action: () => unknown): unknown {
+  try {
+    action();
+  } catch (error) {
+    return (error as { code?: unknown }).code;
+  }
+  return 'no error';
+}
+
+describe('HeldDirectory', () => {
+  test('opening an absolute path refuses a link on any component', () => {
+    expect(codeOf(() => HeldDirectory.open(join(base, 'ws', 'out')))).toBe('ELOOP');
+    expect(codeOf(() => HeldDirectory.open(join(base, 'ws', 'in')))).toBe('ELOOP');
+    expect(codeOf(() => HeldDirectory.open('relative/path'))).toBe('EINVAL');
+  });
+
+  test('relative opens refuse links, .. and absolute paths, and follow in-tree links only when asked', async () => {
+    expect(codeOf(() => root.openDescriptor('out/secret.txt', O_RDONLY))).toBe('ELOOP');
+    expect(codeOf(() => root.openDescriptor('out/secret.txt', O_RDONLY, 0, 'beneath'))).toBe('EXDEV');
+    expect(codeOf(() => root.openDescriptor('../ws/inner/file.txt', O_RDONLY))).toBe('EXDEV');
+    expect(codeOf(() => root.openDescriptor(join(outside, 'secret.txt'), O_RDONLY))).toBe('EXDEV');
+    expect(codeOf(() => root.openDescriptor('in/file.txt', O_RDONLY))).toBe('ELOOP');
+    const handle = await root.openHandle('in/file.txt', O_RDONLY, 0, 'beneath');
+    expect(await handle.readFile('utf8')).toBe('inside');
+    await handle.close();
+  });
+
+  test('statEntry describes a link without following it', () => {
+    expect(root.statEntry('out').isSymbolicLink()).toBe(true);
+    expect(root.statEntry('inner').isDirectory()).toBe(true);
+  });
+
+  test('create, link, rename and remove act on one name in the held directory', async () => {
+    const inner = root.openDirectory('inner');
+    inner.createDirectory('made', 0o750);
+    expect(lstatSync(join(base, 'ws', 'inner', 'made')).mode & 0o777).toBe(0o750);
+    const handle = await inner.openHandle('new.txt', O_WRONLY | O_CREAT | O_EXCL, 0o600);
+    await handle.writeFile('written');
+    await handle.close();
+    inner.link('new.txt', root, 'linked.txt');
+    expect(codeOf(() => inner.rename('new.txt', root, 'linked.txt', { noReplace: true }))).toBe('EEXIST');
+    inner.rename('new.txt', root, 'moved.txt');
+    expect(readFileSync(join(base, 'ws', 'moved.txt'), 'utf8')).toBe('written');
+    root.removeFile('moved.txt');
+    root.removeFile('linked.txt');
+    root.removeFile('out');
+    expect(lstatSync(join(outside, 'secret.txt')).isFile()).toBe(true);
+    inner.removeDirectory('made');
+    expect(codeOf(() => inner.removeDirectory('../inner'))).toBe('EINVAL');
+    expect(codeOf(() => inner.createDirectory('a/b'))).toBe('EINVAL');
+    inner.close();
+  });
+
+  test('entries list the held object even after its name is swapped', async () => {
+    const inner = root.openDirectory('inner');
+    renameSync(join(base, 'ws', 'inner'), join(base, 'moved-away'));
+    symlinkSync(outside, join(base, 'ws', 'inner'));
+    expect((await inner.entries()).map((entry) => entry.name)).toEqual(['file.txt']);
+    inner.close();
+    expect(codeOf(() => inner.stat())).toBe('EBADF');
+  });
+});
