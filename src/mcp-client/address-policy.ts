@@ -110,3 +110,20 @@ export function judgeAddress(address: string): AddressVerdict {
   if (v6) return judgeIpv6(v6);
   return { allowed: false, reason: 'not an IP address' };
 }
+
+/**
+ * Judges the host of a URL before any connection: an IP literal (in any spelling the URL parser
+ * accepts: `0x7f000001`, `0177.0.0.1`, `2130706433`, a trailing dot, bracketed IPv6 forms) by the
+ * address it names, and `localhost` or a name under `.localhost`, which every resolver sends to loopback.
+ * Other names are allowed here: only the connection knows where they resolve.
+ */
+export function judgeUrlHost(url: URL): AddressVerdict {
+  // The WHATWG parser has already turned every IPv4 spelling into dotted decimal, and IPv6 into brackets.
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) {
+    return { allowed: false, reason: 'a loopback name (localhost)' };
+  }
+  if (isIP(host) === 0) return { allowed: true };
+  return judgeAddress(host);
+}

@@ -55,6 +55,7 @@ export function createExternalTools(options: ExternalToolsOptions): ExternalTool
         cipher: secretKey === undefined ? undefined : new HeaderCipher(secretKey),
         operatorNames: () => servers?.operatorServers().map((server) => server.name) ?? [],
         now: options.now ?? Date.now,
+        allowPrivate,
       })
     : undefined;
   servers = new McpServerRegistry({ path, userSource: userServers });

@@ -6,8 +6,10 @@
  *   names are unique (409); an unknown name is 404, whoever owns it.
  * - Header values are stored sealed with `MANGO_SECRET_KEY`; without the key, a server with headers is
  *   refused (422) and one without is accepted. Values are never returned: a view lists header names.
- * - A URL is `http(s)` without credentials. Where it may connect is decided at every connection by the
- *   address policy (a name can resolve elsewhere later), not here.
+ * - A URL is `http(s)` without credentials. A literal address the address policy refuses (loopback,
+ *   private, link-local, in any spelling) or `localhost` is refused at once (422), unless the operator
+ *   allows private addresses; a stored one is shown as failed with that reason. Where a host name may
+ *   connect is decided at every connection (a name can resolve elsewhere later).
  * - After a change, what was known of that server for that user (its tools, its connection) is
  *   dropped, so the next listing uses the new definition.
  * - As a `UserMcpServerSource` it hands the registry the user's servers with their headers opened.
@@ -21,6 +23,7 @@ import {
   parseMcpServersFile,
 } from '../config/mcp-servers-file.ts';
 import type { UserMcpServerView } from '../contracts/user-mcp-server-view.ts';
+import { judgeUrlHost } from './address-policy.ts';
 import type { McpServerState } from './external-tool-source.ts';
 import type { HeaderCipher } from './header-cipher.ts';
 import type { UserMcpServerSource } from './mcp-server-registry.ts';
@@ -52,6 +55,8 @@ export interface UserMcpServerServiceOptions {
   /** The operator's server names, now. */
   operatorNames: () => readonly string[];
   now: () => number;
+  /** `MANGO_MCP_ALLOW_PRIVATE=1`: literal loopback, private and link-local hosts are accepted too. */
+  allowPrivate: boolean;
 }
 
 /** Operations that need the tool source, given after both exist (the source reads this service). */
@@ -92,12 +97,13 @@ export class UserMcpServerService implements UserMcpServerSource {
     const servers = states.servers.map((state): UserMcpServerView => {
       const { name, origin, transport, ...rest } = state;
       const mine = origin === 'user' ? own.get(name) : undefined;
+      const refusal = mine === undefined ? undefined : this.#hostRefusal(mine.url);
       return {
         name,
         origin,
         transport,
         ...(mine ? { url: mine.url, headerNames: mine.headerNames } : {}),
-        state: rest,
+        state: refusal === undefined ? rest : { status: 'failed', error: refusal },
       };
     });
     return { servers, problems: states.problems };
@@ -202,6 +208,20 @@ export class UserMcpServerService implements UserMcpServerSource {
     };
   }
 
+  /** Why the host of `url` is refused before any connection, or undefined (see the module comment). */
+  #hostRefusal(url: string, shown = url): string | undefined {
+    if (this.#options.allowPrivate) return undefined;
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return undefined; // the file's rules report a malformed URL
+    }
+    const verdict = judgeUrlHost(parsed);
+    if (verdict.allowed) return undefined;
+    return `url ${JSON.stringify(shown)} names ${verdict.reason}: external MCP servers may not reach loopback, link-local or private addresses unless the operator sets MANGO_MCP_ALLOW_PRIVATE=1.`;
+  }
+
   /** Validates with the operator file's rules, so both kinds of server mean the same. */
   #parse(input: unknown, existing: StoredUserMcpServer | undefined): HttpMcpServerDeclaration {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
@@ -241,6 +261,8 @@ export class UserMcpServerService implements UserMcpServerSource {
       const detail = error.message.replace(`MANGO_MCP_SERVERS file request: mcpServers.${name}.`, '');
       throw new McpServerError('invalid_request', detail);
     }
+    const refusal = this.#hostRefusal(declaration.url, typeof url === 'string' ? url : declaration.url);
+    if (refusal !== undefined) throw new McpServerError('invalid_request', refusal);
     if (Object.keys(declaration.headers).length > 0 && !this.#options.cipher) {
       throw new McpServerError(
         'invalid_request',
