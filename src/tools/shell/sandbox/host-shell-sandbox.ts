@@ -3,6 +3,10 @@
  * through is held here: a server installs the one it was given (`installShellSandbox`, from
  * `startServer`'s options), and anything that runs a shell tool without installing one (the CLI, an
  * embedding) gets the sandbox the environment selects, created and probed on first use.
+ *
+ * That sandbox logs its `shell_command` lines on stderr: in the CLI, stdout is a command's result
+ * (`mango tool call`) or a protocol channel (`mango mcp`), and a log line there breaks whoever parses
+ * it. Only `mango serve`, which installs its own sandbox, logs on stdout as its docs say.
  */
 
 import type { ShellSandbox } from './shell-sandbox.ts';
@@ -12,7 +16,9 @@ let installed: ShellSandbox | undefined;
 
 /** The sandbox shell tools run through; created from `process.env` on first use. */
 export function hostShellSandbox(): ShellSandbox {
-  installed ??= createShellSandboxFromEnvironment(process.env);
+  installed ??= createShellSandboxFromEnvironment(process.env, {
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
   return installed;
 }
 
