@@ -9,7 +9,7 @@
  * is refused: Mango's tools are already Mango's, and a loop back into it must not become a tool.
  */
 import { lookup as dnsLookup } from 'node:dns';
-import http from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
 import { isIP } from 'node:net';
@@ -112,7 +112,10 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
           lookup: guardedLookup(url),
         },
         (response) => {
-          signal?.removeEventListener('abort', onAbort);
+          // The abort stays wired until the body is done: an event stream that never ends (a GET
+          // stream held open by the server) must still close, socket and all, when the caller aborts.
+          received = response;
+          response.once('close', () => signal?.removeEventListener('abort', onAbort));
           if (response.headers[SELF_MARK_HEADER] !== undefined) {
             response.destroy();
             reject(
@@ -135,8 +138,13 @@ export function createGuardedFetch(options: GuardedFetchOptions): FetchLike {
           resolve(new Response(body, { status, statusText: response.statusMessage, headers }));
         },
       );
-      const onAbort = () =>
-        request.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+      let received: IncomingMessage | undefined;
+      const onAbort = () => {
+        const reason = signal?.reason instanceof Error ? signal.reason : new Error('aborted');
+        // The body's reader sees the caller's reason, not the socket's "aborted".
+        received?.destroy(reason);
+        request.destroy(reason);
+      };
       signal?.addEventListener('abort', onAbort, { once: true });
       request.on('socket', (socket: Socket) => {
         socket.once('connect', () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { type AddressInfo, createServer } from 'node:net';
 import { judgeAddress } from '../../src/mcp-client/address-policy.ts';
 import { createGuardedFetch, SELF_MARK_HEADER } from '../../src/mcp-client/guarded-fetch.ts';
 import { outcomeOf } from './fetch-outcome.ts';
@@ -103,6 +104,46 @@ describe('the guarded fetch, with private addresses allowed', () => {
       expect(await response.text()).toBe('got POST hello');
     } finally {
       server.stop(true);
+    }
+  });
+
+  test('an abort after the headers ends an event stream that never ends, and closes its socket', async () => {
+    let serverSideClosed!: () => void;
+    const closed = new Promise<void>((resolve) => {
+      serverSideClosed = resolve;
+    });
+    // A GET event stream that stays open, as FastMCP's is: headers, one event, then nothing.
+    const server = createServer((socket) => {
+      socket.on('close', () => serverSideClosed());
+      socket.once('data', () => {
+        socket.write(
+          'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n',
+        );
+        socket.write('d\r\ndata: hello\n\n\r\n');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const controller = new AbortController();
+      const open = createGuardedFetch({ allowPrivate: true });
+      const response = await open(`http://127.0.0.1:${port}/mcp`, {
+        method: 'GET',
+        signal: controller.signal,
+      });
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: hello\n\n');
+      const pending = reader.read();
+      controller.abort(new Error('the caller is done'));
+      expect(
+        await pending.then(
+          () => 'read on',
+          (error: Error) => error.message,
+        ),
+      ).toBe('the caller is done');
+      await closed;
+    } finally {
+      server.close();
     }
   });
 
