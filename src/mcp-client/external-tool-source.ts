@@ -15,7 +15,7 @@
  *   reachable set of the call: a chat's program sees that chat's files and no other's.
  */
 
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerStatus } from '../contracts/user-mcp-server-view.ts';
 import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import { ToolError } from '../tools/errors.ts';
@@ -25,7 +25,7 @@ import type { UserToolSource } from '../tools/user-tool-source.ts';
 import { buildExternalTool, EXTERNAL_TIMEOUT_SECONDS } from './external-mcp-tool.ts';
 import { nameExternalTools } from './external-tool-name.ts';
 import { mapExternalToolResult } from './external-tool-result.ts';
-import type { McpConnection } from './mcp-connection.ts';
+import { type McpConnection, McpSessionExpiredError } from './mcp-connection.ts';
 import type { McpConnectionPool } from './mcp-connection-pool.ts';
 import {
   type ConnectionHooks,
@@ -248,23 +248,34 @@ export class ExternalToolSource implements UserToolSource {
         `This tool belongs to another user's MCP server "${server.name}".`,
       );
     }
-    const { connection, key } = await this.#connection(userId, server, context.reachable);
+    const callOnce = async () => {
+      const { connection, key } = await this.#connection(userId, server, context.reachable);
+      try {
+        return await connection.callTool(tool, args, {
+          signal: context.signal,
+          // The tool's own budget (executeTool) ends the call first; this only bounds the SDK's wait.
+          timeoutMs: (EXTERNAL_TIMEOUT_SECONDS.max + 30) * 1000,
+          onProgress: (progress) =>
+            context.onProgress({
+              type: 'external_progress',
+              completed: progress.progress,
+              ...(progress.total === undefined ? {} : { total: progress.total }),
+              ...(progress.message === undefined ? {} : { message: progress.message }),
+            }),
+        });
+      } finally {
+        this.#options.pool.touch(key);
+      }
+    };
+    let result: CallToolResult;
     try {
-      const result = await connection.callTool(tool, args, {
-        signal: context.signal,
-        // The tool's own budget (executeTool) ends the call first; this only bounds the SDK's wait.
-        timeoutMs: (EXTERNAL_TIMEOUT_SECONDS.max + 30) * 1000,
-        onProgress: (progress) =>
-          context.onProgress({
-            type: 'external_progress',
-            completed: progress.progress,
-            ...(progress.total === undefined ? {} : { total: progress.total }),
-            ...(progress.message === undefined ? {} : { message: progress.message }),
-          }),
-      });
-      return await mapExternalToolResult(result, { server: server.name, tool, context });
-    } finally {
-      this.#options.pool.touch(key);
+      result = await callOnce();
+    } catch (error) {
+      // The server restarted and refused the request unrun: a new session, and the call once more.
+      // Any other failure after the request was sent is never retried (it may have run).
+      if (!(error instanceof McpSessionExpiredError)) throw error;
+      result = await callOnce();
     }
+    return await mapExternalToolResult(result, { server: server.name, tool, context });
   }
 }

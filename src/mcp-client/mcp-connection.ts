@@ -6,8 +6,15 @@
  * Once its transport closes (the program exited, the HTTP session ended) it is `closed` for good and
  * every call in flight fails with an `execution_error` that names the server and, for a program, the
  * last words on its stderr; the pool opens a new one.
+ *
+ * Over HTTP the connection is also lost when an event stream breaks (the server died or restarted in
+ * the middle of a call): the SDK reports that only as an error, and the call would wait out its whole
+ * budget, so every call in flight fails at once, naming the server. A request the server refused with
+ * 404 because it no longer knows the session (it restarted) was never run: it fails as
+ * McpSessionExpiredError, which a caller may answer by opening a new session and sending it once more.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
@@ -47,11 +54,43 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** The SDK's words for an event stream that ended without the answers it was carrying. */
+const LOST_STREAM_PREFIXES = [
+  'SSE stream disconnected',
+  'Failed to reconnect',
+  'Maximum reconnection attempts',
+];
+
+function isLostStream(error: unknown): boolean {
+  const message = messageOf(error);
+  return LOST_STREAM_PREFIXES.some((prefix) => message.startsWith(prefix));
+}
+
+/** The socket of a request in flight was cut (the server died before its answer began). */
+function isCutSocket(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === 'ECONNRESET' || code === 'EPIPE';
+}
+
+/** A request the server answered with 404 "Session not found": it never ran (see the module comment). */
+export class McpSessionExpiredError extends ToolError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('execution_error', message, options);
+    this.name = 'McpSessionExpiredError';
+  }
+}
+
+function isSessionExpired(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code === 404;
+}
+
 export class McpConnection {
   readonly #client: Client;
   readonly #options: McpConnectionOptions;
   #closed = false;
   #inFlight = 0;
+  /** Aborted, with the failure every call in flight gets, when the connection is lost. */
+  readonly #lost = new AbortController();
 
   private constructor(client: Client, options: McpConnectionOptions) {
     this.#client = client;
@@ -66,6 +105,9 @@ export class McpConnection {
     const client = new Client({ name: 'mango-tools', version: '0.1.0' }, { capabilities: {} });
     const connection = new McpConnection(client, options);
     client.onclose = () => connection.#markClosed();
+    client.onerror = (error) => {
+      if (isLostStream(error)) connection.#lose(error);
+    };
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       options.onToolsChanged?.();
     });
@@ -131,7 +173,7 @@ export class McpConnection {
     this.#inFlight += 1;
     try {
       const result = await this.#client.callTool({ name, arguments: args }, CallToolResultSchema, {
-        signal: options.signal,
+        signal: AbortSignal.any([options.signal, this.#lost.signal]),
         timeout: options.timeoutMs,
         ...(options.onProgress
           ? {
@@ -143,6 +185,18 @@ export class McpConnection {
       return result as CallToolResult;
     } catch (error) {
       if (options.signal.aborted) throw options.signal.reason;
+      if (this.#lost.signal.aborted) throw this.#lost.signal.reason;
+      if (isCutSocket(error)) {
+        this.#lose(error);
+        throw this.#lost.signal.reason;
+      }
+      if (isSessionExpired(error)) {
+        await this.close();
+        throw new McpSessionExpiredError(
+          `The MCP server "${this.#options.server}" no longer knows this session (it restarted): ${messageOf(error)}`,
+          { cause: error },
+        );
+      }
       const stopped = this.#closed;
       // A standard JSON-RPC error came from a live server that understood us; anything else (a lost
       // HTTP session, a timeout, a broken stream) means this connection cannot be trusted again.
@@ -156,6 +210,12 @@ export class McpConnection {
   async close(): Promise<void> {
     await this.#client.close().catch(() => {});
     this.#markClosed();
+  }
+
+  #lose(error: unknown): void {
+    if (this.#lost.signal.aborted) return;
+    this.#lost.abort(this.#failure('lost the connection during the call', error));
+    void this.close();
   }
 
   #markClosed(): void {
