@@ -20,6 +20,7 @@
 import { PROVIDER_IDS, type ProviderId } from '../contracts/provider-id.ts';
 import type { ModelProvider } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
+import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry } from '../tools/registry.ts';
@@ -56,7 +57,7 @@ export interface ChatServiceDependencies {
   /** Builds the provider of a chat; throws when it is not configured (no key). */
   createProvider: (providerId: ProviderId) => ModelProvider;
   /** The user's enabled tools and saved settings, e.g. `getEnabledToolRuntime(repository, userId)`. */
-  loadToolRuntime: (userId: string) => Promise<EnabledToolRuntime>;
+  loadToolRuntime: (userId: string, reachable: ReachableSet) => Promise<EnabledToolRuntime>;
   /** The chat's freshness ledger (database-backed on the server). */
   createLedger: (chatId: string) => FreshnessLedger;
   /** The users' workspaces: where a chat may work and what its tools reach. */

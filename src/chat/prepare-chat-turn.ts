@@ -9,6 +9,7 @@ import type { ProviderId } from '../contracts/provider-id.ts';
 import type { TurnEvent } from '../contracts/turn-event.ts';
 import type { ModelProvider } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
+import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { toolAccessContext } from '../workspaces/tool-access.ts';
@@ -27,7 +28,8 @@ import type { TurnRun } from './turn-run.ts';
 export interface ChatTurnDependencies {
   repository: ChatRepository;
   createProvider: (providerId: ProviderId) => ModelProvider;
-  loadToolRuntime: (userId: string) => Promise<EnabledToolRuntime>;
+  /** The user's tools for a chat with `reachable` (a program's tools can depend on what it sees). */
+  loadToolRuntime: (userId: string, reachable: ReachableSet) => Promise<EnabledToolRuntime>;
   createLedger: (chatId: string) => FreshnessLedger;
   dataDirectory?: string;
   limits?: TurnLimits;
@@ -70,7 +72,7 @@ export async function prepareChatTurn(input: PrepareChatTurnInput): Promise<Asyn
     }
   }
   const [tools, messages] = await Promise.all([
-    dependencies.loadToolRuntime(chat.userId),
+    dependencies.loadToolRuntime(chat.userId, access.reachable),
     dependencies.repository.listMessages(chat.id),
   ]);
   return runTurn({

@@ -3,9 +3,17 @@
  * builtins plus the tools of every server that user has (mcp-server-registry.ts), each named
  * `mcp__<server>__<tool>` and built as an ordinary `RegisteredTool`.
  *
- * - A server's tool list is fetched on first need and kept per user and server until the server
- *   sends `list_changed`, a reload changes the server, or a new connection lists differently; the list
- *   outlives an idle program that was stopped.
+ * - A server's tool list is fetched on first need and kept per user and server and, for a program on
+ *   stdio, per reachable set: a server started with a granted directory in its arguments
+ *   (`mcp-server-git --repository DIR`) can only start where DIR is reachable, so a chat working there
+ *   is offered its tools even though a listing from the personal workspace fails. A list is kept until
+ *   the server sends `list_changed` (it is then listed again on the connection that said so), a reload
+ *   changes the server, or a new connection lists differently; it outlives an idle program that was
+ *   stopped. At most {@link MAX_SCOPES_PER_SERVER} lists are kept per user and server, the least
+ *   recently listed dropped first.
+ * - A chat's registry holds what its own reachable set lists. The settings page (no reachable set)
+ *   shows the list from the personal workspace together with every other list known for the user, so
+ *   a tool that exists only in one chat's directory can still be configured.
  * - A server that cannot be reached, times out or fails to list is left out of that user's registry
  *   with its error in `serverStates`; it never fails the turn, listing or call of any other tool. Only
  *   the first listing of a server is waited for (bounded by the connect timeout); after a failure the
@@ -63,9 +71,21 @@ interface CatalogFailure {
   error: string;
 }
 
+/** Lists kept per user and server (one per reachable set a stdio program was listed in). */
+export const MAX_SCOPES_PER_SERVER = 16;
+
 function keyOf(userId: string, server: string): string {
   return JSON.stringify([userId, server]);
 }
+
+/** The user and the server of a catalog or connection key (both kinds start with them). */
+function ownerOf(key: string): [string, string] {
+  const [userId, server] = JSON.parse(key) as string[];
+  return [userId ?? '', server ?? ''];
+}
+
+/** The scope of a server over HTTP, which sees no files: one list and one connection per user. */
+const NO_SCOPE: ReachableSet = { workingDirectory: '/', homeDirectory: '/', roots: [], protectedPaths: [] };
 
 /** The stdio key adds what the program was started with: the call's directory and roots. */
 function scopeKeyOf(userId: string, server: UserMcpServer, reachable: ReachableSet): string {
@@ -85,11 +105,20 @@ export class ExternalToolSource implements UserToolSource {
     this.#log = options.log ?? ((line) => console.error(line));
   }
 
-  async registryFor(userId: string): Promise<ToolRegistry> {
+  /**
+   * The user's tools: for a chat, what its reachable set lists (`reachable`); without one (the
+   * settings page), every tool known for the user (see the module comment).
+   */
+  async registryFor(userId: string, reachable?: ReachableSet): Promise<ToolRegistry> {
     const registry = new ToolRegistry();
     for (const tool of this.#options.builtins.list()) registry.register(tool);
     const { servers } = await this.#options.servers.serversFor(userId);
-    const catalogs = await Promise.all(servers.map((server) => this.#catalog(userId, server)));
+    const catalogs = await Promise.all(
+      servers.map(async (server) => {
+        const catalog = await this.#catalog(userId, server, reachable);
+        return reachable === undefined ? this.#withOtherScopes(userId, server, catalog) : catalog;
+      }),
+    );
     for (const catalog of catalogs) {
       for (const tool of catalog.tools ?? []) {
         if (!registry.get(tool.definition.name)) registry.register(tool);
@@ -103,7 +132,7 @@ export class ExternalToolSource implements UserToolSource {
     const { servers, problems } = await this.#options.servers.serversFor(userId);
     const states = await Promise.all(
       servers.map(async (server): Promise<McpServerState> => {
-        const catalog = await this.#catalog(userId, server);
+        const catalog = this.#withOtherScopes(userId, server, await this.#catalog(userId, server, undefined));
         const base = { name: server.name, origin: server.origin, transport: server.transport };
         if (catalog.error !== undefined) return { ...base, status: 'failed', error: catalog.error };
         return {
@@ -117,21 +146,48 @@ export class ExternalToolSource implements UserToolSource {
     return { servers: states, problems };
   }
 
+  /**
+   * `catalog` (the personal workspace's) with the tools of every other list known for the user and
+   * server; a failure stands only when no list has tools.
+   */
+  #withOtherScopes(
+    userId: string,
+    server: UserMcpServer,
+    catalog: Catalog | CatalogFailure,
+  ): Catalog | CatalogFailure {
+    const owner = keyOf(userId, server.name);
+    const others = [...this.#catalogs.entries()].filter(
+      ([key, known]) =>
+        known !== catalog &&
+        known.tools !== undefined &&
+        ownerOf(key).join('\0') === ownerOf(owner).join('\0'),
+    );
+    if (others.length === 0) return catalog;
+    const tools = [...(catalog.tools ?? [])];
+    for (const [, known] of others) {
+      for (const tool of known.tools ?? []) {
+        if (!tools.some((existing) => existing.definition.name === tool.definition.name)) tools.push(tool);
+      }
+    }
+    return { tools };
+  }
+
   /** Forgets what is known of `server` (all users), closing its connections: a reload changed it. */
   async forgetServer(server: string): Promise<void> {
     for (const key of [...this.#catalogs.keys()]) {
-      if ((JSON.parse(key) as string[])[1] === server) this.#catalogs.delete(key);
+      if (ownerOf(key)[1] === server) this.#catalogs.delete(key);
     }
-    await this.#options.pool.close((key) => (JSON.parse(key) as string[])[1] === server);
+    await this.#options.pool.close((key) => ownerOf(key)[1] === server);
   }
 
   /** Forgets one user's list of one server and closes that user's connections to it (it changed). */
   async forgetUserServer(userId: string, server: string): Promise<void> {
-    this.#catalogs.delete(keyOf(userId, server));
-    await this.#options.pool.close((key) => {
-      const [owner, name] = JSON.parse(key) as string[];
+    const mine = (key: string) => {
+      const [owner, name] = ownerOf(key);
       return owner === userId && name === server;
-    });
+    };
+    for (const key of [...this.#catalogs.keys()]) if (mine(key)) this.#catalogs.delete(key);
+    await this.#options.pool.close(mine);
   }
 
   async close(): Promise<void> {
@@ -139,16 +195,17 @@ export class ExternalToolSource implements UserToolSource {
     await this.#options.pool.close();
   }
 
-  #hooks(userId: string, server: string): ConnectionHooks {
+  #hooks(userId: string, server: UserMcpServer, scope: ReachableSet, key: string): ConnectionHooks {
     return {
+      // Listed again at once, on the connection that said so (its program is the one that changed).
       onToolsChanged: () => {
-        this.#catalogs.delete(keyOf(userId, server));
+        if (!this.#listing.has(key)) void this.#list(userId, server, key, scope);
       },
     };
   }
 
-  #open(userId: string, server: UserMcpServer, reachable: ReachableSet): Promise<McpConnection> {
-    const hooks = this.#hooks(userId, server.name);
+  #open(userId: string, server: UserMcpServer, reachable: ReachableSet, key: string): Promise<McpConnection> {
+    const hooks = this.#hooks(userId, server, reachable, key);
     if (server.transport === 'http') return openHttpConnection(server, this.#options.connector, hooks);
     return openStdioConnection(server, userId, reachable, this.#options.connector, hooks);
   }
@@ -164,29 +221,47 @@ export class ExternalToolSource implements UserToolSource {
   ): Promise<{ connection: McpConnection; key: string }> {
     const reachable =
       given ?? (server.transport === 'stdio' ? await this.#options.listingAccess(userId) : undefined);
-    const scope = reachable ?? { workingDirectory: '/', homeDirectory: '/', roots: [], protectedPaths: [] };
+    const scope = reachable ?? NO_SCOPE;
     const key = scopeKeyOf(userId, server, scope);
-    const connection = await this.#options.pool.acquire(key, userId, () => this.#open(userId, server, scope));
+    const connection = await this.#options.pool.acquire(key, userId, () =>
+      this.#open(userId, server, scope, key),
+    );
     return { connection, key };
   }
 
-  #catalog(userId: string, server: UserMcpServer): Promise<Catalog | CatalogFailure> {
-    const key = keyOf(userId, server.name);
+  /** The reachable set a listing for `given` runs with: a chat's own, else the listing access. */
+  async #listingScope(userId: string, server: UserMcpServer, given: ReachableSet | undefined) {
+    if (server.transport !== 'stdio') return NO_SCOPE;
+    return given ?? (await this.#options.listingAccess(userId));
+  }
+
+  async #catalog(
+    userId: string,
+    server: UserMcpServer,
+    given: ReachableSet | undefined,
+  ): Promise<Catalog | CatalogFailure> {
+    const scope = await this.#listingScope(userId, server, given);
+    const key = scopeKeyOf(userId, server, scope);
     const known = this.#catalogs.get(key);
-    if (known?.tools) return Promise.resolve(known);
+    if (known?.tools) return known;
     const running = this.#listing.get(key);
     if (known) {
       // A failure answers at once; a retry runs behind it (the pool's backoff paces the attempts).
-      if (!running) void this.#list(userId, server, key);
-      return Promise.resolve(known);
+      if (!running) void this.#list(userId, server, key, scope);
+      return known;
     }
-    return running ?? this.#list(userId, server, key);
+    return running ?? this.#list(userId, server, key, scope);
   }
 
-  #list(userId: string, server: UserMcpServer, key: string): Promise<Catalog | CatalogFailure> {
+  #list(
+    userId: string,
+    server: UserMcpServer,
+    key: string,
+    scope: ReachableSet,
+  ): Promise<Catalog | CatalogFailure> {
     const listing = (async (): Promise<Catalog | CatalogFailure> => {
       try {
-        const { connection, key: connectionKey } = await this.#connection(userId, server, undefined);
+        const { connection, key: connectionKey } = await this.#connection(userId, server, scope);
         let listed: Tool[];
         try {
           listed = await connection.listTools();
@@ -195,11 +270,11 @@ export class ExternalToolSource implements UserToolSource {
           this.#options.pool.touch(connectionKey);
         }
         const catalog = { tools: this.#build(userId, server, listed) };
-        this.#catalogs.set(key, catalog);
+        this.#keep(key, catalog);
         return catalog;
       } catch (error) {
         const failure = { error: error instanceof Error ? error.message : String(error) };
-        this.#catalogs.set(key, failure);
+        this.#keep(key, failure);
         return failure;
       } finally {
         this.#listing.delete(key);
@@ -207,6 +282,20 @@ export class ExternalToolSource implements UserToolSource {
     })();
     this.#listing.set(key, listing);
     return listing;
+  }
+
+  /** Keeps a list as the newest of its user and server, dropping the oldest beyond the bound. */
+  #keep(key: string, catalog: Catalog | CatalogFailure): void {
+    this.#catalogs.delete(key);
+    this.#catalogs.set(key, catalog);
+    const [userId, server] = ownerOf(key);
+    const siblings = [...this.#catalogs.keys()].filter((other) => {
+      const [owner, name] = ownerOf(other);
+      return owner === userId && name === server;
+    });
+    for (const oldest of siblings.slice(0, Math.max(0, siblings.length - MAX_SCOPES_PER_SERVER))) {
+      this.#catalogs.delete(oldest);
+    }
   }
 
   #build(userId: string, server: UserMcpServer, listed: readonly Tool[]): RegisteredTool[] {

@@ -19,7 +19,9 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
   CallToolResultSchema,
+  ListRootsRequestSchema,
   McpError,
+  type Root,
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -40,6 +42,11 @@ export interface McpConnectionOptions {
   onClosed?: () => void;
   /** What the program said last on stderr (stdio only), for messages. */
   diagnostics?: () => string;
+  /**
+   * The directories the server may work in, offered as MCP `roots` (`roots/list`); absent, the client
+   * declares no roots. Only a program in the sandbox gets them: they are paths as it sees them.
+   */
+  roots?: readonly Root[];
 }
 
 export interface McpCallOptions {
@@ -102,7 +109,10 @@ export class McpConnection {
    * @throws ToolError `execution_error` naming the server when it cannot be reached or does not answer.
    */
   static async open(transport: Transport, options: McpConnectionOptions): Promise<McpConnection> {
-    const client = new Client({ name: 'mango-tools', version: '0.1.0' }, { capabilities: {} });
+    const client = new Client(
+      { name: 'mango-tools', version: '0.1.0' },
+      { capabilities: options.roots === undefined ? {} : { roots: { listChanged: false } } },
+    );
     const connection = new McpConnection(client, options);
     client.onclose = () => connection.#markClosed();
     client.onerror = (error) => {
@@ -111,6 +121,9 @@ export class McpConnection {
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       options.onToolsChanged?.();
     });
+    const roots = options.roots;
+    if (roots !== undefined)
+      client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [...roots] }));
     const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     try {
       await client.connect(transport, { timeout: timeoutMs });

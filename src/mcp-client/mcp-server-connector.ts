@@ -7,10 +7,12 @@
  *   mount plan as shell commands), seeing the chat's reachable set, plus the user's own state directory
  *   for this server read-write (`<data>/mcp-state/<user>/<server>`, named by `stateVariable`) and its
  *   `packageDirectory` read-only — never the data directory itself or another user's workspace. With
- *   `network: "none"` it has no network at all.
+ *   `network: "none"` it has no network at all. It is offered the chat's reachable set as MCP `roots`.
+ * - An HTTP server is offered no roots: host paths mean nothing to it and say more than it needs.
  */
 import { mkdir } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { HttpMcpServerDeclaration, StdioMcpServerDeclaration } from '../config/mcp-servers-file.ts';
 import { getUserImageDirectoryName } from '../images/image-file-store.ts';
@@ -106,6 +108,8 @@ export async function openStdioConnection(
     server: server.name,
     connectTimeoutMs: options.connectTimeoutMs,
     diagnostics: () => transport.stderrTail(),
+    // The chat's reachable set, at the same paths inside the sandbox as on the host.
+    roots: reachable.roots.map((root) => ({ uri: pathToFileURL(root.path).href, name: basename(root.path) })),
     ...hooks,
   });
 }

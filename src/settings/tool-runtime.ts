@@ -5,6 +5,7 @@
  */
 
 import type { ToolDefinition } from '../contracts/tool-definition.ts';
+import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import type { ToolParameterError } from '../tools/errors.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { getToolDefinitionsForTools } from '../tools/settings-policy.ts';
@@ -27,6 +28,8 @@ export interface ToolRuntimeOptions {
   registry?: ToolRegistry;
   /** The user's own tools (builtins plus external ones); wins over `registry` when given. */
   toolSource?: UserToolSource;
+  /** The chat's reachable set, handed to `toolSource` (absent: the settings page's view). */
+  reachable?: ReachableSet;
   onInvalidSettings?: (error: ToolParameterError) => void;
 }
 
@@ -37,7 +40,7 @@ export async function getEnabledToolRuntime(
 ): Promise<EnabledToolRuntime> {
   const [savedSettings, registry] = await Promise.all([
     repository.getAll(userId),
-    options.toolSource?.registryFor(userId) ?? options.registry ?? defaultToolRegistry,
+    options.toolSource?.registryFor(userId, options.reachable) ?? options.registry ?? defaultToolRegistry,
   ]);
   const definitions = getToolDefinitionsForTools(
     registry.list(),

@@ -5,9 +5,13 @@
  * alike — the same settings, validation, budget and result rules — so no path is copied for external
  * tools. A source never throws for one broken origin of tools: that origin's tools are left out.
  */
+import type { ReachableSet } from './access/reachable-set.ts';
 import type { ToolRegistry } from './registry.ts';
 
 export interface UserToolSource {
-  /** The tools `userId` has now, builtins first, in a registry of that user's own. */
-  registryFor(userId: string): Promise<ToolRegistry>;
+  /**
+   * The tools `userId` has now, builtins first, in a registry of that user's own. `reachable` is the
+   * chat's (a program's tools can depend on what it sees); without it, every tool the user has anywhere.
+   */
+  registryFor(userId: string, reachable?: ReachableSet): Promise<ToolRegistry>;
 }

@@ -51,10 +51,11 @@ export function createServerChatService(options: ChatServiceFactoryOptions): Cha
       if (!provider) throw new Error(options.providers.status(providerId).reason ?? 'it is not configured.');
       return provider;
     },
-    loadToolRuntime: (userId) =>
+    loadToolRuntime: (userId, reachable) =>
       getEnabledToolRuntime(options.toolSettingsRepository, userId, {
         registry: options.registry,
         toolSource: options.toolSource,
+        reachable,
       }),
     createLedger: options.ledgerForChat,
     workspaces: options.workspaces,
