@@ -100,7 +100,14 @@ export async function writeFileAtomicallyIn(
     if (mode !== undefined) await handle.chmod(mode);
     const stats = await handle.stat();
     await handle.close();
-    parent.rename(temporary, parent, name, { noReplace: options.create === true });
+    try {
+      parent.rename(temporary, parent, name, { noReplace: options.create === true });
+    } catch (error) {
+      // The temp name is gone: the tenant moved the file away while it was being written.
+      if ((error as { code?: unknown }).code === 'ENOENT')
+        throw new PathChangedError(`The temp file for ${realTarget}`);
+      throw error;
+    }
     placed = true;
     const landed = parent.statEntry(name);
     if (landed.ino !== stats.ino || landed.dev !== stats.dev) {
