@@ -10,15 +10,16 @@
  *   `network: "none"` it has no network at all. It is offered the chat's reachable set as MCP `roots`.
  * - An HTTP server is offered no roots: host paths mean nothing to it and say more than it needs.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, realpath } from 'node:fs/promises';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { HttpMcpServerDeclaration, StdioMcpServerDeclaration } from '../config/mcp-servers-file.ts';
+import { HeldDirectory, withHeldDirectory } from '../descriptors/held-directory.ts';
 import { getUserImageDirectoryName } from '../images/image-file-store.ts';
 import type { ReachableRoot, ReachableSet } from '../tools/access/reachable-set.ts';
 import { ToolError } from '../tools/errors.ts';
-import { handToSandboxUser } from '../tools/shell/sandbox/sandbox-file-owner.ts';
+import { handHeldToSandboxUser } from '../tools/shell/sandbox/sandbox-file-owner.ts';
 import type { ShellSandbox } from '../tools/shell/sandbox/shell-sandbox.ts';
 import type { FetchLike } from './guarded-fetch.ts';
 import { McpConnection } from './mcp-connection.ts';
@@ -50,12 +51,17 @@ export async function userStateDirectory(
   // The parents only need to be passable for the sandbox uid; the server's own directory is its.
   await mkdir(base, { recursive: true, mode: 0o711 });
   await mkdir(userDirectory, { recursive: true, mode: 0o711 });
-  try {
-    await mkdir(directory, { mode: 0o700 });
-    await handToSandboxUser(directory);
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
-  }
+  // Made and handed over through the held parent (the parents are the server's, so their real path is
+  // theirs too): the state directory itself is the sandbox uid's to change.
+  await withHeldDirectory(HeldDirectory.open(await realpath(userDirectory)), async (parent) => {
+    try {
+      parent.createDirectory(server, 0o700);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
+      return;
+    }
+    await withHeldDirectory(parent.openDirectory(server), (created) => handHeldToSandboxUser(created));
+  });
   return directory;
 }
 

@@ -14,8 +14,9 @@
  *   `computeReachableSet`: nothing else decides what a call may reach.
  * - Paths outside the user's workspaces all get one fixed answer (`locate-directory.ts`).
  */
-import { lstat, mkdir, readdir, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
+import { HeldDirectory, withHeldDirectory } from '../descriptors/held-directory.ts';
 import {
   accessAt,
   computeReachableSet,
@@ -81,23 +82,32 @@ export class WorkspaceService {
     return join(this.#options.workspacesDirectory, userId);
   }
 
-  /** The user's personal workspace (real path), created (mode 0700, given to the owner) on first use. */
+  /**
+   * The user's personal workspace (real path), created (mode 0700, given to the owner) on first use. The
+   * workspaces directory is held open and the workspace made, given away and checked through it, so a
+   * workspace replaced by a link is refused, never followed.
+   */
   async personalWorkspace(userId: string): Promise<string> {
     const path = this.personalWorkspacePath(userId);
-    let created = false;
-    try {
-      await mkdir(path, { mode: 0o700 });
-      created = true;
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
-    }
-    if (created) await applyWorkspaceOwnership(path, this.#options.owner);
-    const info = await lstat(path);
-    if (!info.isDirectory()) {
-      // Fails closed: something replaced the workspace (a link could point anywhere).
-      throw new Error(`The personal workspace ${path} is not a plain directory; no tool may run there.`);
-    }
-    return path;
+    return withHeldDirectory(HeldDirectory.open(this.#options.workspacesDirectory), async (parent) => {
+      let created = false;
+      try {
+        parent.createDirectory(userId, 0o700);
+        created = true;
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
+      }
+      if (created) {
+        await withHeldDirectory(parent.openDirectory(userId), (workspace) =>
+          applyWorkspaceOwnership(workspace, this.#options.owner),
+        );
+      }
+      if (!parent.statEntry(userId).isDirectory()) {
+        // Fails closed: something replaced the workspace (a link could point anywhere).
+        throw new Error(`The personal workspace ${path} is not a plain directory; no tool may run there.`);
+      }
+      return path;
+    });
   }
 
   /** The user's workspaces: the personal one first, then grants by path. */
@@ -203,7 +213,8 @@ export class WorkspaceService {
   async listDirectories(userId: string, requested: string): Promise<{ path: string; directories: string[] }> {
     const { set, personal } = await this.#everything(userId);
     const path = await locateDirectory(expandRequestedPath(requested, personal), requested, set);
-    const entries = await readdir(path, { withFileTypes: true });
+    // Listed through the directory held with links refused: one swapped for a link is not listed.
+    const entries = await withHeldDirectory(HeldDirectory.open(path), (directory) => directory.entries());
     const directories = entries
       .filter((entry) => entry.isDirectory() && accessAt(set, join(path, entry.name)) !== undefined)
       .map((entry) => entry.name)

@@ -1,14 +1,16 @@
 /**
  * `GET /api/workspaces/:id/files/content?path=`: one regular file of a workspace, streamed. The file is
- * opened `O_RDONLY | O_NONBLOCK | O_NOCTTY` and its descriptor verified against the policy
- * (`openVerifiedForReading`), so a FIFO returns at once and a link swapped in after the check is caught;
- * `fstat` must show a regular file before a byte is sent. The answer is always a download
+ * opened at its resolved real path with links refused on every component (`openRealFile`: a link
+ * swapped in after the decision fails the open instead of being followed), `O_RDONLY | O_NONBLOCK |
+ * O_NOCTTY` so a FIFO returns at once, and its descriptor is verified against the policy again; `fstat`
+ * must show a regular file before a byte is sent, and every byte is read through that descriptor. The answer is always a download
  * (`Content-Disposition: attachment`, `application/octet-stream`, `nosniff`, a sandboxing CSP): a
  * workspace file is never rendered by the browser, whatever its content.
  */
 import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { openVerifiedForReading } from '../../tools/fs/open-verified-file.ts';
+import { openRealFile } from '../../descriptors/open-real-file.ts';
+import { SAFE_READ_FLAGS, verifyDescriptor } from '../../tools/fs/open-verified-file.ts';
 import { HttpError } from '../http-errors.ts';
 import { attachmentDisposition } from './download-filename.ts';
 import { describeFileError } from './workspace-file-errors.ts';
@@ -49,13 +51,21 @@ function streamOf(handle: FileHandle, size: number): ReadableStream<Uint8Array> 
 
 export async function downloadWorkspaceFile(scope: WorkspaceFileScope, path: string): Promise<Response> {
   const resolved = await resolveInWorkspace(scope, path);
-  let opened: Awaited<ReturnType<typeof openVerifiedForReading>>;
+  let handle: FileHandle;
   try {
-    opened = await withinWorkspace(() => openVerifiedForReading(resolved, scope.context));
+    handle = await withinWorkspace(async () => {
+      const opened = await openRealFile(resolved.real, SAFE_READ_FLAGS);
+      try {
+        await verifyDescriptor(opened, resolved, scope.context);
+        return opened;
+      } catch (error) {
+        await opened.close();
+        throw error;
+      }
+    });
   } catch (error) {
     throw describeFileError(error, path);
   }
-  const { handle } = opened;
   let size: number;
   try {
     const stats = await handle.stat();

@@ -7,18 +7,20 @@
  *   than 255 bytes or holds `/` or NUL; a target that is a symlink, a directory or a special file; an
  *   existing file unless `overwrite=true` (409 `file_exists`); a body over the upload cap (413, counted
  *   as it arrives, also without a Content-Length).
- * - The write is the tools' atomic write: a temp file in the same directory, verified for writing by
- *   the policy on its descriptor's real directory, then renamed (or linked, for a new file, so a file
- *   that appeared meanwhile is not clobbered). A failed upload leaves the old file and no temp file.
+ * - The directory is held open from its real path with links refused, the target is described through
+ *   it (never followed), and the write is the tools' atomic write in that held directory: a temp file
+ *   verified for writing by the policy on the directory's real location, given its owner and mode by
+ *   descriptor, then renamed (with `RENAME_NOREPLACE` for a new file, so a file that appeared meanwhile
+ *   is not clobbered). A directory swapped for a link meanwhile fails the upload instead of redirecting
+ *   it. A failed upload leaves the old file and no temp file.
  * - The new file gets the owner workspace files get (the shell sandbox's uid when commands run as one), set on the descriptor before it
  *   takes its name, so shell commands running as that uid can use it.
  */
-import { lstat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { join, relative } from 'node:path';
+import { HeldDirectory, withHeldDirectory } from '../../descriptors/held-directory.ts';
 import { getAccessPolicy } from '../../tools/access/access-policy.ts';
-import { ToolError } from '../../tools/errors.ts';
-import { writeFileAtomically } from '../../tools/fs/atomic-write.ts';
-import { inspectWriteTarget } from '../../tools/fs/overwrite-guard.ts';
+import { writeFileAtomicallyIn } from '../../tools/fs/atomic-write.ts';
 import { HttpError } from '../http-errors.ts';
 import { describeFileError } from './workspace-file-errors.ts';
 import { resolveInWorkspace, type WorkspaceFileScope, withinWorkspace } from './workspace-file-scope.ts';
@@ -106,36 +108,64 @@ export async function uploadWorkspaceFile(
     );
   }
   const directory = await resolveInWorkspace(scope, upload.directory);
-  const directoryStats = await lstat(directory.real).catch((error: unknown) => {
+  let held: HeldDirectory;
+  try {
+    held = HeldDirectory.open(directory.real);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ENOTDIR' && directory.exists) {
+      throw new HttpError(422, 'not_a_directory', `${JSON.stringify(upload.directory)} is not a directory.`);
+    }
     throw describeFileError(error, upload.directory);
-  });
-  if (!directoryStats.isDirectory()) {
-    throw new HttpError(422, 'not_a_directory', `${JSON.stringify(upload.directory)} is not a directory.`);
   }
   const shown = upload.directory === '.' ? upload.name : join(upload.directory, upload.name);
-  // The name is joined to the directory's real path: the directory is decided, only the name is new.
-  const target = await resolveInWorkspace(scope, join(directory.real, upload.name), 'write');
-  const state = await inspectWriteTarget(target, shown).catch((error: unknown) => {
-    // A symlink, a directory or a special file at the name: the request names the wrong thing.
-    if (ToolError.isInstance(error) && error.classification === 'execution_error') {
-      throw new HttpError(422, 'not_a_regular_file', error.message);
-    }
+  return withHeldDirectory(held, (parent) => uploadInto(scope, parent, directory.real, shown, upload));
+}
+
+/** The entry at `name`, described through the held directory without following a link. */
+function describeEntry(parent: HeldDirectory, name: string, shown: string): Stats | undefined {
+  try {
+    return parent.statEntry(name);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
     throw describeFileError(error, shown);
-  });
-  if (state === 'file' && !upload.overwrite) {
+  }
+}
+
+async function uploadInto(
+  scope: WorkspaceFileScope,
+  parent: HeldDirectory,
+  directoryReal: string,
+  shown: string,
+  upload: UploadRequest,
+): Promise<UploadResult> {
+  // The name is joined to the directory's real path: the directory is decided, only the name is new.
+  await resolveInWorkspace(scope, join(directoryReal, upload.name), 'write');
+  const entry = describeEntry(parent, upload.name, shown);
+  if (entry !== undefined && !entry.isFile()) {
+    // A symlink, a directory or a special file at the name: the request names the wrong thing.
+    const what = entry.isSymbolicLink()
+      ? 'a symlink'
+      : entry.isDirectory()
+        ? 'a directory'
+        : 'not a regular file';
+    throw new HttpError(
+      422,
+      'not_a_regular_file',
+      `Refusing to write ${JSON.stringify(shown)}: it is ${what}.`,
+    );
+  }
+  if (entry !== undefined && !upload.overwrite) {
     throw new HttpError(
       409,
       'file_exists',
       `${JSON.stringify(shown)} already exists; send overwrite=true to replace it.`,
     );
   }
-  const mode = state === 'file' ? (await lstat(target.absolute)).mode & 0o7777 : undefined;
   const policy = await getAccessPolicy(scope.context);
   try {
     const written = await withinWorkspace(() =>
-      writeFileAtomically(target.real, upload.body, {
-        mode,
-        create: state === 'missing',
+      writeFileAtomicallyIn(parent, upload.name, upload.body, {
+        create: entry === undefined,
         owner: upload.owner,
         verifyTarget: async (realTarget) => policy.require(realTarget, 'write', shown, realTarget),
       }),
@@ -144,7 +174,7 @@ export async function uploadWorkspaceFile(
       workspace: scope.id,
       path: relative(scope.workspace.path, written.path),
       size: written.size,
-      replaced: state === 'file',
+      replaced: entry !== undefined,
     };
   } catch (error) {
     if ((error as { code?: unknown }).code === 'EEXIST') {

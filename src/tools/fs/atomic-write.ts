@@ -1,35 +1,47 @@
 /**
- * Atomic file replacement for write_file and edit_file: a temp file in the same directory, then a rename,
- * with the old file's mode. A rename replaces the name, never the old inode, so a hard link elsewhere
- * keeps its content (docs/decisions/2026-12-01-hard-links.md). A failed write leaves the old file untouched and no temp file
- * behind. The temp descriptor's real directory is handed to `verifyTarget` before the rename, so the
- * policy judges the directory actually written into.
+ * Atomic file replacement for write_file, edit_file and uploads: a temp file in the same directory, then
+ * a rename, with the old file's mode and owner. A rename replaces the name, never the old inode, so a
+ * hard link elsewhere keeps its content (docs/decisions/2026-12-01-hard-links.md). A failed write leaves
+ * the old file untouched and no temp file behind.
  *
- * Ownership: a replaced file keeps its owner and group (the temp file is given them before the rename);
- * a created file gets `owner` when one is given (the shell sandbox's uid, so the user's later commands
- * can change what a tool wrote). Both go through the temp descriptor, never a path.
+ * The tenant may change the directory while this runs, so nothing here acts by name outside the held
+ * parent directory, and nothing in it follows a link:
+ * - the parent is held open (`HeldDirectory`, links refused on every component), and its descriptor's
+ *   real location is handed to `verifyTarget` before anything is created, so the policy judges the
+ *   directory actually written into;
+ * - the temp file is created `O_CREAT | O_EXCL` in the held parent, links refused, and written, given
+ *   its owner (`fchown`) and its mode (`fchmod`) through its own descriptor — never by name, so a temp
+ *   name swapped for a link cannot redirect them;
+ * - the old file's mode and owner are read through the held parent with links refused;
+ * - `renameat2` gives the temp file the target's name in the held parent (`RENAME_NOREPLACE` for a
+ *   created file, so a file that appeared meanwhile is never clobbered), and the name is checked to hold
+ *   the temp file's inode afterwards; size and mtime come from the temp file's own `fstat`;
+ * - a temp name left behind by a failure is removed through the held parent only.
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, link, open, rename, stat, unlink } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { assertEntryName, HeldDirectory, withHeldDirectory } from '../../descriptors/held-directory.ts';
+import { O_CREAT, O_EXCL, O_WRONLY } from '../../descriptors/linux-file-calls.ts';
 import { realPathOfDescriptor } from './open-verified-file.ts';
+import { PathChangedError } from './path-changed-error.ts';
 
 export interface AtomicWriteOptions {
-  /** Permission bits to give the new file (the old file's, when replacing). */
-  mode?: number;
   /**
-   * The target must not exist: the file is linked into place (which fails if something appeared there
-   * meanwhile) instead of renamed over it, so a file created by someone else is never clobbered.
+   * Permission bits to give the new file. Omitted, a replaced file keeps its own (read through the held
+   * parent) and a created one gets 0666 narrowed by the umask.
    */
+  mode?: number;
+  /** The target must not exist: the rename fails if something appeared there meanwhile. */
   create?: boolean;
   /** Called with the real path the rename will produce; throws to abort the write. */
   verifyTarget: (realTarget: string) => Promise<void>;
   /**
    * Who owns a created file (a replaced one keeps its owner). Given to the temp file's descriptor before
-   * it takes the target's name, so no path (which a link could redirect) is ever chowned, and the file
-   * never appears with the wrong owner. Undefined leaves it to the process's own uid and gid.
+   * it takes the target's name, so the file never appears with the wrong owner. Undefined leaves it to
+   * the process's own uid and gid.
    */
-  owner?: { uid: number; gid: number };
+  owner?: { uid: number; gid: number } | undefined;
 }
 
 /** Whether this process may give files away (only root may chown to another uid). */
@@ -41,45 +53,75 @@ export interface AtomicWriteResult {
   mtimeMs: number;
 }
 
-export async function writeFileAtomically(
+/** Writes `target` (a real path) through its parent directory, held for the duration of the write. */
+export function writeFileAtomically(
   target: string,
   data: Uint8Array,
   options: AtomicWriteOptions,
 ): Promise<AtomicWriteResult> {
-  const directory = dirname(target);
-  const name = basename(target);
-  const temporary = join(directory, `.${name}.${randomBytes(6).toString('hex')}.mango-tmp`);
-  const handle = await open(temporary, 'wx', options.mode ?? 0o666);
-  let renamed = false;
+  return withHeldDirectory(HeldDirectory.open(dirname(target)), (parent) =>
+    writeFileAtomicallyIn(parent, basename(target), data, options),
+  );
+}
+
+/** The old file at `name`, described without following a link; a non-regular entry is refused. */
+function existingFile(parent: HeldDirectory, name: string): Stats {
+  const stats = parent.statEntry(name);
+  if (!stats.isFile()) throw new PathChangedError(`The file ${join(parent.path, name)}`);
+  return stats;
+}
+
+/** Writes the file `name` in the held directory `parent` (see the module comment). */
+export async function writeFileAtomicallyIn(
+  parent: HeldDirectory,
+  name: string,
+  data: Uint8Array,
+  options: AtomicWriteOptions,
+): Promise<AtomicWriteResult> {
+  assertEntryName(name, join(parent.path, name));
+  const realTarget = join(await realPathOfDescriptor(parent, parent.path), name);
+  await options.verifyTarget(realTarget);
+  const existing = options.create ? undefined : existingFile(parent, name);
+  const temporary = `.${name}.${randomBytes(6).toString('hex')}.mango-tmp`;
+  const handle = await parent.openHandle(temporary, O_CREAT | O_EXCL | O_WRONLY, options.mode ?? 0o666);
+  let placed = false;
   try {
-    const realTarget = join(dirname(await realPathOfDescriptor(handle, temporary)), name);
-    await options.verifyTarget(realTarget);
     let written = 0;
     while (written < data.length) {
       const { bytesWritten } = await handle.write(data, written, data.length - written);
       written += bytesWritten;
     }
     await handle.datasync();
-    if (options.mode !== undefined) await chmod(temporary, options.mode);
-    if (mayChown) {
-      const owner = options.create ? options.owner : await stat(realTarget);
-      if (owner !== undefined) await handle.chown(owner.uid, owner.gid);
-    }
+    // Owner first: a change of owner clears the set-id bits, which the mode then sets as asked.
+    const owner = options.create ? options.owner : existing;
+    if (mayChown && owner !== undefined) await handle.chown(owner.uid, owner.gid);
+    const mode = options.mode ?? (existing === undefined ? undefined : existing.mode & 0o7777);
+    // The create mode was narrowed by the umask; the old file's bits are restored exactly.
+    if (mode !== undefined) await handle.chmod(mode);
+    const stats = await handle.stat();
     await handle.close();
-    if (options.create) {
-      await link(temporary, realTarget);
-      renamed = true;
-      await unlink(temporary);
-    } else {
-      await rename(temporary, realTarget);
-      renamed = true;
+    try {
+      parent.rename(temporary, parent, name, { noReplace: options.create === true });
+    } catch (error) {
+      // The temp name is gone: the tenant moved the file away while it was being written.
+      if ((error as { code?: unknown }).code === 'ENOENT')
+        throw new PathChangedError(`The temp file for ${realTarget}`);
+      throw error;
     }
-    const stats = await stat(realTarget);
+    placed = true;
+    const landed = parent.statEntry(name);
+    if (landed.ino !== stats.ino || landed.dev !== stats.dev) {
+      throw new PathChangedError(`The temp file for ${realTarget}`);
+    }
     return { path: realTarget, size: stats.size, mtimeMs: stats.mtimeMs };
   } finally {
-    if (!renamed) {
+    if (!placed) {
       await handle.close().catch(() => {});
-      await unlink(temporary).catch(() => {});
+      try {
+        parent.removeFile(temporary);
+      } catch {
+        // Already gone (moved away by the tenant); whatever took the name is theirs.
+      }
     }
   }
 }

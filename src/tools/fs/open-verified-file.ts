@@ -23,10 +23,10 @@ export const SAFE_READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | const
 export const VERIFIES_DESCRIPTORS = process.platform === 'linux';
 
 /**
- * Where an open descriptor really points. On Linux a `/proc/self/fd` that cannot be read fails the call
+ * Where an open descriptor (a FileHandle or a held directory) really points. On Linux a `/proc/self/fd` that cannot be read fails the call
  * (the check cannot run, so nothing is read); elsewhere the path is resolved again.
  */
-export async function realPathOfDescriptor(handle: FileHandle, fallbackPath: string): Promise<string> {
+export async function realPathOfDescriptor(handle: { fd: number }, fallbackPath: string): Promise<string> {
   if (!VERIFIES_DESCRIPTORS) return realpath(fallbackPath);
   try {
     // The link's target is the kernel's own name for the open file, every symlink already resolved.

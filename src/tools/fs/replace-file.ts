@@ -3,53 +3,24 @@
  * directory is verified for writing against the access policy, then record the new content in the chat's
  * ledger so a second write needs no re-read.
  *
- * `target` is a real path (decided already). Missing parent directories are created and then checked to
- * be where the decision expected them: if a directory on the way was swapped for a symlink in between,
- * the directories just created (elsewhere) are removed again and nothing is written.
+ * `target` is a real path (decided already). Missing parent directories are created through held
+ * directories with links refused (`holdParentDirectory`): if a directory on the way was swapped for a
+ * link in between, nothing is created or written through it. When the write fails, the directories
+ * the call created are removed again.
  */
-import { lchown, mkdir, realpath, rmdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { getAccessPolicy } from '../access/access-policy.ts';
-import { ToolExecutionError, ToolPermissionError } from '../errors.ts';
+import { ToolExecutionError } from '../errors.ts';
 import { sandboxFileOwner } from '../shell/sandbox/sandbox-file-owner.ts';
 import type { ToolContext } from '../types.ts';
-import { writeFileAtomically } from './atomic-write.ts';
+import { writeFileAtomicallyIn } from './atomic-write.ts';
 import { describeSystemError } from './describe-system-error.ts';
 import { countLines, recordWrite, sha256Hex } from './freshness.ts';
+import { holdParentDirectory } from './held-parent-directory.ts';
 
 export interface ReplaceFileResult {
   real: string;
   sha256: string;
-}
-
-/**
- * Creates the missing parents of `directory` (a real path), proves they landed at that path, and gives
- * each created one to `owner` (the shell sandbox's uid, when commands run as one).
- */
-async function createParentDirectories(
-  directory: string,
-  shown: string,
-  owner: { uid: number; gid: number } | undefined,
-): Promise<void> {
-  const first = await mkdir(directory, { recursive: true });
-  if (first === undefined) return; // nothing created: the existing directory is verified with the file
-  if ((await realpath(directory)) === directory) {
-    if (owner !== undefined) {
-      for (let current = directory; ; current = dirname(current)) {
-        await lchown(current, owner.uid, owner.gid);
-        if (current === first || dirname(current) === current) break;
-      }
-    }
-    return;
-  }
-  // Empty directories only, deepest first, back to the first one created: nothing else is touched.
-  for (let current = directory; ; current = dirname(current)) {
-    await rmdir(current).catch(() => {});
-    if (current === first || dirname(current) === current) break;
-  }
-  throw new ToolPermissionError(
-    `Cannot write ${JSON.stringify(shown)}: a directory on its path was replaced by a link while it was being created, so nothing was written.`,
-  );
 }
 
 /**
@@ -66,13 +37,21 @@ export async function replaceFile(
   const policy = await getAccessPolicy(context);
   const owner = sandboxFileOwner();
   try {
-    await createParentDirectories(dirname(target), shown, owner);
-    const written = await writeFileAtomically(target, data, {
-      mode,
-      create: mode === undefined,
-      ...(owner === undefined ? {} : { owner }),
-      verifyTarget: async (realTarget) => policy.require(realTarget, 'write', shown, realTarget),
-    });
+    const parent = holdParentDirectory(dirname(target), owner);
+    let written: Awaited<ReturnType<typeof writeFileAtomicallyIn>>;
+    try {
+      written = await writeFileAtomicallyIn(parent.directory, basename(target), data, {
+        mode,
+        create: mode === undefined,
+        owner,
+        verifyTarget: async (realTarget) => policy.require(realTarget, 'write', shown, realTarget),
+      });
+    } catch (error) {
+      parent.removeCreated();
+      throw error;
+    } finally {
+      parent.close();
+    }
     const sha256 = sha256Hex(data);
     await recordWrite(context.ledger, {
       path: written.path,

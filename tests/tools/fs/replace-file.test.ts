@@ -31,13 +31,15 @@ test('creates missing parent directories and the file, and records it in the led
   expect((await call.ledger.get(target))?.complete).toBe(true);
 });
 
-test('a directory on the way that became a link: the directories created through it are removed, nothing is written', async () => {
+test('a directory on the way that became a link: nothing is created through it, nothing is written', async () => {
   // The path was decided while `link` was a directory of the workspace; by now it points outside.
   const target = join(ws, 'link', 'new', 'deeper', 'file.txt');
   await expect(
     replaceFile(target, new TextEncoder().encode('x'), undefined, context(), 'link/new/deeper/file.txt'),
-  ).rejects.toThrow(
-    'Cannot write "link/new/deeper/file.txt": a directory on its path was replaced by a link while it was being created, so nothing was written.',
-  );
+  ).rejects.toMatchObject({
+    classification: 'permission_denied',
+    message:
+      'Cannot write "link/new/deeper/file.txt": the path changed while the tool was using it (a file or directory on it was moved, or replaced by a link), so nothing was done there. Check it with list_directory and try again.',
+  });
   expect(readdirSync(outside)).toEqual([]);
 });

@@ -1,0 +1,98 @@
+/**
+ * Uploads with overwrite=true against a tenant who swaps the upload's temp file: a watcher in the
+ * workspace renames each `*.mango-tmp` away as soon as it appears and puts a symlink to a root-owned
+ * 0700 sentinel outside every workspace in its place (a host file, or a directory standing for the
+ * sandbox state directory). However the race falls, the sentinel keeps its mode, owner and bytes, and
+ * no answer reports any size but the upload's own.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { workspaceId } from '../../../src/workspaces/workspace-id.ts';
+import { startHostileTenant } from '../../helpers/hostile-tenant.ts';
+import { createTestApp, type TestApp } from '../../helpers/test-app.ts';
+import { makeTempDirectory } from '../../helpers/tool-context.ts';
+
+const ITERATIONS = 300;
+const TIME_LIMIT_MS = 10_000;
+/** Large enough that writing it keeps the temp file open long enough for the watcher to act. */
+const BODY = new Uint8Array(256 * 1024).fill(0x77);
+const SENTINEL_BYTES = 'sentinel\n'.repeat(500);
+
+let api: TestApp;
+let token = '';
+let home = '';
+let host: ReturnType<typeof makeTempDirectory>;
+
+beforeAll(async () => {
+  api = await createTestApp('sqlite');
+  const created = await api.deps.users.create('tenant');
+  token = created.token;
+  home = await api.deps.workspaces.personalWorkspace(created.user.id);
+  host = makeTempDirectory('mango-upload-swap-host-');
+  chmodSync(host.path, 0o700);
+});
+afterAll(async () => {
+  host.remove();
+  await api.dispose();
+});
+
+function describeSentinel(path: string) {
+  const stats = lstatSync(path);
+  return {
+    mode: stats.mode,
+    uid: stats.uid,
+    gid: stats.gid,
+    bytes: stats.isFile() ? readFileSync(path, 'utf8') : undefined,
+  };
+}
+
+describe.each(['file', 'directory'] as const)(
+  'uploads while the temp file is swapped for a link to a host %s',
+  (kind) => {
+    test('the sentinel keeps its mode, owner and bytes, and no answer reports its size', async () => {
+      const sentinel = join(host.path, kind === 'file' ? 'secret' : 'sandbox-state');
+      if (kind === 'file') {
+        writeFileSync(sentinel, SENTINEL_BYTES, { mode: 0o700 });
+      } else {
+        mkdirSync(sentinel, { mode: 0o700 });
+      }
+      chmodSync(sentinel, 0o700);
+      const before = describeSentinel(sentinel);
+      const target = join(home, 'upload.bin');
+      const tenant = await startHostileTenant('swap-temp', home, sentinel);
+      const statuses = new Set<number>();
+      const sizes = new Set<number>();
+      try {
+        const started = Date.now();
+        for (let round = 0; round < ITERATIONS && Date.now() - started < TIME_LIMIT_MS; round++) {
+          // The tenant's own file again, mode 6777, whatever the last round left at the name.
+          rmSync(target, { recursive: true, force: true });
+          writeFileSync(target, `round ${round}\n`);
+          chmodSync(target, 0o6777);
+          const response = await api.app.handle(
+            new Request(
+              `http://localhost/api/workspaces/${workspaceId(home)}/files?name=upload.bin&overwrite=true`,
+              {
+                method: 'POST',
+                headers: { authorization: `Bearer ${token}` },
+                body: BODY,
+              },
+            ),
+          );
+          statuses.add(response.status);
+          const answer = (await response.json()) as { size?: number };
+          if (answer.size !== undefined) sizes.add(answer.size);
+        }
+      } finally {
+        await tenant.stop();
+      }
+      expect(describeSentinel(sentinel)).toEqual(before);
+      expect(before).toMatchObject({ mode: (kind === 'file' ? 0o100000 : 0o40000) | 0o700, uid: 0, gid: 0 });
+      expect([...sizes]).toEqual([BODY.length]);
+      // Uploads landed between swaps; the others were refused as a changed path (403), nothing else.
+      expect([...statuses].filter((status) => status !== 200 && status !== 403)).toEqual([]);
+      expect(statuses.has(200)).toBe(true);
+    });
+  },
+);

@@ -1,0 +1,96 @@
+/**
+ * write_file against a tenant who swaps its temp file: a watcher in the workspace renames each
+ * `*.mango-tmp` away as soon as it appears and puts a symlink to a root-owned 0700 sentinel outside
+ * every workspace in its place. However the race falls, the sentinel (a file, or a directory standing
+ * for the sandbox state directory) keeps its mode, owner and bytes.
+ */
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createChat, expectOk } from '../../helpers/call-tool.ts';
+import { startHostileTenant } from '../../helpers/hostile-tenant.ts';
+import { makeTempDirectory } from '../../helpers/tool-context.ts';
+
+const ITERATIONS = 300;
+const TIME_LIMIT_MS = 10_000;
+/** Large enough that writing it keeps the temp file open long enough for the watcher to act. */
+const CONTENT = 'w'.repeat(256 * 1024);
+const SENTINEL_BYTES = 'sentinel\n'.repeat(500);
+
+let temp: ReturnType<typeof makeTempDirectory>;
+let workspace: string;
+let outside: string;
+
+beforeEach(() => {
+  temp = makeTempDirectory('mango-temp-swap-');
+  workspace = join(temp.path, 'ws');
+  outside = join(temp.path, 'host');
+  mkdirSync(workspace);
+  mkdirSync(outside, { mode: 0o700 });
+});
+afterEach(() => temp.remove());
+
+function describeSentinel(path: string) {
+  const stats = lstatSync(path);
+  return {
+    mode: stats.mode,
+    uid: stats.uid,
+    gid: stats.gid,
+    bytes: stats.isFile() ? readFileSync(path, 'utf8') : undefined,
+  };
+}
+
+/** The tenant's side between calls: the target is their own regular file again, mode 6777. */
+function resetTarget(target: string, round: number): void {
+  rmSync(target, { recursive: true, force: true });
+  writeFileSync(target, `round ${round}\n`);
+  chmodSync(target, 0o6777);
+}
+
+describe.each(['file', 'directory'] as const)(
+  'write_file while the temp file is swapped for a link to a host %s',
+  (kind) => {
+    test('the sentinel keeps its mode, owner and bytes', async () => {
+      const sentinel = join(outside, kind === 'file' ? 'secret' : 'sandbox-state');
+      if (kind === 'file') {
+        writeFileSync(sentinel, SENTINEL_BYTES, { mode: 0o700 });
+      } else {
+        mkdirSync(sentinel, { mode: 0o700 });
+      }
+      chmodSync(sentinel, 0o700);
+      const before = describeSentinel(sentinel);
+      const chat = createChat({ workingDirectory: workspace, confined: true });
+      const target = join(workspace, 'target.txt');
+      const tenant = await startHostileTenant('swap-temp', workspace, sentinel);
+      let written = 0;
+      const unexpected: string[] = [];
+      try {
+        const started = Date.now();
+        for (let round = 0; round < ITERATIONS && Date.now() - started < TIME_LIMIT_MS; round++) {
+          resetTarget(target, round);
+          expectOk(await chat.call('read_file', { path: 'target.txt' }));
+          const outcome = await chat.call('write_file', { path: 'target.txt', content: CONTENT });
+          if (outcome.ok) {
+            written++;
+            if ((outcome.result as { bytesWritten?: unknown }).bytesWritten !== CONTENT.length) {
+              unexpected.push(JSON.stringify(outcome.result).slice(0, 200));
+            }
+          } else if (
+            outcome.error.classification !== 'permission_denied' ||
+            !outcome.error.message.includes('the path changed while the tool was using it')
+          ) {
+            unexpected.push(`${outcome.error.classification}: ${outcome.error.message}`);
+          }
+        }
+      } finally {
+        await tenant.stop();
+      }
+      expect(describeSentinel(sentinel)).toEqual(before);
+      expect(before).toMatchObject({ mode: (kind === 'file' ? 0o100000 : 0o40000) | 0o700, uid: 0, gid: 0 });
+      // Every refusal was the path-changed one.
+      expect(unexpected).toEqual([]);
+      // The tool kept working in the workspace: some writes landed between swaps.
+      expect(written).toBeGreaterThan(0);
+    });
+  },
+);
