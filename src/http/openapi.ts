@@ -2,9 +2,13 @@
  * Builds the OpenAPI 3.1 document from the routes an Elysia app has mounted: the same TypeBox schemas
  * that validate requests and responses (TypeBox schemas are JSON Schema, which OpenAPI 3.1 embeds).
  * A route appears with its `detail` (summary, tags, operationId), path parameters, JSON body and
- * responses; every `/api` and `/mcp` route is marked as needing the bearer token.
+ * responses, plus the responses its `detail.responses` states in OpenAPI's own words (a stream, a
+ * download); a 204 has no body. Every `/api` and `/mcp` route but the public ones is marked as needing
+ * the bearer token and answers 401 without it; a public one says it needs none. Routes with
+ * `detail.hide` (the web app's pages) are left out. `npm run check` lints the result with Redocly's
+ * recommended rules, warnings as errors (scripts/lint-openapi.ts).
  */
-import { PROTECTED_PATH_PREFIXES } from './authentication.ts';
+import { PROTECTED_PATH_PREFIXES, PUBLIC_API_PATHS } from './authentication.ts';
 
 /** The part of an Elysia route this module reads. */
 export interface RouteForDocument {
@@ -20,6 +24,8 @@ export interface RouteForDocument {
       tags?: string[];
       operationId?: string;
       hide?: boolean;
+      /** Responses in OpenAPI's own form, for what no JSON schema describes (streams, downloads). */
+      responses?: Record<string, unknown>;
     };
   };
 }
@@ -54,6 +60,7 @@ const STATUS_DESCRIPTIONS: Record<string, string> = {
 };
 
 function isProtected(path: string): boolean {
+  if (PUBLIC_API_PATHS.has(path)) return false;
   return path === '/api' || PROTECTED_PATH_PREFIXES.some((prefix) => path.startsWith(prefix));
 }
 
@@ -90,13 +97,23 @@ export function buildOpenApiDocument(routes: readonly RouteForDocument[], versio
     const byStatus =
       typeof declared === 'object' && declared !== null && 'type' in declared ? { 200: declared } : declared;
     for (const [status, schema] of Object.entries(byStatus)) {
-      responses[status] = {
-        description: STATUS_DESCRIPTIONS[status] ?? `Status ${status}`,
-        content: { 'application/json': { schema: toJsonSchema(schema) } },
-      };
+      const description = STATUS_DESCRIPTIONS[status] ?? `Status ${status}`;
+      responses[status] =
+        status === '204'
+          ? { description }
+          : { description, content: { 'application/json': { schema: toJsonSchema(schema) } } };
     }
-    operation.responses = Object.keys(responses).length > 0 ? responses : { 200: { description: 'OK' } };
-    if (isProtected(route.path)) operation.security = [{ bearerAuth: [] }];
+    Object.assign(responses, hooks.detail?.responses ?? {});
+    if (!Object.keys(responses).some((status) => status.startsWith('2'))) {
+      responses[200] = { description: 'OK' };
+    }
+    if (isProtected(route.path)) {
+      operation.security = [{ bearerAuth: [] }];
+      responses[401] ??= { description: STATUS_DESCRIPTIONS[401] };
+    } else {
+      operation.security = [];
+    }
+    operation.responses = responses;
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = operation;
   }
@@ -108,6 +125,7 @@ export function buildOpenApiDocument(routes: readonly RouteForDocument[], versio
       description:
         'Tool settings of the Mango Tools server. Every /api route needs "Authorization: Bearer <token>".',
     },
+    servers: [{ url: '/', description: 'The server this document was fetched from' }],
     components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
     paths,
   };

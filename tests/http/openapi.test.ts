@@ -103,3 +103,24 @@ test('the approval route is documented: its path parameters, body and answers', 
   ]!.content['application/json']!.schema;
   expect(JSON.stringify(record)).toContain('"expiresAt"');
 });
+
+test('the document states what the routes do: public health, no web pages, bodiless 204, event streams', async () => {
+  const document = (await api.request('GET', '/api/openapi.json', { token })).json as Document;
+  expect(document.paths['/api/health']!.get!.security).toEqual([]);
+  expect(
+    Object.keys(document.paths).filter((path) => !path.startsWith('/api/') && !path.startsWith('/mcp')),
+  ).toEqual([]);
+  expect(document.paths['/api/chats/{id}']!.delete!.responses).toMatchObject({
+    204: { description: 'Done; no body' },
+  });
+  expect((document.paths['/api/chats/{id}']!.delete!.responses as Record<string, object>)['204']).toEqual({
+    description: 'Done; no body',
+  });
+  for (const [path, method] of [
+    ['/api/chats/{id}/turns', 'post'],
+    ['/api/chats/{id}/turns/current/events', 'get'],
+  ] as const) {
+    const ok = (document.paths[path]![method]!.responses as Record<string, { content?: object }>)['200'];
+    expect(Object.keys(ok?.content ?? {})).toEqual(['text/event-stream']);
+  }
+});

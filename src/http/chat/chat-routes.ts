@@ -28,6 +28,11 @@ import { createTurnEventStream, SSE_HEADERS } from './turn-sse.ts';
 
 const errors = { 400: errorBodySchema, 401: errorBodySchema };
 const notFound = { ...errors, 404: errorBodySchema };
+/** A turn's events as the OpenAPI document states them: a server-sent event stream (see turn-sse.ts). */
+const TURN_EVENT_STREAM_RESPONSE = {
+  description: 'The turn as a server-sent event stream, one "data: {json}" event per turn event.',
+  content: { 'text/event-stream': { schema: { type: 'string' as const } } },
+};
 
 export function createChatRoutes(deps: AppDependencies) {
   const parse = ({ request }: { request: Request }) =>
@@ -117,6 +122,7 @@ export function createChatRoutes(deps: AppDependencies) {
             'On success: 200 text/event-stream, first the comment ": turn started", then one "data: {json}" line per turn event (text_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, provider_item, provider_retry {attempt, waitSeconds}, finish, tool_approval_requested {callId, name, arguments, reason, expiresAt}, tool_approval_resolved {callId, name, decision: approved | denied, by: user | timeout | cancel | interrupted, reason?, remembered?: {setting, rule}}, tool_progress, tool_result), last done {reason: completed | max_iterations | cancelled | error, message?, finishReason?: length | refusal | content_filter}. Each event has an SSE id (its sequence number). The turn runs until it ends or is cancelled (POST …/cancel): closing the stream does not stop it, and GET …/turns/current/events?after=ID resumes it on any instance.',
           tags: ['chats'],
           operationId: 'startTurn',
+          responses: { 200: TURN_EVENT_STREAM_RESPONSE },
         },
       },
     )
@@ -152,6 +158,7 @@ export function createChatRoutes(deps: AppDependencies) {
             'text/event-stream as for startTurn, from the event after `after` (default 0: every event; the Last-Event-ID header works too) of the newest turn, running or ended, on whichever instance runs it; it ends with done. 404 when the chat never ran a turn.',
           tags: ['chats'],
           operationId: 'followTurn',
+          responses: { 200: TURN_EVENT_STREAM_RESPONSE },
         },
       },
     )

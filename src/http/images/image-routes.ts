@@ -16,6 +16,13 @@ export function createImageRoutes(deps: AppDependencies) {
         summary: 'A generated image (PNG, JPEG, WebP or GIF); 404 unless it is yours',
         tags: ['images'],
         operationId: 'getImage',
+        responses: {
+          200: {
+            description: 'The image, with its own media type.',
+            content: { 'image/*': { schema: { type: 'string', format: 'binary' } } },
+          },
+          404: { description: "No such image, or another user's" },
+        },
       },
     });
 }

@@ -129,9 +129,11 @@ export function createStaticWebRoutes(options: StaticWebRoutesOptions) {
       headers: { 'content-type': 'text/plain; charset=utf-8' },
     });
   };
+  // The web app's pages are not part of the API: left out of the OpenAPI document.
+  const page = { detail: { hide: true } };
   return new Elysia({ name: 'static-web-routes' })
-    .get('/', serve)
-    .get('/*', serve)
-    .head('/', serve)
-    .head('/*', serve);
+    .get('/', serve, page)
+    .get('/*', serve, page)
+    .head('/', serve, page)
+    .head('/*', serve, page);
 }

@@ -170,6 +170,7 @@ describe.each(BACKENDS)('chat routes over the %s chat repository', (backend) => 
     expect(refused.status).toBe(422);
     expect(ajv.validate(schemaOf('/api/chats', 'post', '422'), await refused.json())).toBe(true);
     expect(Object.keys(document.paths['/api/chats/{id}/turns']!.post!.responses).sort()).toEqual([
+      '200',
       '400',
       '401',
       '404',

@@ -5,7 +5,7 @@
  * sandbox state directory). However the race falls, the sentinel keeps its mode, owner and bytes, and
  * no answer reports any size but the upload's own.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { workspaceId } from '../../../src/workspaces/workspace-id.ts';
@@ -15,6 +15,8 @@ import { makeTempDirectory } from '../../helpers/tool-context.ts';
 
 const ITERATIONS = 300;
 const TIME_LIMIT_MS = 10_000;
+// Each attack runs up to its time limit, under whatever else the machine is doing.
+setDefaultTimeout(TIME_LIMIT_MS + 30_000);
 /** Large enough that writing it keeps the temp file open long enough for the watcher to act. */
 const BODY = new Uint8Array(256 * 1024).fill(0x77);
 const SENTINEL_BYTES = 'sentinel\n'.repeat(500);

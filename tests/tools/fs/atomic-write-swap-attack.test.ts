@@ -4,7 +4,7 @@
  * every workspace in its place. However the race falls, the sentinel (a file, or a directory standing
  * for the sandbox state directory) keeps its mode, owner and bytes.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createChat, expectOk } from '../../helpers/call-tool.ts';
@@ -13,6 +13,8 @@ import { makeTempDirectory } from '../../helpers/tool-context.ts';
 
 const ITERATIONS = 300;
 const TIME_LIMIT_MS = 10_000;
+// Each attack runs up to its time limit, under whatever else the machine is doing.
+setDefaultTimeout(TIME_LIMIT_MS + 30_000);
 /** Large enough that writing it keeps the temp file open long enough for the watcher to act. */
 const CONTENT = 'w'.repeat(256 * 1024);
 const SENTINEL_BYTES = 'sentinel\n'.repeat(500);
