@@ -9,8 +9,8 @@
  * instead of being passed over. Binary files (NUL in the first 8 KiB, the probe read_file uses) and files
  * over `maxFileSizeBytes` are skipped; skipped-for-size files are named in the notice.
  */
-import { stat } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
+import { SystemCallError } from '../../descriptors/system-call-error.ts';
 import { getAccessPolicy } from '../access/access-policy.ts';
 import { protectedPathCovering } from '../access/reachable-set.ts';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
@@ -18,7 +18,8 @@ import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';
 import { compileGrepPattern, GREP_PATTERN_MAX_LENGTH } from '../fs/grep/compile-grep-pattern.ts';
-import { runGrepSearch } from '../fs/grep/run-grep-search.ts';
+import { type GrepSearchOutcome, runGrepSearch } from '../fs/grep/run-grep-search.ts';
+import { statVerified } from '../fs/open-verified-file.ts';
 import { PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
 import { cutLine, grepCapNotice, policyOmissionNotice } from '../output/cut-notices.ts';
@@ -121,7 +122,7 @@ async function grep(
   const resolved = await resolveAndValidatePath(path, context);
   let rootIsFile: boolean;
   try {
-    const stats = await stat(resolved.real);
+    const stats = statVerified(resolved);
     rootIsFile = stats.isFile();
     if (!rootIsFile && !stats.isDirectory()) {
       throw new ToolExecutionError(
@@ -133,27 +134,34 @@ async function grep(
   }
   const policy = await getAccessPolicy(context);
   let refusedByPolicy = 0;
-  const search = await runGrepSearch({
-    spec,
-    root: resolved.real,
-    rootIsFile,
-    glob: rootIsFile ? undefined : glob,
-    dot,
-    maxResults,
-    maxMatchesPerFile,
-    maxFileSizeBytes,
-    signal: context.signal,
-    // The walk starts at a real directory and never follows a symlink, so a candidate's lexical path is
-    // its real location (a component swapped meanwhile is caught when the file's descriptor is verified).
-    allows: (candidate) => {
-      const allowed = policy.admits(candidate);
-      if (!allowed) refusedByPolicy += 1;
-      return allowed;
-    },
-    // The server's own directories below the root (an operator-mode search of `/` meets /proc) are not
-    // walked at all: nothing in them may be reported, so there is nothing to count either.
-    skipsDirectory: (directory) => protectedPathCovering(policy.reachable, directory) !== undefined,
-  });
+  let search: GrepSearchOutcome;
+  try {
+    search = await runGrepSearch({
+      spec,
+      root: resolved.real,
+      rootIsFile,
+      glob: rootIsFile ? undefined : glob,
+      dot,
+      maxResults,
+      maxMatchesPerFile,
+      maxFileSizeBytes,
+      signal: context.signal,
+      // The walk starts at a real directory and descends through held directories with links refused, so a
+      // candidate's path is its real location (a component swapped meanwhile fails the file's open).
+      allows: (candidate) => {
+        const allowed = policy.admits(candidate);
+        if (!allowed) refusedByPolicy += 1;
+        return allowed;
+      },
+      // The server's own directories below the root (an operator-mode search of `/` meets /proc) are not
+      // walked at all: nothing in them may be reported, so there is nothing to count either.
+      skipsDirectory: (directory) => protectedPathCovering(policy.reachable, directory) !== undefined,
+    });
+  } catch (error) {
+    // The root opened with links refused: a component swapped since the check is described, not thrown raw.
+    if (error instanceof SystemCallError) throw describeSystemError(error, 'search', path);
+    throw error;
+  }
 
   const anchor = getResultPathAnchor(context);
   const matches: GrepMatch[] = [];

@@ -1,5 +1,5 @@
 /**
- * The grep search loop: walk the root incrementally (files only, symlinks not
+ * The grep search loop: walk the root incrementally through held directories (files only, symlinks not
  * followed, filtered by the optional glob with Bun.Glob's matcher), check each candidate against the
  * access policy, search batches of files, and merge the outcomes in walk order until `maxResults` matching lines
  * are collected (one match past the cap proves `truncated`).
@@ -10,7 +10,6 @@
  * {@link WORKER_PREWARM_FILE_COUNT} files and the pool has booted. Workers are terminated when the call's signal fires.
  */
 import { availableParallelism } from 'node:os';
-import { VERIFIES_DESCRIPTORS } from '../open-verified-file.ts';
 import { walkFiles } from '../walk-files.ts';
 import {
   type BatchExecutor,
@@ -39,9 +38,12 @@ const WORKER_BATCH_SIZE = 512;
 const FIRST_BATCH_SIZE = 16;
 const MAX_BATCHES_IN_FLIGHT = 8;
 
-export interface GrepSearchOptions extends Omit<BatchLimits, 'verifyRealPath'> {
+export interface GrepSearchOptions extends BatchLimits {
   spec: GrepMatcherSpec;
-  /** Real absolute directory to walk, or the file to search. */
+  /**
+   * Real absolute directory to walk, or the file to search. A component swapped for a link since it was
+   * resolved fails the walk's first open with the system error (`ELOOP`).
+   */
   root: string;
   rootIsFile: boolean;
   /** Optional file filter; without a `/` it matches file names at any depth. */
@@ -74,7 +76,6 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
   const limits: BatchLimits = {
     maxFileSizeBytes: options.maxFileSizeBytes,
     maxMatchesPerFile: options.maxMatchesPerFile,
-    verifyRealPath: VERIFIES_DESCRIPTORS,
   };
   const poolSize = Math.max(1, Math.min(2, availableParallelism()));
   const forcedWorkers = typeof options.workers === 'number' ? options.workers : undefined;
