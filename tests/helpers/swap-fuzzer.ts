@@ -135,8 +135,11 @@ export function snapshotTree(root: string): Record<string, SnapshotEntry> {
 async function* linesOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let pending = '';
-  for await (const chunk of stream) {
-    pending += decoder.decode(chunk, { stream: true });
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    pending += decoder.decode(value, { stream: true });
     let newline = pending.indexOf('\n');
     while (newline >= 0) {
       yield pending.slice(0, newline);

@@ -10,7 +10,6 @@
  * over `maxFileSizeBytes` are skipped; skipped-for-size files are named in the notice.
  */
 import { type Static, Type } from '@sinclair/typebox';
-import { SystemCallError } from '../../descriptors/system-call-error.ts';
 import { getAccessPolicy } from '../access/access-policy.ts';
 import { protectedPathCovering } from '../access/reachable-set.ts';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
@@ -18,7 +17,7 @@ import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';
 import { compileGrepPattern, GREP_PATTERN_MAX_LENGTH } from '../fs/grep/compile-grep-pattern.ts';
-import { type GrepSearchOutcome, runGrepSearch } from '../fs/grep/run-grep-search.ts';
+import { runGrepSearch } from '../fs/grep/run-grep-search.ts';
 import { statVerified } from '../fs/open-verified-file.ts';
 import { PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
@@ -134,34 +133,28 @@ async function grep(
   }
   const policy = await getAccessPolicy(context);
   let refusedByPolicy = 0;
-  let search: GrepSearchOutcome;
-  try {
-    search = await runGrepSearch({
-      spec,
-      root: resolved.real,
-      rootIsFile,
-      glob: rootIsFile ? undefined : glob,
-      dot,
-      maxResults,
-      maxMatchesPerFile,
-      maxFileSizeBytes,
-      signal: context.signal,
-      // The walk starts at a real directory and descends through held directories with links refused, so a
-      // candidate's path is its real location (a component swapped meanwhile fails the file's open).
-      allows: (candidate) => {
-        const allowed = policy.admits(candidate);
-        if (!allowed) refusedByPolicy += 1;
-        return allowed;
-      },
-      // The server's own directories below the root (an operator-mode search of `/` meets /proc) are not
-      // walked at all: nothing in them may be reported, so there is nothing to count either.
-      skipsDirectory: (directory) => protectedPathCovering(policy.reachable, directory) !== undefined,
-    });
-  } catch (error) {
-    // The root opened with links refused: a component swapped since the check is described, not thrown raw.
-    if (error instanceof SystemCallError) throw describeSystemError(error, 'search', path);
-    throw error;
-  }
+  const search = await runGrepSearch({
+    spec,
+    root: resolved.real,
+    shown: path,
+    rootIsFile,
+    glob: rootIsFile ? undefined : glob,
+    dot,
+    maxResults,
+    maxMatchesPerFile,
+    maxFileSizeBytes,
+    signal: context.signal,
+    // The walk starts at a real directory and descends through held directories with links refused, so a
+    // candidate's path is its real location (a component swapped meanwhile fails the file's open).
+    allows: (candidate) => {
+      const allowed = policy.admits(candidate);
+      if (!allowed) refusedByPolicy += 1;
+      return allowed;
+    },
+    // The server's own directories below the root (an operator-mode search of `/` meets /proc) are not
+    // walked at all: nothing in them may be reported, so there is nothing to count either.
+    skipsDirectory: (directory) => protectedPathCovering(policy.reachable, directory) !== undefined,
+  });
 
   const anchor = getResultPathAnchor(context);
   const matches: GrepMatch[] = [];

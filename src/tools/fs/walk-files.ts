@@ -8,7 +8,7 @@
  * `onlyFiles` and ripgrep's default); names starting with a dot are skipped unless `dot` is set or the
  * glob names them with a literal dot.
  */
-import { HeldDirectory } from '../../descriptors/held-directory.ts';
+import type { HeldDirectory } from '../../descriptors/held-directory.ts';
 import { dotNameFilter } from './dot-name-filter.ts';
 import { walkTree } from './walk-tree.ts';
 
@@ -21,27 +21,21 @@ export interface WalkOptions {
 }
 
 /**
- * Yields `[absolutePath, relativePath]` of every regular file below `root`, a real directory path, that
- * passes the filters; the absolute path is the file's real location. Opening `root` fails (`ELOOP` when
- * a component was swapped for a link) before the first file is yielded.
+ * Yields `[absolutePath, relativePath]` of every regular file below `root` (held at its real location by
+ * the caller, who closes it) that passes the filters; the absolute path is the file's real location.
  */
-export function* walkFiles(root: string, options: WalkOptions): Generator<[string, string]> {
+export function* walkFiles(root: HeldDirectory, options: WalkOptions): Generator<[string, string]> {
   const matcher = options.glob === undefined ? undefined : new Bun.Glob(options.glob);
   const skipsName = dotNameFilter(options.dot, options.glob);
-  const prefix = root.endsWith('/') ? root : `${root}/`;
-  const held = HeldDirectory.open(root);
-  try {
-    const skipsDirectory = options.skipsDirectory;
-    for (const entry of walkTree(held, {
-      ...(skipsName === undefined ? {} : { skipsName }),
-      ...(skipsDirectory === undefined
-        ? {}
-        : { descends: (directory) => !skipsDirectory(prefix + directory.relative) }),
-    })) {
-      if (entry.kind === 'file' && (matcher === undefined || matcher.match(entry.relative)))
-        yield [prefix + entry.relative, entry.relative];
-    }
-  } finally {
-    held.close();
+  const prefix = root.path.endsWith('/') ? root.path : `${root.path}/`;
+  const skipsDirectory = options.skipsDirectory;
+  for (const entry of walkTree(root, {
+    ...(skipsName === undefined ? {} : { skipsName }),
+    ...(skipsDirectory === undefined
+      ? {}
+      : { descends: (directory) => !skipsDirectory(prefix + directory.relative) }),
+  })) {
+    if (entry.kind === 'file' && (matcher === undefined || matcher.match(entry.relative)))
+      yield [prefix + entry.relative, entry.relative];
   }
 }

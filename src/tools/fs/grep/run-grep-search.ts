@@ -10,6 +10,8 @@
  * {@link WORKER_PREWARM_FILE_COUNT} files and the pool has booted. Workers are terminated when the call's signal fires.
  */
 import { availableParallelism } from 'node:os';
+import { HeldDirectory } from '../../../descriptors/held-directory.ts';
+import { describeSystemError } from '../describe-system-error.ts';
 import { walkFiles } from '../walk-files.ts';
 import {
   type BatchExecutor,
@@ -42,9 +44,11 @@ export interface GrepSearchOptions extends BatchLimits {
   spec: GrepMatcherSpec;
   /**
    * Real absolute directory to walk, or the file to search. A component swapped for a link since it was
-   * resolved fails the walk's first open with the system error (`ELOOP`).
+   * resolved fails the search (described as the path changing while the tool used it).
    */
   root: string;
+  /** How errors name the search root (the model's spelling); `root` when omitted. */
+  shown?: string;
   rootIsFile: boolean;
   /** Optional file filter; without a `/` it matches file names at any depth. */
   glob?: string;
@@ -104,6 +108,8 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
   let collected = 0;
   let done = false;
   const queue: Promise<BatchResult>[] = [];
+  /** The walk's root directory, closed when the search ends. */
+  let held: HeldDirectory | undefined;
 
   const consume = async () => {
     const batch = await queue.shift()!;
@@ -167,7 +173,14 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
         batchSize = Math.min(usingWorkers ? WORKER_BATCH_SIZE : BATCH_SIZE, batchSize * 2);
         while (queue.length >= (usingWorkers ? MAX_BATCHES_IN_FLIGHT : 1) && !done) await consume();
       };
-      for (const [absolute] of walkFiles(options.root, {
+      let root: HeldDirectory;
+      try {
+        root = HeldDirectory.open(options.root);
+      } catch (error) {
+        throw describeSystemError(error, 'search', options.shown ?? options.root);
+      }
+      held = root;
+      for (const [absolute] of walkFiles(root, {
         dot: options.dot,
         glob: filterGlob(options.glob),
         ...(options.skipsDirectory === undefined ? {} : { skipsDirectory: options.skipsDirectory }),
@@ -186,6 +199,7 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
     return result;
   } finally {
     options.signal.removeEventListener('abort', onAbort);
+    held?.close();
     executor.close();
     pool?.close();
     // Batches still in flight after an early stop are not needed; keep their rejections quiet.
