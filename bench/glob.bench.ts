@@ -5,7 +5,7 @@
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { scanGlob } from '../src/tools/builtin/glob.ts';
+import { scanGlob } from '../src/tools/fs/scan-glob.ts';
 import {
   ensureTool,
   formatRatio,

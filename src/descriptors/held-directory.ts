@@ -14,7 +14,15 @@
  *
  * The holder closes what it opened (`close()`; a held directory is not closed by the garbage collector).
  */
-import { type Dirent, fchmodSync, fchownSync, fstatSync, type Stats } from 'node:fs';
+import {
+  type Dirent,
+  fchmodSync,
+  fchownSync,
+  fstatSync,
+  readdirSync,
+  readlinkSync,
+  type Stats,
+} from 'node:fs';
 import { type FileHandle, open, readdir } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import {
@@ -87,6 +95,41 @@ export class HeldDirectory {
       resolve: RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
     });
     return new HeldDirectory(fd, absolute);
+  }
+
+  /**
+   * Opens the non-directory or directory at `absolute`, a real path, with `flags`; a link on any
+   * component, the last one included, fails with `ELOOP`. The caller owns and closes the descriptor.
+   */
+  static openPath(absolute: string, flags: number): number {
+    if (!isAbsolute(absolute)) throw new SystemCallError(22, 'open (not absolute)', absolute);
+    return openat2(AT_FDCWD, absolute, {
+      flags: flags | O_NOFOLLOW,
+      resolve: RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+    });
+  }
+
+  /** {@link openPath} as a FileHandle for the asynchronous `node:fs` calls (see `openHandle`). */
+  static async openPathHandle(absolute: string, flags: number): Promise<FileHandle> {
+    const fd = HeldDirectory.openPath(absolute, flags);
+    try {
+      return await reopenDescriptor(fd, flags);
+    } finally {
+      closeDescriptor(fd);
+    }
+  }
+
+  /**
+   * `fstat` of the entry at the real path `absolute` itself, like `lstat`: a link as the last component is
+   * described, a link before it is `ELOOP`.
+   */
+  static statPath(absolute: string): Stats {
+    const fd = HeldDirectory.openPath(absolute, O_PATH);
+    try {
+      return fstatSync(fd);
+    } finally {
+      closeDescriptor(fd);
+    }
   }
 
   /** Takes ownership of `fd`, a directory descriptor opened by the caller. */
@@ -166,6 +209,17 @@ export class HeldDirectory {
   /** The entries of the held directory (read through its descriptor's `/proc/self/fd` entry). */
   entries(): Promise<Dirent[]> {
     return readdir(descriptorPath(this.#live()), { withFileTypes: true });
+  }
+
+  /** {@link entries}, synchronously (for walks that must not interleave with other work). */
+  entriesSync(): Dirent[] {
+    return readdirSync(descriptorPath(this.#live()), { withFileTypes: true });
+  }
+
+  /** The target of the symlink `name` here, read through the descriptor (never followed). */
+  linkTarget(name: string): string {
+    assertEntryName(name, this.#shown(name));
+    return readlinkSync(`${descriptorPath(this.#live())}/${name}`);
   }
 
   /** Creates the directory `name` here (never following a link at `name`). */

@@ -96,4 +96,31 @@ describe('HeldDirectory', () => {
     inner.close();
     expect(codeOf(() => inner.stat())).toBe('EBADF');
   });
+
+  test('a real path opens and reads only without a link on any component; statPath is lstat-like', async () => {
+    const file = join(base, 'ws', 'inner', 'file.txt');
+    const handle = await HeldDirectory.openPathHandle(file, O_RDONLY);
+    expect(await handle.readFile('utf8')).toBe('inside');
+    await handle.close();
+    expect(HeldDirectory.statPath(join(base, 'ws', 'inner')).isDirectory()).toBe(true);
+    expect(HeldDirectory.statPath(join(base, 'ws', 'out')).isSymbolicLink()).toBe(true);
+    expect(codeOf(() => HeldDirectory.statPath(join(base, 'ws', 'in', 'file.txt')))).toBe('ELOOP');
+    expect(codeOf(() => HeldDirectory.openPath(join(base, 'ws', 'in', 'file.txt'), O_RDONLY))).toBe('ELOOP');
+    expect(codeOf(() => HeldDirectory.openPath(join(base, 'ws', 'out', 'secret.txt'), O_RDONLY))).toBe(
+      'ELOOP',
+    );
+    expect(codeOf(() => HeldDirectory.openPath('ws/inner/file.txt', O_RDONLY))).toBe('EINVAL');
+  });
+
+  test('entriesSync lists through the descriptor and linkTarget reads a link without following it', () => {
+    expect(
+      root
+        .entriesSync()
+        .map((entry) => entry.name)
+        .sort(),
+    ).toEqual(['in', 'inner', 'out']);
+    expect(root.linkTarget('out')).toBe(outside);
+    expect(root.linkTarget('in')).toBe('inner');
+    expect(codeOf(() => root.linkTarget('inner/file.txt'))).toBe('EINVAL');
+  });
 });

@@ -1,91 +1,49 @@
 /**
- * The per-candidate check of a listing (glob, list_directory): a candidate is reported only when its real
- * location is admitted by the call's access policy, whatever spelling produced it (`a/../../x/*`,
- * `./../x/*`, an absolute pattern, a literal segment that is a symlink to a directory outside). The real
- * location of an entry is its parent directory's real path plus its name; for a symlink entry it is the
- * link's target, so a link pointing outside is left out as well. Parent directories are resolved, and
- * listed for their entries' kinds, once per walk. A name reported this way lies inside the set; what is
- * later opened under it is verified again on its descriptor. Everything here is synchronous: a walk must not interleave its checks with other work on the
- * same candidate.
+ * The per-entry check of a listing (glob, list_directory): an entry is reported only when its real
+ * location is admitted by the call's access policy. Listings are made through held directories opened at
+ * real locations with links refused (src/descriptors/held-directory.ts), so an entry's real location is
+ * its directory's real path plus its name, with no name resolved again. For a symlink entry the link's
+ * target is judged as well (read through the held directory, then resolved): a link pointing outside is
+ * left out. A name reported this way lies inside the set; what is later opened under it is opened at its
+ * real location with links refused. Everything here is synchronous: a walk must not interleave its checks
+ * with other work on the same candidate.
  */
-import { type Dirent, lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { HeldDirectory } from '../../descriptors/held-directory.ts';
 import type { AccessPolicy } from './access-policy.ts';
 
 export interface WalkGate {
-  /** True when the entry at lexical absolute path `absolute` may be reported. */
-  admits(absolute: string): boolean;
-  /** Candidates refused so far (reported as a count, never by name). */
+  /**
+   * True when entry `name` of `directory` (held at the real location `directory.path`) may be reported.
+   * `isLink` is the entry's kind from the listing, or undefined when the listing did not say.
+   */
+  admitsEntry(directory: HeldDirectory, name: string, isLink: boolean | undefined): boolean;
+  /** Entries refused so far (reported as a count, never by name). */
   readonly refused: number;
 }
 
-/** How an entry's kind is known: from its directory's listing, or (`unknown`) only by asking lstat. */
-type EntryKind = 'link' | 'other' | 'unknown';
-
-function kindOf(entry: Dirent): EntryKind {
-  if (entry.isSymbolicLink()) return 'link';
-  const known =
-    entry.isFile() ||
-    entry.isDirectory() ||
-    entry.isFIFO() ||
-    entry.isSocket() ||
-    entry.isCharacterDevice() ||
-    entry.isBlockDevice();
-  return known ? 'other' : 'unknown';
+/** The real location of `directory.path` joined with `name` (a real directory path plus one name). */
+export function entryLocation(directory: string, name: string): string {
+  return directory === '/' ? `/${name}` : `${directory}/${name}`;
 }
 
 export function createWalkGate(policy: AccessPolicy): WalkGate {
-  const realDirectories = new Map<string, string | null>();
-  /** Per real directory, the kind of each entry: one readdir per directory instead of one lstat per entry. */
-  const listings = new Map<string, Map<string, EntryKind>>();
-  const realDirectory = (directory: string): string | null => {
-    let real = realDirectories.get(directory);
-    if (real === undefined) {
-      try {
-        real = realpathSync(directory);
-      } catch {
-        real = null; // vanished or unreadable: nothing below it can be vouched for
-      }
-      realDirectories.set(directory, real);
-    }
-    return real;
-  };
-  const isLink = (parentReal: string, name: string, entryReal: string): boolean => {
-    let listing = listings.get(parentReal);
-    if (listing === undefined) {
-      listing = new Map();
-      try {
-        for (const entry of readdirSync(parentReal, { withFileTypes: true }))
-          listing.set(entry.name, kindOf(entry));
-      } catch {
-        // Unlistable: every entry is asked about on its own below.
-      }
-      listings.set(parentReal, listing);
-    }
-    const kind = listing.get(name) ?? 'unknown';
-    if (kind !== 'unknown') return kind === 'link';
-    return lstatSync(entryReal).isSymbolicLink();
-  };
   let refused = 0;
-  const decide = (absolute: string): boolean => {
-    // `absolute` is normalised, so its last `/` separates the parent from the name (node:path's helpers
-    // cost more than the policy check itself here).
-    const slash = absolute.lastIndexOf('/');
-    if (slash < 0 || absolute.length === 1) return policy.admits(absolute);
-    const parentReal = realDirectory(slash === 0 ? '/' : absolute.slice(0, slash));
-    if (parentReal === null) return false;
-    const name = absolute.slice(slash + 1);
-    const entryReal = parentReal === '/' ? `/${name}` : `${parentReal}/${name}`;
-    if (!policy.admits(entryReal)) return false;
+  const decide = (directory: HeldDirectory, name: string, isLink: boolean | undefined): boolean => {
+    if (!policy.admits(entryLocation(directory.path, name))) return false;
     try {
-      if (!isLink(parentReal, name, entryReal)) return true;
-      return policy.admits(realpathSync(entryReal));
+      if (!(isLink ?? directory.statEntry(name).isSymbolicLink())) return true;
+      // Resolving the target by name only decides whether the link's own name is reported; nothing is
+      // opened through it.
+      return policy.admits(realpathSync(resolve(directory.path, directory.linkTarget(name))));
     } catch {
       return false; // vanished, or a dangling or looping link: nothing behind it can be reached
     }
   };
   return {
-    admits(absolute) {
-      const admitted = decide(absolute);
+    admitsEntry(directory, name, isLink) {
+      const admitted = decide(directory, name, isLink);
       if (!admitted) refused += 1;
       return admitted;
     },

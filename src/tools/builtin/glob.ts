@@ -2,21 +2,24 @@
  * glob: paths matching a glob pattern, evaluated by `Bun.Glob` (`*`, `**`, `?`, `[]`,
  * `{a,b}`; a leading `!` lists every path that does not match the rest). Every candidate is decided on
  * its real location by the call's access policy before it is reported, whatever the pattern looks like
- * (`..` anywhere, absolute patterns, a literal segment that is a symlink to a directory outside);
- * symlinks are listed but not followed, and one whose target is out of reach is left out. Result paths are re-anchored to the chat working directory
+ * (`..` anywhere, absolute patterns, a literal segment that is a symlink to a directory outside); the
+ * tree is walked through held directory descriptors with links refused (see `scanGlob`), so a directory
+ * swapped for a link while the walk runs is never listed; symlinks are listed but not followed, and one
+ * whose target is out of reach is left out. Result paths are re-anchored to the chat working directory
  * (see fs/result-paths.ts); the `absolute` setting opts out.
  */
-import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import { getAccessPolicy } from '../access/access-policy.ts';
+import { protectedPathCovering } from '../access/reachable-set.ts';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { createWalkGate } from '../access/walk-gate.ts';
 import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';
+import { statVerified } from '../fs/open-verified-file.ts';
 import { PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
+import { scanGlob } from '../fs/scan-glob.ts';
 import { globCapNotice, policyOmissionNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
 import { type SettingValues, setting } from '../tool-settings.ts';
@@ -35,50 +38,6 @@ export interface GlobResult {
   truncated: boolean;
   /** Present only when `truncated`: what was left out and how to see it. */
   notice?: string;
-}
-
-export interface GlobScanOptions {
-  pattern: string;
-  /** Real absolute directory to scan. */
-  root: string;
-  dot: boolean;
-  maxResults: number;
-  signal?: AbortSignal;
-  /** Candidate filter (the access policy's walk gate); receives the lexical absolute path. */
-  allows?: (absolute: string) => boolean;
-}
-
-/**
- * The scan itself, without arguments or settings: absolute paths of the matches in walk order, at most
- * `maxResults`, and whether more existed. Exported for the benchmark.
- */
-export async function scanGlob(options: GlobScanOptions): Promise<{ paths: string[]; truncated: boolean }> {
-  const negated = options.pattern.startsWith('!');
-  const glob = new Bun.Glob(negated ? '**' : options.pattern);
-  const excluded = negated ? new Bun.Glob(options.pattern.slice(1)) : undefined;
-  const prefix = options.root.endsWith('/') ? options.root : `${options.root}/`;
-  const paths: string[] = [];
-  let checked = 0;
-  for await (const relativePath of glob.scan({
-    cwd: options.root,
-    dot: options.dot,
-    absolute: false,
-    onlyFiles: false,
-    followSymlinks: false,
-  })) {
-    if ((++checked & 1023) === 0 && options.signal?.aborted) throw options.signal.reason;
-    if (excluded?.match(relativePath)) continue;
-    // A pattern may put `.` or `..` anywhere (`a/../../x/*`, `./../x/*`) or be absolute: such a
-    // candidate is normalised, so it is re-anchored and reported like any other path.
-    const absolute =
-      relativePath.startsWith('/') || relativePath.startsWith('.') || relativePath.includes('/.')
-        ? resolve(options.root, relativePath)
-        : prefix + relativePath;
-    if (options.allows && !options.allows(absolute)) continue;
-    if (paths.length === options.maxResults) return { paths, truncated: true };
-    paths.push(absolute);
-  }
-  return { paths, truncated: false };
 }
 
 const parameters = Type.Object({
@@ -126,20 +85,25 @@ async function glob(
 
   const resolved = await resolveAndValidatePath(cwdArgument ?? '.', context, 'cwd');
   try {
-    if (!(await stat(resolved.real)).isDirectory()) {
+    if (!statVerified(resolved).isDirectory()) {
       throw new ToolExecutionError(`cwd ${JSON.stringify(resolved.input)} is not a directory.`);
     }
   } catch (error) {
     throw describeSystemError(error, 'search', resolved.input);
   }
-  const gate = createWalkGate(await getAccessPolicy(context));
+  const policy = await getAccessPolicy(context);
+  const gate = createWalkGate(policy);
   const { paths, truncated } = await scanGlob({
     pattern,
     root: resolved.real,
+    shown: pattern,
     dot,
     maxResults,
     signal: context.signal,
-    allows: (candidate) => gate.admits(candidate),
+    admits: (directory, name, kind) => gate.admitsEntry(directory, name, kind === 'link'),
+    // The server's own directories (a pattern from `/` meets /proc) are not walked: nothing in them may
+    // be reported.
+    skipsDirectory: (directory) => protectedPathCovering(policy.reachable, directory) !== undefined,
   });
   const refusedByPolicy = gate.refused;
   const anchor = getResultPathAnchor(context, absolute);

@@ -9,7 +9,6 @@
  * instead of being passed over. Binary files (NUL in the first 8 KiB, the probe read_file uses) and files
  * over `maxFileSizeBytes` are skipped; skipped-for-size files are named in the notice.
  */
-import { stat } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
 import { getAccessPolicy } from '../access/access-policy.ts';
 import { protectedPathCovering } from '../access/reachable-set.ts';
@@ -19,6 +18,7 @@ import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';
 import { compileGrepPattern, GREP_PATTERN_MAX_LENGTH } from '../fs/grep/compile-grep-pattern.ts';
 import { runGrepSearch } from '../fs/grep/run-grep-search.ts';
+import { statVerified } from '../fs/open-verified-file.ts';
 import { PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
 import { cutLine, grepCapNotice, policyOmissionNotice } from '../output/cut-notices.ts';
@@ -121,7 +121,7 @@ async function grep(
   const resolved = await resolveAndValidatePath(path, context);
   let rootIsFile: boolean;
   try {
-    const stats = await stat(resolved.real);
+    const stats = statVerified(resolved);
     rootIsFile = stats.isFile();
     if (!rootIsFile && !stats.isDirectory()) {
       throw new ToolExecutionError(
@@ -136,6 +136,7 @@ async function grep(
   const search = await runGrepSearch({
     spec,
     root: resolved.real,
+    shown: path,
     rootIsFile,
     glob: rootIsFile ? undefined : glob,
     dot,
@@ -143,8 +144,8 @@ async function grep(
     maxMatchesPerFile,
     maxFileSizeBytes,
     signal: context.signal,
-    // The walk starts at a real directory and never follows a symlink, so a candidate's lexical path is
-    // its real location (a component swapped meanwhile is caught when the file's descriptor is verified).
+    // The walk starts at a real directory and descends through held directories with links refused, so a
+    // candidate's path is its real location (a component swapped meanwhile fails the file's open).
     allows: (candidate) => {
       const allowed = policy.admits(candidate);
       if (!allowed) refusedByPolicy += 1;

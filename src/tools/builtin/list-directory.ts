@@ -3,13 +3,13 @@
  * listed through its verified descriptor (`listVerifiedDirectory`): a symlink whose target is out of
  * reach, or an entry the settings deny, is left out and counted in a notice.
  */
-import { stat } from 'node:fs/promises';
 import { type Static, Type } from '@sinclair/typebox';
-import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
+import { type ResolvedPath, resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError } from '../errors.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';
 import { listVerifiedDirectory } from '../fs/list-verified-directory.ts';
+import { statVerified } from '../fs/open-verified-file.ts';
 import { PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
 import { policyOmissionNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
@@ -36,6 +36,14 @@ function entryType(entry: {
   return 'other';
 }
 
+function isNonDirectory(resolved: ResolvedPath): boolean {
+  try {
+    return !statVerified(resolved).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 const parameters = Type.Object({
   path: Type.String({
     description: 'Directory path: absolute, ~-prefixed, or relative to the working directory ("." for it).',
@@ -60,7 +68,7 @@ async function listDirectory(
     const code = (error as { code?: unknown }).code;
     // The path itself names a file: the argument is wrong, not missing (ENOTDIR also means a middle
     // component is a file, which is a not_found and keeps describeSystemError's wording).
-    if (code === 'ENOTDIR' && (await stat(resolved.real).catch(() => undefined))?.isDirectory() === false) {
+    if (code === 'ENOTDIR' && isNonDirectory(resolved)) {
       throw new ToolArgumentError(
         `Cannot list ${JSON.stringify(path)}: it is a file, not a directory. Read a file with read_file.`,
       );

@@ -1,16 +1,19 @@
 /**
- * Opening a checked path without a check-then-open race. The path is opened first, then the descriptor's
- * own location (`/proc/self/fd/N` on Linux) is resolved and passed through the access policy again; a swap
- * of any component between the check and the open is caught because the policy judges what the descriptor
- * points at, not the string checked earlier. Off Linux the descriptor's location is taken from the path
- * again (see docs/decisions/2026-12-01-tool-access.md for what that guarantees).
+ * Opening a checked path without a check-then-open race. The access policy decided a real path (every
+ * symlink resolved); that path is opened with links refused on every component (`openat2` with
+ * `RESOLVE_NO_SYMLINKS`, see src/descriptors/held-directory.ts), so the object opened is the one at the
+ * checked location. A component swapped for a symlink between the check and the open fails the open with
+ * `ELOOP` instead of reaching wherever the link points. `verifyDescriptor` and `realPathOfDescriptor`
+ * remain for descriptors opened by name elsewhere: they judge what such a descriptor points at.
  *
  * Every open here is `O_RDONLY | O_NONBLOCK | O_NOCTTY`: opening a FIFO with no writer returns at once
  * instead of blocking a thread that cannot be interrupted, and a terminal never becomes the server's
  * controlling terminal. Callers check `fstat` for a regular file before reading a byte.
  */
-import { constants } from 'node:fs';
-import { type FileHandle, open, readlink, realpath } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { type FileHandle, readlink, realpath } from 'node:fs/promises';
+import { HeldDirectory } from '../../descriptors/held-directory.ts';
+import { SystemCallError } from '../../descriptors/system-call-error.ts';
 import { type AccessNeed, getAccessPolicy } from '../access/access-policy.ts';
 import type { ResolvedPath } from '../access/resolve-and-validate-path.ts';
 import { ToolExecutionError } from '../errors.ts';
@@ -58,19 +61,29 @@ export interface VerifiedHandle {
 }
 
 /**
- * Opens a resolved path with {@link SAFE_READ_FLAGS} and verifies the descriptor for `need` (write_file
- * and edit_file read the file they will replace). The caller closes `handle`.
+ * Opens a resolved path's real location with {@link SAFE_READ_FLAGS} and links refused, after the policy
+ * allows it for `need` (write_file and edit_file read the file they will replace). The caller closes
+ * `handle`.
  */
 export async function openVerifiedForReading(
   resolved: ResolvedPath,
   context: ToolContext,
   need: AccessNeed = 'read',
 ): Promise<VerifiedHandle> {
-  const handle = await open(resolved.absolute, SAFE_READ_FLAGS);
-  try {
-    return { handle, real: await verifyDescriptor(handle, resolved, context, need) };
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
+  (await getAccessPolicy(context)).require(resolved.real, need, resolved.input, resolved.absolute);
+  const handle = await HeldDirectory.openPathHandle(resolved.real, SAFE_READ_FLAGS);
+  return { handle, real: resolved.real };
+}
+
+/** ELOOP's errno on Linux: a link where the checked real path had none. */
+const ELOOP = 40;
+
+/**
+ * `fstat` of a resolved path's real location, opened with links refused: a link anywhere on it, the last
+ * component included, was swapped in since the check and fails with `ELOOP` (a SystemCallError).
+ */
+export function statVerified(resolved: ResolvedPath): Stats {
+  const stats = HeldDirectory.statPath(resolved.real);
+  if (stats.isSymbolicLink()) throw new SystemCallError(ELOOP, 'stat', resolved.real);
+  return stats;
 }

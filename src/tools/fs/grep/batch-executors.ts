@@ -10,8 +10,6 @@ import { createTextSearcher, type GrepMatcherSpec } from './text-searcher.ts';
 export interface BatchLimits {
   maxFileSizeBytes: number;
   maxMatchesPerFile: number;
-  /** Check each opened descriptor's real path (Linux `/proc/self/fd`) when a path policy is in force. */
-  verifyRealPath: boolean;
 }
 
 export interface BatchExecutor {
@@ -36,13 +34,7 @@ export function createInProcessExecutor(spec: GrepMatcherSpec, limits: BatchLimi
   return {
     async run(files) {
       const outcomes = summarizeBatch(files, (file) =>
-        searchFileSync(
-          file,
-          searcher,
-          limits.maxFileSizeBytes,
-          limits.maxMatchesPerFile,
-          limits.verifyRealPath,
-        ),
+        searchFileSync(file, searcher, limits.maxFileSizeBytes, limits.maxMatchesPerFile),
       );
       if (performance.now() - lastYield >= IN_PROCESS_YIELD_INTERVAL_MS) {
         await new Promise((resolve) => setImmediate(resolve));

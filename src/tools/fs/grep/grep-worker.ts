@@ -17,14 +17,12 @@ export type GrepWorkerRequest =
       spec: GrepMatcherSpec;
       maxFileSizeBytes: number;
       maxMatchesPerFile: number;
-      verifyRealPath: boolean;
     }
   | { type: 'batch'; id: number; files: string[] };
 
 let searcher: TextSearcher | undefined;
 let maxFileSizeBytes = 0;
 let maxMatchesPerFile = 0;
-let verifyRealPath = false;
 
 self.onmessage = (event: MessageEvent<GrepWorkerRequest>) => {
   const message = event.data;
@@ -32,13 +30,12 @@ self.onmessage = (event: MessageEvent<GrepWorkerRequest>) => {
     searcher = createTextSearcher(message.spec, { offMainThread: true });
     maxFileSizeBytes = message.maxFileSizeBytes;
     maxMatchesPerFile = message.maxMatchesPerFile;
-    verifyRealPath = message.verifyRealPath;
     self.postMessage({ type: 'ready' });
     return;
   }
   const active = searcher!;
   const batch = summarizeBatch(message.files, (file) =>
-    searchFileSync(file, active, maxFileSizeBytes, maxMatchesPerFile, verifyRealPath),
+    searchFileSync(file, active, maxFileSizeBytes, maxMatchesPerFile),
   );
   self.postMessage({ type: 'batch', id: message.id, batch: packBatch(batch) });
 };

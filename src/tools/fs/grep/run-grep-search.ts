@@ -1,5 +1,5 @@
 /**
- * The grep search loop: walk the root incrementally (files only, symlinks not
+ * The grep search loop: walk the root incrementally through held directories (files only, symlinks not
  * followed, filtered by the optional glob with Bun.Glob's matcher), check each candidate against the
  * access policy, search batches of files, and merge the outcomes in walk order until `maxResults` matching lines
  * are collected (one match past the cap proves `truncated`).
@@ -10,7 +10,8 @@
  * {@link WORKER_PREWARM_FILE_COUNT} files and the pool has booted. Workers are terminated when the call's signal fires.
  */
 import { availableParallelism } from 'node:os';
-import { VERIFIES_DESCRIPTORS } from '../open-verified-file.ts';
+import { HeldDirectory } from '../../../descriptors/held-directory.ts';
+import { describeSystemError } from '../describe-system-error.ts';
 import { walkFiles } from '../walk-files.ts';
 import {
   type BatchExecutor,
@@ -39,10 +40,15 @@ const WORKER_BATCH_SIZE = 512;
 const FIRST_BATCH_SIZE = 16;
 const MAX_BATCHES_IN_FLIGHT = 8;
 
-export interface GrepSearchOptions extends Omit<BatchLimits, 'verifyRealPath'> {
+export interface GrepSearchOptions extends BatchLimits {
   spec: GrepMatcherSpec;
-  /** Real absolute directory to walk, or the file to search. */
+  /**
+   * Real absolute directory to walk, or the file to search. A component swapped for a link since it was
+   * resolved fails the search (described as the path changing while the tool used it).
+   */
   root: string;
+  /** How errors name the search root (the model's spelling); `root` when omitted. */
+  shown?: string;
   rootIsFile: boolean;
   /** Optional file filter; without a `/` it matches file names at any depth. */
   glob?: string;
@@ -74,7 +80,6 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
   const limits: BatchLimits = {
     maxFileSizeBytes: options.maxFileSizeBytes,
     maxMatchesPerFile: options.maxMatchesPerFile,
-    verifyRealPath: VERIFIES_DESCRIPTORS,
   };
   const poolSize = Math.max(1, Math.min(2, availableParallelism()));
   const forcedWorkers = typeof options.workers === 'number' ? options.workers : undefined;
@@ -103,6 +108,8 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
   let collected = 0;
   let done = false;
   const queue: Promise<BatchResult>[] = [];
+  /** The walk's root directory, closed when the search ends. */
+  let held: HeldDirectory | undefined;
 
   const consume = async () => {
     const batch = await queue.shift()!;
@@ -166,7 +173,14 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
         batchSize = Math.min(usingWorkers ? WORKER_BATCH_SIZE : BATCH_SIZE, batchSize * 2);
         while (queue.length >= (usingWorkers ? MAX_BATCHES_IN_FLIGHT : 1) && !done) await consume();
       };
-      for (const [absolute] of walkFiles(options.root, {
+      let root: HeldDirectory;
+      try {
+        root = HeldDirectory.open(options.root);
+      } catch (error) {
+        throw describeSystemError(error, 'search', options.shown ?? options.root);
+      }
+      held = root;
+      for (const [absolute] of walkFiles(root, {
         dot: options.dot,
         glob: filterGlob(options.glob),
         ...(options.skipsDirectory === undefined ? {} : { skipsDirectory: options.skipsDirectory }),
@@ -185,6 +199,7 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
     return result;
   } finally {
     options.signal.removeEventListener('abort', onAbort);
+    held?.close();
     executor.close();
     pool?.close();
     // Batches still in flight after an early stop are not needed; keep their rejections quiet.

@@ -1,20 +1,23 @@
 /**
  * Searching one file for grep, the same in the main thread and in a worker: one descriptor opened
- * `O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW` (a FIFO swapped in during the walk cannot block the
- * thread, and the walk never yields symlinks, so one swapped in is refused), `fstat` showing a regular
+ * `O_RDONLY | O_NONBLOCK | O_NOCTTY` at the file's real path with links refused on every component
+ * (`HeldDirectory.openPath`: a FIFO swapped in during the walk cannot block the thread, and a component
+ * swapped for a symlink since the walk listed it fails the open, so nothing is read anywhere the access
+ * policy never saw; no per-file check of the descriptor's location is needed), `fstat` showing a regular
  * file before a byte is read (anything else is skipped), a size ceiling on the bytes read (not on what
  * stat claims), the binary probe shared with read_file, then the text
  * searcher. Synchronous on purpose: a worker has nothing else to do, and the main thread calls it for one
  * file at a time between yields.
  */
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, readSync } from 'node:fs';
+import { HeldDirectory } from '../../../descriptors/held-directory.ts';
 import { looksBinary } from '../binary-probe.ts';
 import type { LineMatch, TextSearcher } from './text-searcher.ts';
 
 export type FileSearchStatus = 'searched' | 'binary' | 'too_large' | 'unreadable';
 
 export interface FileSearchOutcome {
-  /** Absolute path as given. */
+  /** Absolute real path as given. */
   file: string;
   status: FileSearchStatus;
   matches: LineMatch[];
@@ -25,19 +28,14 @@ export interface FileSearchOutcome {
 /** Reuses one read buffer per thread; it grows to `maxFileSizeBytes + 1` at most. */
 let buffer = new Uint8Array(0);
 
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | constants.O_NOFOLLOW;
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
 
-/**
- * With `verifyRealPath` (Linux), the opened descriptor must point at `file` itself: a component swapped
- * for a symlink between the walk's check and the open makes the file unreadable rather than searched
- * somewhere the access policy never saw.
- */
+/** `file` is a real absolute path: a path through any symlink is unreadable. */
 export function searchFileSync(
   file: string,
   searcher: TextSearcher,
   maxFileSizeBytes: number,
   maxMatches: number,
-  verifyRealPath = false,
 ): FileSearchOutcome {
   const outcome: FileSearchOutcome = {
     file,
@@ -48,19 +46,13 @@ export function searchFileSync(
   };
   let descriptor: number;
   try {
-    descriptor = openSync(file, OPEN_FLAGS);
+    descriptor = HeldDirectory.openPath(file, OPEN_FLAGS);
   } catch {
     outcome.status = 'unreadable';
     return outcome;
   }
   let length = 0;
   try {
-    // The kernel's name for the descriptor is already resolved: one readlink, not a realpath walk
-    // (measured 8.5 µs against 15 µs per file).
-    if (verifyRealPath && readlinkSync(`/proc/self/fd/${descriptor}`) !== file) {
-      outcome.status = 'unreadable';
-      return outcome;
-    }
     const stats = fstatSync(descriptor);
     if (!stats.isFile()) {
       outcome.status = 'unreadable';
