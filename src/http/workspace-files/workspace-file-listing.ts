@@ -1,19 +1,15 @@
 /**
  * `GET /api/workspaces/:id/files?path=`: the entries of one directory of a workspace, folders first,
- * then by name, with size and modification time. The directory is held open from its resolved real
- * path with links refused on every component (a link swapped in after the decision fails the listing
- * instead of being followed), its descriptor's location is verified against the policy, and it is
- * listed through that descriptor with the tools' own walk gate: a symlink whose target lies outside the
- * workspace is left out (counted in `omitted`). Each entry is described through the held directory
- * without following it.
+ * then by name, with size and modification time. It is list_directory's own listing
+ * (`listVerifiedDirectory`): the directory held open at its resolved real path with links refused on
+ * every component, listed through that descriptor with the walk gate (a symlink whose target lies
+ * outside the workspace is left out, counted in `omitted`), and each entry described through the held
+ * directory without following it.
  */
 import type { Dirent, Stats } from 'node:fs';
-import { join, relative } from 'node:path';
-import { HeldDirectory, withHeldDirectory } from '../../descriptors/held-directory.ts';
-import { getAccessPolicy } from '../../tools/access/access-policy.ts';
-import { createWalkGate } from '../../tools/access/walk-gate.ts';
-import { realPathOfDescriptor } from '../../tools/fs/open-verified-file.ts';
-import type { ToolContext } from '../../tools/types.ts';
+import { relative } from 'node:path';
+import type { HeldDirectory } from '../../descriptors/held-directory.ts';
+import { listVerifiedDirectory, type VerifiedListing } from '../../tools/fs/list-verified-directory.ts';
 import { HttpError } from '../http-errors.ts';
 import { describeFileError } from './workspace-file-errors.ts';
 import { resolveInWorkspace, type WorkspaceFileScope, withinWorkspace } from './workspace-file-scope.ts';
@@ -58,40 +54,27 @@ function compareEntries(left: FileEntry, right: FileEntry): number {
   return left.name < right.name ? -1 : left.name > right.name ? 1 : 0;
 }
 
-interface HeldListing {
-  real: string;
-  entries: { entry: Dirent; stats: Stats | undefined }[];
-  refused: number;
+interface DescribedEntry {
+  entry: Dirent;
+  stats: Stats | undefined;
 }
 
-/** Lists the held directory after verifying where it really is; entries the policy refuses are counted. */
-async function listHeld(directory: HeldDirectory, shown: string, context: ToolContext): Promise<HeldListing> {
-  const policy = await getAccessPolicy(context);
-  const real = await realPathOfDescriptor(directory, directory.path);
-  policy.require(real, 'read', shown, real);
-  const gate = createWalkGate(policy);
-  const admitted = (await directory.entries()).filter((entry) => gate.admits(join(real, entry.name)));
-  const entries = admitted.map((entry) => {
-    let stats: Stats | undefined;
-    try {
-      stats = directory.statEntry(entry.name);
-    } catch {
-      // Vanished (or renamed) while being listed: listed without size or time.
-    }
-    return { entry, stats };
-  });
-  return { real, entries, refused: gate.refused };
+/** An entry with its own `lstat`, taken through the held directory. */
+function describeEntry(directory: HeldDirectory, entry: Dirent): DescribedEntry {
+  let stats: Stats | undefined;
+  try {
+    stats = directory.statEntry(entry.name);
+  } catch {
+    // Vanished (or renamed) while being listed: listed without size or time.
+  }
+  return { entry, stats };
 }
 
 export async function listWorkspaceFiles(scope: WorkspaceFileScope, path: string): Promise<FileListing> {
   const resolved = await resolveInWorkspace(scope, path);
-  let listing: HeldListing;
+  let listing: VerifiedListing<DescribedEntry>;
   try {
-    listing = await withinWorkspace(async () =>
-      withHeldDirectory(HeldDirectory.open(resolved.real), (directory) =>
-        listHeld(directory, resolved.input, scope.context),
-      ),
-    );
+    listing = await withinWorkspace(() => listVerifiedDirectory(resolved, scope.context, describeEntry));
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ENOTDIR' && resolved.exists) {
       throw new HttpError(

@@ -42,13 +42,6 @@ export function describeSystemError(error: unknown, action: string, shown: strin
         `Cannot ${action} ${path}: the operating system denied access (${code}).`,
       );
     default: {
-      // Paths are opened at their checked real location with links refused (and walks descend with links
-      // refused): a link met there was swapped in after the check, by someone changing the tree meanwhile.
-      if (code === 'ELOOP' || code === 'EXDEV') {
-        return new ToolExecutionError(
-          `Cannot ${action} ${path}: the path changed while the tool was using it (a component was replaced by a symlink). Try again once it stops changing.`,
-        );
-      }
       if (code === 'EISDIR') {
         return new ToolExecutionError(
           `Cannot ${action} ${path}: it is a directory. Use list_directory for directories.`,

@@ -13,27 +13,32 @@ import { createWalkGate } from '../access/walk-gate.ts';
 import type { ToolContext } from '../types.ts';
 import { linkKindOf } from './walk-tree.ts';
 
-export interface VerifiedListing {
+export interface VerifiedListing<Entry = Dirent> {
   /** Real location of the listed directory. */
   real: string;
   /** The admitted entries, unsorted. */
-  entries: Dirent[];
+  entries: Entry[];
   /** How many entries the policy left out. */
   refused: number;
 }
 
-/** Throws the operating system's error (ENOENT, ENOTDIR, EACCES, ELOOP…) for the caller to describe. */
-export async function listVerifiedDirectory(
+/**
+ * Lists `resolved`; `describe` (default: the entry itself) turns each admitted entry into what the
+ * caller keeps, while the directory is still held, so it may look at the entry through `directory`.
+ * Throws the operating system's error (ENOENT, ENOTDIR, EACCES, ELOOP…) for the caller to describe.
+ */
+export async function listVerifiedDirectory<Entry = Dirent>(
   resolved: ResolvedPath,
   context: ToolContext,
-): Promise<VerifiedListing> {
+  describe: (directory: HeldDirectory, entry: Dirent) => Entry = (_directory, entry) => entry as Entry,
+): Promise<VerifiedListing<Entry>> {
   const policy = await getAccessPolicy(context);
   policy.require(resolved.real, 'read', resolved.input, resolved.absolute);
   return withHeldDirectory(HeldDirectory.open(resolved.real), async (directory) => {
     const gate = createWalkGate(policy);
-    const entries = (await directory.entries()).filter((entry) =>
-      gate.admitsEntry(directory, entry.name, linkKindOf(entry)),
-    );
+    const entries = (await directory.entries())
+      .filter((entry) => gate.admitsEntry(directory, entry.name, linkKindOf(entry)))
+      .map((entry) => describe(directory, entry));
     return { real: resolved.real, entries, refused: gate.refused };
   });
 }

@@ -10,8 +10,8 @@ test.each([
   (_code, errno) => {
     const error = describeSystemError(new SystemCallError(errno, 'openat2', '/ws/a.txt'), 'read', 'a.txt');
     expect([error.classification, error.message]).toEqual([
-      'execution_error',
-      'Cannot read "a.txt": the path changed while the tool was using it (a component was replaced by a symlink). Try again once it stops changing.',
+      'permission_denied',
+      'Cannot read "a.txt": the path changed while the tool was using it (a file or directory on it was moved, or replaced by a link), so nothing was done there. Check it with list_directory and try again.',
     ]);
   },
 );
