@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { identifyProcess, isProcessAlive, type ProcessIdentity } from './process-identity.ts';
 import { CLUSTER_DIRECTORY_PREFIX, DATA_DIRECTORY, OWNER_FILE } from './throwaway-postgres.ts';
+import { waitUntil } from './wait-until.ts';
 
 /** A fast shutdown of an idle cluster takes well under a second; past this the postmaster is killed. */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
-const POLL_MS = 20;
 
 async function readOwner(directory: string): Promise<ProcessIdentity | undefined> {
   try {
@@ -57,14 +57,8 @@ async function livePostmaster(dataDirectory: string): Promise<ProcessIdentity | 
   return at >= 0 && argv?.[at + 1] === dataDirectory ? postmaster : undefined;
 }
 
-async function whenGone(identity: ProcessIdentity, timeoutMs: number): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  while (isProcessAlive(identity)) {
-    if (performance.now() > deadline) return false;
-    await Bun.sleep(POLL_MS);
-  }
-  return true;
-}
+const whenGone = (identity: ProcessIdentity, timeoutMs: number) =>
+  waitUntil(() => !isProcessAlive(identity), timeoutMs);
 
 async function stopPostmaster(postmaster: ProcessIdentity): Promise<void> {
   // SIGINT is PostgreSQL's fast shutdown: it ends the backends and removes its shared memory.
