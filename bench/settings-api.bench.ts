@@ -4,16 +4,17 @@
  * this machine). Each server runs in its own process; this process is the load generator (fetch over
  * loopback, bounded by request count and time). Prints a table and the ratio to the ceiling.
  *
- * `MANGO_BENCH_SECONDS` (default 3) bounds each measurement; PostgreSQL is at MANGO_TEST_POSTGRES_URL
- * (default postgres://postgres@127.0.0.1:5432/test), in a database created and dropped by this run.
+ * `MANGO_BENCH_SECONDS` (default 3) bounds each measurement; PostgreSQL is the tests' server
+ * (`MANGO_TEST_POSTGRES_URL`, or a cluster this run starts and stops), in a database created and dropped
+ * by this run.
  */
 import { join } from 'node:path';
 import { SQL } from 'bun';
+import { stopTestPostgres, testPostgresUrl } from '../tests/helpers/test-postgres-server.ts';
 
 const SECONDS = Number(process.env.MANGO_BENCH_SECONDS ?? 3);
 const MAX_REQUESTS = 200_000;
 const CONNECTIONS = [1, 64];
-const ADMIN_URL = process.env.MANGO_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 interface Target {
   label: string;
@@ -84,9 +85,10 @@ async function measure(
 }
 
 const databaseName = `mango_b_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
-const admin = new SQL(ADMIN_URL, { max: 1 });
+const adminUrl = await testPostgresUrl();
+const admin = new SQL(adminUrl, { max: 1 });
 await admin.unsafe(`CREATE DATABASE ${databaseName}`);
-const postgresUrl = new URL(ADMIN_URL);
+const postgresUrl = new URL(adminUrl);
 postgresUrl.pathname = `/${databaseName}`;
 
 const targets: Target[] = [];
@@ -132,4 +134,5 @@ try {
   }
   await admin.unsafe(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
   await admin.close();
+  await stopTestPostgres();
 }

@@ -25,6 +25,7 @@ import { makeTool } from '../helpers/fake-tools.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../helpers/scripted-provider.ts';
 import { makeReachableSet } from '../helpers/tool-context.ts';
 import { loadRuntime } from '../helpers/turn-tools.ts';
+import { nextTurn } from '../helpers/wait-until.ts';
 
 /** A gate whose answers the test gives by hand, recording each question in order. */
 function manualGate() {
@@ -378,8 +379,9 @@ describe('runTurn approvals', () => {
       }),
     );
     await askedCount(1);
-    // Let the loop settle while the call waits: no budget was started for it.
-    await Bun.sleep(20);
+    // Let the loop settle while the call waits (its timers are the manual ones above, so one turn of the
+    // event loop runs everything it would do before the answer): no budget was started for it.
+    await nextTurn();
     expect(budgets).toEqual([]);
     asked[0]!.answer({ decision: 'approved', by: 'user' });
     await turn;

@@ -43,16 +43,3 @@ export function chatApi(baseUrl: string, token: string): ChatApi {
     },
   };
 }
-
-/** Polls `condition` every 50 ms until it holds or `timeoutMs` passed; returns its last value. */
-export async function waitUntil(
-  condition: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    if (await condition()) return true;
-    await Bun.sleep(50);
-  }
-  return condition();
-}

@@ -26,6 +26,7 @@ import {
   startReplayImageServer,
 } from './replay-image-server.ts';
 import { makeReachableSet } from './tool-context.ts';
+import { waitUntil } from './wait-until.ts';
 
 export interface GenerateImageHarness {
   readonly server: ReplayImageServer;
@@ -108,11 +109,7 @@ export function useGenerateImageHarness(): GenerateImageHarness {
 
 /** Polls a condition (generous deadline; never a fixed sleep standing in for an event). */
 export async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
+  if (!(await waitUntil(condition, 10_000))) throw new Error(`Timed out waiting for ${what}`);
 }
 
 export { manualTimers };

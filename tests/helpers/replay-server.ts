@@ -170,7 +170,7 @@ export function startReplayServer(): ReplayServer {
             // Bun's fetch drops body bytes that share a packet with the headers when the connection is
             // then reset: lead with an SSE comment (ignored by every parser) and let it go out alone.
             controller.enqueue(encoder.encode(': replay\n\n'));
-            await Bun.sleep(20);
+            await Bun.sleep(20); // fixture: a provider pausing between packets, as a real one on the network does
           }
           for (const [index, chunk] of chunks.entries()) {
             if (index === step.pause?.afterChunks) await step.pause.until;
@@ -181,7 +181,7 @@ export function startReplayServer(): ReplayServer {
             controller.close();
           } else if (ending === 'reset') {
             // Let the chunks reach the client first, then abort the response mid-body.
-            await Bun.sleep(50);
+            await Bun.sleep(50); // fixture: a provider whose connection drops a moment after its last chunk
             openControllers.delete(controller);
             // Erroring the body makes Bun drop the connection (an `undefined` reason keeps Bun from logging it).
             controller.error(undefined);

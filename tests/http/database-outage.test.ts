@@ -15,6 +15,7 @@ import { createApp } from '../../src/http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../../src/http/app-dependencies.ts';
 import { isDatabaseUnavailableError } from '../../src/http/database-outage.ts';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../helpers/throwaway-postgres.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 
 describe('isDatabaseUnavailableError', () => {
   test.each([
@@ -77,12 +78,10 @@ describe('a PostgreSQL restart under the running server', () => {
     fetch(`${url}/api/settings/tools`, { headers: { authorization: `Bearer ${token}` } });
   const health = () => fetch(`${url}/api/health`);
 
-  async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number): Promise<number> {
+  /** Seconds until `condition` held; throws past `timeoutMs`. */
+  async function secondsUntil(condition: () => Promise<boolean>, timeoutMs: number): Promise<number> {
     const started = performance.now();
-    while (!(await condition())) {
-      if (performance.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
-      await Bun.sleep(50);
-    }
+    if (!(await waitUntil(condition, timeoutMs))) throw new Error(`not within ${timeoutMs} ms`);
     return (performance.now() - started) / 1000;
   }
 
@@ -112,8 +111,8 @@ describe('a PostgreSQL restart under the running server', () => {
 
     const restartedAt = performance.now();
     await postgres.start();
-    const secondsUntilHealthy = await waitUntil(async () => (await health()).status === 200, 30_000);
-    const secondsUntilServing = await waitUntil(async () => (await listTools()).status === 200, 30_000);
+    const secondsUntilHealthy = await secondsUntil(async () => (await health()).status === 200, 30_000);
+    const secondsUntilServing = await secondsUntil(async () => (await listTools()).status === 200, 30_000);
     console.log(
       `[figures] requests failed while down: ${statuses.get(503)} of 60, all 503; health 200 ` +
         `${secondsUntilHealthy.toFixed(2)} s and API 200 ${((performance.now() - restartedAt) / 1000).toFixed(2)} s after pg_ctl start returned`,
@@ -133,7 +132,7 @@ describe('a PostgreSQL restart under the running server', () => {
     expect((await listTools()).status).toBe(503);
     expect(logged).toHaveLength(1);
     await postgres.start();
-    await waitUntil(async () => logged.length === 2, 30_000);
+    await secondsUntil(async () => logged.length === 2, 30_000);
     expect(logged[1]).toMatch(/^\[mango\] database reachable again after \d+\.\d s$/);
     expect(deps.databaseOutage.active).toBe(false);
   }, 90_000);

@@ -17,6 +17,7 @@ import { McpServerRegistry } from '../../src/mcp-client/mcp-server-registry.ts';
 import { computeReachableSet, type ReachableSet } from '../../src/tools/access/reachable-set.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 import { createSandboxLayout, type SandboxLayout } from '../tools/shell/sandbox/sandbox-host.ts';
 
 export const NODE_MODULES = join(import.meta.dir, '..', '..', 'node_modules');
@@ -152,14 +153,12 @@ export async function startEverythingOverHttp(): Promise<EverythingOverHttp> {
     stdout: 'ignore',
     stderr: 'ignore',
   });
-  for (let waited = 0; waited < 15_000; waited += 50) {
-    try {
-      await fetch(`http://127.0.0.1:${port}/`);
-      break;
-    } catch {
-      await Bun.sleep(50);
-    }
-  }
+  const answers = () =>
+    fetch(`http://127.0.0.1:${port}/`).then(
+      () => true,
+      () => false,
+    );
+  await waitUntil(answers, 15_000);
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     stop: async () => {

@@ -10,6 +10,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { executeTool } from '../../src/tools/execution.ts';
 import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 import { createTestSandbox, describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
 import { createExternalSetup, type ExternalSetup } from './external-servers.ts';
 
@@ -99,13 +100,13 @@ describeSandbox('a cancel over Streamable HTTP', () => {
       undefined,
       { registry },
     );
-    for (let waited = 0; !seen.includes('started') && waited < 10_000; waited += 20) await Bun.sleep(20);
+    await waitUntil(() => seen.includes('started'), 10_000);
     expect(seen).toEqual(['started']);
     controller.abort();
     const outcome = await running;
     expect(outcome.ok).toBe(false);
     if (!outcome.ok) expect(outcome.error.classification).toBe('cancelled');
-    for (let waited = 0; seen.length < 2 && waited < 10_000; waited += 20) await Bun.sleep(20);
+    await waitUntil(() => seen.length >= 2, 10_000);
     // The reason Mango sends with the notification, as the server's SDK hands it to the handler.
     expect(seen).toEqual([
       'started',

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import type { McpConnection } from '../../src/mcp-client/mcp-connection.ts';
 import { McpConnectionPool } from '../../src/mcp-client/mcp-connection-pool.ts';
 import { ToolError } from '../../src/tools/errors.ts';
+import { nextTurn } from '../helpers/wait-until.ts';
 
 class FakeConnection {
   closed = false;
@@ -23,7 +24,8 @@ describe('McpConnectionPool', () => {
     let opened = 0;
     const open = async () => {
       opened += 1;
-      await Bun.sleep(5);
+      // Still opening when the second caller arrives.
+      await nextTurn();
       return fake();
     };
     const [first, second] = await Promise.all([pool.acquire('k', 'u', open), pool.acquire('k', 'u', open)]);
@@ -189,7 +191,7 @@ describe('McpConnectionPool on an injected clock and timers', () => {
       'u',
       () => new Promise<McpConnection>((resolve) => (finishOpening = resolve)),
     );
-    await Bun.sleep(0);
+    await nextTurn();
     expect(pool.liveCount('u')).toBe(2);
     time.advance(10);
     // Full: the idle `a` makes room; the opening `b` cannot be closed, so it stays.
@@ -236,12 +238,12 @@ describe('McpConnectionPool on an injected clock and timers', () => {
       cOpened = true;
       return c;
     });
-    await Bun.sleep(0);
+    await nextTurn();
     expect(cOpened).toBe(false);
     // `a` finishes opening; its caller still uses it (lists its tools), so `c` waits on…
     finishOpening(a);
     expect(await openingA).toBe(a);
-    await Bun.sleep(0);
+    await nextTurn();
     expect(cOpened).toBe(false);
     expect(a.closes).toBe(0);
     // …until that use ends: then `a` is the one closed for `c`, and `b` keeps its call.
@@ -259,19 +261,19 @@ describe('McpConnectionPool on an injected clock and timers', () => {
         () => (outcome = 'opened'),
         (error: Error) => (outcome = error.message),
       );
-    await Bun.sleep(0);
+    await nextTurn();
     time.advance(14_999);
-    await Bun.sleep(0);
+    await nextTurn();
     expect(outcome).toBe('pending');
     time.advance(1);
-    await Bun.sleep(0);
+    await nextTurn();
     expect(outcome).toBe(
       'This user already has 2 external MCP server connections busy; try again when a call has finished.',
     );
     // A call that ends (touch) makes room for a waiting one before the bound.
     const e = fake();
     const acquiringE = pool.acquire('e', 'u', async () => e);
-    await Bun.sleep(0);
+    await nextTurn();
     time.advance(5000);
     b.inFlight = 0;
     pool.touch('b');

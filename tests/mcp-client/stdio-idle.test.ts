@@ -10,6 +10,7 @@ import { computeReachableSet, type ReachableSet } from '../../src/tools/access/r
 import { executeTool } from '../../src/tools/execution.ts';
 import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import { liveProcessesWith } from '../helpers/live-processes.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 import { readProcessStatus } from '../tools/shell/process-table.ts';
 import { createTestSandbox, describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
 import { createExternalSetup, type ExternalSetup, probeServer } from './external-servers.ts';
@@ -23,13 +24,7 @@ function taggedProbe(name: string) {
   return { ...probe, name, args: [...probe.args, marker(name)] };
 }
 
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 15_000): Promise<boolean> {
-  for (let waited = 0; waited < timeoutMs; waited += 50) {
-    if (await condition()) return true;
-    await Bun.sleep(50);
-  }
-  return condition();
-}
+const waitFor = (condition: () => Promise<boolean>, timeoutMs = 15_000) => waitUntil(condition, timeoutMs);
 
 describeSandbox('an idle stdio server, in the real sandbox', () => {
   let sandbox: BubblewrapSandbox;

@@ -21,6 +21,7 @@ import type { ToolRegistry } from '../../src/tools/registry.ts';
 import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import type { ToolExecutionResult } from '../../src/tools/types.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../helpers/scripted-provider.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 import { createTestSandbox, describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
 import {
   createExternalSetup,
@@ -309,10 +310,10 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
     expect(alice.get('mcp__probe__grown')).toBeUndefined();
     expect((await call('mcp__probe__grow', {})).ok).toBe(true);
     let registry = await setup.source.registryFor('alice');
-    for (let waited = 0; !registry.get('mcp__probe__grown') && waited < 10_000; waited += 50) {
-      await Bun.sleep(50);
+    await waitUntil(async () => {
       registry = await setup.source.registryFor('alice');
-    }
+      return registry.get('mcp__probe__grown') !== undefined;
+    }, 10_000);
     expect(registry.get('mcp__probe__grown')?.definition.description).toBe('Appeared later.');
     alice = registry;
   }, 20_000);
@@ -334,13 +335,12 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
     const controller = new AbortController();
     const events = join(setup.dataDirectory, 'mcp-state', 'alice', 'probe', 'events.txt');
     const running = call('mcp__probe__wait_for_cancel', {}, { signal: controller.signal });
-    for (let waited = 0; !existsSync(events) && waited < 10_000; waited += 20) await Bun.sleep(20);
+    await waitUntil(() => existsSync(events), 10_000);
     controller.abort();
     const outcome = await running;
     expect(outcome.ok).toBe(false);
     if (!outcome.ok) expect(outcome.error.classification).toBe('cancelled');
-    for (let waited = 0; !readFileSync(events, 'utf8').includes('cancelled') && waited < 10_000; waited += 20)
-      await Bun.sleep(20);
+    await waitUntil(() => readFileSync(events, 'utf8').includes('cancelled'), 10_000);
     expect(readFileSync(events, 'utf8')).toBe('started\ncancelled\n');
   }, 30_000);
 
@@ -362,7 +362,7 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
       expect(outcome.error.message).toContain('The MCP server "probe" stopped during the call');
       expect(outcome.error.message).toContain('probe: crashing on purpose');
     }
-    await Bun.sleep(1100); // the pool's first backoff after a failure is 1 s; a crash is not one
+    // At once: a crash is not a failed attempt, so the pool's backoff does not hold the next call.
     const next = await call('mcp__probe__read_path', { path: join(setup.layout.alice, 'note.txt') });
     expect(next.ok).toBe(true);
   }, 30_000);

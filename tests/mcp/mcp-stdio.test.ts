@@ -10,6 +10,7 @@ import { getTool } from '../../src/tools/registry.ts';
 import { liveProcessesWith } from '../helpers/live-processes.ts';
 import { callResultData } from '../helpers/mcp-test-tools.ts';
 import { seedCliDatabase } from '../helpers/seed-cli-database.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 
 const projectRoot = resolve(import.meta.dir, '../..');
 const temporary = await mkdtemp(join(tmpdir(), 'mango-mcp-stdio-'));
@@ -181,12 +182,11 @@ describe('mango mcp over stdio', () => {
       { signal: controller.signal },
     );
     call.catch(() => {});
-    const deadline = Date.now() + 15_000;
-    while ((await liveProcessesWith(marker)).length === 0 && Date.now() < deadline) await Bun.sleep(20);
+    await waitUntil(async () => (await liveProcessesWith(marker)).length > 0, 15_000);
     expect((await liveProcessesWith(marker)).length).toBeGreaterThan(0);
     controller.abort('user pressed stop');
     await expect(call).rejects.toThrow();
-    while ((await liveProcessesWith(marker)).length > 0 && Date.now() < deadline) await Bun.sleep(20);
+    await waitUntil(async () => (await liveProcessesWith(marker)).length === 0, 15_000);
     expect(await liveProcessesWith(marker)).toEqual([]);
     // The session goes on after the cancel.
     expect((await client.callTool({ name: 'bash', arguments: { command: 'echo ok' } })).isError).toBeFalsy();

@@ -59,7 +59,7 @@ for (const adapter of CONFORMANCE_ADAPTERS) {
       const events: ProviderEvent[] = [];
       const provider = adapter.create(server.baseUrl, { timeouts: { firstEventMs: 30_000, idleMs: 300 } });
       for await (const event of provider.stream(makeRequest())) {
-        if (events.length === 0) await Bun.sleep(900);
+        if (events.length === 0) await Bun.sleep(900); // fixture: a consumer busy for 0.9 s with the first event
         events.push(event);
       }
       expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop', usage });

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 
 let directory: string;
 let file: string;
@@ -23,7 +24,7 @@ function servers(names: string[]): void {
 }
 
 async function waitFor(pattern: RegExp, read: () => string): Promise<void> {
-  for (let waited = 0; !pattern.test(read()) && waited < 15_000; waited += 20) await Bun.sleep(20);
+  await waitUntil(() => pattern.test(read()), 15_000);
   expect(read()).toMatch(pattern);
 }
 
@@ -51,7 +52,7 @@ test('SIGHUP re-reads the servers file; a broken file keeps the servers in force
   writeFileSync(file, '{"mcpServers": ');
   server.child.kill('SIGHUP');
   // The process is still serving after the refused reload.
-  await Bun.sleep(300);
+  await waitFor(/SIGHUP: the MCP servers file was not applied, the servers stay as they were/, server.errors);
   const health = await fetch(`${server.url}/api/health`);
   expect(health.status).toBe(200);
   // Had the broken file emptied the list, this reload would report alpha and gamma as changed.

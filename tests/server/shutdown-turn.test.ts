@@ -16,6 +16,7 @@ import { liveProcessesWith } from '../helpers/live-processes.ts';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import { readSseEvents } from '../helpers/sse-client.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 
 let replay: ReplayServer;
 let root: string;
@@ -79,7 +80,7 @@ test('stop() during a shell call: done{cancelled}, shell killed, history kept, n
   for await (const event of readSseEvents(response)) {
     events.push(event);
     if (event.type === 'tool_call_completed') {
-      while ((await liveProcessesWith(marker)).length === 0) await Bun.sleep(20);
+      expect(await waitUntil(async () => (await liveProcessesWith(marker)).length > 0, 15_000)).toBe(true);
       stopStartedAt = performance.now();
       stopped = server.stop();
     }

@@ -11,11 +11,12 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chatApi, waitUntil } from '../helpers/chat-api-client.ts';
+import { chatApi } from '../helpers/chat-api-client.ts';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
 import { readSseEvents } from '../helpers/sse-client.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 
 const PIECE = 64 * 1024;
 const PIECES = 256;

@@ -13,13 +13,14 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chatApi, waitUntil } from '../helpers/chat-api-client.ts';
+import { chatApi } from '../helpers/chat-api-client.ts';
 import { type PausableTcpProxy, startPausableTcpProxy } from '../helpers/pausable-tcp-proxy.ts';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
 import { collectSseEvents, readSseEvents } from '../helpers/sse-client.ts';
 import { createPostgresDatabase } from '../helpers/test-database.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 
 const LEASE_MS = 4_000;
 let replay: ReplayServer;
@@ -73,13 +74,11 @@ const sleepCall = (id: string, seconds: number) =>
  */
 async function whenRunning(id: string): Promise<void> {
   const workspaces = join(root, 'workspaces');
-  for (;;) {
-    const found = (await readdir(workspaces).catch(() => [] as string[])).some((user) =>
+  const running = async () =>
+    (await readdir(workspaces).catch(() => [] as string[])).some((user) =>
       existsSync(join(workspaces, user, `running-${id}`)),
     );
-    if (found) return;
-    await Bun.sleep(5);
-  }
+  if (!(await waitUntil(running, 30_000))) throw new Error(`the call ${id} never ran`);
 }
 
 describe('database outage during a turn', () => {

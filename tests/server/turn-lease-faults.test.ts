@@ -12,12 +12,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chatApi, waitUntil } from '../helpers/chat-api-client.ts';
+import { chatApi } from '../helpers/chat-api-client.ts';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
 import { collectSseEvents, readSseEvents } from '../helpers/sse-client.ts';
 import { createPostgresDatabase } from '../helpers/test-database.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 
 const LEASE_MS = 1_500;
 let replay: ReplayServer;

@@ -7,6 +7,7 @@ import type { ToolContext } from '../../src/tools/types.ts';
 import { makeTool } from '../helpers/fake-tools.ts';
 import { manualTimers } from '../helpers/manual-timers.ts';
 import { makeReachableSet } from '../helpers/tool-context.ts';
+import { nextTurn } from '../helpers/wait-until.ts';
 
 describe('RegisteredTool.isAvailable', () => {
   test('an unavailable tool is not offered, whatever its settings; tools without the hook are', () => {
@@ -73,7 +74,7 @@ describe('RegisteredTool.reportsPartialResultOnAbort', () => {
       timers,
     });
     pending[0]?.callback();
-    await Bun.sleep(0);
+    await nextTurn();
     pending[1]?.callback();
     expect(await outcome).toMatchObject({ ok: false, error: { classification: 'timeout' } });
   });

@@ -12,6 +12,7 @@ import { describe, expect, test } from 'bun:test';
 import path from 'node:path';
 import { send, transcriptText, useApprovalPage, waitingCard } from '../helpers/approval-page.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 import { SCREENSHOT_DIRECTORY, SHORT_DESKTOP_VIEWPORT } from '../helpers/web-browser.ts';
 
 const TIMEOUT_MS = 60_000;
@@ -184,10 +185,7 @@ describe('approvals on the chat page in Chromium', () => {
           ),
         );
       const expected = ['You: Echo', 'Model: Let me run it.', 'card'];
-      for (let waited = 0; waited < 8000; waited += 50) {
-        if (JSON.stringify(await order()) === JSON.stringify(expected)) break;
-        await Bun.sleep(50);
-      }
+      await waitUntil(async () => JSON.stringify(await order()) === JSON.stringify(expected), 8_000);
       expect(await order()).toEqual(expected);
       expect(await page.locator('article[data-call-id="call_reload"]').count()).toBe(1);
       await page

@@ -37,7 +37,7 @@ function registry(): ToolRegistry {
       name: 'make_images',
       execute: async (_args, context) => {
         context.onProgress({ type: 'status', message: 'image 1 of 2 done' });
-        await Bun.sleep(30);
+        await Bun.sleep(30); // fixture: the tool's work between its two progress reports
         context.onProgress({ type: 'status', message: 'image 2 of 2 done' });
         return { images: 2 };
       },

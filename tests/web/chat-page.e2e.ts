@@ -17,6 +17,7 @@ import '../../src/tools/builtin/index.ts';
 import { defaultToolRegistry, ToolRegistry } from '../../src/tools/registry.ts';
 import { makeTool } from '../helpers/fake-tools.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 import {
   callApi,
   launchTestBrowser,
@@ -439,9 +440,7 @@ describe('chat page in Chromium', () => {
 
       const card = page.locator('article[data-tool="bash"]');
       await card.locator('.call-status', { hasText: 'running…' }).waitFor();
-      for (let attempt = 0; attempt < 100 && (await liveProcessesWith(marker)).length === 0; attempt += 1) {
-        await Bun.sleep(50);
-      }
+      await waitUntil(async () => (await liveProcessesWith(marker)).length > 0, 5_000);
       expect((await liveProcessesWith(marker)).length).toBeGreaterThan(0);
 
       // A reload drops the page's stream, not the turn: the page re-attaches to it.
@@ -459,9 +458,7 @@ describe('chat page in Chromium', () => {
       // Said once: no second notice of our own beside the server's.
       expect(await page.locator('.notice').allTextContents()).toEqual(['The turn was cancelled.']);
       expect(await card.locator('.call-status').textContent()).toBe('failed: cancelled');
-      for (let attempt = 0; attempt < 40 && (await liveProcessesWith(marker)).length > 0; attempt += 1) {
-        await Bun.sleep(50);
-      }
+      await waitUntil(async () => (await liveProcessesWith(marker)).length === 0, 2_000);
       expect(await liveProcessesWith(marker)).toEqual([]);
       expect(await page.getByRole('button', { name: 'Send' }).isEnabled()).toBe(true);
       expect(replay.failures).toEqual([]);

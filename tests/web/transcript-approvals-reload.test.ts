@@ -26,6 +26,7 @@ import {
 } from '../helpers/approvals-api.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../helpers/scripted-provider.ts';
 import { readSseEvents } from '../helpers/sse-client.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 
 function fold(transcript: Transcript, events: readonly ApiEvent[]): Transcript {
   for (const event of events) applyTurnEvent(transcript, event as TurnStreamEvent);
@@ -89,13 +90,11 @@ describe('approvals in the transcript after a reload', () => {
     // The second call waits behind the first; read on to its question.
     const seenBefore = turn.seen.length;
     const rest = turn.rest();
-    let secondWaits = false;
-    for (let attempt = 0; attempt < 100 && !secondWaits; attempt += 1) {
+    const secondWaits = async () => {
       const current = (await api.json('GET', `/api/chats/${chatId}/turns/current`)).body as CurrentTurn;
-      secondWaits = (current.pendingApprovals ?? []).some((entry) => entry.callId === 'r1');
-      if (!secondWaits) await Bun.sleep(25);
-    }
-    expect(secondWaits).toBe(true);
+      return (current.pendingApprovals ?? []).some((entry) => entry.callId === 'r1');
+    };
+    expect(await waitUntil(secondWaits, 5_000)).toBe(true);
     const reopened = await openedNow(chatId, 'r1');
     expect(
       reopened.entries.map((entry) =>

@@ -17,6 +17,7 @@ import { type ReplayServer, startReplayServer } from '../../helpers/replay-serve
 import { chatBody } from '../../helpers/scripted-provider-streams.ts';
 import { collectSseEvents, readSseEvents } from '../../helpers/sse-client.ts';
 import { BACKENDS, createPostgresDatabase } from '../../helpers/test-database.ts';
+import { waitUntil } from '../../helpers/wait-until.ts';
 
 let replay: ReplayServer;
 let server: RunningServer;
@@ -51,15 +52,6 @@ async function createChat(token = alice, extra: Record<string, unknown> = {}): P
   });
   expect(created.status).toBe(201);
   return created.body.id as string;
-}
-
-async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return true;
-    await Bun.sleep(20);
-  }
-  return condition();
 }
 
 const call = (id: string, name: string, fragments: string[]) => ({ id, name, fragments });
@@ -234,7 +226,7 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     for await (const event of readSseEvents(response)) {
       events.push(event);
       if (event.type === 'tool_call_completed') {
-        expect(await waitFor(async () => (await liveProcessesWith(marker)).length > 0, 10_000)).toBe(true);
+        expect(await waitUntil(async () => (await liveProcessesWith(marker)).length > 0, 10_000)).toBe(true);
         cancelledAt = performance.now();
         expect(await json('POST', `/api/chats/${chatId}/cancel`, alice)).toEqual({
           status: 200,
@@ -247,7 +239,7 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     expect(doneAt - cancelledAt).toBeLessThan(1_000);
     const result = events.find((event) => event.type === 'tool_result');
     expect(result).toMatchObject({ callId: 's1', ok: false, error: { classification: 'cancelled' } });
-    expect(await waitFor(async () => (await liveProcessesWith(marker)).length === 0, 1_000)).toBe(true);
+    expect(await waitUntil(async () => (await liveProcessesWith(marker)).length === 0, 1_000)).toBe(true);
     expect(server.deps.chats.isBusy(chatId)).toBe(false);
     // Cancelling with no turn running is not an error.
     expect((await json('POST', `/api/chats/${chatId}/cancel`, alice)).body).toEqual({
@@ -309,7 +301,7 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     const busy = await json('POST', `/api/chats/${chatId}/turns`, alice, { message: 'Me too.' });
     expect([busy.status, busy.body.code]).toEqual([409, 'busy']);
     // Cancel only once the model was asked: else its scripted hang stays queued for the next test.
-    expect(await waitFor(() => replay.requests.length > requestsBefore, 5_000)).toBe(true);
+    expect(await waitUntil(() => replay.requests.length > requestsBefore, 5_000)).toBe(true);
     await json('POST', `/api/chats/${chatId}/cancel`, alice);
     expect((await collectSseEvents(response)).at(-1)).toMatchObject({ type: 'done', reason: 'cancelled' });
   });
@@ -389,13 +381,13 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     for await (const event of readSseEvents(response)) {
       if (event.type === 'tool_call_completed') break;
     }
-    expect(await waitFor(async () => (await liveProcessesWith(marker)).length > 0, 10_000)).toBe(true);
+    expect(await waitUntil(async () => (await liveProcessesWith(marker)).length > 0, 10_000)).toBe(true);
     controller.abort();
     await Bun.sleep(500);
     expect((await liveProcessesWith(marker)).length).toBeGreaterThan(0);
     expect((await json('POST', `/api/chats/${chatId}/cancel`, alice)).body).toEqual({ cancelled: true });
-    expect(await waitFor(async () => (await liveProcessesWith(marker)).length === 0, 2_000)).toBe(true);
-    expect(await waitFor(() => !server.deps.chats.isBusy(chatId), 2_000)).toBe(true);
+    expect(await waitUntil(async () => (await liveProcessesWith(marker)).length === 0, 2_000)).toBe(true);
+    expect(await waitUntil(() => !server.deps.chats.isBusy(chatId), 2_000)).toBe(true);
   });
 
   test("per-user isolation: another user's chat is 404 on every route, and absent from their list", async () => {

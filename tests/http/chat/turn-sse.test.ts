@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import type { TurnEvent } from '../../../src/contracts/turn-event.ts';
 import { createTurnEventStream, encodeTurnEventAsSse } from '../../../src/http/chat/turn-sse.ts';
+import { waitUntil } from '../../helpers/wait-until.ts';
 
 describe('encodeTurnEventAsSse', () => {
   const cases: { event: TurnEvent; encoded: string }[] = [
@@ -120,7 +121,7 @@ describe('createTurnEventStream: clients far behind', () => {
       const stream = createTurnEventStream(source.events, { heartbeatMilliseconds: 0 });
       const reader = stream.getReader();
       const pending = reader.read();
-      while (source.measured.length < 4) await Bun.sleep(50);
+      expect(await waitUntil(() => source.measured.length >= 4, 10_000)).toBe(true);
       expect(source.wasReturned()).toBe(false);
       await reader.cancel();
       await pending.catch(() => {});

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { readCappedStream } from '../../../src/tools/shell/capped-stream-reader.ts';
 import { createDroppedOutputCollector } from '../../../src/tools/shell/dropped-output-collector.ts';
+import { nextTurn } from '../../helpers/wait-until.ts';
 
 function streamOf(chunks: number[][], endAfter = true): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
@@ -45,7 +46,7 @@ describe('readCappedStream', () => {
 
   test('an abandoned reading of a stream that never ends settles with what it read', async () => {
     const reading = readCappedStream(streamOf([[1, 2]], false), 10);
-    await Bun.sleep(0);
+    await nextTurn();
     await reading.abandon();
     const result = await reading.result;
     expect([...result.bytes]).toEqual([1, 2]);

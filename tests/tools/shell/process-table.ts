@@ -3,6 +3,7 @@
  * resources but a table slot, so they count as gone.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { waitUntil } from '../../helpers/wait-until.ts';
 
 export interface ProcessStatus {
   pid: number;
@@ -52,13 +53,8 @@ export function isProcessGone(pid: number): boolean {
  * Waits until `condition` holds, polling every 20 ms, for at most `timeoutMs` (a generous bound: a
  * SIGKILLed process needs a moment to leave the table). Returns whether it held.
  */
-export async function eventually(condition: () => boolean, timeoutMs = 3000): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    if (condition()) return true;
-    if (performance.now() > deadline) return false;
-    await Bun.sleep(20);
-  }
+export function eventually(condition: () => boolean, timeoutMs = 3000): Promise<boolean> {
+  return waitUntil(condition, timeoutMs);
 }
 
 /** Reads a pid a command wrote to a file, waiting for it to appear. */

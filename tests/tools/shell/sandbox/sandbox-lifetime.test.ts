@@ -4,17 +4,8 @@ import { join } from 'node:path';
 import { handToSandboxUser } from '../../../../src/tools/shell/sandbox/sandbox-file-owner.ts';
 import { openUserProcessCgroups } from '../../../../src/tools/shell/sandbox/user-process-cgroups.ts';
 import { liveProcessesWith } from '../../../helpers/live-processes.ts';
+import { waitUntil } from '../../../helpers/wait-until.ts';
 import { createTestSandbox, describeSandbox, useTestSandbox } from './sandbox-host.ts';
-
-/** Polls an asynchronous condition until it holds or `timeoutMs` passed. */
-async function eventually(condition: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    if (await condition()) return true;
-    if (performance.now() > deadline) return false;
-    await Bun.sleep(25);
-  }
-}
 
 const FIXTURE = join(import.meta.dir, '__fixtures__', 'sandboxed-commands-process.ts');
 const perUserLimits = process.getuid?.() === 0 && typeof openUserProcessCgroups(61000, 1024) !== 'string';
@@ -37,14 +28,14 @@ describeSandbox('sandbox lifetime and limits', () => {
     try {
       // Five sleeps: the two commands' own, a setsid job, a double fork and a nohup job.
       expect(
-        await eventually(async () => (await liveProcessesWith(`sleep\0${marker}`)).length === 5, 10_000),
+        await waitUntil(async () => (await liveProcessesWith(`sleep\0${marker}`)).length === 5, 10_000),
       ).toBe(true);
-      expect(await eventually(async () => (await idleSandbox()).length === 1, 10_000)).toBe(true);
+      expect(await waitUntil(async () => (await idleSandbox()).length === 1, 10_000)).toBe(true);
       child.kill('SIGKILL');
       await child.exited;
       const killedAt = performance.now();
       expect(
-        await eventually(
+        await waitUntil(
           async () =>
             (await liveProcessesWith(`sleep\0${marker}`)).length === 0 && (await idleSandbox()).length === 0,
           1000,

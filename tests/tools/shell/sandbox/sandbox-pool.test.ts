@@ -6,6 +6,7 @@ import type { ShellCommandResult } from '../../../../src/tools/shell/run-shell-c
 import type { BubblewrapSandbox } from '../../../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import { handToSandboxUser } from '../../../../src/tools/shell/sandbox/sandbox-file-owner.ts';
 import { liveProcessesWith } from '../../../helpers/live-processes.ts';
+import { waitUntil } from '../../../helpers/wait-until.ts';
 import {
   createSandboxLayout,
   createTestSandbox,
@@ -146,15 +147,14 @@ describeSandbox('the warm pool of sandboxes built ahead of the call', () => {
       // The oldest plan's sandbox made room for the newest: two plans wait.
       expect((await sandboxProcessesIn(directories[0] as string)).length).toBe(0);
       expect((await sandboxProcessesIn(directories[2] as string)).length).toBe(1);
-      await Bun.sleep(1000);
-      expect(small.waitingSandboxes().size).toBe(0);
-      expect((await sandboxProcessesIn(directories[2] as string)).length).toBe(0);
+      expect(await waitUntil(() => small.waitingSandboxes().size === 0, 10_000)).toBe(true);
+      const gone = async (directory: string) => (await sandboxProcessesIn(directory)).length === 0;
+      expect(await waitUntil(() => gone(directories[2] as string), 5_000)).toBe(true);
 
       await run(small, 'true', { cwd: directories[1] });
       expect((await sandboxProcessesIn(directories[1] as string)).length).toBe(1);
       small.dispose();
-      await Bun.sleep(100);
-      expect((await sandboxProcessesIn(directories[1] as string)).length).toBe(0);
+      expect(await waitUntil(() => gone(directories[1] as string), 5_000)).toBe(true);
     } finally {
       small.dispose();
     }
@@ -168,13 +168,14 @@ describeSandbox('the warm pool of sandboxes built ahead of the call', () => {
       return readdirSync('/proc/self/fd').length;
     };
     try {
+      const expired = () => waitUntil(() => short.waitingSandboxes().size === 0, 10_000);
       await run(short, 'true');
-      await Bun.sleep(300);
+      expect(await expired()).toBe(true);
       const before = descriptors();
       for (let index = 0; index < 10; index += 1) await run(short, 'echo used');
       for (let index = 0; index < 3; index += 1) {
         await run(short, 'true');
-        await Bun.sleep(300);
+        expect(await expired()).toBe(true);
       }
       expect(short.waitingSandboxes().size).toBe(0);
       // Thirteen calls and three expiries: before the fix each left one or two descriptors behind.

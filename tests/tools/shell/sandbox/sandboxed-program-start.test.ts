@@ -14,6 +14,7 @@ import {
   openUserProcessCgroups,
   PIDS_CGROUP_ROOT,
 } from '../../../../src/tools/shell/sandbox/user-process-cgroups.ts';
+import { waitUntil } from '../../../helpers/wait-until.ts';
 import { createTestSandbox, describeSandbox, useTestSandbox } from './sandbox-host.ts';
 
 const usable = process.getuid?.() === 0 && typeof openUserProcessCgroups(61000, 1024) !== 'string';
@@ -33,15 +34,6 @@ function stdoutReader(child: ProgramProcess) {
     }
     return seen;
   };
-}
-
-async function waitFor(condition: () => boolean, limitMs: number): Promise<boolean> {
-  const until = Date.now() + limitMs;
-  while (!condition()) {
-    if (Date.now() > until) return false;
-    await Bun.sleep(20);
-  }
-  return true;
 }
 
 describeSandbox('a program in its sandbox counts against its user’s process limit', () => {
@@ -81,7 +73,7 @@ describeSandbox('a program in its sandbox counts against its user’s process li
         expect(await read('got hello\n')).toBe('started\ngot hello\n');
         // bash exits; the gate kills the sleeps and ends the setup.sandbox.
         expect(await child.exited).toBe(0);
-        expect(await waitFor(() => readFileSync(`${directory}/pids.current`, 'utf8') === '0\n', 5000)).toBe(
+        expect(await waitUntil(() => readFileSync(`${directory}/pids.current`, 'utf8') === '0\n', 5000)).toBe(
           true,
         );
       } finally {

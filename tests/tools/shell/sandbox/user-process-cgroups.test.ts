@@ -1,11 +1,12 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   openUserProcessCgroups,
   PIDS_CGROUP_ROOT,
 } from '../../../../src/tools/shell/sandbox/user-process-cgroups.ts';
+import { waitUntil } from '../../../helpers/wait-until.ts';
 import { describeSandbox, useTestSandbox } from './sandbox-host.ts';
 
 describe('opening the per-user process cgroups', () => {
@@ -66,12 +67,14 @@ describeSandbox('one user cannot take every process slot of the shared sandbox u
       expect(setup.sandbox.status()).toMatchObject({
         summary: expect.stringContaining('at most 60 processes per user'),
       });
+      // The loop leaves this file in the working directory once a fork fails: it holds every process it got.
+      const limited = `limit-reached-${crypto.randomUUID()}`;
       const forkLoop =
-        'my $n = 0; while ($n < 1000) { my $p = fork(); if (!defined $p) { last } ' +
+        `my $n = 0; while ($n < 1000) { my $p = fork(); if (!defined $p) { open(my $f, ">", "${limited}"); last } ` +
         'if ($p == 0) { sleep 6; exit 0 } $n++ } sleep 3; print "stopped at $n\\n";';
       const looping = run('mallory', `perl -e '${forkLoop}'`);
-      // Time for the loop to reach its limit and hold every process it got.
-      await Bun.sleep(1500);
+      expect(await waitUntil(() => existsSync(join(setup.layout.alice, limited)), 15_000)).toBe(true);
+      rmSync(join(setup.layout.alice, limited));
       const other = await run(
         'bob',
         'for i in $(seq 40); do sleep 2 & done; jobs -p | wc -l; wait; echo done',
