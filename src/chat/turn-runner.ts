@@ -107,8 +107,10 @@ export class TurnRunner {
           },
         )
         .catch(() => {});
-      if (error instanceof TurnFencedError) throw new ChatError('turn_not_started', NOT_STARTED_MESSAGE);
-      throw error;
+      if (!(error instanceof TurnFencedError)) throw error;
+      // A chat deleted meanwhile took its turn record with it: that is the chat's 404, not a fault.
+      if (!(await presence.exists())) throw presence.notFound();
+      throw new ChatError('turn_not_started', NOT_STARTED_MESSAGE);
     }
     run.startTimers();
     void run.drive(events).finally(() => {

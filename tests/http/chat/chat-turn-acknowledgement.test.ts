@@ -7,7 +7,8 @@
  *   free again at once;
  * - the commit is held (an instance killed at this point would never reply): no 200 leaves the server
  *   before the message is committed;
- * - the commit succeeds but its reply is lost: the retry finds the row, so the message is stored once.
+ * - the commit succeeds but its reply is lost: the retry finds the row, so the message is stored once;
+ * - the chat is deleted just before that commit: 404, as for a chat that never existed.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import type { TurnFence } from '../../../src/chat/turn-fence.ts';
@@ -124,6 +125,19 @@ describe.each(BACKENDS)('the user message of an acknowledged turn on %s', (backe
       { type: 'user_text', text: 'Again.' },
       { type: 'assistant_text', text: 'Answer.' },
     ]);
+  });
+
+  test('chat deleted just before the commit: 404 not_found, as for a chat that never existed', async () => {
+    const chatId = await createChat();
+    fault = async () => {
+      await new DatabaseChatRepository(handle.database).deleteChat(chatId);
+    };
+    const refused = await send('POST', `/api/chats/${chatId}/turns`, { message: 'Gone?' });
+    expect({ status: refused.status, body: await refused.json() }).toEqual({
+      status: 404,
+      body: { error: `No chat with id ${chatId}.`, code: 'not_found' },
+    });
+    expect(deps.chats.isBusy(chatId)).toBe(false);
   });
 
   test('commit held: the 200 leaves only after the user message is committed', async () => {
