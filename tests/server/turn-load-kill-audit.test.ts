@@ -58,8 +58,10 @@ beforeAll(async () => {
   postgres = await createPostgresDatabase();
   // The first one migrates the database; the others start on it together.
   servers.push(await startInstance(0));
-  servers.push(...(await Promise.all([1, 2].map(startInstance))));
-});
+  const others = Array.from({ length: INSTANCES - 1 }, (_unused, index) => index + 1);
+  servers.push(...(await Promise.all(others.map(startInstance))));
+  // Three processes starting on a loaded 2-core machine take longer than the default hook timeout.
+}, 60_000);
 
 afterAll(async () => {
   for (const server of servers) {
@@ -69,7 +71,7 @@ afterAll(async () => {
   await model.close();
   await postgres.drop();
   await rm(root, { recursive: true, force: true });
-});
+}, 30_000);
 
 /** One POST of a turn, as its client saw it. */
 interface Attempt {
