@@ -8,8 +8,9 @@
  * - Everything it uses arrives as a parameter (provider, tools, context, signal, clock, limits,
  *   persistence), so tests drive it with scripted providers and no sleeps.
  * - Every completed conversation item goes through `onItem` before the loop moves on, in history
- *   order: user text (unless the caller saved it already), then per model response its provider items, text and tool calls, then each
- *   tool result in call order. A crash loses at most the calls in flight.
+ *   order: user text (unless the caller saved it already), then per model response its provider
+ *   items, text and tool calls, then each tool result in call order. A crash loses at most the calls
+ *   in flight.
  * - Tool calls of one response run concurrently when every called tool declares the `readOnly` trait
  *   (an unknown tool or one without traits is not read-only), one after another otherwise, in the
  *   order the model asked for them; results go back in call order.
