@@ -1,7 +1,7 @@
 /**
  * Errors of the chat service, each with a stable `code`. Only `src/http/` maps codes to statuses:
  * `not_found` → 404, `busy` and `approval_closed` → 409, `invalid_working_directory` and `invalid_request` → 422,
- * `provider_unavailable` → 503.
+ * `provider_unavailable` and `turn_not_started` → 503.
  */
 export type ChatErrorCode =
   /** No such chat, or it belongs to another user (never distinguished, so ids leak nothing). */
@@ -15,7 +15,12 @@ export type ChatErrorCode =
   /** The chat's provider is not configured on this server (no API key). */
   | 'provider_unavailable'
   /** The approval question was answered, timed out, or its turn ended or lost its lease. */
-  | 'approval_closed';
+  | 'approval_closed'
+  /**
+   * The turn was claimed but its user message could not be committed under its lease (lost lease,
+   * database away past the lease): nothing was acknowledged, the message was not kept; send it again.
+   */
+  | 'turn_not_started';
 
 const CHAT_ERROR_MARKER = Symbol.for('mango.chat.error');
 

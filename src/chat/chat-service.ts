@@ -343,8 +343,10 @@ export class ChatService {
 
   /**
    * Starts a turn and returns a follower of its events from the first. Fails before any event with
-   * `not_found`, `busy`, `invalid_request` (empty message) or `provider_unavailable`. The turn runs to
-   * its end whether or not the follower is read; only `cancelTurn` stops it.
+   * `not_found`, `busy`, `invalid_request` (empty message), `provider_unavailable` or
+   * `turn_not_started` (the message could not be committed under the turn's lease). Resolves only once
+   * the turn record and the user's message are committed. The turn runs to its end whether or not the
+   * follower is read; only `cancelTurn` stops it.
    */
   async startTurn(userId: string, chatId: string, message: string): Promise<TurnFollower> {
     if (message.trim() === '') throw invalid('message must not be empty.');

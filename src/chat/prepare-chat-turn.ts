@@ -1,7 +1,8 @@
 /**
  * Builds the event stream of one chat turn once the chat is claimed: the chat's provider (or
  * `provider_unavailable`), its title derived from the first message, the user's tools, the repaired
- * history and the turn loop with its persistence, per-call access check and the database-backed
+ * history, the user's message committed under the turn's fence (before the turn is acknowledged), and
+ * the turn loop with its persistence, per-call access check and the database-backed
  * approval gate. Part of `ChatService.startTurn`, in its own module so each stays readable.
  */
 
@@ -75,6 +76,9 @@ export async function prepareChatTurn(input: PrepareChatTurnInput): Promise<Asyn
     dependencies.loadToolRuntime(chat.userId, access.reachable),
     dependencies.repository.listMessages(chat.id),
   ]);
+  // Committed (under the turn's fence) before the caller acknowledges the turn: a client that saw the
+  // stream start must find its message stored whatever happens to this instance afterwards.
+  await run.saveItem({ type: 'user_text', text: message });
   return runTurn({
     provider,
     model: chat.model,
@@ -85,6 +89,7 @@ export async function prepareChatTurn(input: PrepareChatTurnInput): Promise<Asyn
     }),
     history: repairHistory(messages.map((row) => row.item)),
     userText: message,
+    userTextSaved: true,
     tools,
     toolContext: {
       userId: chat.userId,

@@ -7,6 +7,9 @@
  * - One turn at a time per chat: in this process by its own map (checked and set with no await in
  *   between), across instances by the store's claim. A running turn whose lease lapsed or whose holder
  *   is provably dead (`turn-holder.ts`) is taken over; a live one never is.
+ * - A turn is acknowledged (its follower returned, so its stream can start) only once its record and
+ *   everything `prepare` commits (the user's message) are committed; a fenced refusal before that is
+ *   `turn_not_started`, and the claimed record is ended as an error.
  * - A cancel answers `cancelled: true` only when a live turn was asked to stop and did (here) or its
  *   holder confirmed it within the confirmation window (elsewhere); otherwise `cancelled: false` with
  *   the reason.
@@ -14,6 +17,7 @@
 
 import type { TurnEvent } from '../contracts/turn-event.ts';
 import { ChatError } from './chat-errors.ts';
+import { TurnFencedError } from './turn-fence.ts';
 import { followTurn, isTurnAbandoned, LOST_TURN_MESSAGE, type TurnFollower } from './turn-follower.ts';
 import { createTurnHolder, isHolderProvablyDead } from './turn-holder.ts';
 import { TurnRun } from './turn-run.ts';
@@ -24,6 +28,9 @@ import type { TurnTiming } from './turn-timing.ts';
 const CANCEL_CONFIRM_MILLISECONDS = 5_000;
 
 export const BUSY_MESSAGE = 'This chat is already running a turn; wait for it to end or cancel it.';
+
+export const NOT_STARTED_MESSAGE =
+  'The turn could not start: its message could not be saved while this instance held the chat (its lease was lost or the database could not be reached). Nothing was kept; send the message again.';
 
 export interface CancelTurnOutcome {
   cancelled: boolean;
@@ -44,7 +51,10 @@ export interface ChatPresence {
   notFound: () => Error;
 }
 
-/** What the caller builds once the chat is claimed: the turn's event stream. */
+/**
+ * What the caller builds once the chat is claimed: the turn's event stream. Whatever the turn's client
+ * must find stored once it is acknowledged (the user's message) is committed before it resolves.
+ */
 export type PrepareTurn = (run: TurnRun) => Promise<AsyncGenerator<TurnEvent, void>>;
 
 function iso(milliseconds: number): string {
@@ -97,7 +107,10 @@ export class TurnRunner {
           },
         )
         .catch(() => {});
-      throw error;
+      if (!(error instanceof TurnFencedError)) throw error;
+      // A chat deleted meanwhile took its turn record with it: that is the chat's 404, not a fault.
+      if (!(await presence.exists())) throw presence.notFound();
+      throw new ChatError('turn_not_started', NOT_STARTED_MESSAGE);
     }
     run.startTimers();
     void run.drive(events).finally(() => {

@@ -8,8 +8,9 @@
  * - Everything it uses arrives as a parameter (provider, tools, context, signal, clock, limits,
  *   persistence), so tests drive it with scripted providers and no sleeps.
  * - Every completed conversation item goes through `onItem` before the loop moves on, in history
- *   order: user text, then per model response its provider items, text and tool calls, then each
- *   tool result in call order. A crash loses at most the calls in flight.
+ *   order: user text (unless the caller saved it already), then per model response its provider
+ *   items, text and tool calls, then each tool result in call order. A crash loses at most the calls
+ *   in flight.
  * - Tool calls of one response run concurrently when every called tool declares the `readOnly` trait
  *   (an unknown tool or one without traits is not read-only), one after another otherwise, in the
  *   order the model asked for them; results go back in call order.
@@ -69,6 +70,11 @@ export interface RunTurnParameters {
   history: readonly ConversationItem[];
   /** The user's message that starts this turn. */
   userText: string;
+  /**
+   * True when the caller already persisted `userText` (the server does, before it acknowledges the
+   * turn, so an acknowledged message is never lost); it is then not passed to `onItem` again.
+   */
+  userTextSaved?: boolean;
   /** What the model is offered and the user's saved settings rows for `executeTool`. */
   tools: EnabledToolRuntime;
   toolContext: TurnToolContext;
@@ -267,7 +273,9 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
       yield done('cancelled', CANCELLED_MESSAGE);
       return;
     }
-    await save({ type: 'user_text', text: parameters.userText });
+    const userItem: ConversationItem = { type: 'user_text', text: parameters.userText };
+    if (parameters.userTextSaved === true) history.push(userItem);
+    else await save(userItem);
 
     for (let iteration = 1; iteration <= maxIterations; iteration += 1) {
       const isLast = iteration === maxIterations;

@@ -20,7 +20,7 @@
  * | `cancelled`                                        | 499    | `cancelled`             |
  * | `ChatError` not_found / busy, approval_closed      | 404 / 409 | its `code`           |
  * | `ChatError` invalid_request / invalid_working_directory | 422 | its `code`           |
- * | `ChatError` provider_unavailable                   | 503    | `provider_unavailable`  |
+ * | `ChatError` provider_unavailable / turn_not_started | 503   | its `code`              |
  * | `ModelListError` provider_unavailable / model_list_failed | 503 / 502 | its `code` |
  * | `WorkspaceError` (a path the caller may not use)   | 422    | `invalid_working_directory` |
  * | `McpServerError` not_found / name_taken, operator_server / invalid_request | 404 / 409 / 422 | its `code` |
@@ -78,6 +78,7 @@ const CHAT_ERROR_STATUS: Record<ChatErrorCode, number> = {
   invalid_working_directory: 422,
   provider_unavailable: 503,
   approval_closed: 409,
+  turn_not_started: 503,
 };
 
 const MCP_SERVER_ERROR_STATUS: Record<McpServerErrorCode, number> = {
