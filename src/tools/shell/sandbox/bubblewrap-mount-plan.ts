@@ -10,9 +10,13 @@
  *   empty, mode-000, read-only file or directory: they exist but cannot be read, listed or written.
  *   A denied path that does not exist is left alone: covering it would create it in a read-write root.
  * - System programs: `/usr` read-only; `/bin`, `/sbin`, `/lib*` as the host has them (a symlink into
- *   `/usr` stays a symlink, a real directory is bound read-only).
- * - From `/etc` only {@link ETC_ALLOWLIST}, read-only, plus a synthesized `passwd` and `group` that name
- *   only root, the sandbox user and nobody.
+ *   `/usr` stays a symlink, a real directory is bound read-only). Where a root already contains such
+ *   an entry (the operator's `/`), the root shows it as the host has it: bubblewrap cannot make a
+ *   symlink where the root's bind put one (merged-`/usr` hosts), and binding an entry onto itself adds
+ *   nothing. Likewise the private `HOME` is mounted inside a root only where the host has that
+ *   directory.
+ * - From `/etc` only {@link ETC_ALLOWLIST}, read-only (unless a root contains it, as above), plus a
+ *   synthesized `passwd` and `group` that name only root, the sandbox user and nobody.
  * - A fresh `/proc` of the sandbox's PID namespace, a minimal read-only `/dev` (null, zero, full, random,
  *   urandom, tty, pts), and size-limited private tmpfs mounts for `/tmp`, `/dev/shm` and the sandbox
  *   `HOME`.
@@ -91,7 +95,9 @@ function depthOf(path: string): number {
 
 function systemOperations(input: MountPlanInput, host: HostLayout): MountOperation[] {
   const operations: MountOperation[] = [{ destination: '/usr', arguments: ['--ro-bind', '/usr', '/usr'] }];
+  const shownByRoot = (path: string) => input.reachable.roots.some((root) => isPathInside(path, root.path));
   for (const path of SYSTEM_LINK_DIRECTORIES) {
+    if (shownByRoot(path)) continue;
     const kind = host.kind(path);
     if (kind === 'symlink') {
       operations.push({ destination: path, arguments: ['--symlink', host.readLink(path), path] });
@@ -100,7 +106,7 @@ function systemOperations(input: MountPlanInput, host: HostLayout): MountOperati
     }
   }
   for (const path of ETC_ALLOWLIST) {
-    if (host.kind(path) !== 'missing') {
+    if (!shownByRoot(path) && host.kind(path) !== 'missing') {
       operations.push({ destination: path, arguments: ['--ro-bind-try', path, path] });
     }
   }
@@ -119,11 +125,15 @@ function systemOperations(input: MountPlanInput, host: HostLayout): MountOperati
       destination: '/tmp',
       arguments: ['--size', String(input.tmpBytes), '--perms', '1777', '--tmpfs', '/tmp'],
     },
-    {
+  );
+  // Inside a root (the operator's `/`) a missing home would be created on the host itself by the
+  // mount, or refused: the sandbox then has no home directory rather than writing one into the host.
+  if (!(shownByRoot(input.home) && host.kind(input.home) !== 'directory')) {
+    operations.push({
       destination: input.home,
       arguments: ['--size', String(input.homeBytes), '--perms', '0700', '--tmpfs', input.home],
-    },
-  );
+    });
+  }
   return operations;
 }
 

@@ -154,6 +154,19 @@ describe('buildMountPlan', () => {
     expect(plan.join(' ')).not.toContain('/s/dir /dev');
   });
 
+  test("operator mode on a merged-/usr host: / shows the host's own /bin and /etc, so no symlink or /etc bind is made over them", () => {
+    const reachable = computeOperatorReachableSet('/root', '/root', ['/proc']);
+    const plan = buildMountPlan(input(reachable), fakeHost({}));
+    expect(plan).not.toContain('--symlink');
+    expect(plan).not.toContain('/etc/hosts');
+    expect(plan.slice(0, 6)).toEqual(['--bind', '/', '/', '--ro-bind', '/usr', '/usr']);
+    expect(plan.join(' ')).toContain('--ro-bind /s/passwd /etc/passwd --ro-bind /s/group /etc/group');
+    // The host has no /home/sandbox: a mount there would create it in the host's own /home.
+    expect(plan).not.toContain('/home/sandbox');
+    const withHome = buildMountPlan(input(reachable), fakeHost({ '/home/sandbox': 'directory' }));
+    expect(withHome.join(' ')).toContain('--tmpfs /home/sandbox');
+  });
+
   test('a root under /tmp is mounted after the private /tmp, so it is not hidden', () => {
     const reachable: ReachableSet = {
       workingDirectory: '/tmp/ws',
