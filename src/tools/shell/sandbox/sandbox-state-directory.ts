@@ -20,11 +20,24 @@
  * - `ensure()` recreates whatever a temp-directory cleaner removed, before each command.
  * - Readable (and traversable) by the sandbox user, since bubblewrap opens mount sources as that user;
  *   never writable by it.
+ * - Every step acts by descriptor (descriptors/held-directory.ts), never by name: the temp directory is
+ *   opened with links refused on every component, the state directory below it likewise (a planted
+ *   link fails instead of being followed), its mode is set with `fchmod` on the directory itself, a new
+ *   file is created with `O_CREAT | O_EXCL` and moved into place with `renameat2(RENAME_NOREPLACE)`.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { fchmodSync, realpathSync, type Stats, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HeldDirectory } from '../../../descriptors/held-directory.ts';
+import {
+  closeDescriptor,
+  O_CREAT,
+  O_DIRECTORY,
+  O_EXCL,
+  O_RDONLY,
+  O_WRONLY,
+} from '../../../descriptors/linux-file-calls.ts';
 
 export interface SandboxIdentity {
   uid: number;
@@ -58,10 +71,12 @@ export function synthesizeAccounts(
   };
 }
 
-/** Why `path` must not be used, or undefined when it is ours alone. */
-function unsafeBecause(path: string): string | undefined {
-  const stats = lstatSync(path);
-  if (stats.isSymbolicLink() || !stats.isDirectory()) return `${path} is not a directory.`;
+function codeOf(error: unknown): string | undefined {
+  return (error as { code?: string }).code;
+}
+
+/** Why the directory described by `stats` must not be used, or undefined when it is ours alone. */
+function unsafeBecause(path: string, stats: Stats): string | undefined {
   const ownUid = process.getuid?.();
   if (ownUid !== undefined && stats.uid !== ownUid)
     return `${path} belongs to uid ${stats.uid}, not to this server.`;
@@ -70,25 +85,105 @@ function unsafeBecause(path: string): string | undefined {
   return undefined;
 }
 
-/** Puts `text` at `path` unless a file is already there; never replaces one (see the module header). */
-function placeOnce(path: string, text: string): void {
-  if (existsSync(path)) return;
-  const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`;
-  writeFileSync(temporary, text, { mode: 0o644 });
+/** Creates `name` in `directory` unless something is there already (that is checked by the caller). */
+function createDirectoryOnce(directory: HeldDirectory, name: string, mode: number): void {
   try {
-    chmodSync(temporary, 0o644);
-    linkSync(temporary, path);
+    directory.createDirectory(name, mode);
+  } catch (error) {
+    if (codeOf(error) !== 'EEXIST') throw error;
+  }
+}
+
+/** The entry `name` of `directory` as it is (a link described, not followed), or undefined when absent. */
+function entryOf(directory: HeldDirectory, name: string): Stats | undefined {
+  try {
+    return directory.statEntry(name);
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** Puts `text` at `name` unless an entry is already there; never replaces one (see the module header). */
+function placeOnce(directory: HeldDirectory, name: string, text: string): void {
+  if (entryOf(directory, name)) return;
+  const temporary = `${name}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  const fd = directory.openDescriptor(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o644);
+  try {
+    const bytes = new TextEncoder().encode(text);
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written);
+    // The umask may have narrowed the creation mode: the sandbox user must be able to read it.
+    fchmodSync(fd, 0o644);
+  } finally {
+    closeDescriptor(fd);
+  }
+  try {
+    directory.rename(temporary, directory, name, { noReplace: true });
   } catch (error) {
     // Another process placed the same file first: its copy is as good as ours.
-    if ((error as { code?: string }).code !== 'EEXIST') throw error;
+    directory.removeFile(temporary);
+    if (codeOf(error) !== 'EEXIST') throw error;
+  }
+}
+
+/**
+ * Makes `name` an empty, mode-000 cover of `kind`. A cover that is there with another mode gets mode
+ * 000 through a descriptor of its own; anything else at the name is refused.
+ */
+function placeCover(directory: HeldDirectory, name: string, kind: 'file' | 'directory'): void {
+  if (!entryOf(directory, name)) {
+    if (kind === 'directory') {
+      createDirectoryOnce(directory, name, 0o000);
+    } else {
+      try {
+        closeDescriptor(directory.openDescriptor(name, O_WRONLY | O_CREAT | O_EXCL, 0o000));
+      } catch (error) {
+        if (codeOf(error) !== 'EEXIST') throw error;
+      }
+    }
+  }
+  const stats = directory.statEntry(name);
+  const shown = join(directory.path, name);
+  if (kind === 'directory' ? !stats.isDirectory() : !stats.isFile()) {
+    throw new Error(`the sandbox state directory is unsafe: ${shown} is not a ${kind}.`);
+  }
+  if ((stats.mode & 0o7777) === 0) return;
+  const fd = directory.openDescriptor(name, O_RDONLY | (kind === 'directory' ? O_DIRECTORY : 0));
+  try {
+    fchmodSync(fd, 0o000);
   } finally {
-    rmSync(temporary, { force: true });
+    closeDescriptor(fd);
   }
 }
 
 /** A short name for `text`, so different account texts never share a file. */
 function contentTag(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+/** Opens the state directory below `parent` by descriptor, creating it when missing, and checks it. */
+function openChecked(parent: HeldDirectory, name: string, path: string): HeldDirectory {
+  createDirectoryOnce(parent, name, 0o755);
+  let directory: HeldDirectory;
+  try {
+    directory = parent.openDirectory(name);
+  } catch (error) {
+    const code = codeOf(error);
+    if (code === 'ELOOP' || code === 'ENOTDIR') {
+      throw new Error(`the sandbox state directory is unsafe: ${path} is not a directory.`);
+    }
+    throw error;
+  }
+  try {
+    const problem = unsafeBecause(path, directory.stat());
+    if (problem) throw new Error(`the sandbox state directory is unsafe: ${problem}`);
+    directory.changeMode(0o755);
+    return directory;
+  } catch (error) {
+    directory.close();
+    throw error;
+  }
 }
 
 /**
@@ -99,42 +194,40 @@ export function openSandboxStateDirectory(
   identity: SandboxIdentity,
   parent: string = tmpdir(),
 ): SandboxStateDirectory {
-  const path = join(parent, `mango-sandbox-${identity.uid}-${identity.gid}`);
+  // The parent is the operator's choice (TMPDIR); only what lies below it is checked by descriptor.
+  const parentPath = realpathSync(parent);
+  const name = `mango-sandbox-${identity.uid}-${identity.gid}`;
+  const path = join(parentPath, name);
   const accounts = synthesizeAccounts(identity, '/bin/bash');
-  const files = {
-    passwd: join(path, `passwd-${contentTag(accounts.passwd)}`),
-    group: join(path, `group-${contentTag(accounts.group)}`),
-    emptyFile: join(path, 'covered-file'),
-    emptyDirectory: join(path, 'covered-directory'),
+  const names = {
+    passwd: `passwd-${contentTag(accounts.passwd)}`,
+    group: `group-${contentTag(accounts.group)}`,
+    emptyFile: 'covered-file',
+    emptyDirectory: 'covered-directory',
   };
   const ensure = () => {
+    const held = HeldDirectory.open(parentPath);
     try {
-      mkdirSync(path, { mode: 0o755 });
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'EEXIST') throw error;
-    }
-    const problem = unsafeBecause(path);
-    if (problem) throw new Error(`the sandbox state directory is unsafe: ${problem}`);
-    chmodSync(path, 0o755);
-    placeOnce(files.passwd, accounts.passwd);
-    placeOnce(files.group, accounts.group);
-    if (!existsSync(files.emptyFile)) {
+      const directory = openChecked(held, name, path);
       try {
-        writeFileSync(files.emptyFile, '', { mode: 0o000, flag: 'wx' });
-      } catch (error) {
-        if ((error as { code?: string }).code !== 'EEXIST') throw error;
+        placeOnce(directory, names.passwd, accounts.passwd);
+        placeOnce(directory, names.group, accounts.group);
+        placeCover(directory, names.emptyFile, 'file');
+        placeCover(directory, names.emptyDirectory, 'directory');
+      } finally {
+        directory.close();
       }
-      chmodSync(files.emptyFile, 0o000);
-    }
-    if (!existsSync(files.emptyDirectory)) {
-      try {
-        mkdirSync(files.emptyDirectory, { mode: 0o000 });
-      } catch (error) {
-        if ((error as { code?: string }).code !== 'EEXIST') throw error;
-      }
-      chmodSync(files.emptyDirectory, 0o000);
+    } finally {
+      held.close();
     }
   };
   ensure();
-  return { path, ...files, ensure };
+  return {
+    path,
+    passwd: join(path, names.passwd),
+    group: join(path, names.group),
+    emptyFile: join(path, names.emptyFile),
+    emptyDirectory: join(path, names.emptyDirectory),
+    ensure,
+  };
 }

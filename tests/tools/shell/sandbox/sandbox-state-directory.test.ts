@@ -75,6 +75,23 @@ describe('the sandbox state directory', () => {
     expect(statSync(state.emptyDirectory).mode & 0o777).toBe(0);
   });
 
+  test('a cover that lost its mode gets mode 000 again; a link planted at a cover is refused, not followed', () => {
+    const state = openSandboxStateDirectory(identity(61008), parent);
+    chmodSync(state.emptyFile, 0o644);
+    chmodSync(state.emptyDirectory, 0o755);
+    state.ensure();
+    expect(statSync(state.emptyFile).mode & 0o7777).toBe(0);
+    expect(statSync(state.emptyDirectory).mode & 0o7777).toBe(0);
+    const target = join(parent, 'cover-target');
+    mkdirSync(target, { mode: 0o755 });
+    rmSync(state.emptyDirectory, { recursive: true, force: true });
+    symlinkSync(target, state.emptyDirectory);
+    expect(() => state.ensure()).toThrow(
+      `the sandbox state directory is unsafe: ${state.emptyDirectory} is not a directory.`,
+    );
+    expect(statSync(target).mode & 0o777).toBe(0o755);
+  });
+
   test('a planted symlink or a directory others can write is refused, naming it', () => {
     const target = join(parent, 'elsewhere');
     mkdirSync(target);
