@@ -2,6 +2,12 @@
  * The filesystem a sandboxed command sees, as bubblewrap arguments. Pure: the host's layout comes in
  * through `HostLayout`, so the plan is tested without mounting anything.
  *
+ * A bind whose source lies where a tenant may change it while the call starts (every root of the
+ * reachable set) or that the server created for the sandbox (the synthesized accounts, the covers) is
+ * not an argument but a {@link HeldMount}: its source is opened as an object when the sandbox is built
+ * and handed to bubblewrap by descriptor (mount-sources.ts), so a name swapped meanwhile cannot send the
+ * mount elsewhere. `/usr`, `/bin`, `/lib*` and the `/etc` allowlist are root's own and bound by path.
+ *
  * Guarantees:
  * - The reachable set's roots appear at their own absolute paths (so a path a command prints works in
  *   the file tools), read-write only where the set says read-write. A root that vanished since the set
@@ -60,6 +66,43 @@ export const SYSTEM_LINK_DIRECTORIES: readonly string[] = [
 
 export type HostEntryKind = 'directory' | 'file' | 'symlink' | 'missing';
 
+/** A bind whose source is opened as an object and handed to bubblewrap by descriptor (mount-sources.ts). */
+export interface HeldMount {
+  /** Absolute real path of the source: opened with no link allowed on any component. */
+  source: string;
+  destination: string;
+  readOnly: boolean;
+  /** False: a source that is missing is left out (a root that vanished since the set was computed). */
+  required: boolean;
+  /** What the source must be. */
+  kind: 'directory' | 'file';
+  /**
+   * True for a cover: the destination is a host path inside a root that this mount hides, so the
+   * object there is recorded as well (a file renamed over it would otherwise show through a sandbox
+   * built before).
+   */
+  covers: boolean;
+}
+
+/** One element of a plan: a literal bubblewrap argument, or a bind by object. */
+export type PlanArgument = string | HeldMount;
+
+/**
+ * The plan as text, each held mount shown as `--bind-fd`/`--ro-bind-fd` (with `-try` when optional),
+ * its source path and its destination: for the pool key, messages and tests, never for bubblewrap.
+ */
+export function describePlan(plan: readonly PlanArgument[]): string[] {
+  return plan.flatMap((argument) =>
+    typeof argument === 'string'
+      ? [argument]
+      : [
+          `${argument.readOnly ? '--ro-bind-fd' : '--bind-fd'}${argument.required ? '' : '-try'}`,
+          argument.source,
+          argument.destination,
+        ],
+  );
+}
+
 /** What the plan needs to know about the host. */
 export interface HostLayout {
   /** The kind of the entry at `path`, without following a final symlink. */
@@ -86,7 +129,11 @@ export interface MountPlanInput {
 
 interface MountOperation {
   destination: string;
-  arguments: string[];
+  arguments: PlanArgument[];
+}
+
+function held(source: string, destination: string, kind: HeldMount['kind'], covers = false): HeldMount {
+  return { source, destination, readOnly: true, required: true, kind, covers };
 }
 
 function depthOf(path: string): number {
@@ -111,8 +158,8 @@ function systemOperations(input: MountPlanInput, host: HostLayout): MountOperati
     }
   }
   operations.push(
-    { destination: '/etc/passwd', arguments: ['--ro-bind', input.files.passwd, '/etc/passwd'] },
-    { destination: '/etc/group', arguments: ['--ro-bind', input.files.group, '/etc/group'] },
+    { destination: '/etc/passwd', arguments: [held(input.files.passwd, '/etc/passwd', 'file')] },
+    { destination: '/etc/group', arguments: [held(input.files.group, '/etc/group', 'file')] },
     { destination: '/proc', arguments: ['--proc', '/proc'] },
     { destination: '/dev', arguments: ['--dev', '/dev'] },
     // bubblewrap's /dev is an unbounded tmpfs: /dev/shm gets a bounded one and /dev itself is made
@@ -141,9 +188,15 @@ function rootOperations(input: MountPlanInput): MountOperation[] {
   const cwdRoots = input.reachable.roots.filter((root) => isPathInside(input.cwd, root.path));
   return input.reachable.roots.map((root) => {
     // The working directory's root must exist (the command starts there); others may have vanished.
-    const required = cwdRoots.includes(root);
-    const flag = root.access === 'read-write' ? '--bind' : '--ro-bind';
-    return { destination: root.path, arguments: [required ? flag : `${flag}-try`, root.path, root.path] };
+    const mount: HeldMount = {
+      source: root.path,
+      destination: root.path,
+      readOnly: root.access !== 'read-write',
+      required: cwdRoots.includes(root),
+      kind: 'directory',
+      covers: false,
+    };
+    return { destination: root.path, arguments: [mount] };
   });
 }
 
@@ -172,15 +225,15 @@ function coverOperations(input: MountPlanInput, host: HostLayout): MountOperatio
   return coveredPaths(input, host).map((path) => ({
     destination: path,
     arguments: [
-      '--ro-bind',
-      host.kind(path) === 'directory' ? input.files.emptyDirectory : input.files.emptyFile,
-      path,
+      host.kind(path) === 'directory'
+        ? held(input.files.emptyDirectory, path, 'directory', true)
+        : held(input.files.emptyFile, path, 'file', true),
     ],
   }));
 }
 
 /** The bubblewrap arguments that build the filesystem, in mount order, then `--chdir`. */
-export function buildMountPlan(input: MountPlanInput, host: HostLayout): string[] {
+export function buildMountPlan(input: MountPlanInput, host: HostLayout): PlanArgument[] {
   const operations = [
     ...systemOperations(input, host),
     ...rootOperations(input),

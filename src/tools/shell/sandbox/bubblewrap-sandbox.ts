@@ -8,6 +8,9 @@
  *   `--disable-userns` (no further user namespaces), all namespaces unshared (own PID, mount, network,
  *   IPC, UTS, cgroup namespaces).
  * - Filesystem: exactly the call's reachable set plus the system view of bubblewrap-mount-plan.ts.
+ *   Every root, cover and synthesized file is mounted by object (mount-sources.ts): the server opens
+ *   it with no link allowed on any component and hands bubblewrap the descriptor, so a tenant who swaps
+ *   a name in their workspace while the call starts makes the call fail; nothing else is ever mounted.
  * - Network: none. The network namespace holds only a down loopback: no host service, database or API.
  * - Lifetime: bubblewrap is this process's child with a parent-death SIGKILL (`--die-with-parent`), and
  *   the waiter is PID 1 of the sandbox (sandbox-waiter.ts): when the interpreter exits, is killed, or
@@ -23,10 +26,13 @@
  * - The interpreter's real wait status is reported (sandbox-waiter.ts), so a death by signal is
  *   `signalled` with its signal.
  * - Warm pool (sandbox-pool.ts): after a call, a sandbox for the same plan is built ahead of the next
- *   call and handed only to a call with exactly that plan; otherwise a call builds its own.
+ *   call and handed only to a call with exactly that plan whose mount sources are still the objects it
+ *   was built with (checked again at hand-over); otherwise a call builds its own.
  * - Each command is logged as one JSON line: user, chat, shell, command, cwd, outcome.
  * - Fails closed: `status()` is unavailable, with the reason, until a probe sandbox has run and shown
- *   uid ≠ 0, `CapEff` 0 and `NoNewPrivs` 1 inside; `run` then refuses.
+ *   uid ≠ 0, `CapEff` 0 and `NoNewPrivs` 1 inside; `run` then refuses. The probe mounts its root by
+ *   descriptor, so a bubblewrap without `--bind-fd` (before 0.10; Debian 12 backports it) is refused
+ *   with the version it needs.
  */
 
 import { userInfo } from 'node:os';
@@ -35,13 +41,15 @@ import { ToolError } from '../../errors.ts';
 import { runShellCommand, type ShellCommandResult, type WrappedShellProcess } from '../run-shell-command.ts';
 import { buildShellEnvironment } from '../shell-environment.ts';
 import type { ShellInterpreter } from '../shell-interpreter.ts';
-import type { HostLayout } from './bubblewrap-mount-plan.ts';
+import { describePlan, type HostLayout, type PlanArgument } from './bubblewrap-mount-plan.ts';
 import { hostLayout } from './host-layout.ts';
 import { type LaunchedSandbox, launchSandbox } from './launched-sandbox.ts';
+import { MountSourceError, mountSourcesUnchanged, openMountSources } from './mount-sources.ts';
 import { admitSandbox } from './sandbox-admission.ts';
 import {
   DEFAULT_SANDBOX_LIMITS,
   findPrograms,
+  MOUNT_DESCRIPTORS_FROM,
   type SandboxLimits,
   type SandboxPrograms,
   sandboxArguments,
@@ -184,7 +192,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     command: Pick<SandboxedCommand, 'reachable' | 'cwd' | 'deniedPaths'>,
     probing = false,
     program?: Pick<SandboxedProgram, 'argv' | 'network'>,
-  ): string[] =>
+  ): PlanArgument[] =>
     sandboxArguments({
       programs: tools,
       identity,
@@ -204,23 +212,40 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       roots: [{ path: files.path, access: 'read-only' as const }],
       protectedPaths: [],
     };
-    const argv = argumentsFor(tools, files, { reachable, cwd: files.path, deniedPaths: [] }, true);
+    const plan = argumentsFor(tools, files, { reachable, cwd: files.path, deniedPaths: [] }, true);
+    let mounts: ReturnType<typeof openMountSources>;
     try {
-      const result = Bun.spawnSync(argv, {
-        cwd: files.path,
+      mounts = openMountSources(plan, MOUNT_DESCRIPTORS_FROM);
+    } catch (error) {
+      return `the probe sandbox could not open its mounts: ${(error as Error).message}`;
+    }
+    try {
+      const result = Bun.spawnSync(mounts.argv, {
+        cwd: '/',
         env: {},
-        stdin: encodeWaiterMessage(['/bin/sh', '-c', PROBE_COMMAND], environmentFor('/bin/sh', [])),
-        stdout: 'pipe',
-        stderr: 'pipe',
+        // 3 and 4 stay unused (the probe has no records or info to read); the mounts follow them.
+        stdio: [
+          encodeWaiterMessage(['/bin/sh', '-c', PROBE_COMMAND], environmentFor('/bin/sh', [])),
+          'pipe',
+          'pipe',
+          'ignore',
+          'ignore',
+          ...mounts.descriptors,
+        ],
         timeout: 10_000,
       });
       if (result.exitCode !== 0) {
         const stderr = result.stderr.toString().trim();
+        if (/Unknown option --(ro-)?bind-fd/.test(stderr)) {
+          return `${tools.bwrap} has no --bind-fd, which the sandbox needs to mount each directory as the object the server checked (bubblewrap 0.10 or later, or Debian 12's 0.8.0-2+deb12u1): ${stderr}`;
+        }
         return `the probe sandbox failed (exit ${result.exitCode}${result.signalCode ? `, ${result.signalCode}` : ''}): ${stderr || 'no message'}`;
       }
       return judgeProbeOutput(result.stdout.toString());
     } catch (error) {
       return `the probe sandbox could not start: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      mounts.close();
     }
   };
 
@@ -275,20 +300,27 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
    * ready (or becomes ready), else one built now. Reports which one through `onStart`.
    */
   const startIn = async (
-    argv: readonly string[],
-    cwd: string,
+    plan: readonly PlanArgument[],
     message: Uint8Array,
     timeoutMs: number,
     userId: string,
     onStart: (prebuilt: boolean, sandbox: LaunchedSandbox) => void,
   ): Promise<WrappedShellProcess> => {
-    let sandbox: LaunchedSandbox | undefined = pool.take(sandboxKey(argv));
+    let sandbox: LaunchedSandbox | undefined = pool.take(sandboxKey(plan));
     // The call's own budget starts once it runs; waiting for a pooled sandbox must not outlast it.
     const readyLimit = Math.min(POOLED_READY_LIMIT_MS, timeoutMs);
-    const prebuilt = sandbox !== undefined && (await sandbox.ready(readyLimit));
+    // Built ahead, it mounts the objects that were at its paths then: it is handed over only while
+    // every source is still that object.
+    const prebuilt =
+      sandbox !== undefined && (await sandbox.ready(readyLimit)) && mountSourcesUnchanged(sandbox.mounts);
     if (!prebuilt) {
       sandbox?.discard();
-      sandbox = launchSandbox(argv, cwd);
+      try {
+        sandbox = launchSandbox(plan);
+      } catch (error) {
+        if (error instanceof MountSourceError) throw new ToolError('execution_error', error.message);
+        throw error;
+      }
     }
     const chosen = sandbox as LaunchedSandbox;
     onStart(prebuilt, chosen);
@@ -335,18 +367,28 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
           status.available ? 'The shell sandbox is not ready.' : status.reason,
         );
       }
+      const plan = argumentsFor(
+        programs,
+        readyState(state),
+        { reachable: program.reachable, cwd: program.cwd, deniedPaths: [] },
+        false,
+        program,
+      );
       const launch = {
-        argv: argumentsFor(
-          programs,
-          readyState(state),
-          { reachable: program.reachable, cwd: program.cwd, deniedPaths: [] },
-          false,
-          program,
-        ),
+        argv: describePlan(plan),
         environment: { ...environmentFor('/bin/sh', []), ...program.environment },
         cwd: program.cwd,
       };
-      return { ...launch, start: () => startSandboxedProgram({ launch, cgroups, userId: program.userId }) };
+      return {
+        ...launch,
+        start: () =>
+          startSandboxedProgram({
+            plan,
+            environment: launch.environment,
+            cgroups,
+            userId: program.userId,
+          }),
+      };
     },
     async run(command: SandboxedCommand): Promise<ShellCommandResult> {
       if (!status.available || typeof programs === 'string' || !state) {
@@ -360,7 +402,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
         executable: command.interpreterPath,
         argumentsFor: (line) => [command.interpreterPath, '-c', line],
       };
-      const argv = argumentsFor(programs, readyState(state), command);
+      const plan = argumentsFor(programs, readyState(state), command);
       let prebuilt: boolean | undefined;
       let launched: LaunchedSandbox | undefined;
       const result = await runShellCommand({
@@ -370,8 +412,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
         wrapper: {
           start: (interpreterArguments, environment) =>
             startIn(
-              argv,
-              command.cwd,
+              plan,
               encodeWaiterMessage(interpreterArguments, environment),
               command.timeoutMs,
               command.userId,
@@ -384,7 +425,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       });
       // The next call of this chat most likely needs the same plan: build its sandbox now, while the
       // model reads this result.
-      if (status.available) pool.prepare(sandboxKey(argv), argv, command.cwd);
+      if (status.available) pool.prepare(sandboxKey(plan), plan);
       log(formatSandboxLogLine('bubblewrap', command, result, prebuilt));
       const failure = launched && (await sandboxBuildFailure(launched, result, identity.uid));
       if (failure) throw new ToolError('execution_error', failure);

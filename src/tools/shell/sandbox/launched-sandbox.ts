@@ -12,15 +12,24 @@
  * - `handOver` writes the message once; a second hand-over is refused. `ready()` tells whether the
  *   waiter started (bubblewrap built the sandbox), without consuming anything the call needs later.
  * - Every descriptor this process holds for the sandbox is closed by `release` (after the call) or
- *   `discard` (a sandbox nobody will use), so a long-running server does not collect them.
+ *   `discard` (a sandbox nobody will use), so a long-running server does not collect them. The mount
+ *   sources (mount-sources.ts) are opened just before the spawn and the server's copies closed right
+ *   after it: the child holds its own until bubblewrap has mounted them.
+ * - bubblewrap starts in `/`: the call's working directory lies in a tree a tenant may change, so it is
+ *   entered inside the sandbox (`--chdir`), never resolved on the host.
  */
 import { killProcessGroup } from '../process-group.ts';
 import type { ShellChild, ShellWaitStatus } from '../run-shell-command.ts';
+import type { PlanArgument } from './bubblewrap-mount-plan.ts';
 import { descriptorReader } from './descriptor-reader.ts';
+import { type MountIdentity, openMountSources } from './mount-sources.ts';
+import { MOUNT_DESCRIPTORS_FROM } from './sandbox-arguments.ts';
 import { parseWaiterStatus } from './sandbox-waiter.ts';
 
 export interface LaunchedSandbox {
   readonly child: ShellChild;
+  /** The objects it mounts by descriptor, as they were when it was built (mount-sources.ts). */
+  readonly mounts: readonly MountIdentity[];
   /** True once the waiter reported that it runs; false when the process ended first or `limitMs` passed. */
   ready(limitMs: number): Promise<boolean>;
   /** Whether the waiter ever started: false when bubblewrap could not build the sandbox. */
@@ -41,15 +50,25 @@ export interface LaunchedSandbox {
   discard(): void;
 }
 
-/** Starts the sandbox whose full argument vector is `argv` (it must end with the waiter). */
-export function launchSandbox(argv: readonly string[], cwd: string): LaunchedSandbox {
-  const child = Bun.spawn([...argv], {
-    cwd,
-    env: {},
-    // 0: the call's message; 1, 2: the command's output; 3: the waiter's records; 4: bubblewrap's info.
-    stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
-    detached: true,
-  });
+/**
+ * Starts the sandbox whose plan is `plan` (it must end with the waiter). Throws MountSourceError when
+ * a mount source is not the object the call validated.
+ */
+export function launchSandbox(plan: readonly PlanArgument[]): LaunchedSandbox {
+  const mounts = openMountSources(plan, MOUNT_DESCRIPTORS_FROM);
+  let child: Bun.Subprocess<'pipe', 'pipe', 'pipe'>;
+  try {
+    child = Bun.spawn(mounts.argv, {
+      cwd: '/',
+      env: {},
+      // 0: the call's message; 1, 2: the command's output; 3: the waiter's records; 4: bubblewrap's
+      // info; from 5: the mount sources.
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', ...mounts.descriptors],
+      detached: true,
+    });
+  } finally {
+    mounts.close();
+  }
   // An idle sandbox must not keep the process alive; the call's own readers and timer do that.
   child.unref();
   const records = descriptorReader(child.stdio[3]);
@@ -72,6 +91,7 @@ export function launchSandbox(argv: readonly string[], cwd: string): LaunchedSan
 
   return {
     child: child as ShellChild,
+    mounts: mounts.identities,
     ready,
     started,
     async handOver(message: Uint8Array): Promise<void> {

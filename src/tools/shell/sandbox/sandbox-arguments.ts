@@ -4,17 +4,25 @@
  * bubblewrap-mount-plan.ts, then the waiter (sandbox-waiter.ts). Pure but for the host layout it is
  * given, so the same plan always gives the same vector: that vector is what the warm pool keys on
  * (sandbox-pool.ts). It holds no command and no environment; those reach the sandbox at the call.
+ * Binds by object stay held mounts (bubblewrap-mount-plan.ts) here; mount-sources.ts opens them when the sandbox is built.
+ * Their descriptors follow the fixed ones: {@link MOUNT_DESCRIPTORS_FROM} for a command's sandbox,
+ * {@link PROGRAM_MOUNT_DESCRIPTORS_FROM} for a program's.
  *
  * A long-running program (an MCP server on stdio) gets the same sandbox with the program gate
  * (sandbox-program-gate.ts) in place of the waiter, bubblewrap's info on descriptor 3 (its stdin is the
  * program's), and the server's network only when asked for.
  */
 import { accessSync, constants } from 'node:fs';
-import { buildMountPlan, type HostLayout } from './bubblewrap-mount-plan.ts';
+import { buildMountPlan, type HostLayout, type PlanArgument } from './bubblewrap-mount-plan.ts';
 import { programGateArguments } from './sandbox-program-gate.ts';
 import type { SandboxIdentity, SandboxStateDirectory } from './sandbox-state-directory.ts';
 import { waiterArguments } from './sandbox-waiter.ts';
 import type { SandboxedCommand, SandboxedProgram } from './shell-sandbox.ts';
+
+/** A command's sandbox: 0–2 the call's stdio, 3 the waiter's records, 4 bubblewrap's info, then mounts. */
+export const MOUNT_DESCRIPTORS_FROM = 5;
+/** A program's sandbox: 0–2 the program's stdio, 3 bubblewrap's info, then mounts. */
+export const PROGRAM_MOUNT_DESCRIPTORS_FROM = 4;
 
 export interface SandboxLimits {
   /** RLIMIT_NPROC of the sandbox uid: processes it may have at once, across all users' sandboxes. */
@@ -71,7 +79,7 @@ export interface SandboxArgumentsInput {
 }
 
 /** The whole argument vector of one sandbox, ending with the waiter. */
-export function sandboxArguments(input: SandboxArgumentsInput): string[] {
+export function sandboxArguments(input: SandboxArgumentsInput): PlanArgument[] {
   const { programs, identity, limits, command, program } = input;
   return [
     programs.prlimit,

@@ -5,17 +5,18 @@
  * Guarantees:
  * - A pooled sandbox is still one sandbox for one call: it is taken out of the pool when a call takes
  *   it and never comes back.
- * - It is handed only to a call with exactly its key: the complete argument vector that built it
- *   (limits, uid, namespaces, every mount and cover, the working directory) plus the identity
- *   (device and inode) of every host path it binds or covers, as the call sees them when it starts.
- *   A call whose plan differs in anything, or for which a workspace, an `/etc` file or a denied path
- *   was replaced since the sandbox was built, gets a sandbox built for it instead. The command and
+ * - It is handed only to a call with exactly its key: the complete plan that built it (limits, uid,
+ *   namespaces, every mount and cover with its source path, the working directory). The command and
  *   its environment are not part of a pooled sandbox at all: they reach it when the call starts.
+ * - The key names paths, not objects: the objects are checked when the sandbox is handed over. Its
+ *   mounts were opened by object when it was built (mount-sources.ts), and the caller reopens each
+ *   source then and compares device and inode (`mountSourcesUnchanged`); a workspace, a grant or a
+ *   cover replaced since makes the caller discard it and build a sandbox for the call instead.
  * - Bounded: at most `maxIdle` sandboxes wait (built or being built), one per key; preparing past the
  *   bound first discards the oldest of another key. Each waits at most `idleMs`, then is killed.
  * - Pooled sandboxes die with the server (launched-sandbox.ts) and with `dispose()`.
  */
-import { lstatSync } from 'node:fs';
+import { describePlan, type PlanArgument } from './bubblewrap-mount-plan.ts';
 import type { LaunchedSandbox } from './launched-sandbox.ts';
 
 export interface SandboxPoolOptions {
@@ -23,14 +24,14 @@ export interface SandboxPoolOptions {
   maxIdle: number;
   /** How long a sandbox may wait for its call before it is killed. */
   idleMs: number;
-  launch(argv: readonly string[], cwd: string): LaunchedSandbox;
+  launch(plan: readonly PlanArgument[]): LaunchedSandbox;
 }
 
 export interface SandboxPool {
   /** The waiting sandbox of `key`, taken out of the pool, or undefined. */
   take(key: string): LaunchedSandbox | undefined;
   /** Builds a sandbox for the next call of `key` unless one waits already. */
-  prepare(key: string, argv: readonly string[], cwd: string): void;
+  prepare(key: string, plan: readonly PlanArgument[]): void;
   /** How many sandboxes wait, per key (for tests and the benchmark). */
   waiting(): Map<string, number>;
   /** Resolves once every waiting sandbox is built (or failed); for tests and the benchmark. */
@@ -38,36 +39,9 @@ export interface SandboxPool {
   dispose(): void;
 }
 
-const BIND_OPTIONS = new Set([
-  '--bind',
-  '--ro-bind',
-  '--bind-try',
-  '--ro-bind-try',
-  '--dev-bind',
-  '--dev-bind-try',
-]);
-
-function identityOf(path: string): string {
-  try {
-    const stats = lstatSync(path);
-    return `${stats.dev}:${stats.ino}`;
-  } catch {
-    return '-';
-  }
-}
-
-/** The pool key of a sandbox built from `argv` now (see the module header). */
-export function sandboxKey(argv: readonly string[]): string {
-  const paths = new Set<string>();
-  argv.forEach((argument, index) => {
-    if (!BIND_OPTIONS.has(argument)) return;
-    const source = argv[index + 1];
-    const destination = argv[index + 2];
-    if (source !== undefined) paths.add(source);
-    if (destination !== undefined) paths.add(destination);
-  });
-  const identities = [...paths].map((path) => `${path}=${identityOf(path)}`);
-  return JSON.stringify([argv, identities]);
+/** The pool key of a sandbox built from `plan` (see the module header). */
+export function sandboxKey(plan: readonly PlanArgument[]): string {
+  return JSON.stringify(describePlan(plan));
 }
 
 interface Waiting {
@@ -98,15 +72,16 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       remove(entry);
       return entry.sandbox;
     },
-    prepare(key: string, argv: readonly string[], cwd: string): void {
+    prepare(key: string, plan: readonly PlanArgument[]): void {
       if (disposed || options.maxIdle <= 0) return;
       if (waiting.some((entry) => entry.key === key)) return;
       while (waiting.length >= options.maxIdle) discard(waiting[0] as Waiting);
       let sandbox: LaunchedSandbox;
       try {
-        sandbox = options.launch(argv, cwd);
+        sandbox = options.launch(plan);
       } catch {
-        // Nothing to prepare: the call that needs it builds its own and reports the failure.
+        // Nothing to prepare (a mount source changed, or spawning failed): the call that needs it
+        // builds its own and reports the failure.
         return;
       }
       const entry: Waiting = { key, sandbox, timer: setTimeout(() => discard(entry), options.idleMs) };

@@ -3,33 +3,54 @@
  * bubblewrap's info on descriptor 3, join it to its user's process cgroup while the program gate
  * (sandbox-program-gate.ts) still holds the program back, then let the program start. The program's
  * stdin, stdout and stderr are the process's own pipes; nothing is read from or written to them here
- * but the start line.
+ * but the start line. The mount sources are opened as objects just before the spawn (mount-sources.ts)
+ * and the server's copies closed right after it; bubblewrap starts in `/`, not in the working directory
+ * a tenant may change (it enters that inside the sandbox).
  */
 
+import { ToolError } from '../../errors.ts';
+import type { PlanArgument } from './bubblewrap-mount-plan.ts';
 import { descriptorReader } from './descriptor-reader.ts';
+import { MountSourceError, openMountSources } from './mount-sources.ts';
 import { admitSandbox } from './sandbox-admission.ts';
+import { PROGRAM_MOUNT_DESCRIPTORS_FROM } from './sandbox-arguments.ts';
 import { PROGRAM_GATE_START } from './sandbox-program-gate.ts';
-import type { ProgramProcess, SandboxedProgramLaunch } from './shell-sandbox.ts';
+import type { ProgramProcess } from './shell-sandbox.ts';
 import type { UserProcessCgroups } from './user-process-cgroups.ts';
 
 /** bubblewrap writes its info once the sandbox exists; a slow host gets this long. */
 const INFO_LIMIT_MS = 5000;
 
 export interface ProgramStart {
-  launch: Omit<SandboxedProgramLaunch, 'start'>;
+  /** The sandbox's plan, ending with the program gate (sandbox-arguments.ts). */
+  plan: readonly PlanArgument[];
+  environment: Record<string, string>;
   /** The per-user cgroups, or why there are none (the program then starts at once). */
   cgroups: UserProcessCgroups | string;
   userId: string;
 }
 
 export async function startSandboxedProgram(start: ProgramStart): Promise<ProgramProcess> {
-  const { launch, cgroups } = start;
-  const child = Bun.spawn(launch.argv, {
-    cwd: launch.cwd,
-    env: launch.environment,
-    // 0–2: the program's own; 3: bubblewrap's info (the host pid of the gate, the sandbox's PID 1).
-    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-  });
+  const { cgroups } = start;
+  let mounts: ReturnType<typeof openMountSources>;
+  try {
+    mounts = openMountSources(start.plan, PROGRAM_MOUNT_DESCRIPTORS_FROM);
+  } catch (error) {
+    if (error instanceof MountSourceError) throw new ToolError('execution_error', error.message);
+    throw error;
+  }
+  let child: Bun.Subprocess<'pipe', 'pipe', 'pipe'>;
+  try {
+    child = Bun.spawn(mounts.argv, {
+      cwd: '/',
+      env: start.environment,
+      // 0–2: the program's own; 3: bubblewrap's info (the host pid of the gate, the sandbox's PID 1);
+      // from 4: the mount sources.
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe', ...mounts.descriptors],
+    });
+  } finally {
+    mounts.close();
+  }
   const information = descriptorReader(child.stdio[3]);
   try {
     // Read even when there is no cgroup to join: bubblewrap must not write into a closed pipe.

@@ -61,6 +61,10 @@ export type ProgramProcess = Bun.Subprocess<'pipe', 'pipe', 'pipe'>;
 
 /** How to start a {@link SandboxedProgram}: `argv` with `environment` in `cwd`. */
 export interface SandboxedProgramLaunch {
+  /**
+   * What will run. A sandbox that mounts by descriptor shows each such mount with its source path
+   * here; the vector bubblewrap gets is made by `start()`, when the sources are opened.
+   */
   argv: string[];
   environment: Record<string, string>;
   cwd: string;

@@ -4,11 +4,17 @@ import {
   type ReachableSet,
 } from '../../../../src/tools/access/reachable-set.ts';
 import {
-  buildMountPlan,
+  buildMountPlan as buildHeldMountPlan,
+  describePlan,
   type HostEntryKind,
   type HostLayout,
   type MountPlanInput,
 } from '../../../../src/tools/shell/sandbox/bubblewrap-mount-plan.ts';
+
+/** The plan as text: binds by object show their source path (what the pool keys on). */
+function buildMountPlan(input: MountPlanInput, host: HostLayout): string[] {
+  return describePlan(buildHeldMountPlan(input, host));
+}
 
 /** A host with merged /usr, a few /etc files, and the given extra entries. */
 function fakeHost(entries: Record<string, HostEntryKind>): HostLayout {
@@ -92,10 +98,10 @@ describe('buildMountPlan', () => {
       '--ro-bind-try',
       '/etc/hosts',
       '/etc/hosts',
-      '--ro-bind',
+      '--ro-bind-fd',
       '/s/passwd',
       '/etc/passwd',
-      '--ro-bind',
+      '--ro-bind-fd',
       '/s/group',
       '/etc/group',
       '--size',
@@ -110,19 +116,19 @@ describe('buildMountPlan', () => {
       '0700',
       '--tmpfs',
       '/home/sandbox',
-      '--bind',
+      '--bind-fd',
       '/w/alice',
       '/w/alice',
-      '--ro-bind-try',
+      '--ro-bind-fd-try',
       '/srv/shared',
       '/srv/shared',
       '--ro-bind-try',
       '/etc/ssl/certs',
       '/etc/ssl/certs',
-      '--ro-bind',
+      '--ro-bind-fd',
       '/s/dir',
       '/srv/shared/data',
-      '--ro-bind',
+      '--ro-bind-fd',
       '/s/file',
       '/w/alice/.env',
       '--remount-ro',
@@ -145,11 +151,11 @@ describe('buildMountPlan', () => {
       input(reachable),
       fakeHost({ '/var/lib/mango': 'directory', '/sys': 'directory' }),
     );
-    expect(plan.slice(0, 3)).toEqual(['--bind', '/', '/']);
+    expect(plan.slice(0, 3)).toEqual(['--bind-fd', '/', '/']);
     expect(plan.slice(-4)).toEqual(['--remount-ro', '/dev', '--chdir', '/root']);
     expect(plan.filter((argument) => argument === '--remount-ro')).toHaveLength(1);
-    expect(plan.join(' ')).toContain('--ro-bind /s/dir /sys');
-    expect(plan.join(' ')).toContain('--ro-bind /s/dir /var/lib/mango');
+    expect(plan.join(' ')).toContain('--ro-bind-fd /s/dir /sys');
+    expect(plan.join(' ')).toContain('--ro-bind-fd /s/dir /var/lib/mango');
     expect(plan.join(' ')).not.toContain('/s/dir /proc');
     expect(plan.join(' ')).not.toContain('/s/dir /dev');
   });
@@ -159,8 +165,8 @@ describe('buildMountPlan', () => {
     const plan = buildMountPlan(input(reachable), fakeHost({}));
     expect(plan).not.toContain('--symlink');
     expect(plan).not.toContain('/etc/hosts');
-    expect(plan.slice(0, 6)).toEqual(['--bind', '/', '/', '--ro-bind', '/usr', '/usr']);
-    expect(plan.join(' ')).toContain('--ro-bind /s/passwd /etc/passwd --ro-bind /s/group /etc/group');
+    expect(plan.slice(0, 6)).toEqual(['--bind-fd', '/', '/', '--ro-bind', '/usr', '/usr']);
+    expect(plan.join(' ')).toContain('--ro-bind-fd /s/passwd /etc/passwd --ro-bind-fd /s/group /etc/group');
     // The host has no /home/sandbox: a mount there would create it in the host's own /home.
     expect(plan).not.toContain('/home/sandbox');
     const withHome = buildMountPlan(input(reachable), fakeHost({ '/home/sandbox': 'directory' }));
@@ -176,7 +182,65 @@ describe('buildMountPlan', () => {
     };
     const plan = buildMountPlan(input(reachable), fakeHost({}));
     const text = plan.join(' ');
-    expect(text.indexOf('--ro-bind /tmp/ws /tmp/ws')).toBeGreaterThan(text.indexOf('--tmpfs /tmp'));
+    expect(text.indexOf('--ro-bind-fd /tmp/ws /tmp/ws')).toBeGreaterThan(text.indexOf('--tmpfs /tmp'));
     expect(text).toEndWith('--remount-ro / --remount-ro /dev --chdir /tmp/ws');
+  });
+
+  test('every root, cover and synthesized file is a bind by object; only root-owned system paths are bound by path', () => {
+    const reachable: ReachableSet = {
+      workingDirectory: '/w/alice',
+      homeDirectory: '/w/alice',
+      roots: [
+        { path: '/w/alice', access: 'read-write' },
+        { path: '/srv/shared', access: 'read-only' },
+      ],
+      protectedPaths: ['/srv/shared/data'],
+    };
+    const plan = buildHeldMountPlan(input(reachable), fakeHost({ '/srv/shared/data': 'directory' }));
+    expect(plan.filter((argument) => typeof argument !== 'string')).toEqual([
+      {
+        source: '/s/passwd',
+        destination: '/etc/passwd',
+        readOnly: true,
+        required: true,
+        kind: 'file',
+        covers: false,
+      },
+      {
+        source: '/s/group',
+        destination: '/etc/group',
+        readOnly: true,
+        required: true,
+        kind: 'file',
+        covers: false,
+      },
+      {
+        source: '/w/alice',
+        destination: '/w/alice',
+        readOnly: false,
+        required: true,
+        kind: 'directory',
+        covers: false,
+      },
+      {
+        source: '/srv/shared',
+        destination: '/srv/shared',
+        readOnly: true,
+        required: false,
+        kind: 'directory',
+        covers: false,
+      },
+      {
+        source: '/s/dir',
+        destination: '/srv/shared/data',
+        readOnly: true,
+        required: true,
+        kind: 'directory',
+        covers: true,
+      },
+    ]);
+    const byPath = plan.filter((argument) => argument === '--bind' || argument === '--ro-bind');
+    expect(byPath).toEqual(['--ro-bind']);
+    expect(plan.slice(0, 3)).toEqual(['--ro-bind', '/usr', '/usr']);
   });
 });
