@@ -16,7 +16,7 @@ const RACE_REFUSAL = 'Race condition binding dirfd';
 
 /** The message for a call whose sandbox was never built, or undefined when the command ran. */
 export async function sandboxBuildFailure(
-  sandbox: LaunchedSandbox,
+  sandbox: Pick<LaunchedSandbox, 'started' | 'mounts'>,
   result: ShellCommandResult,
   uid: number,
 ): Promise<string | undefined> {

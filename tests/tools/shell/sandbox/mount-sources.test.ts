@@ -5,24 +5,34 @@
  * confined chat tries to read, list, create and change the outside directory; none may ever succeed,
  * with the warm pool on and off. A call may fail while the swap runs; it never mounts anything else.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import {
   chmodSync,
   lstatSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { computeReachableSet } from '../../../../src/tools/access/reachable-set.ts';
 import { executeTool } from '../../../../src/tools/execution.ts';
 import { ToolRegistry } from '../../../../src/tools/registry.ts';
 import { buildShellTool } from '../../../../src/tools/shell/build-shell-tool.ts';
 import type { ShellCommandResult } from '../../../../src/tools/shell/run-shell-command.ts';
+import type { HeldMount } from '../../../../src/tools/shell/sandbox/bubblewrap-mount-plan.ts';
 import type { BubblewrapSandbox } from '../../../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
+import {
+  MountSourceError,
+  mountSourcesUnchanged,
+  openMountSources,
+} from '../../../../src/tools/shell/sandbox/mount-sources.ts';
 import { handToSandboxUser } from '../../../../src/tools/shell/sandbox/sandbox-file-owner.ts';
 import {
   createSandboxLayout,
@@ -52,6 +62,88 @@ function snapshot(directory: string): string[] {
       .map((name) => describe(join(directory, name), name)),
   ];
 }
+
+describe('openMountSources and mountSourcesUnchanged', () => {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'mango-mount-sources-')));
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+  const mount = (source: string, overrides: Partial<HeldMount> = {}): HeldMount => ({
+    source,
+    destination: '/inside',
+    readOnly: false,
+    required: true,
+    kind: 'directory',
+    covers: false,
+    ...overrides,
+  });
+
+  test('each source gets a descriptor of its own, numbered from the first, in plan order', () => {
+    const one = join(base, 'one');
+    mkdirSync(one);
+    writeFileSync(join(base, 'file'), 'x');
+    const opened = openMountSources(
+      ['--x', mount(one), mount(join(base, 'file'), { readOnly: true, kind: 'file', destination: '/f' })],
+      5,
+    );
+    try {
+      expect(opened.argv).toEqual(['--x', '--bind-fd', '5', '/inside', '--ro-bind-fd', '6', '/f']);
+      expect(opened.descriptors).toHaveLength(2);
+      expect(opened.identities.map((identity) => identity.descriptor)).toEqual([5, 6]);
+      expect(mountSourcesUnchanged(opened.identities)).toBe(true);
+    } finally {
+      opened.close();
+    }
+  });
+
+  test('a source that is a link, or lies below one, fails with mount_source_changed and opens nothing', () => {
+    const real = join(base, 'real');
+    mkdirSync(join(real, 'inner'), { recursive: true });
+    symlinkSync(real, join(base, 'swapped'));
+    for (const source of [join(base, 'swapped'), join(base, 'swapped', 'inner')]) {
+      let thrown: unknown;
+      try {
+        openMountSources([mount(source)], 5);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(MountSourceError);
+      expect((thrown as MountSourceError).code).toBe('mount_source_changed');
+      expect((thrown as MountSourceError).message).toBe(
+        `A directory this call mounts changed while its sandbox was built: ${source} is a symbolic link or lies below one now. Nothing was mounted in its place and the command did not run.`,
+      );
+    }
+  });
+
+  test('a missing optional source is left out; a missing required one fails', () => {
+    const gone = join(base, 'gone');
+    const opened = openMountSources([mount(gone, { required: false })], 5);
+    expect([opened.argv, opened.descriptors]).toEqual([[], []]);
+    expect(mountSourcesUnchanged(opened.identities)).toBe(true);
+    mkdirSync(gone);
+    // It appeared since: a sandbox built without it is not the one for the call.
+    expect(mountSourcesUnchanged(opened.identities)).toBe(false);
+    rmSync(gone, { recursive: true });
+    expect(() => openMountSources([mount(gone)], 5)).toThrow(`${gone} does not exist`);
+  });
+
+  test('a source or a covered path replaced at the same path is noticed', () => {
+    const root = join(base, 'root');
+    mkdirSync(root);
+    writeFileSync(join(root, 'token'), 'old');
+    const opened = openMountSources(
+      [mount(root), mount(root, { destination: join(root, 'token'), covers: true, readOnly: true })],
+      5,
+    );
+    opened.close();
+    writeFileSync(join(root, 'token.new'), 'new');
+    renameSync(join(root, 'token.new'), join(root, 'token'));
+    expect(mountSourcesUnchanged(opened.identities)).toBe(false);
+    const again = openMountSources([mount(root)], 5);
+    again.close();
+    renameSync(root, join(base, 'root-old'));
+    mkdirSync(root);
+    expect(mountSourcesUnchanged(again.identities)).toBe(false);
+  });
+});
 
 describeSandbox(
   'a tenant swapping a confined chat’s directory with a symlink while the chat runs bash',

@@ -7,7 +7,9 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { computeReachableSet } from '../../../../src/tools/access/reachable-set.ts';
 import { ToolError } from '../../../../src/tools/errors.ts';
+import type { ShellCommandResult } from '../../../../src/tools/shell/run-shell-command.ts';
 import type { BubblewrapSandbox } from '../../../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
+import { sandboxBuildFailure } from '../../../../src/tools/shell/sandbox/sandbox-build-failure.ts';
 import { createTestSandbox, describeSandbox } from './sandbox-host.ts';
 
 describeSandbox('a sandbox that cannot be built', () => {
@@ -78,4 +80,26 @@ describeSandbox('a sandbox that cannot be built', () => {
       { kind: 'exited' },
     ]);
   });
+});
+
+test("bubblewrap's refusal of a swapped mount source is an execution_error naming the source, not a permission hint", async () => {
+  const result: ShellCommandResult = {
+    shell: 'bash',
+    command: 'true',
+    cwd: '/w/alice/sub',
+    exitCode: 1,
+    signal: null,
+    stdout: '',
+    stderr: 'bwrap: Race condition binding dirfd /proc/self/fd/7\n',
+    truncated: false,
+    termination: { kind: 'exited' },
+    durationMs: 3,
+  };
+  const sandbox = {
+    started: async () => false,
+    mounts: [{ source: '/w/alice/sub', kind: 'directory' as const, object: '1:2', descriptor: 7 }],
+  };
+  expect(await sandboxBuildFailure(sandbox, result, 61000)).toBe(
+    'The shell sandbox could not be built for this call, so the command did not run: a directory it mounts was replaced while the sandbox was built (bubblewrap: bwrap: Race condition binding dirfd /w/alice/sub). Nothing was mounted in its place.',
+  );
 });

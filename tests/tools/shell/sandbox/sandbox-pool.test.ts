@@ -133,6 +133,31 @@ describeSandbox('the warm pool of sandboxes built ahead of the call', () => {
     expect([after.result.stdout, after.prebuilt]).toEqual(['covered\n', false]);
   });
 
+  test('a root replaced since the sandbox was built (another directory at its path) is not handed over', async () => {
+    const root = join(layout.alice, 'replaced-root');
+    mkdirSync(root);
+    await handToSandboxUser(root, sandbox);
+    writeFileSync(join(root, 'which.txt'), 'old\n');
+    const reachable = computeReachableSet({
+      workspaces: [{ path: layout.alice, access: 'read-write', kind: 'personal' }],
+      workingDirectory: root,
+      homeDirectory: layout.alice,
+      confined: true,
+      protectedPaths: [],
+    });
+    const first = await run(sandbox, 'cat which.txt', { cwd: root, reachable });
+    expect(first.result.stdout).toBe('old\n');
+    // The waiting sandbox mounts the old directory; the path now names a new one.
+    renameSync(root, `${root}-old`);
+    mkdirSync(root);
+    await handToSandboxUser(root, sandbox);
+    writeFileSync(join(root, 'which.txt'), 'new\n');
+    const after = await run(sandbox, 'cat which.txt', { cwd: root, reachable });
+    expect([after.result.stdout, after.prebuilt]).toEqual(['new\n', false]);
+    const again = await run(sandbox, 'cat which.txt', { cwd: root, reachable });
+    expect([again.result.stdout, again.prebuilt]).toEqual(['new\n', true]);
+  });
+
   test('at most maxIdle sandboxes wait; idle ones are killed after idleMs, and all of them by dispose', async () => {
     const small = createTestSandbox({ pool: { maxIdle: 2, idleMs: 400 } }, lines);
     try {

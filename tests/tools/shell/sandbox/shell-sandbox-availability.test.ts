@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { executeTool } from '../../../../src/tools/execution.ts';
 import { ToolRegistry } from '../../../../src/tools/registry.ts';
 import { getToolDefinitionsForTools } from '../../../../src/tools/settings-policy.ts';
@@ -130,6 +132,26 @@ describe('fails closed', () => {
       });
     } finally {
       sandbox.dispose();
+    }
+  });
+
+  test('a bubblewrap without --bind-fd (before 0.10) is unavailable, naming the version needed', () => {
+    // What bubblewrap 0.6 (Ubuntu 22.04) prints for the probe's first mount by descriptor.
+    const directory = mkdtempSync(join('/var/tmp', 'mango-old-bwrap-'));
+    chmodSync(directory, 0o755);
+    const oldBwrap = join(directory, 'bwrap');
+    writeFileSync(oldBwrap, '#!/bin/sh\necho "bwrap: Unknown option --ro-bind-fd" >&2\nexit 1\n', {
+      mode: 0o755,
+    });
+    const sandbox = createBubblewrapSandbox({ programs: { bwrap: oldBwrap }, log: () => {} });
+    try {
+      expect(sandbox.status()).toEqual({
+        available: false,
+        reason: `The shell sandbox cannot run: ${oldBwrap} has no --bind-fd, which the sandbox needs to mount each directory as the object the server checked (bubblewrap 0.10 or later, or Debian 12's 0.8.0-2+deb12u1): bwrap: Unknown option --ro-bind-fd`,
+      });
+    } finally {
+      sandbox.dispose();
+      rmSync(directory, { recursive: true, force: true });
     }
   });
 });
