@@ -20,7 +20,7 @@
  *   an entry (the operator's `/`), the root shows it as the host has it: bubblewrap cannot make a
  *   symlink where the root's bind put one (merged-`/usr` hosts), and binding an entry onto itself adds
  *   nothing. Likewise the private `HOME` is mounted inside a root only where the host has that
- *   directory.
+ *   directory, and a root containing `/tmp` shows the host's `/tmp` instead of a private one.
  * - From `/etc` only {@link ETC_ALLOWLIST}, read-only (unless a root contains it, as above), plus a
  *   synthesized `passwd` and `group` that name only root, the sandbox user and nobody.
  * - A fresh `/proc` of the sandbox's PID namespace, a minimal read-only `/dev` (null, zero, full, random,
@@ -168,11 +168,15 @@ function systemOperations(input: MountPlanInput, host: HostLayout): MountOperati
       destination: '/dev/shm',
       arguments: ['--size', String(input.shmBytes), '--perms', '1777', '--tmpfs', '/dev/shm'],
     },
-    {
+  );
+  // A root that contains /tmp (the operator's `/`) shows the host's own, so a working directory there
+  // (`mango tool call --cwd /tmp/x`) exists in the sandbox; every other sandbox gets a private one.
+  if (!shownByRoot('/tmp')) {
+    operations.push({
       destination: '/tmp',
       arguments: ['--size', String(input.tmpBytes), '--perms', '1777', '--tmpfs', '/tmp'],
-    },
-  );
+    });
+  }
   // Inside a root (the operator's `/`) a missing home would be created on the host itself by the
   // mount, or refused: the sandbox then has no home directory rather than writing one into the host.
   if (!(shownByRoot(input.home) && host.kind(input.home) !== 'directory')) {

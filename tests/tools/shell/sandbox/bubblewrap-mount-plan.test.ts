@@ -169,6 +169,8 @@ describe('buildMountPlan', () => {
     expect(plan.join(' ')).toContain('--ro-bind-fd /s/passwd /etc/passwd --ro-bind-fd /s/group /etc/group');
     // The host has no /home/sandbox: a mount there would create it in the host's own /home.
     expect(plan).not.toContain('/home/sandbox');
+    // / shows the host's /tmp: a working directory there must exist in the sandbox.
+    expect(plan).not.toContain('/tmp');
     const withHome = buildMountPlan(input(reachable), fakeHost({ '/home/sandbox': 'directory' }));
     expect(withHome.join(' ')).toContain('--tmpfs /home/sandbox');
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { computeOperatorReachableSet } from '../../../../src/tools/access/reachable-set.ts';
 import { executeTool } from '../../../../src/tools/execution.ts';
@@ -17,7 +18,7 @@ describeSandbox('operator mode on a real host: the whole filesystem as the root'
   beforeAll(() => {
     sandbox = createTestSandbox();
     registry.register(buildShellTool('bash', { sandbox: () => sandbox }));
-    cwd = mkdtempSync(join('/var/tmp', 'mango-operator-'));
+    cwd = mkdtempSync(join(tmpdir(), 'mango-operator-'));
     // mkdtemp makes 0700; the sandbox uid must be able to enter its working directory.
     chmodSync(cwd, 0o755);
   });
@@ -26,7 +27,7 @@ describeSandbox('operator mode on a real host: the whole filesystem as the root'
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  test('a command runs where / is the root, also on a merged-/usr host (/bin a link into /usr)', async () => {
+  test('a command runs where / is the root, also on a merged-/usr host (/bin a link into /usr), in a working directory under /tmp', async () => {
     const reachable = computeOperatorReachableSet(cwd, cwd, ['/proc', '/sys', '/dev']);
     const outcome = await executeTool(
       'bash',
