@@ -7,11 +7,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import type { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts';
 import { executeTool } from '../../src/tools/execution.ts';
-import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import type { ToolExecutionResult } from '../../src/tools/types.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
-import { createTestSandbox, describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
+import { createTestSandbox, describeSandbox } from '../sandbox/sandbox-host.ts';
 import { createExternalSetup, type ExternalSetup, probeServer } from './external-servers.ts';
 
 const postgres = new URL(process.env.MANGO_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test');

@@ -11,7 +11,6 @@ import { lchown, mkdir, realpath, rmdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { getAccessPolicy } from '../access/access-policy.ts';
 import { ToolExecutionError, ToolPermissionError } from '../errors.ts';
-import { sandboxFileOwner } from '../shell/sandbox/sandbox-file-owner.ts';
 import type { ToolContext } from '../types.ts';
 import { writeFileAtomically } from './atomic-write.ts';
 import { describeSystemError } from './describe-system-error.ts';
@@ -54,7 +53,9 @@ async function createParentDirectories(
 
 /**
  * `mode` undefined means the file is being created: it must not exist when the write lands (a file that
- * appeared meanwhile is refused rather than overwritten unread).
+ * appeared meanwhile is refused rather than overwritten unread). `owner` is who new files and
+ * directories must belong to (the shell sandbox's uid, from the caller, which may ask the sandbox), or
+ * undefined to keep the server's.
  */
 export async function replaceFile(
   target: string,
@@ -62,9 +63,9 @@ export async function replaceFile(
   mode: number | undefined,
   context: ToolContext,
   shown: string,
+  owner: { uid: number; gid: number } | undefined,
 ): Promise<ReplaceFileResult> {
   const policy = await getAccessPolicy(context);
-  const owner = sandboxFileOwner();
   try {
     await createParentDirectories(dirname(target), shown, owner);
     const written = await writeFileAtomically(target, data, {
