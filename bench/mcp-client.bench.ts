@@ -22,10 +22,10 @@ import { ExternalToolSource } from '../src/mcp-client/external-tool-source.ts';
 import { createGuardedFetch } from '../src/mcp-client/guarded-fetch.ts';
 import { McpConnectionPool } from '../src/mcp-client/mcp-connection-pool.ts';
 import { McpServerRegistry } from '../src/mcp-client/mcp-server-registry.ts';
+import { createBubblewrapSandbox } from '../src/sandbox/bubblewrap-sandbox.ts';
 import { getEnabledToolRuntime } from '../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../src/settings/tool-settings-repository.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
-import { createBubblewrapSandbox } from '../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../tests/helpers/scripted-provider.ts';
 import {
   EVERYTHING_SCRIPT as EVERYTHING,

@@ -16,16 +16,13 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type BubblewrapSandbox, createBubblewrapSandbox } from '../src/sandbox/bubblewrap-sandbox.ts';
+import { handToSandboxUser } from '../src/sandbox/sandbox-file-owner.ts';
 import type { ReachableSet } from '../src/tools/access/reachable-set.ts';
+import { buildShellTool } from '../src/tools/builtin/build-shell-tool.ts';
 import { executeTool } from '../src/tools/execution.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
-import { buildShellTool } from '../src/tools/shell/build-shell-tool.ts';
 import { runShellCommand } from '../src/tools/shell/run-shell-command.ts';
-import {
-  type BubblewrapSandbox,
-  createBubblewrapSandbox,
-} from '../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
-import { handToSandboxUser } from '../src/tools/shell/sandbox/sandbox-file-owner.ts';
 
 const COMMAND = 'true';
 const SEQUENTIAL_CALLS = Number(process.env.SHELL_BENCH_CALLS ?? 280);

@@ -135,6 +135,19 @@ export {
   toolDefsToResponsesAPI,
 } from './providers/tool-mapper.ts';
 export type * from './providers/types.ts';
+export {
+  type BubblewrapSandboxOptions,
+  createBubblewrapSandbox,
+} from './sandbox/bubblewrap-sandbox.ts';
+export { hostShellSandbox, installShellSandbox } from './sandbox/host-shell-sandbox.ts';
+export { handToSandboxUser } from './sandbox/sandbox-file-owner.ts';
+export type {
+  SandboxedCommand,
+  ShellSandbox,
+  ShellSandboxStatus,
+} from './sandbox/shell-sandbox.ts';
+export { createShellSandboxFromEnvironment } from './sandbox/shell-sandbox-config.ts';
+export { createUnsandboxedShell } from './sandbox/unsandboxed-shell.ts';
 export { type RunningServer, startServer } from './server/start-server.ts';
 export { type EnabledToolRuntime, getEnabledToolRuntime } from './settings/tool-runtime.ts';
 export {
@@ -145,6 +158,7 @@ export { ToolSettingsService } from './settings/tool-settings-service.ts';
 export { type AccessNeed, getAccessPolicy } from './tools/access/access-policy.ts';
 export { type ResolvedPath, resolveAndValidatePath } from './tools/access/resolve-and-validate-path.ts';
 export { getEnabledPathListSetting, readArgumentsObject } from './tools/arg-parsing.ts';
+export { type BuildShellToolOptions, buildShellTool } from './tools/builtin/build-shell-tool.ts';
 export {
   createGenerateImageToolPlan,
   type GenerateImagePlanOptions,
@@ -173,7 +187,6 @@ export {
   mergeToolSettings,
   normalizeToolParameters,
 } from './tools/settings-policy.ts';
-export { type BuildShellToolOptions, buildShellTool } from './tools/shell/build-shell-tool.ts';
 export {
   type RunShellCommandOptions,
   runShellCommand,
@@ -181,19 +194,6 @@ export {
   type ShellTermination,
   type ShellTerminationKind,
 } from './tools/shell/run-shell-command.ts';
-export {
-  type BubblewrapSandboxOptions,
-  createBubblewrapSandbox,
-} from './tools/shell/sandbox/bubblewrap-sandbox.ts';
-export { hostShellSandbox, installShellSandbox } from './tools/shell/sandbox/host-shell-sandbox.ts';
-export { handToSandboxUser } from './tools/shell/sandbox/sandbox-file-owner.ts';
-export type {
-  SandboxedCommand,
-  ShellSandbox,
-  ShellSandboxStatus,
-} from './tools/shell/sandbox/shell-sandbox.ts';
-export { createShellSandboxFromEnvironment } from './tools/shell/sandbox/shell-sandbox-config.ts';
-export { createUnsandboxedShell } from './tools/shell/sandbox/unsandboxed-shell.ts';
 export { buildShellEnvironment, type ShellEnvironmentRules } from './tools/shell/shell-environment.ts';
 export {
   findShellInterpreter,

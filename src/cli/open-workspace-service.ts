@@ -6,7 +6,7 @@
 import type { ServerConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { DatabaseWorkspaceRepository } from '../db/database-workspace-repository.ts';
-import { sandboxFileOwner } from '../tools/shell/sandbox/sandbox-file-owner.ts';
+import { sandboxFileOwner } from '../sandbox/sandbox-file-owner.ts';
 import { createWorkspaceService } from '../workspaces/create-workspace-service.ts';
 import type { WorkspaceService } from '../workspaces/workspace-service.ts';
 

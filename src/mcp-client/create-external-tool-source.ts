@@ -6,9 +6,9 @@
  * the file (SIGHUP) and drops what it knew of every server that changed.
  */
 import { type Environment, readVariable } from '../config/environment-variables.ts';
+import { hostShellSandbox } from '../sandbox/host-shell-sandbox.ts';
+import type { ShellSandbox } from '../sandbox/shell-sandbox.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import { hostShellSandbox } from '../tools/shell/sandbox/host-shell-sandbox.ts';
-import type { ShellSandbox } from '../tools/shell/sandbox/shell-sandbox.ts';
 import type { WorkspaceService } from '../workspaces/workspace-service.ts';
 import { ExternalToolSource } from './external-tool-source.ts';
 import { createGuardedFetch } from './guarded-fetch.ts';

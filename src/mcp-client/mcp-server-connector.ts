@@ -17,10 +17,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { HttpMcpServerDeclaration, StdioMcpServerDeclaration } from '../config/mcp-servers-file.ts';
 import { HeldDirectory, withHeldDirectory } from '../descriptors/held-directory.ts';
 import { getUserImageDirectoryName } from '../images/image-file-store.ts';
+import { handHeldToSandboxUser } from '../sandbox/sandbox-file-owner.ts';
+import type { ShellSandbox } from '../sandbox/shell-sandbox.ts';
 import type { ReachableRoot, ReachableSet } from '../tools/access/reachable-set.ts';
 import { ToolError } from '../tools/errors.ts';
-import { handHeldToSandboxUser } from '../tools/shell/sandbox/sandbox-file-owner.ts';
-import type { ShellSandbox } from '../tools/shell/sandbox/shell-sandbox.ts';
 import type { FetchLike } from './guarded-fetch.ts';
 import { McpConnection } from './mcp-connection.ts';
 import { SandboxedStdioTransport } from './sandboxed-stdio-transport.ts';

@@ -9,7 +9,7 @@
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { ProgramProcess, SandboxedProgramLaunch } from '../tools/shell/sandbox/shell-sandbox.ts';
+import type { ProgramProcess, SandboxedProgramLaunch } from '../sandbox/shell-sandbox.ts';
 
 /** How much of the program's stderr is kept for error messages. */
 export const STDERR_TAIL_BYTES = 4096;

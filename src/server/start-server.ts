@@ -26,11 +26,11 @@ import {
   readImageGenerationConfigFromEnv,
 } from '../images/image-generation-config.ts';
 import '../tools/builtin/index.ts';
+import { installShellSandbox } from '../sandbox/host-shell-sandbox.ts';
+import type { ShellSandbox } from '../sandbox/shell-sandbox.ts';
+import { createShellSandboxFromEnvironment } from '../sandbox/shell-sandbox-config.ts';
+import { describeShellSandbox } from '../sandbox/shell-sandbox-notice.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import { installShellSandbox } from '../tools/shell/sandbox/host-shell-sandbox.ts';
-import type { ShellSandbox } from '../tools/shell/sandbox/shell-sandbox.ts';
-import { createShellSandboxFromEnvironment } from '../tools/shell/sandbox/shell-sandbox-config.ts';
-import { describeShellSandbox } from '../tools/shell/sandbox/shell-sandbox-notice.ts';
 import { loadWebApp } from '../web/load-web-app.ts';
 import { DEFAULT_WEB_OUTPUT_DIRECTORY } from '../web/web-build.ts';
 

@@ -14,7 +14,7 @@ import { capturedIo } from '../helpers/captured-io.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../helpers/scripted-provider.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 import { EVERYTHING_SCRIPT, NODE_MODULES } from '../mcp-client/external-servers.ts';
-import { describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
+import { describeSandbox } from '../sandbox/sandbox-host.ts';
 
 describeSandbox('mango chat with external MCP tools', () => {
   let handle: TestDatabase;

@@ -11,7 +11,7 @@ import { DatabaseUserMcpServerRepository } from '../../src/db/database-user-mcp-
 import { DatabaseUserRepository } from '../../src/db/database-user-repository.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 import { EVERYTHING_SCRIPT, NODE_MODULES } from '../mcp-client/external-servers.ts';
-import { describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
+import { describeSandbox } from '../sandbox/sandbox-host.ts';
 
 describeSandbox('mango mcp-servers', () => {
   let handle: TestDatabase;

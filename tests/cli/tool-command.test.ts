@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/main.ts';
-import { hostShellSandbox, installShellSandbox } from '../../src/tools/shell/sandbox/host-shell-sandbox.ts';
-import { createUnavailableShellSandbox } from '../../src/tools/shell/sandbox/shell-sandbox-config.ts';
+import { hostShellSandbox, installShellSandbox } from '../../src/sandbox/host-shell-sandbox.ts';
+import { createUnavailableShellSandbox } from '../../src/sandbox/shell-sandbox-config.ts';
 
 const temporary = await mkdtemp(join(tmpdir(), 'mango-cli-'));
 afterAll(() => rm(temporary, { recursive: true, force: true }));

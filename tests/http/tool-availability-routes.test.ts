@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { createUnavailableShellSandbox } from '../../src/sandbox/shell-sandbox-config.ts';
+import { createUnsandboxedShell } from '../../src/sandbox/unsandboxed-shell.ts';
+import { buildShellTool } from '../../src/tools/builtin/build-shell-tool.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
-import { buildShellTool } from '../../src/tools/shell/build-shell-tool.ts';
-import { createUnavailableShellSandbox } from '../../src/tools/shell/sandbox/shell-sandbox-config.ts';
-import { createUnsandboxedShell } from '../../src/tools/shell/sandbox/unsandboxed-shell.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 const REASON =

@@ -14,11 +14,11 @@ import {
   type McpConnectionPoolOptions,
 } from '../../src/mcp-client/mcp-connection-pool.ts';
 import { McpServerRegistry } from '../../src/mcp-client/mcp-server-registry.ts';
+import type { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts';
 import { computeReachableSet, type ReachableSet } from '../../src/tools/access/reachable-set.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
-import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import { waitUntil } from '../helpers/wait-until.ts';
-import { createSandboxLayout, type SandboxLayout } from '../tools/shell/sandbox/sandbox-host.ts';
+import { createSandboxLayout, type SandboxLayout } from '../sandbox/sandbox-host.ts';
 
 export const NODE_MODULES = join(import.meta.dir, '..', '..', 'node_modules');
 export const EVERYTHING_SCRIPT = join(NODE_MODULES, '@modelcontextprotocol/server-everything/dist/index.js');

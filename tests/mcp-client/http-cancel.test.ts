@@ -8,10 +8,10 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts';
 import { executeTool } from '../../src/tools/execution.ts';
-import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import { waitUntil } from '../helpers/wait-until.ts';
-import { createTestSandbox, describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
+import { createTestSandbox, describeSandbox } from '../sandbox/sandbox-host.ts';
 import { createExternalSetup, type ExternalSetup } from './external-servers.ts';
 
 /** What the server's handler saw, in order. */

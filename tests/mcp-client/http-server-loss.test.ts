@@ -13,9 +13,9 @@ import { ExternalToolSource } from '../../src/mcp-client/external-tool-source.ts
 import { createGuardedFetch } from '../../src/mcp-client/guarded-fetch.ts';
 import { McpConnectionPool } from '../../src/mcp-client/mcp-connection-pool.ts';
 import { McpServerRegistry } from '../../src/mcp-client/mcp-server-registry.ts';
+import { createUnsandboxedShell } from '../../src/sandbox/unsandboxed-shell.ts';
 import { ToolError } from '../../src/tools/errors.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
-import { createUnsandboxedShell } from '../../src/tools/shell/sandbox/unsandboxed-shell.ts';
 import { makeToolContext } from '../helpers/tool-context.ts';
 
 const FIXTURE = join(import.meta.dir, '__fixtures__', 'http-session-server.mjs');

@@ -6,13 +6,13 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { join } from 'node:path';
+import type { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts';
 import { computeReachableSet, type ReachableSet } from '../../src/tools/access/reachable-set.ts';
 import { executeTool } from '../../src/tools/execution.ts';
-import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import { liveProcessesWith } from '../helpers/live-processes.ts';
 import { waitUntil } from '../helpers/wait-until.ts';
+import { createTestSandbox, describeSandbox } from '../sandbox/sandbox-host.ts';
 import { readProcessStatus } from '../tools/shell/process-table.ts';
-import { createTestSandbox, describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
 import { createExternalSetup, type ExternalSetup, probeServer } from './external-servers.ts';
 
 const IDLE_MS = 1500;

@@ -7,12 +7,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import type { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts';
 import { executeTool } from '../../src/tools/execution.ts';
-import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import type { ToolExecutionResult } from '../../src/tools/types.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testPostgresUrl } from '../helpers/test-postgres-server.ts';
-import { createTestSandbox, describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
+import { createTestSandbox, describeSandbox } from '../sandbox/sandbox-host.ts';
 import { createExternalSetup, type ExternalSetup, probeServer } from './external-servers.ts';
 
 /** The run's test PostgreSQL server, a loopback service the sandbox must not reach (set in beforeAll). */

@@ -10,10 +10,10 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { StdioMcpServerDeclaration } from '../../src/config/mcp-servers-file.ts';
+import type { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts';
 import { computeReachableSet, type ReachableSet } from '../../src/tools/access/reachable-set.ts';
 import { executeTool } from '../../src/tools/execution.ts';
-import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
-import { createTestSandbox, describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
+import { createTestSandbox, describeSandbox } from '../sandbox/sandbox-host.ts';
 import { createExternalSetup, type ExternalSetup } from './external-servers.ts';
 
 const DIRECTORY_SCRIPT = join(import.meta.dir, '__fixtures__', 'directory-server.mjs');

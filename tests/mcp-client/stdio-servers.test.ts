@@ -13,16 +13,16 @@ import {
   toolDefsToGeminiInteractions,
   toolDefsToResponsesAPI,
 } from '../../src/providers/tool-mapper.ts';
+import type { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts';
 import { getEnabledToolRuntime } from '../../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../../src/settings/tool-settings-repository.ts';
 import { executeTool } from '../../src/tools/execution.ts';
 import { DEFAULT_TOOL_OUTPUT_BUDGET_BYTES } from '../../src/tools/output/result-budget.ts';
 import type { ToolRegistry } from '../../src/tools/registry.ts';
-import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import type { ToolExecutionResult } from '../../src/tools/types.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../helpers/scripted-provider.ts';
 import { waitUntil } from '../helpers/wait-until.ts';
-import { createTestSandbox, describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
+import { createTestSandbox, describeSandbox } from '../sandbox/sandbox-host.ts';
 import {
   createExternalSetup,
   type ExternalSetup,

@@ -13,10 +13,10 @@ import { ExternalToolSource } from '../../src/mcp-client/external-tool-source.ts
 import { createGuardedFetch } from '../../src/mcp-client/guarded-fetch.ts';
 import { McpConnectionPool } from '../../src/mcp-client/mcp-connection-pool.ts';
 import { McpServerRegistry } from '../../src/mcp-client/mcp-server-registry.ts';
+import { createUnsandboxedShell } from '../../src/sandbox/unsandboxed-shell.ts';
 import { getEnabledToolRuntime } from '../../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../../src/settings/tool-settings-repository.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
-import { createUnsandboxedShell } from '../../src/tools/shell/sandbox/unsandboxed-shell.ts';
 import { makeTool } from '../helpers/fake-tools.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../helpers/scripted-provider.ts';
 import { makeReachableSet } from '../helpers/tool-context.ts';

@@ -4,9 +4,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from '../../src/config.ts';
+import { hostShellSandbox, installShellSandbox } from '../../src/sandbox/host-shell-sandbox.ts';
+import { createUnavailableShellSandbox } from '../../src/sandbox/shell-sandbox-config.ts';
 import { type RunningServer, startServer } from '../../src/server/start-server.ts';
-import { hostShellSandbox, installShellSandbox } from '../../src/tools/shell/sandbox/host-shell-sandbox.ts';
-import { createUnavailableShellSandbox } from '../../src/tools/shell/sandbox/shell-sandbox-config.ts';
 
 const root = await mkdtemp(join(tmpdir(), 'mango-start-sandbox-'));
 const previous = hostShellSandbox();

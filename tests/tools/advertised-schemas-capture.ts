@@ -11,6 +11,7 @@ import {
   toolDefsToGeminiInteractions,
   toolDefsToResponsesAPI,
 } from '../../src/providers/tool-mapper.ts';
+import { buildShellTool } from '../../src/tools/builtin/build-shell-tool.ts';
 import { editFileTool } from '../../src/tools/builtin/edit-file.ts';
 import { generateImageTool } from '../../src/tools/builtin/generate-image.ts';
 import { getCurrentDatetimeTool } from '../../src/tools/builtin/get-current-datetime.ts';
@@ -20,7 +21,6 @@ import { listDirectoryTool } from '../../src/tools/builtin/list-directory.ts';
 import { readFileTool } from '../../src/tools/builtin/read-file.ts';
 import { writeFileTool } from '../../src/tools/builtin/write-file.ts';
 import { getDefaultToolSettings } from '../../src/tools/settings-policy.ts';
-import { buildShellTool } from '../../src/tools/shell/build-shell-tool.ts';
 import type { RegisteredTool } from '../../src/tools/types.ts';
 
 /** Every builtin, in a fixed order; the test checks that no registered builtin is missing from it. */

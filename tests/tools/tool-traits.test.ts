@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import '../../src/tools/builtin/index.ts';
+import { buildShellTool } from '../../src/tools/builtin/build-shell-tool.ts';
 import { defaultToolRegistry } from '../../src/tools/registry.ts';
-import { buildShellTool } from '../../src/tools/shell/build-shell-tool.ts';
 import { findShellInterpreter } from '../../src/tools/shell/shell-interpreter.ts';
 import { CAUTIOUS_TRAITS, type ToolTraits, traitsOf } from '../../src/tools/tool-traits.ts';
 

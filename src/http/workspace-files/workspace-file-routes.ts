@@ -9,7 +9,7 @@
 
 import { Elysia, t } from 'elysia';
 import { maxUploadBytesOf, type ServerConfig } from '../../config.ts';
-import { sandboxFileOwner } from '../../tools/shell/sandbox/sandbox-file-owner.ts';
+import { sandboxFileOwner } from '../../sandbox/sandbox-file-owner.ts';
 import type { AppDependencies } from '../app-dependencies.ts';
 import { errorBodySchema } from '../settings/tool-settings-schemas.ts';
 import { downloadWorkspaceFile } from './workspace-file-download.ts';

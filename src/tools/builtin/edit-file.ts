@@ -5,6 +5,7 @@
  */
 
 import { type Static, Type } from '@sinclair/typebox';
+import { sandboxFileOwner } from '../../sandbox/sandbox-file-owner.ts';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
 import { defineTool } from '../define-tool.ts';
@@ -108,6 +109,7 @@ async function editFile(args: Static<typeof parameters>, context: ToolContext): 
     existing.mode,
     context,
     path,
+    sandboxFileOwner(),
   );
   return { path, replacements: occurrences.length, sha256, firstChangedLine };
 }

@@ -4,8 +4,8 @@
  * model.
  */
 import { registerTool } from '../registry.ts';
-import { buildShellTool } from '../shell/build-shell-tool.ts';
 import { findShellInterpreter } from '../shell/shell-interpreter.ts';
+import { buildShellTool } from './build-shell-tool.ts';
 
 const interpreter = findShellInterpreter('powershell');
 if (interpreter) registerTool(buildShellTool('powershell', { interpreter }));

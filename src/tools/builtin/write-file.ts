@@ -6,6 +6,7 @@
  */
 
 import { type Static, Type } from '@sinclair/typebox';
+import { sandboxFileOwner } from '../../sandbox/sandbox-file-owner.ts';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
 import { defineTool } from '../define-tool.ts';
@@ -37,11 +38,11 @@ async function writeFile(
   const kind = await inspectWriteTarget(resolved, path);
   const data = new TextEncoder().encode(content);
   if (kind === 'missing') {
-    const { sha256 } = await replaceFile(resolved.real, data, undefined, context, path);
+    const { sha256 } = await replaceFile(resolved.real, data, undefined, context, path, sandboxFileOwner());
     return { path, bytesWritten: data.length, created: true, sha256 };
   }
   const existing = await readExistingForOverwrite(resolved, context, path);
-  const { sha256 } = await replaceFile(existing.real, data, existing.mode, context, path);
+  const { sha256 } = await replaceFile(existing.real, data, existing.mode, context, path, sandboxFileOwner());
   return { path, bytesWritten: data.length, created: false, sha256 };
 }
 

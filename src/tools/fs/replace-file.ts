@@ -11,7 +11,6 @@
 import { basename, dirname } from 'node:path';
 import { getAccessPolicy } from '../access/access-policy.ts';
 import { ToolExecutionError } from '../errors.ts';
-import { sandboxFileOwner } from '../shell/sandbox/sandbox-file-owner.ts';
 import type { ToolContext } from '../types.ts';
 import { writeFileAtomicallyIn } from './atomic-write.ts';
 import { describeSystemError } from './describe-system-error.ts';
@@ -25,7 +24,9 @@ export interface ReplaceFileResult {
 
 /**
  * `mode` undefined means the file is being created: it must not exist when the write lands (a file that
- * appeared meanwhile is refused rather than overwritten unread).
+ * appeared meanwhile is refused rather than overwritten unread). `owner` is who new files and
+ * directories must belong to (the shell sandbox's uid, from the caller, which may ask the sandbox), or
+ * undefined to keep the server's.
  */
 export async function replaceFile(
   target: string,
@@ -33,9 +34,9 @@ export async function replaceFile(
   mode: number | undefined,
   context: ToolContext,
   shown: string,
+  owner: { uid: number; gid: number } | undefined,
 ): Promise<ReplaceFileResult> {
   const policy = await getAccessPolicy(context);
-  const owner = sandboxFileOwner();
   try {
     const parent = holdParentDirectory(dirname(target), owner);
     let written: Awaited<ReturnType<typeof writeFileAtomicallyIn>>;

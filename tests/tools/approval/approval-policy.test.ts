@@ -11,9 +11,9 @@ import {
   ruleShellOf,
   type WriteTargetAssessment,
 } from '../../../src/tools/approval/approval-policy.ts';
+import { buildShellTool } from '../../../src/tools/builtin/build-shell-tool.ts';
 import { defaultToolRegistry } from '../../../src/tools/registry.ts';
 import { getDefaultToolSettings } from '../../../src/tools/settings-policy.ts';
-import { buildShellTool } from '../../../src/tools/shell/build-shell-tool.ts';
 import type { RegisteredTool } from '../../../src/tools/types.ts';
 
 function tool(name: string): RegisteredTool {

@@ -2,14 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { ShellSandbox } from '../../../src/sandbox/shell-sandbox.ts';
+import { createUnsandboxedShell } from '../../../src/sandbox/unsandboxed-shell.ts';
+import { buildShellTool } from '../../../src/tools/builtin/build-shell-tool.ts';
 import { ToolCancelledError } from '../../../src/tools/errors.ts';
 import { executeTool } from '../../../src/tools/execution.ts';
 import { defaultToolRegistry, ToolRegistry } from '../../../src/tools/registry.ts';
 import { getToolDefinitionsForTools, normalizeToolParameters } from '../../../src/tools/settings-policy.ts';
-import { buildShellTool } from '../../../src/tools/shell/build-shell-tool.ts';
 import type { ShellCommandResult } from '../../../src/tools/shell/run-shell-command.ts';
-import type { ShellSandbox } from '../../../src/tools/shell/sandbox/shell-sandbox.ts';
-import { createUnsandboxedShell } from '../../../src/tools/shell/sandbox/unsandboxed-shell.ts';
 import {
   makeReachableSet,
   makeTempDirectory,
@@ -32,7 +32,7 @@ beforeAll(() => {
 afterAll(() => temporary.remove());
 
 // These tests are about the tool's mechanics (cwd, budgets, process groups through /proc), so they run
-// unsandboxed; tests/tools/shell/sandbox/ runs the same tool in the real sandbox.
+// unsandboxed; tests/sandbox/ runs the same tool in the real sandbox.
 const unsandboxed = createUnsandboxedShell({ log: () => {} });
 const registry = new ToolRegistry();
 registry.register(buildShellTool('bash', { sandbox: () => unsandboxed }));

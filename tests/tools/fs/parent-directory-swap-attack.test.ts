@@ -17,12 +17,9 @@ import {
   symlinkSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import {
-  hostShellSandbox,
-  installShellSandbox,
-} from '../../../src/tools/shell/sandbox/host-shell-sandbox.ts';
-import type { ShellSandbox } from '../../../src/tools/shell/sandbox/shell-sandbox.ts';
-import { createUnsandboxedShell } from '../../../src/tools/shell/sandbox/unsandboxed-shell.ts';
+import { hostShellSandbox, installShellSandbox } from '../../../src/sandbox/host-shell-sandbox.ts';
+import type { ShellSandbox } from '../../../src/sandbox/shell-sandbox.ts';
+import { createUnsandboxedShell } from '../../../src/sandbox/unsandboxed-shell.ts';
 import { createChat } from '../../helpers/call-tool.ts';
 import { startHostileTenant } from '../../helpers/hostile-tenant.ts';
 import { makeTempDirectory } from '../../helpers/tool-context.ts';

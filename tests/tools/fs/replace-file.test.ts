@@ -25,6 +25,7 @@ test('creates missing parent directories and the file, and records it in the led
     undefined,
     call,
     'a/b/new.txt',
+    undefined,
   );
   expect(written.real).toBe(target);
   expect(readFileSync(target, 'utf8')).toBe('hello\n');
@@ -35,7 +36,14 @@ test('a directory on the way that became a link: nothing is created through it, 
   // The path was decided while `link` was a directory of the workspace; by now it points outside.
   const target = join(ws, 'link', 'new', 'deeper', 'file.txt');
   await expect(
-    replaceFile(target, new TextEncoder().encode('x'), undefined, context(), 'link/new/deeper/file.txt'),
+    replaceFile(
+      target,
+      new TextEncoder().encode('x'),
+      undefined,
+      context(),
+      'link/new/deeper/file.txt',
+      undefined,
+    ),
   ).rejects.toMatchObject({
     classification: 'permission_denied',
     message:

@@ -5,11 +5,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createUnsandboxedShell } from '../../../src/sandbox/unsandboxed-shell.ts';
+import { buildShellTool } from '../../../src/tools/builtin/build-shell-tool.ts';
 import { executeTool } from '../../../src/tools/execution.ts';
 import { CUT_MARKER_PATTERN } from '../../../src/tools/output/cut-marker.ts';
 import { listTools, ToolRegistry } from '../../../src/tools/registry.ts';
-import { buildShellTool } from '../../../src/tools/shell/build-shell-tool.ts';
-import { createUnsandboxedShell } from '../../../src/tools/shell/sandbox/unsandboxed-shell.ts';
 import type { ShellKind } from '../../../src/tools/shell/shell-interpreter.ts';
 import { createChat, expectFailure, expectOk } from '../../helpers/call-tool.ts';
 import { makeReachableSet, makeTempDirectory } from '../../helpers/tool-context.ts';

@@ -1,0 +1,49 @@
+/**
+ * Joining a sandbox to its user's process cgroup (user-process-cgroups.ts) before it runs anything. A
+ * command's waiter (sandbox-waiter.ts) and a program's gate (sandbox-program-gate.ts) both start
+ * nothing until the server hands them their start, so a sandbox joined first has every process of what
+ * it runs counted, with no window. A sandbox that cannot be joined is discarded and nothing runs: the
+ * limit fails closed.
+ */
+import { ToolError } from '../tools/errors.ts';
+import { parseSandboxInitPid } from './sandbox-teardown.ts';
+import type { UserProcessCgroups } from './user-process-cgroups.ts';
+
+/** How long a sandbox that reported no pid is given to show it failed by exiting. */
+const FAILED_START_LIMIT_MS = 1000;
+
+export interface SandboxAdmission {
+  cgroups: UserProcessCgroups;
+  userId: string;
+  /** What bubblewrap wrote on its info descriptor ('' when nothing came in time). */
+  info: string;
+  /** Resolves when the sandbox process exited. */
+  exited: Promise<unknown>;
+  /** Kills the sandbox with everything in it. */
+  discard: () => void;
+}
+
+/**
+ * Moves the sandbox's PID 1 into its user's cgroup. Without a pid, a sandbox that exits at once is let
+ * go on (bubblewrap failed before it started anything: its exit status and message say why); one that
+ * still runs is discarded, because what it might run could not be counted.
+ */
+export async function admitSandbox(admission: SandboxAdmission): Promise<void> {
+  const pid = parseSandboxInitPid(admission.info);
+  const failed =
+    pid === undefined &&
+    (await Promise.race([
+      admission.exited.then(() => true),
+      Bun.sleep(FAILED_START_LIMIT_MS).then(() => false),
+    ]));
+  try {
+    if (pid !== undefined) admission.cgroups.admit(admission.userId, pid);
+    else if (!failed) throw new Error('bubblewrap did not report the sandbox it started.');
+  } catch (error) {
+    admission.discard();
+    throw new ToolError(
+      'execution_error',
+      `The shell sandbox cannot apply the per-user process limit: ${(error as Error).message}`,
+    );
+  }
+}

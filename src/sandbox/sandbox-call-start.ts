@@ -1,0 +1,79 @@
+/**
+ * Starting one call's interpreter in its sandbox: the pooled one of the same key when it is ready (or
+ * becomes ready) and still mounts the objects at its paths, else one built now; then joining the
+ * user's process cgroup, handing over the command, and, once it ended, waiting for the namespace to
+ * be gone.
+ *
+ * A sandbox built ahead mounts the objects that were at its paths when it was built
+ * (mount-sources.ts): it is handed over only while every source is still that object; otherwise it is
+ * discarded and the call builds its own, which fails with an `execution_error` when a source is not
+ * the validated object (a tenant's swap under way).
+ */
+import { ToolError } from '../tools/errors.ts';
+import type { WrappedShellProcess } from '../tools/shell/run-shell-command.ts';
+import type { PlanArgument } from './bubblewrap-mount-plan.ts';
+import { type LaunchedSandbox, launchSandbox } from './launched-sandbox.ts';
+import { MountSourceError, mountSourcesUnchanged } from './mount-sources.ts';
+import { admitSandbox } from './sandbox-admission.ts';
+import { type SandboxPool, sandboxKey } from './sandbox-pool.ts';
+import { waitForSandboxTeardown } from './sandbox-teardown.ts';
+import type { UserProcessCgroups } from './user-process-cgroups.ts';
+
+/** How long a call waits for a pooled sandbox that is still being built before it builds its own. */
+const POOLED_READY_LIMIT_MS = 5000;
+/** bubblewrap writes its info right after it started; this bounds the wait if it never did. */
+const SETTLE_INFO_LIMIT_MS = 200;
+
+export interface SandboxCallStart {
+  pool: SandboxPool;
+  /** The per-user cgroups, or why there are none. */
+  cgroups: UserProcessCgroups | string;
+  plan: readonly PlanArgument[];
+  /** The waiter's message (encodeWaiterMessage). */
+  message: Uint8Array;
+  timeoutMs: number;
+  userId: string;
+  /** Told which sandbox the call got, and whether it was built ahead. */
+  onStart(prebuilt: boolean, sandbox: LaunchedSandbox): void;
+}
+
+export async function startSandboxForCall(start: SandboxCallStart): Promise<WrappedShellProcess> {
+  const { pool, cgroups, plan } = start;
+  let sandbox: LaunchedSandbox | undefined = pool.take(sandboxKey(plan));
+  // The call's own budget starts once it runs; waiting for a pooled sandbox must not outlast it.
+  const readyLimit = Math.min(POOLED_READY_LIMIT_MS, start.timeoutMs);
+  const prebuilt =
+    sandbox !== undefined && (await sandbox.ready(readyLimit)) && mountSourcesUnchanged(sandbox.mounts);
+  if (!prebuilt) {
+    sandbox?.discard();
+    try {
+      sandbox = launchSandbox(plan);
+    } catch (error) {
+      if (error instanceof MountSourceError) throw new ToolError('execution_error', error.message);
+      throw error;
+    }
+  }
+  const chosen = sandbox as LaunchedSandbox;
+  start.onStart(prebuilt, chosen);
+  if (typeof cgroups !== 'string') {
+    await admitSandbox({
+      cgroups,
+      userId: start.userId,
+      info: await chosen.info(readyLimit),
+      exited: chosen.child.exited,
+      discard: () => chosen.discard(),
+    });
+  }
+  await chosen.handOver(start.message);
+  return {
+    child: chosen.child,
+    waitStatus: () => chosen.waitStatus(),
+    settle: async () => {
+      try {
+        await waitForSandboxTeardown(await chosen.info(SETTLE_INFO_LIMIT_MS));
+      } finally {
+        chosen.release();
+      }
+    },
+  };
+}

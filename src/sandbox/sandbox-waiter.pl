@@ -1,0 +1,32 @@
+# PID 1 of every shell sandbox (see sandbox-waiter.ts for what it guarantees and why).
+# Mounted read-only into each sandbox and run as `perl <that path>`; `npm run check` compiles it (perl -c).
+use strict;
+
+# Descriptor 3 carries the records to the server. $^F is 2, so the copy Perl opens above it is
+# close-on-exec: the command cannot write a fake record. Without a descriptor 3 (the start-up probe)
+# nothing is reported.
+my $r;
+if (open(my $s, '>&=', 3)) {
+    open($r, '>&', $s) or exit 125;
+    close($s);
+    syswrite($r, "ready\n");
+}
+
+# The call's message arrives on stdin when the call starts: NUL-terminated fields, the argument count,
+# the arguments, then NAME=value entries. The interpreter gets /dev/null as its stdin.
+my $m = do { local $/; <STDIN> };
+open(STDIN, '<', '/dev/null') or exit 124;
+exit 0 unless defined $m && length $m;
+my @f = split(/\0/, $m, -1);
+pop @f;
+my $n = shift @f;
+my @a = splice(@f, 0, $n);
+%ENV = map { /^([^=]+)=(.*)$/s ? ($1, $2) : () } @f;
+
+# The real wait status; then, as PID 1, everything else in the namespace is killed before the waiter
+# exits (kill -1 from PID 1 reaches only its own namespace).
+my $c = system { $a[0] } @a;
+my $e = $!;
+kill('KILL', -1) if $$ == 1;
+syswrite($r, $c == -1 ? "start-failed $e\n" : "status $c\n") if $r;
+exit 0;

@@ -1,0 +1,98 @@
+/**
+ * The interface every shell command runs through. A shell tool never spawns an interpreter itself: it
+ * hands the command, its working directory and the call's reachable set to a `ShellSandbox`, which
+ * decides how the command is contained (bubblewrap on this host, nothing when an operator switched the
+ * sandbox off) and returns the result in the one shape the shell tools report. A remote sandbox
+ * replaces the local one by implementing this interface in one module.
+ *
+ * A sandbox that cannot contain commands says so through `status()`: shell tools are then not offered,
+ * enabling them is refused with the reason, and a direct call fails with it. Nothing runs unsandboxed
+ * unless the operator chose `off`.
+ */
+import type { ReachableSet } from '../tools/access/reachable-set.ts';
+import type { RunShellCommandOptions, ShellCommandResult } from '../tools/shell/run-shell-command.ts';
+
+/** `bubblewrap`: every command in its own OS sandbox. `off`: the operator switched containment off. */
+export type ShellSandboxMode = 'bubblewrap' | 'off';
+
+export type ShellSandboxStatus =
+  | { available: true; mode: ShellSandboxMode; summary: string }
+  | { available: false; reason: string };
+
+/** One command to run, with everything the sandbox needs to build its view of the machine. */
+export interface SandboxedCommand
+  extends Omit<RunShellCommandOptions, 'environment' | 'wrapper' | 'interpreter'> {
+  /** Real path of an existing directory inside `reachable` (validated by the caller). */
+  cwd: string;
+  /** What the call may reach; the sandbox shows exactly this, at the same paths. */
+  reachable: ReachableSet;
+  /** Real paths the user denied (`deniedPaths`); covered and unreadable inside the sandbox. */
+  deniedPaths: readonly string[];
+  /** The user's `deniedEnvVars`. */
+  deniedEnvVars: readonly string[];
+  /** Absolute path of the interpreter executable. */
+  interpreterPath: string;
+  /** For the per-command log line. */
+  userId: string;
+  chatId: string | undefined;
+}
+
+/**
+ * A long-running program (an MCP server speaking on stdin/stdout) to start in a sandbox of its own,
+ * built once for it like a command's, with the same reachable set rules.
+ */
+export interface SandboxedProgram {
+  /** The program's absolute path and its arguments. */
+  argv: readonly string[];
+  /** Real path of an existing directory inside `reachable`. */
+  cwd: string;
+  /** What the program may reach; the sandbox shows exactly this, at the same paths. */
+  reachable: ReachableSet;
+  /** Variables it gets on top of the sandbox's allowlisted environment. */
+  environment: Readonly<Record<string, string>>;
+  /** `none`: an empty network namespace, as for commands. `host`: the server's network. */
+  network: 'none' | 'host';
+  /** The Mango user the program runs for: its processes count against that user's process limit. */
+  userId: string;
+}
+
+/** A started program: its stdin, stdout and stderr are pipes; killing it ends its sandbox. */
+export type ProgramProcess = Bun.Subprocess<'pipe', 'pipe', 'pipe'>;
+
+/** How to start a {@link SandboxedProgram}: `argv` with `environment` in `cwd`. */
+export interface SandboxedProgramLaunch {
+  /**
+   * What will run. A sandbox that mounts by descriptor shows each such mount with its source path
+   * here; the vector bubblewrap gets is made by `start()`, when the sources are opened.
+   */
+  argv: string[];
+  environment: Record<string, string>;
+  cwd: string;
+  /**
+   * Spawns the program and resolves once it runs within its limits (its sandbox joined to the user's
+   * process cgroup, where there is one). Throws a classified ToolError when a limit cannot be applied;
+   * the sandbox is then killed before the program started.
+   */
+  start(): Promise<ProgramProcess>;
+}
+
+export interface ShellSandbox {
+  /** Whether commands can run, and how they are contained. Cheap; never throws. */
+  status(): ShellSandboxStatus;
+  /**
+   * Runs one command. Throws a classified ToolError when the sandbox is unavailable or cannot start;
+   * every other outcome (any exit, a signal, a timeout, a cancel) is a result.
+   */
+  run(command: SandboxedCommand): Promise<ShellCommandResult>;
+  /**
+   * The owner files in a workspace must have so that commands can change them, when the server must
+   * hand them over (it runs as root, commands as the sandbox uid); undefined when nothing is needed.
+   */
+  fileOwner?(): { uid: number; gid: number } | undefined;
+  /**
+   * The launch of a long-running program in a sandbox of its own; the caller spawns it and owns the
+   * process (killing it ends the sandbox). Absent when this sandbox cannot contain programs.
+   * Throws a classified ToolError when the sandbox is unavailable.
+   */
+  prepareProgram?(program: SandboxedProgram): SandboxedProgramLaunch;
+}

@@ -1,0 +1,66 @@
+/**
+ * A stand-in for a server process: creates the shell sandbox the way a server does, runs one quick
+ * command in a second directory (so the warm pool builds a sandbox for that plan, which then waits
+ * idle), and two long commands at once (one with a setsid job and a double fork), then prints
+ * `running` and waits. The test kills this process with SIGKILL and checks that nothing it started
+ * survives, the idle pooled sandbox included.
+ * Arguments: the marker every sleep carries, the working directory, and the quick command's directory.
+ */
+import { computeReachableSet } from '../../../src/tools/access/reachable-set.ts';
+import { createBubblewrapSandbox } from '../../../src/sandbox/bubblewrap-sandbox.ts';
+
+const [marker, cwd, idleCwd] = process.argv.slice(2) as [string, string, string];
+const sandbox = createBubblewrapSandbox({ log: () => {} });
+const status = sandbox.status();
+if (!status.available) {
+  console.log(`unavailable: ${status.reason}`);
+  process.exit(2);
+}
+const reachable = computeReachableSet({
+  workspaces: [{ path: cwd, access: 'read-write', kind: 'personal' }],
+  workingDirectory: cwd,
+  homeDirectory: cwd,
+  confined: true,
+  protectedPaths: [],
+});
+const idleReachable = computeReachableSet({
+  workspaces: [{ path: idleCwd, access: 'read-write', kind: 'personal' }],
+  workingDirectory: idleCwd,
+  homeDirectory: idleCwd,
+  confined: true,
+  protectedPaths: [],
+});
+await sandbox.run({
+  shell: 'bash',
+  command: 'true',
+  cwd: idleCwd,
+  reachable: idleReachable,
+  deniedPaths: [],
+  deniedEnvVars: [],
+  interpreterPath: '/usr/bin/bash',
+  userId: 'u',
+  chatId: undefined,
+  timeoutMs: 60_000,
+  maxOutputBytes: 1024,
+});
+const commands = [
+  `setsid sleep ${marker} & (sleep ${marker} &) ; sleep ${marker}`,
+  `nohup sleep ${marker} > /dev/null 2>&1 & sleep ${marker}`,
+];
+for (const command of commands) {
+  void sandbox.run({
+    shell: 'bash',
+    command,
+    cwd,
+    reachable,
+    deniedPaths: [],
+    deniedEnvVars: [],
+    interpreterPath: '/usr/bin/bash',
+    userId: 'u',
+    chatId: undefined,
+    timeoutMs: 600_000,
+    maxOutputBytes: 1024,
+  });
+}
+console.log('running');
+setInterval(() => {}, 1000);

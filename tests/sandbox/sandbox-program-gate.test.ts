@@ -1,0 +1,52 @@
+/**
+ * The program gate on its own (outside a sandbox it is not PID 1, so it never kills anything but what
+ * it started): it runs the program only after the start line, hands the program every byte after that
+ * line, and exits with the program's status.
+ */
+import { describe, expect, test } from 'bun:test';
+import { PROGRAM_GATE_START, programGateArguments } from '../../src/sandbox/sandbox-program-gate.ts';
+
+async function runGate(program: string[], stdin: string) {
+  const child = Bun.spawn(programGateArguments('/usr/bin/perl', program), {
+    stdin: new TextEncoder().encode(stdin),
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [stdout, exitCode] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+  return { stdout, exitCode };
+}
+
+describe('the program gate', () => {
+  test('after the start line the program reads the rest of stdin exactly as written', async () => {
+    expect(await runGate(['/usr/bin/cat'], `${PROGRAM_GATE_START}{"jsonrpc":"2.0"}\nsecond\n`)).toEqual({
+      stdout: '{"jsonrpc":"2.0"}\nsecond\n',
+      exitCode: 0,
+    });
+  });
+
+  test.each([
+    ['another first line', 'start\nhello\n'],
+    ['a first line longer than the start line', 'gogogogogogo\n'],
+    ['stdin closed before the start line', 'go'],
+  ])('%s: the program never runs (exit 125)', async (_, stdin) => {
+    expect(await runGate(['/usr/bin/echo', 'ran'], stdin)).toEqual({ stdout: '', exitCode: 125 });
+  });
+
+  test('the program’s exit status is the gate’s, and a signal is 128 + its number', async () => {
+    expect(await runGate(['/usr/bin/bash', '-c', 'exit 7'], PROGRAM_GATE_START)).toEqual({
+      stdout: '',
+      exitCode: 7,
+    });
+    expect(await runGate(['/usr/bin/bash', '-c', 'kill -TERM $$'], PROGRAM_GATE_START)).toEqual({
+      stdout: '',
+      exitCode: 143,
+    });
+  });
+
+  test('a program that cannot be started is exit 127', async () => {
+    expect(await runGate(['/nonexistent/program'], PROGRAM_GATE_START)).toEqual({
+      stdout: '',
+      exitCode: 127,
+    });
+  });
+});

@@ -1,0 +1,87 @@
+import { afterAll, describe, expect, test } from 'bun:test';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openUserProcessCgroups, PIDS_CGROUP_ROOT } from '../../src/sandbox/user-process-cgroups.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
+import { describeSandbox, useTestSandbox } from './sandbox-host.ts';
+
+describe('opening the per-user process cgroups', () => {
+  const root = mkdtempSync(join(tmpdir(), 'mango-cgroup-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  test('a directory that is no cgroup hierarchy, or no pids one, is refused with the reason', () => {
+    expect(openUserProcessCgroups(61000, 10, root)).toBe(`${root} is not a cgroup hierarchy on this host`);
+    writeFileSync(join(root, 'cgroup.procs'), '');
+    expect(openUserProcessCgroups(61000, 10, root)).toBe(`${root} is not a pids cgroup hierarchy`);
+  });
+});
+
+const usable = process.getuid?.() === 0 && typeof openUserProcessCgroups(61000, 1024) !== 'string';
+if (!usable) console.warn(`[skip] per-user process limits: no writable pids cgroup at ${PIDS_CGROUP_ROOT}`);
+
+describeSandbox('one user cannot take every process slot of the shared sandbox uid', () => {
+  const setup = useTestSandbox({ limits: { processes: 400, userProcesses: 60 } });
+
+  const run = (userId: string, command: string) =>
+    setup.sandbox.run({
+      shell: 'bash',
+      command,
+      cwd: setup.layout.alice,
+      reachable: setup.layout.reachable,
+      deniedPaths: [],
+      deniedEnvVars: [],
+      interpreterPath: '/usr/bin/bash',
+      userId,
+      chatId: undefined,
+      timeoutMs: 30_000,
+      maxOutputBytes: 4096,
+    });
+
+  test.skipIf(!usable)(
+    'a process that already ended is left alone; a live one is counted in its user’s cgroup',
+    async () => {
+      const cgroups = openUserProcessCgroups(61000, 1024);
+      if (typeof cgroups === 'string') throw new Error(cgroups);
+      const ended = Bun.spawn(['true']);
+      await ended.exited;
+      expect(() => cgroups.admit('cgroup-test', ended.pid)).not.toThrow();
+      const live = Bun.spawn(['sleep', '5']);
+      try {
+        cgroups.admit('cgroup-test', live.pid);
+        expect(await Bun.file(`/proc/${live.pid}/cgroup`).text()).toMatch(
+          /:pids:\/mango-sandbox-61000\/user-[0-9a-f]{16}\n/,
+        );
+      } finally {
+        live.kill('SIGKILL');
+      }
+    },
+  );
+
+  test.skipIf(!usable)(
+    "a fork loop stops at its user's limit while another user's command still starts 40 processes",
+    async () => {
+      expect(setup.sandbox.status()).toMatchObject({
+        summary: expect.stringContaining('at most 60 processes per user'),
+      });
+      // The loop leaves this file in the working directory once a fork fails: it holds every process it got.
+      const limited = `limit-reached-${crypto.randomUUID()}`;
+      const forkLoop =
+        `my $n = 0; while ($n < 1000) { my $p = fork(); if (!defined $p) { open(my $f, ">", "${limited}"); last } ` +
+        'if ($p == 0) { sleep 6; exit 0 } $n++ } sleep 3; print "stopped at $n\\n";';
+      const looping = run('mallory', `perl -e '${forkLoop}'`);
+      expect(await waitUntil(() => existsSync(join(setup.layout.alice, limited)), 15_000)).toBe(true);
+      rmSync(join(setup.layout.alice, limited));
+      const other = await run(
+        'bob',
+        'for i in $(seq 40); do sleep 2 & done; jobs -p | wc -l; wait; echo done',
+      );
+      expect(other.stdout).toBe('40\ndone\n');
+      const looped = await looping;
+      const count = Number(/^stopped at (\d+)\n$/.exec(looped.stdout)?.[1]);
+      expect(count).toBeGreaterThan(0);
+      expect(count).toBeLessThan(60);
+    },
+    30_000,
+  );
+});
