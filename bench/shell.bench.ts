@@ -194,6 +194,19 @@ subjects.forEach(({ name }, index) => {
   );
 });
 
+// For a paired run against another checkout (bench/paired.ts): each subject's overhead over the bare spawn.
+console.log(
+  `SHELL_JSON ${JSON.stringify(
+    Object.fromEntries(
+      subjects
+        .slice(1)
+        .map(({ name }, index) => [name, median(durations[index + 1] as number[]) - bareLatency]),
+    ),
+  )}`,
+);
+// SHELL_BENCH_LATENCY_ONLY=1 stops here: the paired run needs only the latencies.
+if (process.env.SHELL_BENCH_LATENCY_ONLY === '1') process.exit(0);
+
 const levels = [1, 8, 64];
 const throughputSubjects = subjects.filter((subject) => !subject.sequentialOnly);
 const rates: number[][] = [];
