@@ -10,11 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_MAX_REQUEST_BODY_BYTES } from '../src/config.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { migrate } from '../src/db/migrate.ts';
-import { createApp } from '../src/http/app.ts';
-import { createAppDependencies } from '../src/http/app-dependencies.ts';
+import { openScratchApp } from '../src/server/scratch-app.ts';
 import { executeTool } from '../src/tools/execution.ts';
 import '../src/tools/builtin/index.ts';
 import { workspaceId } from '../src/workspaces/workspace-id.ts';
@@ -26,19 +22,7 @@ const text = 'a'.repeat(BYTES);
 
 const scratch = mkdtempSync(join(tmpdir(), 'mango-file-writes-bench-'));
 process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
-const config = {
-  host: '127.0.0.1',
-  port: 0,
-  dataDirectory: join(scratch, 'data'),
-  databaseUrl: undefined,
-  shutdownTimeoutMs: 1_000,
-  maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
-  workspacesDirectory: join(scratch, 'workspaces'),
-};
-const database = await openDatabase(config);
-await migrate(database);
-const deps = createAppDependencies({ config, database, environment: {}, externalTools: null, log: () => {} });
-const app = createApp(deps);
+const { app, deps, database, config } = await openScratchApp(scratch);
 const created = await deps.users.create('bench');
 const home = await deps.workspaces.personalWorkspace(created.user.id);
 const { reachable } = await deps.workspaces.reachableSetFor(created.user.id, {

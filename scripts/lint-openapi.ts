@@ -9,12 +9,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import packageJson from '../package.json' with { type: 'json' };
-import { DEFAULT_MAX_REQUEST_BODY_BYTES } from '../src/config.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { migrate } from '../src/db/migrate.ts';
-import { createApp } from '../src/http/app.ts';
-import { createAppDependencies } from '../src/http/app-dependencies.ts';
 import { buildOpenApiDocument, type RouteForDocument } from '../src/http/openapi.ts';
+import { openScratchApp } from '../src/server/scratch-app.ts';
 
 const root = resolve(import.meta.dir, '..');
 
@@ -43,20 +39,7 @@ function ignoreFile(document: string): string {
 const scratch = await mkdtemp(join(tmpdir(), 'mango-openapi-lint-'));
 let status = 1;
 try {
-  const config = {
-    host: '127.0.0.1',
-    port: 0,
-    dataDirectory: join(scratch, 'data'),
-    databaseUrl: undefined,
-    shutdownTimeoutMs: 1_000,
-    maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
-    workspacesDirectory: join(scratch, 'workspaces'),
-  };
-  const database = await openDatabase(config);
-  await migrate(database);
-  const app = createApp(
-    createAppDependencies({ config, database, environment: {}, externalTools: null, log: () => {} }),
-  );
+  const { app, database } = await openScratchApp(scratch);
   const document = buildOpenApiDocument(app.routes as unknown as RouteForDocument[], packageJson.version);
   await database.close();
   await writeFile(join(scratch, 'openapi.json'), JSON.stringify(document, null, 2));

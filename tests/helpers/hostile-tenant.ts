@@ -13,7 +13,17 @@
  * `startHostileTenant` spawns it and returns a stop function that kills it by its pid.
  */
 import { dlopen, FFIType } from 'bun:ffi';
-import { readdirSync, renameSync, symlinkSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 const AT_FDCWD = -100;
@@ -92,4 +102,22 @@ export async function startHostileTenant(
       await child.exited;
     },
   };
+}
+
+/** What a sentinel must still be after an attack: its mode, owner and (for a file) bytes. */
+export function describeSentinel(path: string) {
+  const stats = lstatSync(path);
+  return {
+    mode: stats.mode,
+    uid: stats.uid,
+    gid: stats.gid,
+    bytes: stats.isFile() ? readFileSync(path, 'utf8') : undefined,
+  };
+}
+
+/** The tenant's side between calls: the target is their own regular file again, mode 6777. */
+export function resetTenantTarget(target: string, round: number): void {
+  rmSync(target, { recursive: true, force: true });
+  writeFileSync(target, `round ${round}\n`);
+  chmodSync(target, 0o6777);
 }

@@ -6,10 +6,10 @@
  * no answer reports any size but the upload's own.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { workspaceId } from '../../../src/workspaces/workspace-id.ts';
-import { startHostileTenant } from '../../helpers/hostile-tenant.ts';
+import { describeSentinel, resetTenantTarget, startHostileTenant } from '../../helpers/hostile-tenant.ts';
 import { createTestApp, type TestApp } from '../../helpers/test-app.ts';
 import { makeTempDirectory } from '../../helpers/tool-context.ts';
 
@@ -39,16 +39,6 @@ afterAll(async () => {
   await api.dispose();
 });
 
-function describeSentinel(path: string) {
-  const stats = lstatSync(path);
-  return {
-    mode: stats.mode,
-    uid: stats.uid,
-    gid: stats.gid,
-    bytes: stats.isFile() ? readFileSync(path, 'utf8') : undefined,
-  };
-}
-
 describe.each(['file', 'directory'] as const)(
   'uploads while the temp file is swapped for a link to a host %s',
   (kind) => {
@@ -69,9 +59,7 @@ describe.each(['file', 'directory'] as const)(
         const started = Date.now();
         for (let round = 0; round < ITERATIONS && Date.now() - started < TIME_LIMIT_MS; round++) {
           // The tenant's own file again, mode 6777, whatever the last round left at the name.
-          rmSync(target, { recursive: true, force: true });
-          writeFileSync(target, `round ${round}\n`);
-          chmodSync(target, 0o6777);
+          resetTenantTarget(target, round);
           const response = await api.app.handle(
             new Request(
               `http://localhost/api/workspaces/${workspaceId(home)}/files?name=upload.bin&overwrite=true`,

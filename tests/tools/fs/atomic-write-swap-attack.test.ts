@@ -5,10 +5,10 @@
  * for the sandbox state directory) keeps its mode, owner and bytes.
  */
 import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createChat, expectOk } from '../../helpers/call-tool.ts';
-import { startHostileTenant } from '../../helpers/hostile-tenant.ts';
+import { describeSentinel, resetTenantTarget, startHostileTenant } from '../../helpers/hostile-tenant.ts';
 import { makeTempDirectory } from '../../helpers/tool-context.ts';
 
 const ITERATIONS = 300;
@@ -32,23 +32,6 @@ beforeEach(() => {
 });
 afterEach(() => temp.remove());
 
-function describeSentinel(path: string) {
-  const stats = lstatSync(path);
-  return {
-    mode: stats.mode,
-    uid: stats.uid,
-    gid: stats.gid,
-    bytes: stats.isFile() ? readFileSync(path, 'utf8') : undefined,
-  };
-}
-
-/** The tenant's side between calls: the target is their own regular file again, mode 6777. */
-function resetTarget(target: string, round: number): void {
-  rmSync(target, { recursive: true, force: true });
-  writeFileSync(target, `round ${round}\n`);
-  chmodSync(target, 0o6777);
-}
-
 describe.each(['file', 'directory'] as const)(
   'write_file while the temp file is swapped for a link to a host %s',
   (kind) => {
@@ -69,7 +52,7 @@ describe.each(['file', 'directory'] as const)(
       try {
         const started = Date.now();
         for (let round = 0; round < ITERATIONS && Date.now() - started < TIME_LIMIT_MS; round++) {
-          resetTarget(target, round);
+          resetTenantTarget(target, round);
           expectOk(await chat.call('read_file', { path: 'target.txt' }));
           const outcome = await chat.call('write_file', { path: 'target.txt', content: CONTENT });
           if (outcome.ok) {
