@@ -15,6 +15,9 @@
  * - Protected paths inside a root and the user's denied paths inside the visible area are covered by an
  *   empty, mode-000, read-only file or directory: they exist but cannot be read, listed or written.
  *   A denied path that does not exist is left alone: covering it would create it in a read-write root.
+ * - Every directory between a denied path and its root is a mount point of its own (bound onto
+ *   itself), so no command can rename or move it, nor the denied path (EBUSY): the denial stays on
+ *   the location it names.
  * - System programs: `/usr` read-only; `/bin`, `/sbin`, `/lib*` as the host has them (a symlink into
  *   `/usr` stays a symlink, a real directory is bound read-only). Where a root already contains such
  *   an entry (the operator's `/`), the root shows it as the host has it: bubblewrap cannot make a
@@ -34,7 +37,7 @@
  * Mounts are ordered by the depth of their destination, so a shallower mount never hides a deeper one
  * (the operator's `/` root comes first; a root under `/tmp` comes after the private `/tmp`).
  */
-import { sep } from 'node:path';
+import { dirname, sep } from 'node:path';
 import { isPathInside, type ReachableSet } from '../tools/access/reachable-set.ts';
 import { WAITER_PATH } from './sandbox-waiter.ts';
 
@@ -238,14 +241,46 @@ function coverOperations(input: MountPlanInput, host: HostLayout): MountOperatio
   }));
 }
 
+/**
+ * Every directory strictly between a denied path's root and the denied path, bound onto itself with
+ * the root's access. A mount point cannot be renamed or moved (EBUSY), so no command can move a denied
+ * location out from under its name (`mv proj proj2` with `proj/vault` denied), where neither the
+ * shell's next cover nor the file tools' check by path would find it again. The denied path itself is
+ * a cover, a mount point as well.
+ */
+function anchorOperations(input: MountPlanInput, host: HostLayout): MountOperation[] {
+  const covered = new Set(coveredPaths(input, host));
+  const anchors = new Map<string, boolean>();
+  for (const path of input.deniedPaths) {
+    if (!covered.has(path)) continue;
+    const root = input.reachable.roots
+      .filter((candidate) => isPathInside(path, candidate.path))
+      .sort((a, b) => b.path.length - a.path.length)[0];
+    if (!root) continue;
+    let ancestor = dirname(path);
+    while (ancestor !== root.path && isPathInside(ancestor, root.path) && !anchors.has(ancestor)) {
+      anchors.set(ancestor, root.access !== 'read-write');
+      ancestor = dirname(ancestor);
+    }
+  }
+  return [...anchors].map(([path, readOnly]) => ({
+    destination: path,
+    arguments: [
+      { source: path, destination: path, readOnly, required: true, kind: 'directory', covers: false },
+    ],
+  }));
+}
+
 /** The bubblewrap arguments that build the filesystem, in mount order, then `--chdir`. */
 export function buildMountPlan(input: MountPlanInput, host: HostLayout): PlanArgument[] {
   const operations = [
     ...systemOperations(input, host),
     ...rootOperations(input),
+    ...anchorOperations(input, host),
     ...coverOperations(input, host),
   ];
-  // Stable: equal depths keep system < roots < covers, so a cover always lands on top of its root.
+  // Stable: equal depths keep system < roots < anchors < covers, so a cover always lands on top of its
+  // root, and an anchor between them.
   const ordered = operations
     .map((operation, index) => ({ operation, index, depth: depthOf(operation.destination) }))
     .sort((a, b) => a.depth - b.depth || a.index - b.index)

@@ -12,7 +12,9 @@
  *   it with no link allowed on any component and hands bubblewrap the descriptor, so a tenant who swaps
  *   a name in their workspace while the call starts makes the call fail; nothing else is ever mounted.
  * - Network: none. The network namespace holds only a down loopback: no host service, database or API.
- * - Lifetime: bubblewrap is this process's child with a parent-death SIGKILL (`--die-with-parent`), and
+ * - Lifetime: bubblewrap is this process's child with a parent-death SIGKILL (`--die-with-parent`),
+ *   behind a keeper that kills a command's sandbox still being built when the server ends
+ *   (sandbox-keeper.ts), and
  *   the waiter is PID 1 of the sandbox (sandbox-waiter.ts): when the interpreter exits, is killed, or
  *   the server dies, the PID namespace ends and every process in it (setsid, nohup and double forks
  *   included) dies with it. A call returns only once that has happened (sandbox-teardown.ts).

@@ -1,0 +1,61 @@
+/**
+ * A process that uses the warm pool and ends while one of its sandboxes is in a chosen state. It runs
+ * one call in the workspace (so the pool builds the next sandbox of that plan), brings a pooled sandbox
+ * to the state, prints the state's name, then exits at once (`exit`) or waits to be killed (`wait`).
+ * States: `building` (the pool has just started bubblewrap), `idle` (built, waiting for a call),
+ * `handed-over` (a call has just taken it and written its command), `running` (its command runs),
+ * `tearing-down` (its command ended and left 40 background processes for the waiter to kill).
+ * Arguments: the workspace (its name carries the test's marker), the state, `exit` or `wait`.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createBubblewrapSandbox } from '../../../src/sandbox/bubblewrap-sandbox.ts';
+import { computeReachableSet } from '../../../src/tools/access/reachable-set.ts';
+
+const [workspace, state, ending] = process.argv.slice(2) as [string, string, string];
+const sandbox = createBubblewrapSandbox({ log: () => {} });
+const status = sandbox.status();
+if (!status.available) {
+  console.log(`unavailable: ${status.reason}`);
+  process.exit(2);
+}
+const reachable = computeReachableSet({
+  workspaces: [{ path: workspace, access: 'read-write', kind: 'personal' }],
+  workingDirectory: workspace,
+  homeDirectory: workspace,
+  confined: true,
+  protectedPaths: [],
+});
+const run = (command: string) =>
+  sandbox.run({
+    shell: 'bash',
+    command,
+    cwd: workspace,
+    reachable,
+    deniedPaths: [],
+    deniedEnvVars: [],
+    interpreterPath: '/usr/bin/bash',
+    userId: 'u',
+    chatId: undefined,
+    timeoutMs: 600_000,
+    maxOutputBytes: 1024,
+  });
+/** Polls for a file the command writes; a fixture's own pause between looks. */
+const fileAppears = async (path: string) => {
+  while (!existsSync(path)) await Bun.sleep(2);
+};
+
+await run('true');
+if (state !== 'building') await sandbox.poolSettled();
+if (state === 'handed-over') void run('exec sleep 600');
+if (state === 'running') {
+  void run(`touch started; exec sleep 600`);
+  await fileAppears(join(workspace, 'started'));
+}
+if (state === 'tearing-down') {
+  void run(`for i in $(seq 40); do sleep 600 & done; touch started`);
+  await fileAppears(join(workspace, 'started'));
+}
+console.log(state);
+if (ending === 'exit') process.exit(0);
+setInterval(() => {}, 1000);
