@@ -159,7 +159,7 @@ describe('scenario: a stalled client of this process', () => {
     const stored = await repository.turns.listTurnEvents('turn', 0, 100);
     const behind = stored.at(-1)!.endOffset - stored[0]!.endOffset;
     expect(await stalled.lagBytes()).toBe(behind);
-    await stalled.return();
+    await stalled.return?.();
     // Re-attached after the last id it had, it gets exactly the rest.
     expect(await collect(local(1))).toEqual(stored.slice(1).map((event) => event.event));
     expect(clock.pendingCount()).toBe(0);
