@@ -44,6 +44,7 @@ import type { TurnLimits } from './turn.ts';
 import type { TurnFollower } from './turn-follower.ts';
 import { type CancelTurnOutcome, TurnRunner } from './turn-runner.ts';
 import type { TurnRecord } from './turn-store.ts';
+import type { TurnTimers } from './turn-timers.ts';
 import { type TurnTiming, turnTimingFor } from './turn-timing.ts';
 
 export { DEFAULT_CHAT_TITLE, MAX_TITLE_LENGTH } from './chat-title.ts';
@@ -72,6 +73,8 @@ export interface ChatServiceDependencies {
   executeOptions?: ExecuteToolOptions;
   /** Lease length and polling intervals of turns (default: a 30 s lease). */
   turnTiming?: TurnTiming;
+  /** What turns' renewals, polls and retries wait on (tests drive them by hand; default: real). */
+  turnTimers?: TurnTimers;
   /** Where a turn that stops for a lost lease or a failing database says so (default: stderr). */
   log?: (line: string) => void;
   /**
@@ -148,6 +151,7 @@ export class ChatService {
       timing: this.#timing,
       now: this.#now,
       log: dependencies.log ?? ((line) => console.error(line)),
+      ...(dependencies.turnTimers === undefined ? {} : { timers: dependencies.turnTimers }),
     });
   }
 

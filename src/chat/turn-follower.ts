@@ -14,6 +14,7 @@ import type { TurnDoneEvent, TurnEvent } from '../contracts/turn-event.ts';
 import { isHolderProvablyDead } from './turn-holder.ts';
 import type { TurnRun } from './turn-run.ts';
 import type { StoredTurnEvent, TurnRecord, TurnStore } from './turn-store.ts';
+import { REAL_TURN_TIMERS, sleepOn, type TurnTimers } from './turn-timers.ts';
 
 /**
  * Events read from the store per query. A stored event holds up to 64 KiB of merged deltas, so a page
@@ -43,6 +44,8 @@ export interface FollowTurnOptions {
   local?: TurnRun;
   pollMilliseconds: number;
   now: () => number;
+  /** Its poll pauses and the monotonic clock bounding the wait for a recorded end (default: real). */
+  timers?: TurnTimers;
 }
 
 function doneFromRecord(record: TurnRecord | undefined): TurnDoneEvent {
@@ -73,6 +76,7 @@ export function isTurnAbandoned(record: TurnRecord, now: number): boolean {
 
 export function followTurn(options: FollowTurnOptions): TurnFollower {
   const { store, turnId, local } = options;
+  const timers = options.timers ?? REAL_TURN_TIMERS;
   let cursor = options.afterSeq;
   let deliveredOffset: number | undefined;
   let startOffset: number | undefined;
@@ -84,11 +88,11 @@ export function followTurn(options: FollowTurnOptions): TurnFollower {
       return;
     }
     // Real elapsed time, not the injected clock (which dates the lease and may stand still in tests).
-    const deadline = performance.now() + END_WAIT_MILLISECONDS;
-    while (performance.now() < deadline) {
+    const deadline = timers.monotonic() + END_WAIT_MILLISECONDS;
+    while (timers.monotonic() < deadline) {
       const record = await store.getTurn(turnId);
       if (record?.state !== 'running') return;
-      await Bun.sleep(Math.min(options.pollMilliseconds, 50));
+      await sleepOn(timers, Math.min(options.pollMilliseconds, 50));
     }
   }
 
@@ -154,7 +158,7 @@ export function followTurn(options: FollowTurnOptions): TurnFollower {
         yield { event: { type: 'done', reason: 'error', message: LOST_TURN_MESSAGE } };
         return;
       }
-      await Bun.sleep(options.pollMilliseconds);
+      await sleepOn(timers, options.pollMilliseconds);
     }
   }
 

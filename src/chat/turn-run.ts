@@ -20,6 +20,7 @@ import type { ChatMessage } from './chat-repository.ts';
 import { TurnEventLog } from './turn-event-log.ts';
 import { type TurnFence, TurnFencedError } from './turn-fence.ts';
 import type { FinishTurnInput, StoredTurnEvent, TurnRecord, TurnStore } from './turn-store.ts';
+import { REAL_TURN_TIMERS, sleepOn, type TurnTimers } from './turn-timers.ts';
 import type { TurnTiming } from './turn-timing.ts';
 import { TurnTraceRecorder } from './turn-trace.ts';
 
@@ -32,6 +33,8 @@ export interface TurnRunOptions {
   timing: TurnTiming;
   now: () => number;
   log: (line: string) => void;
+  /** The renewal and cancel-poll intervals, retry pauses and the monotonic clock (default: real). */
+  timers?: TurnTimers;
 }
 
 function iso(milliseconds: number): string {
@@ -49,6 +52,7 @@ export class TurnRun {
   readonly #timing: TurnTiming;
   readonly #now: () => number;
   readonly #log: (line: string) => void;
+  readonly #timers: TurnTimers;
   #leaseConfirmedUntil: number;
   #lostReason: string | undefined;
   readonly #events: TurnEventLog;
@@ -58,9 +62,9 @@ export class TurnRun {
   /** Item writes still retrying (a tool result written while the database was away). */
   readonly #pendingWrites = new Set<Promise<unknown>>();
   #renewing = false;
-  #lastTickAt = performance.now();
+  #lastTickAt: number;
   #wake: (() => void)[] = [];
-  readonly #timers: ReturnType<typeof setInterval>[] = [];
+  readonly #intervals: unknown[] = [];
   readonly ended: Promise<void>;
   #resolveEnded: () => void = () => {};
   /** Rejects when the turn is lost, so a hanging write stops waiting. */
@@ -75,6 +79,8 @@ export class TurnRun {
     this.#timing = options.timing;
     this.#now = options.now;
     this.#log = options.log;
+    this.#timers = options.timers ?? REAL_TURN_TIMERS;
+    this.#lastTickAt = this.#timers.monotonic();
     this.#events = new TurnEventLog(
       (batch) => this.#write((fence) => this.#store.appendTurnEvents(fence, batch)),
       () => this.#notify(),
@@ -163,7 +169,7 @@ export class TurnRun {
     if (this.#lostReason !== undefined) throw new TurnFencedError(this.#lostReason);
     // Real elapsed time as well as the lease clock: a write that keeps failing stops the turn after
     // one lease period even when the injected clock stands still.
-    const firstTry = performance.now();
+    const firstTry = this.#timers.monotonic();
     for (;;) {
       const draining = this.#lostReason !== undefined;
       const attempt = operation(draining ? { ...this.#fence(), requireLiveLease: false } : this.#fence());
@@ -186,7 +192,7 @@ export class TurnRun {
             if (pending instanceof TurnFencedError) throw new TurnFencedError(this.#lostReason);
           }
         } else if (!draining) {
-          const outlasted = performance.now() - firstTry > this.#timing.leaseMilliseconds;
+          const outlasted = this.#timers.monotonic() - firstTry > this.#timing.leaseMilliseconds;
           if (this.#now() > this.#leaseConfirmedUntil || outlasted) {
             this.#lose(
               `The database could not be reached before the turn lease expired (${describe(error)}); the turn was stopped.`,
@@ -194,28 +200,29 @@ export class TurnRun {
           }
         }
         if (this.#abandoned) throw new TurnFencedError(this.#lostReason);
-        await Bun.sleep(this.#timing.retryMilliseconds);
+        await sleepOn(this.#timers, this.#timing.retryMilliseconds);
       }
     }
   }
 
   /** Starts renewing the lease and watching for a cancel another instance recorded. */
   startTimers(): void {
-    const renew = setInterval(() => void this.#renew(), this.#timing.renewMilliseconds);
-    const poll = setInterval(() => void this.#pollCancel(), this.#timing.cancelPollMilliseconds);
-    this.#timers.push(renew, poll);
+    const timers = this.#timers;
+    const renew = timers.setInterval(() => void this.#renew(), this.#timing.renewMilliseconds);
+    const poll = timers.setInterval(() => void this.#pollCancel(), this.#timing.cancelPollMilliseconds);
+    this.#intervals.push(renew, poll);
   }
 
   #stopTimers(): void {
-    for (const timer of this.#timers) clearInterval(timer);
-    this.#timers.length = 0;
+    for (const interval of this.#intervals) this.#timers.clearInterval(interval);
+    this.#intervals.length = 0;
   }
 
   async #renew(): Promise<void> {
     if (this.#lostReason !== undefined || this.#finished) return;
     // A renewal or write that hangs (an unreachable database often hangs rather than fails) must not
     // keep the turn going past its lease: judged on this instance's clock at every tick.
-    const tickAt = performance.now();
+    const tickAt = this.#timers.monotonic();
     const sinceLastTick = tickAt - this.#lastTickAt;
     this.#lastTickAt = tickAt;
     if (this.#now() > this.#leaseConfirmedUntil) {
@@ -385,7 +392,7 @@ export class TurnRun {
       } catch (error) {
         if (this.#abandoned) return;
         this.#log(`Recording the end of turn ${this.record.id} failed, retrying: ${describe(error)}`);
-        await Bun.sleep(delay);
+        await sleepOn(this.#timers, delay);
         delay = Math.min(delay * 2, 1_000);
       }
     }

@@ -22,6 +22,7 @@ import { followTurn, isTurnAbandoned, LOST_TURN_MESSAGE, type TurnFollower } fro
 import { createTurnHolder, isHolderProvablyDead } from './turn-holder.ts';
 import { TurnRun } from './turn-run.ts';
 import type { TurnRecord, TurnStore } from './turn-store.ts';
+import { REAL_TURN_TIMERS, sleepOn, type TurnTimers } from './turn-timers.ts';
 import type { TurnTiming } from './turn-timing.ts';
 
 /** How long a cancel of a turn on another instance waits for that instance to stop it. */
@@ -43,6 +44,8 @@ export interface TurnRunnerOptions {
   timing: TurnTiming;
   now: () => number;
   log: (line: string) => void;
+  /** What every wait of its turns, followers, cancels and drain runs on (default: real). */
+  timers?: TurnTimers;
 }
 
 /** How the runner learns that a chat is gone (the service's own lookup and error). */
@@ -66,9 +69,11 @@ export class TurnRunner {
   readonly #holder = createTurnHolder();
   readonly #runs = new Map<string, TurnRun>();
   readonly #claiming = new Set<string>();
+  readonly #timers: TurnTimers;
 
   constructor(options: TurnRunnerOptions) {
     this.#options = options;
+    this.#timers = options.timers ?? REAL_TURN_TIMERS;
   }
 
   isRunning(chatId: string): boolean {
@@ -144,7 +149,14 @@ export class TurnRunner {
       if (!(await presence.exists())) throw presence.notFound();
       throw new ChatError('busy', BUSY_MESSAGE);
     }
-    return new TurnRun({ store, record, timing, now: this.#options.now, log: this.#options.log });
+    return new TurnRun({
+      store,
+      record,
+      timing,
+      now: this.#options.now,
+      log: this.#options.log,
+      timers: this.#timers,
+    });
   }
 
   /**
@@ -179,6 +191,7 @@ export class TurnRunner {
       local,
       pollMilliseconds: this.#options.timing.followPollMilliseconds,
       now: this.#options.now,
+      timers: this.#timers,
     });
   }
 
@@ -205,9 +218,10 @@ export class TurnRunner {
       return { cancelled: false, reason: 'The turn ended before the cancel arrived.' };
     }
     // The holder polls for the request; wait (bounded) for it to confirm by ending the turn.
-    const deadline = performance.now() + Math.min(timing.leaseMilliseconds, CANCEL_CONFIRM_MILLISECONDS);
-    while (performance.now() < deadline) {
-      await Bun.sleep(timing.cancelPollMilliseconds / 2);
+    const timers = this.#timers;
+    const deadline = timers.monotonic() + Math.min(timing.leaseMilliseconds, CANCEL_CONFIRM_MILLISECONDS);
+    while (timers.monotonic() < deadline) {
+      await sleepOn(timers, timing.cancelPollMilliseconds / 2);
       const record = await store.getTurn(latest.id);
       if (record?.state !== 'running') return { cancelled: true };
     }
@@ -229,12 +243,12 @@ export class TurnRunner {
    */
   async drain(timeoutMilliseconds: number): Promise<void> {
     const runs = [...this.#runs.values()];
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: unknown;
     const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, timeoutMilliseconds);
+      timer = this.#timers.setTimeout(resolve, timeoutMilliseconds);
     });
     await Promise.race([Promise.all(runs.map((run) => run.ended)), timeout]);
-    clearTimeout(timer);
+    this.#timers.clearTimeout(timer);
     for (const run of runs) run.abandon();
   }
 }

@@ -270,6 +270,28 @@ describe('ChatService: turns', () => {
     expect(provider.requests[0]?.systemPrompt?.endsWith('Be brief.')).toBe(true);
   });
 
+  test('a cancel right after the acknowledgement aborts the model request already made: nothing stays queued', async () => {
+    // In one process the turn asks its model before the acknowledgement returns, so an immediate cancel
+    // ends that request's hang; the next turn gets the next step, not a hang left behind.
+    const provider = new ScriptedProvider([hangUntilAborted([]), textResponse('next')]);
+    const { service } = createService(provider);
+    const chat = await service.createChat('u1', chatInput);
+    const first = await service.startTurn('u1', chat.id, 'one');
+    expect(provider.requests.length).toBe(1);
+    expect(await service.cancelTurn('u1', chat.id)).toEqual({ cancelled: true });
+    expect(await collect(first)).toEqual([
+      { type: 'done', reason: 'cancelled', message: 'The turn was cancelled.' },
+    ]);
+    expect(provider.requests[0]?.signal.aborted).toBe(true);
+    const second = await collect(await service.startTurn('u1', chat.id, 'two'));
+    expect(second.at(-1)).toEqual({ type: 'done', reason: 'completed' });
+    expect(second.filter((event) => event.type === 'text_delta')).toEqual([
+      { type: 'text_delta', delta: 'ne' },
+      { type: 'text_delta', delta: 'xt' },
+    ]);
+    expect(provider.requests.length).toBe(2);
+  });
+
   test('a second turn while one runs is busy; cancel frees the chat', async () => {
     const provider = new ScriptedProvider([
       hangUntilAborted([{ type: 'text_delta', delta: 'Hm' }]),
