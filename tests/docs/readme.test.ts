@@ -5,9 +5,10 @@
  * can fail.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { findPrograms } from '../../src/sandbox/sandbox-arguments.ts';
 import {
   findBrokenLinks,
   findOutsideCitations,
@@ -135,5 +136,31 @@ describe('the Markdown checker', () => {
     expect(headingAnchor('Shell tools: bash, zsh, powershell')).toBe('shell-tools-bash-zsh-powershell');
     expect(headingAnchor('Chats (`/chats`, `/chats/ID`)')).toBe('chats-chats-chatsid');
     expect(headingAnchor('generate_image')).toBe('generate_image');
+  });
+});
+
+describe('the README on a fresh machine', () => {
+  test('its install line names every package the sandbox asks for when it cannot run', () => {
+    const missing = '/nonexistent/program';
+    const asked = [
+      { bwrap: missing },
+      { setpriv: missing },
+      { prlimit: missing },
+      { perl: '/usr/nonexistent/perl' },
+    ].map((given) => {
+      const reason = findPrograms({
+        bwrap: '/bin/sh',
+        setpriv: '/bin/sh',
+        prlimit: '/bin/sh',
+        perl: '/bin/sh',
+        ...given,
+      });
+      if (typeof reason !== 'string') throw new Error('a missing program was not noticed');
+      return /install (?:the )?"([^"]+)"/.exec(reason)?.[1];
+    });
+    expect(asked).toEqual(['bubblewrap', 'util-linux', 'util-linux', 'perl-base']);
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const line = /`apt-get install ([^`]+)`/.exec(readme)?.[1]?.split(' ') ?? [];
+    expect([...new Set(asked)].filter((name) => name !== undefined && !line.includes(name))).toEqual([]);
   });
 });
