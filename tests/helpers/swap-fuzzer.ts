@@ -20,6 +20,12 @@
  *     expect(report.leaks).toEqual([]);
  *     expect(report.sentinelAfter).toEqual(report.sentinelBefore);
  *
+ * For writers (writes, uploads, chmod/chown, mounts with a writable sandbox), make the sentinel with
+ * `{ privileged: true }`: every entry is then owned by root with mode 0700, and each directory also holds
+ * a setuid-looking file (mode 04755, named `<marker>-setuid`), so a write, chmod or chown that lands in it
+ * changes something the snapshot records (a chown or a write clears the setuid bit; a chmod changes
+ * 0700). The tree must then be made by root.
+ *
  * `componentsToSwap` are paths relative to the workspace, each an existing entry; entry `x/y` is swapped
  * with a link to `<sentinel>/x/y` (the sentinel mirrors the workspace, see createSentinelTree). Each
  * result (or thrown error) of `operation` is serialised with JSON and searched for the marker. The
@@ -28,6 +34,8 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  chmodSync,
+  chownSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -87,18 +95,45 @@ export interface SwapFuzzReport {
 /** The fuzzer's marker: long and odd enough never to occur by chance. */
 export const SENTINEL_MARKER = 'SENTINEL-8d1f0c2e-OUTSIDE';
 
+export interface SentinelOptions {
+  /** Default {@link SENTINEL_MARKER}. */
+  marker?: string;
+  /**
+   * Root-owned, every entry mode 0700, plus a mode-04755 file in each directory: what a chmod, chown or
+   * write of a root process would visibly change (requires running as root).
+   */
+  privileged?: boolean;
+}
+
 /**
  * Mirrors the tree at `like` (directories and regular files) under `root`, every file holding
  * `needle <marker>` and every directory an extra `<marker>.txt`, so a read, listing or search that
  * reaches the sentinel shows the marker.
  */
-export function createSentinelTree(root: string, like: string, marker = SENTINEL_MARKER): SentinelTree {
+export function createSentinelTree(root: string, like: string, options: SentinelOptions = {}): SentinelTree {
+  const marker = options.marker ?? SENTINEL_MARKER;
+  const privileged = options.privileged === true;
+  if (privileged && process.getuid?.() !== 0) {
+    throw new Error('a privileged sentinel is made by root (its entries are root-owned)');
+  }
+  const file = (path: string, mode: number) => {
+    writeFileSync(path, `needle ${marker}\n`);
+    if (privileged) {
+      chownSync(path, 0, 0);
+      chmodSync(path, mode);
+    }
+  };
   const copy = (from: string, to: string) => {
     mkdirSync(to, { recursive: true });
-    writeFileSync(join(to, `${marker}.txt`), `needle ${marker}\n`);
+    file(join(to, `${marker}.txt`), 0o700);
+    if (privileged) file(join(to, `${marker}-setuid`), 0o4755);
     for (const entry of readdirSync(from, { withFileTypes: true })) {
       if (entry.isDirectory()) copy(join(from, entry.name), join(to, entry.name));
-      else if (entry.isFile()) writeFileSync(join(to, entry.name), `needle ${marker}\n`);
+      else if (entry.isFile()) file(join(to, entry.name), 0o700);
+    }
+    if (privileged) {
+      chownSync(to, 0, 0);
+      chmodSync(to, 0o700);
     }
   };
   copy(like, root);
