@@ -110,11 +110,26 @@ test.each(cases)(
   async (name, { components, operation }) => {
     const calls = chat();
     const written: Written = new Map();
+    const classifications = new Set<string>();
     const report = await fuzzSwaps({
       workspace,
       componentsToSwap: components,
       sentinel,
-      operation: (iteration) => operation(calls, iteration, written),
+      operation: async (iteration) => {
+        const outcome = await operation(calls, iteration, written);
+        const text = JSON.stringify(outcome);
+        for (const [, found, message] of text.matchAll(
+          /"classification":"(\w+)","message":"((?:[^"\\]|\\.)*)"/g,
+        )) {
+          // The overwrite guard's refusal of a file that is not the one this chat read.
+          const stale =
+            found === 'execution_error' &&
+            (message!.includes('changed on disk since this chat read it') ||
+              message!.includes('this chat has not read it'));
+          classifications.add(stale ? 'stale read' : found === 'execution_error' ? message! : found!);
+        }
+        return outcome;
+      },
       iterations: ITERATIONS,
       seconds: SECONDS,
     });
@@ -129,11 +144,15 @@ test.each(cases)(
     expect(report.iterations === ITERATIONS || report.elapsedSeconds >= SECONDS).toBe(true);
     expect(report.swaps).toBeGreaterThan(100);
     expect(report.failures).toBeLessThan(report.iterations);
+    // Refused as a changed path, or the file it named was not there at that moment: never an internal error.
+    expect(
+      [...classifications].filter((found) => found !== 'permission_denied' && found !== 'not_found'),
+    ).toEqual([]);
     for (const [path, content] of written) {
       expect(readFileSync(join(workspace, path), 'utf8')).toBe(content);
     }
     console.log(
-      `${name}: ${report.iterations} calls (${report.failures} failed) in ${report.elapsedSeconds.toFixed(1)} s, ${report.swaps} swaps (${Math.round(report.swaps / report.elapsedSeconds)}/s)`,
+      `${name}: ${report.iterations} calls (${report.failures} failed: ${[...classifications].join(', ')}) in ${report.elapsedSeconds.toFixed(1)} s, ${report.swaps} swaps (${Math.round(report.swaps / report.elapsedSeconds)}/s)`,
     );
   },
   SECONDS * 1000 + 8000,
