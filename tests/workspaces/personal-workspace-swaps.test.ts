@@ -11,9 +11,9 @@
  * directory the tenant controls, where the tenant can exchange both the workspaces directory and its
  * parent with links to a root-owned sentinel (entries mode 0700, a mode-04755 file in each directory).
  * While it does, users' workspaces are made (first use) and looked up again (second use): each call
- * returns the workspace's path made in the real workspaces directory, owned by the configured owner with
- * mode 0700, or fails with ELOOP (a link on the way, refused by the open); the sentinel stays identical in bytes, modes and
- * owners.
+ * returns the workspace's path made in the real workspaces directory, owned by the configured owner
+ * with mode 0700, or fails with ELOOP (a link on the way, refused by the open); the sentinel stays
+ * identical in bytes, modes and owners.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { lstatSync, mkdirSync } from 'node:fs';
