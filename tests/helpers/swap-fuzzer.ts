@@ -20,11 +20,13 @@
  *     expect(report.leaks).toEqual([]);
  *     expect(report.sentinelAfter).toEqual(report.sentinelBefore);
  *
- * For writers (writes, uploads, chmod/chown, mounts with a writable sandbox), make the sentinel with
+ * For the server's own writers (writes, uploads, chmod/chown as root), make the sentinel with
  * `{ privileged: true }`: every entry is then owned by root with mode 0700, and each directory also holds
  * a setuid-looking file (mode 04755, named `<marker>-setuid`), so a write, chmod or chown that lands in it
  * changes something the snapshot records (a chown or a write clears the setuid bit; a chmod changes
- * 0700). The tree must then be made by root.
+ * 0700). The tree must then be made by root. For what runs as another uid (a sandboxed command, an MCP
+ * server), make it with `{ writable: true }`: every directory 0777 and file 0666, so that process could
+ * read and change whatever of it a mount exposed.
  *
  * `componentsToSwap` are paths relative to the workspace, each an existing entry; entry `x/y` is swapped
  * with a link to `<sentinel>/x/y` (the sentinel mirrors the workspace, see createSentinelTree). Each
@@ -103,6 +105,11 @@ export interface SentinelOptions {
    * write of a root process would visibly change (requires running as root).
    */
   privileged?: boolean;
+  /**
+   * Every directory mode 0777 and file 0666: a process of another uid (a sandboxed command) that reached
+   * the sentinel could change it, and the snapshot would show it. Not with `privileged`.
+   */
+  writable?: boolean;
 }
 
 /**
@@ -113,6 +120,8 @@ export interface SentinelOptions {
 export function createSentinelTree(root: string, like: string, options: SentinelOptions = {}): SentinelTree {
   const marker = options.marker ?? SENTINEL_MARKER;
   const privileged = options.privileged === true;
+  const writable = options.writable === true;
+  if (privileged && writable) throw new Error('a sentinel is privileged or writable, not both');
   if (privileged && process.getuid?.() !== 0) {
     throw new Error('a privileged sentinel is made by root (its entries are root-owned)');
   }
@@ -122,6 +131,7 @@ export function createSentinelTree(root: string, like: string, options: Sentinel
       chownSync(path, 0, 0);
       chmodSync(path, mode);
     }
+    if (writable) chmodSync(path, 0o666);
   };
   const copy = (from: string, to: string) => {
     mkdirSync(to, { recursive: true });
@@ -135,6 +145,7 @@ export function createSentinelTree(root: string, like: string, options: Sentinel
       chownSync(to, 0, 0);
       chmodSync(to, 0o700);
     }
+    if (writable) chmodSync(to, 0o777);
   };
   copy(like, root);
   return { root, marker };
