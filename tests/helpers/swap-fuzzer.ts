@@ -38,6 +38,7 @@ import { createHash } from 'node:crypto';
 import {
   chmodSync,
   chownSync,
+  lchownSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -76,8 +77,15 @@ export interface SwapFuzzOptions {
   iterations?: number;
   /** …unless this many seconds have passed first (default 10). */
   seconds?: number;
-  /** Exchanges per burst of the exchanger (default 16; it sleeps ~1 ms between bursts). */
+  /** Exchanges per burst of the exchanger (default 16, or one more at random; ~1 ms sleep between bursts). */
   burst?: number;
+  /**
+   * The user the exchanger runs as (default: the test's own). Given (the test must be root), the swap
+   * links are that user's and the exchanger runs with its uid and gid only (`setpriv`), so the kernel
+   * allows it exactly what that local user may rename: in a sticky directory like /tmp, only its own
+   * entries. The entries' parents must be passable for it.
+   */
+  tenant?: { uid: number; gid: number };
 }
 
 export interface SwapFuzzReport {
@@ -206,12 +214,22 @@ export async function fuzzSwaps(options: SwapFuzzOptions): Promise<SwapFuzzRepor
   const { marker } = options.sentinel;
   const sentinelBefore = snapshotTree(options.sentinel.root);
   const entries = options.componentsToSwap.map((component) => join(options.workspace, component));
+  const { tenant } = options;
   entries.forEach((entry, index) => {
     symlinkSync(join(options.sentinel.root, options.componentsToSwap[index]!), `${entry}${SWAP_LINK_SUFFIX}`);
+    if (tenant) lchownSync(`${entry}${SWAP_LINK_SUFFIX}`, tenant.uid, tenant.gid);
   });
   const request: ExchangerRequest = { entries, burst: options.burst ?? 16 };
+  const asTenant = tenant
+    ? ['setpriv', `--reuid=${tenant.uid}`, `--regid=${tenant.gid}`, '--clear-groups', '--']
+    : [];
   const child = Bun.spawn(
-    ['bun', new URL('./swap-exchanger.ts', import.meta.url).pathname, JSON.stringify(request)],
+    [
+      ...asTenant,
+      process.execPath,
+      new URL('./swap-exchanger.ts', import.meta.url).pathname,
+      JSON.stringify(request),
+    ],
     {
       stdin: 'pipe',
       stdout: 'pipe',
