@@ -69,7 +69,7 @@ test.each(operations)(
     // Every refusal said what happened in the tools' words, none passed on a bare system error.
     expect(unclear).toEqual([]);
     console.log(
-      `${_name}: ${report.iterations} calls (${report.failures} failed) in ${report.elapsedSeconds.toFixed(1)} s, ${report.swaps} swaps`,
+      `${_name}: ${report.iterations} calls (${report.failures} failed) in ${report.elapsedSeconds.toFixed(1)} s, ${report.swaps} swaps (${Math.round(report.swaps / report.elapsedSeconds)}/s)`,
     );
   },
   SECONDS * 1000 + 8000,
