@@ -15,7 +15,10 @@ import { RENAME_EXCHANGE, renameat2 } from '../../src/descriptors/linux-file-cal
 export interface ExchangerRequest {
   /** Absolute real paths of the entries to exchange (each with a `.swap-link` sibling). */
   entries: string[];
-  /** Exchanges (each of a random entry) per burst; the exchanger yields ~1 ms between bursts. */
+  /**
+   * Exchanges (each of a random entry) per burst, or one more at random; the exchanger yields ~1 ms
+   * between bursts.
+   */
   burst: number;
 }
 
@@ -54,8 +57,11 @@ if (import.meta.main) {
   let announced = false;
   while (!stopping) {
     // A random entry each time: across bursts any combination of swapped components is left standing
-    // while the server's operation runs, not only the all-real state a full round would end in.
-    for (let step = 0; step < request.burst; step += 1) {
+    // while the server's operation runs, not only the all-real state a full round would end in. One step
+    // more on every other burst, at random: with a single entry an even burst would always leave it
+    // real between bursts.
+    const steps = request.burst + (Math.random() < 0.5 ? 1 : 0);
+    for (let step = 0; step < steps; step += 1) {
       exchange(targets[Math.floor(Math.random() * targets.length)]!);
       swaps += 1;
     }

@@ -20,6 +20,14 @@
  *     expect(report.leaks).toEqual([]);
  *     expect(report.sentinelAfter).toEqual(report.sentinelBefore);
  *
+ * For the server's own writers (writes, uploads, chmod/chown as root), make the sentinel with
+ * `{ privileged: true }`: every entry is then owned by root with mode 0700, and each directory also holds
+ * a setuid-looking file (mode 04755, named `<marker>-setuid`), so a write, chmod or chown that lands in it
+ * changes something the snapshot records (a chown or a write clears the setuid bit; a chmod changes
+ * 0700). The tree must then be made by root. For what runs as another uid (a sandboxed command, an MCP
+ * server), make it with `{ writable: true }`: every directory 0777 and file 0666, so that process could
+ * read and change whatever of it a mount exposed.
+ *
  * `componentsToSwap` are paths relative to the workspace, each an existing entry; entry `x/y` is swapped
  * with a link to `<sentinel>/x/y` (the sentinel mirrors the workspace, see createSentinelTree). Each
  * result (or thrown error) of `operation` is serialised with JSON and searched for the marker. The
@@ -28,6 +36,9 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  chmodSync,
+  chownSync,
+  lchownSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -66,8 +77,15 @@ export interface SwapFuzzOptions {
   iterations?: number;
   /** …unless this many seconds have passed first (default 10). */
   seconds?: number;
-  /** Exchanges per burst of the exchanger (default 16; it sleeps ~1 ms between bursts). */
+  /** Exchanges per burst of the exchanger (default 16, or one more at random; ~1 ms sleep between bursts). */
   burst?: number;
+  /**
+   * The user the exchanger runs as (default: the test's own). Given (the test must be root), the swap
+   * links are that user's and the exchanger runs with its uid and gid only (`setpriv`), so the kernel
+   * allows it exactly what that local user may rename: in a sticky directory like /tmp, only its own
+   * entries. The entries' parents must be passable for it.
+   */
+  tenant?: { uid: number; gid: number };
 }
 
 export interface SwapFuzzReport {
@@ -87,19 +105,55 @@ export interface SwapFuzzReport {
 /** The fuzzer's marker: long and odd enough never to occur by chance. */
 export const SENTINEL_MARKER = 'SENTINEL-8d1f0c2e-OUTSIDE';
 
+export interface SentinelOptions {
+  /** Default {@link SENTINEL_MARKER}. */
+  marker?: string;
+  /**
+   * Root-owned, every entry mode 0700, plus a mode-04755 file in each directory: what a chmod, chown or
+   * write of a root process would visibly change (requires running as root).
+   */
+  privileged?: boolean;
+  /**
+   * Every directory mode 0777 and file 0666: a process of another uid (a sandboxed command) that reached
+   * the sentinel could change it, and the snapshot would show it. Not with `privileged`.
+   */
+  writable?: boolean;
+}
+
 /**
  * Mirrors the tree at `like` (directories and regular files) under `root`, every file holding
  * `needle <marker>` and every directory an extra `<marker>.txt`, so a read, listing or search that
  * reaches the sentinel shows the marker.
  */
-export function createSentinelTree(root: string, like: string, marker = SENTINEL_MARKER): SentinelTree {
+export function createSentinelTree(root: string, like: string, options: SentinelOptions = {}): SentinelTree {
+  const marker = options.marker ?? SENTINEL_MARKER;
+  const privileged = options.privileged === true;
+  const writable = options.writable === true;
+  if (privileged && writable) throw new Error('a sentinel is privileged or writable, not both');
+  if (privileged && process.getuid?.() !== 0) {
+    throw new Error('a privileged sentinel is made by root (its entries are root-owned)');
+  }
+  const file = (path: string, mode: number) => {
+    writeFileSync(path, `needle ${marker}\n`);
+    if (privileged) {
+      chownSync(path, 0, 0);
+      chmodSync(path, mode);
+    }
+    if (writable) chmodSync(path, 0o666);
+  };
   const copy = (from: string, to: string) => {
     mkdirSync(to, { recursive: true });
-    writeFileSync(join(to, `${marker}.txt`), `needle ${marker}\n`);
+    file(join(to, `${marker}.txt`), 0o700);
+    if (privileged) file(join(to, `${marker}-setuid`), 0o4755);
     for (const entry of readdirSync(from, { withFileTypes: true })) {
       if (entry.isDirectory()) copy(join(from, entry.name), join(to, entry.name));
-      else if (entry.isFile()) writeFileSync(join(to, entry.name), `needle ${marker}\n`);
+      else if (entry.isFile()) file(join(to, entry.name), 0o700);
     }
+    if (privileged) {
+      chownSync(to, 0, 0);
+      chmodSync(to, 0o700);
+    }
+    if (writable) chmodSync(to, 0o777);
   };
   copy(like, root);
   return { root, marker };
@@ -160,12 +214,22 @@ export async function fuzzSwaps(options: SwapFuzzOptions): Promise<SwapFuzzRepor
   const { marker } = options.sentinel;
   const sentinelBefore = snapshotTree(options.sentinel.root);
   const entries = options.componentsToSwap.map((component) => join(options.workspace, component));
+  const { tenant } = options;
   entries.forEach((entry, index) => {
     symlinkSync(join(options.sentinel.root, options.componentsToSwap[index]!), `${entry}${SWAP_LINK_SUFFIX}`);
+    if (tenant) lchownSync(`${entry}${SWAP_LINK_SUFFIX}`, tenant.uid, tenant.gid);
   });
   const request: ExchangerRequest = { entries, burst: options.burst ?? 16 };
+  const asTenant = tenant
+    ? ['setpriv', `--reuid=${tenant.uid}`, `--regid=${tenant.gid}`, '--clear-groups', '--']
+    : [];
   const child = Bun.spawn(
-    ['bun', new URL('./swap-exchanger.ts', import.meta.url).pathname, JSON.stringify(request)],
+    [
+      ...asTenant,
+      process.execPath,
+      new URL('./swap-exchanger.ts', import.meta.url).pathname,
+      JSON.stringify(request),
+    ],
     {
       stdin: 'pipe',
       stdout: 'pipe',

@@ -30,8 +30,18 @@ export class SymlinkLoopError extends Error {
 }
 
 /**
+ * The path changed while it was being resolved: an entry the walk had just seen as a link is no longer
+ * one (or is gone), or one it had just seen exist vanished. Someone is renaming or swapping components of
+ * it; carries `code: 'path_changed'` like the writers' PathChangedError.
+ */
+export class PathChangedWhileResolvingError extends Error {
+  readonly code = 'path_changed';
+}
+
+/**
  * The real location of an absolute, lexically normalised path. Throws only for what the caller must
- * report: a symlink loop (`ELOOP`) or an unreadable ancestor (`EACCES`).
+ * report: a symlink loop (`ELOOP`), an unreadable ancestor (`EACCES`), or a path changing under the walk
+ * (`path_changed`).
  */
 export async function resolveRealLocation(absolute: string, hops = 0): Promise<RealLocation> {
   try {
@@ -57,11 +67,28 @@ export async function resolveRealLocation(absolute: string, hops = 0): Promise<R
     if (isSymlink) {
       // A dangling link (or one whose target's parent is missing): follow it by hand.
       if (hops >= MAX_SYMLINK_HOPS) throw new SymlinkLoopError(`Too many symlinks under ${absolute}.`);
-      const target = resolve(dirname(current), await readlink(current));
+      let link: string;
+      try {
+        link = await readlink(current);
+      } catch (error) {
+        // EINVAL: no longer a link; missing: gone since the lstat.
+        if (errorCode(error) === 'EINVAL' || isMissing(error)) {
+          throw new PathChangedWhileResolvingError(`${current} changed while it was resolved.`);
+        }
+        throw error;
+      }
+      const target = resolve(dirname(current), link);
       const followed = await resolveRealLocation(join(target, ...tail), hops + 1);
       return { real: followed.real, exists: false };
     }
     // `current` exists and is not a link; its ancestors may be, so ask realpath for it.
-    return { real: join(await realpath(current), ...tail), exists: false };
+    try {
+      return { real: join(await realpath(current), ...tail), exists: false };
+    } catch (error) {
+      // It existed at the lstat a moment ago: a component on the way was moved or swapped.
+      if (isMissing(error))
+        throw new PathChangedWhileResolvingError(`${current} changed while it was resolved.`);
+      throw error;
+    }
   }
 }

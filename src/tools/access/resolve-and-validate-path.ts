@@ -32,7 +32,8 @@ function errorCode(error: unknown): unknown {
 
 /**
  * Resolves a path argument and decides it for `need`. Throws ToolArgumentError (not a string, empty, NUL
- * byte, symlink loop) and ToolPermissionError (names the path and the rule). `argumentName` appears in
+ * byte, symlink loop) and ToolPermissionError (names the path and the rule, or says the path changed
+ * while it was resolved). `argumentName` appears in
  * messages.
  */
 export async function resolveAndValidatePath(
@@ -56,6 +57,11 @@ export async function resolveAndValidatePath(
     if (code === 'EACCES' || code === 'EPERM') {
       throw new ToolPermissionError(
         `Cannot resolve ${argumentName} ${JSON.stringify(input)}: the operating system denied access to a directory on the way (${String(code)}).`,
+      );
+    }
+    if (code === 'path_changed') {
+      throw new ToolPermissionError(
+        `Cannot resolve ${argumentName} ${JSON.stringify(input)}: the path changed while the tool was using it (a file or directory on it was moved, or replaced by a link), so nothing was done there. Check it with list_directory and try again.`,
       );
     }
     if (code === 'ELOOP') {

@@ -2,7 +2,8 @@
  * The read-side tools under the swap fuzzer (tests/helpers/swap-fuzzer.ts): while the tenant exchanges
  * every directory and file of its workspace with symlinks to an outside sentinel tree, read_file,
  * list_directory, glob and grep return nothing of the sentinel and leave it untouched. Calls may fail
- * ("changed while the tool was using it"); none may read, list or search outside.
+ * ("changed while the tool was using it", in the tools' own words, never a bare system error); none may
+ * read, list or search outside.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,8 @@ let sentinel: SentinelTree;
 
 /** Every directory and file of the workspace, parents before children. */
 const components = ['a.txt', 'inner', 'inner/b.txt', 'inner/deep', 'inner/deep/c.txt'];
+/** Node's own wording of a failed system call (`EINVAL: invalid argument, readlink '…'`). */
+const RAW_SYSTEM_ERROR = /\bE[A-Z]+: [^,]+, [a-z0-9_]+ '/;
 /** Each operation runs this many times (at least 300) or for SECONDS, whichever ends first. */
 const ITERATIONS = 2000;
 /** Four operations: within ~30 s of wall time even on a slow machine. */
@@ -44,11 +47,16 @@ test.each(operations)(
   '%s returns nothing of the sentinel and leaves it untouched',
   async (_name, call) => {
     const calls = chat();
+    const unclear: string[] = [];
     const report = await fuzzSwaps({
       workspace,
       componentsToSwap: components,
       sentinel,
-      operation: (iteration) => calls.call(...call(iteration)),
+      operation: async (iteration) => {
+        const outcome = await calls.call(...call(iteration));
+        if (!outcome.ok && RAW_SYSTEM_ERROR.test(outcome.error.message)) unclear.push(outcome.error.message);
+        return outcome;
+      },
       iterations: ITERATIONS,
       seconds: SECONDS,
     });
@@ -58,8 +66,10 @@ test.each(operations)(
     // The tenant really raced the calls, and calls got through between the swaps.
     expect(report.swaps).toBeGreaterThan(100);
     expect(report.failures).toBeLessThan(report.iterations);
+    // Every refusal said what happened in the tools' words, none passed on a bare system error.
+    expect(unclear).toEqual([]);
     console.log(
-      `${_name}: ${report.iterations} calls (${report.failures} failed) in ${report.elapsedSeconds.toFixed(1)} s, ${report.swaps} swaps`,
+      `${_name}: ${report.iterations} calls (${report.failures} failed) in ${report.elapsedSeconds.toFixed(1)} s, ${report.swaps} swaps (${Math.round(report.swaps / report.elapsedSeconds)}/s)`,
     );
   },
   SECONDS * 1000 + 8000,
