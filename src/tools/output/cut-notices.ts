@@ -103,6 +103,25 @@ export function resultBudgetMarker(originalBytes: number, keptBytes: number, bud
 }
 
 /**
+ * What replaces a base64 value (an image, a blob) an external MCP server sent that did not fit the
+ * bytes read of one message: a cut one would be garbage, so none of it is kept.
+ */
+export function mcpValueCutMarker(bytes: number, limitBytes: number): string {
+  return cutMarker(
+    `a base64 value of ${bytes} bytes did not fit the ${formatBytes(limitBytes)} read of one MCP message and was left out`,
+    'ask the server for a smaller one if its tool can make one',
+  );
+}
+
+/** The first block of an external MCP result that the connection cut at its byte limit. */
+export function mcpResultCutMarker(bytes: number, limitBytes: number): string {
+  return cutMarker(
+    `this result is ${bytes} bytes as the MCP server sent it, over the ${formatBytes(limitBytes)} read of one result, and only what fit is kept below`,
+    "ask for less if the tool's arguments allow it (a narrower query, a smaller page)",
+  );
+}
+
+/**
  * The notice when the path policy kept candidates out of a glob, grep or listing result, so an empty or
  * short result is not read as "nothing there". Not a cut: what it names cannot be read in this chat.
  */
