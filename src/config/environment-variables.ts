@@ -175,7 +175,8 @@ export const ENVIRONMENT_VARIABLES = {
     maximum: MAX_MCP_BYTES,
     unit: 'bytes',
     defaultText: '`65536` (64 KiB)',
-    meaning: "largest input or output schema of one external MCP tool (as JSON); one larger refuses its server's listing whole",
+    meaning:
+      "largest input or output schema of one external MCP tool (as JSON); one larger refuses its server's listing whole",
   }),
   MANGO_MCP_MAX_LISTING_BYTES: integerVariable({
     fallback: 1024 * 1024,
@@ -183,7 +184,8 @@ export const ENVIRONMENT_VARIABLES = {
     maximum: MAX_MCP_BYTES,
     unit: 'bytes',
     defaultText: '`1048576` (1 MiB)',
-    meaning: "largest tool listing of one external MCP server, all pages (as JSON); a larger one is refused whole",
+    meaning:
+      'largest tool listing of one external MCP server, all pages (as JSON); a larger one is refused whole',
   }),
   MANGO_MCP_MAX_RESULT_BYTES: integerVariable({
     fallback: 8 * 1024 * 1024,
@@ -191,7 +193,8 @@ export const ENVIRONMENT_VARIABLES = {
     maximum: MAX_MCP_BYTES,
     unit: 'bytes',
     defaultText: '`8388608` (8 MiB)',
-    meaning: 'bytes of one message (a call result, a listing page) read from an external MCP server; the rest is cut as it arrives',
+    meaning:
+      'bytes of one message (a call result, a listing page) read from an external MCP server; the rest is cut as it arrives',
   }),
   MANGO_MCP_MAX_CACHED_BYTES_PER_USER: integerVariable({
     fallback: 4 * 1024 * 1024,
@@ -199,7 +202,8 @@ export const ENVIRONMENT_VARIABLES = {
     maximum: MAX_MCP_BYTES,
     unit: 'bytes',
     defaultText: '`4194304` (4 MiB)',
-    meaning: "tool listings kept per user across all their external MCP servers; beyond it the least recently listed are dropped and listed again when needed",
+    meaning:
+      'tool listings kept per user across all their external MCP servers; beyond it the least recently listed are dropped and listed again when needed',
   }),
   MANGO_PROVIDER_FIRST_EVENT_TIMEOUT_SECONDS: integerVariable({
     fallback: 120,

@@ -10,14 +10,19 @@
  * - `structuredContent` when the server sent it.
  *
  * `isError: true` becomes a thrown `execution_error` carrying the server's own message, so the model
- * sees `ok: false` with what the server said. The result budget and its cut apply afterwards, as for
- * every tool.
+ * sees `ok: false` with what the server said. A result the connection cut at its byte limit
+ * (message-cutter.ts) starts with a text block holding the cut marker — first, so the loop's own cut
+ * of a long text cannot remove it — and a base64 value it left out is described by its marker. The
+ * result budget and its cut apply afterwards, as for every tool.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { detectImageFormat, writeImageFile } from '../images/image-file-store.ts';
 import { getImageRepository, getImageUrl } from '../images/image-generation-config.ts';
 import { ToolError } from '../tools/errors.ts';
+import { CUT_MARKER_PATTERN } from '../tools/output/cut-marker.ts';
+import { mcpResultCutMarker } from '../tools/output/cut-notices.ts';
 import type { ToolContext } from '../tools/types.ts';
+import { transportCutOf } from './message-cutter.ts';
 
 /** The largest image (decoded bytes) an external tool may hand back to be stored and shown. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -43,6 +48,12 @@ export interface ResultContext {
   context: Pick<ToolContext, 'userId' | 'chatId' | 'dataDirectory' | 'now'>;
 }
 
+/** The marker a base64 value was replaced by at the connection, or undefined for real data. */
+function leftOut(base64: string): string | undefined {
+  // Base64 never holds "[", so a marker cannot be mistaken for data.
+  return CUT_MARKER_PATTERN.test(base64) ? base64 : undefined;
+}
+
 function decodedLength(base64: string): number {
   const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
   return Math.max(0, Math.floor((base64.length * 3) / 4) - padding);
@@ -53,6 +64,8 @@ async function storeImage(
   mimeType: string,
   where: ResultContext,
 ): Promise<ExternalContentBlock> {
+  const marker = leftOut(data);
+  if (marker !== undefined) return { type: 'image', mimeType, omitted: marker };
   const size = decodedLength(data);
   if (size > MAX_IMAGE_BYTES) {
     return {
@@ -107,6 +120,8 @@ export async function mapExternalToolResult(
     );
   }
   const content: ExternalContentBlock[] = [];
+  const cut = transportCutOf(result);
+  if (cut !== undefined) content.push({ type: 'text', text: mcpResultCutMarker(cut.bytes, cut.limitBytes) });
   for (const block of result.content ?? []) {
     switch (block.type) {
       case 'text':
@@ -120,7 +135,7 @@ export async function mapExternalToolResult(
           type: 'audio',
           mimeType: block.mimeType,
           byteLength: decodedLength(block.data),
-          omitted: 'Audio is not passed on.',
+          omitted: leftOut(block.data) ?? 'Audio is not passed on.',
         });
         break;
       case 'resource': {
@@ -135,7 +150,7 @@ export async function mapExternalToolResult(
             uri: resource.uri,
             ...mimeType,
             byteLength: decodedLength(blob),
-            omitted: 'Binary resource contents are not passed on.',
+            omitted: leftOut(blob) ?? 'Binary resource contents are not passed on.',
           });
         }
         break;

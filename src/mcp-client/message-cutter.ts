@@ -52,7 +52,7 @@ const KEY_CAPTURE_BYTES = 16;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-const enum Mode {
+enum Mode {
   Value,
   ValueOrEnd,
   Key,
@@ -173,15 +173,25 @@ export class MessageCutter {
     if (isWhitespace(byte)) return;
     switch (this.#mode) {
       case Mode.Value:
-        return this.#beginValue(byte, offset);
+        this.#beginValue(byte, offset);
+        return;
       case Mode.ValueOrEnd:
-        if (byte === 0x5d) return this.#close(false, offset);
-        return this.#beginValue(byte, offset);
+        if (byte === 0x5d) {
+          this.#close(false, offset);
+          return;
+        }
+        this.#beginValue(byte, offset);
+        return;
       case Mode.KeyOrEnd:
-        if (byte === 0x7d) return this.#close(true, offset);
-        return this.#beginKey(byte, offset);
+        if (byte === 0x7d) {
+          this.#close(true, offset);
+          return;
+        }
+        this.#beginKey(byte, offset);
+        return;
       case Mode.Key:
-        return this.#beginKey(byte, offset);
+        this.#beginKey(byte, offset);
+        return;
       case Mode.Colon:
         if (byte !== 0x3a) throw this.#unexpected(byte);
         this.#put(byte);
@@ -193,7 +203,10 @@ export class MessageCutter {
           this.#mode = frame.object ? Mode.Key : Mode.Value;
           return;
         }
-        if (byte === (frame.object ? 0x7d : 0x5d)) return this.#close(frame.object, offset);
+        if (byte === (frame.object ? 0x7d : 0x5d)) {
+          this.#close(frame.object, offset);
+          return;
+        }
         throw this.#unexpected(byte);
       }
       default:
@@ -384,7 +397,9 @@ export class MessageCutter {
     const isResult = object && this.#stack.length === 1 && parent?.object === true && parent.key === 'result';
     if (isResult && this.#cut && this.#suppress < 0) {
       const cut: TransportCut = { bytes: offset - frame.inputStart + 1, limitBytes: this.#limit };
-      this.#putText(`${frame.kept > 0 ? ',' : ''}${JSON.stringify(TRANSPORT_CUT_KEY)}:${JSON.stringify(cut)}`);
+      this.#putText(
+        `${frame.kept > 0 ? ',' : ''}${JSON.stringify(TRANSPORT_CUT_KEY)}:${JSON.stringify(cut)}`,
+      );
     }
     this.#put(object ? 0x7d : 0x5d);
     this.#completeValue();
