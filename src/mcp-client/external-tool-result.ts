@@ -12,14 +12,12 @@
  * `isError: true` becomes a thrown `execution_error` carrying the server's own message, so the model
  * sees `ok: false` with what the server said. A result the connection cut at its byte limit
  * (message-cutter.ts) starts with a text block holding the cut marker — first, so the loop's own cut
- * of a long text cannot remove it — and a base64 value it left out is described by its marker. The
- * result budget and its cut apply afterwards, as for every tool.
+ * of a long text cannot remove it. The result budget and its cut apply afterwards, as for every tool.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { detectImageFormat, writeImageFile } from '../images/image-file-store.ts';
 import { getImageRepository, getImageUrl } from '../images/image-generation-config.ts';
 import { ToolError } from '../tools/errors.ts';
-import { CUT_MARKER_PATTERN } from '../tools/output/cut-marker.ts';
 import { mcpResultCutMarker } from '../tools/output/cut-notices.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { transportCutOf } from './message-cutter.ts';
@@ -48,12 +46,6 @@ export interface ResultContext {
   context: Pick<ToolContext, 'userId' | 'chatId' | 'dataDirectory' | 'now'>;
 }
 
-/** The marker a base64 value was replaced by at the connection, or undefined for real data. */
-function leftOut(base64: string): string | undefined {
-  // Base64 never holds "[", so a marker cannot be mistaken for data.
-  return CUT_MARKER_PATTERN.test(base64) ? base64 : undefined;
-}
-
 function decodedLength(base64: string): number {
   const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
   return Math.max(0, Math.floor((base64.length * 3) / 4) - padding);
@@ -64,8 +56,6 @@ async function storeImage(
   mimeType: string,
   where: ResultContext,
 ): Promise<ExternalContentBlock> {
-  const marker = leftOut(data);
-  if (marker !== undefined) return { type: 'image', mimeType, omitted: marker };
   const size = decodedLength(data);
   if (size > MAX_IMAGE_BYTES) {
     return {
@@ -135,7 +125,7 @@ export async function mapExternalToolResult(
           type: 'audio',
           mimeType: block.mimeType,
           byteLength: decodedLength(block.data),
-          omitted: leftOut(block.data) ?? 'Audio is not passed on.',
+          omitted: 'Audio is not passed on.',
         });
         break;
       case 'resource': {
@@ -150,7 +140,7 @@ export async function mapExternalToolResult(
             uri: resource.uri,
             ...mimeType,
             byteLength: decodedLength(blob),
-            omitted: leftOut(blob) ?? 'Binary resource contents are not passed on.',
+            omitted: 'Binary resource contents are not passed on.',
           });
         }
         break;

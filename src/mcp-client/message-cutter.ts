@@ -7,7 +7,7 @@
  * What is kept is always valid JSON with the message's shape:
  * - a string that does not fit is cut at a UTF-8 and escape boundary (the text of a result arrives as
  *   its first bytes); a base64 value (`data`, `blob`) is never cut, since a cut image or blob is
- *   garbage: one that does not fit is replaced whole by a cut marker;
+ *   garbage (and fails the SDK's base64 check): one that does not fit is left out with its item;
  * - once the limit is reached, further array elements and object members are left out — except that
  *   the message's own members (`id`, `jsonrpc`, `result`…) and the result's members (`isError`…) get a
  *   small allowance past the limit, so the answer still reaches its request;
@@ -16,7 +16,6 @@
  *
  * Whitespace outside strings is dropped. Nesting is bounded too (a thousand `[` cost a stack).
  */
-import { mcpValueCutMarker } from '../tools/output/cut-notices.ts';
 import { completeUtf8PrefixLength } from '../tools/output/utf8-cap.ts';
 
 /** The `result` member that says the transport cut the result: `{bytes, limitBytes}`. */
@@ -46,6 +45,12 @@ const MAX_DEPTH = 128;
 const MAX_LITERAL_BYTES = 64;
 /** Keys whose string values are base64: replaced whole, never cut. */
 const BASE64_KEYS = new Set(['data', 'blob']);
+/**
+ * The depth of a result's items (a listing's tools, a call's content blocks, the members of its
+ * structured content). An item that loses a member or element is left out whole, so what is kept
+ * still passes the SDK's schema: a tool without its `inputSchema` would fail the whole listing.
+ */
+const ITEM_DEPTH = 3;
 /** How much of a key is remembered (only short keys are looked at). */
 const KEY_CAPTURE_BYTES = 16;
 
@@ -109,14 +114,14 @@ export class MessageCutter {
   #stringWhole = false;
   #stringLimit = 0;
   #stringStart = 0;
-  #stringInputStart = 0;
   #stringSkipping = false;
-  #stringReplaced = false;
   #escaped = false;
   #key = '';
   #literalBytes = 0;
   /** Output offset before the separator of the member being read (to take a key back). */
   #memberStart = 0;
+  /** Output offset before the item at {@link ITEM_DEPTH} being read, or -1 outside one. */
+  #itemStart = -1;
 
   /** @param limitBytes bytes of the message kept (plus a small allowance for its own members). */
   constructor(limitBytes: number) {
@@ -187,10 +192,10 @@ export class MessageCutter {
           this.#close(true, offset);
           return;
         }
-        this.#beginKey(byte, offset);
+        this.#beginKey(byte);
         return;
       case Mode.Key:
-        this.#beginKey(byte, offset);
+        this.#beginKey(byte);
         return;
       case Mode.Colon:
         if (byte !== 0x3a) throw this.#unexpected(byte);
@@ -229,9 +234,9 @@ export class MessageCutter {
     const parent = this.#stack[depth - 1];
     if (parent && !parent.object && this.#suppress < 0) {
       if (this.#length >= this.#limitAt(depth)) {
-        this.#suppress = depth;
-        this.#cut = true;
+        this.#leaveOut(depth);
       } else {
+        if (depth === ITEM_DEPTH) this.#itemStart = this.#length;
         if (parent.kept > 0) this.#put(0x2c);
         parent.kept += 1;
       }
@@ -245,7 +250,7 @@ export class MessageCutter {
     }
     if (byte === QUOTE) {
       const whole = parent?.object === true && BASE64_KEYS.has(parent.key);
-      this.#beginString(false, whole, this.#limitAt(depth), offset);
+      this.#beginString(false, whole, this.#limitAt(depth));
       return;
     }
     if (!isLiteralByte(byte)) throw this.#unexpected(byte);
@@ -254,32 +259,30 @@ export class MessageCutter {
     this.#literalByte(byte);
   }
 
-  #beginKey(byte: number, offset: number): void {
+  #beginKey(byte: number): void {
     if (byte !== QUOTE) throw this.#unexpected(byte);
     const depth = this.#stack.length;
     const frame = this.#stack[depth - 1] as Frame;
     if (this.#suppress < 0) {
       if (this.#length >= this.#limitAt(depth)) {
-        this.#suppress = depth;
-        this.#cut = true;
+        this.#leaveOut(depth);
       } else {
         this.#memberStart = this.#length;
+        if (depth === ITEM_DEPTH) this.#itemStart = this.#length;
         if (frame.kept > 0) this.#put(0x2c);
         frame.kept += 1;
       }
     }
-    this.#beginString(true, true, this.#limitAt(depth), offset);
+    this.#beginString(true, true, this.#limitAt(depth));
   }
 
-  #beginString(isKey: boolean, whole: boolean, limit: number, offset: number): void {
+  #beginString(isKey: boolean, whole: boolean, limit: number): void {
     this.#mode = Mode.String;
     this.#stringIsKey = isKey;
     this.#stringWhole = whole;
     this.#stringLimit = limit;
     this.#stringStart = this.#length;
-    this.#stringInputStart = offset;
     this.#stringSkipping = this.#suppress >= 0;
-    this.#stringReplaced = false;
     this.#escaped = false;
     this.#key = '';
     this.#put(QUOTE);
@@ -320,7 +323,7 @@ export class MessageCutter {
         this.#stringByte(byte);
         continue;
       }
-      this.#endString(this.#base + at - 1);
+      this.#endString();
       return at;
     }
     return at;
@@ -346,30 +349,20 @@ export class MessageCutter {
     this.#overflow();
   }
 
-  /** The string does not fit: cut it, or (keys, base64) take it back whole. */
+  /** The string does not fit: cut it, or (keys, base64 values) leave its member out. */
   #overflow(): void {
     this.#stringSkipping = true;
     this.#cut = true;
     if (!this.#stringWhole) return;
-    if (this.#stringIsKey) {
-      // The member goes: its separator and key are taken back, and its value is left out.
-      this.#length = this.#memberStart;
-      const frame = this.#stack[this.#stack.length - 1] as Frame;
-      frame.kept -= 1;
-      this.#suppress = this.#stack.length;
-      return;
-    }
-    this.#length = this.#stringStart;
-    this.#stringReplaced = true;
+    // The member goes: its separator and key are taken back, and the rest of it is left out.
+    this.#length = this.#memberStart;
+    const frame = this.#stack[this.#stack.length - 1] as Frame;
+    frame.kept -= 1;
+    this.#leaveOut(this.#stack.length);
   }
 
-  #endString(offset: number): void {
-    if (this.#stringReplaced) {
-      const marker = mcpValueCutMarker(offset - this.#stringInputStart + 1, this.#limit);
-      this.#putText(JSON.stringify(marker));
-    } else {
-      this.#put(QUOTE);
-    }
+  #endString(): void {
+    this.#put(QUOTE);
     if (this.#stringIsKey) {
       const frame = this.#stack[this.#stack.length - 1] as Frame;
       frame.key = this.#key;
@@ -405,7 +398,21 @@ export class MessageCutter {
     this.#completeValue();
   }
 
+  /** Leaves out the value at `depth` (and, inside an item, the whole item: see {@link ITEM_DEPTH}). */
+  #leaveOut(depth: number): void {
+    this.#cut = true;
+    if (depth > ITEM_DEPTH && this.#itemStart >= 0) {
+      this.#length = this.#itemStart;
+      (this.#stack[ITEM_DEPTH - 1] as Frame).kept -= 1;
+      this.#itemStart = -1;
+      this.#suppress = ITEM_DEPTH;
+      return;
+    }
+    this.#suppress = depth;
+  }
+
   #completeValue(): void {
+    if (this.#stack.length === ITEM_DEPTH) this.#itemStart = -1;
     if (this.#suppress === this.#stack.length) this.#suppress = -1;
     this.#mode = this.#stack.length === 0 ? Mode.Done : Mode.CommaOrEnd;
   }

@@ -102,17 +102,6 @@ export function resultBudgetMarker(originalBytes: number, keptBytes: number, bud
   )}`;
 }
 
-/**
- * What replaces a base64 value (an image, a blob) an external MCP server sent that did not fit the
- * bytes read of one message: a cut one would be garbage, so none of it is kept.
- */
-export function mcpValueCutMarker(bytes: number, limitBytes: number): string {
-  return cutMarker(
-    `a base64 value of ${bytes} bytes did not fit the ${formatBytes(limitBytes)} read of one MCP message and was left out`,
-    'ask the server for a smaller one if its tool can make one',
-  );
-}
-
 /** The first block of an external MCP result that the connection cut at its byte limit. */
 export function mcpResultCutMarker(bytes: number, limitBytes: number): string {
   return cutMarker(
