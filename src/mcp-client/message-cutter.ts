@@ -223,9 +223,13 @@ export class MessageCutter {
     return new SyntaxError(`Unexpected ${JSON.stringify(String.fromCharCode(byte))} in an MCP message.`);
   }
 
-  /** The limit for a value at `depth`: the message's and the result's members get the allowance. */
+  /**
+   * The limit for a value at `depth`: the result's members get half the allowance and the message's
+   * own members all of it, so however many members a result has, its `id` still arrives.
+   */
   #limitAt(depth: number): number {
-    return depth <= 2 ? this.#hardLimit : this.#limit;
+    if (depth <= 1) return this.#hardLimit;
+    return depth === 2 ? this.#limit + MEMBER_ALLOWANCE_BYTES / 2 : this.#limit;
   }
 
   #beginValue(byte: number, offset: number): void {
