@@ -1,6 +1,6 @@
 /**
  * The bounds on what external MCP servers send, end to end over Streamable HTTP (event streams and
- * JSON bodies): a listing of 3 × 60 tools with 1 MiB descriptions is refused whole and leaves the
+ * JSON bodies) and over stdio in the shell sandbox: a listing of 3 × 60 tools with 1 MiB descriptions is refused whole and leaves the
  * server's memory near where it was, and a 50 MiB result arrives cut with the cut marker.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -17,8 +17,11 @@ import {
   serializeToolOutput,
 } from '../../src/tools/output/result-budget.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
+import type { BubblewrapSandbox } from '../../src/tools/shell/sandbox/bubblewrap-sandbox.ts';
 import { createUnsandboxedShell } from '../../src/tools/shell/sandbox/unsandboxed-shell.ts';
 import { makeToolContext } from '../helpers/tool-context.ts';
+import { createTestSandbox, describeSandbox } from '../tools/shell/sandbox/sandbox-host.ts';
+import { createExternalSetup, type ExternalSetup } from './external-servers.ts';
 
 const FIXTURE = join(import.meta.dir, '__fixtures__', 'oversized-server.mjs');
 const MIB = 1024 * 1024;
@@ -169,5 +172,61 @@ describe('bounds on external MCP servers over HTTP', () => {
       /^\[cut: this result is \d+ bytes as the MCP server sent it, over the 8 MiB read/,
     );
     expect(result.content[1]?.text).toBe('x'.repeat(10));
+  }, 60_000);
+});
+
+describeSandbox('bounds on external MCP servers on stdio', () => {
+  let sandbox: BubblewrapSandbox;
+  let setup: ExternalSetup;
+
+  function stdioServer(name: string, tools: number, descriptionBytes: number) {
+    return {
+      name,
+      transport: 'stdio' as const,
+      command: 'node',
+      args: [FIXTURE, 'stdio', String(tools), String(descriptionBytes)],
+      env: {},
+      network: 'none' as const,
+      // The fixture lies in the repository, next to node_modules: both read-only.
+      packageDirectory: join(import.meta.dir, '..', '..'),
+    };
+  }
+
+  beforeAll(async () => {
+    sandbox = createTestSandbox();
+    setup = await createExternalSetup(sandbox, [stdioServer('small', 1, 10), stdioServer('huge', 60, MIB)]);
+  }, 60_000);
+  afterAll(async () => {
+    await setup.dispose();
+    sandbox.dispose();
+  });
+
+  test('a listing of 60 tools with 1 MiB descriptions is refused whole; the small server is listed', async () => {
+    const { servers } = await setup.source.serverStates('alice');
+    expect(servers.map((server) => [server.name, server.status, server.error])).toEqual([
+      ['small', 'connected', undefined],
+      [
+        'huge',
+        'failed',
+        expect.stringMatching(
+          /^The MCP server "huge" was refused: its tool listing is at least \d+ bytes, over the 1 MiB limit for one listing \(MANGO_MCP_MAX_LISTING_BYTES\); none of its tools are offered until its listing fits\.$/,
+        ),
+      ],
+    ]);
+  }, 60_000);
+
+  test('a 50 MiB result arrives cut at the message limit, the cut marker first', async () => {
+    const tool = (await setup.source.registryFor('alice', setup.aliceReachable)).get('mcp__small__big');
+    if (tool === undefined) throw new Error('mcp__small__big is not listed');
+    const result = (await tool.execute(
+      { bytes: 50 * MIB },
+      makeToolContext({ userId: 'alice', reachable: setup.aliceReachable }),
+    )) as { content: { type: string; text?: string }[] };
+    const sent = Buffer.byteLength(JSON.stringify({ content: [{ type: 'text', text: '' }] })) + 50 * MIB;
+    expect(result.content[0]?.text).toBe(
+      `[cut: this result is ${sent} bytes as the MCP server sent it, over the 8 MiB read of one result, and only what fit is kept below; ask for less if the tool's arguments allow it (a narrower query, a smaller page)]`,
+    );
+    const before = Buffer.byteLength('{"result":{"content":[{"type":"text","text":"');
+    expect(result.content[1]?.text).toBe('x'.repeat(DEFAULT_MCP_BOUNDS.maxResultBytes - before));
   }, 60_000);
 });

@@ -3,11 +3,8 @@
 // `bytes` bytes (and, with `imageBytes`, a base64 image value of that many bytes after it).
 // Usage: node oversized-server.mjs http PORT TOOLS DESCRIPTION_BYTES [json]  (prints "listening PORT")
 //        node oversized-server.mjs stdio TOOLS DESCRIPTION_BYTES
-import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+// The transports are imported by mode: the HTTP one needs more memory than the shell sandbox allows.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const [mode, ...rest] = process.argv.slice(2);
@@ -44,8 +41,12 @@ function newServer() {
 }
 
 if (mode === 'stdio') {
+  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
   await newServer().connect(new StdioServerTransport());
 } else {
+  const { randomUUID } = await import('node:crypto');
+  const { createServer } = await import('node:http');
+  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const sessions = new Map();
   const http = createServer(async (request, response) => {
     const id = request.headers['mcp-session-id'];
