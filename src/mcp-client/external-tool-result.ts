@@ -20,7 +20,7 @@ import { getImageRepository, getImageUrl } from '../images/image-generation-conf
 import { ToolError } from '../tools/errors.ts';
 import { mcpResultCutMarker } from '../tools/output/cut-notices.ts';
 import type { ToolContext } from '../tools/types.ts';
-import { transportCutOf } from './message-cutter.ts';
+import { transportCutOf } from './transport-cut.ts';
 
 /** The largest image (decoded bytes) an external tool may hand back to be stored and shown. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;

@@ -17,25 +17,8 @@
  * Whitespace outside strings is dropped. Nesting is bounded too (a thousand `[` cost a stack).
  */
 import { completeUtf8PrefixLength } from '../tools/output/utf8-cap.ts';
-
-/** The `result` member that says the transport cut the result: `{bytes, limitBytes}`. */
-export const TRANSPORT_CUT_KEY = 'mango/cut';
-
-/** What {@link TRANSPORT_CUT_KEY} holds. */
-export interface TransportCut {
-  /** The result as the server sent it, in bytes. */
-  bytes: number;
-  /** The limit it went over. */
-  limitBytes: number;
-}
-
-/** The cut a result carries, or undefined when it arrived whole. */
-export function transportCutOf(result: Record<string, unknown>): TransportCut | undefined {
-  const cut = result[TRANSPORT_CUT_KEY];
-  if (typeof cut !== 'object' || cut === null) return undefined;
-  const { bytes, limitBytes } = cut as Record<string, unknown>;
-  return typeof bytes === 'number' && typeof limitBytes === 'number' ? { bytes, limitBytes } : undefined;
-}
+import { ByteBuffer } from './byte-buffer.ts';
+import { TRANSPORT_CUT_KEY, type TransportCut } from './transport-cut.ts';
 
 /** Bytes past the limit the message's and the result's own members may still take. */
 const MEMBER_ALLOWANCE_BYTES = 4096;
@@ -43,7 +26,7 @@ const MEMBER_ALLOWANCE_BYTES = 4096;
 const MAX_DEPTH = 128;
 /** Longest number or literal (`true`, `1e308`…). */
 const MAX_LITERAL_BYTES = 64;
-/** Keys whose string values are base64: replaced whole, never cut. */
+/** Keys whose string values are base64: kept whole or left out with their item, never cut. */
 const BASE64_KEYS = new Set(['data', 'blob']);
 /**
  * The depth of a result's items (a listing's tools, a call's content blocks, the members of its
@@ -54,6 +37,7 @@ const ITEM_DEPTH = 3;
 /** How much of a key is remembered (only short keys are looked at). */
 const KEY_CAPTURE_BYTES = 16;
 
+const LITERAL_BYTE = /[0-9A-Za-z+.-]/;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
@@ -83,22 +67,15 @@ function isWhitespace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
 
+/** A byte of a number or literal (`-1.5e3`, `true`); only ever a few per value, so a pattern will do. */
 function isLiteralByte(byte: number): boolean {
-  return (
-    (byte >= 0x30 && byte <= 0x39) ||
-    (byte >= 0x61 && byte <= 0x7a) ||
-    (byte >= 0x41 && byte <= 0x5a) ||
-    byte === 0x2b ||
-    byte === 0x2d ||
-    byte === 0x2e
-  );
+  return LITERAL_BYTE.test(String.fromCharCode(byte));
 }
 
 export class MessageCutter {
   readonly #limit: number;
   readonly #hardLimit: number;
-  #out = new Uint8Array(1024);
-  #length = 0;
+  readonly #out = new ByteBuffer();
   readonly #stack: Frame[] = [];
   #mode: Mode = Mode.Value;
   /** Input bytes read before the current `feed`. */
@@ -129,16 +106,6 @@ export class MessageCutter {
     this.#hardLimit = limitBytes + MEMBER_ALLOWANCE_BYTES;
   }
 
-  /** Whether anything was left out so far. */
-  get cut(): boolean {
-    return this.#cut;
-  }
-
-  /** Bytes read so far. */
-  get inputBytes(): number {
-    return this.#consumed;
-  }
-
   /** Reads `chunk[start, end)`. @throws SyntaxError on what is not JSON. */
   feed(chunk: Uint8Array, start = 0, end = chunk.length): void {
     let index = start;
@@ -155,7 +122,7 @@ export class MessageCutter {
           index += 1;
           continue;
         }
-        this.#endLiteral();
+        this.#completeValue();
       }
       this.#structural(byte, this.#base + index);
       index += 1;
@@ -168,10 +135,10 @@ export class MessageCutter {
    * @throws SyntaxError when the message is incomplete.
    */
   finish(): Uint8Array {
-    if (this.#mode === Mode.Literal) this.#endLiteral();
+    if (this.#mode === Mode.Literal) this.#completeValue();
     if (!this.#started) return new Uint8Array(0);
     if (this.#mode !== Mode.Done) throw new SyntaxError('The MCP message ended before its JSON did.');
-    return this.#out.subarray(0, this.#length);
+    return this.#out.view();
   }
 
   #structural(byte: number, offset: number): void {
@@ -237,10 +204,10 @@ export class MessageCutter {
     const depth = this.#stack.length;
     const parent = this.#stack[depth - 1];
     if (parent && !parent.object && this.#suppress < 0) {
-      if (this.#length >= this.#limitAt(depth)) {
+      if (this.#out.length >= this.#limitAt(depth)) {
         this.#leaveOut(depth);
       } else {
-        if (depth === ITEM_DEPTH) this.#itemStart = this.#length;
+        if (depth === ITEM_DEPTH) this.#itemStart = this.#out.length;
         if (parent.kept > 0) this.#put(0x2c);
         parent.kept += 1;
       }
@@ -268,11 +235,11 @@ export class MessageCutter {
     const depth = this.#stack.length;
     const frame = this.#stack[depth - 1] as Frame;
     if (this.#suppress < 0) {
-      if (this.#length >= this.#limitAt(depth)) {
+      if (this.#out.length >= this.#limitAt(depth)) {
         this.#leaveOut(depth);
       } else {
-        this.#memberStart = this.#length;
-        if (depth === ITEM_DEPTH) this.#itemStart = this.#length;
+        this.#memberStart = this.#out.length;
+        if (depth === ITEM_DEPTH) this.#itemStart = this.#out.length;
         if (frame.kept > 0) this.#put(0x2c);
         frame.kept += 1;
       }
@@ -285,7 +252,7 @@ export class MessageCutter {
     this.#stringIsKey = isKey;
     this.#stringWhole = whole;
     this.#stringLimit = limit;
-    this.#stringStart = this.#length;
+    this.#stringStart = this.#out.length;
     this.#stringSkipping = this.#suppress >= 0;
     this.#escaped = false;
     this.#key = '';
@@ -322,7 +289,7 @@ export class MessageCutter {
       at += 1;
       if (byte === BACKSLASH) {
         // An escape is kept whole or not at all: room for the longest, `\uXXXX`.
-        if (!this.#stringSkipping && this.#length + 6 > this.#stringLimit) this.#overflow();
+        if (!this.#stringSkipping && this.#out.length + 6 > this.#stringLimit) this.#overflow();
         this.#escaped = true;
         this.#stringByte(byte);
         continue;
@@ -338,7 +305,7 @@ export class MessageCutter {
   }
 
   #copyRun(chunk: Uint8Array, start: number, stop: number): void {
-    const room = this.#stringLimit - this.#length;
+    const room = this.#stringLimit - this.#out.length;
     if (stop - start <= room) {
       this.#putRun(chunk, start, stop);
       return;
@@ -347,8 +314,8 @@ export class MessageCutter {
     if (!this.#stringWhole) {
       this.#putRun(chunk, start, start + Math.max(0, room));
       // A character split by the cut (or by the chunk boundary before it) is dropped whole.
-      const text = this.#out.subarray(this.#stringStart + 1, this.#length);
-      this.#length = this.#stringStart + 1 + completeUtf8PrefixLength(text);
+      const text = this.#out.view(this.#stringStart + 1);
+      this.#out.truncate(this.#stringStart + 1 + completeUtf8PrefixLength(text));
     }
     this.#overflow();
   }
@@ -359,7 +326,7 @@ export class MessageCutter {
     this.#cut = true;
     if (!this.#stringWhole) return;
     // The member goes: its separator and key are taken back, and the rest of it is left out.
-    this.#length = this.#memberStart;
+    this.#out.truncate(this.#memberStart);
     const frame = this.#stack[this.#stack.length - 1] as Frame;
     frame.kept -= 1;
     this.#leaveOut(this.#stack.length);
@@ -384,10 +351,6 @@ export class MessageCutter {
     this.#put(byte);
   }
 
-  #endLiteral(): void {
-    this.#completeValue();
-  }
-
   #close(object: boolean, offset: number): void {
     const frame = this.#stack.pop() as Frame;
     const parent = this.#stack[this.#stack.length - 1];
@@ -406,7 +369,7 @@ export class MessageCutter {
   #leaveOut(depth: number): void {
     this.#cut = true;
     if (depth > ITEM_DEPTH && this.#itemStart >= 0) {
-      this.#length = this.#itemStart;
+      this.#out.truncate(this.#itemStart);
       (this.#stack[ITEM_DEPTH - 1] as Frame).kept -= 1;
       this.#itemStart = -1;
       this.#suppress = ITEM_DEPTH;
@@ -422,30 +385,14 @@ export class MessageCutter {
   }
 
   #put(byte: number): void {
-    if (this.#suppress >= 0) return;
-    this.#reserve(1);
-    this.#out[this.#length] = byte;
-    this.#length += 1;
+    if (this.#suppress < 0) this.#out.push(byte);
   }
 
   #putRun(chunk: Uint8Array, start: number, stop: number): void {
-    if (this.#suppress >= 0 || stop <= start) return;
-    this.#reserve(stop - start);
-    this.#out.set(chunk.subarray(start, stop), this.#length);
-    this.#length += stop - start;
+    if (this.#suppress < 0) this.#out.append(chunk, start, stop);
   }
 
   #putText(text: string): void {
-    if (this.#suppress >= 0) return;
-    const bytes = new TextEncoder().encode(text);
-    this.#putRun(bytes, 0, bytes.length);
-  }
-
-  #reserve(bytes: number): void {
-    const needed = this.#length + bytes;
-    if (needed <= this.#out.length) return;
-    const grown = new Uint8Array(Math.max(needed, this.#out.length * 2));
-    grown.set(this.#out.subarray(0, this.#length));
-    this.#out = grown;
+    if (this.#suppress < 0) this.#out.append(new TextEncoder().encode(text));
   }
 }

@@ -8,7 +8,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '../tools/errors.ts';
 import { formatBytes } from '../tools/output/cut-notices.ts';
 import type { McpBounds } from './mcp-bounds.ts';
-import { transportCutOf } from './message-cutter.ts';
+import { transportCutOf } from './transport-cut.ts';
 
 /** Which bound refused a listing: stable, for callers and tests to tell them apart. */
 export type ListingBound = 'tools' | 'description' | 'schema' | 'listing' | 'message';

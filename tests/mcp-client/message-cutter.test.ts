@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { MessageCutter, TRANSPORT_CUT_KEY, transportCutOf } from '../../src/mcp-client/message-cutter.ts';
+import { MessageCutter } from '../../src/mcp-client/message-cutter.ts';
+import { TRANSPORT_CUT_KEY, transportCutOf } from '../../src/mcp-client/transport-cut.ts';
 
 const encoder = new TextEncoder();
 

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_MCP_BOUNDS, type McpBounds } from '../../src/mcp-client/mcp-bounds.ts';
-import { TRANSPORT_CUT_KEY } from '../../src/mcp-client/message-cutter.ts';
 import { ListingRefusedError, ToolListingMeter } from '../../src/mcp-client/tool-listing-meter.ts';
+import { TRANSPORT_CUT_KEY } from '../../src/mcp-client/transport-cut.ts';
 
 const bounds: McpBounds = {
   ...DEFAULT_MCP_BOUNDS,
