@@ -2,8 +2,9 @@
  * The server's external MCP tools, built from the environment: `MANGO_MCP_SERVERS` (the operator
  * file, read now — a malformed file stops the start with its `ConfigError`), `MANGO_MCP_ALLOW_PRIVATE`
  * and the bounds on what servers send (mcp-bounds.ts). Without a file there are still user-added
- * servers when a per-user source is given; without either, there is no source and users have the builtins only. `reload()` re-reads
- * the file (SIGHUP) and drops what it knew of every server that changed.
+ * servers when a per-user source is given; without either, there is no source and users have the
+ * builtins only. `reload()` re-reads the file (SIGHUP) and drops what it knew of every server that
+ * changed.
  */
 import { type Environment, readVariable } from '../config/environment-variables.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
