@@ -159,7 +159,8 @@ export const ENVIRONMENT_VARIABLES = {
     minimum: 1,
     maximum: 100_000,
     defaultText: '`200`',
-    meaning: 'most tools one external MCP server may list; a longer listing is refused whole',
+    meaning:
+      'most tools one external MCP server may list; a longer listing is refused whole (all bounds: [mcp-client.md](mcp-client.md#bounds))',
   }),
   MANGO_MCP_MAX_DESCRIPTION_BYTES: integerVariable({
     fallback: 8 * 1024,
@@ -203,7 +204,7 @@ export const ENVIRONMENT_VARIABLES = {
     unit: 'bytes',
     defaultText: '`4194304` (4 MiB)',
     meaning:
-      'tool listings kept per user across all their external MCP servers; beyond it the least recently listed are dropped and listed again when needed',
+      'tool listings kept per user across all their external MCP servers; past it the least recently listed are listed again when needed',
   }),
   MANGO_PROVIDER_FIRST_EVENT_TIMEOUT_SECONDS: integerVariable({
     fallback: 120,
