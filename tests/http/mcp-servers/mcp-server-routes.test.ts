@@ -198,9 +198,11 @@ describe.each(BACKENDS)('/api/mcp-servers on %s', (backend) => {
     await deps.externalTools?.close();
     build({ MANGO_MCP_MAX_DESCRIPTION_BYTES: '16' });
     const listed = await call('ann', 'GET', '/api/mcp-servers');
-    const shared = (
-      listed.body?.servers as { name: string; state: { status: string; error?: string } }[]
-    ).find((server) => server.name === 'shared');
+    const servers = (listed.body?.servers ?? []) as {
+      name: string;
+      state: { status: string; error?: string };
+    }[];
+    const shared = servers.find((server) => server.name === 'shared');
     expect(shared?.state.status).toBe('failed');
     expect(shared?.state.error).toMatch(
       /^The MCP server "shared" was refused: the description of its tool "[^"]+" is \d+ bytes, over the 16 bytes limit for one description \(MANGO_MCP_MAX_DESCRIPTION_BYTES\); none of its tools are offered until its listing fits\.$/,
