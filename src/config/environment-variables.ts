@@ -20,6 +20,8 @@ import {
 
 /** Longest accepted provider stall limit or retry wait: one day (anything longer is a typo). */
 const MAX_PROVIDER_SECONDS = 86_400;
+/** Largest accepted MCP byte bound: 1 GiB (anything larger bounds nothing on one server). */
+const MAX_MCP_BYTES = 1024 * 1024 * 1024;
 
 export const ENVIRONMENT_VARIABLES = {
   HOST: textVariable({
@@ -151,6 +153,58 @@ export const ENVIRONMENT_VARIABLES = {
     defaultText: '(unset: users cannot add MCP servers with headers)',
     meaning:
       "the key users' MCP server headers are stored encrypted with ([mcp-client.md](mcp-client.md)); changing it makes stored headers unreadable",
+  }),
+  MANGO_MCP_MAX_TOOLS: integerVariable({
+    fallback: 200,
+    minimum: 1,
+    maximum: 100_000,
+    defaultText: '`200`',
+    meaning:
+      'most tools one external MCP server may list; a longer listing is refused whole (all bounds: [mcp-client.md](mcp-client.md#bounds))',
+  }),
+  MANGO_MCP_MAX_DESCRIPTION_BYTES: integerVariable({
+    fallback: 8 * 1024,
+    minimum: 1,
+    maximum: MAX_MCP_BYTES,
+    unit: 'bytes',
+    defaultText: '`8192` (8 KiB)',
+    meaning: "largest description of one external MCP tool; one larger refuses its server's listing whole",
+  }),
+  MANGO_MCP_MAX_SCHEMA_BYTES: integerVariable({
+    fallback: 64 * 1024,
+    minimum: 1,
+    maximum: MAX_MCP_BYTES,
+    unit: 'bytes',
+    defaultText: '`65536` (64 KiB)',
+    meaning:
+      "largest input or output schema of one external MCP tool (as JSON); one larger refuses its server's listing whole",
+  }),
+  MANGO_MCP_MAX_LISTING_BYTES: integerVariable({
+    fallback: 1024 * 1024,
+    minimum: 1,
+    maximum: MAX_MCP_BYTES,
+    unit: 'bytes',
+    defaultText: '`1048576` (1 MiB)',
+    meaning:
+      'largest tool listing of one external MCP server, all pages (as JSON); a larger one is refused whole',
+  }),
+  MANGO_MCP_MAX_RESULT_BYTES: integerVariable({
+    fallback: 8 * 1024 * 1024,
+    minimum: 1024,
+    maximum: MAX_MCP_BYTES,
+    unit: 'bytes',
+    defaultText: '`8388608` (8 MiB)',
+    meaning:
+      'bytes of one message (a call result, a listing page) read from an external MCP server; the rest is cut as it arrives',
+  }),
+  MANGO_MCP_MAX_CACHED_BYTES_PER_USER: integerVariable({
+    fallback: 4 * 1024 * 1024,
+    minimum: 1,
+    maximum: MAX_MCP_BYTES,
+    unit: 'bytes',
+    defaultText: '`4194304` (4 MiB)',
+    meaning:
+      'tool listings kept per user across all their external MCP servers; past it the least recently listed are listed again when needed',
   }),
   MANGO_PROVIDER_FIRST_EVENT_TIMEOUT_SECONDS: integerVariable({
     fallback: 120,

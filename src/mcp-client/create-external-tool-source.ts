@@ -1,9 +1,10 @@
 /**
  * The server's external MCP tools, built from the environment: `MANGO_MCP_SERVERS` (the operator
- * file, read now — a malformed file stops the start with its `ConfigError`) and
- * `MANGO_MCP_ALLOW_PRIVATE`. Without a file there are still user-added servers when a per-user source
- * is given; without either, there is no source and users have the builtins only. `reload()` re-reads
- * the file (SIGHUP) and drops what it knew of every server that changed.
+ * file, read now — a malformed file stops the start with its `ConfigError`), `MANGO_MCP_ALLOW_PRIVATE`
+ * and the bounds on what servers send (mcp-bounds.ts). Without a file there are still user-added
+ * servers when a per-user source is given; without either, there is no source and users have the
+ * builtins only. `reload()` re-reads the file (SIGHUP) and drops what it knew of every server that
+ * changed.
  */
 import { type Environment, readVariable } from '../config/environment-variables.ts';
 import { hostShellSandbox } from '../sandbox/host-shell-sandbox.ts';
@@ -13,6 +14,7 @@ import type { WorkspaceService } from '../workspaces/workspace-service.ts';
 import { ExternalToolSource } from './external-tool-source.ts';
 import { createGuardedFetch } from './guarded-fetch.ts';
 import { HeaderCipher } from './header-cipher.ts';
+import { readMcpBounds } from './mcp-bounds.ts';
 import { McpConnectionPool, type McpConnectionPoolOptions } from './mcp-connection-pool.ts';
 import { McpServerRegistry } from './mcp-server-registry.ts';
 import type { UserMcpServerRepository } from './user-mcp-server-repository.ts';
@@ -68,6 +70,7 @@ export function createExternalTools(options: ExternalToolsOptions): ExternalTool
       sandbox: options.sandbox ?? hostShellSandbox,
       fetch: createGuardedFetch({ allowPrivate }),
       connectTimeoutMs: options.connectTimeoutMs,
+      bounds: readMcpBounds(options.environment),
     },
     listingAccess: async (userId) =>
       (await options.workspaces.reachableSetFor(userId, { workingDirectory: null, confined: true }))

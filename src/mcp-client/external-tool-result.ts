@@ -10,14 +10,17 @@
  * - `structuredContent` when the server sent it.
  *
  * `isError: true` becomes a thrown `execution_error` carrying the server's own message, so the model
- * sees `ok: false` with what the server said. The result budget and its cut apply afterwards, as for
- * every tool.
+ * sees `ok: false` with what the server said. A result the connection cut at its byte limit
+ * (message-cutter.ts) starts with a text block holding the cut marker — first, so the loop's own cut
+ * of a long text cannot remove it. The result budget and its cut apply afterwards, as for every tool.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { detectImageFormat, writeImageFile } from '../images/image-file-store.ts';
 import { getImageRepository, getImageUrl } from '../images/image-generation-config.ts';
 import { ToolError } from '../tools/errors.ts';
+import { mcpResultCutMarker } from '../tools/output/cut-notices.ts';
 import type { ToolContext } from '../tools/types.ts';
+import { transportCutOf } from './transport-cut.ts';
 
 /** The largest image (decoded bytes) an external tool may hand back to be stored and shown. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -107,6 +110,8 @@ export async function mapExternalToolResult(
     );
   }
   const content: ExternalContentBlock[] = [];
+  const cut = transportCutOf(result);
+  if (cut !== undefined) content.push({ type: 'text', text: mcpResultCutMarker(cut.bytes, cut.limitBytes) });
   for (const block of result.content ?? []) {
     switch (block.type) {
       case 'text':

@@ -9,8 +9,10 @@
  *   is offered its tools even though a listing from the personal workspace fails. A list is kept until
  *   the server sends `list_changed` (it is then listed again on the connection that said so), a reload
  *   changes the server, or a new connection lists differently; it outlives an idle program that was
- *   stopped. At most {@link MAX_SCOPES_PER_SERVER} lists are kept per user and server, the least
- *   recently listed dropped first.
+ *   stopped. What is kept is bounded per user and server and per user across all their servers
+ *   (catalog-cache.ts); a list dropped for room is listed again when needed.
+ * - A listing over a bound (tools, bytes per description, schema or listing, bytes of one message:
+ *   mcp-bounds.ts) is refused whole: the server is `failed` with the bound in its error.
  * - A chat's registry holds what its own reachable set lists. The settings page (no reachable set)
  *   shows the list from the personal workspace together with every other list known for the user, so
  *   a tool that exists only in one chat's directory can still be configured.
@@ -30,10 +32,12 @@ import { ToolError } from '../tools/errors.ts';
 import { ToolRegistry } from '../tools/registry.ts';
 import type { RegisteredTool, ToolContext } from '../tools/types.ts';
 import type { UserToolSource } from '../tools/user-tool-source.ts';
+import { type Catalog, CatalogCache, type CatalogFailure, ownerKeyOf, ownerOf } from './catalog-cache.ts';
 import { buildExternalTool, EXTERNAL_TIMEOUT_SECONDS } from './external-mcp-tool.ts';
 import { nameExternalTools } from './external-tool-name.ts';
 import { mapExternalToolResult } from './external-tool-result.ts';
-import { type McpConnection, McpSessionExpiredError } from './mcp-connection.ts';
+import { DEFAULT_MCP_BOUNDS } from './mcp-bounds.ts';
+import { type McpConnection, McpSessionExpiredError, type ToolListing } from './mcp-connection.ts';
 import type { McpConnectionPool } from './mcp-connection-pool.ts';
 import {
   type ConnectionHooks,
@@ -61,47 +65,25 @@ export interface ExternalToolSourceOptions {
   log?: (line: string) => void;
 }
 
-interface Catalog {
-  tools: RegisteredTool[];
-  error?: undefined;
-}
-
-interface CatalogFailure {
-  tools?: undefined;
-  error: string;
-}
-
-/** Lists kept per user and server (one per reachable set a stdio program was listed in). */
-export const MAX_SCOPES_PER_SERVER = 16;
-
-function keyOf(userId: string, server: string): string {
-  return JSON.stringify([userId, server]);
-}
-
-/** The user and the server of a catalog or connection key (both kinds start with them). */
-function ownerOf(key: string): [string, string] {
-  const [userId, server] = JSON.parse(key) as string[];
-  return [userId ?? '', server ?? ''];
-}
-
 /** The scope of a server over HTTP, which sees no files: one list and one connection per user. */
 const NO_SCOPE: ReachableSet = { workingDirectory: '/', homeDirectory: '/', roots: [], protectedPaths: [] };
 
 /** The stdio key adds what the program was started with: the call's directory and roots. */
 function scopeKeyOf(userId: string, server: UserMcpServer, reachable: ReachableSet): string {
-  if (server.transport !== 'stdio') return keyOf(userId, server.name);
+  if (server.transport !== 'stdio') return ownerKeyOf(userId, server.name);
   const roots = reachable.roots.map((root) => `${root.access}:${root.path}`).sort();
   return JSON.stringify([userId, server.name, reachable.workingDirectory, roots]);
 }
 
 export class ExternalToolSource implements UserToolSource {
   readonly #options: ExternalToolSourceOptions;
-  readonly #catalogs = new Map<string, Catalog | CatalogFailure>();
+  readonly #catalogs: CatalogCache;
   readonly #listing = new Map<string, Promise<Catalog | CatalogFailure>>();
   readonly #log: (line: string) => void;
 
   constructor(options: ExternalToolSourceOptions) {
     this.#options = options;
+    this.#catalogs = new CatalogCache((options.connector.bounds ?? DEFAULT_MCP_BOUNDS).maxCachedBytesPerUser);
     this.#log = options.log ?? ((line) => console.error(line));
   }
 
@@ -155,28 +137,25 @@ export class ExternalToolSource implements UserToolSource {
     server: UserMcpServer,
     catalog: Catalog | CatalogFailure,
   ): Catalog | CatalogFailure {
-    const owner = keyOf(userId, server.name);
-    const others = [...this.#catalogs.entries()].filter(
-      ([key, known]) =>
-        known !== catalog &&
-        known.tools !== undefined &&
-        ownerOf(key).join('\0') === ownerOf(owner).join('\0'),
-    );
+    const others = this.#catalogs
+      .listsOf(userId, server.name)
+      .filter(([, known]) => known !== catalog && known.tools !== undefined);
     if (others.length === 0) return catalog;
     const tools = [...(catalog.tools ?? [])];
+    // A merged view, never kept: its size is what its parts cost.
+    let bytes = catalog.tools === undefined ? 0 : catalog.bytes;
     for (const [, known] of others) {
+      bytes += known.tools === undefined ? 0 : known.bytes;
       for (const tool of known.tools ?? []) {
         if (!tools.some((existing) => existing.definition.name === tool.definition.name)) tools.push(tool);
       }
     }
-    return { tools };
+    return { tools, bytes };
   }
 
   /** Forgets what is known of `server` (all users), closing its connections: a reload changed it. */
   async forgetServer(server: string): Promise<void> {
-    for (const key of [...this.#catalogs.keys()]) {
-      if (ownerOf(key)[1] === server) this.#catalogs.delete(key);
-    }
+    this.#catalogs.drop((key) => ownerOf(key)[1] === server);
     await this.#options.pool.close((key) => ownerOf(key)[1] === server);
   }
 
@@ -186,7 +165,7 @@ export class ExternalToolSource implements UserToolSource {
       const [owner, name] = ownerOf(key);
       return owner === userId && name === server;
     };
-    for (const key of [...this.#catalogs.keys()]) if (mine(key)) this.#catalogs.delete(key);
+    this.#catalogs.drop(mine);
     await this.#options.pool.close(mine);
   }
 
@@ -262,19 +241,19 @@ export class ExternalToolSource implements UserToolSource {
     const listing = (async (): Promise<Catalog | CatalogFailure> => {
       try {
         const { connection, key: connectionKey } = await this.#connection(userId, server, scope);
-        let listed: Tool[];
+        let listed: ToolListing;
         try {
           listed = await connection.listTools();
         } finally {
           // A listing is a use: the idle clock starts over, and a user waiting under the cap may go on.
           this.#options.pool.touch(connectionKey);
         }
-        const catalog = { tools: this.#build(userId, server, listed) };
-        this.#keep(key, catalog);
+        const catalog = { tools: this.#build(userId, server, listed.tools), bytes: listed.bytes };
+        this.#catalogs.keep(key, catalog);
         return catalog;
       } catch (error) {
         const failure = { error: error instanceof Error ? error.message : String(error) };
-        this.#keep(key, failure);
+        this.#catalogs.keep(key, failure);
         return failure;
       } finally {
         this.#listing.delete(key);
@@ -282,20 +261,6 @@ export class ExternalToolSource implements UserToolSource {
     })();
     this.#listing.set(key, listing);
     return listing;
-  }
-
-  /** Keeps a list as the newest of its user and server, dropping the oldest beyond the bound. */
-  #keep(key: string, catalog: Catalog | CatalogFailure): void {
-    this.#catalogs.delete(key);
-    this.#catalogs.set(key, catalog);
-    const [userId, server] = ownerOf(key);
-    const siblings = [...this.#catalogs.keys()].filter((other) => {
-      const [owner, name] = ownerOf(other);
-      return owner === userId && name === server;
-    });
-    for (const oldest of siblings.slice(0, Math.max(0, siblings.length - MAX_SCOPES_PER_SERVER))) {
-      this.#catalogs.delete(oldest);
-    }
   }
 
   #build(userId: string, server: UserMcpServer, listed: readonly Tool[]): RegisteredTool[] {

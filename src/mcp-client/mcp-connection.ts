@@ -26,6 +26,8 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ToolError } from '../tools/errors.ts';
+import { DEFAULT_MCP_BOUNDS, type McpBounds } from './mcp-bounds.ts';
+import { ToolListingMeter } from './tool-listing-meter.ts';
 
 /** How long a server has to answer the handshake or a tool listing. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
@@ -47,6 +49,14 @@ export interface McpConnectionOptions {
    * declares no roots. Only a program in the sandbox gets them: they are paths as it sees them.
    */
   roots?: readonly Root[];
+  /** What a listing may hold; the defaults when absent. */
+  bounds?: McpBounds;
+}
+
+/** A server's tools with what they cost as JSON (what keeping them costs). */
+export interface ToolListing {
+  tools: Tool[];
+  bytes: number;
 }
 
 export interface McpCallOptions {
@@ -144,8 +154,11 @@ export class McpConnection {
     return this.#inFlight;
   }
 
-  /** Every tool the server lists, all pages. A listing counts as in flight, like a call. */
-  async listTools(): Promise<Tool[]> {
+  /**
+   * Every tool the server lists, all pages. A listing counts as in flight, like a call.
+   * @throws ListingRefusedError when the listing goes over a bound (tool-listing-meter.ts).
+   */
+  async listTools(): Promise<ToolListing> {
     this.#inFlight += 1;
     try {
       return await this.#listAllTools();
@@ -154,8 +167,9 @@ export class McpConnection {
     }
   }
 
-  async #listAllTools(): Promise<Tool[]> {
+  async #listAllTools(): Promise<ToolListing> {
     const tools: Tool[] = [];
+    const meter = new ToolListingMeter(this.#options.server, this.#options.bounds ?? DEFAULT_MCP_BOUNDS);
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page += 1) {
       let result: Awaited<ReturnType<Client['listTools']>>;
@@ -166,11 +180,12 @@ export class McpConnection {
       } catch (error) {
         throw this.#failure('could not list its tools', error);
       }
+      meter.add(result);
       tools.push(...result.tools);
       cursor = result.nextCursor;
       if (cursor === undefined) break;
     }
-    return tools;
+    return { tools, bytes: meter.bytes };
   }
 
   /**

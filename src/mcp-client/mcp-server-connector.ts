@@ -21,7 +21,9 @@ import { handHeldToSandboxUser } from '../sandbox/sandbox-file-owner.ts';
 import type { ShellSandbox } from '../sandbox/shell-sandbox.ts';
 import type { ReachableRoot, ReachableSet } from '../tools/access/reachable-set.ts';
 import { ToolError } from '../tools/errors.ts';
+import { createBoundedFetch } from './bounded-fetch.ts';
 import type { FetchLike } from './guarded-fetch.ts';
+import { DEFAULT_MCP_BOUNDS, type McpBounds } from './mcp-bounds.ts';
 import { McpConnection } from './mcp-connection.ts';
 import { SandboxedStdioTransport } from './sandboxed-stdio-transport.ts';
 
@@ -32,6 +34,8 @@ export interface McpServerConnectorOptions {
   sandbox: () => ShellSandbox;
   fetch: FetchLike;
   connectTimeoutMs?: number;
+  /** What a connection reads and a listing holds at most; the defaults when absent. */
+  bounds?: McpBounds;
 }
 
 export interface ConnectionHooks {
@@ -109,10 +113,12 @@ export async function openStdioConnection(
     network: server.network,
     userId,
   });
-  const transport = new SandboxedStdioTransport(launch);
+  const bounds = options.bounds ?? DEFAULT_MCP_BOUNDS;
+  const transport = new SandboxedStdioTransport(launch, bounds.maxResultBytes);
   return McpConnection.open(transport, {
     server: server.name,
     connectTimeoutMs: options.connectTimeoutMs,
+    bounds,
     diagnostics: () => transport.stderrTail(),
     // The chat's reachable set, at the same paths inside the sandbox as on the host.
     roots: reachable.roots.map((root) => ({ uri: pathToFileURL(root.path).href, name: basename(root.path) })),
@@ -125,8 +131,10 @@ export async function openHttpConnection(
   options: McpServerConnectorOptions,
   hooks: ConnectionHooks,
 ): Promise<McpConnection> {
+  const bounds = options.bounds ?? DEFAULT_MCP_BOUNDS;
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
-    fetch: options.fetch,
+    // Every body read through the message limit, so a large answer is never held whole.
+    fetch: createBoundedFetch(options.fetch, bounds.maxResultBytes),
     requestInit: { headers: server.headers },
     // A dropped event stream is not resumed behind the caller's back: the next call reconnects.
     reconnectionOptions: {
@@ -139,6 +147,7 @@ export async function openHttpConnection(
   return McpConnection.open(transport, {
     server: server.name,
     connectTimeoutMs: options.connectTimeoutMs,
+    bounds,
     ...hooks,
   });
 }

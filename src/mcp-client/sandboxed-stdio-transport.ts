@@ -2,18 +2,21 @@
  * An MCP client transport over a program's stdin and stdout, where the program is started by a
  * sandbox launch (`ShellSandbox.prepareProgram`): the process carries the sandbox, so killing it ends
  * the sandbox and everything in it. Messages are newline-delimited JSON-RPC (the
- * SDK's own framing); stderr is kept as a bounded tail so a crash is reported with what the program
+ * SDK's own framing), each line read through a {@link MessageCutter} so no more than the message
+ * limit of a line is ever held (a 50 MiB line arrives as its first bytes, marked cut); stderr is kept as a bounded tail so a crash is reported with what the program
  * said last. `close()` ends the program (SIGTERM, then SIGKILL after a grace period) and resolves once
  * it is gone; `onclose` fires exactly once, whoever ended it.
  */
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ProgramProcess, SandboxedProgramLaunch } from '../sandbox/shell-sandbox.ts';
+import { MessageCutter } from './message-cutter.ts';
 
 /** How much of the program's stderr is kept for error messages. */
 export const STDERR_TAIL_BYTES = 4096;
 const KILL_GRACE_MS = 2000;
+const NEWLINE = 0x0a;
 
 export class SandboxedStdioTransport implements Transport {
   onclose?: () => void;
@@ -21,15 +24,22 @@ export class SandboxedStdioTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
 
   readonly #launch: SandboxedProgramLaunch;
-  readonly #buffer = new ReadBuffer();
+  readonly #messageBytes: number;
+  /** The line being read; replaced at every newline. */
+  #line: MessageCutter;
+  /** Why the line being read cannot be a message (reported once, at its newline). */
+  #lineError: Error | undefined;
   #process: ProgramProcess | undefined;
   #starting = false;
   #stderr = '';
   #closed = false;
   #exited: Promise<void> = Promise.resolve();
 
-  constructor(launch: SandboxedProgramLaunch) {
+  /** @param messageBytes bytes kept of one line (one message). */
+  constructor(launch: SandboxedProgramLaunch, messageBytes: number) {
     this.#launch = launch;
+    this.#messageBytes = messageBytes;
+    this.#line = new MessageCutter(messageBytes);
   }
 
   /** The last {@link STDERR_TAIL_BYTES} the program wrote to stderr, trimmed. */
@@ -59,22 +69,50 @@ export class SandboxedStdioTransport implements Transport {
       for (;;) {
         const { done, value: chunk } = await reader.read();
         if (done) break;
-        this.#buffer.append(Buffer.from(chunk));
-        for (;;) {
-          let message: JSONRPCMessage | null;
-          try {
-            message = this.#buffer.readMessage();
-          } catch (error) {
-            this.onerror?.(error as Error);
-            continue;
-          }
-          if (message === null) break;
-          this.onmessage?.(message);
-        }
+        this.#readLines(chunk);
       }
     } catch (error) {
       if (!this.#closed) this.onerror?.(error as Error);
     }
+  }
+
+  #readLines(chunk: Uint8Array): void {
+    let start = 0;
+    while (start < chunk.length && !this.#closed) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      const end = newline === -1 ? chunk.length : newline;
+      if (this.#lineError === undefined) {
+        try {
+          this.#line.feed(chunk, start, end);
+        } catch (error) {
+          this.#lineError = error as Error;
+        }
+      }
+      if (newline === -1) return;
+      this.#endLine();
+      start = newline + 1;
+    }
+  }
+
+  #endLine(): void {
+    const line = this.#line;
+    const failed = this.#lineError;
+    this.#line = new MessageCutter(this.#messageBytes);
+    this.#lineError = undefined;
+    if (failed !== undefined) {
+      this.onerror?.(failed);
+      return;
+    }
+    let message: JSONRPCMessage;
+    try {
+      const text = new TextDecoder().decode(line.finish());
+      if (text === '') return;
+      message = deserializeMessage(text);
+    } catch (error) {
+      this.onerror?.(error as Error);
+      return;
+    }
+    this.onmessage?.(message);
   }
 
   async #readStderr(stream: ReadableStream<Uint8Array>): Promise<void> {
@@ -94,7 +132,7 @@ export class SandboxedStdioTransport implements Transport {
   #finish(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#buffer.clear();
+    this.#line = new MessageCutter(this.#messageBytes);
     this.onclose?.();
   }
 

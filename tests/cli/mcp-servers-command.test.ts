@@ -111,6 +111,15 @@ describeSandbox('mango mcp-servers', () => {
     );
   }, 60_000);
 
+  test('list --user shows a listing over a bound as failed, naming the bound and its variable', async () => {
+    expect((await run(['user', 'add', 'max'])).code).toBe(0);
+    const listed = await run(['mcp-servers', 'list', '--user', 'max'], { MANGO_MCP_MAX_TOOLS: '3' });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(
+      /^everything {2}stdio node .+ — failed: The MCP server "everything" was refused: it lists more than 3 tools \(\d+ so far\), the most one server may list \(MANGO_MCP_MAX_TOOLS\); none of its tools are offered until its listing fits\.$/m,
+    );
+  }, 60_000);
+
   test('usage mistakes and a missing file', async () => {
     expect((await run(['mcp-servers', 'test', 'everything'])).stderr).toContain('needs --user NAME');
     expect((await run(['mcp-servers', 'test', 'nope', '--user', 'eve'])).stderr).toBe(

@@ -102,6 +102,14 @@ export function resultBudgetMarker(originalBytes: number, keptBytes: number, bud
   )}`;
 }
 
+/** The first block of an external MCP result that the connection cut at its byte limit. */
+export function mcpResultCutMarker(bytes: number, limitBytes: number): string {
+  return cutMarker(
+    `this result is ${bytes} bytes as the MCP server sent it, over the ${formatBytes(limitBytes)} read of one result, and only what fit is kept below`,
+    "ask for less if the tool's arguments allow it (a narrower query, a smaller page)",
+  );
+}
+
 /**
  * The notice when the path policy kept candidates out of a glob, grep or listing result, so an empty or
  * short result is not read as "nothing there". Not a cut: what it names cannot be read in this chat.

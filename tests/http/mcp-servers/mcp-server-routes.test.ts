@@ -193,4 +193,20 @@ describe.each(BACKENDS)('/api/mcp-servers on %s', (backend) => {
     expect((await call('ann', 'POST', '/api/mcp-servers', { name: 'open', url })).status).toBe(201);
     expect(await toolNames('ann')).toContain('mcp__open__echo');
   });
+
+  test('a listing over a bound is a failed server in GET /api/mcp-servers, naming the bound', async () => {
+    await deps.externalTools?.close();
+    build({ MANGO_MCP_MAX_DESCRIPTION_BYTES: '16' });
+    const listed = await call('ann', 'GET', '/api/mcp-servers');
+    const servers = (listed.body?.servers ?? []) as {
+      name: string;
+      state: { status: string; error?: string };
+    }[];
+    const shared = servers.find((server) => server.name === 'shared');
+    expect(shared?.state.status).toBe('failed');
+    expect(shared?.state.error).toMatch(
+      /^The MCP server "shared" was refused: the description of its tool "[^"]+" is \d+ bytes, over the 16 bytes limit for one description \(MANGO_MCP_MAX_DESCRIPTION_BYTES\); none of its tools are offered until its listing fits\.$/,
+    );
+    expect((await toolNames('ann')).some((name) => name.startsWith('mcp__shared__'))).toBe(false);
+  });
 });
