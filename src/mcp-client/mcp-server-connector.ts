@@ -8,10 +8,12 @@
  *   for this server read-write (`<data>/mcp-state/<user>/<server>`, named by `stateVariable`) and its
  *   `packageDirectory` read-only — never the data directory itself or another user's workspace. With
  *   `network: "none"` it has no network at all. It is offered the chat's reachable set as MCP `roots`.
+ *   Before it starts, its program is checked against that sandbox (stdio-program-check.ts): a program
+ *   that cannot start there is refused with the cause and the fix, never started to fail unexplained.
  * - An HTTP server is offered no roots: host paths mean nothing to it and say more than it needs.
  */
 import { mkdir, realpath } from 'node:fs/promises';
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { HttpMcpServerDeclaration, StdioMcpServerDeclaration } from '../config/mcp-servers-file.ts';
@@ -26,6 +28,7 @@ import type { FetchLike } from './guarded-fetch.ts';
 import { DEFAULT_MCP_BOUNDS, type McpBounds } from './mcp-bounds.ts';
 import { McpConnection } from './mcp-connection.ts';
 import { SandboxedStdioTransport } from './sandboxed-stdio-transport.ts';
+import { checkStdioProgram } from './stdio-program-check.ts';
 
 export interface McpServerConnectorOptions {
   /** Where per-user state directories live (`<dataDirectory>/mcp-state`). */
@@ -69,18 +72,6 @@ export async function userStateDirectory(
   return directory;
 }
 
-function resolveCommand(server: StdioMcpServerDeclaration): string {
-  if (isAbsolute(server.command)) return server.command;
-  const found = Bun.which(server.command);
-  if (!found) {
-    throw new ToolError(
-      'execution_error',
-      `The MCP server "${server.name}" cannot start: its command "${server.command}" is not on PATH.`,
-    );
-  }
-  return found;
-}
-
 export async function openStdioConnection(
   server: StdioMcpServerDeclaration,
   userId: string,
@@ -89,7 +80,7 @@ export async function openStdioConnection(
   hooks: ConnectionHooks,
 ): Promise<McpConnection> {
   const sandbox = options.sandbox();
-  if (!sandbox.prepareProgram) {
+  if (!sandbox.prepareProgram || !sandbox.programView) {
     throw new ToolError(
       'execution_error',
       `The MCP server "${server.name}" cannot start: this shell sandbox cannot contain programs.`,
@@ -105,8 +96,19 @@ export async function openStdioConnection(
   if (server.packageDirectory !== undefined) {
     extraRoots.push({ path: server.packageDirectory, access: 'read-only' });
   }
+  // Checked against the sandbox that runs it, on the PATH it gets: the same decision wherever the
+  // connection is opened (the server, the CLI), and a cause and a fix instead of "Connection closed".
+  const view = sandbox.programView();
+  const program = await checkStdioProgram({
+    server: server.name,
+    command: server.command,
+    searchPath: environment.PATH ?? view.searchPath,
+    systemDirectories: view.systemDirectories,
+    packageDirectory: server.packageDirectory,
+    roots: [...reachable.roots, ...extraRoots].map((root) => root.path),
+  });
   const launch = sandbox.prepareProgram({
-    argv: [resolveCommand(server), ...server.args],
+    argv: [program, ...server.args],
     cwd: reachable.workingDirectory,
     reachable: { ...reachable, roots: [...reachable.roots, ...extraRoots] },
     environment,

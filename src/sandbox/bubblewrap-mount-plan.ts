@@ -68,6 +68,15 @@ export const SYSTEM_LINK_DIRECTORIES: readonly string[] = [
   '/libx32',
 ];
 
+/**
+ * The host's system directories a sandbox shows a program from, at their own paths: `/usr`, and each of
+ * {@link SYSTEM_LINK_DIRECTORIES} the host has (a symlink into `/usr` stays one, a directory is bound).
+ * Beside these a sandbox shows only its reachable set and the few files of `/etc` and `/dev`.
+ */
+export function systemProgramDirectories(host: HostLayout): string[] {
+  return ['/usr', ...SYSTEM_LINK_DIRECTORIES.filter((path) => host.kind(path) !== 'missing')];
+}
+
 export type HostEntryKind = 'directory' | 'file' | 'symlink' | 'missing';
 
 /** A bind whose source is opened as an object and handed to bubblewrap by descriptor (mount-sources.ts). */

@@ -43,7 +43,12 @@ import { ToolError } from '../tools/errors.ts';
 import { runShellCommand, type ShellCommandResult } from '../tools/shell/run-shell-command.ts';
 import { buildShellEnvironment } from '../tools/shell/shell-environment.ts';
 import type { ShellInterpreter } from '../tools/shell/shell-interpreter.ts';
-import { describePlan, type HostLayout, type PlanArgument } from './bubblewrap-mount-plan.ts';
+import {
+  describePlan,
+  type HostLayout,
+  type PlanArgument,
+  systemProgramDirectories,
+} from './bubblewrap-mount-plan.ts';
 import { hostLayout } from './host-layout.ts';
 import { type LaunchedSandbox, launchSandbox } from './launched-sandbox.ts';
 import {
@@ -240,6 +245,10 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       status = { available: false, reason: 'The shell sandbox was shut down.' };
       pool.dispose();
     },
+    programView: () => ({
+      searchPath: environmentFor('/bin/sh', []).PATH ?? '',
+      systemDirectories: systemProgramDirectories(host),
+    }),
     prepareProgram(program: SandboxedProgram): SandboxedProgramLaunch {
       if (!status.available || typeof programs === 'string' || !state) {
         throw new ToolError(

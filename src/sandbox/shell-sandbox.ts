@@ -95,4 +95,20 @@ export interface ShellSandbox {
    * Throws a classified ToolError when the sandbox is unavailable.
    */
   prepareProgram?(program: SandboxedProgram): SandboxedProgramLaunch;
+  /**
+   * What a program started by `prepareProgram` finds: present exactly when `prepareProgram` is, so a
+   * program is checked against the sandbox that will run it (mcp-client/stdio-program-check.ts).
+   */
+  programView?(): ProgramView;
+}
+
+/** Where a sandboxed program's name is looked up, and which host directories it can see. */
+export interface ProgramView {
+  /** The `PATH` a program gets (before its own variables), as the sandbox's environment gives it. */
+  searchPath: string;
+  /**
+   * The host directories it sees besides its reachable set, at the same paths; undefined when it sees
+   * the whole host (no containment).
+   */
+  systemDirectories: readonly string[] | undefined;
 }

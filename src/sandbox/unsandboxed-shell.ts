@@ -25,20 +25,20 @@ export function createUnsandboxedShell(options: UnsandboxedShellOptions = {}): S
   const status: ShellSandboxStatus = { available: true, mode: 'off', summary: UNSANDBOXED_SUMMARY };
   const log = options.log ?? ((line: string) => console.log(line));
   const user = userInfo();
+  const programEnvironment = () =>
+    buildShellEnvironment(
+      { home: user.homedir, user: user.username, shell: '/bin/sh' },
+      { passEnv: options.passEnv },
+      options.environment ?? process.env,
+    );
   return {
     status: () => status,
     // The operator switched containment off: a program runs as the server user, like a command.
+    programView: () => ({ searchPath: programEnvironment().PATH ?? '', systemDirectories: undefined }),
     prepareProgram: (program) => {
       const launch = {
         argv: [...program.argv],
-        environment: {
-          ...buildShellEnvironment(
-            { home: user.homedir, user: user.username, shell: '/bin/sh' },
-            { passEnv: options.passEnv },
-            options.environment ?? process.env,
-          ),
-          ...program.environment,
-        },
+        environment: { ...programEnvironment(), ...program.environment },
         cwd: program.cwd,
       };
       return {

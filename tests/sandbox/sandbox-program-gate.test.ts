@@ -12,14 +12,19 @@ async function runGate(program: string[], stdin: string) {
     stdout: 'pipe',
     stderr: 'pipe',
   });
-  const [stdout, exitCode] = await Promise.all([new Response(child.stdout).text(), child.exited]);
-  return { stdout, exitCode };
+  const [stdout, stderr, exitCode] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return { stdout, stderr, exitCode };
 }
 
 describe('the program gate', () => {
   test('after the start line the program reads the rest of stdin exactly as written', async () => {
     expect(await runGate(['/usr/bin/cat'], `${PROGRAM_GATE_START}{"jsonrpc":"2.0"}\nsecond\n`)).toEqual({
       stdout: '{"jsonrpc":"2.0"}\nsecond\n',
+      stderr: '',
       exitCode: 0,
     });
   });
@@ -29,23 +34,26 @@ describe('the program gate', () => {
     ['a first line longer than the start line', 'gogogogogogo\n'],
     ['stdin closed before the start line', 'go'],
   ])('%s: the program never runs (exit 125)', async (_, stdin) => {
-    expect(await runGate(['/usr/bin/echo', 'ran'], stdin)).toEqual({ stdout: '', exitCode: 125 });
+    expect(await runGate(['/usr/bin/echo', 'ran'], stdin)).toEqual({ stdout: '', stderr: '', exitCode: 125 });
   });
 
   test('the program’s exit status is the gate’s, and a signal is 128 + its number', async () => {
     expect(await runGate(['/usr/bin/bash', '-c', 'exit 7'], PROGRAM_GATE_START)).toEqual({
       stdout: '',
+      stderr: '',
       exitCode: 7,
     });
     expect(await runGate(['/usr/bin/bash', '-c', 'kill -TERM $$'], PROGRAM_GATE_START)).toEqual({
       stdout: '',
+      stderr: '',
       exitCode: 143,
     });
   });
 
-  test('a program that cannot be started is exit 127', async () => {
+  test('a program that cannot be started is exit 127, saying why on stderr', async () => {
     expect(await runGate(['/nonexistent/program'], PROGRAM_GATE_START)).toEqual({
       stdout: '',
+      stderr: 'cannot run /nonexistent/program: No such file or directory\n',
       exitCode: 127,
     });
   });
