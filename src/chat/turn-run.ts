@@ -138,8 +138,8 @@ export class TurnRun {
     for (const resolve of waiting) resolve();
   }
 
-  #fence(): TurnFence {
-    return { turnId: this.record.id, fencingToken: this.record.fencingToken, now: iso(this.#now()) };
+  #fence(at = this.#now()): TurnFence {
+    return { turnId: this.record.id, fencingToken: this.record.fencingToken, now: iso(at) };
   }
 
   /** Ends the turn on this instance because it no longer holds the chat. */
@@ -249,14 +249,9 @@ export class TurnRun {
     const requested = this.#now();
     const until = requested + this.#timing.leaseMilliseconds;
     try {
-      const renewed = await this.#store.renewTurn(
-        { turnId: this.record.id, fencingToken: this.record.fencingToken, now: iso(requested) },
-        iso(until),
-      );
-      if (renewed) this.#leaseConfirmedUntil = Math.max(this.#leaseConfirmedUntil, until);
-      else {
-        this.#lose(LOST_LEASE_MESSAGE);
-      }
+      if (await this.#store.renewTurn(this.#fence(requested), iso(until))) {
+        this.#leaseConfirmedUntil = Math.max(this.#leaseConfirmedUntil, until);
+      } else this.#lose(LOST_LEASE_MESSAGE);
     } catch (error) {
       // Not ignored: the lease still holds until its confirmed expiry; past that the turn stops.
       this.#log(`Renewing the lease of turn ${this.record.id} failed: ${describe(error)}`);

@@ -98,11 +98,11 @@ export async function openStdioConnection(
   }
   // Checked against the sandbox that runs it, on the PATH it gets: the same decision wherever the
   // connection is opened (the server, the CLI), and a cause and a fix instead of "Connection closed".
-  const view = sandbox.programView();
+  const view = sandbox.programView(environment);
   const program = await checkStdioProgram({
     server: server.name,
     command: server.command,
-    searchPath: environment.PATH ?? view.searchPath,
+    searchPath: view.searchPath,
     systemDirectories: view.systemDirectories,
     packageDirectory: server.packageDirectory,
     roots: [...reachable.roots, ...extraRoots].map((root) => root.path),

@@ -4,7 +4,7 @@
  * says neither what is wrong nor what to change.
  *
  * - The command is looked up on the `PATH` the program itself gets (the sandbox's environment, or the
- *   server's own `env.PATH`), never on the Mango process's own: so the server, an embedding and the
+ *   server's own PATH variable), never on the Mango process's own: so the server, an embedding and the
  *   CLI (`mango mcp-servers list --user`) all start the same program, or all refuse it.
  * - It must be a regular, executable file; its path and its real path must lie in what the sandbox
  *   shows (its system directories, the `packageDirectory`, the reachable set, the state directory).

@@ -71,12 +71,13 @@ import {
 } from './sandbox-state-directory.ts';
 import { encodeWaiterMessage } from './sandbox-waiter.ts';
 import { startSandboxedProgram } from './sandboxed-program-start.ts';
-import type {
-  SandboxedCommand,
-  SandboxedProgram,
-  SandboxedProgramLaunch,
-  ShellSandbox,
-  ShellSandboxStatus,
+import {
+  type SandboxedCommand,
+  type SandboxedProgram,
+  type SandboxedProgramLaunch,
+  type ShellSandbox,
+  type ShellSandboxStatus,
+  searchPathOf,
 } from './shell-sandbox.ts';
 import { openUserProcessCgroups, PIDS_CGROUP_ROOT, type UserProcessCgroups } from './user-process-cgroups.ts';
 
@@ -245,8 +246,8 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       status = { available: false, reason: 'The shell sandbox was shut down.' };
       pool.dispose();
     },
-    programView: () => ({
-      searchPath: environmentFor('/bin/sh', []).PATH ?? '',
+    programView: (variables) => ({
+      searchPath: searchPathOf({ ...environmentFor('/bin/sh', []), ...variables }),
       systemDirectories: systemProgramDirectories(host),
     }),
     prepareProgram(program: SandboxedProgram): SandboxedProgramLaunch {

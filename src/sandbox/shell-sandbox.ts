@@ -99,16 +99,21 @@ export interface ShellSandbox {
    * What a program started by `prepareProgram` finds: present exactly when `prepareProgram` is, so a
    * program is checked against the sandbox that will run it (mcp-client/stdio-program-check.ts).
    */
-  programView?(): ProgramView;
+  programView?(variables: Readonly<Record<string, string>>): ProgramView;
 }
 
 /** Where a sandboxed program's name is looked up, and which host directories it can see. */
 export interface ProgramView {
-  /** The `PATH` a program gets (before its own variables), as the sandbox's environment gives it. */
+  /** The `PATH` a program with its own `variables` gets: theirs, else the sandbox environment's. */
   searchPath: string;
   /**
    * The host directories it sees besides its reachable set, at the same paths; undefined when it sees
    * the whole host (no containment).
    */
   systemDirectories: readonly string[] | undefined;
+}
+
+/** The program search path of an environment a sandbox gives a program ('' when it has none). */
+export function searchPathOf(variables: Readonly<Record<string, string | undefined>>): string {
+  return variables.PATH ?? '';
 }

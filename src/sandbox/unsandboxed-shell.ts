@@ -9,7 +9,12 @@ import { userInfo } from 'node:os';
 import { runShellCommand, type ShellCommandResult } from '../tools/shell/run-shell-command.ts';
 import { buildShellEnvironment } from '../tools/shell/shell-environment.ts';
 import { formatSandboxLogLine } from './sandbox-log-line.ts';
-import type { SandboxedCommand, ShellSandbox, ShellSandboxStatus } from './shell-sandbox.ts';
+import {
+  type SandboxedCommand,
+  type ShellSandbox,
+  type ShellSandboxStatus,
+  searchPathOf,
+} from './shell-sandbox.ts';
 
 export interface UnsandboxedShellOptions {
   passEnv?: readonly string[];
@@ -34,7 +39,10 @@ export function createUnsandboxedShell(options: UnsandboxedShellOptions = {}): S
   return {
     status: () => status,
     // The operator switched containment off: a program runs as the server user, like a command.
-    programView: () => ({ searchPath: programEnvironment().PATH ?? '', systemDirectories: undefined }),
+    programView: (variables) => ({
+      searchPath: searchPathOf({ ...programEnvironment(), ...variables }),
+      systemDirectories: undefined,
+    }),
     prepareProgram: (program) => {
       const launch = {
         argv: [...program.argv],

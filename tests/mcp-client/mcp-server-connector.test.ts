@@ -107,7 +107,7 @@ describeSandbox('a stdio MCP server that cannot start', () => {
   }
 
   test('a command on no directory of the PATH it gets', async () => {
-    const path = (sandbox.programView?.().searchPath ?? '') || 'empty';
+    const path = (sandbox.programView?.({}).searchPath ?? '') || 'empty';
     expect(await failure(declaration('no-such-mcp-program'))).toEqual({
       classification: 'execution_error',
       message: `The MCP server "tiny" cannot start: its command "no-such-mcp-program" is not on the PATH it gets (${path}): install it in one of those directories, give its absolute path, or set PATH in its env.`,
@@ -128,7 +128,7 @@ describeSandbox('a stdio MCP server that cannot start', () => {
   });
 
   test('a program, or its interpreter, outside every directory the sandbox shows', async () => {
-    const system = sandbox.programView?.().systemDirectories ?? [];
+    const system = sandbox.programView?.({}).systemDirectories ?? [];
     const visible = (packageDirectory: string) =>
       [...system, packageDirectory, "and the chat's reachable set"].join(', ');
     const fix = 'set packageDirectory to a directory holding it, or install it under /usr.';
@@ -158,7 +158,7 @@ describeSandbox('a stdio MCP server that cannot start', () => {
     try {
       const connection = await open(declaration('tiny-server', { packageDirectory: packages }), own);
       try {
-        expect(await connection.listTools()).toEqual([]);
+        expect((await connection.listTools()).tools).toEqual([]);
       } finally {
         await connection.close();
       }
