@@ -13,8 +13,8 @@
  *   a name in their workspace while the call starts makes the call fail; nothing else is ever mounted.
  * - Network: none. The network namespace holds only a down loopback: no host service, database or API.
  * - Lifetime: bubblewrap is this process's child with a parent-death SIGKILL (`--die-with-parent`),
- *   behind a keeper that kills a command's sandbox still being built when the server ends
- *   (sandbox-keeper.ts), and
+ *   and every command's sandbox is registered with the owner's reaper, which kills the ones still
+ *   registered (a sandbox still being built, too) when the server ends in any way (sandbox-reaper.ts);
  *   the waiter is PID 1 of the sandbox (sandbox-waiter.ts): when the interpreter exits, is killed, or
  *   the server dies, the PID namespace ends and every process in it (setsid, nohup and double forks
  *   included) dies with it. A call returns only once that has happened (sandbox-teardown.ts).
@@ -64,6 +64,7 @@ import { decideSandboxIdentity } from './sandbox-identity.ts';
 import { formatSandboxLogLine } from './sandbox-log-line.ts';
 import { createSandboxPool, sandboxKey } from './sandbox-pool.ts';
 import { runSandboxProbe } from './sandbox-probe.ts';
+import { createSandboxReaper } from './sandbox-reaper.ts';
 import {
   openSandboxStateDirectory,
   type SandboxIdentity,
@@ -231,7 +232,12 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
   };
 
   const poolSettings: SandboxPoolSettings = { ...DEFAULT_SANDBOX_POOL, ...options.pool };
-  const pool = createSandboxPool({ ...poolSettings, launch: launchSandbox });
+  // One reaper for every sandbox of this owner, started with the first one: a server that never runs
+  // a command starts no extra process. Without the programs no sandbox is ever launched, so the
+  // default Perl only stands in.
+  const reaper = createSandboxReaper(typeof programs === 'string' ? '/usr/bin/perl' : programs.perl);
+  const launch = (plan: readonly PlanArgument[]): LaunchedSandbox => launchSandbox(plan, reaper);
+  const pool = createSandboxPool({ ...poolSettings, launch });
 
   return {
     identity,
@@ -305,6 +311,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
               pool,
               cgroups,
               plan,
+              launch,
               message: encodeWaiterMessage(interpreterArguments, environment),
               timeoutMs: command.timeoutMs,
               userId: command.userId,

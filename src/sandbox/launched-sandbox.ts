@@ -6,7 +6,9 @@
  * Guarantees:
  * - Started from this (the main) thread with an empty environment, `setsid` (it leads its own process
  *   group, which `discard` and the call's timeout kill), and bubblewrap's parent-death signal, so it
- *   dies with the server whether it is idle or running a command.
+ *   dies with the server whether it is idle or running a command. Its group is registered with the
+ *   owner's reaper right after the spawn and forgotten on `release` or `discard`, which covers a
+ *   server that ends while the sandbox is still being built (sandbox-reaper.ts).
  * - While idle it holds nothing that keeps the server's event loop alive (a CLI exits while a sandbox
  *   waits) and reads none of its pipes: what the sandbox writes waits in the pipe for the call.
  * - `handOver` writes the message once; a second hand-over is refused. `ready()` tells whether the
@@ -24,6 +26,7 @@ import type { PlanArgument } from './bubblewrap-mount-plan.ts';
 import { descriptorReader } from './descriptor-reader.ts';
 import { type MountIdentity, openMountSources } from './mount-sources.ts';
 import { MOUNT_DESCRIPTORS_FROM } from './sandbox-arguments.ts';
+import type { SandboxReaper } from './sandbox-reaper.ts';
 import { parseWaiterStatus } from './sandbox-waiter.ts';
 
 export interface LaunchedSandbox {
@@ -54,7 +57,7 @@ export interface LaunchedSandbox {
  * Starts the sandbox whose plan is `plan` (it must end with the waiter). Throws MountSourceError when
  * a mount source is not the object the call validated.
  */
-export function launchSandbox(plan: readonly PlanArgument[]): LaunchedSandbox {
+export function launchSandbox(plan: readonly PlanArgument[], reaper: SandboxReaper): LaunchedSandbox {
   const mounts = openMountSources(plan, MOUNT_DESCRIPTORS_FROM);
   let child: Bun.Subprocess<'pipe', 'pipe', 'pipe'>;
   try {
@@ -69,6 +72,8 @@ export function launchSandbox(plan: readonly PlanArgument[]): LaunchedSandbox {
   } finally {
     mounts.close();
   }
+  // Synchronously, before anything else: only a SIGKILL of the server can land before this line.
+  reaper.register(child.pid);
   // An idle sandbox must not keep the process alive; the call's own readers and timer do that.
   child.unref();
   const records = descriptorReader(child.stdio[3]);
@@ -113,11 +118,14 @@ export function launchSandbox(plan: readonly PlanArgument[]): LaunchedSandbox {
     },
     info: (limitMs: number): Promise<string> => information.through('}', limitMs),
     release(): void {
+      // The call waited for the namespace to end (sandbox-teardown.ts): nothing of the group is left.
+      reaper.forget(child.pid);
       records.close();
       information.close();
     },
     discard(): void {
       killProcessGroup(child.pid);
+      reaper.forget(child.pid);
       try {
         child.stdin.end();
       } catch {

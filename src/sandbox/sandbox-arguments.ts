@@ -1,5 +1,5 @@
 /**
- * The argument vector of one sandbox, from the call's plan: the keeper (sandbox-keeper.ts), limits (`prlimit`), the uid drop
+ * The argument vector of one sandbox, from the call's plan: limits (`prlimit`), the uid drop
  * (`setpriv`, when the server is root), bubblewrap with every namespace unshared and the mount plan of
  * bubblewrap-mount-plan.ts, then the waiter (sandbox-waiter.ts). Pure but for the host layout it is
  * given, so the same plan always gives the same vector: that vector is what the warm pool keys on
@@ -14,7 +14,6 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { buildMountPlan, type HostLayout, type PlanArgument } from './bubblewrap-mount-plan.ts';
-import { keeperArguments } from './sandbox-keeper.ts';
 import { programGateArguments } from './sandbox-program-gate.ts';
 import type { SandboxIdentity, SandboxStateDirectory } from './sandbox-state-directory.ts';
 import { waiterArguments } from './sandbox-waiter.ts';
@@ -83,10 +82,6 @@ export interface SandboxArgumentsInput {
 export function sandboxArguments(input: SandboxArgumentsInput): PlanArgument[] {
   const { programs, identity, limits, command, program } = input;
   return [
-    // A command's sandbox ends with the server in every state (sandbox-keeper.ts). The probe runs
-    // synchronously without descriptor 4, and a program's sandbox reads its start line on stdin
-    // (sandbox-program-gate.ts), which ends it when the server dies before it is released.
-    ...(input.probing || program ? [] : keeperArguments(programs.perl)),
     programs.prlimit,
     `--nproc=${limits.processes}`,
     `--as=${limits.addressSpaceBytes}`,

@@ -12,7 +12,7 @@
 import { ToolError } from '../tools/errors.ts';
 import type { WrappedShellProcess } from '../tools/shell/run-shell-command.ts';
 import type { PlanArgument } from './bubblewrap-mount-plan.ts';
-import { type LaunchedSandbox, launchSandbox } from './launched-sandbox.ts';
+import type { LaunchedSandbox } from './launched-sandbox.ts';
 import { MountSourceError, mountSourcesUnchanged } from './mount-sources.ts';
 import { admitSandbox } from './sandbox-admission.ts';
 import { type SandboxPool, sandboxKey } from './sandbox-pool.ts';
@@ -29,6 +29,8 @@ export interface SandboxCallStart {
   /** The per-user cgroups, or why there are none. */
   cgroups: UserProcessCgroups | string;
   plan: readonly PlanArgument[];
+  /** Builds a sandbox now, when no pooled one fits (launchSandbox with the owner's reaper). */
+  launch(plan: readonly PlanArgument[]): LaunchedSandbox;
   /** The waiter's message (encodeWaiterMessage). */
   message: Uint8Array;
   timeoutMs: number;
@@ -47,7 +49,7 @@ export async function startSandboxForCall(start: SandboxCallStart): Promise<Wrap
   if (!prebuilt) {
     sandbox?.discard();
     try {
-      sandbox = launchSandbox(plan);
+      sandbox = start.launch(plan);
     } catch (error) {
       if (error instanceof MountSourceError) throw new ToolError('execution_error', error.message);
       throw error;
