@@ -113,7 +113,13 @@ export interface ProgramView {
   systemDirectories: readonly string[] | undefined;
 }
 
-/** The program search path of an environment a sandbox gives a program ('' when it has none). */
+/**
+ * Where a name is looked up when an environment has no `PATH`: the default of glibc's `execvp`, which is
+ * what a program started without one would search.
+ */
+export const DEFAULT_SEARCH_PATH = '/bin:/usr/bin';
+
+/** The program search path of an environment a sandbox gives a program. */
 export function searchPathOf(variables: Readonly<Record<string, string | undefined>>): string {
-  return variables.PATH ?? '';
+  return variables.PATH ?? DEFAULT_SEARCH_PATH;
 }
