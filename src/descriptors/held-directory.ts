@@ -23,7 +23,7 @@ import {
   readlinkSync,
   type Stats,
 } from 'node:fs';
-import { type FileHandle, open, readdir } from 'node:fs/promises';
+import { type FileHandle, link, open, readdir, rename, unlink } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import {
   AT_FDCWD,
@@ -257,6 +257,40 @@ export class HeldDirectory {
     );
   }
 
+  /**
+   * The path of entry `name` of this directory through the held descriptor (`/proc/self/fd/N/name`):
+   * the kernel resolves the descriptor's entry to the held object itself, then looks up the one name.
+   * It is how the asynchronous calls below stay on the object while running on `node:fs`'s threads.
+   */
+  #entryPath(name: string): string {
+    assertEntryName(name, this.#shown(name));
+    return `${descriptorPath(this.#live())}/${name}`;
+  }
+
+  /**
+   * Creates the file `name` here (`O_CREAT | O_EXCL`, so a link or anything else at the name fails with
+   * `EEXIST`) and opens it for writing, off the event loop: creating a file waits for the journal.
+   */
+  createFile(name: string, mode = 0o666): Promise<FileHandle> {
+    return open(this.#entryPath(name), O_WRONLY_CREATE_EXCLUSIVE, mode);
+  }
+
+  /**
+   * {@link rename} off the event loop (a rename over a file may wait for its data to be written). With
+   * `noReplace` the entry is linked at `toName` (which fails with `EEXIST` if anything is there) and its
+   * old name removed, which is what `RENAME_NOREPLACE` does in two steps.
+   */
+  async renameAsync(name: string, to: HeldDirectory, toName: string, options: { noReplace?: boolean } = {}) {
+    const from = this.#entryPath(name);
+    const target = to.#entryPath(toName);
+    if (!options.noReplace) return rename(from, target);
+    await link(from, target);
+    // The old name may already be gone (moved away meanwhile): the entry is in place either way.
+    await unlink(from).catch((error: unknown) => {
+      if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
+    });
+  }
+
   /** Links the entry `name` here (a link itself, never its target) as `toName` in `to`. */
   link(name: string, to: HeldDirectory, toName: string): void {
     assertEntryName(name, this.#shown(name));
@@ -281,6 +315,9 @@ export class HeldDirectory {
     closeDescriptor(fd);
   }
 }
+
+/** `O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC`: a new file, never through a link. */
+const O_WRONLY_CREATE_EXCLUSIVE = 0o1 | 0o100 | 0o200 | 0o400000 | 0o2000000;
 
 /** A FileHandle on the object behind `fd`, opened through `/proc/self/fd` (see `openHandle`). */
 export function reopenDescriptor(fd: number, flags: number): Promise<FileHandle> {

@@ -13,16 +13,17 @@
  *   its owner (`fchown`) and its mode (`fchmod`) through its own descriptor — never by name, so a temp
  *   name swapped for a link cannot redirect them;
  * - the old file's mode and owner are read through the held parent with links refused;
- * - `renameat2` gives the temp file the target's name in the held parent (`RENAME_NOREPLACE` for a
- *   created file, so a file that appeared meanwhile is never clobbered), and the name is checked to hold
- *   the temp file's inode afterwards; size and mtime come from the temp file's own `fstat`;
+ * - a rename in the held parent gives the temp file the target's name (for a created file a link, which
+ *   fails if a file appeared meanwhile, so it is never clobbered, then the temp name's removal), and the
+ *   name is checked to hold the temp file's inode afterwards; size and mtime come from the temp file's
+ *   own `fstat`. Creating and renaming run on `node:fs`'s threads through the held directory's
+ *   `/proc/self/fd` entry (they may wait for the journal, which must not stall the event loop);
  * - a temp name left behind by a failure is removed through the held parent only.
  */
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { assertEntryName, HeldDirectory, withHeldDirectory } from '../../descriptors/held-directory.ts';
-import { O_CREAT, O_EXCL, O_WRONLY } from '../../descriptors/linux-file-calls.ts';
 import { realPathOfDescriptor } from './open-verified-file.ts';
 import { PathChangedError } from './path-changed-error.ts';
 
@@ -83,7 +84,7 @@ export async function writeFileAtomicallyIn(
   await options.verifyTarget(realTarget);
   const existing = options.create ? undefined : existingFile(parent, name);
   const temporary = `.${name}.${randomBytes(6).toString('hex')}.mango-tmp`;
-  const handle = await parent.openHandle(temporary, O_CREAT | O_EXCL | O_WRONLY, options.mode ?? 0o666);
+  const handle = await parent.createFile(temporary, options.mode ?? 0o666);
   let placed = false;
   try {
     let written = 0;
@@ -101,7 +102,7 @@ export async function writeFileAtomicallyIn(
     const stats = await handle.stat();
     await handle.close();
     try {
-      parent.rename(temporary, parent, name, { noReplace: options.create === true });
+      await parent.renameAsync(temporary, parent, name, { noReplace: options.create === true });
     } catch (error) {
       // The temp name is gone: the tenant moved the file away while it was being written.
       if ((error as { code?: unknown }).code === 'ENOENT')
