@@ -124,3 +124,41 @@ describe('HeldDirectory', () => {
     expect(codeOf(() => root.linkTarget('inner/file.txt'))).toBe('EINVAL');
   });
 });
+
+describe('HeldDirectory, asynchronous creation and rename', () => {
+  test('createFile makes a new file and refuses any entry already at the name, a link included', async () => {
+    const handle = await root.createFile('made.txt', 0o600);
+    await handle.writeFile('made');
+    await handle.close();
+    expect(readFileSync(join(base, 'ws', 'made.txt'), 'utf8')).toBe('made');
+    for (const name of ['made.txt', 'out', 'in']) {
+      expect(
+        await root.createFile(name).then(
+          () => 'created',
+          (error: { code?: string }) => error.code,
+        ),
+      ).toBe('EEXIST');
+    }
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('secret');
+  });
+
+  test('renameAsync acts on names of the held object even after its path was swapped', async () => {
+    const inner = root.openDirectory('inner');
+    renameSync(join(base, 'ws', 'inner'), join(base, 'moved-away'));
+    symlinkSync(outside, join(base, 'ws', 'inner'));
+    await inner.renameAsync('file.txt', inner, 'renamed.txt');
+    expect(readFileSync(join(base, 'moved-away', 'renamed.txt'), 'utf8')).toBe('inside');
+    writeFileSync(join(base, 'moved-away', 'other.txt'), 'other');
+    expect(
+      await inner.renameAsync('other.txt', inner, 'renamed.txt', { noReplace: true }).then(
+        () => 'renamed',
+        (error: { code?: string }) => error.code,
+      ),
+    ).toBe('EEXIST');
+    await inner.renameAsync('other.txt', inner, 'fresh.txt', { noReplace: true });
+    expect(lstatSync(join(base, 'moved-away', 'other.txt'), { throwIfNoEntry: false })).toBeUndefined();
+    expect(readFileSync(join(base, 'moved-away', 'fresh.txt'), 'utf8')).toBe('other');
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('secret');
+    inner.close();
+  });
+});
