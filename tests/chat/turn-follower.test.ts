@@ -10,20 +10,22 @@ import { followTurn, LOST_TURN_MESSAGE } from '../../src/chat/turn-follower.ts';
 import { TurnRun } from '../../src/chat/turn-run.ts';
 import type { TurnEvent } from '../../src/contracts/turn-event.ts';
 import { manualClock, settle } from '../helpers/manual-clock.ts';
-import { collect, eventChannel, iso, LEASE, repositoryWithChat, TIMING } from '../helpers/turn-lifecycle.ts';
+import {
+  claimTestTurn,
+  collect,
+  eventChannel,
+  iso,
+  LEASE,
+  repositoryWithChat,
+  TIMING,
+} from '../helpers/turn-lifecycle.ts';
 
 const POLL = TIMING.followPollMilliseconds;
 
 async function setUp() {
   const clock = manualClock();
   const repository = await repositoryWithChat(clock.now());
-  const record = (await repository.turns.claimTurn({
-    chatId: 'chat',
-    turnId: 'turn',
-    holder: 'other-instance',
-    now: iso(clock.now()),
-    leaseExpiresAt: iso(clock.now() + LEASE),
-  }))!;
+  const record = (await claimTestTurn(repository, clock.now(), 'other-instance'))!;
   const fence = () => ({ turnId: 'turn', fencingToken: record.fencingToken, now: iso(clock.now()) });
   let seq = 0;
   let offset = 0;
@@ -111,13 +113,7 @@ describe('scenario: a stalled client of this process', () => {
   test('never holds the turn back, is measured behind by the bytes it did not take, and can re-attach', async () => {
     const clock = manualClock();
     const repository = await repositoryWithChat(clock.now());
-    const record = (await repository.turns.claimTurn({
-      chatId: 'chat',
-      turnId: 'turn',
-      holder: 'this-instance',
-      now: iso(clock.now()),
-      leaseExpiresAt: iso(clock.now() + LEASE),
-    }))!;
+    const record = (await claimTestTurn(repository, clock.now(), 'this-instance'))!;
     const run = new TurnRun({
       store: repository.turns,
       record,

@@ -10,6 +10,7 @@ import { TurnFencedError } from '../../src/chat/turn-fence.ts';
 import { LOST_LEASE_MESSAGE, TurnRun } from '../../src/chat/turn-run.ts';
 import { type ManualClock, manualClock, settle } from '../helpers/manual-clock.ts';
 import {
+  claimTestTurn,
   eventChannel,
   faultyStore,
   iso,
@@ -25,13 +26,7 @@ async function setUp(options: { now?: () => number; clock?: ManualClock } = {}) 
   const clock = options.clock ?? manualClock();
   const repository = await repositoryWithChat(clock.now());
   const faults = faultyStore(repository.turns);
-  const record = (await repository.turns.claimTurn({
-    chatId: 'chat',
-    turnId: 'turn',
-    holder: 'this-instance',
-    now: iso(clock.now()),
-    leaseExpiresAt: iso(clock.now() + LEASE),
-  }))!;
+  const record = (await claimTestTurn(repository, clock.now(), 'this-instance'))!;
   const lines: string[] = [];
   const run = new TurnRun({
     store: faults.store,
@@ -45,13 +40,7 @@ async function setUp(options: { now?: () => number; clock?: ManualClock } = {}) 
   /** Another instance takes the chat over (this one's holder was found dead): token 2. */
   const takeOver = async () => {
     await repository.turns.markTurnLost('chat', iso(clock.now()), 'taken over', 'turn');
-    return repository.turns.claimTurn({
-      chatId: 'chat',
-      turnId: 'other-turn',
-      holder: 'other-instance',
-      now: iso(clock.now()),
-      leaseExpiresAt: iso(clock.now() + LEASE),
-    });
+    return claimTestTurn(repository, clock.now(), 'other-instance', 'other-turn');
   };
   const stored = () => repository.turns.getTurn('turn');
   const messages = async () => (await repository.listMessages('chat')).map((message) => message.item);

@@ -34,6 +34,7 @@
  * workspace is left as it was found: the exchanger swaps every component back before it reports, and the
  * links it used are removed.
  */
+import { expect } from 'bun:test';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -290,4 +291,28 @@ export async function fuzzSwaps(options: SwapFuzzOptions): Promise<SwapFuzzRepor
   }
   report.sentinelAfter = snapshotTree(options.sentinel.root);
   return report;
+}
+
+/**
+ * What every fuzz test asserts of its report: nothing of the sentinel returned or changed (for a
+ * `privileged` sentinel, its root-owned setuid file is checked to be there, so a chmod, chown or write
+ * would have shown), the operation ran its iterations or its seconds, the tenant really swapped, and not
+ * every call failed.
+ */
+export function expectSentinelHeld(
+  report: SwapFuzzReport,
+  bounds: { iterations: number; seconds: number; privileged?: SentinelTree },
+): void {
+  expect(report.leaks).toEqual([]);
+  expect(report.sentinelAfter).toEqual(report.sentinelBefore);
+  if (bounds.privileged !== undefined) {
+    expect(report.sentinelBefore[`inner/${bounds.privileged.marker}-setuid`]).toMatchObject({
+      mode: 0o104755,
+      uid: 0,
+      gid: 0,
+    });
+  }
+  expect(report.iterations === bounds.iterations || report.elapsedSeconds >= bounds.seconds).toBe(true);
+  expect(report.swaps).toBeGreaterThan(100);
+  expect(report.failures).toBeLessThan(report.iterations);
 }

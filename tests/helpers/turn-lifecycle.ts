@@ -143,3 +143,22 @@ export async function collect(events: AsyncIterable<TurnEvent>): Promise<TurnEve
   for await (const event of events) all.push(event);
   return all;
 }
+
+/**
+ * Claims turn `turnId` of the test chat for `holder` at `now`, with a lease of {@link LEASE}; the
+ * record, or undefined when the chat is busy.
+ */
+export function claimTestTurn(
+  repository: InMemoryChatRepository,
+  now: number,
+  holder: string,
+  turnId = 'turn',
+): ReturnType<InMemoryChatRepository['turns']['claimTurn']> {
+  return repository.turns.claimTurn({
+    chatId: 'chat',
+    turnId,
+    holder,
+    now: iso(now),
+    leaseExpiresAt: iso(now + LEASE),
+  });
+}

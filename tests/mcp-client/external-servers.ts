@@ -15,8 +15,10 @@ import {
 } from '../../src/mcp-client/mcp-connection-pool.ts';
 import { McpServerRegistry } from '../../src/mcp-client/mcp-server-registry.ts';
 import type { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts';
+import { createUnsandboxedShell } from '../../src/sandbox/unsandboxed-shell.ts';
 import { computeReachableSet, type ReachableSet } from '../../src/tools/access/reachable-set.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
+import { makeToolContext } from '../helpers/tool-context.ts';
 import { waitUntil } from '../helpers/wait-until.ts';
 import { createSandboxLayout, type SandboxLayout } from '../sandbox/sandbox-host.ts';
 
@@ -166,4 +168,35 @@ export async function startEverythingOverHttp(): Promise<EverythingOverHttp> {
       await child.exited;
     },
   };
+}
+
+/**
+ * An `ExternalToolSource` over operator servers on loopback Streamable HTTP (`name` on `port`), with no
+ * sandbox (HTTP servers need none) and private addresses allowed, as the tests of HTTP servers use it.
+ */
+export function loopbackHttpToolSource(
+  servers: readonly { name: string; port: number }[],
+  options: { connectTimeoutMs: number; userId?: string },
+): ExternalToolSource {
+  return new ExternalToolSource({
+    servers: new McpServerRegistry({
+      operatorServers: servers.map(({ name, port }) => ({
+        name,
+        transport: 'http' as const,
+        url: `http://127.0.0.1:${port}/mcp`,
+        headers: {},
+      })),
+    }),
+    builtins: new ToolRegistry(),
+    pool: new McpConnectionPool(),
+    connector: {
+      dataDirectory: '/nonexistent-data',
+      sandbox: () => createUnsandboxedShell({ log: () => {} }),
+      fetch: createGuardedFetch({ allowPrivate: true }),
+      connectTimeoutMs: options.connectTimeoutMs,
+    },
+    listingAccess: async () =>
+      makeToolContext(options.userId === undefined ? {} : { userId: options.userId }).reachable,
+    log: () => {},
+  });
 }

@@ -9,14 +9,10 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import type { Subprocess } from 'bun';
-import { ExternalToolSource } from '../../src/mcp-client/external-tool-source.ts';
-import { createGuardedFetch } from '../../src/mcp-client/guarded-fetch.ts';
-import { McpConnectionPool } from '../../src/mcp-client/mcp-connection-pool.ts';
-import { McpServerRegistry } from '../../src/mcp-client/mcp-server-registry.ts';
-import { createUnsandboxedShell } from '../../src/sandbox/unsandboxed-shell.ts';
+import type { ExternalToolSource } from '../../src/mcp-client/external-tool-source.ts';
 import { ToolError } from '../../src/tools/errors.ts';
-import { ToolRegistry } from '../../src/tools/registry.ts';
 import { makeToolContext } from '../helpers/tool-context.ts';
+import { loopbackHttpToolSource } from './external-servers.ts';
 
 const FIXTURE = join(import.meta.dir, '__fixtures__', 'http-session-server.mjs');
 
@@ -80,23 +76,7 @@ afterEach(async () => {
 });
 
 function sourceFor(port: number) {
-  return new ExternalToolSource({
-    servers: new McpServerRegistry({
-      operatorServers: [
-        { name: 'remote', transport: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: {} },
-      ],
-    }),
-    builtins: new ToolRegistry(),
-    pool: new McpConnectionPool(),
-    connector: {
-      dataDirectory: '/nonexistent-data',
-      sandbox: () => createUnsandboxedShell({ log: () => {} }),
-      fetch: createGuardedFetch({ allowPrivate: true }),
-      connectTimeoutMs: 10_000,
-    },
-    listingAccess: async () => makeToolContext().reachable,
-    log: () => {},
-  });
+  return loopbackHttpToolSource([{ name: 'remote', port }], { connectTimeoutMs: 10_000 });
 }
 
 async function toolOf(source: ExternalToolSource, name: string) {

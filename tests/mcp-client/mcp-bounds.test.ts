@@ -6,22 +6,17 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import type { Subprocess } from 'bun';
-import { ExternalToolSource } from '../../src/mcp-client/external-tool-source.ts';
-import { createGuardedFetch } from '../../src/mcp-client/guarded-fetch.ts';
+import type { ExternalToolSource } from '../../src/mcp-client/external-tool-source.ts';
 import { DEFAULT_MCP_BOUNDS } from '../../src/mcp-client/mcp-bounds.ts';
-import { McpConnectionPool } from '../../src/mcp-client/mcp-connection-pool.ts';
-import { McpServerRegistry } from '../../src/mcp-client/mcp-server-registry.ts';
 import type { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts';
-import { createUnsandboxedShell } from '../../src/sandbox/unsandboxed-shell.ts';
 import { CUT_MARKER_PATTERN } from '../../src/tools/output/cut-marker.ts';
 import {
   DEFAULT_TOOL_OUTPUT_BUDGET_BYTES,
   serializeToolOutput,
 } from '../../src/tools/output/result-budget.ts';
-import { ToolRegistry } from '../../src/tools/registry.ts';
 import { makeToolContext } from '../helpers/tool-context.ts';
 import { createTestSandbox, describeSandbox } from '../sandbox/sandbox-host.ts';
-import { createExternalSetup, type ExternalSetup } from './external-servers.ts';
+import { createExternalSetup, type ExternalSetup, loopbackHttpToolSource } from './external-servers.ts';
 
 const FIXTURE = join(import.meta.dir, '__fixtures__', 'oversized-server.mjs');
 const MIB = 1024 * 1024;
@@ -51,26 +46,7 @@ async function startServer(tools: number, descriptionBytes: number, json = false
 }
 
 function sourceFor(servers: { name: string; port: number }[]): ExternalToolSource {
-  return new ExternalToolSource({
-    servers: new McpServerRegistry({
-      operatorServers: servers.map(({ name, port }) => ({
-        name,
-        transport: 'http' as const,
-        url: `http://127.0.0.1:${port}/mcp`,
-        headers: {},
-      })),
-    }),
-    builtins: new ToolRegistry(),
-    pool: new McpConnectionPool(),
-    connector: {
-      dataDirectory: '/nonexistent-data',
-      sandbox: () => createUnsandboxedShell({ log: () => {} }),
-      fetch: createGuardedFetch({ allowPrivate: true }),
-      connectTimeoutMs: 30_000,
-    },
-    listingAccess: async () => makeToolContext({ userId: 'alice' }).reachable,
-    log: () => {},
-  });
+  return loopbackHttpToolSource(servers, { connectTimeoutMs: 30_000, userId: 'alice' });
 }
 
 /** The process's resident set after a full collection, in bytes. */

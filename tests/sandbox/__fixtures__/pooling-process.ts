@@ -9,23 +9,11 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createBubblewrapSandbox } from '../../../src/sandbox/bubblewrap-sandbox.ts';
-import { computeReachableSet } from '../../../src/tools/access/reachable-set.ts';
+import { confinedTo, fixtureSandbox } from './fixture-sandbox.ts';
 
 const [workspace, state, ending] = process.argv.slice(2) as [string, string, string];
-const sandbox = createBubblewrapSandbox({ log: () => {} });
-const status = sandbox.status();
-if (!status.available) {
-  console.log(`unavailable: ${status.reason}`);
-  process.exit(2);
-}
-const reachable = computeReachableSet({
-  workspaces: [{ path: workspace, access: 'read-write', kind: 'personal' }],
-  workingDirectory: workspace,
-  homeDirectory: workspace,
-  confined: true,
-  protectedPaths: [],
-});
+const sandbox = fixtureSandbox();
+const reachable = confinedTo(workspace);
 const run = (command: string) =>
   sandbox.run({
     shell: 'bash',

@@ -6,30 +6,12 @@
  * survives, the idle pooled sandbox included.
  * Arguments: the marker every sleep carries, the working directory, and the quick command's directory.
  */
-import { computeReachableSet } from '../../../src/tools/access/reachable-set.ts';
-import { createBubblewrapSandbox } from '../../../src/sandbox/bubblewrap-sandbox.ts';
+import { confinedTo, fixtureSandbox } from './fixture-sandbox.ts';
 
 const [marker, cwd, idleCwd] = process.argv.slice(2) as [string, string, string];
-const sandbox = createBubblewrapSandbox({ log: () => {} });
-const status = sandbox.status();
-if (!status.available) {
-  console.log(`unavailable: ${status.reason}`);
-  process.exit(2);
-}
-const reachable = computeReachableSet({
-  workspaces: [{ path: cwd, access: 'read-write', kind: 'personal' }],
-  workingDirectory: cwd,
-  homeDirectory: cwd,
-  confined: true,
-  protectedPaths: [],
-});
-const idleReachable = computeReachableSet({
-  workspaces: [{ path: idleCwd, access: 'read-write', kind: 'personal' }],
-  workingDirectory: idleCwd,
-  homeDirectory: idleCwd,
-  confined: true,
-  protectedPaths: [],
-});
+const sandbox = fixtureSandbox();
+const reachable = confinedTo(cwd);
+const idleReachable = confinedTo(idleCwd);
 await sandbox.run({
   shell: 'bash',
   command: 'true',

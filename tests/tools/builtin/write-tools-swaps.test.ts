@@ -11,7 +11,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolExecutionResult } from '../../../src/tools/types.ts';
 import { createChat } from '../../helpers/call-tool.ts';
-import { createSentinelTree, fuzzSwaps, type SentinelTree } from '../../helpers/swap-fuzzer.ts';
+import {
+  createSentinelTree,
+  expectSentinelHeld,
+  fuzzSwaps,
+  type SentinelTree,
+} from '../../helpers/swap-fuzzer.ts';
 import { makeTempDirectory } from '../../helpers/tool-context.ts';
 
 const temp = makeTempDirectory('mango-write-swaps-');
@@ -131,17 +136,7 @@ test.each(cases)(
       iterations: ITERATIONS,
       seconds: SECONDS,
     });
-    expect(report.leaks).toEqual([]);
-    expect(report.sentinelAfter).toEqual(report.sentinelBefore);
-    // The sentinel is one a chmod, chown or write would show on.
-    expect(report.sentinelBefore[`inner/${sentinel.marker}-setuid`]).toMatchObject({
-      mode: 0o104755,
-      uid: 0,
-      gid: 0,
-    });
-    expect(report.iterations === ITERATIONS || report.elapsedSeconds >= SECONDS).toBe(true);
-    expect(report.swaps).toBeGreaterThan(100);
-    expect(report.failures).toBeLessThan(report.iterations);
+    expectSentinelHeld(report, { iterations: ITERATIONS, seconds: SECONDS, privileged: sentinel });
     // Every refusal said what happened in the tools' words, none passed on a bare system error.
     expect(unclear).toEqual([]);
     for (const [path, content] of written) {
