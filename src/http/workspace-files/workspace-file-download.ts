@@ -1,6 +1,6 @@
 /**
  * `GET /api/workspaces/:id/files/content?path=`: one regular file of a workspace, streamed. The file is
- * opened at its resolved real path with links refused on every component (`openRealFile`: a link
+ * opened at its resolved real path with links refused on every component (`HeldDirectory.openPathHandle`: a link
  * swapped in after the decision fails the open instead of being followed), `O_RDONLY | O_NONBLOCK |
  * O_NOCTTY` so a FIFO returns at once, and its descriptor is verified against the policy again; `fstat`
  * must show a regular file before a byte is sent, and every byte is read through that descriptor. The answer is always a download
@@ -9,7 +9,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { openRealFile } from '../../descriptors/open-real-file.ts';
+import { HeldDirectory } from '../../descriptors/held-directory.ts';
 import { SAFE_READ_FLAGS, verifyDescriptor } from '../../tools/fs/open-verified-file.ts';
 import { HttpError } from '../http-errors.ts';
 import { attachmentDisposition } from './download-filename.ts';
@@ -54,7 +54,7 @@ export async function downloadWorkspaceFile(scope: WorkspaceFileScope, path: str
   let handle: FileHandle;
   try {
     handle = await withinWorkspace(async () => {
-      const opened = await openRealFile(resolved.real, SAFE_READ_FLAGS);
+      const opened = await HeldDirectory.openPathHandle(resolved.real, SAFE_READ_FLAGS);
       try {
         await verifyDescriptor(opened, resolved, scope.context);
         return opened;

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HeldDirectory } from '../../src/descriptors/held-directory.ts';
 import { O_RDONLY } from '../../src/descriptors/linux-file-calls.ts';
-import { openRealFile } from '../../src/descriptors/open-real-file.ts';
 
 let base: string;
 
@@ -27,13 +27,15 @@ async function codeOf(action: () => Promise<unknown>): Promise<unknown> {
 }
 
 test('reads the file at a real path through the descriptor', async () => {
-  const handle = await openRealFile(join(base, 'dir', 'file.txt'), O_RDONLY);
+  const handle = await HeldDirectory.openPathHandle(join(base, 'dir', 'file.txt'), O_RDONLY);
   expect(await handle.readFile('utf8')).toBe('inside');
   await handle.close();
 });
 
 test('a link on a directory component or on the last one fails with ELOOP', async () => {
-  expect(await codeOf(() => openRealFile(join(base, 'dir-link', 'file.txt'), O_RDONLY))).toBe('ELOOP');
-  expect(await codeOf(() => openRealFile(join(base, 'file-link'), O_RDONLY))).toBe('ELOOP');
-  expect(await codeOf(() => openRealFile('dir/file.txt', O_RDONLY))).toBe('EINVAL');
+  expect(await codeOf(() => HeldDirectory.openPathHandle(join(base, 'dir-link', 'file.txt'), O_RDONLY))).toBe(
+    'ELOOP',
+  );
+  expect(await codeOf(() => HeldDirectory.openPathHandle(join(base, 'file-link'), O_RDONLY))).toBe('ELOOP');
+  expect(await codeOf(() => HeldDirectory.openPathHandle('dir/file.txt', O_RDONLY))).toBe('EINVAL');
 });
