@@ -29,7 +29,6 @@ import {
   AT_FDCWD,
   AT_REMOVEDIR,
   closeDescriptor,
-  linkat,
   mkdirat,
   O_DIRECTORY,
   O_NOFOLLOW,
@@ -130,13 +129,6 @@ export class HeldDirectory {
     } finally {
       closeDescriptor(fd);
     }
-  }
-
-  /** Takes ownership of `fd`, a directory descriptor opened by the caller. */
-  static adopt(fd: number, path: string): HeldDirectory {
-    const stats = fstatSync(fd);
-    if (!stats.isDirectory()) throw new SystemCallError(20, 'adopt directory', path);
-    return new HeldDirectory(fd, path);
   }
 
   #live(): number {
@@ -289,13 +281,6 @@ export class HeldDirectory {
     await unlink(from).catch((error: unknown) => {
       if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
     });
-  }
-
-  /** Links the entry `name` here (a link itself, never its target) as `toName` in `to`. */
-  link(name: string, to: HeldDirectory, toName: string): void {
-    assertEntryName(name, this.#shown(name));
-    assertEntryName(toName, to.#shown(toName));
-    linkat(this.#live(), name, to.#live(), toName, to.#shown(toName));
   }
 
   /** `fchmod` of the held directory itself. */

@@ -1,7 +1,7 @@
 /**
  * The Linux calls that act relative to a held directory descriptor, reached through `bun:ffi` because
  * neither Bun nor Node exposes them: `openat2` (through libc's `syscall`, which glibc does not wrap),
- * `mkdirat`, `unlinkat`, `renameat2` and `linkat`. Each returns a result or throws a SystemCallError; none
+ * `mkdirat`, `unlinkat` and `renameat2`. Each returns a result or throws a SystemCallError; none
  * follows a name the caller did not hand it.
  *
  * They run on the calling thread: a metadata call on a local directory takes microseconds (an
@@ -57,10 +57,6 @@ const symbols = {
     args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.u32],
     returns: FFIType.i32,
   },
-  linkat: {
-    args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.i32],
-    returns: FFIType.i32,
-  },
   __errno_location: { args: [], returns: FFIType.ptr },
 } as const;
 
@@ -98,29 +94,6 @@ function tryLoad(): LoadedCalls | DescriptorCallsUnavailableError {
   const errnoLocation = calls.__errno_location();
   if (errnoLocation === null) return new DescriptorCallsUnavailableError('libc gave no errno location');
   return { calls, errnoLocation, openat2Number };
-}
-
-/** Whether the calls can run here, or why not (for start-up probes). */
-export function descriptorCallsUnavailableReason(): string | undefined {
-  try {
-    const { calls, errnoLocation, openat2Number } = load();
-    const how = new BigUint64Array([
-      BigInt(O_PATH | O_CLOEXEC | O_DIRECTORY),
-      0n,
-      BigInt(RESOLVE_NO_SYMLINKS),
-    ]);
-    const fd = Number(calls.syscall(openat2Number, AT_FDCWD, cString('/'), how, OPEN_HOW_SIZE));
-    if (fd < 0) {
-      const errno = read.i32(errnoLocation, 0);
-      return new DescriptorCallsUnavailableError(
-        `openat2 failed with ${new SystemCallError(errno, 'openat2', '/').code}`,
-      ).message;
-    }
-    closeDescriptor(fd);
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
 }
 
 /** A NUL-terminated copy of `text` for a C call; a NUL inside it is refused. */
@@ -177,18 +150,6 @@ export function renameat2(
     flags,
   );
   if (result !== 0) fail('renameat2', shown);
-}
-
-/** `linkat` without `AT_SYMLINK_FOLLOW`: a link at `fromName` is linked itself, never its target. */
-export function linkat(
-  fromDirectory: number,
-  fromName: string,
-  toDirectory: number,
-  toName: string,
-  shown = toName,
-): void {
-  const result = load().calls.linkat(fromDirectory, cString(fromName), toDirectory, cString(toName), 0);
-  if (result !== 0) fail('linkat', shown);
 }
 
 /** Closes a descriptor these calls returned; a second close of the same number is the caller's bug. */
