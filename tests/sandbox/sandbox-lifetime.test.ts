@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { handToSandboxUser } from '../../src/sandbox/sandbox-file-owner.ts';
 import { openUserProcessCgroups } from '../../src/sandbox/user-process-cgroups.ts';
+import { bashCommand } from '../helpers/bash-command.ts';
 import { liveProcessesWith } from '../helpers/live-processes.ts';
 import { waitUntil } from '../helpers/wait-until.ts';
 import { createTestSandbox, describeSandbox, useTestSandbox } from './sandbox-host.ts';
@@ -58,19 +59,11 @@ describeSandbox('sandbox lifetime and limits', () => {
       const forkLoop =
         'my $n = 0; while ($n < 400) { my $p = fork(); if (!defined $p) { print "stopped at $n: $!\\n"; last } ' +
         'if ($p == 0) { sleep 30; exit 0 } $n++ } print "forked $n\\n" if $n == 400;';
-      const result = await limited.run({
-        shell: 'bash',
-        command: `perl -e '${forkLoop}'`,
-        cwd: setup.layout.alice,
-        reachable: setup.layout.reachable,
-        deniedPaths: [],
-        deniedEnvVars: [],
-        interpreterPath: '/usr/bin/bash',
-        userId: 'fork-loop',
-        chatId: undefined,
-        timeoutMs: 20_000,
-        maxOutputBytes: 4096,
-      });
+      const result = await limited.run(
+        bashCommand(`perl -e '${forkLoop}'`, setup.layout.alice, setup.layout.reachable, {
+          userId: 'fork-loop',
+        }),
+      );
       const match = /^stopped at (\d+): Resource temporarily unavailable\n$/.exec(result.stdout);
       expect(match).not.toBeNull();
       expect(Number(match?.[1])).toBeLessThan(40);
@@ -83,21 +76,14 @@ describeSandbox('sandbox lifetime and limits', () => {
   test('a file past the file-size limit and a /tmp past its size fail inside the sandbox', async () => {
     const limited = createTestSandbox({ limits: { fileBytes: 1024 * 1024, tmpBytes: 2 * 1024 * 1024 } });
     try {
-      const result = await limited.run({
-        shell: 'bash',
-        command:
+      const result = await limited.run(
+        bashCommand(
           'head -c 2000000 /dev/zero > big.bin 2>/dev/null; echo "cwd file $(stat -c %s big.bin)"; ' +
-          'for i in 1 2 3; do head -c 900000 /dev/zero > /tmp/fill$i 2>/dev/null || echo "tmp full at $i"; done',
-        cwd: setup.layout.alice,
-        reachable: setup.layout.reachable,
-        deniedPaths: [],
-        deniedEnvVars: [],
-        interpreterPath: '/usr/bin/bash',
-        userId: 'u',
-        chatId: undefined,
-        timeoutMs: 20_000,
-        maxOutputBytes: 4096,
-      });
+            'for i in 1 2 3; do head -c 900000 /dev/zero > /tmp/fill$i 2>/dev/null || echo "tmp full at $i"; done',
+          setup.layout.alice,
+          setup.layout.reachable,
+        ),
+      );
       expect(result.stdout).toBe('cwd file 1048576\ntmp full at 3\n');
     } finally {
       limited.dispose();

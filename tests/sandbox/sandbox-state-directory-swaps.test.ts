@@ -19,6 +19,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { chmodSync, chownSync, lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts';
+import { bashCommand } from '../helpers/bash-command.ts';
 import { createSentinelTree, fuzzSwaps, type SentinelTree } from '../helpers/swap-fuzzer.ts';
 import { makeTempDirectory } from '../helpers/tool-context.ts';
 import {
@@ -116,19 +117,9 @@ describeSandbox('sandboxes built while a local user swaps a planted state direct
             else reasons.set(kind, (reasons.get(kind) ?? 0) + 1);
             return { ok: false, reason: status.reason };
           }
-          const result = await sandbox.run({
-            shell: 'bash',
-            command: 'id -un; cat /etc/passwd',
-            cwd: layout.alice,
-            reachable: layout.reachable,
-            deniedPaths: [],
-            deniedEnvVars: [],
-            interpreterPath: '/usr/bin/bash',
-            userId: 'u',
-            chatId: undefined,
-            timeoutMs: 20_000,
-            maxOutputBytes: 4096,
-          });
+          const result = await sandbox.run(
+            bashCommand('id -un; cat /etc/passwd', layout.alice, layout.reachable),
+          );
           if (result.exitCode === 0 && result.stdout.startsWith('sandbox\n')) ran += 1;
           else unclear.push(`exit ${result.exitCode}: ${result.stdout}${result.stderr}`);
           return { ok: result.exitCode === 0, ...result };

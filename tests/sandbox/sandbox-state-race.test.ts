@@ -1,5 +1,6 @@
 import { expect, test } from 'bun:test';
 import { join } from 'node:path';
+import { bashCommand } from '../helpers/bash-command.ts';
 import { describeSandbox, useTestSandbox } from './sandbox-host.ts';
 
 const REOPENER = join(import.meta.dir, '__fixtures__', 'reopen-state-directory.ts');
@@ -18,19 +19,9 @@ describeSandbox('many concurrent sandboxes while other processes open the shared
     const end = performance.now() + RACE_MS;
     const worker = async () => {
       while (performance.now() < end) {
-        const result = await setup.sandbox.run({
-          shell: 'bash',
-          command: 'id -un',
-          cwd: setup.layout.alice,
-          reachable: setup.layout.reachable,
-          deniedPaths: [],
-          deniedEnvVars: [],
-          interpreterPath: '/usr/bin/bash',
-          userId: 'u',
-          chatId: undefined,
-          timeoutMs: 20_000,
-          maxOutputBytes: 4096,
-        });
+        const result = await setup.sandbox.run(
+          bashCommand('id -un', setup.layout.alice, setup.layout.reachable),
+        );
         calls += 1;
         if (result.exitCode !== 0 || result.stdout !== 'sandbox\n') {
           failures.push(`exit ${result.exitCode}: ${result.stdout}${result.stderr}`);

@@ -7,24 +7,13 @@
  * Arguments: the marker every sleep carries, the working directory, and the quick command's directory.
  */
 import { confinedTo, fixtureSandbox } from './fixture-sandbox.ts';
+import { bashCommand } from '../../helpers/bash-command.ts';
 
 const [marker, cwd, idleCwd] = process.argv.slice(2) as [string, string, string];
 const sandbox = fixtureSandbox();
 const reachable = confinedTo(cwd);
 const idleReachable = confinedTo(idleCwd);
-await sandbox.run({
-  shell: 'bash',
-  command: 'true',
-  cwd: idleCwd,
-  reachable: idleReachable,
-  deniedPaths: [],
-  deniedEnvVars: [],
-  interpreterPath: '/usr/bin/bash',
-  userId: 'u',
-  chatId: undefined,
-  timeoutMs: 60_000,
-  maxOutputBytes: 1024,
-});
+await sandbox.run(bashCommand('true', idleCwd, idleReachable, { timeoutMs: 60_000, maxOutputBytes: 1024 }));
 const commands = [
   `setsid sleep ${marker} & (sleep ${marker} &) ; sleep ${marker}`,
   `nohup sleep ${marker} > /dev/null 2>&1 & sleep ${marker}`,
