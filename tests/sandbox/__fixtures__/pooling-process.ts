@@ -9,25 +9,14 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { bashCommand } from '../../helpers/bash-command.ts';
 import { confinedTo, fixtureSandbox } from './fixture-sandbox.ts';
 
 const [workspace, state, ending] = process.argv.slice(2) as [string, string, string];
 const sandbox = fixtureSandbox();
 const reachable = confinedTo(workspace);
 const run = (command: string) =>
-  sandbox.run({
-    shell: 'bash',
-    command,
-    cwd: workspace,
-    reachable,
-    deniedPaths: [],
-    deniedEnvVars: [],
-    interpreterPath: '/usr/bin/bash',
-    userId: 'u',
-    chatId: undefined,
-    timeoutMs: 600_000,
-    maxOutputBytes: 1024,
-  });
+  sandbox.run(bashCommand(command, workspace, reachable, { timeoutMs: 600_000, maxOutputBytes: 1024 }));
 /** Polls for a file the command writes; a fixture's own pause between looks. */
 const fileAppears = async (path: string) => {
   while (!existsSync(path)) await Bun.sleep(2);

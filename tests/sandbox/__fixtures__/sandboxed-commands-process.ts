@@ -19,19 +19,7 @@ const commands = [
   `nohup sleep ${marker} > /dev/null 2>&1 & sleep ${marker}`,
 ];
 for (const command of commands) {
-  void sandbox.run({
-    shell: 'bash',
-    command,
-    cwd,
-    reachable,
-    deniedPaths: [],
-    deniedEnvVars: [],
-    interpreterPath: '/usr/bin/bash',
-    userId: 'u',
-    chatId: undefined,
-    timeoutMs: 600_000,
-    maxOutputBytes: 1024,
-  });
+  void sandbox.run(bashCommand(command, cwd, reachable, { timeoutMs: 600_000, maxOutputBytes: 1024 }));
 }
 console.log('running');
 setInterval(() => {}, 1000);
