@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import '../../src/tools/builtin/index.ts';
 import { openCliDependencies } from '../../src/cli/cli-dependencies.ts';
 import { getTool } from '../../src/tools/registry.ts';
-import { liveProcessesWith } from '../helpers/live-processes.ts';
+import { killEach, liveProcessesWith, sandboxProcessesIn } from '../helpers/live-processes.ts';
 import { callResultData } from '../helpers/mcp-test-tools.ts';
 import { seedCliDatabase } from '../helpers/seed-cli-database.ts';
 import { waitUntil } from '../helpers/wait-until.ts';
@@ -83,6 +83,22 @@ async function runMango(cliArguments: string[]) {
 }
 
 describe('mango mcp over stdio', () => {
+  test('a session that ends normally right after a bash call leaves none of its sandboxes 3 s later', async () => {
+    // After each call the warm pool starts building the next sandbox: the session ends mid-build.
+    for (let run = 0; run < 4; run++) {
+      const { client } = await connect(['--user', 'carol', '--cwd', work]);
+      try {
+        const result = await client.callTool({ name: 'bash', arguments: { command: 'true' } });
+        expect(result.isError).toBeFalsy();
+        await client.close();
+        const gone = await waitUntil(async () => (await sandboxProcessesIn(work)).length === 0, 3000);
+        expect({ run, left: gone ? [] : await sandboxProcessesIn(work) }).toEqual({ run, left: [] });
+      } finally {
+        killEach(await sandboxProcessesIn(work));
+      }
+    }
+  }, 60_000);
+
   test('lists, calls, and returns a validation failure as an isError result', async () => {
     const { client, protocolErrors } = await connect(['--user', 'alice', '--cwd', work]);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('get_current_datetime');
