@@ -27,6 +27,7 @@ import { getEnabledToolRuntime } from '../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../src/settings/tool-settings-repository.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../tests/helpers/scripted-provider.ts';
+import { testSandboxUsers } from '../tests/helpers/test-sandbox-users.ts';
 import {
   EVERYTHING_SCRIPT as EVERYTHING,
   NODE_MODULES,
@@ -49,7 +50,7 @@ const url = httpServer.url;
 // The directory the sandboxed program runs in; the sandbox uid must be able to enter it.
 const work = mkdtempSync(join(tmpdir(), 'mango-bench-mcp-client-'));
 Bun.spawnSync(['chmod', '0755', work]);
-const sandbox = createBubblewrapSandbox({ log: () => {} });
+const sandbox = createBubblewrapSandbox({ log: () => {}, users: testSandboxUsers() });
 const reachable = benchReachable(work);
 
 const servers: McpServerDeclaration[] = [

@@ -23,6 +23,7 @@ import { buildShellTool } from '../src/tools/builtin/build-shell-tool.ts';
 import { executeTool } from '../src/tools/execution.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { runShellCommand } from '../src/tools/shell/run-shell-command.ts';
+import { testSandboxUsers } from '../tests/helpers/test-sandbox-users.ts';
 
 const COMMAND = 'true';
 const SEQUENTIAL_CALLS = Number(process.env.SHELL_BENCH_CALLS ?? 280);
@@ -38,12 +39,12 @@ async function shellCommand(): Promise<void> {
   await runShellCommand({ shell: 'bash', command: COMMAND, cwd, timeoutMs: 30_000, maxOutputBytes: 102_400 });
 }
 
-const cold = createBubblewrapSandbox({ log: () => {}, pool: { maxIdle: 0 } });
-const warm = createBubblewrapSandbox({ log: () => {}, pool: { maxIdle: 4 } });
+const cold = createBubblewrapSandbox({ log: () => {}, users: testSandboxUsers(), pool: { maxIdle: 0 } });
+const warm = createBubblewrapSandbox({ log: () => {}, users: testSandboxUsers(), pool: { maxIdle: 4 } });
 const sandboxStatus = cold.status();
 const workspace = mkdtempSync(join(tmpdir(), 'mango-shell-bench-'));
 chmodSync(workspace, 0o755);
-await handToSandboxUser(workspace, cold);
+await handToSandboxUser(workspace, 'bench', cold);
 process.on('exit', () => {
   cold.dispose();
   warm.dispose();

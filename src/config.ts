@@ -41,12 +41,6 @@ export interface ServerConfig {
   webDirectory?: string;
   /** Absolute path of the directory holding every user's personal workspace (`MANGO_WORKSPACES_DIR`). */
   workspacesDirectory: string;
-  /**
-   * Who owns a newly created personal workspace. Set when shell commands run as another uid than the
-   * server (a server running as root drops its sandboxed commands to an unprivileged uid), so that uid
-   * can use the workspace; absent = the server's own uid, nothing changed.
-   */
-  workspaceOwner?: { uid: number; gid: number };
 }
 
 /** Bun.serve's default idle timeout, kept as ours. */

@@ -7,7 +7,9 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { createProviderRegistry } from '../providers/provider-registry.ts';
 import '../tools/builtin/index.ts';
 import { removedWorkspaceRootsMessage } from '../config.ts';
+import { provideSandboxIds } from '../sandbox/host-shell-sandbox.ts';
 import { WorkspacesDirectoryError } from '../workspaces/workspaces-directory.ts';
+import { cliSandboxIds } from './cli-sandbox-ids.ts';
 import { CHAT_USAGE, createChatCommand } from './commands/chat.ts';
 import { createMcpCommand, MCP_USAGE } from './commands/mcp.ts';
 import { MCP_SERVERS_USAGE, mcpServersCommand } from './commands/mcp-servers.ts';
@@ -78,6 +80,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`mango: ${removed}\n`);
     return 2;
   }
+  // Shell tools and stdio MCP servers this command runs take their users' uids from its database.
+  provideSandboxIds(cliSandboxIds(io));
   try {
     if (!command) throw new UsageError(`Unknown command "${name}"`);
     return await command.run(rest, io);

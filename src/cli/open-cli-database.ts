@@ -31,7 +31,10 @@ export async function openCliDatabase(
 }
 
 /** Runs `use` with an open, migrated connection and closes it afterwards. */
-export async function withCliDatabase<T>(io: CliIo, use: (database: Database) => Promise<T>): Promise<T> {
+export async function withCliDatabase<T>(
+  io: Pick<CliIo, 'env' | 'cwd'>,
+  use: (database: Database) => Promise<T>,
+): Promise<T> {
   const { database } = await openCliDatabase(io.env, io.cwd);
   try {
     return await use(database);

@@ -127,13 +127,32 @@ export const ENVIRONMENT_VARIABLES = {
     meaning:
       'shell sandboxes built ahead of the next call of the same plan (each used once, killed after 30 s idle); `0` builds every sandbox at the call',
   }),
+  MANGO_SANDBOX_UID_BASE: integerVariable({
+    fallback: 1_900_000_000,
+    minimum: 1000,
+    maximum: 2_147_000_000,
+    expected: 'an id from 1000 to 2147000000',
+    defaultText: '`1900000000`',
+    meaning:
+      'first id of the range sandboxed commands run in when the server runs as root: the base itself is the sandbox group, each user gets their own uid and gid above it',
+  }),
+  MANGO_SANDBOX_UID_COUNT: integerVariable({
+    fallback: 65_536,
+    minimum: 2,
+    maximum: 16_777_216,
+    expected: 'a count from 2 to 16777216',
+    defaultText: '`65536`',
+    meaning:
+      "how many ids the range holds (the group, then one per user and one per shared grant, never reused); a full range refuses new users' shells",
+  }),
   MANGO_SANDBOX_UID: integerVariable({
     fallback: 61000,
     minimum: 1,
     maximum: 4_294_967_294,
     expected: 'a uid from 1 to 4294967294',
     defaultText: '`61000`',
-    meaning: 'the uid sandboxed shell commands run as when the server runs as root',
+    meaning:
+      "the one uid every user's commands ran as before per-user uids: what `mango workspace migrate-owners` gives to each user",
   }),
   MANGO_MCP_SERVERS: textVariable({
     defaultText: '(unset: no external MCP servers)',

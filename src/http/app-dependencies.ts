@@ -34,7 +34,7 @@ import { McpHttpSessions } from '../mcp/mcp-http-handler.ts';
 import { createExternalTools, type ExternalTools } from '../mcp-client/create-external-tool-source.ts';
 import { createModelCatalog, type ModelCatalog } from '../providers/model-catalog.ts';
 import { createProviderRegistry, type ProviderRegistry } from '../providers/provider-registry.ts';
-import { sandboxFileOwner } from '../sandbox/sandbox-file-owner.ts';
+import { sandboxWorkspaceOwners } from '../sandbox/sandbox-workspace-owners.ts';
 import { ToolSettingsEvents } from '../settings/tool-settings-events.ts';
 import type { ToolSettingsRepository } from '../settings/tool-settings-repository.ts';
 import { ToolSettingsService } from '../settings/tool-settings-service.ts';
@@ -49,12 +49,6 @@ import { type AllowedHostPolicy, readAllowedHostPolicy } from './allowed-hosts.t
 import { type AuthenticationPlugin, createAuthenticationPlugin } from './authentication.ts';
 import { createServerChatService } from './chat/chat-service-factory.ts';
 import { DatabaseOutage } from './database-outage.ts';
-
-/** Personal workspaces are created for the shell sandbox's uid when commands run as one. */
-function withWorkspaceOwner(config: ServerConfig): ServerConfig {
-  const owner = config.workspaceOwner ?? sandboxFileOwner();
-  return owner === undefined ? config : { ...config, workspaceOwner: owner };
-}
 
 export interface AppDependencies {
   config: ServerConfig;
@@ -139,9 +133,10 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
   const workspaces =
     options.workspaces ??
     createWorkspaceService(
-      withWorkspaceOwner(options.config),
+      options.config,
       new DatabaseWorkspaceRepository(options.database),
       now,
+      sandboxWorkspaceOwners(),
     );
   const log = options.log ?? ((message: string) => console.error(message));
   const externalTools =

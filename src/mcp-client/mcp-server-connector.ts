@@ -51,6 +51,7 @@ export async function userStateDirectory(
   dataDirectory: string,
   userId: string,
   server: string,
+  sandbox: ShellSandbox,
 ): Promise<string> {
   const base = join(resolve(dataDirectory), 'mcp-state');
   const userDirectory = join(base, getUserImageDirectoryName(userId));
@@ -67,7 +68,9 @@ export async function userStateDirectory(
       if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
       return;
     }
-    await withHeldDirectory(parent.openDirectory(server), (created) => handHeldToSandboxUser(created));
+    await withHeldDirectory(parent.openDirectory(server), (created) =>
+      handHeldToSandboxUser(created, userId, sandbox),
+    );
   });
   return directory;
 }
@@ -89,7 +92,7 @@ export async function openStdioConnection(
   const environment: Record<string, string> = { ...server.env };
   const extraRoots: ReachableRoot[] = [];
   if (server.stateVariable !== undefined) {
-    const state = await userStateDirectory(options.dataDirectory, userId, server.name);
+    const state = await userStateDirectory(options.dataDirectory, userId, server.name, sandbox);
     environment[server.stateVariable] = server.stateFile ? join(state, server.stateFile) : state;
     extraRoots.push({ path: state, access: 'read-write' });
   }
@@ -107,7 +110,7 @@ export async function openStdioConnection(
     packageDirectory: server.packageDirectory,
     roots: [...reachable.roots, ...extraRoots].map((root) => root.path),
   });
-  const launch = sandbox.prepareProgram({
+  const launch = await sandbox.prepareProgram({
     argv: [program, ...server.args],
     cwd: reachable.workingDirectory,
     reachable: { ...reachable, roots: [...reachable.roots, ...extraRoots] },

@@ -2,9 +2,12 @@
  * The Linux shell sandbox: every command in its own bubblewrap sandbox, built per call.
  *
  * Guarantees (each checked by tests/sandbox/ with real commands):
- * - No privilege. When the server runs as root, `setpriv` drops to the unprivileged sandbox uid (no
- *   groups, no capabilities in any set, `no_new_privs`) before bubblewrap starts, so bubblewrap builds
- *   an unprivileged user namespace and a mapped uid is never real root. Inside: `--cap-drop ALL`,
+ * - No privilege, and a uid per user. When the server runs as root, `setpriv` drops to the calling
+ *   user's own uid and gid (sandbox-users.ts; the sandbox group and the reached grants' groups as the
+ *   only supplementary groups, no capabilities in any set, `no_new_privs`) before bubblewrap starts,
+ *   so bubblewrap builds an unprivileged user namespace, a mapped uid is never real root, and one
+ *   tenant's processes can neither signal another's nor open their files. A server that is not root
+ *   runs every call as its own uid (sandbox-identity.ts). Inside: `--cap-drop ALL`,
  *   `--disable-userns` (no further user namespaces), all namespaces unshared (own PID, mount, network,
  *   IPC, UTS, cgroup namespaces).
  * - Filesystem: exactly the call's reachable set plus the system view of bubblewrap-mount-plan.ts.
@@ -18,7 +21,7 @@
  *   the waiter is PID 1 of the sandbox (sandbox-waiter.ts): when the interpreter exits, is killed, or
  *   the server dies, the PID namespace ends and every process in it (setsid, nohup and double forks
  *   included) dies with it. A call returns only once that has happened (sandbox-teardown.ts).
- * - Limits (`prlimit`, before the uid drop): processes of the sandbox uid, address space, file size;
+ * - Limits (`prlimit`, before the uid drop): processes of the call's uid, address space, file size;
  *   `/tmp`, `/dev/shm` and `HOME` are size-limited tmpfs mounts. Where the host has a pids cgroup the
  *   server can write, each Mango user's commands also have a process limit of their own
  *   (user-process-cgroups.ts), joined before the command starts.
@@ -60,16 +63,26 @@ import {
 } from './sandbox-arguments.ts';
 import { sandboxBuildFailure } from './sandbox-build-failure.ts';
 import { startSandboxForCall } from './sandbox-call-start.ts';
-import { decideSandboxIdentity } from './sandbox-identity.ts';
+import {
+  decideSandboxIdentities,
+  identityForCall,
+  probeIdentity,
+  SANDBOX_HOME,
+  SANDBOX_USER,
+  type SandboxIdentity,
+} from './sandbox-identity.ts';
 import { formatSandboxLogLine } from './sandbox-log-line.ts';
 import { createSandboxPool, sandboxKey } from './sandbox-pool.ts';
 import { runSandboxProbe } from './sandbox-probe.ts';
 import { createSandboxReaper } from './sandbox-reaper.ts';
 import {
   openSandboxStateDirectory,
-  type SandboxIdentity,
+  rangeStateDirectoryName,
   type SandboxStateDirectory,
+  sharedStateDirectoryName,
 } from './sandbox-state-directory.ts';
+import type { SandboxUsers } from './sandbox-users.ts';
+import { firstUnmigratedRoot, unmigratedMessage } from './unmigrated-roots.ts';
 import { encodeWaiterMessage } from './sandbox-waiter.ts';
 import { startSandboxedProgram } from './sandboxed-program-start.ts';
 import {
@@ -100,8 +113,16 @@ export const DEFAULT_SANDBOX_POOL: SandboxPoolSettings = {
 export interface BubblewrapSandboxOptions {
   /** Default: `bwrap`, `setpriv`, `prlimit` on PATH; Perl at `/usr/bin/perl` (it must lie in `/usr`). */
   programs?: Partial<SandboxPrograms>;
-  /** The uid commands run as when the server is root (default `DEFAULT_SANDBOX_UID`, sandbox-identity.ts). */
-  uid?: number;
+  /**
+   * Each user's uid, gid and groups when the server is root (sandbox-users.ts). Required then: a root
+   * sandbox without it is unavailable (sandbox-identity.ts). Unused when the server is not root.
+   */
+  users?: SandboxUsers;
+  /**
+   * The one uid of earlier versions (`MANGO_SANDBOX_UID`): with a uid per user, a call reaching a root
+   * that still belongs to it is refused until `mango workspace migrate-owners` ran (unmigrated-roots.ts).
+   */
+  legacyUid?: number;
   limits?: Partial<SandboxLimits>;
   /** Default {@link DEFAULT_SANDBOX_POOL}. */
   pool?: Partial<SandboxPoolSettings>;
@@ -113,7 +134,7 @@ export interface BubblewrapSandboxOptions {
   log?: (line: string) => void;
   /**
    * The cgroup v1 pids hierarchy for per-user process limits (default {@link PIDS_CGROUP_ROOT}, used
-   * only when the server is root); `null` leaves only the shared limit.
+   * only when the server is root); `null` leaves only the per-uid limit.
    */
   processCgroupRoot?: string | null;
   /** The server's own uid (default `process.getuid()`); injectable to test the decision. */
@@ -122,9 +143,10 @@ export interface BubblewrapSandboxOptions {
 }
 
 export interface BubblewrapSandbox extends ShellSandbox {
-  readonly identity: SandboxIdentity;
-  /** True when the server is root and hands files to the sandbox uid (see sandbox-file-owner.ts). */
+  /** True when the server is root and runs each user's calls as that user's uid. */
   readonly dropsPrivilege: boolean;
+  /** Who `userId`'s calls reaching `roots` run as. Throws what the id store throws. */
+  identityFor(userId: string, roots?: readonly string[]): Promise<SandboxIdentity>;
   /** The host directory of the synthesized accounts and covers (sandbox-state-directory.ts). */
   stateDirectory(): string | undefined;
   /** How many pooled sandboxes wait, per pool key (sandbox-pool.ts). */
@@ -138,7 +160,7 @@ export interface BubblewrapSandbox extends ShellSandbox {
 /** Creates the sandbox and runs its probe (synchronously, once, about 10 ms). */
 export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}): BubblewrapSandbox {
   const serverUid = options.serverUid ?? process.getuid?.() ?? -1;
-  const identity = decideSandboxIdentity(serverUid, options.uid);
+  const identities = decideSandboxIdentities(serverUid, process.getgid?.() ?? serverUid, options.users);
   const limits: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
   const dropsPrivilege = serverUid === 0;
   const host = options.host ?? hostLayout;
@@ -148,7 +170,11 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
   let status: ShellSandboxStatus;
 
   const programs = process.platform === 'linux' ? findPrograms(options.programs) : 'this is not Linux.';
-  const environmentFor = (interpreterPath: string, deniedEnvVars: readonly string[]) =>
+  const environmentFor = (
+    identity: Pick<SandboxIdentity, 'home' | 'user'>,
+    interpreterPath: string,
+    deniedEnvVars: readonly string[],
+  ) =>
     buildShellEnvironment(
       { home: identity.home, user: identity.user, shell: interpreterPath },
       { passEnv: options.passEnv, deniedEnvVars },
@@ -158,6 +184,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
   const argumentsFor = (
     tools: SandboxPrograms,
     files: SandboxStateDirectory,
+    identity: SandboxIdentity,
     command: Pick<SandboxedCommand, 'reachable' | 'cwd' | 'deniedPaths'>,
     probing = false,
     program?: Pick<SandboxedProgram, 'argv' | 'network'>,
@@ -167,14 +194,14 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       identity,
       limits,
       dropsPrivilege,
-      files,
+      files: { ...files, ...files.accounts(identity) },
       command,
       host,
       probing,
       program,
     });
 
-  const probe = (tools: SandboxPrograms, files: SandboxStateDirectory): string | undefined => {
+  const probe = (tools: SandboxPrograms, files: SandboxStateDirectory, identity: SandboxIdentity) => {
     const reachable = {
       workingDirectory: files.path,
       homeDirectory: files.path,
@@ -183,28 +210,45 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     };
     return runSandboxProbe({
       bwrap: tools.bwrap,
-      plan: argumentsFor(tools, files, { reachable, cwd: files.path, deniedPaths: [] }, true),
-      environment: environmentFor('/bin/sh', []),
+      plan: argumentsFor(tools, files, identity, { reachable, cwd: files.path, deniedPaths: [] }, true),
+      environment: environmentFor(identity, '/bin/sh', []),
     });
   };
 
+  // Per-user cgroups sit under one parent per identity store: the range's base, or the one uid.
+  const cgroupParent = identities.kind === 'per-user' ? identities.range.base : serverUid;
   const cgroups: UserProcessCgroups | string = !dropsPrivilege
     ? 'the server is not root'
     : options.processCgroupRoot === null
       ? 'per-user limits are switched off'
       : openUserProcessCgroups(
-          identity.uid,
+          cgroupParent,
           limits.userProcesses,
           options.processCgroupRoot ?? PIDS_CGROUP_ROOT,
         );
 
+  const whoRuns =
+    identities.kind === 'per-user'
+      ? `a uid of their own for each user (from ${identities.range.base + 1}, dropped from root; sandbox group ${identities.range.base})`
+      : identities.kind === 'server'
+        ? `uid ${identities.identity.uid} for every user (the server's own, ${userInfo().username}: only mounts keep users apart; run the server as root for a uid per user)`
+        : '';
   if (typeof programs === 'string') {
     status = { available: false, reason: `The shell sandbox cannot run: ${programs}` };
+  } else if (identities.kind === 'unavailable') {
+    status = { available: false, reason: `The shell sandbox cannot run: ${identities.reason}` };
   } else {
     let problem: string | undefined;
     try {
-      state = openSandboxStateDirectory(identity);
-      problem = probe(programs, state);
+      const probing = probeIdentity(identities);
+      state = openSandboxStateDirectory(
+        probing,
+        undefined,
+        identities.kind === 'per-user'
+          ? rangeStateDirectoryName(identities.range.base)
+          : sharedStateDirectoryName(probing),
+      );
+      problem = probe(programs, state, probing);
     } catch (error) {
       problem = (error as Error).message;
     }
@@ -213,9 +257,9 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       : {
           available: true,
           mode: 'bubblewrap',
-          summary: `bubblewrap, uid ${identity.uid}${dropsPrivilege ? ' (dropped from root)' : ` (the server's own, ${userInfo().username})`}, no network, ${
+          summary: `bubblewrap, ${whoRuns}, no network, ${
             typeof cgroups === 'string'
-              ? `one limit of ${limits.processes} processes shared by all users (${cgroups})`
+              ? `at most ${limits.processes} processes per uid (${cgroups})`
               : `at most ${cgroups.limit} processes per user`
           }`,
         };
@@ -231,6 +275,36 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     return directory;
   };
 
+  /** Who runs this call, or a classified error (a full range names its variable). */
+  const identityFor = async (userId: string, roots: readonly string[] = []): Promise<SandboxIdentity> => {
+    if (identities.kind === 'unavailable') throw new ToolError('execution_error', identities.reason);
+    if (identities.kind === 'per-user' && options.legacyUid !== undefined) {
+      const unmigrated = firstUnmigratedRoot(roots, options.legacyUid);
+      if (unmigrated !== undefined) {
+        throw new ToolError('execution_error', unmigratedMessage(unmigrated, options.legacyUid));
+      }
+    }
+    try {
+      return await identityForCall(identities, userId, roots);
+    } catch (error) {
+      throw new ToolError(
+        'execution_error',
+        `The shell sandbox cannot run this user's commands: ${(error as Error).message}`,
+      );
+    }
+  };
+
+  /** The checks every call and program start makes before it plans anything. */
+  const ready = (): { tools: SandboxPrograms; files: SandboxStateDirectory } => {
+    if (!status.available || typeof programs === 'string' || !state) {
+      throw new ToolError(
+        'execution_error',
+        status.available ? 'The shell sandbox is not ready.' : status.reason,
+      );
+    }
+    return { tools: programs, files: readyState(state) };
+  };
+
   const poolSettings: SandboxPoolSettings = { ...DEFAULT_SANDBOX_POOL, ...options.pool };
   // One reaper for every sandbox of this owner, started with the first one: a server that never runs
   // a command starts no extra process. Without the programs no sandbox is ever launched, so the
@@ -238,13 +312,20 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
   const reaper = createSandboxReaper(typeof programs === 'string' ? '/usr/bin/perl' : programs.perl);
   const launch = (plan: readonly PlanArgument[]): LaunchedSandbox => launchSandbox(plan, reaper);
   const pool = createSandboxPool({ ...poolSettings, launch });
+  const rootsOf = (reachable: SandboxedCommand['reachable']) => reachable.roots.map((root) => root.path);
 
   return {
-    identity,
     dropsPrivilege,
+    identityFor,
     status: () => status,
     stateDirectory: () => state?.path,
-    fileOwner: () => (dropsPrivilege ? { uid: identity.uid, gid: identity.gid } : undefined),
+    fileOwner: async (userId) => {
+      // Without a store of ids no command runs (identities unavailable), so nothing needs handing over.
+      if (!dropsPrivilege || identities.kind === 'unavailable') return undefined;
+      const identity = await identityFor(userId);
+      return { uid: identity.uid, gid: identity.gid };
+    },
+    sandboxGroup: () => (identities.kind === 'per-user' ? identities.range.base : undefined),
     waitingSandboxes: () => pool.waiting(),
     poolSettled: () => pool.settled(),
     dispose() {
@@ -253,26 +334,27 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       pool.dispose();
     },
     programView: (variables) => ({
-      searchPath: searchPathOf({ ...environmentFor('/bin/sh', []), ...variables }),
+      searchPath: searchPathOf({
+        ...environmentFor({ home: SANDBOX_HOME, user: SANDBOX_USER }, '/bin/sh', []),
+        ...variables,
+      }),
       systemDirectories: systemProgramDirectories(host),
     }),
-    prepareProgram(program: SandboxedProgram): SandboxedProgramLaunch {
-      if (!status.available || typeof programs === 'string' || !state) {
-        throw new ToolError(
-          'execution_error',
-          status.available ? 'The shell sandbox is not ready.' : status.reason,
-        );
-      }
+    async prepareProgram(program: SandboxedProgram): Promise<SandboxedProgramLaunch> {
+      ready();
+      const identity = await identityFor(program.userId, rootsOf(program.reachable));
+      const { tools, files } = ready();
       const plan = argumentsFor(
-        programs,
-        readyState(state),
+        tools,
+        files,
+        identity,
         { reachable: program.reachable, cwd: program.cwd, deniedPaths: [] },
         false,
         program,
       );
       const launch = {
         argv: describePlan(plan),
-        environment: { ...environmentFor('/bin/sh', []), ...program.environment },
+        environment: { ...environmentFor(identity, '/bin/sh', []), ...program.environment },
         cwd: program.cwd,
       };
       return {
@@ -287,24 +369,21 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       };
     },
     async run(command: SandboxedCommand): Promise<ShellCommandResult> {
-      if (!status.available || typeof programs === 'string' || !state) {
-        throw new ToolError(
-          'execution_error',
-          status.available ? 'The shell sandbox is not ready.' : status.reason,
-        );
-      }
+      ready();
+      const identity = await identityFor(command.userId, rootsOf(command.reachable));
+      const { tools, files } = ready();
       const interpreter: ShellInterpreter = {
         kind: command.shell,
         executable: command.interpreterPath,
         argumentsFor: (line) => [command.interpreterPath, '-c', line],
       };
-      const plan = argumentsFor(programs, readyState(state), command);
+      const plan = argumentsFor(tools, files, identity, command);
       let prebuilt: boolean | undefined;
       let launched: LaunchedSandbox | undefined;
       const result = await runShellCommand({
         ...command,
         interpreter,
-        environment: environmentFor(command.interpreterPath, command.deniedEnvVars),
+        environment: environmentFor(identity, command.interpreterPath, command.deniedEnvVars),
         wrapper: {
           start: (interpreterArguments, environment) =>
             startSandboxForCall({
@@ -323,7 +402,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
         },
       });
       // The next call of this chat most likely needs the same plan: build its sandbox now, while the
-      // model reads this result.
+      // model reads this result. The plan holds the call's uid, so it is handed only to this user.
       if (status.available) pool.prepare(sandboxKey(plan), plan);
       log(formatSandboxLogLine('bubblewrap', command, result, prebuilt));
       const failure = launched && (await sandboxBuildFailure(launched, result, identity.uid));

@@ -1,6 +1,6 @@
 /**
- * The argument vector of one sandbox, from the call's plan: limits (`prlimit`), the uid drop
- * (`setpriv`, when the server is root), bubblewrap with every namespace unshared and the mount plan of
+ * The argument vector of one sandbox, from the call's plan: limits (`prlimit`), the drop to the call's
+ * uid, gid and groups (`setpriv`, when the server is root), bubblewrap with every namespace unshared and the mount plan of
  * bubblewrap-mount-plan.ts, then the waiter (sandbox-waiter.ts). Pure but for the host layout it is
  * given, so the same plan always gives the same vector: that vector is what the warm pool keys on
  * (sandbox-pool.ts). It holds no command and no environment; those reach the sandbox at the call.
@@ -25,7 +25,10 @@ export const MOUNT_DESCRIPTORS_FROM = 5;
 export const PROGRAM_MOUNT_DESCRIPTORS_FROM = 4;
 
 export interface SandboxLimits {
-  /** RLIMIT_NPROC of the sandbox uid: processes it may have at once, across all users' sandboxes. */
+  /**
+   * RLIMIT_NPROC of the uid a call runs as: processes it may have at once, across its sandboxes (one
+   * user's, when each user has a uid; every user's when the server is not root).
+   */
   processes: number;
   /**
    * Processes one Mango user's commands may have at once, all their sandboxes together, where the
@@ -69,7 +72,10 @@ export interface SandboxArgumentsInput {
   limits: SandboxLimits;
   /** True when the server is root and must drop to the sandbox uid first. */
   dropsPrivilege: boolean;
-  files: Pick<SandboxStateDirectory, 'passwd' | 'group' | 'waiter' | 'emptyFile' | 'emptyDirectory'>;
+  files: Pick<SandboxStateDirectory, 'waiter' | 'emptyFile' | 'emptyDirectory'> & {
+    passwd: string;
+    group: string;
+  };
   command: Pick<SandboxedCommand, 'reachable' | 'cwd' | 'deniedPaths'>;
   host: HostLayout;
   /** The start-up probe: run synchronously, without bubblewrap's info descriptor. */
@@ -92,7 +98,9 @@ export function sandboxArguments(input: SandboxArgumentsInput): PlanArgument[] {
           programs.setpriv,
           `--reuid=${identity.uid}`,
           `--regid=${identity.gid}`,
-          '--clear-groups',
+          // The sandbox group (it passes the workspaces directory) and the reached grants' groups;
+          // none of root's own.
+          identity.groups.length > 0 ? `--groups=${identity.groups.join(',')}` : '--clear-groups',
           '--no-new-privs',
           '--inh-caps=-all',
           '--bounding-set=-all',

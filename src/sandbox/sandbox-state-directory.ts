@@ -4,9 +4,11 @@
  * placed here rather than mounted from the installation directory, which the sandbox uid may not be
  * able to pass) and the empty, mode-000 file and directory that cover protected and denied paths.
  *
- * They live in one directory per sandbox identity, `<tmpdir>/mango-sandbox-<uid>-<gid>`, shared by every
- * sandbox and every process of this server user, so nothing is left behind per process, whatever way a
- * process ends (a `kill -9` runs no exit handler). Its contents are the same for every user of it.
+ * They live in one directory per sandbox owner's kind of identity (`<tmpdir>/mango-sandbox-<uid>-<gid>`
+ * when every call runs as one uid, `<tmpdir>/mango-sandbox-range-<base>` for a uid per user), shared by
+ * every sandbox and every process of this server user, so nothing is left behind per process, whatever
+ * way a process ends (a `kill -9` runs no exit handler). The accounts' files of each identity sit side
+ * by side in it, named after their content (`accounts`).
  *
  * Guarantees:
  * - The directory is used only when it is a real directory (not a symlink) owned by this process's
@@ -40,20 +42,18 @@ import {
   O_RDONLY,
   O_WRONLY,
 } from '../descriptors/linux-file-calls.ts';
+import type { SandboxIdentity } from './sandbox-identity.ts';
 import { WAITER_SCRIPT } from './sandbox-waiter.ts';
 
-export interface SandboxIdentity {
-  uid: number;
-  gid: number;
-  user: string;
-  /** The private home inside the sandbox. */
-  home: string;
-}
+export type { SandboxIdentity } from './sandbox-identity.ts';
 
 export interface SandboxStateDirectory {
   path: string;
-  passwd: string;
-  group: string;
+  /**
+   * The `passwd` and `group` files of `identity`, placed when missing (never replaced).
+   * Throws with the reason when the directory became unsafe.
+   */
+  accounts(identity: SandboxIdentity): { passwd: string; group: string };
   /** The waiter's script (sandbox-waiter.ts). */
   waiter: string;
   emptyFile: string;
@@ -191,36 +191,40 @@ function openChecked(parent: HeldDirectory, name: string, path: string): HeldDir
   }
 }
 
+/** The state directory's name for calls that all run as `identity`. */
+export function sharedStateDirectoryName(identity: Pick<SandboxIdentity, 'uid' | 'gid'>): string {
+  return `mango-sandbox-${identity.uid}-${identity.gid}`;
+}
+
+/** The state directory's name for calls that run as a uid per user, from the range at `base`. */
+export function rangeStateDirectoryName(base: number): string {
+  return `mango-sandbox-range-${base}`;
+}
+
 /**
- * Opens (creating when missing) the state directory of `identity` under `parent` (default: the
- * system temp directory). Throws an Error naming the reason when it is unsafe to use.
+ * Opens (creating when missing) the state directory `name` under `parent` (default: the system temp
+ * directory), with the accounts of `identity` placed. Throws an Error naming the reason when it is
+ * unsafe to use.
  */
 export function openSandboxStateDirectory(
   identity: SandboxIdentity,
   parent: string = tmpdir(),
+  name: string = sharedStateDirectoryName(identity),
 ): SandboxStateDirectory {
   // The parent is the operator's choice (TMPDIR); only what lies below it is checked by descriptor.
   const parentPath = realpathSync(parent);
-  const name = `mango-sandbox-${identity.uid}-${identity.gid}`;
   const path = join(parentPath, name);
-  const accounts = synthesizeAccounts(identity, '/bin/bash');
   const names = {
-    passwd: `passwd-${contentTag(accounts.passwd)}`,
-    group: `group-${contentTag(accounts.group)}`,
     waiter: `waiter-${contentTag(WAITER_SCRIPT)}.pl`,
     emptyFile: 'covered-file',
     emptyDirectory: 'covered-directory',
   };
-  const ensure = () => {
+  const inDirectory = <T>(act: (directory: HeldDirectory) => T): T => {
     const held = HeldDirectory.open(parentPath);
     try {
       const directory = openChecked(held, name, path);
       try {
-        placeOnce(directory, names.passwd, accounts.passwd);
-        placeOnce(directory, names.group, accounts.group);
-        placeOnce(directory, names.waiter, WAITER_SCRIPT);
-        placeCover(directory, names.emptyFile, 'file');
-        placeCover(directory, names.emptyDirectory, 'directory');
+        return act(directory);
       } finally {
         directory.close();
       }
@@ -228,11 +232,27 @@ export function openSandboxStateDirectory(
       held.close();
     }
   };
+  const ensure = () =>
+    inDirectory((directory) => {
+      placeOnce(directory, names.waiter, WAITER_SCRIPT);
+      placeCover(directory, names.emptyFile, 'file');
+      placeCover(directory, names.emptyDirectory, 'directory');
+    });
+  const accounts = (of: SandboxIdentity) => {
+    const texts = synthesizeAccounts(of, '/bin/bash');
+    const passwd = `passwd-${contentTag(texts.passwd)}`;
+    const group = `group-${contentTag(texts.group)}`;
+    inDirectory((directory) => {
+      placeOnce(directory, passwd, texts.passwd);
+      placeOnce(directory, group, texts.group);
+    });
+    return { passwd: join(path, passwd), group: join(path, group) };
+  };
   ensure();
+  accounts(identity);
   return {
     path,
-    passwd: join(path, names.passwd),
-    group: join(path, names.group),
+    accounts,
     waiter: join(path, names.waiter),
     emptyFile: join(path, names.emptyFile),
     emptyDirectory: join(path, names.emptyDirectory),

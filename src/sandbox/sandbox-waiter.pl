@@ -23,6 +23,10 @@ my $n = shift @f;
 my @a = splice(@f, 0, $n);
 %ENV = map { /^([^=]+)=(.*)$/s ? ($1, $2) : () } @f;
 
+# What a command makes is writable by its group too: the user's own gid (no one else's), or, in a
+# directory granted to several users (setgid, of the grant's group), theirs together.
+umask(0002);
+
 # The real wait status; then, as PID 1, everything else in the namespace is killed before the waiter
 # exits (kill -1 from PID 1 reaches only its own namespace).
 my $c = system { $a[0] } @a;

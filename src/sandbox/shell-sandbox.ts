@@ -85,16 +85,24 @@ export interface ShellSandbox {
    */
   run(command: SandboxedCommand): Promise<ShellCommandResult>;
   /**
-   * The owner files in a workspace must have so that commands can change them, when the server must
-   * hand them over (it runs as root, commands as the sandbox uid); undefined when nothing is needed.
+   * The owner files the server creates for `userId` in a workspace must have so that the user's
+   * commands can change them, when the server must hand them over (it runs as root, commands as the
+   * user's own uid); undefined when nothing is needed. Throws a classified ToolError when the user's
+   * uid cannot be had (a full range).
    */
-  fileOwner?(): { uid: number; gid: number } | undefined;
+  fileOwner?(userId: string): Promise<{ uid: number; gid: number } | undefined>;
+  /**
+   * The group every sandboxed uid carries when each user has a uid of their own: the workspaces
+   * directory is `0710` root and this group, so those uids can pass it and no other host account can.
+   * Undefined when commands run as the server's own uid.
+   */
+  sandboxGroup?(): number | undefined;
   /**
    * The launch of a long-running program in a sandbox of its own; the caller spawns it and owns the
    * process (killing it ends the sandbox). Absent when this sandbox cannot contain programs.
    * Throws a classified ToolError when the sandbox is unavailable.
    */
-  prepareProgram?(program: SandboxedProgram): SandboxedProgramLaunch;
+  prepareProgram?(program: SandboxedProgram): Promise<SandboxedProgramLaunch>;
   /**
    * What a program started by `prepareProgram` finds: present exactly when `prepareProgram` is, so a
    * program is checked against the sandbox that will run it (mcp-client/stdio-program-check.ts).

@@ -43,7 +43,7 @@ export function createUnsandboxedShell(options: UnsandboxedShellOptions = {}): S
       searchPath: searchPathOf({ ...programEnvironment(), ...variables }),
       systemDirectories: undefined,
     }),
-    prepareProgram: (program) => {
+    prepareProgram: async (program) => {
       const launch = {
         argv: [...program.argv],
         environment: { ...programEnvironment(), ...program.environment },

@@ -26,6 +26,7 @@ import {
   readImageGenerationConfigFromEnv,
 } from '../images/image-generation-config.ts';
 import '../tools/builtin/index.ts';
+import { DatabaseSandboxIdRepository } from '../db/database-sandbox-id-repository.ts';
 import { installShellSandbox } from '../sandbox/host-shell-sandbox.ts';
 import type { ShellSandbox } from '../sandbox/shell-sandbox.ts';
 import { createShellSandboxFromEnvironment } from '../sandbox/shell-sandbox-config.ts';
@@ -107,7 +108,10 @@ export async function startServer(
     await migrate(database, undefined, options.now);
     // Installed before the dependencies: personal workspaces are created for the sandbox's uid.
     const shellSandbox =
-      options.shellSandbox ?? createShellSandboxFromEnvironment(options.env ?? process.env);
+      options.shellSandbox ??
+      createShellSandboxFromEnvironment(options.env ?? process.env, {
+        ids: new DatabaseSandboxIdRepository(database),
+      });
     installShellSandbox(shellSandbox);
     print(describeShellSandbox(shellSandbox.status()));
     const deps = createAppDependencies({

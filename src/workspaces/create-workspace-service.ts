@@ -6,26 +6,34 @@
 import type { ServerConfig } from '../config.ts';
 import { installationDirectory } from './installation-directory.ts';
 import { assembleProtectedPaths } from './protected-paths.ts';
+import type { WorkspaceOwner } from './workspace-ownership.ts';
 import type { WorkspaceRepository } from './workspace-repository.ts';
 import { WorkspaceService } from './workspace-service.ts';
 import { prepareWorkspacesDirectory } from './workspaces-directory.ts';
 
-export type WorkspaceConfig = Pick<
-  ServerConfig,
-  'dataDirectory' | 'workspacesDirectory' | 'workspaceOwner' | 'webDirectory'
->;
+export type WorkspaceConfig = Pick<ServerConfig, 'dataDirectory' | 'workspacesDirectory' | 'webDirectory'>;
+
+/** What the shell sandbox decides about workspaces' owners (both absent when nothing is handed over). */
+export interface WorkspaceOwners {
+  /** Who a user's new personal workspace belongs to. */
+  ownerOf?: (userId: string) => Promise<WorkspaceOwner | undefined>;
+  /** The group every sandboxed uid carries: the workspaces directory is `0710` root and it. */
+  sandboxGroup?: number;
+}
 
 /** @throws WorkspacesDirectoryError when the workspaces directory cannot be used. */
 export function createWorkspaceService(
   config: WorkspaceConfig,
   repository: WorkspaceRepository,
   now?: () => number,
+  owners: WorkspaceOwners = {},
 ): WorkspaceService {
   const installation = installationDirectory();
   const workspacesDirectory = prepareWorkspacesDirectory({
     workspacesDirectory: config.workspacesDirectory,
     dataDirectory: config.dataDirectory,
     installationDirectory: installation,
+    ...(owners.sandboxGroup === undefined ? {} : { sandboxGroup: owners.sandboxGroup }),
   });
   const protectedPaths = assembleProtectedPaths({
     dataDirectory: config.dataDirectory,
@@ -37,7 +45,7 @@ export function createWorkspaceService(
     repository,
     workspacesDirectory,
     protectedPaths,
-    ...(config.workspaceOwner === undefined ? {} : { owner: config.workspaceOwner }),
+    ...(owners.ownerOf === undefined ? {} : { ownerOf: owners.ownerOf }),
     ...(now === undefined ? {} : { now }),
   });
 }

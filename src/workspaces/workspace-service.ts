@@ -38,8 +38,11 @@ export interface WorkspaceServiceOptions {
   /** Real path of `MANGO_WORKSPACES_DIR` (see `prepareWorkspacesDirectory`). */
   workspacesDirectory: string;
   protectedPaths: readonly ProtectedPath[];
-  /** Owner of newly created personal workspaces; absent = the server's uid. */
-  owner?: WorkspaceOwner;
+  /**
+   * Who a user's newly created personal workspace belongs to (their own uid, when the server runs
+   * commands as a uid per user); absent, or undefined for the user, = the server's uid.
+   */
+  ownerOf?: (userId: string) => Promise<WorkspaceOwner | undefined>;
   now?: () => number;
 }
 
@@ -98,8 +101,9 @@ export class WorkspaceService {
         if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
       }
       if (created) {
+        const owner = await this.#options.ownerOf?.(userId);
         await withHeldDirectory(parent.openDirectory(userId), (workspace) =>
-          applyWorkspaceOwnership(workspace, this.#options.owner),
+          applyWorkspaceOwnership(workspace, owner),
         );
       }
       if (!parent.statEntry(userId).isDirectory()) {

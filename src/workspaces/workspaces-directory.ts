@@ -8,7 +8,8 @@
  * refused at start: a protected directory holding a user's files (or the reverse) would make one of the
  * two rules impossible to keep.
  */
-import { chmodSync, mkdirSync, realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
+import { HeldDirectory } from '../descriptors/held-directory.ts';
 import { isPathInside } from '../tools/access/reachable-set.ts';
 
 /** Thrown when the workspaces directory cannot be used; the server refuses to start with its message. */
@@ -21,14 +22,21 @@ function overlaps(left: string, right: string): boolean {
 }
 
 /**
- * Creates the workspaces directory when missing (mode 0711: users' processes may pass through it to
- * their own workspace, but not list who else has one) and returns its real path.
- * @throws WorkspacesDirectoryError when it overlaps the data or installation directory.
+ * Creates the workspaces directory when missing and returns its real path. Its mode, set through its own
+ * descriptor (`fchown`, `fchmod`):
+ * - with a sandbox group (each user's commands run as a uid of their own, all in that group): `0710`,
+ *   root's and the group's, so sandboxed processes may pass through it to their own workspace but not
+ *   list who else has one, and no other host account may enter it at all;
+ * - without (commands run as the server's own uid): `0711` when created, as that uid owns everything
+ *   below anyway; an existing one keeps the mode its operator gave it.
+ * @throws WorkspacesDirectoryError when it overlaps the data or installation directory, or cannot be
+ * made so.
  */
 export function prepareWorkspacesDirectory(input: {
   workspacesDirectory: string;
   dataDirectory: string;
   installationDirectory: string;
+  sandboxGroup?: number;
 }): string {
   let created: string | undefined;
   try {
@@ -38,9 +46,25 @@ export function prepareWorkspacesDirectory(input: {
       `The workspaces directory ${input.workspacesDirectory} (MANGO_WORKSPACES_DIR) cannot be created: ${(error as Error).message}`,
     );
   }
-  // The umask may have narrowed the mode of a directory created just now.
-  if (created !== undefined) chmodSync(input.workspacesDirectory, 0o711);
   const real = realpathSync(input.workspacesDirectory);
+  try {
+    const directory = HeldDirectory.open(real);
+    try {
+      if (input.sandboxGroup !== undefined) {
+        directory.changeOwner(0, input.sandboxGroup);
+        directory.changeMode(0o710);
+      } else if (created !== undefined) {
+        // The umask may have narrowed the mode of a directory created just now.
+        directory.changeMode(0o711);
+      }
+    } finally {
+      directory.close();
+    }
+  } catch (error) {
+    throw new WorkspacesDirectoryError(
+      `The workspaces directory ${real} (MANGO_WORKSPACES_DIR) cannot be given its mode: ${(error as Error).message}`,
+    );
+  }
   mkdirSync(input.dataDirectory, { recursive: true });
   const data = realpathSync(input.dataDirectory);
   for (const [name, other] of [

@@ -1,7 +1,8 @@
 /**
  * A bash command for a sandbox's `run`, as the sandbox tests and their fixture processes send it: no
  * denied paths or variables, no chat, and the given command, directory and reachable set; user, time
- * limit and output cap as given or the tests' usual ones.
+ * limit and output cap as given or the tests' usual ones (the user is the sandbox layout's, alice,
+ * whose uid owns the layout's workspace).
  */
 import type { SandboxedCommand } from '../../src/sandbox/shell-sandbox.ts';
 import type { ReachableSet } from '../../src/tools/access/reachable-set.ts';
@@ -20,7 +21,7 @@ export function bashCommand(
     deniedPaths: [],
     deniedEnvVars: [],
     interpreterPath: '/usr/bin/bash',
-    userId: options.userId ?? 'u',
+    userId: options.userId ?? 'alice',
     chatId: undefined,
     timeoutMs: options.timeoutMs ?? 20_000,
     maxOutputBytes: options.maxOutputBytes ?? 4096,

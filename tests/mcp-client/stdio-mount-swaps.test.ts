@@ -56,8 +56,8 @@ describeSandbox('a stdio MCP server started while the tenant swaps its mounts wi
     mkdirSync(join(project, 'sub'), { recursive: true });
     writeFileSync(join(project, 'c.txt'), `${INSIDE_MARKER}\n`, { mode: 0o644 });
     writeFileSync(join(project, 'sub', 'c.txt'), `${INSIDE_MARKER}\n`, { mode: 0o644 });
-    await handToSandboxUser(project, sandbox);
-    await handToSandboxUser(join(project, 'sub'), sandbox);
+    await handToSandboxUser(project, 'alice', sandbox);
+    await handToSandboxUser(join(project, 'sub'), 'alice', sandbox);
     sentinel = createSentinelTree(join(setup.layout.elsewhere, 'sentinel'), setup.layout.alice, {
       writable: true,
     });

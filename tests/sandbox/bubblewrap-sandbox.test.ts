@@ -138,9 +138,9 @@ describeSandbox('the bubblewrap shell sandbox, with real commands', () => {
         'unshare -U true >/dev/null 2>&1 && echo unshare-ok || echo unshare-failed',
       ].join('\n'),
     );
-    expect(sandbox.identity.uid).not.toBe(0);
+    expect((await sandbox.identityFor('alice')).uid).not.toBe(0);
     expect(stdout).toBe(
-      `${sandbox.identity.uid}\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nNoNewPrivs:\t1\nmount-failed\nmknod-failed\nunshare-failed\n`,
+      `${(await sandbox.identityFor('alice')).uid}\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nNoNewPrivs:\t1\nmount-failed\nmknod-failed\nunshare-failed\n`,
     );
   });
 
@@ -221,7 +221,7 @@ describeSandbox('the bubblewrap shell sandbox, with real commands', () => {
     const result = await run("printf 'hello from the sandbox\\n' > note.txt && mkdir -p out && echo done");
     expect(result.stdout).toBe('done\n');
     const note = join(layout.alice, 'note.txt');
-    expect(statSync(note).uid).toBe(sandbox.identity.uid);
+    expect(statSync(note).uid).toBe((await sandbox.identityFor('alice')).uid);
     const outcome = await executeTool(
       'read_file',
       { path: note },
@@ -276,7 +276,7 @@ describeSandbox('the bubblewrap shell sandbox, with real commands', () => {
     );
     if (!outcome.ok) throw new Error(outcome.error.message);
     expect((outcome.result as ShellCommandResult).stdout).toBe(
-      `${sandbox.identity.uid} ${layout.alice}\nno-shadow\n`,
+      `${(await sandbox.identityFor('alice')).uid} ${layout.alice}\nno-shadow\n`,
     );
   });
 

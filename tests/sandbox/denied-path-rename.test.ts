@@ -37,7 +37,12 @@ describeSandbox('deniedPaths and a rename of a directory above the denied path',
     mkdirSync(join(layout.alice, 'proj', 'vault', 'inner'), { recursive: true });
     writeFileSync(join(layout.alice, 'proj', 'vault', 'secret.txt'), 'vault-secret\n');
     writeFileSync(join(layout.alice, 'proj', 'notes.txt'), 'open notes\n');
-    await Bun.spawn(['chown', '-R', `${sandbox.identity.uid}:${sandbox.identity.gid}`, layout.alice]).exited;
+    await Bun.spawn([
+      'chown',
+      '-R',
+      `${(await sandbox.identityFor('alice')).uid}:${(await sandbox.identityFor('alice')).gid}`,
+      layout.alice,
+    ]).exited;
   });
   afterAll(() => {
     sandbox.dispose();

@@ -174,8 +174,8 @@ describeSandbox(
         const parent = join(layout.alice, `swap-${maxIdle}`);
         const sub = join(parent, 'sub');
         mkdirSync(sub, { recursive: true });
-        await handToSandboxUser(parent, sandbox);
-        await handToSandboxUser(sub, sandbox);
+        await handToSandboxUser(parent, 'alice', sandbox);
+        await handToSandboxUser(sub, 'alice', sandbox);
         writeFileSync(join(sub, 'marker.txt'), `${SUB_MARKER}\n`, { mode: 0o644 });
         symlinkSync(sentinel, join(parent, 'link'));
         const reachable = computeReachableSet({

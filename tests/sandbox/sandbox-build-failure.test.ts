@@ -63,7 +63,7 @@ describeSandbox('a sandbox that cannot be built', () => {
       expect(thrown).toBeInstanceOf(ToolError);
       expect((thrown as ToolError).classification).toBe('execution_error');
       expect((thrown as ToolError).message).toBe(
-        `The shell sandbox could not be built for this call, so the command did not run: bwrap: Can't find source path ${workspace}: Permission denied. Every directory the call reaches, and every directory above it, must be passable for the sandbox uid ${sandbox.identity.uid}.`,
+        `The shell sandbox could not be built for this call, so the command did not run: bwrap: Can't find source path ${workspace}: Permission denied. Every directory the call reaches, and every directory above it, must be passable for the sandbox uid ${(await sandbox.identityFor('builder')).uid}.`,
       );
     },
   );

@@ -15,13 +15,14 @@ import {
 } from '../../src/sandbox/bubblewrap-sandbox.ts';
 import { handToSandboxUser } from '../../src/sandbox/sandbox-file-owner.ts';
 import { computeReachableSet, type ReachableSet } from '../../src/tools/access/reachable-set.ts';
+import { testSandboxUsers } from '../helpers/test-sandbox-users.ts';
 
 /** A sandbox for tests: silent unless `lines` collects its log. */
 export function createTestSandbox(
   options: BubblewrapSandboxOptions = {},
   lines: string[] = [],
 ): BubblewrapSandbox {
-  return createBubblewrapSandbox({ log: (line) => lines.push(line), ...options });
+  return createBubblewrapSandbox({ log: (line) => lines.push(line), users: testSandboxUsers(), ...options });
 }
 
 /** `describe` when the host can sandbox; otherwise skipped with the reason, or failed when required. */
@@ -84,7 +85,7 @@ export async function createSandboxLayout(sandbox: BubblewrapSandbox): Promise<S
   writeFileSync(join(data, 'mango.db'), 'database-secret-rows\n', { mode: 0o644 });
   const planted = join(elsewhere, 'planted.txt');
   writeFileSync(planted, 'planted-secret\n', { mode: 0o644 });
-  await handToSandboxUser(alice, sandbox);
+  await handToSandboxUser(alice, 'alice', sandbox);
   const reachable = computeReachableSet({
     workspaces: [
       { path: alice, access: 'read-write', kind: 'personal' },

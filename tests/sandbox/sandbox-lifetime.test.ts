@@ -18,7 +18,7 @@ describeSandbox('sandbox lifetime and limits', () => {
     const marker = `302.${Math.floor(Math.random() * 1e6)}`;
     const idleCwd = join(setup.layout.alice, `idle-${marker}`);
     mkdirSync(idleCwd);
-    await handToSandboxUser(idleCwd, setup.sandbox);
+    await handToSandboxUser(idleCwd, 'alice', setup.sandbox);
     // bubblewrap's outer process carries the plan's working directory on its command line.
     const idleSandbox = () => liveProcessesWith(`\0--chdir\0${idleCwd}\0`);
     const child = Bun.spawn([process.execPath, FIXTURE, marker, setup.layout.alice, idleCwd], {

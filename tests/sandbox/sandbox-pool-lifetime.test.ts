@@ -22,7 +22,7 @@ describeSandbox('pooled sandboxes end with the process that pooled them', () => 
   async function endIn(state: (typeof STATES)[number], ending: (typeof ENDINGS)[number], run: number) {
     const workspace = join(setup.layout.base, `pool-${state}-${ending}-${run}-${crypto.randomUUID()}`);
     mkdirSync(workspace);
-    await handToSandboxUser(workspace, setup.sandbox);
+    await handToSandboxUser(workspace, 'alice', setup.sandbox);
     const child = Bun.spawn(
       [process.execPath, FIXTURE, workspace, state, ending === 'exit' ? 'exit' : 'wait'],
       { stdin: 'ignore', stdout: 'pipe', stderr: 'inherit' },

@@ -137,7 +137,7 @@ describeSandbox('the warm pool of sandboxes built ahead of the call', () => {
   test('a root replaced since the sandbox was built (another directory at its path) is not handed over', async () => {
     const root = join(layout.alice, 'replaced-root');
     mkdirSync(root);
-    await handToSandboxUser(root, sandbox);
+    await handToSandboxUser(root, 'alice', sandbox);
     writeFileSync(join(root, 'which.txt'), 'old\n');
     const reachable = computeReachableSet({
       workspaces: [{ path: layout.alice, access: 'read-write', kind: 'personal' }],
@@ -151,7 +151,7 @@ describeSandbox('the warm pool of sandboxes built ahead of the call', () => {
     // The waiting sandbox mounts the old directory; the path now names a new one.
     renameSync(root, `${root}-old`);
     mkdirSync(root);
-    await handToSandboxUser(root, sandbox);
+    await handToSandboxUser(root, 'alice', sandbox);
     writeFileSync(join(root, 'which.txt'), 'new\n');
     const after = await run(sandbox, 'cat which.txt', { cwd: root, reachable });
     expect([after.result.stdout, after.prebuilt]).toEqual(['new\n', false]);
@@ -165,7 +165,7 @@ describeSandbox('the warm pool of sandboxes built ahead of the call', () => {
       const directories = ['one', 'two', 'three'].map((name) => join(layout.alice, `pool-${name}`));
       for (const directory of directories) {
         mkdirSync(directory);
-        await handToSandboxUser(directory, small);
+        await handToSandboxUser(directory, 'alice', small);
         await run(small, 'true', { cwd: directory });
       }
       expect([...small.waitingSandboxes().values()]).toEqual([1, 1]);
@@ -215,7 +215,7 @@ describeSandbox('the warm pool of sandboxes built ahead of the call', () => {
     const plans = await Promise.all(
       directories.map(async (directory) => {
         mkdirSync(directory);
-        await handToSandboxUser(directory, sandbox);
+        await handToSandboxUser(directory, 'alice', sandbox);
         const reachable = computeReachableSet({
           workspaces: [{ path: directory, access: 'read-write', kind: 'personal' }],
           workingDirectory: directory,

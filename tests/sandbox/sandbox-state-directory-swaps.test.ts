@@ -15,12 +15,15 @@
  * (the directory is another user's, or not a directory), each of the other runs its command, and the
  * sentinel stays identical in bytes, modes and owners.
  */
+
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { chmodSync, chownSync, lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts';
+import { DEFAULT_SANDBOX_ID_RANGE } from '../../src/sandbox/sandbox-id-range.ts';
 import { bashCommand } from '../helpers/bash-command.ts';
 import { createSentinelTree, fuzzSwaps, type SentinelTree } from '../helpers/swap-fuzzer.ts';
+import { testSandboxUsers } from '../helpers/test-sandbox-users.ts';
 import { makeTempDirectory } from '../helpers/tool-context.ts';
 import {
   createSandboxLayout,
@@ -42,7 +45,7 @@ describeSandbox('sandboxes built while a local user swaps a planted state direct
   const previousTmpdir = process.env.TMPDIR;
   let layout: SandboxLayout;
   let sandbox: BubblewrapSandbox;
-  let plantedUid = 0;
+  let plantedBase = 0;
   let sentinel: SentinelTree;
 
   beforeAll(async () => {
@@ -53,8 +56,9 @@ describeSandbox('sandboxes built while a local user swaps a planted state direct
     // The server's sandboxes: their state directory is made by the server, in the shared temp directory.
     sandbox = createTestSandbox({ pool: { maxIdle: 0 } });
     layout = await createSandboxLayout(sandbox);
-    plantedUid = sandbox.identity.uid + 1;
-    const planted = join(tmp, `mango-sandbox-${plantedUid}-${plantedUid}`);
+    // Another server's range: its state directory, planted by the local user before it starts.
+    plantedBase = DEFAULT_SANDBOX_ID_RANGE.base + DEFAULT_SANDBOX_ID_RANGE.count;
+    const planted = join(tmp, `mango-sandbox-range-${plantedBase}`);
     mkdirSync(planted, { mode: 0o755 });
     chownSync(planted, LOCAL_USER.uid, LOCAL_USER.gid);
     sentinel = createSentinelTree(join(temp.path, 'sentinel'), tmp, { privileged: true });
@@ -70,7 +74,7 @@ describeSandbox('sandboxes built while a local user swaps a planted state direct
 
   test('the server’s own state directory is out of the local user’s reach (sticky temp directory)', async () => {
     const own = sandbox.stateDirectory()!;
-    expect(own).toBe(join(tmp, `mango-sandbox-${sandbox.identity.uid}-${sandbox.identity.gid}`));
+    expect(own).toBe(join(tmp, `mango-sandbox-range-${DEFAULT_SANDBOX_ID_RANGE.base}`));
     const before = lstatSync(own);
     const moved = Bun.spawnSync(
       ['setpriv', `--reuid=${LOCAL_USER.uid}`, `--regid=${LOCAL_USER.gid}`, '--clear-groups', '--'].concat([
@@ -89,7 +93,7 @@ describeSandbox('sandboxes built while a local user swaps a planted state direct
   test(
     'every sandbox of the planted uid fails with the reason, every other one runs, the sentinel is untouched',
     async () => {
-      const planted = `mango-sandbox-${plantedUid}-${plantedUid}`;
+      const planted = `mango-sandbox-range-${plantedBase}`;
       const refused = new RegExp(
         `^The shell sandbox cannot run: the sandbox state directory is unsafe: ${join(tmp, planted).replaceAll('/', '\\/')} (belongs to uid ${LOCAL_USER.uid}, not to this server\\.|is not a directory\\.)$`,
       );
@@ -105,7 +109,10 @@ describeSandbox('sandboxes built while a local user swaps a planted state direct
         operation: async (iteration) => {
           if (iteration % 2 === 0) {
             // A new sandbox of the planted uid opens (and would make) its state directory.
-            const victim = createTestSandbox({ uid: plantedUid, pool: { maxIdle: 0 } });
+            const victim = createTestSandbox({
+              users: testSandboxUsers({ base: plantedBase, count: DEFAULT_SANDBOX_ID_RANGE.count }),
+              pool: { maxIdle: 0 },
+            });
             const status = victim.status();
             victim.dispose();
             if (status.available) {

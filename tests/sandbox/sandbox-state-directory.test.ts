@@ -23,13 +23,20 @@ afterAll(() => rmSync(parent, { recursive: true, force: true }));
 const identity = (uid: number): SandboxIdentity => ({
   uid,
   gid: uid,
+  groups: [],
   user: 'sandbox',
   home: '/home/sandbox',
 });
 
+/** The state directory of `uid` with that identity's account files. */
+function open(uid: number) {
+  const state = openSandboxStateDirectory(identity(uid), parent);
+  return { ...state, ...state.accounts(identity(uid)) };
+}
+
 describe('the sandbox state directory', () => {
   test('holds the synthesized accounts (readable) and the mode-000 covers; one per identity, reused', () => {
-    const state = openSandboxStateDirectory(identity(61000), parent);
+    const state = open(61000);
     expect(state.path).toBe(join(parent, 'mango-sandbox-61000-61000'));
     expect(readFileSync(state.passwd, 'utf8')).toBe(
       'root:x:0:0:root:/nonexistent:/usr/sbin/nologin\n' +
@@ -45,17 +52,17 @@ describe('the sandbox state directory', () => {
     expect(statSync(state.waiter).mode & 0o777).toBe(0o644);
     expect(statSync(state.emptyFile).mode & 0o777).toBe(0);
     expect(statSync(state.emptyDirectory).mode & 0o777).toBe(0);
-    expect(openSandboxStateDirectory(identity(61000), parent).path).toBe(state.path);
+    expect(open(61000).path).toBe(state.path);
   });
 
   test('opening again never replaces a file another sandbox may be binding at that moment', () => {
-    const first = openSandboxStateDirectory(identity(61005), parent);
+    const first = open(61005);
     const inodes = () =>
       [first.passwd, first.group, first.waiter, first.emptyFile, first.emptyDirectory].map(
         (path) => statSync(path).ino,
       );
     const before = inodes();
-    const again = openSandboxStateDirectory(identity(61005), parent);
+    const again = open(61005);
     again.ensure();
     expect([again.passwd, again.group]).toEqual([first.passwd, first.group]);
     expect(inodes()).toEqual(before);
@@ -72,23 +79,24 @@ describe('the sandbox state directory', () => {
   });
 
   test('the account files are named after their content, so other text never overwrites them', () => {
-    const state = openSandboxStateDirectory(identity(61006), parent);
+    const state = open(61006);
     expect(basename(state.passwd)).toMatch(/^passwd-[0-9a-f]{16}$/);
     expect(basename(state.group)).toMatch(/^group-[0-9a-f]{16}$/);
-    expect(state.passwd).not.toBe(openSandboxStateDirectory(identity(61007), parent).passwd);
+    expect(state.passwd).not.toBe(open(61007).passwd);
   });
 
   test('ensure() recreates what a temp cleaner removed', () => {
-    const state = openSandboxStateDirectory(identity(61001), parent);
+    const state = open(61001);
     rmSync(state.passwd);
     rmSync(state.emptyDirectory, { recursive: true, force: true });
     state.ensure();
+    state.accounts(identity(61001));
     expect(readFileSync(state.passwd, 'utf8')).toContain('sandbox:x:61001:61001:');
     expect(statSync(state.emptyDirectory).mode & 0o777).toBe(0);
   });
 
   test('a cover that lost its mode gets mode 000 again; a link planted at a cover is refused, not followed', () => {
-    const state = openSandboxStateDirectory(identity(61008), parent);
+    const state = open(61008);
     chmodSync(state.emptyFile, 0o644);
     chmodSync(state.emptyDirectory, 0o755);
     state.ensure();
@@ -108,23 +116,19 @@ describe('the sandbox state directory', () => {
     const target = join(parent, 'elsewhere');
     mkdirSync(target);
     symlinkSync(target, join(parent, 'mango-sandbox-61002-61002'));
-    expect(() => openSandboxStateDirectory(identity(61002), parent)).toThrow(
+    expect(() => open(61002)).toThrow(
       `the sandbox state directory is unsafe: ${join(parent, 'mango-sandbox-61002-61002')} is not a directory.`,
     );
-    const open = join(parent, 'mango-sandbox-61003-61003');
-    mkdirSync(open);
-    chmodSync(open, 0o777);
-    expect(() => openSandboxStateDirectory(identity(61003), parent)).toThrow(
-      'is writable by others (mode 777).',
-    );
+    const writable = join(parent, 'mango-sandbox-61003-61003');
+    mkdirSync(writable);
+    chmodSync(writable, 0o777);
+    expect(() => open(61003)).toThrow('is writable by others (mode 777).');
   });
 
   test.skipIf(process.getuid?.() !== 0)("another user's directory is refused", () => {
     const foreign = join(parent, 'mango-sandbox-61004-61004');
     mkdirSync(foreign, { mode: 0o755 });
     chownSync(foreign, 1000, 1000);
-    expect(() => openSandboxStateDirectory(identity(61004), parent)).toThrow(
-      `${foreign} belongs to uid 1000, not to this server.`,
-    );
+    expect(() => open(61004)).toThrow(`${foreign} belongs to uid 1000, not to this server.`);
   });
 });

@@ -3,12 +3,14 @@
  * until its sandbox joined the user's process cgroup, so the program and every process it starts count
  * against that user's limit; after the start line its stdin is its own.
  */
+
 import { expect, test } from 'bun:test';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts';
+import { DEFAULT_SANDBOX_ID_RANGE } from '../../src/sandbox/sandbox-id-range.ts';
 import type { ProgramProcess } from '../../src/sandbox/shell-sandbox.ts';
 import { openUserProcessCgroups, PIDS_CGROUP_ROOT } from '../../src/sandbox/user-process-cgroups.ts';
 import { waitUntil } from '../helpers/wait-until.ts';
@@ -36,17 +38,18 @@ function stdoutReader(child: ProgramProcess) {
 describeSandbox('a program in its sandbox counts against its user’s process limit', () => {
   const setup = useTestSandbox({ limits: { processes: 400, userProcesses: 60 } });
 
-  const start = (userId: string, script: string, target: BubblewrapSandbox = setup.sandbox) => {
+  const start = async (userId: string, script: string, target: BubblewrapSandbox = setup.sandbox) => {
     const prepare = target.prepareProgram;
     if (!prepare) throw new Error('the bubblewrap sandbox contains programs');
-    return prepare({
+    const launch = await prepare({
       argv: ['/usr/bin/bash', '-c', script],
       cwd: setup.layout.alice,
       reachable: setup.layout.reachable,
       environment: {},
       network: 'none',
       userId,
-    }).start();
+    });
+    return launch.start();
   };
 
   test.skipIf(!usable)(
@@ -54,7 +57,7 @@ describeSandbox('a program in its sandbox counts against its user’s process li
     async () => {
       const userId = `program-user-${crypto.randomUUID()}`;
       const hash = createHash('sha256').update(userId).digest('hex').slice(0, 16);
-      const directory = `${PIDS_CGROUP_ROOT}/mango-sandbox-${setup.sandbox.identity.uid}/user-${hash}`;
+      const directory = `${PIDS_CGROUP_ROOT}/mango-sandbox-${DEFAULT_SANDBOX_ID_RANGE.base}/user-${hash}`;
       const child = await start(
         userId,
         'for i in 1 2 3; do sleep 30 & done; echo started; read line; echo "got $line"',
@@ -102,7 +105,9 @@ describeSandbox('a program in its sandbox counts against its user’s process li
   test('without per-user cgroups the program starts at once and still gets its stdin', async () => {
     const shared = createTestSandbox({ processCgroupRoot: null });
     try {
-      expect(shared.status()).toMatchObject({ summary: expect.stringContaining('shared by all users') });
+      expect(shared.status()).toMatchObject({
+        summary: expect.stringContaining('processes per uid (per-user limits are switched off)'),
+      });
       const child = await start('program-shared', 'read line; echo "got $line"', shared);
       child.stdin.write('hello\n');
       await child.stdin.flush();
@@ -121,9 +126,9 @@ describeSandbox('a program in its sandbox counts against its user’s process li
       const userId = 'program-unjoinable';
       const hash = createHash('sha256').update(userId).digest('hex').slice(0, 16);
       writeFileSync(join(root, 'cgroup.procs'), '');
-      mkdirSync(join(root, `mango-sandbox-${setup.sandbox.identity.uid}`));
-      writeFileSync(join(root, `mango-sandbox-${setup.sandbox.identity.uid}`, 'pids.max'), 'max\n');
-      writeFileSync(join(root, `mango-sandbox-${setup.sandbox.identity.uid}`, `user-${hash}`), '');
+      mkdirSync(join(root, `mango-sandbox-${DEFAULT_SANDBOX_ID_RANGE.base}`));
+      writeFileSync(join(root, `mango-sandbox-${DEFAULT_SANDBOX_ID_RANGE.base}`, 'pids.max'), 'max\n');
+      writeFileSync(join(root, `mango-sandbox-${DEFAULT_SANDBOX_ID_RANGE.base}`, `user-${hash}`), '');
       const marker = join(setup.layout.alice, `ran-${crypto.randomUUID()}`);
       const unjoinable = createTestSandbox({ processCgroupRoot: root });
       try {

@@ -53,8 +53,8 @@ describeSandbox('bash while the tenant swaps its working directory with links ou
     mkdirSync(join(project, 'sub'), { recursive: true });
     writeFileSync(join(project, 'c.txt'), `${INSIDE_MARKER}\n`, { mode: 0o644 });
     writeFileSync(join(project, 'sub', 'd.txt'), `${INSIDE_MARKER}\n`, { mode: 0o644 });
-    await handToSandboxUser(project, sandbox);
-    await handToSandboxUser(join(project, 'sub'), sandbox);
+    await handToSandboxUser(project, 'alice', sandbox);
+    await handToSandboxUser(join(project, 'sub'), 'alice', sandbox);
     sentinel = createSentinelTree(join(layout.elsewhere, 'sentinel'), layout.alice, { writable: true });
   });
   afterAll(async () => {

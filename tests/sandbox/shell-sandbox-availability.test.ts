@@ -2,16 +2,18 @@ import { describe, expect, test } from 'bun:test';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createBubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts';
-import { decideSandboxIdentity } from '../../src/sandbox/sandbox-identity.ts';
+import { decideSandboxIdentities, identityForCall } from '../../src/sandbox/sandbox-identity.ts';
 import { judgeProbeOutput } from '../../src/sandbox/sandbox-probe.ts';
 import {
   createShellSandboxFromEnvironment,
   readShellSandboxConfig,
+  sandboxRangeRefusal,
 } from '../../src/sandbox/shell-sandbox-config.ts';
 import { buildShellTool } from '../../src/tools/builtin/build-shell-tool.ts';
 import { executeTool } from '../../src/tools/execution.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import { getToolDefinitionsForTools } from '../../src/tools/settings-policy.ts';
+import { MemorySandboxIdRepository, testSandboxUsers } from '../helpers/test-sandbox-users.ts';
 import { makeReachableSet } from '../helpers/tool-context.ts';
 
 describe('the start-up probe', () => {
@@ -34,31 +36,92 @@ describe('the start-up probe', () => {
 });
 
 describe('who commands run as', () => {
-  test('root drops to the sandbox uid; any other server user keeps its own; uid 0 is refused', () => {
-    expect(decideSandboxIdentity(0, undefined).uid).toBe(61000);
-    expect(decideSandboxIdentity(0, 5000).uid).toBe(5000);
-    expect(decideSandboxIdentity(1000, undefined).uid).toBe(1000);
-    expect(() => decideSandboxIdentity(0, 0)).toThrow('The shell sandbox uid must not be 0 (root).');
-    expect(() => decideSandboxIdentity(1000, 5000)).toThrow(
-      'MANGO_SANDBOX_UID=5000 needs the server to run as root',
+  test('root gives each user a uid of their own from the range; any other server user runs all as itself', async () => {
+    const users = testSandboxUsers({ base: 3_000_000, count: 1000 }, new MemorySandboxIdRepository());
+    const perUser = decideSandboxIdentities(0, 0, users);
+    if (perUser.kind !== 'per-user') throw new Error(`got ${perUser.kind}`);
+    const alice = await identityForCall(perUser, 'alice', []);
+    const bob = await identityForCall(perUser, 'bob', []);
+    expect([alice.uid, alice.gid, alice.groups]).toEqual([3_000_001, 3_000_001, [3_000_000]]);
+    expect([bob.uid, bob.gid, bob.groups]).toEqual([3_000_002, 3_000_002, [3_000_000]]);
+    expect((await identityForCall(perUser, 'alice', [])).uid).toBe(3_000_001);
+    const own = decideSandboxIdentities(1000, 1001, users);
+    if (own.kind !== 'server') throw new Error(`got ${own.kind}`);
+    expect(await identityForCall(own, 'alice', [])).toMatchObject({ uid: 1000, gid: 1001, groups: [] });
+    expect(await identityForCall(own, 'bob', [])).toMatchObject({ uid: 1000, gid: 1001, groups: [] });
+  });
+
+  test('root without a store of per-user ids runs nothing, and says why', () => {
+    expect(decideSandboxIdentities(0, 0, undefined)).toEqual({
+      kind: 'unavailable',
+      reason:
+        'the server runs as root but was given no store of per-user uids, and it does not run one tenant’s commands as another’s uid.',
+    });
+  });
+
+  test('a full range refuses a new user with the variable to raise; users who have an id keep it', async () => {
+    const users = testSandboxUsers({ base: 3_000_000, count: 3 }, new MemorySandboxIdRepository());
+    expect((await users.userFor('alice', [])).uid).toBe(3_000_001);
+    expect((await users.userFor('bob', [])).uid).toBe(3_000_002);
+    await expect(users.userFor('carol', [])).rejects.toThrow(
+      'Every id of the sandbox range 3000000–3000002 is taken, so this user has no uid to run commands as; raise MANGO_SANDBOX_UID_COUNT (ids are never reused).',
     );
+    expect((await users.userFor('alice', [])).uid).toBe(3_000_001);
+  });
+
+  test('a range that shares ids with host accounts, their subordinate ranges or the old uid is refused', () => {
+    const config = { range: { base: 100_000, count: 70_000 }, legacyUid: 61000 };
+    expect(
+      sandboxRangeRefusal(config, {
+        '/etc/passwd': 'root:x:0:0::/root:/bin/bash\nbuilder:x:150000:150000::/home/b:/bin/sh\n',
+        '/etc/group': 'root:x:0:\n',
+        '/etc/subuid': 'dev:165536:65536\n',
+      }),
+    ).toBe(
+      'the sandbox range 100000–169999 (MANGO_SANDBOX_UID_BASE, MANGO_SANDBOX_UID_COUNT) holds ids the host already uses: /etc/passwd gives id 150000 to "builder"; /etc/subuid gives ids 165536–231071 to "dev". Move the range so that no host account shares an id with a tenant.',
+    );
+    expect(sandboxRangeRefusal({ range: { base: 60_000, count: 2000 }, legacyUid: 61000 }, {})).toContain(
+      'MANGO_SANDBOX_UID gives id 61000 to "the uid of earlier versions"',
+    );
+    expect(
+      sandboxRangeRefusal({ range: { base: 2_147_000_000, count: 16_777_216 }, legacyUid: 61000 }, {}),
+    ).toBe(
+      'MANGO_SANDBOX_UID_BASE=2147000000 with MANGO_SANDBOX_UID_COUNT=16777216 ends at 2163777215, above 2147483646; lower one of them.',
+    );
+    expect(
+      sandboxRangeRefusal(
+        { range: { base: 1_900_000_000, count: 65_536 }, legacyUid: 61000 },
+        {
+          '/etc/passwd': 'root:x:0:0::/root:/bin/bash\nnobody:x:65534:65534::/:/usr/sbin/nologin\n',
+        },
+      ),
+    ).toBeUndefined();
   });
 });
 
 describe('operator settings', () => {
   test('MANGO_SHELL_SANDBOX accepts bubblewrap (default) and off only; MANGO_SANDBOX_UID a positive uid', () => {
-    expect(readShellSandboxConfig({})).toEqual({ mode: 'bubblewrap', passEnv: [], uid: 61000, pool: 4 });
+    expect(readShellSandboxConfig({})).toEqual({
+      mode: 'bubblewrap',
+      passEnv: [],
+      range: { base: 1_900_000_000, count: 65_536 },
+      legacyUid: 61000,
+      pool: 4,
+    });
     expect(
       readShellSandboxConfig({
         MANGO_SHELL_SANDBOX: 'off',
         MANGO_SHELL_PASS_ENV: 'CI',
         MANGO_SANDBOX_UID: '7000',
+        MANGO_SANDBOX_UID_BASE: '500000',
+        MANGO_SANDBOX_UID_COUNT: '100',
         MANGO_SANDBOX_POOL: '0',
       }),
     ).toEqual({
       mode: 'off',
       passEnv: ['CI'],
-      uid: 7000,
+      range: { base: 500_000, count: 100 },
+      legacyUid: 7000,
       pool: 0,
     });
     expect(() => readShellSandboxConfig({ MANGO_SHELL_SANDBOX: 'none' })).toThrow(
@@ -122,7 +185,11 @@ describe('fails closed', () => {
 
   test('a probe that fails is unavailable with what it printed', () => {
     // A "bwrap" that runs but does not build a sandbox: the probe's failure is the reason.
-    const sandbox = createBubblewrapSandbox({ programs: { bwrap: '/usr/bin/false' }, log: () => {} });
+    const sandbox = createBubblewrapSandbox({
+      programs: { bwrap: '/usr/bin/false' },
+      users: testSandboxUsers(),
+      log: () => {},
+    });
     try {
       expect(sandbox.status()).toEqual({
         available: false,
@@ -141,7 +208,11 @@ describe('fails closed', () => {
     writeFileSync(oldBwrap, '#!/bin/sh\necho "bwrap: Unknown option --ro-bind-fd" >&2\nexit 1\n', {
       mode: 0o755,
     });
-    const sandbox = createBubblewrapSandbox({ programs: { bwrap: oldBwrap }, log: () => {} });
+    const sandbox = createBubblewrapSandbox({
+      programs: { bwrap: oldBwrap },
+      users: testSandboxUsers(),
+      log: () => {},
+    });
     try {
       expect(sandbox.status()).toEqual({
         available: false,

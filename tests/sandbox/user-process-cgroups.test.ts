@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openUserProcessCgroups, PIDS_CGROUP_ROOT } from '../../src/sandbox/user-process-cgroups.ts';
@@ -20,7 +20,7 @@ describe('opening the per-user process cgroups', () => {
 const usable = process.getuid?.() === 0 && typeof openUserProcessCgroups(61000, 1024) !== 'string';
 if (!usable) console.warn(`[skip] per-user process limits: no writable pids cgroup at ${PIDS_CGROUP_ROOT}`);
 
-describeSandbox('one user cannot take every process slot of the shared sandbox uid', () => {
+describeSandbox('one user cannot take every process slot of the sandbox', () => {
   const setup = useTestSandbox({ limits: { processes: 400, userProcesses: 60 } });
 
   const run = (userId: string, command: string) =>
@@ -64,14 +64,18 @@ describeSandbox('one user cannot take every process slot of the shared sandbox u
       expect(setup.sandbox.status()).toMatchObject({
         summary: expect.stringContaining('at most 60 processes per user'),
       });
-      // The loop leaves this file in the working directory once a fork fails: it holds every process it got.
-      const limited = `limit-reached-${crypto.randomUUID()}`;
+      // The loop leaves this file once a fork fails: it holds every process it got. Each user has a uid
+      // of their own, so the file goes to a directory anyone may write in.
+      const board = join(setup.layout.alice, `board-${crypto.randomUUID()}`);
+      mkdirSync(board);
+      chmodSync(board, 0o1777);
+      const limited = join(board, 'limit-reached');
       const forkLoop =
         `my $n = 0; while ($n < 1000) { my $p = fork(); if (!defined $p) { open(my $f, ">", "${limited}"); last } ` +
         'if ($p == 0) { sleep 6; exit 0 } $n++ } sleep 3; print "stopped at $n\\n";';
       const looping = run('mallory', `perl -e '${forkLoop}'`);
-      expect(await waitUntil(() => existsSync(join(setup.layout.alice, limited)), 15_000)).toBe(true);
-      rmSync(join(setup.layout.alice, limited));
+      expect(await waitUntil(() => existsSync(limited), 15_000)).toBe(true);
+      rmSync(limited);
       const other = await run(
         'bob',
         'for i in $(seq 40); do sleep 2 & done; jobs -p | wc -l; wait; echo done',

@@ -48,7 +48,7 @@ test(
       repository: new InMemoryWorkspaceRepository(),
       workspacesDirectory,
       protectedPaths: [],
-      owner: OWNER,
+      ownerOf: async () => OWNER,
     });
     const made = new Set<string>();
     const refusals = new Set<string>();

@@ -12,6 +12,7 @@ import { turnRecordsMigration } from './0008-turn-records.ts';
 import { userPreferencesMigration } from './0009-user-preferences.ts';
 import { toolApprovalsMigration } from './0010-tool-approvals.ts';
 import { userMcpServersMigration } from './0011-user-mcp-servers.ts';
+import { sandboxIdsMigration } from './0012-sandbox-ids.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   userPreferencesMigration,
   toolApprovalsMigration,
   userMcpServersMigration,
+  sandboxIdsMigration,
 ];

@@ -115,7 +115,7 @@ export function createWorkspaceFileRoutes(deps: AppDependencies) {
           name: query.name,
           overwrite: query.overwrite === 'true',
           body: await readBodyWithin(request, maxUploadBytesOf(deps.config)),
-          owner: deps.config.workspaceOwner ?? sandboxFileOwner(),
+          owner: await sandboxFileOwner(user.id),
         });
         set.status = result.replaced ? 200 : 201;
         return result;

@@ -109,7 +109,7 @@ async function editFile(args: Static<typeof parameters>, context: ToolContext): 
     existing.mode,
     context,
     path,
-    sandboxFileOwner(),
+    await sandboxFileOwner(context.userId),
   );
   return { path, replacements: occurrences.length, sha256, firstChangedLine };
 }

@@ -38,11 +38,25 @@ async function writeFile(
   const kind = await inspectWriteTarget(resolved, path);
   const data = new TextEncoder().encode(content);
   if (kind === 'missing') {
-    const { sha256 } = await replaceFile(resolved.real, data, undefined, context, path, sandboxFileOwner());
+    const { sha256 } = await replaceFile(
+      resolved.real,
+      data,
+      undefined,
+      context,
+      path,
+      await sandboxFileOwner(context.userId),
+    );
     return { path, bytesWritten: data.length, created: true, sha256 };
   }
   const existing = await readExistingForOverwrite(resolved, context, path);
-  const { sha256 } = await replaceFile(existing.real, data, existing.mode, context, path, sandboxFileOwner());
+  const { sha256 } = await replaceFile(
+    existing.real,
+    data,
+    existing.mode,
+    context,
+    path,
+    await sandboxFileOwner(context.userId),
+  );
   return { path, bytesWritten: data.length, created: false, sha256 };
 }
 

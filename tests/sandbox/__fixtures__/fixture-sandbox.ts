@@ -4,10 +4,11 @@
  * set of a chat confined to one directory.
  */
 import { type BubblewrapSandbox, createBubblewrapSandbox } from '../../../src/sandbox/bubblewrap-sandbox.ts';
+import { testSandboxUsers } from '../../helpers/test-sandbox-users.ts';
 import { computeReachableSet, type ReachableSet } from '../../../src/tools/access/reachable-set.ts';
 
 export function fixtureSandbox(): BubblewrapSandbox {
-  const sandbox = createBubblewrapSandbox({ log: () => {} });
+  const sandbox = createBubblewrapSandbox({ log: () => {}, users: testSandboxUsers() });
   const status = sandbox.status();
   if (!status.available) {
     console.log(`unavailable: ${status.reason}`);

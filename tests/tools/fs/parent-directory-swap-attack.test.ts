@@ -38,7 +38,7 @@ let previous: ShellSandbox;
 beforeEach(() => {
   temp = makeTempDirectory('mango-parent-swap-');
   previous = hostShellSandbox();
-  installShellSandbox({ ...createUnsandboxedShell(), fileOwner: () => SANDBOX_OWNER });
+  installShellSandbox({ ...createUnsandboxedShell(), fileOwner: async () => SANDBOX_OWNER });
 });
 afterEach(() => {
   installShellSandbox(previous);
