@@ -40,7 +40,6 @@
  *   with the version it needs.
  */
 
-import { userInfo } from 'node:os';
 import { defaultOf } from '../config/environment-variables.ts';
 import { ToolError } from '../tools/errors.ts';
 import { runShellCommand, type ShellCommandResult } from '../tools/shell/run-shell-command.ts';
@@ -64,8 +63,9 @@ import {
 import { sandboxBuildFailure } from './sandbox-build-failure.ts';
 import { startSandboxForCall } from './sandbox-call-start.ts';
 import {
+  createCallIdentities,
   decideSandboxIdentities,
-  identityForCall,
+  describeWhoRuns,
   probeIdentity,
   SANDBOX_HOME,
   SANDBOX_USER,
@@ -82,7 +82,6 @@ import {
   sharedStateDirectoryName,
 } from './sandbox-state-directory.ts';
 import type { SandboxUsers } from './sandbox-users.ts';
-import { firstUnmigratedRoot, unmigratedMessage } from './unmigrated-roots.ts';
 import { encodeWaiterMessage } from './sandbox-waiter.ts';
 import { startSandboxedProgram } from './sandboxed-program-start.ts';
 import {
@@ -227,12 +226,6 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
           options.processCgroupRoot ?? PIDS_CGROUP_ROOT,
         );
 
-  const whoRuns =
-    identities.kind === 'per-user'
-      ? `a uid of their own for each user (from ${identities.range.base + 1}, dropped from root; sandbox group ${identities.range.base})`
-      : identities.kind === 'server'
-        ? `uid ${identities.identity.uid} for every user (the server's own, ${userInfo().username}: only mounts keep users apart; run the server as root for a uid per user)`
-        : '';
   if (typeof programs === 'string') {
     status = { available: false, reason: `The shell sandbox cannot run: ${programs}` };
   } else if (identities.kind === 'unavailable') {
@@ -257,7 +250,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       : {
           available: true,
           mode: 'bubblewrap',
-          summary: `bubblewrap, ${whoRuns}, no network, ${
+          summary: `bubblewrap, ${describeWhoRuns(identities)}, no network, ${
             typeof cgroups === 'string'
               ? `at most ${limits.processes} processes per uid (${cgroups})`
               : `at most ${cgroups.limit} processes per user`
@@ -275,24 +268,8 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     return directory;
   };
 
-  /** Who runs this call, or a classified error (a full range names its variable). */
-  const identityFor = async (userId: string, roots: readonly string[] = []): Promise<SandboxIdentity> => {
-    if (identities.kind === 'unavailable') throw new ToolError('execution_error', identities.reason);
-    if (identities.kind === 'per-user' && options.legacyUid !== undefined) {
-      const unmigrated = firstUnmigratedRoot(roots, options.legacyUid);
-      if (unmigrated !== undefined) {
-        throw new ToolError('execution_error', unmigratedMessage(unmigrated, options.legacyUid));
-      }
-    }
-    try {
-      return await identityForCall(identities, userId, roots);
-    } catch (error) {
-      throw new ToolError(
-        'execution_error',
-        `The shell sandbox cannot run this user's commands: ${(error as Error).message}`,
-      );
-    }
-  };
+  const callers = createCallIdentities(identities, options.legacyUid);
+  const identityFor = callers.identityFor;
 
   /** The checks every call and program start makes before it plans anything. */
   const ready = (): { tools: SandboxPrograms; files: SandboxStateDirectory } => {
@@ -319,13 +296,8 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     identityFor,
     status: () => status,
     stateDirectory: () => state?.path,
-    fileOwner: async (userId) => {
-      // Without a store of ids no command runs (identities unavailable), so nothing needs handing over.
-      if (!dropsPrivilege || identities.kind === 'unavailable') return undefined;
-      const identity = await identityFor(userId);
-      return { uid: identity.uid, gid: identity.gid };
-    },
-    sandboxGroup: () => (identities.kind === 'per-user' ? identities.range.base : undefined),
+    fileOwner: callers.fileOwner,
+    sandboxGroup: callers.sandboxGroup,
     waitingSandboxes: () => pool.waiting(),
     poolSettled: () => pool.settled(),
     dispose() {

@@ -15,41 +15,34 @@ import { createShellSandboxFromEnvironment } from './shell-sandbox-config.ts';
 
 let installed: ShellSandbox | undefined;
 let provided: SandboxIdRepository | undefined;
-
-/** Asks the store provided last (a sandbox made on first use outlives the command that made it). */
-const providedIds: SandboxIdRepository = {
-  find: (kind, owner) => current().find(kind, owner),
-  allocate: (kind, owner, range, now) => current().allocate(kind, owner, range, now),
-  list: () => current().list(),
-};
-
-function current(): SandboxIdRepository {
-  if (provided === undefined) {
-    throw new Error(
-      'this process has no database of users’ sandbox ids (a server and every `mango` command provide theirs; an embedding installs its own sandbox with installShellSandbox).',
-    );
-  }
-  return provided;
-}
+/** Whether `installed` was made here before any store of ids was provided (it runs nothing as root). */
+let madeWithoutIds = false;
 
 /** The sandbox shell tools run through; created from `process.env` on first use. */
 export function hostShellSandbox(): ShellSandbox {
-  installed ??= createShellSandboxFromEnvironment(process.env, {
-    log: (line) => process.stderr.write(`${line}\n`),
-    ids: providedIds,
-  });
+  if (installed === undefined) {
+    madeWithoutIds = provided === undefined;
+    installed = createShellSandboxFromEnvironment(process.env, {
+      log: (line) => process.stderr.write(`${line}\n`),
+      ...(provided === undefined ? {} : { ids: provided }),
+    });
+  }
   return installed;
 }
 
 /**
  * Where the sandbox created on first use keeps users' ids (a CLI command's database): without it, a
- * root process's sandbox runs nothing rather than share one uid between tenants.
+ * root process's sandbox runs nothing rather than share one uid between tenants. A sandbox made here
+ * before, without one, is replaced at its next use.
  */
 export function provideSandboxIds(repository: SandboxIdRepository): void {
   provided = repository;
+  // It never ran a command (nor pooled one), so nothing of it needs ending.
+  if (madeWithoutIds) installed = undefined;
 }
 
 /** Makes `sandbox` the one every shell tool of this process uses from now on. */
 export function installShellSandbox(sandbox: ShellSandbox): void {
   installed = sandbox;
+  madeWithoutIds = false;
 }

@@ -12,8 +12,11 @@
  * The user name and home inside are the sandbox's own (its synthesized `/etc/passwd`,
  * sandbox-state-directory.ts); the uid is never 0.
  */
+import { userInfo } from 'node:os';
+import { ToolError } from '../tools/errors.ts';
 import type { SandboxIdRange } from './sandbox-id-range.ts';
 import type { SandboxUser, SandboxUsers } from './sandbox-users.ts';
+import { firstUnmigratedRoot, unmigratedMessage } from './unmigrated-roots.ts';
 
 export const SANDBOX_USER = 'sandbox';
 export const SANDBOX_HOME = '/home/sandbox';
@@ -80,4 +83,60 @@ export function probeIdentity(
   if (identities.kind === 'server') return identities.identity;
   const id = identities.range.base;
   return { uid: id, gid: id, groups: [id], user: SANDBOX_USER, home: SANDBOX_HOME };
+}
+
+/** Who runs calls, for the start-up line. */
+export function describeWhoRuns(identities: SandboxIdentities): string {
+  if (identities.kind === 'per-user') {
+    return `a uid of their own for each user (from ${identities.range.base + 1}, dropped from root; sandbox group ${identities.range.base})`;
+  }
+  if (identities.kind === 'server') {
+    return `uid ${identities.identity.uid} for every user (the server's own, ${userInfo().username}: only mounts keep users apart; run the server as root for a uid per user)`;
+  }
+  return identities.reason;
+}
+
+/** What a sandbox answers about who runs a call, and whose files the server hands over. */
+export interface CallIdentities {
+  /**
+   * Who `userId`'s call reaching `roots` runs as. Throws a classified ToolError when it cannot run: no
+   * store of ids, a full range, a root still owned by the uid of earlier versions (`legacyUid`).
+   */
+  identityFor(userId: string, roots?: readonly string[]): Promise<SandboxIdentity>;
+  /** The owner of files the server creates for `userId`, or undefined when nothing is handed over. */
+  fileOwner(userId: string): Promise<{ uid: number; gid: number } | undefined>;
+  /** The sandbox group, when each user has a uid. */
+  sandboxGroup(): number | undefined;
+}
+
+export function createCallIdentities(
+  identities: SandboxIdentities,
+  legacyUid: number | undefined,
+): CallIdentities {
+  const identityFor = async (userId: string, roots: readonly string[] = []): Promise<SandboxIdentity> => {
+    if (identities.kind === 'unavailable') throw new ToolError('execution_error', identities.reason);
+    if (identities.kind === 'per-user' && legacyUid !== undefined) {
+      const unmigrated = firstUnmigratedRoot(roots, legacyUid);
+      if (unmigrated !== undefined)
+        throw new ToolError('execution_error', unmigratedMessage(unmigrated, legacyUid));
+    }
+    try {
+      return await identityForCall(identities, userId, roots);
+    } catch (error) {
+      throw new ToolError(
+        'execution_error',
+        `The shell sandbox cannot run this user's commands: ${(error as Error).message}`,
+      );
+    }
+  };
+  return {
+    identityFor,
+    async fileOwner(userId) {
+      // Only a uid per user needs files handed over; without a store of ids nothing runs at all.
+      if (identities.kind !== 'per-user') return undefined;
+      const identity = await identityFor(userId);
+      return { uid: identity.uid, gid: identity.gid };
+    },
+    sandboxGroup: () => (identities.kind === 'per-user' ? identities.range.base : undefined),
+  };
 }

@@ -97,6 +97,8 @@ export interface ShellSandbox {
    * Undefined when commands run as the server's own uid.
    */
   sandboxGroup?(): number | undefined;
+  /** Makes the sandbox unavailable and ends what it holds (sandboxes built ahead). */
+  dispose?(): void;
   /**
    * The launch of a long-running program in a sandbox of its own; the caller spawns it and owns the
    * process (killing it ends the sandbox). Absent when this sandbox cannot contain programs.

@@ -20,6 +20,7 @@ import { readSseEvents } from './sse-client.ts';
 import { createStubProviderRegistry } from './stub-provider-registry.ts';
 import { FIXED_NOW } from './test-app.ts';
 import { type Backend, createTestDatabase } from './test-database.ts';
+import { installTestShellSandbox } from './test-shell-sandbox.ts';
 
 export type ApiEvent = Record<string, unknown>;
 
@@ -38,6 +39,7 @@ export async function createApprovalsApi(backend: Backend) {
   const registry = new ToolRegistry();
   registry.register(defaultToolRegistry.get('bash')!);
   registry.register(makeTool({ name: 'risky', traits: undefined }));
+  const sandbox = installTestShellSandbox(handle.database);
   const deps: AppDependencies = createAppDependencies({
     config: handle.config,
     database: handle.database,
@@ -112,6 +114,7 @@ export async function createApprovalsApi(backend: Backend) {
       return tools.find((tool) => tool.name === 'bash')!.parameters;
     },
     async dispose() {
+      sandbox.restore();
       await handle.dispose();
       await rm(root, { recursive: true, force: true });
     },
