@@ -81,7 +81,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
   // Shell tools and stdio MCP servers this command runs take their users' uids from its database.
-  provideSandboxIds(cliSandboxIds(io));
+  const restoreSandboxIds = provideSandboxIds(cliSandboxIds(io));
   try {
     if (!command) throw new UsageError(`Unknown command "${name}"`);
     return await command.run(rest, io);
@@ -97,6 +97,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return 2;
     }
     throw error;
+  } finally {
+    restoreSandboxIds();
   }
 }
 

@@ -15,13 +15,13 @@ import { createShellSandboxFromEnvironment } from './shell-sandbox-config.ts';
 
 let installed: ShellSandbox | undefined;
 let provided: SandboxIdRepository | undefined;
-/** Whether `installed` was made here before any store of ids was provided (it runs nothing as root). */
-let madeWithoutIds = false;
+/** The store `installed` was made with, when it was made here rather than installed. */
+let madeWith: { ids: SandboxIdRepository | undefined } | undefined;
 
 /** The sandbox shell tools run through; created from `process.env` on first use. */
 export function hostShellSandbox(): ShellSandbox {
   if (installed === undefined) {
-    madeWithoutIds = provided === undefined;
+    madeWith = { ids: provided };
     installed = createShellSandboxFromEnvironment(process.env, {
       log: (line) => process.stderr.write(`${line}\n`),
       ...(provided === undefined ? {} : { ids: provided }),
@@ -31,18 +31,29 @@ export function hostShellSandbox(): ShellSandbox {
 }
 
 /**
- * Where the sandbox created on first use keeps users' ids (a CLI command's database): without it, a
- * root process's sandbox runs nothing rather than share one uid between tenants. A sandbox made here
- * before, without one, is replaced at its next use.
+ * Where the sandbox created on first use keeps users' ids (a CLI command's database), until the
+ * returned `restore` puts back the store provided before: without one, a root process's sandbox runs
+ * nothing rather than share one uid between tenants. A sandbox made here with another store is made
+ * again at its next use.
  */
-export function provideSandboxIds(repository: SandboxIdRepository): void {
-  provided = repository;
-  // It never ran a command (nor pooled one), so nothing of it needs ending.
-  if (madeWithoutIds) installed = undefined;
+export function provideSandboxIds(repository: SandboxIdRepository | undefined): () => void {
+  const previous = provided;
+  const use = (ids: SandboxIdRepository | undefined) => {
+    provided = ids;
+    // One made here never ran a command with the new store's users; nothing of it needs ending but
+    // its sandboxes built ahead.
+    if (madeWith !== undefined && madeWith.ids !== ids) {
+      installed?.dispose?.();
+      installed = undefined;
+      madeWith = undefined;
+    }
+  };
+  use(repository);
+  return () => use(previous);
 }
 
 /** Makes `sandbox` the one every shell tool of this process uses from now on. */
 export function installShellSandbox(sandbox: ShellSandbox): void {
   installed = sandbox;
-  madeWithoutIds = false;
+  madeWith = undefined;
 }
