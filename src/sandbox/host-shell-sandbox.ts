@@ -52,8 +52,18 @@ export function provideSandboxIds(repository: SandboxIdRepository | undefined): 
   return () => use(previous);
 }
 
-/** Makes `sandbox` the one every shell tool of this process uses from now on. */
-export function installShellSandbox(sandbox: ShellSandbox): void {
+/**
+ * Makes `sandbox` the one every shell tool of this process uses from now on. The returned function
+ * puts back the one used before, unless another was installed since (a server that stops gives up
+ * its sandbox, whose store of ids closes with its database).
+ */
+export function installShellSandbox(sandbox: ShellSandbox): () => void {
+  const previous = { installed, madeWith };
   installed = sandbox;
   madeWith = undefined;
+  return () => {
+    if (installed !== sandbox) return;
+    installed = previous.installed;
+    madeWith = previous.madeWith;
+  };
 }

@@ -100,6 +100,7 @@ export async function startServer(
   if (removed !== undefined) throw new ConfigError(removed);
   const database = await openDatabase(config);
   let server: ReturnType<typeof Bun.serve> | undefined;
+  let uninstallSandbox: (() => void) | undefined;
   try {
     const webDirectory = config.webDirectory ?? DEFAULT_WEB_OUTPUT_DIRECTORY;
     const webApp = await loadWebApp(webDirectory);
@@ -112,7 +113,7 @@ export async function startServer(
       createShellSandboxFromEnvironment(options.env ?? process.env, {
         ids: new DatabaseSandboxIdRepository(database),
       });
-    installShellSandbox(shellSandbox);
+    uninstallSandbox = installShellSandbox(shellSandbox);
     print(describeShellSandbox(shellSandbox.status()));
     const deps = createAppDependencies({
       config,
@@ -175,6 +176,9 @@ export async function startServer(
           await deps.chats.drainTurns(config.shutdownTimeoutMs);
           // After the turns: their external calls end as cancelled, not as a closed connection.
           await deps.externalTools?.close();
+          uninstallSandbox?.();
+          // Its sandboxes built ahead end with it; one the caller passed is the caller's.
+          if (options.shellSandbox === undefined) shellSandbox.dispose?.();
           await database.close();
         })();
         return stopping;
@@ -182,6 +186,7 @@ export async function startServer(
     };
   } catch (error) {
     server?.stop(true);
+    uninstallSandbox?.();
     await database.close(0);
     throw error;
   }

@@ -5,20 +5,19 @@
  */
 import type { Database } from '../../src/db/database.ts';
 import { DatabaseSandboxIdRepository } from '../../src/db/database-sandbox-id-repository.ts';
-import { hostShellSandbox, installShellSandbox } from '../../src/sandbox/host-shell-sandbox.ts';
+import { installShellSandbox } from '../../src/sandbox/host-shell-sandbox.ts';
 import { createShellSandboxFromEnvironment } from '../../src/sandbox/shell-sandbox-config.ts';
 
 export function installTestShellSandbox(database: Database): { restore(): void } {
-  const previous = hostShellSandbox();
   const sandbox = createShellSandboxFromEnvironment(process.env, {
     ids: new DatabaseSandboxIdRepository(database),
     log: () => {},
   });
-  installShellSandbox(sandbox);
+  const uninstall = installShellSandbox(sandbox);
   return {
     restore() {
       sandbox.dispose?.();
-      installShellSandbox(previous);
+      uninstall();
     },
   };
 }
