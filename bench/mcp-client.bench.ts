@@ -22,6 +22,7 @@ import { ExternalToolSource } from '../src/mcp-client/external-tool-source.ts';
 import { createGuardedFetch } from '../src/mcp-client/guarded-fetch.ts';
 import { McpConnectionPool } from '../src/mcp-client/mcp-connection-pool.ts';
 import { McpServerRegistry } from '../src/mcp-client/mcp-server-registry.ts';
+import { mcpStateDirectoryIn } from '../src/mcp-client/mcp-state-directory.ts';
 import { createBubblewrapSandbox } from '../src/sandbox/bubblewrap-sandbox.ts';
 import { getEnabledToolRuntime } from '../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../src/settings/tool-settings-repository.ts';
@@ -74,7 +75,7 @@ function toolSourceOf(declared: McpServerDeclaration[]): ExternalToolSource {
     builtins,
     pool: new McpConnectionPool(),
     connector: {
-      dataDirectory: work,
+      stateDirectory: mcpStateDirectoryIn(work),
       sandbox: () => sandbox,
       fetch: createGuardedFetch({ allowPrivate: true }),
     },

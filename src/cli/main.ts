@@ -7,6 +7,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { createProviderRegistry } from '../providers/provider-registry.ts';
 import '../tools/builtin/index.ts';
 import { removedWorkspaceRootsMessage } from '../config.ts';
+import { DataDirectoryError } from '../db/data-directory.ts';
 import { provideSandboxIds } from '../sandbox/host-shell-sandbox.ts';
 import { WorkspacesDirectoryError } from '../workspaces/workspaces-directory.ts';
 import { cliSandboxIds } from './cli-sandbox-ids.ts';
@@ -86,7 +87,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (!command) throw new UsageError(`Unknown command "${name}"`);
     return await command.run(rest, io);
   } catch (error) {
-    if (error instanceof WorkspacesDirectoryError) {
+    if (error instanceof WorkspacesDirectoryError || error instanceof DataDirectoryError) {
       io.stderr(`mango: ${error.message}\n`);
       return 2;
     }

@@ -1,9 +1,12 @@
 /**
  * Opens (and migrates) the configured database for a CLI command — the same configuration as the
  * server (`MANGO_DATA_DIR`, `DATABASE_URL`, see `src/config.ts`) — so `mango user …` and `mango mcp`
- * work before the server has ever run and alongside a running server.
+ * work before the server has ever run and alongside a running server. Like the server's start, it
+ * first makes the data directory the server's own (mode 0700), with either database: a command may be
+ * the first to create it, and what it writes there (images, the SQLite files) is as private.
  */
 import { ConfigError, loadConfig, type ServerConfig } from '../config.ts';
+import { prepareDataDirectory } from '../db/data-directory.ts';
 import { type Database, openDatabase } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import { type CliIo, UsageError } from './usage-error.ts';
@@ -20,6 +23,7 @@ export async function openCliDatabase(
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;
   }
+  prepareDataDirectory(config.dataDirectory);
   const database = await openDatabase({ ...config, maxConnections: 2 });
   try {
     await migrate(database);

@@ -39,7 +39,8 @@ export const ENVIRONMENT_VARIABLES = {
   MANGO_DATA_DIR: textVariable({
     fallback: 'data',
     defaultText: '`./data`',
-    meaning: 'the SQLite database (`mango.db`) and generated files (images under `images/<userId>/`)',
+    meaning:
+      "the server's own directory, mode 0700: the SQLite database (`mango.db`) and generated files (images under `images/<userId>/`)",
   }),
   MANGO_MAX_UPLOAD_BYTES: integerVariable({
     fallback: 25 * 1024 * 1024,

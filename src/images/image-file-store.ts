@@ -3,10 +3,22 @@
  * read from the bytes themselves (magic numbers), never trusted from a provider's label. A write goes
  * to a temporary name first and is renamed into place, so a failed write never leaves a half file
  * under the final name.
+ *
+ * They are the server's own, like the rest of the data directory: the data directory, `images/` and
+ * each user's directory mode 0700 (created so, or narrowed when an older version left them wider), each
+ * file 0600, all made through held directories (a link where a directory should be is refused).
  */
-import { createHash } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { type HeldDirectory, withHeldDirectory } from '../descriptors/held-directory.ts';
+import {
+  openPrivateDirectory,
+  openPrivateDirectoryIn,
+  PRIVATE_FILE_MODE,
+} from '../descriptors/private-directory.ts';
+
+/** The directory of the data directory holding every user's images. */
+const IMAGES_DIRECTORY_NAME = 'images';
 
 export interface ImageFormat {
   mimeType: string;
@@ -47,16 +59,38 @@ export async function writeImageFile(
   format: ImageFormat,
 ): Promise<string> {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(imageId)) throw new Error(`Invalid image id ${JSON.stringify(imageId)}.`);
-  const directory = join(resolve(dataDirectory), 'images', getUserImageDirectoryName(userId));
-  await mkdir(directory, { recursive: true });
-  const filePath = join(directory, `${imageId}.${format.extension}`);
-  const temporaryPath = `${filePath}.${process.pid}.tmp`;
+  const userDirectory = getUserImageDirectoryName(userId);
+  const fileName = `${imageId}.${format.extension}`;
+  // Unique, so a leftover of a crashed write (the same pid, later) never stands in the way.
+  const temporaryName = `${fileName}.${process.pid}.${randomUUID()}.tmp`;
+  await withHeldDirectory(openPrivateDirectory(dataDirectory), (data) =>
+    withHeldDirectory(openPrivateDirectoryIn(data, IMAGES_DIRECTORY_NAME), (images) =>
+      withHeldDirectory(openPrivateDirectoryIn(images, userDirectory), async (directory) => {
+        try {
+          const file = await directory.createFile(temporaryName, PRIVATE_FILE_MODE);
+          try {
+            // The umask may have narrowed the mode it was created with.
+            await file.chmod(PRIVATE_FILE_MODE);
+            await file.writeFile(bytes);
+          } finally {
+            await file.close();
+          }
+          await directory.renameAsync(temporaryName, directory, fileName);
+        } catch (error) {
+          removeLeftover(directory, temporaryName);
+          throw error;
+        }
+      }),
+    ),
+  );
+  return join(resolve(dataDirectory), IMAGES_DIRECTORY_NAME, userDirectory, fileName);
+}
+
+/** Removes the temporary file of a failed write, if it was made. */
+function removeLeftover(directory: HeldDirectory, name: string): void {
   try {
-    await writeFile(temporaryPath, bytes);
-    await rename(temporaryPath, filePath);
-  } catch (error) {
-    await rm(temporaryPath, { force: true });
-    throw error;
+    directory.removeFile(name);
+  } catch {
+    // Not made, or not removable: the caller gets the write's own error, which is what went wrong.
   }
-  return filePath;
 }

@@ -17,6 +17,7 @@ import { HeaderCipher } from './header-cipher.ts';
 import { readMcpBounds } from './mcp-bounds.ts';
 import { McpConnectionPool, type McpConnectionPoolOptions } from './mcp-connection-pool.ts';
 import { McpServerRegistry } from './mcp-server-registry.ts';
+import { formerMcpStateDirectoryIn, mcpStateDirectoryIn } from './mcp-state-directory.ts';
 import type { UserMcpServerRepository } from './user-mcp-server-repository.ts';
 import { UserMcpServerService } from './user-mcp-server-service.ts';
 
@@ -33,7 +34,12 @@ export interface ExternalTools {
 export interface ExternalToolsOptions {
   environment: Environment;
   builtins: ToolRegistry;
+  /**
+   * The server's data directory, where older versions kept the stdio servers' state (`mcp-state/`);
+   * it is moved from there into the workspaces directory at first use (mcp-state-directory.ts).
+   */
   dataDirectory: string;
+  /** The users' workspaces; the stdio servers' state lives in its directory too. */
   workspaces: WorkspaceService;
   /** Where users' own servers are stored (the database); without it users cannot add servers. */
   userServerRepository?: UserMcpServerRepository;
@@ -66,7 +72,9 @@ export function createExternalTools(options: ExternalToolsOptions): ExternalTool
     builtins: options.builtins,
     pool: new McpConnectionPool(options.pool),
     connector: {
-      dataDirectory: options.dataDirectory,
+      stateDirectory: mcpStateDirectoryIn(options.workspaces.workspacesDirectory),
+      formerStateDirectory: formerMcpStateDirectoryIn(options.dataDirectory),
+      log: options.log,
       sandbox: options.sandbox ?? hostShellSandbox,
       fetch: createGuardedFetch({ allowPrivate }),
       connectTimeoutMs: options.connectTimeoutMs,

@@ -5,21 +5,17 @@
  *   and redirect is checked on the address actually connected, and the server's configured headers.
  * - stdio: the program runs in the shell sandbox (`ShellSandbox.prepareProgram`, the same launcher and
  *   mount plan as shell commands), seeing the chat's reachable set, plus the user's own state directory
- *   for this server read-write (`<data>/mcp-state/<user>/<server>`, named by `stateVariable`) and its
- *   `packageDirectory` read-only — never the data directory itself or another user's workspace. With
- *   `network: "none"` it has no network at all. It is offered the chat's reachable set as MCP `roots`.
+ *   for this server read-write (`<workspaces>/.mcp-state/<user>/<server>`, mcp-state-directory.ts,
+ *   named by `stateVariable`) and its `packageDirectory` read-only — never the data directory or another
+ *   user's workspace or state. With `network: "none"` it has no network at all. It is offered the chat's reachable set as MCP `roots`.
  *   Before it starts, its program is checked against that sandbox (stdio-program-check.ts): a program
  *   that cannot start there is refused with the cause and the fix, never started to fail unexplained.
  * - An HTTP server is offered no roots: host paths mean nothing to it and say more than it needs.
  */
-import { mkdir, realpath } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { HttpMcpServerDeclaration, StdioMcpServerDeclaration } from '../config/mcp-servers-file.ts';
-import { HeldDirectory, withHeldDirectory } from '../descriptors/held-directory.ts';
-import { getUserImageDirectoryName } from '../images/image-file-store.ts';
-import { handHeldToSandboxUser } from '../sandbox/sandbox-file-owner.ts';
 import type { ShellSandbox } from '../sandbox/shell-sandbox.ts';
 import type { ReachableRoot, ReachableSet } from '../tools/access/reachable-set.ts';
 import { ToolError } from '../tools/errors.ts';
@@ -27,12 +23,12 @@ import { createBoundedFetch } from './bounded-fetch.ts';
 import type { FetchLike } from './guarded-fetch.ts';
 import { DEFAULT_MCP_BOUNDS, type McpBounds } from './mcp-bounds.ts';
 import { McpConnection } from './mcp-connection.ts';
+import { type McpStateLocation, userStateDirectory } from './mcp-state-directory.ts';
 import { SandboxedStdioTransport } from './sandboxed-stdio-transport.ts';
 import { checkStdioProgram } from './stdio-program-check.ts';
 
-export interface McpServerConnectorOptions {
-  /** Where per-user state directories live (`<dataDirectory>/mcp-state`). */
-  dataDirectory: string;
+/** Where stdio servers' state directories are (`McpStateLocation`), and how connections are made. */
+export interface McpServerConnectorOptions extends McpStateLocation {
   /** The sandbox stdio servers run in (the shell tools' one). */
   sandbox: () => ShellSandbox;
   fetch: FetchLike;
@@ -44,35 +40,6 @@ export interface McpServerConnectorOptions {
 export interface ConnectionHooks {
   onToolsChanged?: () => void;
   onClosed?: () => void;
-}
-
-/** The user's state directory for one server, created (and handed to the sandbox uid) when missing. */
-export async function userStateDirectory(
-  dataDirectory: string,
-  userId: string,
-  server: string,
-  sandbox: ShellSandbox,
-): Promise<string> {
-  const base = join(resolve(dataDirectory), 'mcp-state');
-  const userDirectory = join(base, getUserImageDirectoryName(userId));
-  const directory = join(userDirectory, server);
-  // The parents only need to be passable for the sandbox uid; the server's own directory is its.
-  await mkdir(base, { recursive: true, mode: 0o711 });
-  await mkdir(userDirectory, { recursive: true, mode: 0o711 });
-  // Made and handed over through the held parent (the parents are the server's, so their real path is
-  // theirs too): the state directory itself is the sandbox uid's to change.
-  await withHeldDirectory(HeldDirectory.open(await realpath(userDirectory)), async (parent) => {
-    try {
-      parent.createDirectory(server, 0o700);
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
-      return;
-    }
-    await withHeldDirectory(parent.openDirectory(server), (created) =>
-      handHeldToSandboxUser(created, userId, sandbox),
-    );
-  });
-  return directory;
 }
 
 export async function openStdioConnection(
@@ -92,7 +59,7 @@ export async function openStdioConnection(
   const environment: Record<string, string> = { ...server.env };
   const extraRoots: ReachableRoot[] = [];
   if (server.stateVariable !== undefined) {
-    const state = await userStateDirectory(options.dataDirectory, userId, server.name, sandbox);
+    const state = await userStateDirectory(options, userId, server.name, sandbox);
     environment[server.stateVariable] = server.stateFile ? join(state, server.stateFile) : state;
     extraRoots.push({ path: state, access: 'read-write' });
   }

@@ -1,6 +1,8 @@
 /**
- * Start-up and graceful shutdown of the API server. `startServer(config)` opens the database, applies
- * pending migrations, creates the first user when there is none (printing its token once), points
+ * Start-up and graceful shutdown of the API server. `startServer(config)` makes the data directory the
+ * server's own (mode 0700, narrowed on its descriptor when an older version left it wider; with either
+ * database, since images are kept there too), opens the database, applies pending migrations,
+ * creates the first user when there is none (printing its token once), points
  * generate_image at its providers (from the injected `env`) and at the database's image records, loads
  * the web app into memory (`loadWebApp`: served from those bytes only; a build that fails its hash
  * check stops the start), probes the shell sandbox (and prints what shell commands run in, or why shell
@@ -16,6 +18,7 @@ import {
   removedWorkspaceRootsMessage,
   type ServerConfig,
 } from '../config.ts';
+import { prepareDataDirectory } from '../db/data-directory.ts';
 import { type Database, openDatabase } from '../db/database.ts';
 import { UserNameTakenError } from '../db/database-user-repository.ts';
 import { migrate } from '../db/migrate.ts';
@@ -98,6 +101,7 @@ export async function startServer(
   const print = options.print ?? ((line: string) => console.log(line));
   const removed = removedWorkspaceRootsMessage(options.env ?? process.env);
   if (removed !== undefined) throw new ConfigError(removed);
+  prepareDataDirectory(config.dataDirectory);
   const database = await openDatabase(config);
   let server: ReturnType<typeof Bun.serve> | undefined;
   let uninstallSandbox: (() => void) | undefined;

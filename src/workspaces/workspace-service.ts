@@ -72,6 +72,11 @@ export class WorkspaceService {
     this.#now = options.now ?? Date.now;
   }
 
+  /** Real path of the directory holding every personal workspace (`MANGO_WORKSPACES_DIR`). */
+  get workspacesDirectory(): string {
+    return this.#options.workspacesDirectory;
+  }
+
   /** Real paths of the protected set, as the reachable set carries them. */
   get protectedPaths(): string[] {
     return this.#options.protectedPaths.map((entry) => entry.path);

@@ -23,9 +23,8 @@ describeSandbox('mango chat with external MCP tools', () => {
 
   beforeAll(async () => {
     handle = await createTestDatabase('sqlite');
-    // The sandbox uid passes through these to the user's workspace and state directory.
+    // The sandbox uid passes through it to the user's workspace (the data directory is the server's).
     chmodSync(handle.config.workspacesDirectory, 0o711);
-    chmodSync(handle.config.dataDirectory, 0o711);
     directory = mkdtempSync(join(tmpdir(), 'mango-chat-external-'));
     const file = join(directory, 'servers.json');
     writeFileSync(

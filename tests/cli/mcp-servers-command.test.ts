@@ -20,9 +20,8 @@ describeSandbox('mango mcp-servers', () => {
 
   beforeAll(async () => {
     handle = await createTestDatabase('sqlite');
-    // The sandbox uid passes through these to the user's workspace and state directory.
+    // The sandbox uid passes through it to the user's workspace (the data directory is the server's).
     chmodSync(handle.config.workspacesDirectory, 0o711);
-    chmodSync(handle.config.dataDirectory, 0o711);
     directory = mkdtempSync(join(tmpdir(), 'mango-mcp-cli-'));
     file = join(directory, 'servers.json');
     writeFileSync(

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,5 +66,55 @@ describe('image files', () => {
         extension: 'png',
       }),
     ).rejects.toThrow('Invalid image id');
+  });
+});
+
+describe('image files are the server’s own', () => {
+  const png = { mimeType: 'image/png', extension: 'png' };
+  const modeOf = (path: string) => (statSync(path).mode & 0o7777).toString(8);
+
+  test('under umask 0: the data directory, images/ and the user’s directory 0700, the file 0600', async () => {
+    const data = join(dataDirectory, 'fresh-data');
+    const previous = process.umask(0);
+    let path: string;
+    try {
+      path = await writeImageFile(data, 'alice', 'image-private', PNG_BYTES, png);
+    } finally {
+      process.umask(previous);
+    }
+    expect([data, join(data, 'images'), join(data, 'images', 'alice'), path].map(modeOf)).toEqual([
+      '700',
+      '700',
+      '700',
+      '600',
+    ]);
+    expect(new Uint8Array(readFileSync(path))).toEqual(PNG_BYTES);
+  });
+
+  test('directories an older version left 0755 are narrowed at the next write', async () => {
+    const data = join(dataDirectory, 'older-data');
+    mkdirSync(join(data, 'images', 'bob'), { recursive: true, mode: 0o755 });
+    for (const directory of [data, join(data, 'images'), join(data, 'images', 'bob')])
+      chmodSync(directory, 0o755);
+    const path = await writeImageFile(data, 'bob', 'image-2', PNG_BYTES, png);
+    expect([data, join(data, 'images'), join(data, 'images', 'bob'), path].map(modeOf)).toEqual([
+      '700',
+      '700',
+      '700',
+      '600',
+    ]);
+  });
+
+  test('a link where the user’s directory should be is refused; nothing is written through it', async () => {
+    const data = join(dataDirectory, 'linked-data');
+    const elsewhere = join(dataDirectory, 'elsewhere');
+    mkdirSync(join(data, 'images'), { recursive: true });
+    mkdirSync(elsewhere);
+    symlinkSync(elsewhere, join(data, 'images', 'carol'));
+    await expect(writeImageFile(data, 'carol', 'image-3', PNG_BYTES, png)).rejects.toMatchObject({
+      code: 'ELOOP',
+    });
+    expect(await readdir(elsewhere)).toEqual([]);
+    expect(existsSync(join(data, 'images', 'carol', 'image-3.png'))).toBe(false);
   });
 });

@@ -14,6 +14,7 @@ import {
   type McpConnectionPoolOptions,
 } from '../../src/mcp-client/mcp-connection-pool.ts';
 import { McpServerRegistry } from '../../src/mcp-client/mcp-server-registry.ts';
+import { formerMcpStateDirectoryIn, mcpStateDirectoryIn } from '../../src/mcp-client/mcp-state-directory.ts';
 import type { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts';
 import { createUnsandboxedShell } from '../../src/sandbox/unsandboxed-shell.ts';
 import { computeReachableSet, type ReachableSet } from '../../src/tools/access/reachable-set.ts';
@@ -69,8 +70,10 @@ export function probeServer(): StdioMcpServerDeclaration {
 
 export interface ExternalSetup {
   layout: SandboxLayout;
-  /** The data directory: `mango.db` holds a planted secret; `mcp-state/` the users' state. */
+  /** The data directory (0700): `mango.db` holds a planted secret. */
   dataDirectory: string;
+  /** `<workspaces>/.mcp-state`: the users' state directories, `<user>/<server>`. */
+  stateDirectory: string;
   source: ExternalToolSource;
   builtins: ToolRegistry;
   /** alice's chat: confined to her personal workspace. */
@@ -85,11 +88,12 @@ export async function createExternalSetup(
   options: { pool?: McpConnectionPoolOptions; allowPrivate?: boolean; builtins?: ToolRegistry } = {},
 ): Promise<ExternalSetup> {
   const layout = await createSandboxLayout(sandbox);
-  // The repository holds the probe fixture; the sandbox uid must be able to pass through it.
+  // The server's own, as the server makes it: no stdio server needs to pass through it.
   const dataDirectory = join(layout.base, 'mango-data');
-  mkdirSync(dataDirectory, { mode: 0o755 });
-  chmodSync(dataDirectory, 0o755);
-  writeFileSync(join(dataDirectory, 'mango.db'), 'database-secret-rows\n', { mode: 0o644 });
+  mkdirSync(dataDirectory, { mode: 0o700 });
+  chmodSync(dataDirectory, 0o700);
+  writeFileSync(join(dataDirectory, 'mango.db'), 'database-secret-rows\n', { mode: 0o600 });
+  const stateDirectory = mcpStateDirectoryIn(layout.workspaces);
   const protectedPaths = [dataDirectory, layout.data, '/proc', '/sys', '/dev', layout.workspaces];
   const confinedTo = (home: string) =>
     computeReachableSet({
@@ -108,7 +112,8 @@ export async function createExternalSetup(
     builtins,
     pool,
     connector: {
-      dataDirectory,
+      stateDirectory,
+      formerStateDirectory: formerMcpStateDirectoryIn(dataDirectory),
       sandbox: () => sandbox,
       fetch: createGuardedFetch({ allowPrivate: options.allowPrivate ?? false }),
       connectTimeoutMs: 20_000,
@@ -119,6 +124,7 @@ export async function createExternalSetup(
   return {
     layout,
     dataDirectory,
+    stateDirectory,
     source,
     builtins,
     aliceReachable,
@@ -190,7 +196,7 @@ export function loopbackHttpToolSource(
     builtins: new ToolRegistry(),
     pool: new McpConnectionPool(),
     connector: {
-      dataDirectory: '/nonexistent-data',
+      stateDirectory: mcpStateDirectoryIn('/nonexistent-workspaces'),
       sandbox: () => createUnsandboxedShell({ log: () => {} }),
       fetch: createGuardedFetch({ allowPrivate: true }),
       connectTimeoutMs: options.connectTimeoutMs,

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { StdioMcpServerDeclaration } from '../../src/config/mcp-servers-file.ts';
 import { createGuardedFetch } from '../../src/mcp-client/guarded-fetch.ts';
 import { openStdioConnection } from '../../src/mcp-client/mcp-server-connector.ts';
+import { mcpStateDirectoryIn } from '../../src/mcp-client/mcp-state-directory.ts';
 import {
   createSandboxLayout,
   createTestSandbox,
@@ -84,7 +85,7 @@ describeSandbox('a stdio MCP server that cannot start', () => {
       'alice',
       layout.reachable,
       {
-        dataDirectory: join(layout.base, 'data'),
+        stateDirectory: mcpStateDirectoryIn(layout.workspaces),
         sandbox: () => within,
         fetch: createGuardedFetch({ allowPrivate: false }),
         connectTimeoutMs: 20_000,

@@ -10,9 +10,9 @@
  *
  * The workspace itself and the workspaces directory above it are root's (0711), so the tenant cannot
  * rename them; they are not swapped. Nor is the server's state directory for the program
- * (`<data>/mcp-state/<user>/<server>`, also mounted): what is inside it is the sandbox uid's, but its
- * parents are root's, so the mount source itself cannot be exchanged, and the server never acts inside
- * it.
+ * (`<workspaces>/.mcp-state/<user>/<server>`, also mounted): what is inside it is the sandbox uid's, but
+ * its parents are root's, so the mount source itself cannot be exchanged, and the server never acts
+ * inside it.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runTurn } from '../../src/chat/turn.ts';
 import type { ToolProgressEvent } from '../../src/contracts/tool-progress-event.ts';
@@ -14,6 +14,7 @@ import {
   toolDefsToResponsesAPI,
 } from '../../src/providers/tool-mapper.ts';
 import type { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts';
+import { handToSandboxUser } from '../../src/sandbox/sandbox-file-owner.ts';
 import { getEnabledToolRuntime } from '../../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../../src/settings/tool-settings-repository.ts';
 import { executeTool } from '../../src/tools/execution.ts';
@@ -210,7 +211,7 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
       entities: [{ name: 'Mango', entityType: 'project', observations: ['tools for chats'] }],
     });
     expect(created.ok).toBe(true);
-    const file = join(setup.dataDirectory, 'mcp-state', 'alice', 'memory', 'memory.jsonl');
+    const file = join(setup.stateDirectory, 'alice', 'memory', 'memory.jsonl');
     expect(readFileSync(file, 'utf8')).toContain('"name":"Mango"');
     // A new program (the pool lost it) reads the same file; bob's memory is his own.
     await setup.source.forgetServer('memory');
@@ -226,9 +227,30 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
     test('its state directory, writable', async () => {
       const outcome = await call('mcp__probe__write_state', { text: 'kept' });
       expect(outcome.ok).toBe(true);
-      expect(
-        readFileSync(join(setup.dataDirectory, 'mcp-state', 'alice', 'probe', 'written.txt'), 'utf8'),
-      ).toBe('kept');
+      expect(readFileSync(join(setup.stateDirectory, 'alice', 'probe', 'written.txt'), 'utf8')).toBe('kept');
+    });
+
+    test('its state as an older version kept it (in the data directory), moved at first use', async () => {
+      // What an older version made (already given to carol's uid, as migrate-owners does), the file inside.
+      const older = join(setup.dataDirectory, 'mcp-state', 'carol', 'probe');
+      mkdirSync(older, { recursive: true, mode: 0o700 });
+      writeFileSync(join(older, 'written.txt'), 'carol-older-state');
+      await handToSandboxUser(older, 'carol', sandbox);
+      await handToSandboxUser(join(older, 'written.txt'), 'carol', sandbox);
+      const registry = await setup.source.registryFor('carol');
+      const moved = join(setup.stateDirectory, 'carol', 'probe', 'written.txt');
+      const outcome = await executeTool(
+        'mcp__probe__read_path',
+        { path: moved },
+        { userId: 'carol', reachable: setup.aliceReachable, dataDirectory: setup.dataDirectory },
+        undefined,
+        { registry },
+      );
+      expect(outcome).toEqual({
+        ok: true,
+        result: { content: [{ type: 'text', text: 'carol-older-state' }] },
+      });
+      expect(existsSync(join(setup.dataDirectory, 'mcp-state'))).toBe(false);
     });
 
     test('the chat’s workspace', async () => {
@@ -333,7 +355,7 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
 
   test('a cancel reaches the server as notifications/cancelled', async () => {
     const controller = new AbortController();
-    const events = join(setup.dataDirectory, 'mcp-state', 'alice', 'probe', 'events.txt');
+    const events = join(setup.stateDirectory, 'alice', 'probe', 'events.txt');
     const running = call('mcp__probe__wait_for_cancel', {}, { signal: controller.signal });
     await waitUntil(() => existsSync(events), 10_000);
     controller.abort();

@@ -13,6 +13,7 @@ import { ExternalToolSource } from '../../src/mcp-client/external-tool-source.ts
 import { createGuardedFetch } from '../../src/mcp-client/guarded-fetch.ts';
 import { McpConnectionPool } from '../../src/mcp-client/mcp-connection-pool.ts';
 import { McpServerRegistry } from '../../src/mcp-client/mcp-server-registry.ts';
+import { mcpStateDirectoryIn } from '../../src/mcp-client/mcp-state-directory.ts';
 import { createUnsandboxedShell } from '../../src/sandbox/unsandboxed-shell.ts';
 import { getEnabledToolRuntime } from '../../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../../src/settings/tool-settings-repository.ts';
@@ -38,7 +39,7 @@ test('a server that never answers is timed out, left out, and costs later turns 
     builtins,
     pool: new McpConnectionPool(),
     connector: {
-      dataDirectory: directory,
+      stateDirectory: mcpStateDirectoryIn(directory),
       sandbox: () => sandbox,
       fetch: createGuardedFetch({ allowPrivate: false }),
       connectTimeoutMs: 400,
