@@ -15,17 +15,17 @@ import { createShellSandboxFromEnvironment } from './shell-sandbox-config.ts';
 
 let installed: ShellSandbox | undefined;
 let provided: SandboxIdRepository | undefined;
-/** The store `installed` was made with, when it was made here rather than installed. */
-let madeWith: { ids: SandboxIdRepository | undefined } | undefined;
+/** The sandboxes made here (not installed), with the store of ids each was made with. */
+const madeWith = new WeakMap<ShellSandbox, SandboxIdRepository | undefined>();
 
 /** The sandbox shell tools run through; created from `process.env` on first use. */
 export function hostShellSandbox(): ShellSandbox {
   if (installed === undefined) {
-    madeWith = { ids: provided };
     installed = createShellSandboxFromEnvironment(process.env, {
       log: (line) => process.stderr.write(`${line}\n`),
       ...(provided === undefined ? {} : { ids: provided }),
     });
+    madeWith.set(installed, provided);
   }
   return installed;
 }
@@ -33,19 +33,17 @@ export function hostShellSandbox(): ShellSandbox {
 /**
  * Where the sandbox created on first use keeps users' ids (a CLI command's database), until the
  * returned `restore` puts back the store provided before: without one, a root process's sandbox runs
- * nothing rather than share one uid between tenants. A sandbox made here with another store is made
- * again at its next use.
+ * nothing rather than share one uid between tenants. A sandbox made here with another store (also one
+ * put back by `installShellSandbox`'s undo) is made again at its next use.
  */
 export function provideSandboxIds(repository: SandboxIdRepository | undefined): () => void {
   const previous = provided;
   const use = (ids: SandboxIdRepository | undefined) => {
     provided = ids;
-    // One made here never ran a command with the new store's users; nothing of it needs ending but
-    // its sandboxes built ahead.
-    if (madeWith !== undefined && madeWith.ids !== ids) {
-      installed?.dispose?.();
+    if (installed !== undefined && madeWith.has(installed) && madeWith.get(installed) !== ids) {
+      // Its sandboxes built ahead are ended; it never ran a command of the new store's users.
+      installed.dispose?.();
       installed = undefined;
-      madeWith = undefined;
     }
   };
   use(repository);
@@ -58,12 +56,9 @@ export function provideSandboxIds(repository: SandboxIdRepository | undefined): 
  * its sandbox, whose store of ids closes with its database).
  */
 export function installShellSandbox(sandbox: ShellSandbox): () => void {
-  const previous = { installed, madeWith };
+  const previous = installed;
   installed = sandbox;
-  madeWith = undefined;
   return () => {
-    if (installed !== sandbox) return;
-    installed = previous.installed;
-    madeWith = previous.madeWith;
+    if (installed === sandbox) installed = previous;
   };
 }

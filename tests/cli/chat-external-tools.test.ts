@@ -7,9 +7,11 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cliSandboxIds } from '../../src/cli/cli-sandbox-ids.ts';
 import { createChatCommand } from '../../src/cli/commands/chat.ts';
 import { runCli } from '../../src/cli/main.ts';
 import type { ConversationItem } from '../../src/contracts/conversation-item.ts';
+import { provideSandboxIds } from '../../src/sandbox/host-shell-sandbox.ts';
 import { capturedIo } from '../helpers/captured-io.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../helpers/scripted-provider.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
@@ -59,8 +61,14 @@ describeSandbox('mango chat with external MCP tools', () => {
       readLines: lines,
     });
     const { io, written } = capturedIo(directory, env);
-    const code = await command(['--provider', 'anthropic', '--model', 'claude-test', ...argv], io);
-    return { code, ...written };
+    // What `runCli` gives every command: its users' sandbox uids come from its database.
+    const restore = provideSandboxIds(cliSandboxIds(io));
+    try {
+      const code = await command(['--provider', 'anthropic', '--model', 'claude-test', ...argv], io);
+      return { code, ...written };
+    } finally {
+      restore();
+    }
   }
 
   test('with --user the model is offered the user’s external tools, and a call runs after approval', async () => {
