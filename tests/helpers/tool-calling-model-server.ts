@@ -1,10 +1,11 @@
 /**
- * A Chat Completions model on 127.0.0.1 for load tests, answering each request from its own messages
+ * A Chat Completions model on 127.0.0.1 that calls tools, answering each request from its own messages
  * (the replay server answers in arrival order, which concurrent chats would interleave):
- * - last message from the user: one `get_current_datetime` call, its id derived from the user's text;
+ * - last message from the user: one call, its id derived from the user's text: `callFor(text)`, by
+ *   default `get_current_datetime` (the load tests');
  * - last message a tool result: the answer `Answer: <the user's text>`, streamed in a few chunks.
- * Each response waits a seeded random latency first, so many turns are in flight at any moment.
- * `baseUrl` (append `/v1`), `requests` (how many were answered), `close()`.
+ * With `latencyMs`, each response waits a seeded random latency first, so many turns are in flight at
+ * any moment. `baseUrl` (append `/v1`), `requests` (how many were answered), `close()`.
  */
 import { chatBody } from './scripted-provider-streams.ts';
 import { createRandom } from './seeded-random.ts';
@@ -38,11 +39,24 @@ function textOf(content: unknown): string {
   return '';
 }
 
+/** A call the model makes: the tool's name and its arguments. */
+export interface ModelToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** The model of `startToolCallingModelServer` whose call is the user's text itself, as JSON. */
+export function callSpelledOut(userText: string): ModelToolCall {
+  return JSON.parse(userText) as ModelToolCall;
+}
+
 export function startToolCallingModelServer(options: {
-  seed: number;
-  latencyMs: [number, number];
+  /** A latency per response, drawn from `seed`; none when absent. */
+  latency?: { seed: number; ms: [number, number] };
+  callFor?: (userText: string) => ModelToolCall;
 }): ToolCallingModelServer {
-  const random = createRandom(options.seed);
+  const { latency, callFor } = options;
+  const random = createRandom(latency?.seed ?? 0);
   let requests = 0;
   const server = Bun.serve({
     hostname: '127.0.0.1',
@@ -53,20 +67,20 @@ export function startToolCallingModelServer(options: {
       requests += 1;
       const last = body.messages.at(-1);
       const userText = textOf(body.messages.findLast((message) => message.role === 'user')?.content);
+      const call = callFor?.(userText);
+      const id = callIdFor(userText);
       const sse =
         last?.role === 'tool'
           ? chatBody({ text: answerFor(userText) })
           : chatBody({
               calls: [
-                {
-                  id: callIdFor(userText),
-                  name: 'get_current_datetime',
-                  fragments: ['{"timezone":', '"UTC"}'],
-                },
+                call === undefined
+                  ? { id, name: 'get_current_datetime', fragments: ['{"timezone":', '"UTC"}'] }
+                  : { id, name: call.name, fragments: [JSON.stringify(call.arguments)] },
               ],
             });
       // Simulated model latency: the load test needs turns in flight when it kills an instance.
-      await Bun.sleep(random.integer(options.latencyMs[0], options.latencyMs[1]));
+      if (latency !== undefined) await Bun.sleep(random.integer(latency.ms[0], latency.ms[1]));
       return new Response(sse, { headers: { 'content-type': 'text/event-stream' } });
     },
   });

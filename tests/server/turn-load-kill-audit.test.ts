@@ -53,7 +53,7 @@ function startInstance(index: number): Promise<ServerProcess> {
 }
 
 beforeAll(async () => {
-  model = startToolCallingModelServer({ seed: 36, latencyMs: [20, 120] });
+  model = startToolCallingModelServer({ latency: { seed: 36, ms: [20, 120] } });
   root = await realpath(await mkdtemp(join(tmpdir(), 'mango-load-kill-')));
   postgres = await createPostgresDatabase();
   // The first one migrates the database; the others start on it together.
