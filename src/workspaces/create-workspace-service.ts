@@ -3,7 +3,9 @@
  * workspaces directory (refusing one that overlaps the data or installation directory) and assembles
  * the protected set, the same way for every caller.
  */
+
 import type { ServerConfig } from '../config.ts';
+import type { GrantPreparation } from '../contracts/grant-preparation.ts';
 import { installationDirectory } from './installation-directory.ts';
 import { assembleProtectedPaths } from './protected-paths.ts';
 import type { WorkspaceOwner } from './workspace-ownership.ts';
@@ -13,12 +15,14 @@ import { prepareWorkspacesDirectory } from './workspaces-directory.ts';
 
 export type WorkspaceConfig = Pick<ServerConfig, 'dataDirectory' | 'workspacesDirectory' | 'webDirectory'>;
 
-/** What the shell sandbox decides about workspaces' owners (both absent when nothing is handed over). */
+/** What the shell sandbox decides about workspaces' owners (all absent when nothing is handed over). */
 export interface WorkspaceOwners {
   /** Who a user's new personal workspace belongs to. */
   ownerOf?: (userId: string) => Promise<WorkspaceOwner | undefined>;
   /** The group every sandboxed uid carries: the workspaces directory is `0710` root and it. */
   sandboxGroup?: number;
+  /** What a grant needs before it is stored: its group, and the user's uid reaching it. */
+  prepareGrant?: GrantPreparation;
 }
 
 /** @throws WorkspacesDirectoryError when the workspaces directory cannot be used. */
@@ -46,6 +50,7 @@ export function createWorkspaceService(
     workspacesDirectory,
     protectedPaths,
     ...(owners.ownerOf === undefined ? {} : { ownerOf: owners.ownerOf }),
+    ...(owners.prepareGrant === undefined ? {} : { prepareGrant: owners.prepareGrant }),
     ...(now === undefined ? {} : { now }),
   });
 }

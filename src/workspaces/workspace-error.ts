@@ -16,7 +16,7 @@ export type WorkspaceErrorCode =
   | 'not_a_directory'
   /** The path is not absolute (or `~`-prefixed), or otherwise malformed. */
   | 'invalid_path'
-  /** A grant was refused: the directory is protected, another user's, or not a directory. */
+  /** A grant was refused: the directory is protected, not a directory, or the user's commands could not reach it. */
   | 'grant_refused'
   /** The user may not have unrestricted chats or sessions. */
   | 'unrestricted_not_allowed';

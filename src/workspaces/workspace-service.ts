@@ -8,7 +8,9 @@
  * Guarantees:
  * - A grant is stored as a real path and is refused when it contains or lies inside a protected
  *   directory (data, installation, workspaces directory — which holds every personal workspace —,
- *   `/proc`, `/sys`, `/dev`), or is not an existing directory; the message says which.
+ *   `/proc`, `/sys`, `/dev`), or is not an existing directory; the message says which. When the
+ *   service is given a `prepareGrant` (the shell sandbox's: the grant's group, and whether the user's
+ *   commands can reach the directory), nothing is stored unless it agrees.
  * - `reachableSetFor` re-validates the binding each time (the directory still resolves to itself and
  *   still lies in a workspace; unrestricted only while the user is allowed it) and calls
  *   `computeReachableSet`: nothing else decides what a call may reach.
@@ -16,6 +18,7 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
+import type { GrantPreparation } from '../contracts/grant-preparation.ts';
 import { HeldDirectory, withHeldDirectory } from '../descriptors/held-directory.ts';
 import {
   accessAt,
@@ -43,7 +46,18 @@ export interface WorkspaceServiceOptions {
    * commands as a uid per user); absent, or undefined for the user, = the server's uid.
    */
   ownerOf?: (userId: string) => Promise<WorkspaceOwner | undefined>;
+  /**
+   * Asked before each grant is stored, with its real path (the command line passes the shell
+   * sandbox's: sandbox/sandbox-grant-preparation.ts). Absent: grants are checked against the protected
+   * set only, and `fixOwner` is refused.
+   */
+  prepareGrant?: GrantPreparation;
   now?: () => number;
+}
+
+export interface GrantOptions {
+  /** Give the directory to the grant's group first, so the user's commands can use it. */
+  fixOwner?: boolean;
 }
 
 /** What a chat or MCP session is bound to, as stored. */
@@ -58,6 +72,11 @@ export interface BoundAccess {
   reachable: ReachableSet;
   /** Whether the call is confined to its working directory (asked for, or the user is not allowed otherwise). */
   confined: boolean;
+}
+
+/** The one shape of a refused grant: the directory as given, then why. */
+function grantRefused(directory: string, reason: string): WorkspaceError {
+  return new WorkspaceError('grant_refused', `Cannot grant ${directory}: ${reason}`);
 }
 
 /** A user id names a directory: only the characters ids are made of. */
@@ -233,15 +252,27 @@ export class WorkspaceService {
   }
 
   /**
-   * Grants `directory` to the user (or changes its read-only flag).
+   * Grants `directory` to the user (or changes its read-only flag), once `prepareGrant` agrees.
+   * `notes` are what the preparation did on the way (what `fixOwner` changed), one line each.
    * @throws WorkspaceError `grant_refused` saying why.
    */
   async grant(
     userId: string,
     directory: string,
     readOnly: boolean,
-  ): Promise<{ grant: WorkspaceGrant; created: boolean }> {
+    options: GrantOptions = {},
+  ): Promise<{ grant: WorkspaceGrant; created: boolean; notes: readonly string[] }> {
     const path = await this.checkGrantable(directory);
+    const fixOwner = options.fixOwner === true;
+    const prepare = this.#options.prepareGrant;
+    if (prepare === undefined && fixOwner) {
+      throw grantRefused(
+        directory,
+        "--fix-owner needs the shell sandbox's ids, and this process was given none (a `mango` command passes its own).",
+      );
+    }
+    const prepared = await prepare?.({ userId, path, readOnly, fixOwner });
+    if (prepared?.refusal !== undefined) throw grantRefused(directory, prepared.refusal);
     const grant: WorkspaceGrant = {
       userId,
       path,
@@ -249,7 +280,7 @@ export class WorkspaceService {
       createdAt: new Date(this.#now()).toISOString(),
     };
     const { created } = await this.#options.repository.putGrant(grant);
-    return { grant, created };
+    return { grant, created, notes: prepared?.notes ?? [] };
   }
 
   /**
@@ -257,8 +288,7 @@ export class WorkspaceService {
    * @throws WorkspaceError `grant_refused`.
    */
   async checkGrantable(directory: string): Promise<string> {
-    const refuse = (reason: string) =>
-      new WorkspaceError('grant_refused', `Cannot grant ${directory}: ${reason}`);
+    const refuse = (reason: string) => grantRefused(directory, reason);
     if (!isAbsolute(directory)) throw refuse('give an absolute path.');
     let real: string;
     try {

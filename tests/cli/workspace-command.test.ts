@@ -3,7 +3,7 @@
  * backends) and real directories; `mango tool call --user` then reaches exactly what was granted.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli/main.ts';
@@ -21,6 +21,10 @@ describe.each(BACKENDS)('mango workspace and user token on %s', (backend) => {
     work = realpathSync(mkdtempSync(join(tmpdir(), 'mango-workspace-cli-')));
     mkdirSync(join(work, 'project'));
     writeFileSync(join(work, 'project', 'readme.txt'), 'hello\n');
+    // As root, a grant is refused unless the user's uid can reach it: every uid may pass `work` and
+    // write `project` (workspace-grant-check.test.ts tests the check itself).
+    chmodSync(work, 0o755);
+    chmodSync(join(work, 'project'), 0o777);
   });
   afterAll(async () => {
     await handle.dispose();

@@ -2,7 +2,10 @@
  * `mango workspace grant | revoke | list | grant-existing`: operators decide which directories each
  * user's tools may reach. Everything is stored in the database, so every server instance applies a
  * change at its next tool call. A grant that touches the server's own directories (data, installation,
- * workspaces), `/proc`, `/sys` or `/dev` is refused with the reason.
+ * workspaces), `/proc`, `/sys` or `/dev` is refused with the reason. Each granted directory gets a
+ * group of its own, and as root a grant the user's sandboxed commands could not reach is refused with
+ * what to change; `--fix-owner` gives the directory to its group first
+ * (sandbox/sandbox-grant-preparation.ts).
  */
 
 import { isAbsolute, resolve } from 'node:path';
@@ -19,7 +22,10 @@ import { openWorkspaceService } from '../open-workspace-service.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
 import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
 
-export const WORKSPACE_USAGE = `  mango workspace grant NAME DIR [--read-only]   let NAME's tools reach DIR (and below)
+export const WORKSPACE_USAGE = `  mango workspace grant NAME DIR [--read-only] [--fix-owner]
+                                                  let NAME's tools reach DIR (and below); as root, refused
+                                                  unless NAME's commands can; --fix-owner first gives DIR
+                                                  to the grant's group (never the directories above it)
   mango workspace revoke NAME DIR                 take DIR away again (applies at the next tool call)
   mango workspace list [NAME] [--json]            each user's workspaces: personal, then grants
   mango workspace grant-existing [--dry-run]      grant each user the directories their chats use`;
@@ -36,7 +42,7 @@ async function withWorkspaces<T>(io: CliIo, use: (context: WorkspaceContext) => 
     use({
       database,
       users: new DatabaseUserRepository(database),
-      workspaces: openWorkspaceService(config, database),
+      workspaces: openWorkspaceService(config, database, io.env),
     }),
   );
 }
@@ -55,12 +61,23 @@ function absolute(io: CliIo, directory: string): string {
   return isAbsolute(directory) ? directory : resolve(io.cwd, directory);
 }
 
-async function grant(io: CliIo, name: string, directory: string, readOnly: boolean): Promise<number> {
+async function grant(
+  io: CliIo,
+  name: string,
+  directory: string,
+  readOnly: boolean,
+  fixOwner: boolean,
+): Promise<number> {
   return withWorkspaces(io, async ({ users, workspaces }) => {
     const user = await requireUser(io, users, name);
     if (!user) return 1;
     try {
-      const { grant: granted, created } = await workspaces.grant(user.id, absolute(io, directory), readOnly);
+      const {
+        grant: granted,
+        created,
+        notes,
+      } = await workspaces.grant(user.id, absolute(io, directory), readOnly, { fixOwner });
+      for (const note of notes) io.stdout(`${note}\n`);
       const access = granted.readOnly ? 'read-only' : 'read-write';
       io.stdout(`${created ? 'Granted' : 'Updated'} ${granted.path} to "${name}" (${access}).\n`);
       return 0;
@@ -166,6 +183,7 @@ export const workspaceCommand: CliCommand = async (argv, io) => {
   const [subcommand, ...rest] = argv;
   const { values, positionals } = parseCommandLine(rest, {
     'read-only': { type: 'boolean' },
+    'fix-owner': { type: 'boolean' },
     json: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
   });
@@ -179,7 +197,7 @@ export const workspaceCommand: CliCommand = async (argv, io) => {
   switch (subcommand) {
     case 'grant': {
       const [name, directory] = take(2, 'NAME DIR');
-      return grant(io, name!, directory!, values['read-only'] === true);
+      return grant(io, name!, directory!, values['read-only'] === true, values['fix-owner'] === true);
     }
     case 'revoke': {
       const [name, directory] = take(2, 'NAME DIR');
