@@ -1,7 +1,8 @@
 /**
  * The Linux calls that act relative to a held directory descriptor, reached through `bun:ffi` because
  * neither Bun nor Node exposes them: `openat2` (through libc's `syscall`, which glibc does not wrap),
- * `mkdirat`, `unlinkat` and `renameat2`. Each returns a result or throws a SystemCallError; none
+ * `mkdirat`, `unlinkat`, `renameat2` and `fchownat` (Node's `fchown` refuses the `O_PATH` descriptors
+ * that hold a symlink or a FIFO as itself). Each returns a result or throws a SystemCallError; none
  * follows a name the caller did not hand it.
  *
  * They run on the calling thread: a metadata call on a local directory takes microseconds (an
@@ -23,6 +24,8 @@ const OPEN_HOW_SIZE = 24n;
 
 export const AT_FDCWD = -100;
 export const AT_REMOVEDIR = 0x200;
+export const AT_SYMLINK_NOFOLLOW = 0x100;
+export const AT_EMPTY_PATH = 0x1000;
 
 export const RESOLVE_NO_XDEV = 0x01;
 export const RESOLVE_NO_MAGICLINKS = 0x02;
@@ -55,6 +58,10 @@ const symbols = {
   unlinkat: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
   renameat2: {
     args: [FFIType.i32, FFIType.ptr, FFIType.i32, FFIType.ptr, FFIType.u32],
+    returns: FFIType.i32,
+  },
+  fchownat: {
+    args: [FFIType.i32, FFIType.ptr, FFIType.u32, FFIType.u32, FFIType.i32],
     returns: FFIType.i32,
   },
   __errno_location: { args: [], returns: FFIType.ptr },
@@ -150,6 +157,21 @@ export function renameat2(
     flags,
   );
   if (result !== 0) fail('renameat2', shown);
+}
+
+/**
+ * `fchownat(directory, path, uid, gid, flags)`. With `AT_EMPTY_PATH` and an empty `path` it changes the
+ * object `directory` holds, whatever kind it is (an `O_PATH` descriptor of a symlink changes the link).
+ */
+export function fchownat(
+  directory: number,
+  path: string,
+  uid: number,
+  gid: number,
+  flags: number,
+  shown = path,
+): void {
+  if (load().calls.fchownat(directory, cString(path), uid, gid, flags) !== 0) fail('fchownat', shown);
 }
 
 /** Closes a descriptor these calls returned; a second close of the same number is the caller's bug. */
