@@ -6,7 +6,8 @@
  * generate_image at its providers (from the injected `env`) and at the database's image records, loads
  * the web app into memory (`loadWebApp`: served from those bytes only; a build that fails its hash
  * check stops the start), probes the shell sandbox (and prints what shell commands run in, or why shell
- * tools are unavailable), and listens. `stop()` closes the MCP sessions (their streams never end on their own), stops accepting
+ * tools are unavailable; a root server also counts the workspaces still owned by the uid of earlier
+ * versions), and listens. `stop()` closes the MCP sessions (their streams never end on their own), stops accepting
  * connections, cancels running chat turns (their tools stop, their history is kept, their streams end
  * with `done{cancelled}`), lets in-flight requests finish for at most `config.shutdownTimeoutMs`, then closes the
  * rest and the database.
@@ -34,6 +35,7 @@ import { installShellSandbox } from '../sandbox/host-shell-sandbox.ts';
 import type { ShellSandbox } from '../sandbox/shell-sandbox.ts';
 import { createShellSandboxFromEnvironment } from '../sandbox/shell-sandbox-config.ts';
 import { describeShellSandbox } from '../sandbox/shell-sandbox-notice.ts';
+import { unmigratedWorkspacesNotice } from '../sandbox/unmigrated-roots.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { loadWebApp } from '../web/load-web-app.ts';
 import { DEFAULT_WEB_OUTPUT_DIRECTORY } from '../web/web-build.ts';
@@ -128,6 +130,13 @@ export async function startServer(
       webApp,
     });
     await ensureFirstUser(deps, print);
+    const grants = (await deps.workspaces.listGrants()).map((grant) => grant.path);
+    const unmigrated = unmigratedWorkspacesNotice(
+      options.env ?? process.env,
+      config.workspacesDirectory,
+      grants,
+    );
+    if (unmigrated !== undefined) print(unmigrated);
     const operatorServers = deps.externalTools?.servers.operatorServers() ?? [];
     if (operatorServers.length > 0) {
       print(
