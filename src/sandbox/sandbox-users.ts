@@ -39,20 +39,25 @@ export class SandboxIdOutsideRangeError extends Error {
   readonly code = 'sandbox_id_outside_range';
 }
 
+/**
+ * `id`, given to `what` ("The user …"), when it lies in `range`.
+ * @throws SandboxIdOutsideRangeError naming the variables to set back.
+ */
+export function checkedSandboxId(range: SandboxIdRange, id: number, what: string): number {
+  if (!inSandboxIdRange(range, id)) {
+    throw new SandboxIdOutsideRangeError(
+      `${what} has id ${id}, outside the sandbox range ${range.base}–${range.base + range.count - 1} (MANGO_SANDBOX_UID_BASE, MANGO_SANDBOX_UID_COUNT): set the range back so that it holds the ids already given out.`,
+    );
+  }
+  return id;
+}
+
 export function createSandboxUsers(options: SandboxUsersOptions): SandboxUsers {
   const { repository, range } = options;
   const now = options.now ?? Date.now;
   const userIds = new Map<string, Promise<number>>();
   const grantGroups = new Map<string, number>();
-
-  const checked = (id: number, what: string): number => {
-    if (!inSandboxIdRange(range, id)) {
-      throw new SandboxIdOutsideRangeError(
-        `${what} has id ${id}, outside the sandbox range ${range.base}–${range.base + range.count - 1} (MANGO_SANDBOX_UID_BASE, MANGO_SANDBOX_UID_COUNT): set the range back so that it holds the ids already given out.`,
-      );
-    }
-    return id;
-  };
+  const checked = (id: number, what: string): number => checkedSandboxId(range, id, what);
 
   const idOfUser = (userId: string): Promise<number> => {
     let pending = userIds.get(userId);

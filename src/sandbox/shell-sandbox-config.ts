@@ -72,7 +72,8 @@ export interface ShellSandboxFromEnvironmentOptions {
 
 const HOST_ACCOUNT_FILES = ['/etc/passwd', '/etc/group', '/etc/subuid', '/etc/subgid'];
 
-function readHostAccounts(): Record<string, string> {
+/** The host's account files that exist, by path (what the range is checked against). */
+export function readHostAccounts(): Record<string, string> {
   const texts: Record<string, string> = {};
   for (const file of HOST_ACCOUNT_FILES) {
     try {

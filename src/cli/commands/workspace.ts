@@ -1,11 +1,12 @@
 /**
- * `mango workspace grant | revoke | list | grant-existing`: operators decide which directories each
- * user's tools may reach. Everything is stored in the database, so every server instance applies a
- * change at its next tool call. A grant that touches the server's own directories (data, installation,
- * workspaces), `/proc`, `/sys` or `/dev` is refused with the reason. Each granted directory gets a
- * group of its own, and as root a grant the user's sandboxed commands could not reach is refused with
- * what to change; `--fix-owner` gives the directory to its group first
- * (sandbox/sandbox-grant-preparation.ts).
+ * `mango workspace grant | revoke | list | grant-existing | migrate-owners`: operators decide which
+ * directories each user's tools may reach. Everything is stored in the database, so every server
+ * instance applies a change at its next tool call. A grant that touches the server's own directories
+ * (data, installation, workspaces), `/proc`, `/sys` or `/dev` is refused with the reason. Each granted
+ * directory gets a group of its own, and as root a grant the user's sandboxed commands could not reach
+ * is refused with what to change; `--fix-owner` gives the directory to its group first
+ * (sandbox/sandbox-grant-preparation.ts). `migrate-owners` gives, once, what the one uid of earlier
+ * versions owned to today's per-user uids (workspace-migrate-owners.ts).
  */
 
 import { isAbsolute, resolve } from 'node:path';
@@ -21,6 +22,7 @@ import { withCliDatabase } from '../open-cli-database.ts';
 import { openWorkspaceService } from '../open-workspace-service.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
 import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
+import { migrateOwners } from './workspace-migrate-owners.ts';
 
 export const WORKSPACE_USAGE = `  mango workspace grant NAME DIR [--read-only] [--fix-owner]
                                                   let NAME's tools reach DIR (and below); as root, refused
@@ -28,7 +30,10 @@ export const WORKSPACE_USAGE = `  mango workspace grant NAME DIR [--read-only] [
                                                   to the grant's group (never the directories above it)
   mango workspace revoke NAME DIR                 take DIR away again (applies at the next tool call)
   mango workspace list [NAME] [--json]            each user's workspaces: personal, then grants
-  mango workspace grant-existing [--dry-run]      grant each user the directories their chats use`;
+  mango workspace grant-existing [--dry-run]      grant each user the directories their chats use
+  mango workspace migrate-owners [--dry-run] [--verbose]
+                                                  give what uid MANGO_SANDBOX_UID owned to each user's own
+                                                  uid and each grant's group (--verbose lists each change)`;
 
 interface WorkspaceContext {
   users: DatabaseUserRepository;
@@ -186,6 +191,7 @@ export const workspaceCommand: CliCommand = async (argv, io) => {
     'fix-owner': { type: 'boolean' },
     json: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
+    verbose: { type: 'boolean' },
   });
   const take = (count: number, what: string): string[] => {
     if (positionals.length < count) throw new UsageError(`mango workspace ${subcommand} needs ${what}.`);
@@ -211,6 +217,9 @@ export const workspaceCommand: CliCommand = async (argv, io) => {
     case 'grant-existing':
       take(0, 'no arguments');
       return grantExisting(io, values['dry-run'] === true);
+    case 'migrate-owners':
+      take(0, 'no arguments');
+      return migrateOwners(io, { dryRun: values['dry-run'] === true, verbose: values.verbose === true });
     default:
       throw new UsageError(
         subcommand ? `Unknown workspace subcommand "${subcommand}".` : 'mango workspace needs a subcommand.',
