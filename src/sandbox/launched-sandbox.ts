@@ -79,9 +79,14 @@ export function launchSandbox(plan: readonly PlanArgument[], reaper: SandboxReap
   const records = descriptorReader(child.stdio[3]);
   const information = descriptorReader(child.stdio[4]);
   let readiness: Promise<boolean> | undefined;
-  /** Whether the waiter's first record says it started; read once, whoever asks first. */
+  let released = false;
+  /**
+   * Whether the waiter's first record says it started; read once, whoever asks first. Records closed
+   * by `release` before the line was read prove nothing: the sandbox counts as started, and the
+   * command's own status stands, rather than a build failure nobody saw.
+   */
   const started = (): Promise<boolean> => {
-    readiness ??= records.line().then((line) => line === 'ready');
+    readiness ??= records.line().then((line) => line === 'ready' || (line === undefined && released));
     return readiness;
   };
   let handedOver = false;
@@ -119,6 +124,7 @@ export function launchSandbox(plan: readonly PlanArgument[], reaper: SandboxReap
     info: (limitMs: number): Promise<string> => information.through('}', limitMs),
     release(): void {
       // The call waited for the namespace to end (sandbox-teardown.ts): nothing of the group is left.
+      released = true;
       reaper.forget(child.pid);
       records.close();
       information.close();

@@ -17,7 +17,7 @@ beforeAll(async () => {
   replay = startReplayServer();
   directory = await realpath(await mkdtemp(join(tmpdir(), 'mango-cli-chat-')));
   await writeFile(join(directory, 'notes.txt'), 'TODO: register the chat command\n');
-});
+}, 30_000);
 afterAll(async () => {
   await replay.close();
   await rm(directory, { recursive: true, force: true });

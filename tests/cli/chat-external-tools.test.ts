@@ -43,7 +43,7 @@ describeSandbox('mango chat with external MCP tools', () => {
       MANGO_MCP_SERVERS: file,
     };
     expect(await runCli(['user', 'add', 'nora'], capturedIo(directory, env).io)).toBe(0);
-  });
+  }, 30_000);
   afterAll(async () => {
     await handle.dispose();
     rmSync(directory, { recursive: true, force: true });

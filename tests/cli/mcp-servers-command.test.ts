@@ -33,7 +33,7 @@ describeSandbox('mango mcp-servers', () => {
         },
       }),
     );
-  });
+  }, 30_000);
   afterAll(async () => {
     await handle.dispose();
     rmSync(directory, { recursive: true, force: true });

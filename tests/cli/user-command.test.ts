@@ -9,7 +9,7 @@ describe.each(BACKENDS)('mango user and tool --user on %s', (backend) => {
   let handle: TestDatabase;
   beforeAll(async () => {
     handle = await createTestDatabase(backend, { migrate: false });
-  });
+  }, 30_000);
   afterAll(() => handle.dispose());
 
   async function run(argv: string[]) {

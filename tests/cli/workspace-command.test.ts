@@ -25,7 +25,7 @@ describe.each(BACKENDS)('mango workspace and user token on %s', (backend) => {
     // write `project` (workspace-grant-check.test.ts tests the check itself).
     chmodSync(work, 0o755);
     chmodSync(join(work, 'project'), 0o777);
-  });
+  }, 30_000);
   afterAll(async () => {
     await handle.dispose();
     rmSync(work, { recursive: true, force: true });

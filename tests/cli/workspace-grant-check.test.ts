@@ -51,7 +51,7 @@ describe.skipIf(!isRoot).each(BACKENDS)('mango workspace grant as root on %s', (
     handle = await createTestDatabase(backend);
     base = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'mango-grant-check-'));
     chmodSync(base, 0o755);
-  });
+  }, 30_000);
   afterAll(async () => {
     await handle.dispose();
     rmSync(base, { recursive: true, force: true });

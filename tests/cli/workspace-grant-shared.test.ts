@@ -48,7 +48,7 @@ for (const backend of BACKENDS) {
       base = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'mango-grant-shared-'));
       chmodSync(base, 0o755);
       sandbox = createTestSandbox({ users: testSandboxUsers(DEFAULT_SANDBOX_ID_RANGE, ids()) });
-    });
+    }, 30_000);
     afterAll(async () => {
       sandbox.dispose();
       await handle.dispose();

@@ -38,7 +38,7 @@ describe.skipIf(!asRoot).each(BACKENDS)('mango workspace migrate-owners refusals
   afterAll(async () => {
     await handle.dispose();
     temp.remove();
-  });
+  }, 30_000);
 
   async function run(argv: string[], extra: Record<string, string> = {}) {
     const { io, written } = capturedIo(temp.path, { ...env, ...extra });

@@ -183,7 +183,7 @@ describe.skipIf(!asRoot).each(BACKENDS)('mango workspace migrate-owners on %s', 
   afterAll(async () => {
     await handle.dispose();
     rmSync(work, { recursive: true, force: true });
-  });
+  }, 30_000);
 
   async function run(argv: string[]) {
     let stdout = '';

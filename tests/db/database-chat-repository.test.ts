@@ -50,7 +50,7 @@ describe.each(BACKENDS)('DatabaseChatRepository on %s', (backend) => {
     const users = new DatabaseUserRepository(handle.database);
     alice = (await users.create('alice')).user.id;
     bob = (await users.create('bob')).user.id;
-  });
+  }, 30_000);
   afterAll(() => handle.dispose());
 
   test('a chat round-trips exactly, including nulls and restricted false', async () => {

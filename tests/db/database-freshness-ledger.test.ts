@@ -20,7 +20,7 @@ describe.each(BACKENDS)('DatabaseFreshnessLedger on %s', (backend) => {
   let handle: TestDatabase;
   beforeAll(async () => {
     handle = await createTestDatabase(backend);
-  });
+  }, 30_000);
   afterAll(() => handle.dispose());
 
   test('put/get/delete round-trip exactly, and chats do not see each other', async () => {

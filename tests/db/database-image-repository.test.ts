@@ -29,7 +29,7 @@ describe.each(BACKENDS)('DatabaseImageRepository on %s (migrated schema)', (back
         VALUES (${id}, ${id}, ${'2026-11-30T00:00:00.000Z'})`;
     }
     repository = new DatabaseImageRepository(handle.database);
-  });
+  }, 30_000);
   afterAll(() => handle.dispose());
 
   test('saves and reads back a record exactly', async () => {

@@ -13,7 +13,7 @@ for (const backend of BACKENDS) {
     const others: Database[] = [];
     beforeAll(async () => {
       handle = await createTestDatabase(backend);
-    });
+    }, 30_000);
     afterAll(async () => {
       for (const other of others) await other.close();
       await handle.dispose();

@@ -32,7 +32,7 @@ describe.each(['memory', ...BACKENDS] as const)('the approval store on %s', (bac
     repository = new DatabaseChatRepository(handle.database);
     await handle.database.sql`INSERT INTO users (id, name, token_hash, created_at)
       VALUES ('u1', 'alice', 'hash', ${at(0)})`;
-  });
+  }, 30_000);
   afterAll(() => handle?.dispose());
 
   async function runningTurn(leaseMs = 10_000): Promise<{ chatId: string; turn: TurnRecord }> {

@@ -14,7 +14,7 @@ describe.each(BACKENDS)('DatabaseToolSettingsRepository on %s', (backend) => {
     alice = (await users.create('alice')).user.id;
     bob = (await users.create('bob')).user.id;
     repository = new DatabaseToolSettingsRepository(handle.database);
-  });
+  }, 30_000);
   afterAll(() => handle.dispose());
 
   test('put then get/getAll round-trips each shape of row, per user', async () => {

@@ -24,7 +24,7 @@ describe.each(BACKENDS)('DatabaseTurnStore on %s', (backend) => {
     repository = new DatabaseChatRepository(handle.database);
     await handle.database.sql`INSERT INTO users (id, name, token_hash, created_at)
       VALUES ('u1', 'alice', 'hash', ${at(0)})`;
-  });
+  }, 30_000);
 
   afterAll(() => handle.dispose());
 

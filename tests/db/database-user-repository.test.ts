@@ -9,7 +9,7 @@ describe.each(BACKENDS)('DatabaseUserRepository on %s', (backend) => {
   beforeAll(async () => {
     handle = await createTestDatabase(backend);
     users = new DatabaseUserRepository(handle.database, () => Date.UTC(2026, 10, 30, 6, 0, 0));
-  });
+  }, 30_000);
   afterAll(() => handle.dispose());
 
   test('create returns a ≥128-bit token that authenticates; only its sha256 is stored', async () => {

@@ -95,7 +95,7 @@ describe('the real server refuses rebinding requests to /mcp', () => {
       env: { MANGO_ALLOWED_HOSTS: 'mango.example.com', MANGO_ALLOWED_ORIGINS: 'https://chat.example.com' },
     });
     token = (await server.deps.users.create('alice')).token;
-  });
+  }, 30_000);
   afterAll(async () => {
     await server.stop();
     await handle.dispose();

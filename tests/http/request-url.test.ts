@@ -43,7 +43,7 @@ describe('the real server under short Host headers', () => {
     handle = await createTestDatabase('sqlite', { migrate: false });
     server = await startServer(handle.config, { print: () => {} });
     token = (await server.deps.users.create('alice')).token;
-  });
+  }, 30_000);
   afterAll(async () => {
     await server.stop();
     await handle.dispose();

@@ -76,7 +76,7 @@ describeSandbox('a cancel over Streamable HTTP', () => {
       [{ name: 'web', transport: 'http', url: server.url, headers: {} }],
       { allowPrivate: true },
     );
-  });
+  }, 30_000);
   afterAll(async () => {
     await setup.dispose();
     sandbox.dispose();

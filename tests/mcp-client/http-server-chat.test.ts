@@ -91,7 +91,7 @@ describe('server-everything over Streamable HTTP, in a whole server', () => {
     await everything.stop();
     await handle.dispose();
     rmSync(directory, { recursive: true, force: true });
-  });
+  }, 30_000);
 
   test('the tools appear in GET /api/settings/tools, external, enabled, with a timeout setting', async () => {
     const response = await request('GET', '/api/settings/tools');

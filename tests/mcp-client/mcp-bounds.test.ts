@@ -175,7 +175,7 @@ describeSandbox('bounds on external MCP servers on stdio', () => {
   afterAll(async () => {
     await setup.dispose();
     sandbox.dispose();
-  });
+  }, 30_000);
 
   test('a listing of 60 tools with 1 MiB descriptions is refused whole; the small server is listed', async () => {
     const { servers } = await setup.source.serverStates('alice');

@@ -39,7 +39,7 @@ describeSandbox('an idle stdio server, in the real sandbox', () => {
   afterAll(async () => {
     await setup.dispose();
     sandbox.dispose();
-  });
+  }, 30_000);
 
   async function call(tool: string): Promise<unknown> {
     const registry = await setup.source.registryFor('alice');

@@ -65,7 +65,7 @@ describeSandbox('a stdio MCP server started while the tenant swaps its mounts wi
   afterAll(async () => {
     await setup.dispose();
     sandbox.dispose();
-  });
+  }, 30_000);
 
   test(
     'read_path and write_path show nothing of the sentinel and leave it untouched',

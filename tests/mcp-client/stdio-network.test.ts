@@ -91,7 +91,7 @@ describeSandbox('stdio servers and the network', () => {
       const health = await fetch(`http://127.0.0.1:${port}/api/health`);
       expect(health.status).toBe(200);
       expect(await probeConnect(setup, '127.0.0.1', port)).toEqual(said('refused: ECONNREFUSED'));
-    });
+    }, 30_000);
 
     test('cannot reach PostgreSQL on loopback, which the host reaches', async () => {
       expect(await hostReaches(postgresHost, postgresPort)).toBe(true);
@@ -129,7 +129,7 @@ describeSandbox('stdio servers and the network', () => {
       } finally {
         listener.stop(true);
       }
-    });
+    }, 30_000);
 
     test('reaches Mango’s API and PostgreSQL on loopback (what "none" withholds)', async () => {
       expect(await probeConnect(setup, '127.0.0.1', mango.server.port ?? 0)).toEqual(said('connected'));

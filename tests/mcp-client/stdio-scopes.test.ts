@@ -56,7 +56,7 @@ describeSandbox('a stdio server that works on a granted directory', () => {
   afterAll(async () => {
     await setup.dispose();
     sandbox.dispose();
-  });
+  }, 30_000);
 
   const call = async (name: string) => {
     const registry = await setup.source.registryFor('alice', chat);

@@ -48,7 +48,7 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
     resetImageGenerationConfiguration();
     await setup.dispose();
     sandbox.dispose();
-  });
+  }, 30_000);
 
   async function call(
     name: string,

@@ -36,7 +36,7 @@ beforeAll(async () => {
       env: { OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1` },
     },
   );
-});
+}, 30_000);
 
 afterAll(async () => {
   await server.stop();

@@ -20,7 +20,7 @@ beforeAll(async () => {
   replay = startReplayServer();
   root = await realpath(await mkdtemp(join(tmpdir(), 'mango-kill-mid-turn-')));
   await mkdir(join(root, 'project'));
-});
+}, 30_000);
 
 afterAll(async () => {
   await replay.close();

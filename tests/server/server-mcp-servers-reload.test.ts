@@ -42,7 +42,7 @@ afterAll(async () => {
   server?.child.kill('SIGTERM');
   await server?.exited;
   rmSync(directory, { recursive: true, force: true });
-});
+}, 30_000);
 
 test('SIGHUP re-reads the servers file; a broken file keeps the servers in force', async () => {
   expect(server.output()).toContain('External MCP servers offered to every user: alpha, beta.');

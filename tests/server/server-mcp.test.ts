@@ -43,7 +43,7 @@ describe.each(BACKENDS)('the server on %s', (backend) => {
     for (const name of ['alice', 'bob'] as const) tokens[name] = (await server.deps.users.create(name)).token;
     const alice = await server.deps.users.findByName('alice');
     await server.deps.workspaces.grant(alice!.id, work, false);
-  });
+  }, 30_000);
   afterAll(async () => {
     await Promise.allSettled(clients.splice(0).map((client) => client.close()));
     await server.stop();

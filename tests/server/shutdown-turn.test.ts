@@ -27,7 +27,7 @@ beforeAll(async () => {
   // The shell sandbox's uid must be able to reach the working directory (mkdtemp makes it 0700).
   await chmod(root, 0o755);
   await mkdir(join(root, 'project'));
-});
+}, 30_000);
 
 afterAll(async () => {
   await replay.close();

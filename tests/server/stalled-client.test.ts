@@ -108,7 +108,7 @@ beforeAll(async () => {
     MANGO_WORKSPACES_DIR: join(root, 'workspaces'),
     OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1`,
   });
-});
+}, 30_000);
 
 afterAll(async () => {
   server.child.kill('SIGKILL');

@@ -45,7 +45,7 @@ beforeAll(async () => {
     MANGO_TURN_LEASE_MS: String(LEASE_MS),
     OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1`,
   });
-});
+}, 30_000);
 
 afterAll(async () => {
   server.child.kill('SIGKILL');

@@ -52,7 +52,7 @@ beforeAll(async () => {
   const first = await startInstance();
   token = first.token!;
   await startInstance();
-});
+}, 30_000);
 
 afterAll(async () => {
   for (const server of servers) {

@@ -21,7 +21,7 @@ const servers: ServerProcess[] = [];
 beforeAll(async () => {
   replay = startReplayServer();
   root = await realpath(await mkdtemp(join(tmpdir(), 'mango-two-sqlite-')));
-});
+}, 30_000);
 
 afterAll(async () => {
   for (const server of servers) {

@@ -9,7 +9,7 @@ describe.each(BACKENDS)('getEnabledToolRuntime over the %s repository', (backend
   let handle: TestDatabase;
   beforeAll(async () => {
     handle = await createTestDatabase(backend);
-  });
+  }, 30_000);
   afterAll(() => handle.dispose());
 
   test("offers the user's enabled tools; a corrupted row falls back to defaults and is logged", async () => {

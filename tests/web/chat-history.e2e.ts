@@ -82,7 +82,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
   await replay?.close();
-});
+}, 30_000);
 
 describe('chat history in Chromium', () => {
   test(

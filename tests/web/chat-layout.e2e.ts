@@ -92,7 +92,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
   await replay?.close();
-});
+}, 30_000);
 
 describe('chat layout in Chromium', () => {
   test(

@@ -80,7 +80,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
   await replay?.close();
-});
+}, 30_000);
 
 /** A chat bound to `project`, created through the API (the form itself: new-chat-form.e2e.ts), opened. */
 async function openNewChat(page: Page, title: string): Promise<void> {

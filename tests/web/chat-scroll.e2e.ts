@@ -36,7 +36,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
   await replay?.close();
-});
+}, 30_000);
 
 interface Geometry {
   scrollTop: number;

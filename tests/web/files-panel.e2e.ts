@@ -45,7 +45,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
   await replay?.close();
-});
+}, 30_000);
 
 test(
   'upload, see it listed, a tool reads it; download a file a tool wrote',

@@ -48,7 +48,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
   await replay?.close();
-});
+}, 30_000);
 
 describe('new-chat form in Chromium', () => {
   test(

@@ -37,7 +37,7 @@ describe('approvals in the transcript after a reload', () => {
   let api: ApprovalsApi;
   beforeAll(async () => {
     api = await createApprovalsApi('sqlite');
-  });
+  }, 30_000);
   afterAll(() => api.dispose());
 
   /** What the page builds when it opens the chat now: as `chat-view.ts` does, without the DOM. */

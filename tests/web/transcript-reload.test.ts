@@ -105,7 +105,7 @@ describe('transcript after a reload', () => {
     const user = await deps.users.create('fatima');
     token = user.token;
     await deps.workspaces.grant(user.user.id, workspace, false);
-  });
+  }, 30_000);
   afterAll(async () => {
     await handle.dispose();
     await rm(workspace, { recursive: true, force: true });

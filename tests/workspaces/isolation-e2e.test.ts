@@ -100,7 +100,7 @@ beforeAll(async () => {
   }
   const bobHome = await deps.workspaces.personalWorkspace(ids.bob);
   writeFileSync(join(bobHome, 'secret.txt'), 'bob-secret\n');
-});
+}, 30_000);
 
 afterAll(async () => {
   await server.stop(true);

@@ -128,6 +128,14 @@ export interface ShellCommandWrapper {
 /** After the shell exits: time for output already written to arrive before the pipes are abandoned. */
 export const DEFAULT_PIPE_GRACE_MS = 200;
 
+/**
+ * After the wrapper's process exits: how long its reported wait status may take to be read. The
+ * record was written before the process ended, so it is there at once; the bound only matters when
+ * the process loop is slow (a loaded host took over 200 ms), and giving up early would lose the
+ * command's real status.
+ */
+export const WAIT_STATUS_GRACE_MS = 5000;
+
 /** True when an abort reason means "the budget ran out" rather than "somebody cancelled". */
 export function isTimeoutReason(reason: unknown): boolean {
   if (ToolError.isInstance(reason)) return reason.classification === 'timeout';
@@ -255,7 +263,11 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
   try {
     await child.exited;
     const reported = started.waitStatus
-      ? await firstOf(started.waitStatus(), undefined, options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS)
+      ? await firstOf(
+          started.waitStatus(),
+          undefined,
+          Math.max(options.pipeGraceMs ?? 0, WAIT_STATUS_GRACE_MS),
+        )
       : undefined;
     const exitSignal = reported
       ? reported.signal

@@ -28,7 +28,7 @@ describe.each(BACKENDS)('approval rules through the chat API on %s', (backend) =
   let api: ApprovalsApi;
   beforeAll(async () => {
     api = await createApprovalsApi(backend);
-  });
+  }, 30_000);
   afterAll(() => api.dispose());
 
   test('a matching prefix rule runs the command without a question; a compound command is still asked', async () => {

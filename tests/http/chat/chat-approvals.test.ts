@@ -23,7 +23,7 @@ describe.each(BACKENDS)('approvals through the chat API on %s', (backend) => {
   let api: ApprovalsApi;
   beforeAll(async () => {
     api = await createApprovalsApi(backend);
-  });
+  }, 30_000);
   afterAll(() => api.dispose());
 
   test('approve: the question is streamed, listed, replayed, and the approved command runs', async () => {

@@ -70,7 +70,7 @@ describe.each(BACKENDS)('chat routes over the %s chat repository', (backend) => 
     const carol = await deps.users.create('carol');
     token = carol.token;
     await deps.workspaces.grant(carol.user.id, workspace, false);
-  });
+  }, 30_000);
   afterAll(async () => {
     await handle.dispose();
     await rm(workspace, { recursive: true, force: true });

@@ -145,7 +145,7 @@ describe.each(BACKENDS)('chat API fuzz on %s', (backend) => {
     token = created.token;
     userId = created.user.id;
     await deps.workspaces.grant(userId, workspace, false);
-  });
+  }, 30_000);
 
   afterAll(async () => {
     await handle.dispose();

@@ -59,7 +59,7 @@ beforeAll(async () => {
   alice = created.token;
   await deps.workspaces.grant(created.user.id, workspace, false);
   bob = (await deps.users.create('bob')).token;
-});
+}, 30_000);
 
 afterAll(async () => {
   await handle.dispose();

@@ -101,7 +101,7 @@ describe.each(BACKENDS)('chat titles and turn traces on %s', (backend) => {
       tokens[name] = created.token;
       await deps.workspaces.grant(created.user.id, workspace, false);
     }
-  });
+  }, 30_000);
   afterAll(async () => {
     await handle.dispose();
     await rm(workspace, { recursive: true, force: true });

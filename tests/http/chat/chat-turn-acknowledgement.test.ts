@@ -69,7 +69,7 @@ describe.each(BACKENDS)('the user message of an acknowledged turn on %s', (backe
     const created = await deps.users.create('alice');
     token = created.token;
     userId = created.user.id;
-  });
+  }, 30_000);
 
   afterEach(() => {
     fault = undefined;

@@ -43,7 +43,7 @@ describe.each(BACKENDS)('turn lease across two instances on %s', (backend) => {
       instances.push({ deps, app: createApp(deps), provider });
     }
     token = (await instances[0]!.deps.users.create('alice')).token;
-  });
+  }, 30_000);
 
   afterAll(async () => {
     await handle.dispose();

@@ -97,7 +97,7 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     await mkdir(join(root, 'shared'), { recursive: true });
     await writeFile(join(root, 'shared', 'a-file.txt'), 'not a directory');
     await server.deps.workspaces.grant(admin!.id, join(root, 'shared'), false);
-  });
+  }, 30_000);
 
   afterAll(async () => {
     await server?.stop();

@@ -82,7 +82,7 @@ describe.each(BACKENDS)('/api/mcp-servers on %s', (backend) => {
     handle = await createTestDatabase(backend);
     build({ MANGO_SECRET_KEY: SECRET });
     for (const name of ['ann', 'ben']) tokens[name] = (await deps.users.create(name)).token;
-  });
+  }, 30_000);
   afterAll(async () => {
     await deps.externalTools?.close();
     await handle.dispose();

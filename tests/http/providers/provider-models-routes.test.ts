@@ -46,7 +46,7 @@ describe.each(BACKENDS)('GET /api/providers/:id/models on %s', (backend) => {
     });
     app = createApp(deps);
     token = (await deps.users.create('alice')).token;
-  });
+  }, 30_000);
   afterAll(async () => {
     await replay.close();
     await handle.dispose();
