@@ -1,7 +1,7 @@
 /**
  * Errors of the chat service, each with a stable `code`. Only `src/http/` maps codes to statuses:
  * `not_found` → 404, `busy` and `approval_closed` → 409, `invalid_working_directory` and `invalid_request` → 422,
- * `provider_unavailable` and `turn_not_started` → 503.
+ * `too_many_turns` → 429 with `Retry-After`, `provider_unavailable` and `turn_not_started` → 503.
  */
 export type ChatErrorCode =
   /** No such chat, or it belongs to another user (never distinguished, so ids leak nothing). */
@@ -20,18 +20,26 @@ export type ChatErrorCode =
    * The turn was claimed but its user message could not be committed under its lease (lost lease,
    * database away past the lease): nothing was acknowledged, the message was not kept; send it again.
    */
-  | 'turn_not_started';
+  | 'turn_not_started'
+  /**
+   * The user already runs as many turns as one user may at once (`MANGO_USER_MAX_TURNS`), across chats
+   * and instances: nothing was stored; send the message again once one of them ended.
+   */
+  | 'too_many_turns';
 
 const CHAT_ERROR_MARKER = Symbol.for('mango.chat.error');
 
 export class ChatError extends Error {
   readonly [CHAT_ERROR_MARKER] = true;
   readonly code: ChatErrorCode;
+  /** For a refusal that passes with time (`too_many_turns`): how long to wait before trying again. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ChatErrorCode, message: string, options?: ErrorOptions) {
+  constructor(code: ChatErrorCode, message: string, options?: ErrorOptions & { retryAfterSeconds?: number }) {
     super(message, options);
     this.name = 'ChatError';
     this.code = code;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 
   /** Works across module copies, unlike `instanceof`. */

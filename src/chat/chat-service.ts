@@ -1,8 +1,7 @@
 /**
- * The chat application service (docs/chats.md): create, list, get and delete a user's chats,
- * and run one turn at a time per chat. Every dependency is injected (repository, provider factory,
- * tool runtime loader, ledger factory, clock), so the HTTP layer and the CLI share it and tests drive it
- * with scripted providers.
+ * The chat application service (docs/chats.md): create, list, get and delete a user's chats, and run
+ * one turn at a time per chat. Every dependency is injected (repository, provider factory, tool runtime
+ * loader, ledger factory, clock), so the HTTP layer and the CLI share it and tests use scripted providers.
  *
  * Guarantees:
  * - Per-user isolation: another user's chat is `not_found`, never `forbidden`.
@@ -12,9 +11,9 @@
  *   asked otherwise and its owner is allowed unrestricted chats, checked each time as well.
  * - Every completed conversation item is persisted as the turn produces it; history is repaired
  *   before replay (`history-repair.ts`), so a crash mid-turn never poisons the next turn.
- * - One turn at a time per chat, here and across instances sharing the database; a turn runs until it
- *   ends or is explicitly cancelled, whatever its clients do, and any client can follow it from any
- *   instance (`turn-runner.ts`; fenced leases and replay are documented in docs/turns.md).
+ * - One turn at a time per chat, and at most `userTurnLimit` per user, here and across instances sharing
+ *   the database; a turn runs until it ends or is explicitly cancelled, whatever its clients do, and any
+ *   client can follow it from any instance (`turn-runner.ts`; leases and replay: docs/turns.md).
  */
 
 import { PROVIDER_IDS, type ProviderId } from '../contracts/provider-id.ts';
@@ -75,6 +74,8 @@ export interface ChatServiceDependencies {
   turnTiming?: TurnTiming;
   /** What turns' renewals, polls and retries wait on (tests drive them by hand; default: real). */
   turnTimers?: TurnTimers;
+  /** Most turns one user runs at once, in any chat or instance (`MANGO_USER_MAX_TURNS`); absent: none. */
+  userTurnLimit?: number;
   /** Where a turn that stops for a lost lease or a failing database says so (default: stderr). */
   log?: (line: string) => void;
   /**
@@ -152,6 +153,7 @@ export class ChatService {
       now: this.#now,
       log: dependencies.log ?? ((line) => console.error(line)),
       ...(dependencies.turnTimers === undefined ? {} : { timers: dependencies.turnTimers }),
+      userTurnLimit: dependencies.userTurnLimit,
     });
   }
 
@@ -347,7 +349,7 @@ export class ChatService {
 
   /**
    * Starts a turn and returns a follower of its events from the first. Fails before any event with
-   * `not_found`, `busy`, `invalid_request` (empty message), `provider_unavailable` or
+   * `not_found`, `busy`, `too_many_turns`, `invalid_request` (empty message), `provider_unavailable` or
    * `turn_not_started` (the message could not be committed under the turn's lease). Resolves only once
    * the turn record and the user's message are committed. The turn runs to its end whether or not the
    * follower is read; only `cancelTurn` stops it.

@@ -1,8 +1,9 @@
 /**
  * `TurnStore` in memory, for one process (tests, a server without a database). Each method runs
  * without an await between its check and its write, so it is atomic; the rules are those of the
- * contract in `turn-store.ts`. Messages go to the chat repository it was built with; in memory a write
- * cannot fail halfway, so the caller's message id is not needed to make retries safe.
+ * contract in `turn-store.ts`, the user limit counted over the chats it claimed turns of. Messages go
+ * to the chat repository it was built with; in memory a write cannot fail halfway, so the caller's
+ * message id is not needed to make retries safe.
  */
 import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { ChatMessage, ChatRepository } from './chat-repository.ts';
@@ -14,6 +15,7 @@ import type {
   TurnRecord,
   TurnStore,
 } from './turn-store.ts';
+import { UserTurnLimitError } from './user-turn-limit-error.ts';
 
 type MessageSink = Pick<ChatRepository, 'getChat' | 'appendMessage' | 'listMessages'>;
 
@@ -21,6 +23,8 @@ export class InMemoryTurnStore implements TurnStore {
   readonly #chats: MessageSink;
   readonly #turns = new Map<string, TurnRecord>();
   readonly #events = new Map<string, StoredTurnEvent[]>();
+  /** Each claimed chat's owner, for the user limit (a turn record names only its chat). */
+  readonly #owners = new Map<string, string>();
 
   constructor(chats: MessageSink) {
     this.#chats = chats;
@@ -67,6 +71,11 @@ export class InMemoryTurnStore implements TurnStore {
     this.#endLost(input.chatId, input.now, reason, input.deadTurnId);
     const turns = this.#ofChat(input.chatId);
     if (turns.some((turn) => turn.state === 'running')) return undefined;
+    const limit = input.userTurnLimit;
+    if (limit !== undefined && this.#liveTurnsOf(chat.userId, input.now) >= limit) {
+      throw new UserTurnLimitError(limit);
+    }
+    this.#owners.set(input.chatId, chat.userId);
     const record: TurnRecord = {
       id: input.turnId,
       chatId: input.chatId,
@@ -87,6 +96,16 @@ export class InMemoryTurnStore implements TurnStore {
     this.#turns.set(record.id, record);
     this.#events.set(record.id, []);
     return structuredClone(record);
+  }
+
+  /** The user's turns that run with a lease unexpired at `now`, in any chat. */
+  #liveTurnsOf(userId: string, now: string): number {
+    let count = 0;
+    for (const turn of this.#turns.values()) {
+      const live = turn.state === 'running' && turn.leaseExpiresAt !== null && turn.leaseExpiresAt >= now;
+      if (live && this.#owners.get(turn.chatId) === userId) count += 1;
+    }
+    return count;
   }
 
   async renewTurn(fence: TurnFence, leaseExpiresAt: string): Promise<boolean> {
@@ -186,5 +205,6 @@ export class InMemoryTurnStore implements TurnStore {
       this.#turns.delete(turn.id);
       this.#events.delete(turn.id);
     }
+    this.#owners.delete(chatId);
   }
 }

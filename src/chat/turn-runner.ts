@@ -7,6 +7,8 @@
  * - One turn at a time per chat: in this process by its own map (checked and set with no await in
  *   between), across instances by the store's claim. A running turn whose lease lapsed or whose holder
  *   is provably dead (`turn-holder.ts`) is taken over; a live one never is.
+ * - With a `userTurnLimit`, a claim past the chat owner's limit is refused by the store before anything
+ *   is written (`too_many_turns`, retry after {@link TURN_LIMIT_RETRY_AFTER_SECONDS}); the chat stays free.
  * - A turn is acknowledged (its follower returned, so its stream can start) only once its record and
  *   everything `prepare` commits (the user's message) are committed; a fenced refusal before that is
  *   `turn_not_started`, and the claimed record is ended as an error.
@@ -24,11 +26,29 @@ import { TurnRun } from './turn-run.ts';
 import type { TurnRecord, TurnStore } from './turn-store.ts';
 import { REAL_TURN_TIMERS, sleepOn, type TurnTimers } from './turn-timers.ts';
 import type { TurnTiming } from './turn-timing.ts';
+import { UserTurnLimitError } from './user-turn-limit-error.ts';
 
 /** How long a cancel of a turn on another instance waits for that instance to stop it. */
 const CANCEL_CONFIRM_MILLISECONDS = 5_000;
 
 export const BUSY_MESSAGE = 'This chat is already running a turn; wait for it to end or cancel it.';
+
+/**
+ * What a client refused by the user's turn limit is told to wait before trying again. Fixed: when one
+ * of the user's turns ends cannot be known (a lease's expiry says only when a dead holder's turn stops
+ * counting), and a few seconds is short next to a turn and long next to a claim.
+ */
+export const TURN_LIMIT_RETRY_AFTER_SECONDS = 5;
+
+/** The refusal of a turn past the user's limit (`MANGO_USER_MAX_TURNS`). */
+export function tooManyTurns(limit: number): ChatError {
+  return new ChatError(
+    'too_many_turns',
+    `You are already running ${limit} turns, the most one user may run at once (MANGO_USER_MAX_TURNS=${limit}); ` +
+      'wait for one of them to end or cancel one, then send the message again. Nothing was kept.',
+    { retryAfterSeconds: TURN_LIMIT_RETRY_AFTER_SECONDS },
+  );
+}
 
 export const NOT_STARTED_MESSAGE =
   'The turn could not start: its message could not be saved while this instance held the chat (its lease was lost or the database could not be reached). Nothing was kept; send the message again.';
@@ -46,6 +66,8 @@ export interface TurnRunnerOptions {
   log: (line: string) => void;
   /** What every wait of its turns, followers, cancels and drain runs on (default: real). */
   timers?: TurnTimers;
+  /** Most turns one user may run at once, across instances (`MANGO_USER_MAX_TURNS`); absent: no limit. */
+  userTurnLimit?: number;
 }
 
 /** How the runner learns that a chat is gone (the service's own lookup and error). */
@@ -139,8 +161,10 @@ export class TurnRunner {
         now: iso(now),
         leaseExpiresAt: iso(now + timing.leaseMilliseconds),
         deadTurnId: dead,
+        userTurnLimit: this.#options.userTurnLimit,
       });
     } catch (error) {
+      if (error instanceof UserTurnLimitError) throw tooManyTurns(error.limit);
       // A chat deleted during the claim fails its foreign key: that is a 404, not a 500.
       if (!(await presence.exists())) throw presence.notFound();
       throw error;

@@ -4,6 +4,9 @@
  *
  * Guarantees every implementation gives:
  * - At most one `running` turn per chat; `claimTurn` is atomic (two instances never both win).
+ * - With a `userTurnLimit`, a claim never makes the chat's owner run more turns than that (turns of
+ *   theirs that are `running` with a lease unexpired at the claim's `now`, in any chat): the count and
+ *   the insert are one atomic step, so claims from several instances at once cannot all pass it.
  * - A chat's fencing tokens grow by one per turn and never repeat.
  * - Every write of a turn (`appendTurnEvents`, `appendTurnMessage`, `renewTurn`, `finishTurn`) carries
  *   a `TurnFence` (`turn-fence.ts`) and is applied only if, in the same transaction, the turn is still `running` with
@@ -66,6 +69,8 @@ export interface ClaimTurnInput {
   leaseExpiresAt: string;
   /** A running turn whose holder is provably dead: taken over even though its lease is unexpired. */
   deadTurnId?: string;
+  /** Most turns the chat's owner may run at once, this one included (`MANGO_USER_MAX_TURNS`); absent: no limit. */
+  userTurnLimit?: number;
 }
 
 export interface FinishTurnInput {
@@ -83,6 +88,7 @@ export interface TurnStore {
    * Starts a turn record for the chat, first ending (as `lost`) a running turn whose lease expired at
    * `now` or whose id is `deadTurnId`. Deletes the events of the chat's earlier turns.
    * @returns the new record; undefined when another turn runs (or the chat does not exist).
+   * @throws UserTurnLimitError when the chat is free but its owner already runs `userTurnLimit` turns.
    */
   claimTurn(input: ClaimTurnInput): Promise<TurnRecord | undefined>;
   /** Extends the lease. False (nothing written) when the fence no longer holds. */

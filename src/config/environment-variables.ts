@@ -105,6 +105,14 @@ export const ENVIRONMENT_VARIABLES = {
     defaultText: '`30000`',
     meaning: "how long a turn's lease lasts unrenewed: how long a chat stays busy after its instance died",
   }),
+  MANGO_USER_MAX_TURNS: integerVariable({
+    fallback: 4,
+    minimum: 1,
+    maximum: 1000,
+    defaultText: '`4`',
+    meaning:
+      'turns one user may run at once, across chats and every instance sharing the database; one more is refused with 429 `too_many_turns`',
+  }),
   MANGO_SHELL_SANDBOX: choiceVariable({
     fallback: 'bubblewrap',
     choices: ['bubblewrap', 'off'],

@@ -5,6 +5,9 @@
  * - A claim ends a lapsed (or provably dead) running turn as `lost`, then inserts the new record with
  *   the next fencing token unless a turn still runs, each step one atomic statement. The partial unique
  *   index backs it, so two instances claiming at once get one winner and one `undefined`.
+ * - A claim with a user limit counts the owner's running, unexpired turns in the statement that
+ *   inserts; on PostgreSQL that statement runs under a transaction lock on the owner (an advisory lock
+ *   keyed by the user id), so claims of one user from several instances are counted one after another.
  * - Every fenced write is atomic with its fence check (token, `running`, lease unexpired at the
  *   writer's clock). SQLite: one statement whose WHERE holds the check, atomic under the file's write
  *   lock (no explicit transaction: SQLite waits for a lock by blocking the thread, so a transaction
@@ -26,6 +29,7 @@ import type {
   TurnState,
   TurnStore,
 } from '../chat/turn-store.ts';
+import { UserTurnLimitError } from '../chat/user-turn-limit-error.ts';
 import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { Database } from './database.ts';
 import { insertMessage, selectMessage } from './database-message-insert.ts';
@@ -113,29 +117,70 @@ export class DatabaseTurnStore implements TurnStore {
         error_json = ${lostError}
       WHERE chat_id = ${input.chatId} AND state = 'running'
         AND (lease_expires_at < ${input.now} OR id = ${input.deadTurnId ?? ''})`;
+    const limit = input.userTurnLimit ?? 0;
     let rows: TurnRow[];
     try {
-      rows = await sql`INSERT INTO chat_turns (id, chat_id, fencing_token, holder, state,
-          lease_expires_at, started_at, message_seq_at_start)
-        SELECT ${input.turnId}, ${input.chatId},
-          (SELECT COALESCE(MAX(fencing_token), 0) + 1 FROM chat_turns WHERE chat_id = ${input.chatId}),
-          ${input.holder}, 'running', ${input.leaseExpiresAt}, ${input.now},
-          (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE chat_id = ${input.chatId})
-        WHERE EXISTS (SELECT 1 FROM chats WHERE id = ${input.chatId})
-          AND NOT EXISTS (SELECT 1 FROM chat_turns WHERE chat_id = ${input.chatId} AND state = 'running')
-        RETURNING id, chat_id, fencing_token, holder, state, lease_expires_at, cancel_requested_at,
-          started_at, ended_at, message_seq_at_start, usage_json, durations_json, progress_json,
-          error_json`;
+      if (this.#database.dialect === 'sqlite' || limit === 0)
+        rows = await this.#insertClaim(sql, input, limit);
+      else {
+        rows = await sql.begin(async (transaction) => {
+          // Claims of one user's turns take turns, so each counts what the others committed: the
+          // count below is a new statement, whose snapshot is taken after the lock was granted.
+          await transaction`SELECT pg_advisory_xact_lock(hashtextextended('chat turns of ' || user_id, 0))
+            FROM chats WHERE id = ${input.chatId}`;
+          return this.#insertClaim(transaction, input, limit);
+        });
+      }
     } catch (error) {
       // A concurrent claim won the partial unique index or the token (PostgreSQL runs them at once).
       if (isUniqueViolation(error)) return undefined;
       throw error;
     }
-    if (!rows[0]) return undefined;
+    if (!rows[0]) {
+      await this.#refuseForLimit(input, limit);
+      return undefined;
+    }
     // Only the newest turn can be re-attached to; older events would only take space.
     await sql`DELETE FROM chat_turn_events WHERE turn_id IN
       (SELECT id FROM chat_turns WHERE chat_id = ${input.chatId} AND id <> ${input.turnId})`;
     return toTurn(rows[0]);
+  }
+
+  /**
+   * Inserts the claimed record unless the chat is gone, runs a turn, or (`limit` above 0) its owner
+   * already runs `limit` turns with unexpired leases. One statement: on SQLite atomic under the file's
+   * write lock; on PostgreSQL under the owner's lock taken before it.
+   */
+  #insertClaim(sql: SQL, input: ClaimTurnInput, limit: number): Promise<TurnRow[]> {
+    return sql`INSERT INTO chat_turns (id, chat_id, fencing_token, holder, state,
+        lease_expires_at, started_at, message_seq_at_start)
+      SELECT ${input.turnId}, ${input.chatId},
+        (SELECT COALESCE(MAX(fencing_token), 0) + 1 FROM chat_turns WHERE chat_id = ${input.chatId}),
+        ${input.holder}, 'running', ${input.leaseExpiresAt}, ${input.now},
+        (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE chat_id = ${input.chatId})
+      WHERE EXISTS (SELECT 1 FROM chats WHERE id = ${input.chatId})
+        AND NOT EXISTS (SELECT 1 FROM chat_turns WHERE chat_id = ${input.chatId} AND state = 'running')
+        AND (${limit} = 0 OR (SELECT COUNT(*) FROM chat_turns
+          JOIN chats ON chats.id = chat_turns.chat_id
+          WHERE chats.user_id = (SELECT user_id FROM chats WHERE id = ${input.chatId})
+            AND chat_turns.state = 'running' AND chat_turns.lease_expires_at >= ${input.now}) < ${limit})
+      RETURNING id, chat_id, fencing_token, holder, state, lease_expires_at, cancel_requested_at,
+        started_at, ended_at, message_seq_at_start, usage_json, durations_json, progress_json,
+        error_json`;
+  }
+
+  /**
+   * After a refused claim: throws when the user's limit refused it, the chat being there and free.
+   * A separate read, so a turn that ended in between may make it name the limit though a retry would
+   * pass, which the caller's "retry after" covers; a busy chat is always reported as busy.
+   */
+  async #refuseForLimit(input: ClaimTurnInput, limit: number): Promise<void> {
+    if (limit === 0) return;
+    const sql = this.#database.sql;
+    const running =
+      await sql`SELECT id FROM chat_turns WHERE chat_id = ${input.chatId} AND state = 'running'`;
+    const chat = await sql`SELECT id FROM chats WHERE id = ${input.chatId}`;
+    if (running.length === 0 && chat.length > 0) throw new UserTurnLimitError(limit);
   }
 
   async renewTurn(fence: TurnFence, leaseExpiresAt: string): Promise<boolean> {

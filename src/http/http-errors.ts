@@ -20,6 +20,7 @@
  * | `cancelled`                                        | 499    | `cancelled`             |
  * | `ChatError` not_found / busy, approval_closed      | 404 / 409 | its `code`           |
  * | `ChatError` invalid_request / invalid_working_directory | 422 | its `code`           |
+ * | `ChatError` too_many_turns                        | 429 + `Retry-After` | `too_many_turns` |
  * | `ChatError` provider_unavailable / turn_not_started | 503   | its `code`              |
  * | `ModelListError` provider_unavailable / model_list_failed | 503 / 502 | its `code` |
  * | `WorkspaceError` (a path the caller may not use)   | 422    | `invalid_working_directory` |
@@ -79,6 +80,7 @@ const CHAT_ERROR_STATUS: Record<ChatErrorCode, number> = {
   provider_unavailable: 503,
   approval_closed: 409,
   turn_not_started: 503,
+  too_many_turns: 429,
 };
 
 const MCP_SERVER_ERROR_STATUS: Record<McpServerErrorCode, number> = {
@@ -187,7 +189,12 @@ export function mapErrorToResponse(
     });
   }
   if (ChatError.isInstance(error)) {
-    return jsonErrorResponse(CHAT_ERROR_STATUS[error.code], { error: error.message, code: error.code });
+    const retry = error.retryAfterSeconds;
+    return jsonErrorResponse(
+      CHAT_ERROR_STATUS[error.code],
+      { error: error.message, code: error.code },
+      retry === undefined ? {} : { 'retry-after': String(retry) },
+    );
   }
   if (ModelListError.isInstance(error)) {
     const status = error.code === 'provider_unavailable' ? 503 : 502;

@@ -2,8 +2,8 @@
  * Builds the OpenAPI 3.1 document from the routes an Elysia app has mounted: the same TypeBox schemas
  * that validate requests and responses (TypeBox schemas are JSON Schema, which OpenAPI 3.1 embeds).
  * A route appears with its `detail` (summary, tags, operationId), path parameters, JSON body and
- * responses, plus the responses its `detail.responses` states in OpenAPI's own words (a stream, a
- * download); a 204 has no body. Every `/api` and `/mcp` route but the public ones is marked as needing
+ * responses, plus what its `detail.responses` states in OpenAPI's own words (a stream, a download, a
+ * header beside a declared body); a 204 has no body. Every `/api` and `/mcp` route but the public ones is marked as needing
  * the bearer token and answers 401 without it; a public one says it needs none. Routes with
  * `detail.hide` (the web app's pages) are left out. `npm run check` lints the result with Redocly's
  * recommended rules, warnings as errors (scripts/lint-openapi.ts).
@@ -56,6 +56,7 @@ const STATUS_DESCRIPTIONS: Record<string, string> = {
   409: 'The chat is already running a turn',
   413: 'Body too large',
   422: 'A value is invalid: a setting, a working directory, a provider…',
+  429: 'The user already runs as many turns at once as one user may; retry after Retry-After seconds',
   503: "The chat's provider is not configured on this server",
 };
 
@@ -103,7 +104,10 @@ export function buildOpenApiDocument(routes: readonly RouteForDocument[], versio
           ? { description }
           : { description, content: { 'application/json': { schema: toJsonSchema(schema) } } };
     }
-    Object.assign(responses, hooks.detail?.responses ?? {});
+    for (const [status, stated] of Object.entries(hooks.detail?.responses ?? {})) {
+      // Stated in OpenAPI's words, it adds to what the route's schema gives (a header beside the body).
+      responses[status] = { ...(responses[status] as JsonObject | undefined), ...(stated as JsonObject) };
+    }
     if (!Object.keys(responses).some((status) => status.startsWith('2'))) {
       responses[200] = { description: 'OK' };
     }

@@ -104,6 +104,34 @@ test('the approval route is documented: its path parameters, body and answers', 
   expect(JSON.stringify(record)).toContain('"expiresAt"');
 });
 
+test("a turn past the user's limit is documented: 429 with the error body and Retry-After", async () => {
+  const document = (await api.request('GET', '/api/openapi.json', { token })).json as Document;
+  const responses = document.paths['/api/chats/{id}/turns']!.post!.responses as Record<string, object>;
+  expect(Object.keys(responses).sort()).toEqual([
+    '200',
+    '400',
+    '401',
+    '404',
+    '409',
+    '413',
+    '422',
+    '429',
+    '503',
+  ]);
+  expect(responses['429']).toEqual({
+    description:
+      'too_many_turns: the user already runs MANGO_USER_MAX_TURNS turns at once (any chat, any instance); nothing was stored and the chat is not busy',
+    // The same JSON error body as every other refusal of the route.
+    content: (responses['409'] as { content: unknown }).content,
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before sending the message again (always 5)',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
+  });
+});
+
 test('the document states what the routes do: public health, no web pages, bodiless 204, event streams', async () => {
   const document = (await api.request('GET', '/api/openapi.json', { token })).json as Document;
   expect(document.paths['/api/health']!.get!.security).toEqual([]);

@@ -4,6 +4,7 @@
  * each route calls one `ChatService` method; `ChatError` codes become statuses in `http-errors.ts`.
  */
 import { Elysia, t } from 'elysia';
+import { TURN_LIMIT_RETRY_AFTER_SECONDS } from '../../chat/turn-runner.ts';
 import { keepAliveMillisecondsFor } from '../../config.ts';
 import type { AppDependencies } from '../app-dependencies.ts';
 import { parseJsonBody } from '../json-body.ts';
@@ -32,6 +33,18 @@ const notFound = { ...errors, 404: errorBodySchema };
 const TURN_EVENT_STREAM_RESPONSE = {
   description: 'The turn as a server-sent event stream, one "data: {json}" event per turn event.',
   content: { 'text/event-stream': { schema: { type: 'string' as const } } },
+};
+
+/** The refusal past the user's turn limit: the JSON error body (declared above), and when to retry. */
+const TOO_MANY_TURNS_RESPONSE = {
+  description:
+    'too_many_turns: the user already runs MANGO_USER_MAX_TURNS turns at once (any chat, any instance); nothing was stored and the chat is not busy',
+  headers: {
+    'Retry-After': {
+      description: `Seconds to wait before sending the message again (always ${TURN_LIMIT_RETRY_AFTER_SECONDS})`,
+      schema: { type: 'integer' as const, minimum: 1 },
+    },
+  },
 };
 
 export function createChatRoutes(deps: AppDependencies) {
@@ -114,15 +127,16 @@ export function createChatRoutes(deps: AppDependencies) {
           409: errorBodySchema,
           413: errorBodySchema,
           422: errorBodySchema,
+          429: errorBodySchema,
           503: errorBodySchema,
         },
         detail: {
           summary: 'Send a message and stream the turn as text/event-stream',
           description:
-            'On success: 200 text/event-stream, first the comment ": turn started", then one "data: {json}" line per turn event (text_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, provider_item, provider_retry {attempt, waitSeconds}, finish, tool_approval_requested {callId, name, arguments, reason, expiresAt}, tool_approval_resolved {callId, name, decision: approved | denied, by: user | timeout | cancel | interrupted, reason?, remembered?: {setting, rule}}, tool_progress, tool_result), last done {reason: completed | max_iterations | cancelled | error, message?, finishReason?: length | refusal | content_filter}. Each event has an SSE id (its sequence number). The turn runs until it ends or is cancelled (POST …/cancel): closing the stream does not stop it, and GET …/turns/current/events?after=ID resumes it on any instance.',
+            'On success: 200 text/event-stream, first the comment ": turn started", then one "data: {json}" line per turn event (text_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, provider_item, provider_retry {attempt, waitSeconds}, finish, tool_approval_requested {callId, name, arguments, reason, expiresAt}, tool_approval_resolved {callId, name, decision: approved | denied, by: user | timeout | cancel | interrupted, reason?, remembered?: {setting, rule}}, tool_progress, tool_result), last done {reason: completed | max_iterations | cancelled | error, message?, finishReason?: length | refusal | content_filter}. Each event has an SSE id (its sequence number). The turn runs until it ends or is cancelled (POST …/cancel): closing the stream does not stop it, and GET …/turns/current/events?after=ID resumes it on any instance. 429 too_many_turns, with Retry-After: the user already runs MANGO_USER_MAX_TURNS turns at once; nothing was stored.',
           tags: ['chats'],
           operationId: 'startTurn',
-          responses: { 200: TURN_EVENT_STREAM_RESPONSE },
+          responses: { 200: TURN_EVENT_STREAM_RESPONSE, 429: TOO_MANY_TURNS_RESPONSE },
         },
       },
     )

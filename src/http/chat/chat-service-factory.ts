@@ -1,7 +1,8 @@
 /**
  * Builds the server's `ChatService` from the app's parts: providers from the environment
  * (`createProviderRegistry`), tools from the user's saved settings, the database freshness ledger,
- * the users' workspaces, and the chat settings (`MANGO_MAX_TOOL_ITERATIONS`, `MANGO_TURN_LEASE_MS`).
+ * the users' workspaces, and the chat settings (`MANGO_MAX_TOOL_ITERATIONS`, `MANGO_TURN_LEASE_MS`,
+ * `MANGO_USER_MAX_TURNS`).
  *
  * Chats and messages live in the given repository: the server passes the database one
  * (`DatabaseChatRepository`, from `createAppDependencies`); the in-memory default serves tests.
@@ -64,6 +65,7 @@ export function createServerChatService(options: ChatServiceFactoryOptions): Cha
     limits: { maxIterations: chatConfig.maxToolIterations },
     executeOptions: { registry: options.registry },
     turnTiming: turnTimingFor(chatConfig.turnLeaseMilliseconds),
+    userTurnLimit: chatConfig.userMaxTurns,
     rememberApprovalRule: async (userId, toolName, { setting, rule }) => {
       await options.toolSettings.addListEntry(userId, toolName, setting, rule);
     },

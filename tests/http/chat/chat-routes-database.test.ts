@@ -177,6 +177,7 @@ describe.each(BACKENDS)('chat routes over the %s chat repository', (backend) => 
       '409',
       '413',
       '422',
+      '429',
       '503',
     ]);
   });
