@@ -212,3 +212,4 @@ export {
 } from './tools/tool-settings.ts';
 export { CAUTIOUS_TRAITS, readOnlyLocalTraits, type ToolTraits, traitsOf } from './tools/tool-traits.ts';
 export type * from './tools/types.ts';
+export { type CallSlot, UserCallSlots } from './tools/user-call-slots.ts';

@@ -113,6 +113,14 @@ export const ENVIRONMENT_VARIABLES = {
     meaning:
       'turns one user may run at once, across chats and every instance sharing the database; one more is refused with 429 `too_many_turns`',
   }),
+  MANGO_USER_MAX_TOOL_CALLS: integerVariable({
+    fallback: 8,
+    minimum: 1,
+    maximum: 1000,
+    defaultText: '`8`',
+    meaning:
+      "tool calls one user may run at once in one instance (chats, MCP sessions, a CLI command's own); more wait in order, their budget not yet running",
+  }),
   MANGO_SHELL_SANDBOX: choiceVariable({
     fallback: 'bubblewrap',
     choices: ['bubblewrap', 'off'],

@@ -19,6 +19,7 @@
 import { type ChatConfig, readChatConfig } from '../chat/chat-config.ts';
 import type { ChatRepository } from '../chat/chat-repository.ts';
 import type { ChatService } from '../chat/chat-service.ts';
+import { readVariable } from '../config/environment-variables.ts';
 import type { ServerConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { DatabaseChatRepository } from '../db/database-chat-repository.ts';
@@ -41,6 +42,7 @@ import { ToolSettingsService } from '../settings/tool-settings-service.ts';
 import type { ToolTimers } from '../tools/execution.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
+import { UserCallSlots } from '../tools/user-call-slots.ts';
 import type { UserPreferenceRepository } from '../users/user-preferences.ts';
 import type { WebApp } from '../web/load-web-app.ts';
 import { createWorkspaceService } from '../workspaces/create-workspace-service.ts';
@@ -90,6 +92,11 @@ export interface AppDependencies {
   webApp?: WebApp;
   /** External MCP servers' tools (`MANGO_MCP_SERVERS`); undefined when none are configured. */
   externalTools?: ExternalTools;
+  /**
+   * This instance's per-user slots for running tool calls (`MANGO_USER_MAX_TOOL_CALLS`), one set shared
+   * by its chat turns and MCP sessions.
+   */
+  toolCallSlots: UserCallSlots;
 }
 
 export interface AppDependencyOptions {
@@ -130,6 +137,7 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
   const providers = options.providers ?? createProviderRegistry(environment);
   const ledgerForChat = createDatabaseLedgerFactory(options.database, now);
   const chatConfig = readChatConfig(environment);
+  const toolCallSlots = new UserCallSlots(readVariable(environment, 'MANGO_USER_MAX_TOOL_CALLS'));
   const workspaces =
     options.workspaces ??
     createWorkspaceService(
@@ -182,7 +190,9 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
     allowedHosts: readAllowedHostPolicy(environment, options.config.host),
     webApp: options.webApp,
     externalTools,
+    toolCallSlots,
     chats: createServerChatService({
+      toolCallSlots,
       toolSource,
       chatConfig,
       workspaces,

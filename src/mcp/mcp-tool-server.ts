@@ -50,7 +50,7 @@ export interface McpServerDependencies {
   toolSettingsEvents?: ToolSettingsEvents;
   /** Defaults to the process-wide registry the builtins register into. */
   registry?: ToolRegistry;
-  /** Passed to `executeTool` (tests inject timers). */
+  /** Passed to `executeTool`: the instance's per-user call slots, timers (tests inject their own). */
   executeOptions?: Omit<ExecuteToolOptions, 'registry'>;
   /** Where tools that produce files store them; defaults to `executeTool`'s (`./data`). */
   dataDirectory?: string;

@@ -6,6 +6,8 @@
  * budget is the tool's `timeoutSeconds` setting when it has one, 30 s otherwise; when it runs out the
  * call's signal fires with a `ToolTimeoutError`, and a parent abort fires it with a
  * `ToolCancelledError` — whichever comes first claims the outcome, so a cancel is never a timeout.
+ * With per-user call slots (`user-call-slots.ts`) a call first waits for one; the budget starts once it
+ * holds it, so time spent waiting behind the user's other calls is never charged to it.
  */
 
 import type { ToolErrorClassification } from '../contracts/tool-error-classification.ts';
@@ -23,6 +25,7 @@ import type {
   ToolContext,
   ToolExecutionResult,
 } from './types.ts';
+import { slotWaitProgress, USER_TOOL_CALL_LIMIT_VARIABLE, type UserCallSlots } from './user-call-slots.ts';
 
 /** Budget for tools without a `timeoutSeconds` setting; a set one must lie within the bounds below. */
 export const DEFAULT_TOOL_TIMEOUT_SECONDS = 30;
@@ -53,6 +56,11 @@ export interface ExecuteToolOptions {
   onInvalidSettings?: (error: ToolParameterError) => void;
   /** Checks every call's arguments against the tool's schema; the process-wide one by default. */
   argumentValidator?: ArgumentValidator;
+  /**
+   * The instance's per-user slots (`MANGO_USER_MAX_TOOL_CALLS`): a call runs only once it holds one of
+   * its user's, and its budget starts then. Absent: calls never wait.
+   */
+  callSlots?: UserCallSlots;
 }
 
 /** The execution budget of a tool under its effective settings, in seconds. */
@@ -179,20 +187,50 @@ export async function executeTool(
 
 /**
  * Runs a call `prepareToolCall` accepted, under its budget (the second half of `executeTool`, for a
- * caller that decided something about the call first, so the checks are not made twice). Never throws.
+ * caller that decided something about the call first, so the checks are not made twice). With
+ * `callSlots`, the call first waits for one of its user's slots (told to `context.onProgress` when it
+ * has to) and holds it until its outcome is settled; a cancel while it waits ends it before it ran.
+ * Never throws.
  */
 export async function runPreparedToolCall(
   call: PreparedToolCall,
   context: ToolCallContext,
-  options: Pick<ExecuteToolOptions, 'timers'> = {},
+  options: Pick<ExecuteToolOptions, 'timers' | 'callSlots'> = {},
 ): Promise<ToolExecutionResult> {
-  const { tool, settings, arguments: argumentObject } = call;
-  const name = tool.definition.name;
-
+  const name = call.tool.definition.name;
   if (context.signal?.aborted) {
     return failure('cancelled', `Tool "${name}" was cancelled before it started.`);
   }
+  const slots = options.callSlots;
+  if (!slots) return runUnderBudget(call, context, options);
+  const slot = await slots.acquire(context.userId, context.signal, (wait) =>
+    context.onProgress?.(slotWaitProgress(wait)),
+  );
+  if (!slot) {
+    return failure(
+      'cancelled',
+      `Tool "${name}" was cancelled while it waited for a free slot (${USER_TOOL_CALL_LIMIT_VARIABLE}); it never ran.`,
+    );
+  }
+  try {
+    // Granted just as the cancel came: it still never started.
+    if (context.signal?.aborted) {
+      return failure('cancelled', `Tool "${name}" was cancelled before it started.`);
+    }
+    return await runUnderBudget(call, context, options);
+  } finally {
+    slot.release();
+  }
+}
 
+/** The call itself: its budget starts here, its signal fires on the budget or the parent's abort. */
+async function runUnderBudget(
+  call: PreparedToolCall,
+  context: ToolCallContext,
+  options: Pick<ExecuteToolOptions, 'timers'>,
+): Promise<ToolExecutionResult> {
+  const { tool, settings, arguments: argumentObject } = call;
+  const name = tool.definition.name;
   const budgetSeconds = getToolBudgetSeconds(tool, settings.parameters);
   const controller = new AbortController();
   const timers = options.timers ?? REAL_TOOL_TIMERS;

@@ -84,3 +84,34 @@ export function makeSettingsTool(): RegisteredTool {
     },
   });
 }
+
+/**
+ * `block` (or `name`): each call records its `value` argument when it starts and runs until the test
+ * releases that value, or until its signal fires (then it fails with the signal's reason).
+ */
+export function blockingTool(name = 'block') {
+  const started: string[] = [];
+  const releases = new Map<string, () => void>();
+  const tool = makeTool({
+    name,
+    execute: (args: unknown, context: ToolContext) => {
+      const value = (args as { value: string }).value;
+      started.push(value);
+      return new Promise((resolve, reject) => {
+        releases.set(value, () => resolve({ done: value }));
+        context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true });
+      });
+    },
+  });
+  return {
+    tool,
+    /** The values of the calls that started, in the order they started. */
+    started,
+    /** Lets the running call with this value finish with `{done: value}`. */
+    release: (value: string) => {
+      const release = releases.get(value);
+      if (!release) throw new Error(`No running call ${value}.`);
+      release();
+    },
+  };
+}

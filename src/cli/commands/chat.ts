@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { buildSystemPrompt } from '../../chat/system-prompt.ts';
 import { runTurn } from '../../chat/turn.ts';
+import { readVariable } from '../../config/environment-variables.ts';
 import { dataDirectoryOf } from '../../config.ts';
 import type { ConversationItem } from '../../contracts/conversation-item.ts';
 import { PROVIDER_IDS, type ProviderId } from '../../contracts/provider-id.ts';
@@ -28,6 +29,7 @@ import { InMemoryToolSettingsRepository } from '../../settings/tool-settings-rep
 import type { ExecuteToolOptions } from '../../tools/execution.ts';
 import { InMemoryFreshnessLedger } from '../../tools/freshness-ledger.ts';
 import { defaultToolRegistry } from '../../tools/registry.ts';
+import { UserCallSlots } from '../../tools/user-call-slots.ts';
 import { resolveCliAccess } from '../cli-tool-access.ts';
 import { withCliToolRegistry } from '../cli-tool-registry.ts';
 import { createTerminalApprovalGate } from '../terminal-approval-gate.ts';
@@ -117,6 +119,8 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
       io.stderr(`mango chat: provider "${providerId}" is not available: ${(error as Error).message}\n`);
       return 1;
     }
+    // The session's own share of tool calls (its read-only calls run side by side), as a server's.
+    const callSlots = new UserCallSlots(readVariable(io.env, 'MANGO_USER_MAX_TOOL_CALLS'));
     const builtins = dependencies.executeOptions?.registry ?? defaultToolRegistry;
     // With --user, that user's external MCP tools join the builtins for the whole session.
     const sessionUser = values.user === undefined ? undefined : userId;
@@ -175,7 +179,7 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
             onItem: (item) => {
               history.push(item);
             },
-            executeOptions: { ...dependencies.executeOptions, registry },
+            executeOptions: { callSlots, ...dependencies.executeOptions, registry },
             approvals,
           })) {
             print(event);

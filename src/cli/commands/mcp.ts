@@ -12,11 +12,13 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { readVariable } from '../../config/environment-variables.ts';
 import {
   configureImageGeneration,
   readImageGenerationConfigFromEnv,
 } from '../../images/image-generation-config.ts';
 import { createMcpToolServer } from '../../mcp/mcp-tool-server.ts';
+import { UserCallSlots } from '../../tools/user-call-slots.ts';
 import { type BoundWorkingDirectory, bindWorkingDirectory } from '../../workspaces/bind-working-directory.ts';
 import { WorkspaceError } from '../../workspaces/workspace-error.ts';
 import { type OpenCliDependencies, openCliDependencies } from '../cli-dependencies.ts';
@@ -72,6 +74,7 @@ export function createMcpCommand(
     const requestedCwd =
       cwd === undefined || cwd.startsWith('~') || isAbsolute(cwd) ? cwd : resolve(io.cwd, cwd);
 
+    const callSlots = new UserCallSlots(readVariable(io.env, 'MANGO_USER_MAX_TOOL_CALLS'));
     const dependencies = await openDependencies(io.env, io.cwd);
     try {
       const user = await dependencies.users.findByName(values.user);
@@ -106,6 +109,8 @@ export function createMcpCommand(
             resolveAccess: bound.resolveAccess,
             log: (message) => io.stderr(`[mango mcp] ${message}\n`),
             settingsPollMilliseconds: STDIO_SETTINGS_POLL_MILLISECONDS,
+            // This process's own share: the server's slots are the server's (one count per process).
+            executeOptions: { callSlots },
             onClose,
           }),
         );

@@ -1,8 +1,8 @@
 /**
  * Builds the server's `ChatService` from the app's parts: providers from the environment
  * (`createProviderRegistry`), tools from the user's saved settings, the database freshness ledger,
- * the users' workspaces, and the chat settings (`MANGO_MAX_TOOL_ITERATIONS`, `MANGO_TURN_LEASE_MS`,
- * `MANGO_USER_MAX_TURNS`).
+ * the users' workspaces, the instance's tool call slots, and the chat settings
+ * (`MANGO_MAX_TOOL_ITERATIONS`, `MANGO_TURN_LEASE_MS`, `MANGO_USER_MAX_TURNS`).
  *
  * Chats and messages live in the given repository: the server passes the database one
  * (`DatabaseChatRepository`, from `createAppDependencies`); the in-memory default serves tests.
@@ -19,6 +19,7 @@ import type { ToolSettingsService } from '../../settings/tool-settings-service.t
 import type { ToolTimers } from '../../tools/execution.ts';
 import type { FreshnessLedger } from '../../tools/freshness-ledger.ts';
 import type { ToolRegistry } from '../../tools/registry.ts';
+import type { UserCallSlots } from '../../tools/user-call-slots.ts';
 import type { UserToolSource } from '../../tools/user-tool-source.ts';
 import type { WorkspaceService } from '../../workspaces/workspace-service.ts';
 import { isDatabaseUnavailableError } from '../database-outage.ts';
@@ -37,6 +38,8 @@ export interface ChatServiceFactoryOptions {
   /** The approval timeout's timer (tests fire it without waiting). */
   approvalTimers?: ToolTimers;
   ledgerForChat: (chatId: string) => FreshnessLedger;
+  /** The instance's per-user tool call slots, shared with its MCP sessions. */
+  toolCallSlots?: UserCallSlots;
   dataDirectory: string;
   now: () => number;
   repository?: ChatRepository;
@@ -63,7 +66,7 @@ export function createServerChatService(options: ChatServiceFactoryOptions): Cha
     dataDirectory: options.dataDirectory,
     now: options.now,
     limits: { maxIterations: chatConfig.maxToolIterations },
-    executeOptions: { registry: options.registry },
+    executeOptions: { registry: options.registry, callSlots: options.toolCallSlots },
     turnTiming: turnTimingFor(chatConfig.turnLeaseMilliseconds),
     userTurnLimit: chatConfig.userMaxTurns,
     rememberApprovalRule: async (userId, toolName, { setting, rule }) => {

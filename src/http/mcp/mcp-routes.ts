@@ -8,6 +8,7 @@
  *   `notifications/tools/list_changed` to that user's running sessions.
  * - `?cwd=` must lie inside the user's workspaces, the rule a chat's working directory follows.
  * - Tools that write files (generate_image) store them under the server's data directory.
+ * - Calls take the instance's per-user slots, the ones its chat turns take (`MANGO_USER_MAX_TOOL_CALLS`).
  * - Every answer carries `Mango-MCP-Server`, by which Mango's own MCP client refuses to use a Mango
  *   server as an external one (docs/mcp-client.md).
  */
@@ -26,6 +27,7 @@ export function createMcpRoutes(deps: AppDependencies) {
         toolSettings: deps.toolSettingsRepository,
         toolSettingsEvents: deps.events,
         registry: deps.registry,
+        executeOptions: { callSlots: deps.toolCallSlots },
         dataDirectory: deps.config.dataDirectory,
         workspaces: deps.workspaces,
         keepAliveMilliseconds: keepAliveMillisecondsFor(deps.config),
