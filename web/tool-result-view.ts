@@ -5,6 +5,7 @@
  * view falls back to the generic one. Images anywhere in any result are shown inline (data URLs, or
  * same-origin URLs fetched with the bearer token — never another host), above pretty JSON.
  */
+import type { ShellTermination } from '../src/contracts/shell-termination.ts';
 import type { ToolResultView } from './api-client.ts';
 import { type Child, h } from './dom.ts';
 
@@ -114,13 +115,53 @@ function renderGrep(result: Record<string, unknown>): HTMLElement {
   );
 }
 
-function renderShell(result: Record<string, unknown>): HTMLElement {
+/** A byte count as the card says it: `2 GiB`, `512 MiB`, else bytes. */
+function byteText(bytes: number): string {
+  for (const [unit, size] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+  ] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
+/** How the command ended, as the card's caption says it; undefined for a plain exit. */
+function terminationText(termination: unknown): string | undefined {
+  if (!isRecord(termination) || typeof termination.kind !== 'string') return undefined;
+  const kind = termination.kind as ShellTermination['kind'];
+  const signal = typeof termination.signal === 'string' ? termination.signal : undefined;
+  switch (kind) {
+    case 'exited':
+      return undefined;
+    case 'memory':
+      return typeof termination.limitBytes === 'number'
+        ? `killed: the user's memory share (${byteText(termination.limitBytes)}) ran out`
+        : "killed: the user's memory share ran out";
+    case 'signalled':
+      return `killed by ${signal ?? 'a signal'}`;
+    case 'timed_out':
+      return 'timed out';
+    case 'aborted':
+      return 'cancelled';
+    default:
+      return kind;
+  }
+}
+
+/** The facts of a shell result's caption: exit code, how it ended, whether output was cut. */
+export function shellFacts(result: Record<string, unknown>): string[] {
   const facts: string[] = [];
   if (result.exitCode !== undefined && result.exitCode !== null)
     facts.push(`exit code ${String(result.exitCode)}`);
-  if (typeof result.termination === 'string' && result.termination !== 'exited')
-    facts.push(result.termination);
+  const ended = terminationText(result.termination);
+  if (ended) facts.push(ended);
   if (result.truncated === true) facts.push('output truncated');
+  return facts;
+}
+
+function renderShell(result: Record<string, unknown>): HTMLElement {
+  const facts = shellFacts(result);
   const block = (label: string, text: unknown) =>
     typeof text === 'string' && text !== ''
       ? h(

@@ -144,6 +144,15 @@ export const ENVIRONMENT_VARIABLES = {
     meaning:
       'shell sandboxes built ahead of the next call of the same plan (each used once, killed after 30 s idle); `0` builds every sandbox at the call',
   }),
+  MANGO_SANDBOX_USER_MEMORY: integerVariable({
+    fallback: 2 * 1024 ** 3,
+    minimum: 64 * 1024 ** 2,
+    maximum: Number.MAX_SAFE_INTEGER,
+    expected: 'a number of bytes, at least 67108864 (64 MiB), such as 2147483648 for 2 GiB',
+    defaultText: '`2147483648` (2 GiB)',
+    meaning:
+      "memory one user's commands and stdio MCP servers hold together, tmpfs files included (as root, cgroup v1); a command over it is killed",
+  }),
   MANGO_SANDBOX_UID_BASE: integerVariable({
     fallback: 1_900_000_000,
     minimum: 1000,

@@ -22,9 +22,10 @@
  *   the server dies, the PID namespace ends and every process in it (setsid, nohup and double forks
  *   included) dies with it. A call returns only once that has happened (sandbox-teardown.ts).
  * - Limits (`prlimit`, before the uid drop): processes of the call's uid, address space, file size;
- *   `/tmp`, `/dev/shm` and `HOME` are size-limited tmpfs mounts. Where the host has a pids cgroup the
- *   server can write, each Mango user's commands also have a process limit of their own
- *   (user-process-cgroups.ts), joined before the command starts.
+ *   `/tmp`, `/dev/shm` and `HOME` are size-limited tmpfs mounts. Where the host has cgroup v1
+ *   hierarchies the server can write, each Mango user also has a process limit, a memory share and a
+ *   CPU share of their own (user-shares.ts), joined before the command starts; a command whose process
+ *   the memory share's OOM kill ended says so (`termination.kind` `memory`).
  * - Environment: only shell-environment.ts's allowlist, handed to the interpreter when the call starts
  *   (sandbox-waiter.ts); bubblewrap and the waiter start with an empty one, so `/proc/1/environ` holds
  *   nothing.
@@ -92,7 +93,7 @@ import {
   type ShellSandboxStatus,
   searchPathOf,
 } from './shell-sandbox.ts';
-import { openUserProcessCgroups, PIDS_CGROUP_ROOT, type UserProcessCgroups } from './user-process-cgroups.ts';
+import { openUserShares, type UserShareRoots } from './user-shares.ts';
 
 export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits, type SandboxPrograms };
 
@@ -132,10 +133,10 @@ export interface BubblewrapSandboxOptions {
   /** Receives one JSON line per command (default: stdout). */
   log?: (line: string) => void;
   /**
-   * The cgroup v1 pids hierarchy for per-user process limits (default {@link PIDS_CGROUP_ROOT}, used
-   * only when the server is root); `null` leaves only the per-uid limit.
+   * The cgroup v1 hierarchies of the per-user shares (default: `/sys/fs/cgroup/<controller>`, used only
+   * when the server is root); `null` switches a share off (user-shares.ts).
    */
-  processCgroupRoot?: string | null;
+  cgroupRoots?: UserShareRoots;
   /** The server's own uid (default `process.getuid()`); injectable to test the decision. */
   serverUid?: number;
   host?: HostLayout;
@@ -215,16 +216,12 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
   };
 
   // Per-user cgroups sit under one parent per identity store: the range's base, or the one uid.
-  const cgroupParent = identities.kind === 'per-user' ? identities.range.base : serverUid;
-  const cgroups: UserProcessCgroups | string = !dropsPrivilege
-    ? 'the server is not root'
-    : options.processCgroupRoot === null
-      ? 'per-user limits are switched off'
-      : openUserProcessCgroups(
-          cgroupParent,
-          limits.userProcesses,
-          options.processCgroupRoot ?? PIDS_CGROUP_ROOT,
-        );
+  const shares = openUserShares({
+    parentId: identities.kind === 'per-user' ? identities.range.base : serverUid,
+    serverIsRoot: dropsPrivilege,
+    limits,
+    roots: options.cgroupRoots,
+  });
 
   if (typeof programs === 'string') {
     status = { available: false, reason: `The shell sandbox cannot run: ${programs}` };
@@ -250,11 +247,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       : {
           available: true,
           mode: 'bubblewrap',
-          summary: `bubblewrap, ${describeWhoRuns(identities)}, no network, ${
-            typeof cgroups === 'string'
-              ? `at most ${limits.processes} processes per uid (${cgroups})`
-              : `at most ${cgroups.limit} processes per user`
-          }`,
+          summary: `bubblewrap, ${describeWhoRuns(identities)}, no network, ${shares.summary}`,
         };
   }
 
@@ -335,7 +328,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
           startSandboxedProgram({
             plan,
             environment: launch.environment,
-            cgroups,
+            shares,
             userId: program.userId,
           }),
       };
@@ -360,7 +353,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
           start: (interpreterArguments, environment) =>
             startSandboxForCall({
               pool,
-              cgroups,
+              shares,
               plan,
               launch,
               message: encodeWaiterMessage(interpreterArguments, environment),

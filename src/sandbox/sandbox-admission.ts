@@ -1,19 +1,19 @@
 /**
- * Joining a sandbox to its user's process cgroup (user-process-cgroups.ts) before it runs anything. A
- * command's waiter (sandbox-waiter.ts) and a program's gate (sandbox-program-gate.ts) both start
- * nothing until the server hands them their start, so a sandbox joined first has every process of what
- * it runs counted, with no window. A sandbox that cannot be joined is discarded and nothing runs: the
- * limit fails closed.
+ * Joining a sandbox to its user's shares (user-shares.ts: the process limit, the memory share, the CPU
+ * share) before it runs anything. A command's waiter (sandbox-waiter.ts) and a program's gate
+ * (sandbox-program-gate.ts) both start nothing until the server hands them their start, so a sandbox
+ * joined first has every process of what it runs counted, with no window. A sandbox that cannot be
+ * joined is discarded and nothing runs: the shares fail closed.
  */
 import { ToolError } from '../tools/errors.ts';
 import { parseSandboxInitPid } from './sandbox-teardown.ts';
-import type { UserProcessCgroups } from './user-process-cgroups.ts';
+import type { AdmittedSandbox, UserShares } from './user-shares.ts';
 
 /** How long a sandbox that reported no pid is given to show it failed by exiting. */
 const FAILED_START_LIMIT_MS = 1000;
 
 export interface SandboxAdmission {
-  cgroups: UserProcessCgroups;
+  shares: UserShares;
   userId: string;
   /** What bubblewrap wrote on its info descriptor ('' when nothing came in time). */
   info: string;
@@ -24,11 +24,12 @@ export interface SandboxAdmission {
 }
 
 /**
- * Moves the sandbox's PID 1 into its user's cgroup. Without a pid, a sandbox that exits at once is let
- * go on (bubblewrap failed before it started anything: its exit status and message say why); one that
- * still runs is discarded, because what it might run could not be counted.
+ * Moves the sandbox's PID 1 into its user's cgroups. Without a pid, a sandbox that exits at once is
+ * let go on (bubblewrap failed before it started anything: its exit status and message say why) and
+ * nothing is admitted; one that still runs is discarded, because what it might run could not be
+ * counted.
  */
-export async function admitSandbox(admission: SandboxAdmission): Promise<void> {
+export async function admitSandbox(admission: SandboxAdmission): Promise<AdmittedSandbox | undefined> {
   const pid = parseSandboxInitPid(admission.info);
   const failed =
     pid === undefined &&
@@ -37,13 +38,12 @@ export async function admitSandbox(admission: SandboxAdmission): Promise<void> {
       Bun.sleep(FAILED_START_LIMIT_MS).then(() => false),
     ]));
   try {
-    if (pid !== undefined) admission.cgroups.admit(admission.userId, pid);
-    else if (!failed) throw new Error('bubblewrap did not report the sandbox it started.');
+    if (pid !== undefined) return admission.shares.admit(admission.userId, pid);
+    if (!failed) throw new Error('per-user limits: bubblewrap did not report the sandbox it started.');
+    return undefined;
   } catch (error) {
     admission.discard();
-    throw new ToolError(
-      'execution_error',
-      `The shell sandbox cannot apply the per-user process limit: ${(error as Error).message}`,
-    );
+    // The message names the share first (user-shares.ts): "per-user memory share: EACCES …".
+    throw new ToolError('execution_error', `The shell sandbox cannot apply the ${(error as Error).message}`);
   }
 }

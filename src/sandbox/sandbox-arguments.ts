@@ -13,6 +13,7 @@
  * program's), and the server's network only when asked for.
  */
 import { accessSync, constants } from 'node:fs';
+import { defaultOf } from '../config/environment-variables.ts';
 import { buildMountPlan, type HostLayout, type PlanArgument } from './bubblewrap-mount-plan.ts';
 import { programGateArguments } from './sandbox-program-gate.ts';
 import type { SandboxIdentity, SandboxStateDirectory } from './sandbox-state-directory.ts';
@@ -36,6 +37,12 @@ export interface SandboxLimits {
    * user cannot take every slot of the shared limit.
    */
   userProcesses: number;
+  /**
+   * Memory one Mango user's sandboxes may hold together, bytes, where the host has a memory cgroup the
+   * server can use (user-memory-cgroups.ts); without one, `addressSpaceBytes` and the tmpfs sizes are
+   * the only bounds.
+   */
+  userMemoryBytes: number;
   /** RLIMIT_AS per process, bytes. */
   addressSpaceBytes: number;
   /** RLIMIT_FSIZE: the largest file a command may write, bytes. */
@@ -51,6 +58,7 @@ export interface SandboxLimits {
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   processes: 1024,
   userProcesses: 512,
+  userMemoryBytes: defaultOf('MANGO_SANDBOX_USER_MEMORY'),
   addressSpaceBytes: 8 * 1024 ** 3,
   fileBytes: 1024 ** 3,
   tmpBytes: 512 * 1024 ** 2,

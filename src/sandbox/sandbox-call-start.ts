@@ -1,8 +1,8 @@
 /**
  * Starting one call's interpreter in its sandbox: the pooled one of the same key when it is ready (or
  * becomes ready) and still mounts the objects at its paths, else one built now; then joining the
- * user's process cgroup, handing over the command, and, once it ended, waiting for the namespace to
- * be gone.
+ * user's shares (user-shares.ts), handing over the command, and, once it ended, waiting for the
+ * namespace to be gone and reading whether the user's memory share ended one of its processes.
  *
  * A sandbox built ahead mounts the objects that were at its paths when it was built
  * (mount-sources.ts): it is handed over only while every source is still that object; otherwise it is
@@ -17,7 +17,7 @@ import { MountSourceError, mountSourcesUnchanged } from './mount-sources.ts';
 import { admitSandbox } from './sandbox-admission.ts';
 import { type SandboxPool, sandboxKey } from './sandbox-pool.ts';
 import { waitForSandboxTeardown } from './sandbox-teardown.ts';
-import type { UserProcessCgroups } from './user-process-cgroups.ts';
+import type { AdmittedSandbox, ShareTermination, UserShares } from './user-shares.ts';
 
 /** How long a call waits for a pooled sandbox that is still being built before it builds its own. */
 const POOLED_READY_LIMIT_MS = 5000;
@@ -26,8 +26,8 @@ const SETTLE_INFO_LIMIT_MS = 200;
 
 export interface SandboxCallStart {
   pool: SandboxPool;
-  /** The per-user cgroups, or why there are none. */
-  cgroups: UserProcessCgroups | string;
+  /** The per-user shares the sandbox joins before it runs the command. */
+  shares: UserShares;
   plan: readonly PlanArgument[];
   /** Builds a sandbox now, when no pooled one fits (launchSandbox with the owner's reaper). */
   launch(plan: readonly PlanArgument[]): LaunchedSandbox;
@@ -40,7 +40,7 @@ export interface SandboxCallStart {
 }
 
 export async function startSandboxForCall(start: SandboxCallStart): Promise<WrappedShellProcess> {
-  const { pool, cgroups, plan } = start;
+  const { pool, shares, plan } = start;
   let sandbox: LaunchedSandbox | undefined = pool.take(sandboxKey(plan));
   // The call's own budget starts once it runs; waiting for a pooled sandbox must not outlast it.
   const readyLimit = Math.min(POOLED_READY_LIMIT_MS, start.timeoutMs);
@@ -57,9 +57,11 @@ export async function startSandboxForCall(start: SandboxCallStart): Promise<Wrap
   }
   const chosen = sandbox as LaunchedSandbox;
   start.onStart(prebuilt, chosen);
-  if (typeof cgroups !== 'string') {
-    await admitSandbox({
-      cgroups,
+  let admitted: AdmittedSandbox | undefined;
+  let ended: ShareTermination | undefined;
+  if (shares.admits) {
+    admitted = await admitSandbox({
+      shares,
       userId: start.userId,
       info: await chosen.info(readyLimit),
       exited: chosen.child.exited,
@@ -75,7 +77,10 @@ export async function startSandboxForCall(start: SandboxCallStart): Promise<Wrap
         await waitForSandboxTeardown(await chosen.info(SETTLE_INFO_LIMIT_MS));
       } finally {
         chosen.release();
+        // The namespace is gone: no process of it can be killed any more, and its cgroup goes.
+        ended = admitted?.finish();
       }
     },
+    limitTermination: () => ended,
   };
 }

@@ -1,9 +1,9 @@
 /**
  * Starting a long-running program in the sandbox that `prepareProgram` planned: spawn the sandbox with
- * bubblewrap's info on descriptor 3, join it to its user's process cgroup while the program gate
- * (sandbox-program-gate.ts) still holds the program back, then let the program start. The program's
- * stdin, stdout and stderr are the process's own pipes; nothing is read from or written to them here
- * but the start line. The mount sources are opened as objects just before the spawn (mount-sources.ts)
+ * bubblewrap's info on descriptor 3, join it to its user's shares (user-shares.ts) while the program
+ * gate (sandbox-program-gate.ts) still holds the program back, then let the program start; its memory
+ * cgroup is removed once the sandbox has exited. The program's stdin, stdout and stderr are the
+ * process's own pipes; nothing is read from or written to them here but the start line. The mount sources are opened as objects just before the spawn (mount-sources.ts)
  * and the server's copies closed right after it; bubblewrap starts in `/`, not in the working directory
  * a tenant may change (it enters that inside the sandbox).
  */
@@ -16,7 +16,7 @@ import { admitSandbox } from './sandbox-admission.ts';
 import { PROGRAM_MOUNT_DESCRIPTORS_FROM } from './sandbox-arguments.ts';
 import { PROGRAM_GATE_START } from './sandbox-program-gate.ts';
 import type { ProgramProcess } from './shell-sandbox.ts';
-import type { UserProcessCgroups } from './user-process-cgroups.ts';
+import type { UserShares } from './user-shares.ts';
 
 /** bubblewrap writes its info once the sandbox exists; a slow host gets this long. */
 const INFO_LIMIT_MS = 5000;
@@ -25,13 +25,13 @@ export interface ProgramStart {
   /** The sandbox's plan, ending with the program gate (sandbox-arguments.ts). */
   plan: readonly PlanArgument[];
   environment: Record<string, string>;
-  /** The per-user cgroups, or why there are none (the program then starts at once). */
-  cgroups: UserProcessCgroups | string;
+  /** The per-user shares the sandbox joins before the program starts. */
+  shares: UserShares;
   userId: string;
 }
 
 export async function startSandboxedProgram(start: ProgramStart): Promise<ProgramProcess> {
-  const { cgroups } = start;
+  const { shares } = start;
   let mounts: ReturnType<typeof openMountSources>;
   try {
     mounts = openMountSources(start.plan, PROGRAM_MOUNT_DESCRIPTORS_FROM);
@@ -55,14 +55,16 @@ export async function startSandboxedProgram(start: ProgramStart): Promise<Progra
   try {
     // Read even when there is no cgroup to join: bubblewrap must not write into a closed pipe.
     const info = await information.through('}', INFO_LIMIT_MS);
-    if (typeof cgroups !== 'string') {
-      await admitSandbox({
-        cgroups,
+    if (shares.admits) {
+      const admitted = await admitSandbox({
+        shares,
         userId: start.userId,
         info,
         exited: child.exited,
         discard: () => child.kill('SIGKILL'),
       });
+      // bubblewrap exits only after the sandbox's PID 1, which outlives everything else in it.
+      if (admitted) void child.exited.then(() => admitted.finish());
     }
   } finally {
     information.close();

@@ -10,6 +10,8 @@
  *   subordinate ranges or the uid of earlier versions (`MANGO_SANDBOX_UID`, which
  *   `mango workspace migrate-owners` re-owns from) is refused with the ids it shares.
  * - `MANGO_SANDBOX_POOL`: how many sandboxes may be built ahead of their call (default 4, 0: none).
+ * - `MANGO_SANDBOX_USER_MEMORY`: the memory one user's sandboxes may hold together, where the host has
+ *   a memory cgroup hierarchy (user-memory-cgroups.ts; default 2 GiB).
  *
  * A setting that cannot be read leaves shell tools unavailable, with the reason, instead of failing the
  * whole server: the rest of Mango works without shells.
@@ -32,6 +34,8 @@ export interface ShellSandboxConfig {
   /** The one uid of earlier versions (`MANGO_SANDBOX_UID`): it must stay outside the range. */
   legacyUid: number;
   pool: number;
+  /** Bytes one user's sandboxes may hold together (`MANGO_SANDBOX_USER_MEMORY`). */
+  userMemoryBytes: number;
 }
 
 /** Reads the settings. @throws ConfigError naming the variable, what it accepts and what it got. */
@@ -45,6 +49,7 @@ export function readShellSandboxConfig(environment: Environment): ShellSandboxCo
     },
     legacyUid: readVariable(environment, 'MANGO_SANDBOX_UID'),
     pool: readVariable(environment, 'MANGO_SANDBOX_POOL'),
+    userMemoryBytes: readVariable(environment, 'MANGO_SANDBOX_USER_MEMORY'),
   };
 }
 
@@ -133,6 +138,7 @@ export function createShellSandboxFromEnvironment(
         ? { users: createSandboxUsers({ repository: options.ids, range: config.range }) }
         : {}),
       pool: { maxIdle: config.pool },
+      limits: { userMemoryBytes: config.userMemoryBytes },
       passEnv: config.passEnv,
       environment,
       log: options.log,

@@ -103,7 +103,7 @@ describeSandbox('a program in its sandbox counts against its user’s process li
   );
 
   test('without per-user cgroups the program starts at once and still gets its stdin', async () => {
-    const shared = createTestSandbox({ processCgroupRoot: null });
+    const shared = createTestSandbox({ cgroupRoots: { processes: null } });
     try {
       expect(shared.status()).toMatchObject({
         summary: expect.stringContaining('processes per uid (per-user limits are switched off)'),
@@ -130,7 +130,7 @@ describeSandbox('a program in its sandbox counts against its user’s process li
       writeFileSync(join(root, `mango-sandbox-${DEFAULT_SANDBOX_ID_RANGE.base}`, 'pids.max'), 'max\n');
       writeFileSync(join(root, `mango-sandbox-${DEFAULT_SANDBOX_ID_RANGE.base}`, `user-${hash}`), '');
       const marker = join(setup.layout.alice, `ran-${crypto.randomUUID()}`);
-      const unjoinable = createTestSandbox({ processCgroupRoot: root });
+      const unjoinable = createTestSandbox({ cgroupRoots: { processes: root } });
       try {
         await expect(start(userId, `touch ${marker}`, unjoinable)).rejects.toThrow(
           /^The shell sandbox cannot apply the per-user process limit: ENOTDIR/,

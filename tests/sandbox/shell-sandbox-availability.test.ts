@@ -100,13 +100,14 @@ describe('who commands run as', () => {
 });
 
 describe('operator settings', () => {
-  test('MANGO_SHELL_SANDBOX accepts bubblewrap (default) and off only; MANGO_SANDBOX_UID a positive uid', () => {
+  test('MANGO_SHELL_SANDBOX accepts bubblewrap (default) and off only; MANGO_SANDBOX_UID a positive uid; MANGO_SANDBOX_USER_MEMORY bytes from 64 MiB', () => {
     expect(readShellSandboxConfig({})).toEqual({
       mode: 'bubblewrap',
       passEnv: [],
       range: { base: 1_900_000_000, count: 65_536 },
       legacyUid: 61000,
       pool: 4,
+      userMemoryBytes: 2 * 1024 ** 3,
     });
     expect(
       readShellSandboxConfig({
@@ -116,6 +117,7 @@ describe('operator settings', () => {
         MANGO_SANDBOX_UID_BASE: '500000',
         MANGO_SANDBOX_UID_COUNT: '100',
         MANGO_SANDBOX_POOL: '0',
+        MANGO_SANDBOX_USER_MEMORY: '536870912',
       }),
     ).toEqual({
       mode: 'off',
@@ -123,6 +125,7 @@ describe('operator settings', () => {
       range: { base: 500_000, count: 100 },
       legacyUid: 7000,
       pool: 0,
+      userMemoryBytes: 512 * 1024 ** 2,
     });
     expect(() => readShellSandboxConfig({ MANGO_SHELL_SANDBOX: 'none' })).toThrow(
       'MANGO_SHELL_SANDBOX must be "bubblewrap" or "off", got "none".',
@@ -133,6 +136,11 @@ describe('operator settings', () => {
     expect(() => readShellSandboxConfig({ MANGO_SANDBOX_POOL: 'many' })).toThrow(
       'MANGO_SANDBOX_POOL must be a count from 0 to 64, got "many".',
     );
+    for (const text of ['2G', '1048576']) {
+      expect(() => readShellSandboxConfig({ MANGO_SANDBOX_USER_MEMORY: text })).toThrow(
+        `MANGO_SANDBOX_USER_MEMORY must be a number of bytes, at least 67108864 (64 MiB), such as 2147483648 for 2 GiB, got "${text}".`,
+      );
+    }
   });
 
   test('a misconfigured sandbox is unavailable with the reason, never silently off', () => {

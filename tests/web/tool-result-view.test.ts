@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { findImages, formatArguments } from '../../web/tool-result-view.ts';
+import { findImages, formatArguments, shellFacts } from '../../web/tool-result-view.ts';
 
 describe('findImages', () => {
   test.each([
@@ -42,5 +42,25 @@ describe('formatArguments', () => {
     ['{"path":', '{"path":'],
   ])('%j → %j', (input, expected) => {
     expect(formatArguments(input)).toBe(expected);
+  });
+});
+
+describe('shellFacts', () => {
+  test.each([
+    ['a plain exit', { exitCode: 0, termination: { kind: 'exited' } }, ['exit code 0']],
+    [
+      'a death by signal',
+      { exitCode: null, termination: { kind: 'signalled', signal: 'SIGSEGV' } },
+      ['killed by SIGSEGV'],
+    ],
+    [
+      "a process killed when the user's memory share ran out",
+      { exitCode: 137, termination: { kind: 'memory', limitBytes: 2 * 1024 ** 3 }, truncated: true },
+      ['exit code 137', "killed: the user's memory share (2 GiB) ran out", 'output truncated'],
+    ],
+    ['a timeout', { exitCode: null, termination: { kind: 'timed_out', signal: 'SIGKILL' } }, ['timed out']],
+    ['a result without a termination', { exitCode: 1 }, ['exit code 1']],
+  ])('%s', (_name, result, expected) => {
+    expect(shellFacts(result)).toEqual(expected);
   });
 });

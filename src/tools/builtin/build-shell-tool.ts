@@ -11,7 +11,9 @@
  *
  * Outcomes: any exit (zero or not) and a death by signal are results (`ShellCommandResult`); a timeout is
  * a `timeout` error naming the budget, a caller's abort is `cancelled` (only a genuine timeout surfaces
- * the timeout error message).
+ * the timeout error message). A command whose process the OOM killer ended because its user's memory
+ * share ran out is a result too (`termination.kind` `memory`), whose notice names the share: the model
+ * reads what it printed and why it stopped.
  */
 
 import { Type } from '@sinclair/typebox';
@@ -30,7 +32,7 @@ import {
 } from '../errors.ts';
 import { MAX_TOOL_TIMEOUT_SECONDS, MIN_TOOL_TIMEOUT_SECONDS } from '../execution.ts';
 import { PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
-import { excerptCutMarker, shellOutputCapNotice } from '../output/cut-notices.ts';
+import { excerptCutMarker, formatBytes, shellOutputCapNotice } from '../output/cut-notices.ts';
 import { capCharacters } from '../output/utf8-cap.ts';
 import type { ShellCommandResult } from '../shell/run-shell-command.ts';
 import { SHELL_APPROVAL_SETTINGS } from '../shell/shell-approval-settings.ts';
@@ -137,6 +139,15 @@ function timeoutMessage(kind: ShellKind, timeoutSeconds: number, result: ShellCo
   return message;
 }
 
+/** What a command whose process the OOM killer ended is told. */
+export function memoryShareNotice(limitBytes: number): string {
+  return (
+    `The kernel killed a process of this command: this user's memory share ran out (${formatBytes(limitBytes)} ` +
+    'for all their commands and MCP servers together, MANGO_SANDBOX_USER_MEMORY). Use less memory at once ' +
+    '(smaller input, fewer parallel jobs, less in /tmp), or ask the operator to raise the share.'
+  );
+}
+
 /** The RegisteredTool for one shell kind; register it only when the interpreter exists. */
 export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions = {}): RegisteredTool {
   const sandboxOf = options.sandbox ?? hostShellSandbox;
@@ -219,7 +230,11 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
         );
       }
       const output: ShellToolResult = { ...result, cwd: directory.absolute };
-      if (result.truncated) output.notice = shellOutputCapNotice(limits.maxOutputBytes);
+      const notices = [
+        ...(result.termination.kind === 'memory' ? [memoryShareNotice(result.termination.limitBytes)] : []),
+        ...(result.truncated ? [shellOutputCapNotice(limits.maxOutputBytes)] : []),
+      ];
+      if (notices.length > 0) output.notice = notices.join('\n');
       return output;
     },
   });

@@ -8,8 +8,9 @@ import { capCharacters } from './utf8-cap.ts';
 /** Characters of one line shown before it is cut (read_file and grep). */
 export const MAX_LINE_CHARACTERS = 2000;
 
-/** A byte count as a reader says it: `256 KiB`, `1 MiB`, `1000 bytes`. */
+/** A byte count as a reader says it: `256 KiB`, `1 MiB`, `2 GiB`, `1000 bytes`. */
 export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 ** 3 && bytes % 1024 ** 3 === 0) return `${bytes / 1024 ** 3} GiB`;
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} bytes`;

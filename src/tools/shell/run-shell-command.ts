@@ -9,7 +9,9 @@
  *   ends the sandbox with everything in it.
  * - A wrapper that reports the interpreter's real wait status makes the result exact: a sandbox's own
  *   exit code turns a death by signal n into 128+n, which an `exit 137` also gives. A wrapper that
- *   settles is waited for after it exits, on every path: exit, timeout, cancel.
+ *   settles is waited for after it exits, on every path: exit, timeout, cancel. A wrapper's limit that
+ *   ended a process of the command (its user's memory share) is the termination when the command ended
+ *   by itself (`memory`, contracts/shell-termination.ts).
  * - An owned timer (not Bun's spawn timeout) and the caller's `signal` each kill the whole group with
  *   SIGKILL. The caller's signal counts as a timeout when its reason is a timeout (executeTool's budget
  *   aborts with a `ToolTimeoutError`, `AbortSignal.timeout()` with a `TimeoutError`) and as an abort
@@ -24,6 +26,12 @@
  *   ToolError).
  */
 import { userInfo } from 'node:os';
+import type {
+  ShellEndTermination,
+  ShellMemoryTermination,
+  ShellTermination,
+  ShellTerminationKind,
+} from '../../contracts/shell-termination.ts';
 import { classifySystemError, ToolError } from '../errors.ts';
 import { REAL_TOOL_TIMERS, type ToolTimers } from '../execution.ts';
 import { readCappedStream } from './capped-stream-reader.ts';
@@ -32,17 +40,10 @@ import { buildShellEnvironment } from './shell-environment.ts';
 import { findShellInterpreter, type ShellInterpreter, type ShellKind } from './shell-interpreter.ts';
 import { decodeCapturedOutput } from './utf8-boundary.ts';
 
-export type ShellTerminationKind = 'exited' | 'timed_out' | 'aborted' | 'signalled';
+export type { ShellTermination, ShellTerminationKind };
 
-/**
- * How the command ended. `exited`: the shell exited by itself (any exit code). `signalled`: the shell
- * died of a signal nobody here sent (`signal` names it). `timed_out` / `aborted`: the budget or the
- * caller stopped it; `signal` is the `SIGKILL` that was sent to the group.
- */
-export interface ShellTermination {
-  kind: ShellTerminationKind;
-  signal?: string;
-}
+/** A limit of the wrapper's that ended the command (its user's memory share ran out). */
+export type ShellLimitTermination = Omit<ShellMemoryTermination, 'signal'>;
 
 export interface ShellCommandResult {
   shell: ShellKind;
@@ -111,6 +112,12 @@ export interface WrappedShellProcess {
   waitStatus?(): Promise<ShellWaitStatus | undefined>;
   /** Resolves once everything the wrapper started is really gone; called after the child exited. */
   settle?(): Promise<void>;
+  /**
+   * Called after `settle`: the wrapper's limit that ended a process of the command, or undefined. It
+   * replaces `exited` or `signalled` (the shell may have exited 137 when a child was killed); a timeout
+   * or a cancel that came first stays.
+   */
+  limitTermination?(): ShellLimitTermination | undefined;
 }
 
 /** Starts the interpreter inside whatever the wrapper builds; see the module header. */
@@ -204,7 +211,7 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
     termination = candidate;
     return true;
   };
-  const causeOfAbort = (reason: unknown): ShellTerminationKind =>
+  const causeOfAbort = (reason: unknown): 'timed_out' | 'aborted' =>
     isTimeoutReason(reason) ? 'timed_out' : 'aborted';
 
   if (signal?.aborted) {
@@ -250,7 +257,7 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
   const stdoutReading = readCappedStream(child.stdout, options.maxOutputBytes);
   const stderrReading = readCappedStream(child.stderr, options.maxOutputBytes);
 
-  const stop = (kind: ShellTerminationKind) => {
+  const stop = (kind: 'timed_out' | 'aborted') => {
     if (claim({ kind, signal: 'SIGKILL' })) killProcessGroup(processGroupId);
   };
   const timers = options.timers ?? REAL_TOOL_TIMERS;
@@ -275,10 +282,14 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
         ? null
         : String(child.signalCode);
     const exitCode = reported ? reported.exitCode : child.exitCode;
-    claim(exitSignal === null ? { kind: 'exited' } : { kind: 'signalled', signal: exitSignal });
+    const ended: ShellEndTermination =
+      exitSignal === null ? { kind: 'exited' } : { kind: 'signalled', signal: exitSignal };
+    const endedByItself = claim(ended);
     // Whatever the shell left behind in its group does not outlive the call.
     if (process.platform !== 'win32') killProcessGroup(processGroupId);
     if (started.settle) await started.settle();
+    const limited = endedByItself ? started.limitTermination?.() : undefined;
+    if (limited) termination = exitSignal === null ? limited : { ...limited, signal: exitSignal };
 
     const bothEnded = Promise.all([stdoutReading.result, stderrReading.result]);
     await waitAtMost(bothEnded, options.pipeGraceMs ?? DEFAULT_PIPE_GRACE_MS);

@@ -353,4 +353,19 @@ describe('how a stopped command is reported by the tool itself', () => {
     );
     expect(result).toMatchObject({ termination: { kind: 'signalled' }, cwd: workspace });
   });
+
+  test('memory: a normal result whose notice names the share that ran out', async () => {
+    const result = await toolReturning({
+      kind: 'memory',
+      limitBytes: 2 * 1024 ** 3,
+      signal: 'SIGKILL',
+    }).execute({ command: 'x' }, context({}));
+    expect(result).toMatchObject({
+      termination: { kind: 'memory', limitBytes: 2 * 1024 ** 3, signal: 'SIGKILL' },
+      notice:
+        "The kernel killed a process of this command: this user's memory share ran out (2 GiB for all their " +
+        'commands and MCP servers together, MANGO_SANDBOX_USER_MEMORY). Use less memory at once (smaller ' +
+        'input, fewer parallel jobs, less in /tmp), or ask the operator to raise the share.',
+    });
+  });
 });

@@ -109,6 +109,8 @@ describe('formatBytes', () => {
     [1536, '1536 bytes'],
     [256 * 1024, '256 KiB'],
     [1024 * 1024, '1 MiB'],
+    [1536 * 1024 * 1024, '1536 MiB'],
+    [2 * 1024 ** 3, '2 GiB'],
   ];
   test.each(cases)('%d is %s', (bytes, text) => {
     expect(formatBytes(bytes)).toBe(text);

@@ -171,6 +171,37 @@ describe('runShellCommand: budgets stop the work', () => {
   });
 });
 
+describe("runShellCommand: a wrapper's limit that ended the command", () => {
+  /** A wrapper that runs the command directly and says a memory share of 1 MiB ended it. */
+  const limited = (settled: string[]): RunShellCommandOptions['wrapper'] => ({
+    start: async (argv, environment) => ({
+      child: Bun.spawn([...argv], { env: environment, stdio: ['ignore', 'pipe', 'pipe'], detached: true }),
+      settle: async () => {
+        settled.push('settled');
+      },
+      limitTermination: () => {
+        settled.push('read');
+        return { kind: 'memory', limitBytes: 1024 ** 2 };
+      },
+    }),
+  });
+
+  test('replaces exited, and signalled keeping the signal, read after the wrapper settled', async () => {
+    const order: string[] = [];
+    const exited = await runShellCommand(options('exit 137', { wrapper: limited(order) }));
+    expect(exited).toMatchObject({ exitCode: 137, termination: { kind: 'memory', limitBytes: 1024 ** 2 } });
+    expect(exited.termination).toEqual({ kind: 'memory', limitBytes: 1024 ** 2 });
+    expect(order).toEqual(['settled', 'read']);
+    const killed = await runShellCommand(options('kill -9 $$', { wrapper: limited([]) }));
+    expect(killed.termination).toEqual({ kind: 'memory', limitBytes: 1024 ** 2, signal: 'SIGKILL' });
+  });
+
+  test('a timeout that came first stays a timeout', async () => {
+    const run = runShellCommand(options('sleep 60', { timeoutMs: 50, wrapper: limited([]) }));
+    expect((await run).termination).toEqual({ kind: 'timed_out', signal: 'SIGKILL' });
+  });
+});
+
 describe('runShellCommand: waits for the shell to exit, not for end-of-output', () => {
   test('a background child holding the pipes does not hold the call, and is killed', async () => {
     const pidFile = join(temporary.path, 'background.pid');
