@@ -25,7 +25,8 @@
  *   `/tmp`, `/dev/shm` and `HOME` are size-limited tmpfs mounts. Where the host has cgroup v1
  *   hierarchies the server can write, each Mango user also has a process limit, a memory share and a
  *   CPU share of their own (user-shares.ts), joined before the command starts; a command whose process
- *   the memory share's OOM kill ended says so (`termination.kind` `memory`).
+ *   the memory share's OOM kill ended says so (`termination.kind` `memory`), and one that could not
+ *   start for want of a process slot fails at once, naming the limit.
  * - Environment: only shell-environment.ts's allowlist, handed to the interpreter when the call starts
  *   (sandbox-waiter.ts); bubblewrap and the waiter start with an empty one, so `/proc/1/environ` holds
  *   nothing.
@@ -372,6 +373,10 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       log(formatSandboxLogLine('bubblewrap', command, result, prebuilt));
       const failure = launched && (await sandboxBuildFailure(launched, result, identity.uid));
       if (failure) throw new ToolError('execution_error', failure);
+      const record = await launched?.record();
+      if (record?.kind === 'start-failed' && record.step === 'fork') {
+        throw new ToolError('execution_error', shares.startFailureMessage(record.errno, record.reason));
+      }
       return result;
     },
   };

@@ -27,7 +27,7 @@ import { descriptorReader } from './descriptor-reader.ts';
 import { type MountIdentity, openMountSources } from './mount-sources.ts';
 import { MOUNT_DESCRIPTORS_FROM } from './sandbox-arguments.ts';
 import type { SandboxReaper } from './sandbox-reaper.ts';
-import { parseWaiterStatus } from './sandbox-waiter.ts';
+import { parseWaiterRecord, type WaiterRecord, waitStatusOf } from './sandbox-waiter.ts';
 
 export interface LaunchedSandbox {
   readonly child: ShellChild;
@@ -41,6 +41,8 @@ export interface LaunchedSandbox {
   handOver(message: Uint8Array): Promise<void>;
   /** The interpreter's real wait status after the process exited (undefined when none was reported). */
   waitStatus(): Promise<ShellWaitStatus | undefined>;
+  /** What the waiter reported after the process exited: the status, or why the interpreter never ran. */
+  record(): Promise<WaiterRecord | undefined>;
   /**
    * What bubblewrap wrote on its info descriptor (the host pid of the sandbox's PID 1): the JSON
    * object, read up to its closing brace (the descriptor itself stays open in the sandbox until it
@@ -90,6 +92,13 @@ export function launchSandbox(plan: readonly PlanArgument[], reaper: SandboxReap
     return readiness;
   };
   let handedOver = false;
+  let recorded: Promise<WaiterRecord | undefined> | undefined;
+  /** The waiter's record, read once, whoever asks first. */
+  const record = (): Promise<WaiterRecord | undefined> => {
+    // A sandbox handed over before it was ready still starts with the waiter's "ready" line.
+    recorded ??= started().then(async (ran) => (ran ? parseWaiterRecord(await records.rest()) : undefined));
+    return recorded;
+  };
 
   const ready = (limitMs: number): Promise<boolean> => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -116,11 +125,8 @@ export function launchSandbox(plan: readonly PlanArgument[], reaper: SandboxReap
         // say why, as for any other failure to start.
       }
     },
-    async waitStatus(): Promise<ShellWaitStatus | undefined> {
-      // A sandbox handed over before it was ready still starts with the waiter's "ready" line.
-      if (!(await started())) return undefined;
-      return parseWaiterStatus(await records.rest());
-    },
+    waitStatus: async () => waitStatusOf(await record()),
+    record,
     info: (limitMs: number): Promise<string> => information.through('}', limitMs),
     release(): void {
       // The call waited for the namespace to end (sandbox-teardown.ts): nothing of the group is left.

@@ -13,6 +13,8 @@
  *   configuration, known when the sandbox is built).
  * - A program that cannot be run (the kernel refused it: a missing interpreter, a missing loader) is
  *   exit 127 with `cannot run PROGRAM: REASON` on stderr, so the server can say why it never answered.
+ *   One whose process could not be made (`fork` fails at once, as when its user's processes are at
+ *   their limit) is exit 126 with `cannot start PROGRAM: fork: REASON`.
  * - As PID 1 the gate reaps orphans (an `npx` launcher's children), and when the program has exited it
  *   kills everything else in the namespace (`kill -KILL -1` from PID 1, which it checks it is) and exits
  *   with the program's status, or 128 + the signal that ended it.
@@ -24,7 +26,7 @@ export const PROGRAM_GATE_START = 'go\n';
 export const PROGRAM_GATE_SCRIPT =
   'my $l = ""; while (1) { my $n = sysread(STDIN, my $c, 1); exit 125 unless $n; last if $c eq "\\n"; ' +
   '$l .= $c; exit 125 if length $l > 8 } exit 125 unless $l eq "go"; ' +
-  'my $p = fork; exit 126 unless defined $p; ' +
+  'my $p = fork; unless (defined $p) { print STDERR "cannot start $ARGV[0]: fork: $!\\n"; exit 126 } ' +
   'if ($p == 0) { exec { $ARGV[0] } @ARGV; print STDERR "cannot run $ARGV[0]: $!\\n"; exit 127 } ' +
   'my $s = 0; while ((my $w = wait) != -1) { if ($w == $p) { $s = $?; last } } ' +
   'kill("KILL", -1) if $$ == 1; exit($s & 127 ? 128 + ($s & 127) : $s >> 8);';

@@ -27,10 +27,36 @@ my @a = splice(@f, 0, $n);
 # directory granted to several users (setgid, of the grant's group), theirs together.
 umask(0002);
 
-# The real wait status; then, as PID 1, everything else in the namespace is killed before the waiter
-# exits (kill -1 from PID 1 reaches only its own namespace).
-my $c = system { $a[0] } @a;
-my $e = $!;
+# The interpreter is forked and executed here, not with `system`, which retries a fork that failed for
+# want of a process slot (EAGAIN) every 5 seconds for as long as it fails: a user at their process
+# limit would hold the call instead of hearing why it cannot start. A failed exec comes back through a
+# close-on-exec pipe (an exec that worked closes it), so "cannot run" stays apart from an exit status.
+pipe(my $er, my $ew) or exit 123;
+my $p = fork();
+if (!defined $p) {
+    my $e = ($! + 0) . " $!";
+    syswrite($r, "start-failed fork $e\n") if $r;
+    exit 0;
+}
+if ($p == 0) {
+    close($er);
+    exec { $a[0] } @a;
+    my ($n, $t) = ($! + 0, "$!");
+    syswrite($ew, "$n $t");
+    print STDERR "cannot run $a[0]: $t\n";
+    exit 127;
+}
+close($ew);
+my $x = do { local $/; <$er> };
+close($er);
+
+# The real wait status; orphans of the command (reparented to PID 1) are reaped meanwhile, so their
+# process slots are free again. Then, as PID 1, everything else in the namespace is killed before the
+# waiter exits (kill -1 from PID 1 reaches only its own namespace).
+my $c = 0;
+while ((my $w = wait()) != -1) {
+    if ($w == $p) { $c = $?; last }
+}
 kill('KILL', -1) if $$ == 1;
-syswrite($r, $c == -1 ? "start-failed $e\n" : "status $c\n") if $r;
+syswrite($r, length($x) ? "start-failed exec $x\n" : "status $c\n") if $r;
 exit 0;

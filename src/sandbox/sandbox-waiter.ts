@@ -19,6 +19,11 @@
  *   -1` from PID 1 reaches every other process of its namespace and nothing outside it; it checks that
  *   it is PID 1 first) and exits; the kernel ends the namespace with it, and bubblewrap, which reaps
  *   it, exits only after that.
+ * - The interpreter is forked and executed by the waiter itself (Perl's `system` retries a fork that
+ *   fails for want of a process slot every 5 s, for as long as it fails). A fork that fails is
+ *   reported at once, `start-failed fork <errno> <text>`, and the call fails naming the limit
+ *   (user-shares.ts); an exec that fails is `start-failed exec <errno> <text>`, exit 127 as a shell
+ *   reports a missing command. Orphans reparented to the waiter are reaped while the interpreter runs.
  * - Without a descriptor 3 (the start-up probe) the waiter runs the interpreter the same way and
  *   reports nothing.
  */
@@ -68,14 +73,50 @@ export function signalName(number: number): string {
   return SIGNAL_NAMES.get(number) ?? `SIG${number}`;
 }
 
+/** Each errno's first name: EAGAIN before its alias EWOULDBLOCK. */
+const ERRNO_NAMES = new Map<number, string>();
+for (const [name, number] of Object.entries(constants.errno)) {
+  if (!ERRNO_NAMES.has(number)) ERRNO_NAMES.set(number, name);
+}
+
+/**
+ * What the waiter reported after `ready`: the interpreter's wait status, or why it never ran. `fork`:
+ * no process could be made for it (EAGAIN: its user's processes are at their limit), so the call
+ * fails saying so. `exec`: the process could not become the interpreter (ENOENT: it is missing in the
+ * sandbox), the conventional "command not found".
+ */
+export type WaiterRecord =
+  | { kind: 'status'; status: ShellWaitStatus }
+  | { kind: 'start-failed'; step: 'fork' | 'exec'; errno: string; reason: string };
+
 /** Reads the waiter's record after `ready`; undefined when there is none (the waiter was killed). */
-export function parseWaiterStatus(written: string): ShellWaitStatus | undefined {
-  const match = /^status (\d+)\n$/.exec(written);
-  if (!match) {
-    // The interpreter could not be started: the conventional "command not found" exit.
-    return written.startsWith('start-failed') ? { exitCode: 127, signal: null } : undefined;
+export function parseWaiterRecord(written: string): WaiterRecord | undefined {
+  const failed = /^start-failed (fork|exec) (\d+) ([^\n]*)\n$/.exec(written);
+  if (failed) {
+    const number = Number(failed[2]);
+    return {
+      kind: 'start-failed',
+      step: failed[1] as 'fork' | 'exec',
+      errno: ERRNO_NAMES.get(number) ?? `errno ${number}`,
+      reason: failed[3] as string,
+    };
   }
+  const match = /^status (\d+)\n$/.exec(written);
+  if (!match) return undefined;
   const raw = Number(match[1]);
   const signal = raw & 0x7f;
-  return signal === 0 ? { exitCode: raw >> 8, signal: null } : { exitCode: null, signal: signalName(signal) };
+  return {
+    kind: 'status',
+    status:
+      signal === 0 ? { exitCode: raw >> 8, signal: null } : { exitCode: null, signal: signalName(signal) },
+  };
+}
+
+/**
+ * The interpreter's wait status from the waiter's record: an interpreter that could not be executed is
+ * the conventional "command not found" exit, 127. A failed fork has none (the call fails instead).
+ */
+export function waitStatusOf(record: WaiterRecord | undefined): ShellWaitStatus | undefined {
+  if (record?.kind === 'status') return record.status;
+  return record?.step === 'exec' ? { exitCode: 127, signal: null } : undefined;
 }

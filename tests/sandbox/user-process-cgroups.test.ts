@@ -23,7 +23,7 @@ if (!usable) console.warn(`[skip] per-user process limits: no writable pids cgro
 describeSandbox('one user cannot take every process slot of the sandbox', () => {
   const setup = useTestSandbox({ limits: { processes: 400, userProcesses: 60 } });
 
-  const run = (userId: string, command: string) =>
+  const run = (userId: string, command: string, signal?: AbortSignal) =>
     setup.sandbox.run({
       shell: 'bash',
       command,
@@ -36,6 +36,7 @@ describeSandbox('one user cannot take every process slot of the sandbox', () => 
       chatId: undefined,
       timeoutMs: 30_000,
       maxOutputBytes: 4096,
+      signal,
     });
 
   test.skipIf(!usable)(
@@ -85,6 +86,48 @@ describeSandbox('one user cannot take every process slot of the sandbox', () => 
       const count = Number(/^stopped at (\d+)\n$/.exec(looped.stdout)?.[1]);
       expect(count).toBeGreaterThan(0);
       expect(count).toBeLessThan(60);
+    },
+    30_000,
+  );
+
+  test.skipIf(!usable)(
+    'a call of a user at their limit fails at once, naming the limits, instead of waiting for a slot',
+    async () => {
+      const board = join(setup.layout.alice, `board-${crypto.randomUUID()}`);
+      mkdirSync(board);
+      chmodSync(board, 0o1777);
+      const limited = join(board, 'limit-reached');
+      const forkLoop =
+        `while (1) { my $p = fork(); if (!defined $p) { open(my $f, ">", "${limited}"); last } ` +
+        'if ($p == 0) { sleep 30; exit 0 } } sleep 30;';
+      const holding = new AbortController();
+      const looping = run('mallory-at-limit', `perl -e '${forkLoop}'`, holding.signal);
+      try {
+        expect(await waitUntil(() => existsSync(limited), 15_000)).toBe(true);
+        const startedAt = performance.now();
+        await expect(run('mallory-at-limit', 'echo hi')).rejects.toMatchObject({
+          classification: 'execution_error',
+          message:
+            "The command could not start: this user's processes are at their limit (60 per user, all their " +
+            "commands and MCP servers together; 400 per uid, RLIMIT_NPROC). Wait for this user's other " +
+            'commands to finish, or stop the one that holds the processes (a fork loop, say).',
+        });
+        // Generous: the waiter's fork fails at once; Perl's system() retried it every 5 s.
+        expect(performance.now() - startedAt).toBeLessThan(3000);
+      } finally {
+        holding.abort();
+      }
+      expect((await looping).termination).toEqual({ kind: 'aborted', signal: 'SIGKILL' });
+    },
+    30_000,
+  );
+
+  test.skipIf(!usable)(
+    'orphans a command leaves are reaped while it runs, so they do not hold its slots',
+    async () => {
+      // Each `(true &)` leaves an orphan for the sandbox's PID 1; 200 of them pass a limit of 60.
+      const result = await run('orphans', 'for i in $(seq 200); do (true &); done; echo done');
+      expect(result).toMatchObject({ exitCode: 0, stdout: 'done\n', stderr: '' });
     },
     30_000,
   );
