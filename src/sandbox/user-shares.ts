@@ -159,6 +159,14 @@ export function openUserShares(options: UserSharesOptions): UserShares {
       if (errno !== 'EAGAIN') {
         return `The command could not start: the sandbox could not create its process (${reason}).`;
       }
+      if (!serverIsRoot) {
+        // Without root every user's commands run as the server's uid: its limit is everyone's.
+        return (
+          `The command could not start: the processes of uid ${process.getuid?.()}, which every user's ` +
+          `commands run as here, are at their limit (${limits.processes}, RLIMIT_NPROC). Wait for ` +
+          'other commands to finish; run the server as root for a limit per user.'
+        );
+      }
       const perUser =
         typeof processes === 'string'
           ? ''
