@@ -43,26 +43,35 @@ function checkOrder(migrations: readonly Migration[]): void {
   });
 }
 
+/**
+ * Awaited before each migration of the list is looked at: between two SQLite transactions (no lock
+ * held), and on PostgreSQL with the run's lock held. Tests interleave two migrators with it.
+ */
+export type BeforeMigration = (migration: Migration) => Promise<void>;
+
 /** Applies every migration of `migrations` (default: all of Mango's) that the database lacks. */
 export async function migrate(
   database: Database,
   migrations: readonly Migration[] = MIGRATIONS,
   now: () => number = Date.now,
+  beforeMigration?: BeforeMigration,
 ): Promise<MigrationResult> {
   checkOrder(migrations);
   return database.dialect === 'postgres'
-    ? migratePostgres(database, migrations, now)
-    : migrateSqlite(database, migrations, now);
+    ? migratePostgres(database, migrations, now, beforeMigration)
+    : migrateSqlite(database, migrations, now, beforeMigration);
 }
 
 async function migrateSqlite(
   database: Database,
   migrations: readonly Migration[],
   now: () => number,
+  beforeMigration: BeforeMigration | undefined,
 ): Promise<MigrationResult> {
   const { sql } = database;
   const applied: number[] = [];
   for (const migration of migrations) {
+    await beforeMigration?.(migration);
     await sql.begin('immediate', async (transaction) => {
       await transaction.unsafe(CREATE_MIGRATIONS_TABLE);
       const rows =
@@ -81,6 +90,7 @@ async function migratePostgres(
   database: Database,
   migrations: readonly Migration[],
   now: () => number,
+  beforeMigration: BeforeMigration | undefined,
 ): Promise<MigrationResult> {
   const connection = await database.sql.reserve();
   const applied: number[] = [];
@@ -91,6 +101,7 @@ async function migratePostgres(
       const rows: { version: number }[] = await connection`SELECT version FROM schema_migrations`;
       const done = new Set(rows.map((row) => Number(row.version)));
       for (const migration of migrations) {
+        await beforeMigration?.(migration);
         if (done.has(migration.version)) continue;
         await connection.begin(async (transaction) => {
           for (const statement of migration.postgres) await transaction.unsafe(statement);
