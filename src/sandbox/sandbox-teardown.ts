@@ -22,6 +22,16 @@ export function parseSandboxInitPid(written: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+/** How the wait looks at a pid and lets time pass: the host's, or a test's own. */
+export interface TeardownWatch {
+  /** True while `pid` names a process that is not a zombie. */
+  isLive(pid: number): boolean;
+  /** A monotonic clock, in milliseconds. */
+  now(): number;
+  /** Resolves after `milliseconds` (0: once the event loop has run what was queued). */
+  pause(milliseconds: number): Promise<void>;
+}
+
 /** True while `pid` names a process that is not a zombie (a procfs read: no disk, no blocking). */
 function isLive(pid: number): boolean {
   try {
@@ -32,14 +42,25 @@ function isLive(pid: number): boolean {
   }
 }
 
+/** The host's procfs, clock and timers. */
+export const HOST_TEARDOWN_WATCH: TeardownWatch = {
+  isLive,
+  now: () => performance.now(),
+  pause: (milliseconds) => Bun.sleep(milliseconds),
+};
+
 /** Resolves once the sandbox whose info is `written` has no process left (or the limit passed). */
-export async function waitForSandboxTeardown(written: string, limitMs = TEARDOWN_LIMIT_MS): Promise<void> {
+export async function waitForSandboxTeardown(
+  written: string,
+  limitMs = TEARDOWN_LIMIT_MS,
+  watch: TeardownWatch = HOST_TEARDOWN_WATCH,
+): Promise<void> {
   const pid = parseSandboxInitPid(written);
   if (pid === undefined) return;
-  const startedAt = performance.now();
-  while (isLive(pid)) {
-    const waited = performance.now() - startedAt;
+  const startedAt = watch.now();
+  while (watch.isLive(pid)) {
+    const waited = watch.now() - startedAt;
     if (waited >= limitMs) return;
-    await Bun.sleep(waited < SPIN_MS ? 0 : POLL_MS);
+    await watch.pause(waited < SPIN_MS ? 0 : POLL_MS);
   }
 }
