@@ -357,12 +357,13 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
     const controller = new AbortController();
     const events = join(setup.stateDirectory, 'alice', 'probe', 'events.txt');
     const running = call('mcp__probe__wait_for_cancel', {}, { signal: controller.signal });
-    await waitUntil(() => existsSync(events), 10_000);
+    // Only once the server has the request does the call get cancelled.
+    expect(await waitUntil(() => existsSync(events), 10_000)).toBe(true);
     controller.abort();
     const outcome = await running;
     expect(outcome.ok).toBe(false);
     if (!outcome.ok) expect(outcome.error.classification).toBe('cancelled');
-    await waitUntil(() => readFileSync(events, 'utf8').includes('cancelled'), 10_000);
+    expect(await waitUntil(() => readFileSync(events, 'utf8').includes('cancelled'), 10_000)).toBe(true);
     expect(readFileSync(events, 'utf8')).toBe('started\ncancelled\n');
   }, 30_000);
 
