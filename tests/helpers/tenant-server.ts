@@ -58,6 +58,8 @@ export interface TenantServer {
 export interface TenantServerOptions {
   /** The operator's MCP servers file's `mcpServers` (written to the base directory). */
   mcpServers?: Record<string, unknown>;
+  /** Further variables of the server's environment (`MANGO_SANDBOX_USER_MEMORY`…). */
+  env?: Readonly<Record<string, string>>;
 }
 
 export async function startTenantServer(
@@ -76,6 +78,7 @@ export async function startTenantServer(
   const env: Record<string, string> = {
     PATH: '/usr/local/bin:/usr/bin:/bin',
     OPENAI_COMPATIBLE_BASE_URL: `${model.baseUrl}/v1`,
+    ...options.env,
   };
   if (options.mcpServers !== undefined) {
     env.MANGO_MCP_SERVERS = join(base, 'mcp-servers.json');

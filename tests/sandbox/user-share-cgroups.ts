@@ -48,19 +48,22 @@ export function testUsers(): { id(name: string): string; remove(): void } {
       made.push(id);
       return id;
     },
-    remove() {
-      for (const id of made) {
-        for (const controller of ['pids', 'memory', 'cpu'] as const) {
-          const directory = userCgroupOf(controller, id);
-          if (!existsSync(directory)) continue;
-          for (const child of readdirSync(directory)) {
-            if (child.startsWith('sandbox-')) rmdirIfEmpty(join(directory, child));
-          }
-          rmdirIfEmpty(directory);
-        }
-      }
-    },
+    remove: () => removeUserCgroups(made),
   };
+}
+
+/** Removes the cgroups of `userIds` in every controller, their sandboxes' below them, once empty. */
+export function removeUserCgroups(userIds: readonly string[]): void {
+  for (const id of userIds) {
+    for (const controller of ['pids', 'memory', 'cpu'] as const) {
+      const directory = userCgroupOf(controller, id);
+      if (!existsSync(directory)) continue;
+      for (const child of readdirSync(directory)) {
+        if (child.startsWith('sandbox-')) rmdirIfEmpty(join(directory, child));
+      }
+      rmdirIfEmpty(directory);
+    }
+  }
 }
 
 function rmdirIfEmpty(directory: string): void {
