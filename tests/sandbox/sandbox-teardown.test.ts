@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { parseSandboxInitPid, waitForSandboxTeardown } from '../../src/sandbox/sandbox-teardown.ts';
+import { holdsFor } from '../helpers/wait-until.ts';
 
 describe('waiting for a sandbox to end', () => {
   test("reads the init's pid from bubblewrap's info JSON", () => {
@@ -14,8 +15,8 @@ describe('waiting for a sandbox to end', () => {
     void waiting.then(() => {
       settled = true;
     });
-    await Bun.sleep(100);
-    expect(settled).toBe(false);
+    // It must not return while the process lives: watched for a while, then the process ends.
+    expect(await holdsFor(() => !settled, 100)).toBe(true);
     child.kill('SIGKILL');
     await child.exited;
     await waiting;
