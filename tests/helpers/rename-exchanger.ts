@@ -50,9 +50,9 @@ while (!stopped) {
     exchange();
     exchanges += 1;
   }
-  Bun.sleepSync(PAUSE_MS);
+  Bun.sleepSync(PAUSE_MS); // fixture: the attacker's pause between batches, its pace
   // Let the stdin events in: a synchronous loop alone would never see the end.
-  await Bun.sleep(0);
+  await Bun.sleep(0); // fixture: the swap loop yielding
 }
 if (lstatSync(first).isDirectory() !== firstWasDirectory) {
   exchange();

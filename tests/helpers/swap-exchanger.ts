@@ -69,7 +69,7 @@ if (import.meta.main) {
       announced = true;
       process.stdout.write('ready\n');
     }
-    await Bun.sleep(1);
+    await Bun.sleep(1); // fixture: the attacker's pause between bursts
   }
   for (const target of targets) {
     if (target.swapped) exchange(target);

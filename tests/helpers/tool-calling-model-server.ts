@@ -80,7 +80,9 @@ export function startToolCallingModelServer(options: {
               ],
             });
       // Simulated model latency: the load test needs turns in flight when it kills an instance.
-      if (latency !== undefined) await Bun.sleep(random.integer(latency.ms[0], latency.ms[1]));
+      if (latency !== undefined) {
+        await Bun.sleep(random.integer(latency.ms[0], latency.ms[1])); // fixture: a model's time to answer
+      }
       return new Response(sse, { headers: { 'content-type': 'text/event-stream' } });
     },
   });

@@ -31,10 +31,11 @@ function startServer() {
   server.setRequestHandler(CallToolRequestSchema, async (_request, extra) => {
     seen.push('started');
     return await new Promise((resolve) => {
-      const timer = setTimeout(() => {
+      const finish = () => {
         seen.push('not cancelled');
         resolve({ content: [{ type: 'text', text: 'not cancelled' }] });
-      }, 30_000);
+      };
+      const timer = setTimeout(finish, 30_000); // fixture: a call that runs for 30 s unless cancelled
       extra.signal.addEventListener('abort', () => {
         clearTimeout(timer);
         seen.push(`cancelled: ${String(extra.signal.reason)}`);

@@ -12,6 +12,7 @@ import type { Subprocess } from 'bun';
 import type { ExternalToolSource } from '../../src/mcp-client/external-tool-source.ts';
 import { ToolError } from '../../src/tools/errors.ts';
 import { makeToolContext } from '../helpers/tool-context.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 import { loopbackHttpToolSource } from './external-servers.ts';
 
 const FIXTURE = join(import.meta.dir, '__fixtures__', 'http-session-server.mjs');
@@ -54,16 +55,12 @@ async function startServer(port = 0): Promise<RunningServer> {
       : new Promise<void>((resolve) => {
           waiters.push({ line, resolve });
         });
-  const listening = await new Promise<number>((resolve) => {
-    const check = setInterval(() => {
-      const found = lines.find((line) => line.startsWith('listening '));
-      if (found !== undefined) {
-        clearInterval(check);
-        resolve(Number(found.slice('listening '.length)));
-      }
-    }, 10);
-  });
-  const server = { process: child, port: listening, printed };
+  const listeningLine = () => lines.find((line) => line.startsWith('listening '));
+  if (!(await waitUntil(() => listeningLine() !== undefined, 10_000))) {
+    child.kill('SIGKILL');
+    throw new Error('The HTTP session server never said it was listening.');
+  }
+  const server = { process: child, port: Number(listeningLine()!.slice('listening '.length)), printed };
   started.push(server);
   return server;
 }

@@ -13,6 +13,7 @@ import type { StdioMcpServerDeclaration } from '../../src/config/mcp-servers-fil
 import type { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts';
 import { computeReachableSet, type ReachableSet } from '../../src/tools/access/reachable-set.ts';
 import { executeTool } from '../../src/tools/execution.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 import { createTestSandbox, describeSandbox } from '../sandbox/sandbox-host.ts';
 import { createExternalSetup, type ExternalSetup } from './external-servers.ts';
 
@@ -106,8 +107,7 @@ describeSandbox('a stdio server that works on a granted directory', () => {
     expect(await call('mcp__repo__grow')).toBe('grew');
     const grown = async (reachable?: ReachableSet) =>
       (await setup.source.registryFor('alice', reachable)).get('mcp__repo__grown') !== undefined;
-    for (let tries = 0; !(await grown(chat)) && tries < 200; tries += 1) await Bun.sleep(50);
-    expect(await grown(chat)).toBe(true);
+    expect(await waitUntil(() => grown(chat), 10_000)).toBe(true);
     expect(await grown()).toBe(true);
   }, 30_000);
 });

@@ -27,8 +27,11 @@ async function endedBy(
   child: Bun.Subprocess,
   limitMs: number,
 ): Promise<Bun.Subprocess['signalCode'] | 'running'> {
-  const late = new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), limitMs));
-  return Promise.race([child.exited.then(() => child.signalCode), late]);
+  let ended = false;
+  void child.exited.then(() => {
+    ended = true;
+  });
+  return (await waitUntil(() => ended, limitMs)) ? child.signalCode : 'running';
 }
 
 async function ownerEnds(ending: 'exit' | 'SIGKILL', register: number[], forget: number[]): Promise<number> {

@@ -22,6 +22,7 @@ import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import type { ServerProcess } from '../helpers/server-process.ts';
 import { readSseEvents } from '../helpers/sse-client.ts';
 import { BACKENDS } from '../helpers/test-database.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 
 const LEASE_MS = 1_500;
 
@@ -169,9 +170,16 @@ describe.each(BACKENDS)('approvals across two servers on %s', (backend) => {
 
     paused.child.kill('SIGSTOP');
     try {
-      // Past the lease (a minimum wait, not a speed assumption): B refuses the answer, since the paused
-      // instance can no longer run the call and no other instance will.
-      await Bun.sleep(LEASE_MS + 300);
+      // Past the lease as the database dates it (A, stopped, renews it no more; a renewal A sent just
+      // before is stored long before the lease it extended runs out): B refuses the answer, since the
+      // paused instance can no longer run the call and no other instance will.
+      const leaseExpired = async () => {
+        const { body } = (await b.json('GET', `/api/chats/${chatId}/turns/current`)) as {
+          body: { leaseExpiresAt: string | null };
+        };
+        return body.leaseExpiresAt === null || Date.parse(body.leaseExpiresAt) < Date.now();
+      };
+      expect(await waitUntil(leaseExpired, LEASE_MS * 10)).toBe(true);
       expect(await b.json('POST', `/api/chats/${chatId}/approvals/x2`, { decision: 'approve' })).toEqual({
         status: 409,
         body: {

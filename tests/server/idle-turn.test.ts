@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from '../../src/config.ts';
 import { type RunningServer, startServer } from '../../src/server/start-server.ts';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
+import { holdsFor } from '../helpers/wait-until.ts';
 
 let replay: ReplayServer;
 let root: string;
@@ -63,16 +64,20 @@ test('a model silent for longer than the idle timeout: the stream stays open (ke
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let text = '';
-  const cancelled = Bun.sleep(9_000).then(async () => {
-    const cancel = await fetch(`${server.url}/api/chats/${chatId}/cancel`, { method: 'POST', headers });
-    return cancel.json();
-  });
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += decoder.decode(value, { stream: true });
-  }
-  expect(await cancelled).toEqual({ cancelled: true });
+  let ended = false;
+  const reading = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    ended = true;
+  })();
+  // What did not happen: the stream was not cut for well past the idle timeout and Bun's 4 s tick.
+  expect(await holdsFor(() => !ended, 9_000)).toBe(true);
+  const cancel = await fetch(`${server.url}/api/chats/${chatId}/cancel`, { method: 'POST', headers });
+  expect(await cancel.json()).toEqual({ cancelled: true });
+  await reading;
   expect(text.startsWith(': turn started\n\n: keep-alive\n\n')).toBe(true);
   expect(text).toContain('data: {"type":"done","reason":"cancelled"');
 }, 20_000);

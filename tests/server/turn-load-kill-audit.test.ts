@@ -28,11 +28,14 @@ import {
   startToolCallingModelServer,
   type ToolCallingModelServer,
 } from '../helpers/tool-calling-model-server.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 
 const INSTANCES = 3;
 const USERS = 30;
 const TURNS_PER_USER = 5;
 const LEASE_MS = 5_000;
+/** How long a turn may go unacknowledged (its chat busy, its instance killed) before the test fails. */
+const ACKNOWLEDGED_WITHIN_MS = 6 * LEASE_MS;
 /** The instance killed, once this share of all turns was acknowledged. */
 const KILLED = 0;
 const KILL_AFTER_SHARE = 0.3;
@@ -176,26 +179,25 @@ test(`load and kill -9: ${INSTANCES} instances, ${USERS} users × ${TURNS_PER_US
     // A chat cut on its last turn runs one more, to show it is usable again.
     for (let turn = 0; turn < TURNS_PER_USER || cutAt !== undefined; turn++) {
       // A new text per attempt: an unacknowledged one may or may not be stored, and must not be
-      // mistaken for a duplicate of its retry.
-      for (let retry = 0; ; retry++) {
+      // mistaken for a duplicate of its retry. Retried at waitUntil's pace while the chat is busy or
+      // its instance gone, rather than hammering it.
+      let retry = 0;
+      const acknowledged = await waitUntil(async () => {
         if (!alive.has(instance)) instance = [...alive][user % alive.size]!;
-        const sent = await attempt(user, chatId, `user ${user} turn ${turn} attempt ${retry}`, instance);
-        if (sent.acknowledged) {
-          if (cutAt !== undefined) {
-            recovery!.usableAfterMs = performance.now() - cutAt;
-            cutAt = undefined;
-          }
-          if (sent.cut) {
-            cutAt = performance.now();
-            recovery = { chatId, usableAfterMs: undefined };
-            recoveries.push(recovery);
-          }
-          break;
+        const sent = await attempt(user, chatId, `user ${user} turn ${turn} attempt ${retry++}`, instance);
+        if (!sent.acknowledged) return false;
+        if (cutAt !== undefined) {
+          recovery!.usableAfterMs = performance.now() - cutAt;
+          cutAt = undefined;
         }
-        if (retry > 200) throw new Error(`user ${user}: turn ${turn} was never acknowledged`);
-        // Polls the chat (busy, or an instance that is gone) rather than hammering it.
-        await Bun.sleep(25);
-      }
+        if (sent.cut) {
+          cutAt = performance.now();
+          recovery = { chatId, usableAfterMs: undefined };
+          recoveries.push(recovery);
+        }
+        return true;
+      }, ACKNOWLEDGED_WITHIN_MS);
+      if (!acknowledged) throw new Error(`user ${user}: turn ${turn} was never acknowledged`);
     }
   }
 

@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { bigMarkdownAnswerPieces } from '../helpers/big-markdown-answer.ts';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
 import { chatTextDeltasBody } from '../helpers/scripted-provider-streams.ts';
@@ -49,6 +49,13 @@ async function longChat(title: string): Promise<string> {
   expect(turn.status).toBe(200);
   expect(await turn.text()).toContain('"type":"done"');
   return id;
+}
+
+/** Resolves once the element's running transitions (the drawer's slide) have ended. */
+function transitionsEnded(element: Locator): Promise<void> {
+  return element.evaluate(async (node) => {
+    await Promise.all(node.getAnimations().map((animation) => animation.finished));
+  });
 }
 
 /** Heights of the document and the window, and where the Send button is. */
@@ -145,7 +152,7 @@ describe('chat layout in Chromium', () => {
         'Close the chat list',
       );
       await page.getByRole('link', { name: /Phone chat/ }).waitFor();
-      await page.waitForTimeout(300);
+      await transitionsEnded(list);
       await page.screenshot({ path: path.join(SCREENSHOT_DIRECTORY, 'chat-layout-phone-drawer.png') });
       await expectWindowTall(page, PHONE_VIEWPORT);
 
@@ -153,7 +160,8 @@ describe('chat layout in Chromium', () => {
       await page.waitForFunction(() => !document.querySelector('.chat-layout.drawer-open'));
       expect(await toggle.getAttribute('aria-expanded')).toBe('false');
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('☰ Chats');
-      await page.waitForTimeout(300);
+      // Hidden once it has slid out (its visibility changes at the end of the slide).
+      await transitionsEnded(list);
       expect(await list.isVisible()).toBe(false);
 
       // Space opens it as well, and the close button (by keyboard) closes it.

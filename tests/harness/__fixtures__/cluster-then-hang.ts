@@ -7,4 +7,4 @@ import { startThrowawayPostgres } from '../../helpers/throwaway-postgres.ts';
 const postgres = await startThrowawayPostgres();
 console.log(postgres.url);
 // Stay alive, as a run in the middle of its tests does, until the test kills this process.
-setInterval(() => {}, 1 << 30);
+setInterval(() => {}, 1 << 30); // fixture: a test run in the middle of its tests

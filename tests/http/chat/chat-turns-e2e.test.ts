@@ -17,7 +17,7 @@ import { type ReplayServer, startReplayServer } from '../../helpers/replay-serve
 import { chatBody } from '../../helpers/scripted-provider-streams.ts';
 import { collectSseEvents, readSseEvents } from '../../helpers/sse-client.ts';
 import { BACKENDS, createPostgresDatabase } from '../../helpers/test-database.ts';
-import { waitUntil } from '../../helpers/wait-until.ts';
+import { holdsFor, waitUntil } from '../../helpers/wait-until.ts';
 
 let replay: ReplayServer;
 let server: RunningServer;
@@ -326,8 +326,8 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     expect(lastId).toBe('1');
     controller.abort();
     await reader.cancel().catch(() => {});
-    await Bun.sleep(300);
-    expect(server.deps.chats.isBusy(chatId)).toBe(true);
+    // What did not happen: the disconnect did not end the turn, watched for a while.
+    expect(await holdsFor(() => server.deps.chats.isBusy(chatId), 300)).toBe(true);
 
     const again = await api('GET', `/api/chats/${chatId}/turns/current/events?after=${lastId}`, alice);
     expect(again.status).toBe(200);
@@ -383,8 +383,8 @@ describe.each(BACKENDS)('chat API over real HTTP on %s', (backend) => {
     }
     expect(await waitUntil(async () => (await liveProcessesWith(marker)).length > 0, 10_000)).toBe(true);
     controller.abort();
-    await Bun.sleep(500);
-    expect((await liveProcessesWith(marker)).length).toBeGreaterThan(0);
+    // What did not happen: the disconnect did not kill the shell, watched for a while.
+    expect(await holdsFor(async () => (await liveProcessesWith(marker)).length > 0, 500)).toBe(true);
     expect((await json('POST', `/api/chats/${chatId}/cancel`, alice)).body).toEqual({ cancelled: true });
     expect(await waitUntil(async () => (await liveProcessesWith(marker)).length === 0, 2_000)).toBe(true);
     expect(await waitUntil(() => !server.deps.chats.isBusy(chatId), 2_000)).toBe(true);

@@ -86,7 +86,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     case 'wait_for_cancel':
       appendFileSync(join(state, 'events.txt'), 'started\n');
       return await new Promise((resolve) => {
-        const timer = setTimeout(() => resolve({ content: [{ type: 'text', text: 'not cancelled' }] }), 60_000);
+        const timer = setTimeout(() => resolve({ content: [{ type: 'text', text: 'not cancelled' }] }), 60_000); // fixture: a call that runs for a minute unless cancelled
         extra.signal.addEventListener('abort', () => {
           clearTimeout(timer);
           appendFileSync(join(state, 'events.txt'), 'cancelled\n');
@@ -95,7 +95,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       });
     case 'crash':
       process.stderr.write('probe: crashing on purpose\n');
-      setTimeout(() => process.exit(3), 10);
+      setTimeout(() => process.exit(3), 10); // fixture: a server that crashes mid-call
       return await new Promise(() => {});
     case 'connect':
       return await new Promise((resolve) => {

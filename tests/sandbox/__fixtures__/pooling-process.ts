@@ -10,6 +10,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { bashCommand } from '../../helpers/bash-command.ts';
+import { waitUntil } from '../../helpers/wait-until.ts';
 import { confinedTo, fixtureSandbox } from './fixture-sandbox.ts';
 
 const [workspace, state, ending] = process.argv.slice(2) as [string, string, string];
@@ -17,9 +18,12 @@ const sandbox = fixtureSandbox();
 const reachable = confinedTo(workspace);
 const run = (command: string) =>
   sandbox.run(bashCommand(command, workspace, reachable, { timeoutMs: 600_000, maxOutputBytes: 1024 }));
-/** Polls for a file the command writes; a fixture's own pause between looks. */
+/**
+ * Waits for a file the command writes, looking every 2 ms: the state it marks (a teardown under way)
+ * lasts only a moment, and the process must still be in it when it prints its name.
+ */
 const fileAppears = async (path: string) => {
-  while (!existsSync(path)) await Bun.sleep(2);
+  if (!(await waitUntil(() => existsSync(path), 60_000, 2))) throw new Error(`${path} never appeared`);
 };
 
 await run('true');
@@ -35,4 +39,4 @@ if (state === 'tearing-down') {
 }
 console.log(state);
 if (ending === 'exit') process.exit(0);
-setInterval(() => {}, 1000);
+setInterval(() => {}, 1000); // fixture: a process that runs until it is killed

@@ -22,4 +22,4 @@ for (const command of commands) {
   void sandbox.run(bashCommand(command, cwd, reachable, { timeoutMs: 600_000, maxOutputBytes: 1024 }));
 }
 console.log('running');
-setInterval(() => {}, 1000);
+setInterval(() => {}, 1000); // fixture: a process that runs until it is killed

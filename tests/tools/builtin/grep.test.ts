@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { executeTool, type ToolTimers } from '../../../src/tools/execution.ts';
+import { executeTool } from '../../../src/tools/execution.ts';
 import { createChat, expectFailure, expectOk } from '../../helpers/call-tool.ts';
+import { manualTimers } from '../../helpers/manual-timers.ts';
 import { makeReachableSet, makeTempDirectory, pathList } from '../../helpers/tool-context.ts';
+import { waitUntil } from '../../helpers/wait-until.ts';
 
 const temp = makeTempDirectory('mango-grep-');
 const root = temp.path;
@@ -204,11 +206,8 @@ describe('no freeze, no silent false negative', () => {
   }, 20_000);
 
   test('a ReDoS pattern ends at the budget while a concurrent request is answered', async () => {
-    // Budget fired by an injected timer after 1.5 s instead of the real 30 s.
-    const timers: ToolTimers = {
-      setTimeout: (callback) => setTimeout(callback, 1500),
-      clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-    };
+    // The budget is an injected timer the test fires once the other request was answered.
+    const { timers, pending, fireAll } = manualTimers();
     const events: string[] = [];
     const grep = executeTool(
       'grep',
@@ -220,7 +219,8 @@ describe('no freeze, no silent false negative', () => {
       events.push('grep');
       return outcome;
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The budget is armed as the search starts.
+    expect(await waitUntil(() => pending.length === 1, 5_000)).toBe(true);
     const concurrent = await executeTool(
       'read_file',
       { path: 'src/a.ts' },
@@ -228,6 +228,7 @@ describe('no freeze, no silent false negative', () => {
     );
     events.push('read_file');
     expect(concurrent.ok).toBe(true);
+    fireAll();
     const outcome = await grep;
     expect(events).toEqual(['read_file', 'grep']);
     expect(expectFailure(outcome).classification).toBe('timeout');

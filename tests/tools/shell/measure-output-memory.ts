@@ -12,9 +12,10 @@ const base = { shell: 'bash' as const, cwd, timeoutMs: 120_000, maxOutputBytes: 
 await runShellCommand({ ...base, command: 'head -c 10000000 /dev/zero' });
 const baseline = process.memoryUsage().rss;
 let peak = baseline;
-const sampler = setInterval(() => {
+const sample = () => {
   peak = Math.max(peak, process.memoryUsage().rss);
-}, 10);
+};
+const sampler = setInterval(sample, 10); // fixture: the probe's memory sampler
 const result = await runShellCommand({
   ...base,
   command: `printf 'start'; head -c ${Number(bytesText)} /dev/zero; echo tail >&2`,
