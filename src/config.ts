@@ -41,6 +41,12 @@ export interface ServerConfig {
   webDirectory?: string;
   /** Absolute path of the directory holding every user's personal workspace (`MANGO_WORKSPACES_DIR`). */
   workspacesDirectory: string;
+  /**
+   * Each user's disk quota unless they have their own (`MANGO_USER_DISK_BYTES`): a new personal
+   * workspace is an ext4 image of this size. Absent: new workspaces get no image (existing images are
+   * still mounted with their users' quotas).
+   */
+  userDiskBytes?: number;
 }
 
 /** Bun.serve's default idle timeout, kept as ours. */
@@ -98,6 +104,7 @@ export function dataDirectoryOf(env: Environment, cwd: string): string {
 /** Reads the configuration from `env`, resolving relative paths against `cwd`. */
 export function loadConfig(env: Environment, cwd: string): ServerConfig {
   readVariable(env, 'MANGO_WORKSPACE_ROOTS');
+  const userDiskBytes = readVariable(env, 'MANGO_USER_DISK_BYTES');
   return {
     host: readVariable(env, 'HOST'),
     port: readVariable(env, 'PORT'),
@@ -110,5 +117,6 @@ export function loadConfig(env: Environment, cwd: string): ServerConfig {
     shutdownTimeoutMs: 10_000,
     maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
     maxUploadBytes: readVariable(env, 'MANGO_MAX_UPLOAD_BYTES'),
+    ...(userDiskBytes === undefined ? {} : { userDiskBytes }),
   };
 }

@@ -9,6 +9,7 @@ import '../tools/builtin/index.ts';
 import { removedWorkspaceRootsMessage } from '../config.ts';
 import { DataDirectoryError } from '../db/data-directory.ts';
 import { provideSandboxIds } from '../sandbox/host-shell-sandbox.ts';
+import { WorkspaceDiskError } from '../workspaces/workspace-disk-error.ts';
 import { WorkspacesDirectoryError } from '../workspaces/workspaces-directory.ts';
 import { cliSandboxIds } from './cli-sandbox-ids.ts';
 import { CHAT_USAGE, createChatCommand } from './commands/chat.ts';
@@ -90,6 +91,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (error instanceof WorkspacesDirectoryError || error instanceof DataDirectoryError) {
       io.stderr(`mango: ${error.message}\n`);
       return 2;
+    }
+    // A workspace whose disk image cannot be used (or is being moved): the host's to fix, said once.
+    if (error instanceof WorkspaceDiskError) {
+      io.stderr(`mango: ${error.message}\n`);
+      return 1;
     }
     // parseArgs reports unknown flags with ERR_PARSE_ARGS_* codes: those are usage mistakes too.
     const code = (error as { code?: unknown }).code;

@@ -10,6 +10,7 @@
  */
 import {
   choiceVariable,
+  diskQuotaVariable,
   integerVariable,
   listVariable,
   patternVariable,
@@ -50,6 +51,11 @@ export const ENVIRONMENT_VARIABLES = {
     defaultText: '`26214400` (25 MiB)',
     meaning:
       'largest file uploaded into a workspace (files panel, `POST /api/workspaces/:id/files`); larger → 413',
+  }),
+  MANGO_USER_DISK_BYTES: diskQuotaVariable({
+    defaultText: '(unset: no disk quotas)',
+    meaning:
+      "each user's disk quota as root (`5GiB`, or bytes): their personal workspace becomes an ext4 image of that size ([operating.md](operating.md#disk-quotas))",
   }),
   DATABASE_URL: patternVariable({
     pattern: /^postgres(ql)?:\/\//i,

@@ -4,7 +4,9 @@
  * into a value or throws `ConfigError` naming the variable. Unset and blank both mean the default, so
  * `VAR=` in a unit file never becomes an empty host or port.
  */
+import { parseByteSize } from './byte-size.ts';
 import { ConfigError, invalidVariable } from './config-error.ts';
+import { DISK_QUOTA_EXPECTED, diskQuotaProblem } from './disk-quota-size.ts';
 
 export interface VariableDeclaration<T> {
   /** The default as `docs/operating.md` shows it. */
@@ -112,6 +114,26 @@ export function patternVariable(
         throw invalidVariable(name, described.expected, text, { secret: described.secret });
       }
       return text;
+    },
+  };
+}
+
+/**
+ * A disk quota in bytes (`5368709120`, `5GiB`) that `disk-quota-size.ts` accepts; `0`, like unset,
+ * means none (undefined).
+ */
+export function diskQuotaVariable(described: Described): VariableDeclaration<number | undefined> {
+  return {
+    defaultText: described.defaultText,
+    meaning: described.meaning,
+    fallback: undefined,
+    parse: (name, text) => {
+      const bytes = parseByteSize(text);
+      if (bytes === 0) return undefined;
+      if (bytes === undefined || diskQuotaProblem(bytes) !== undefined) {
+        throw invalidVariable(name, `${DISK_QUOTA_EXPECTED}, or 0 for none`, text);
+      }
+      return bytes;
     },
   };
 }

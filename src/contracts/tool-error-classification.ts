@@ -25,6 +25,8 @@ export type ToolErrorClassification =
   | 'cancelled'
   /** The call needed the user's approval and did not get it (denied, or unanswered in time). */
   | 'denied'
+  /** The write needs more space than the workspace's disk quota leaves (or the disk is full). */
+  | 'quota_exceeded'
   /** Anything else that went wrong while running the tool. */
   | 'execution_error';
 
@@ -37,5 +39,6 @@ export const TOOL_ERROR_CLASSIFICATIONS: readonly ToolErrorClassification[] = [
   'timeout',
   'cancelled',
   'denied',
+  'quota_exceeded',
   'execution_error',
 ];

@@ -1,5 +1,6 @@
 /**
- * `WorkspaceRepository` on the database (`workspace_grants`, `users.allow_unrestricted`; migration 6),
+ * `WorkspaceRepository` on the database (`workspace_grants`, `users.allow_unrestricted`; migration 6;
+ * `users.disk_quota_bytes`, migration 13),
  * so every server instance and CLI command sees the same grants: a revoke through `mango workspace
  * revoke` applies to a running server's next tool call.
  */
@@ -73,6 +74,20 @@ export class DatabaseWorkspaceRepository implements WorkspaceRepository {
 
   async setUnrestrictedAllowed(userId: string, allowed: boolean): Promise<boolean> {
     const rows = await this.#database.sql`UPDATE users SET allow_unrestricted = ${this.#flag(allowed)}
+      WHERE id = ${userId} RETURNING id`;
+    return rows.length > 0;
+  }
+
+  async diskQuota(userId: string): Promise<number | undefined> {
+    const rows: { disk_quota_bytes: number | string | bigint | null }[] = await this.#database
+      .sql`SELECT disk_quota_bytes FROM users WHERE id = ${userId}`;
+    const value = rows[0]?.disk_quota_bytes;
+    // PostgreSQL returns BIGINT as text; a quota is at most 16 TiB, exact as a number.
+    return value === null || value === undefined ? undefined : Number(value);
+  }
+
+  async setDiskQuota(userId: string, bytes: number | undefined): Promise<boolean> {
+    const rows = await this.#database.sql`UPDATE users SET disk_quota_bytes = ${bytes ?? null}
       WHERE id = ${userId} RETURNING id`;
     return rows.length > 0;
   }

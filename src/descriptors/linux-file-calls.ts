@@ -2,8 +2,8 @@
  * The Linux calls that act relative to a held directory descriptor, reached through `bun:ffi` because
  * neither Bun nor Node exposes them: `openat2` (through libc's `syscall`, which glibc does not wrap),
  * `mkdirat`, `unlinkat`, `renameat2` and `fchownat` (Node's `fchown` refuses the `O_PATH` descriptors
- * that hold a symlink or a FIFO as itself). Each returns a result or throws a SystemCallError; none
- * follows a name the caller did not hand it.
+ * that hold a symlink or a FIFO as itself), `flock`, which locks an open file, and `syncfs`. Each returns a result
+ * or throws a SystemCallError; none follows a name the caller did not hand it.
  *
  * They run on the calling thread: a metadata call on a local directory takes microseconds (an
  * `openat2` and `close` about 2 µs here), less than handing it to a thread pool would. File contents are
@@ -35,6 +35,12 @@ export const RESOLVE_BENEATH = 0x08;
 export const RENAME_NOREPLACE = 0x1;
 export const RENAME_EXCHANGE = 0x2;
 
+/** `flock` operations. */
+export const LOCK_SH = 1;
+export const LOCK_EX = 2;
+export const LOCK_NB = 4;
+export const LOCK_UN = 8;
+
 /** Open flags (Linux values; `O_PATH` is missing from `fs.constants`). */
 export const O_RDONLY = 0;
 export const O_WRONLY = 0o1;
@@ -64,6 +70,8 @@ const symbols = {
     args: [FFIType.i32, FFIType.ptr, FFIType.u32, FFIType.u32, FFIType.i32],
     returns: FFIType.i32,
   },
+  flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
+  syncfs: { args: [FFIType.i32], returns: FFIType.i32 },
   __errno_location: { args: [], returns: FFIType.ptr },
 } as const;
 
@@ -172,6 +180,27 @@ export function fchownat(
   shown = path,
 ): void {
   if (load().calls.fchownat(directory, cString(path), uid, gid, flags) !== 0) fail('fchownat', shown);
+}
+
+/**
+ * `flock(fd, operation)`. With `LOCK_NB` a lock held elsewhere is `false` (EWOULDBLOCK), not an error;
+ * without it the call blocks this thread, so callers on the event loop always pass `LOCK_NB`.
+ */
+export function flock(fd: number, operation: number, shown: string): boolean {
+  const { calls, errnoLocation } = load();
+  if (calls.flock(fd, operation) === 0) return true;
+  const errno = read.i32(errnoLocation, 0);
+  // EWOULDBLOCK (EAGAIN, 11 on Linux): someone else holds it.
+  if (errno === 11 && operation & LOCK_NB) return false;
+  throw new SystemCallError(errno, 'flock', shown);
+}
+
+/**
+ * `syncfs(fd)`: commits the filesystem holding `fd`. On ext4 that is also what makes the blocks of
+ * files removed since the last commit free again, which `statfs` does not count before it.
+ */
+export function syncfs(fd: number, shown: string): void {
+  if (load().calls.syncfs(fd) !== 0) fail('syncfs', shown);
 }
 
 /** Closes a descriptor these calls returned; a second close of the same number is the caller's bug. */

@@ -18,6 +18,7 @@
  * | `tool_disabled`                                    | 409    | `tool_disabled`         |
  * | `timeout`                                          | 504    | `timeout`               |
  * | `cancelled`                                        | 499    | `cancelled`             |
+ * | `quota_exceeded` (the workspace or its disk is full) | 507  | `quota_exceeded`        |
  * | `ChatError` not_found / busy, approval_closed      | 404 / 409 | its `code`           |
  * | `ChatError` invalid_request / invalid_working_directory | 422 | its `code`           |
  * | `ChatError` too_many_turns                        | 429 + `Retry-After` | `too_many_turns` |
@@ -69,6 +70,9 @@ const CLASSIFICATION_STATUS: Record<ToolErrorClassification, number> = {
   timeout: 504,
   cancelled: 499,
   denied: 403,
+  // Insufficient Storage: the request was fine, the space to keep it is not there; retrying after
+  // files were removed succeeds, which a 413 (the body is too large, whatever the space) would not say.
+  quota_exceeded: 507,
   execution_error: 500,
 };
 
@@ -208,7 +212,10 @@ export function mapErrorToResponse(
   }
   if (ToolError.isInstance(error)) {
     const status = statusForClassification(error.classification);
-    if (status >= 500) log(`[mango] ${error.classification}: ${error.stack ?? error.message}`);
+    // A full workspace is the user's to clear, not a fault of the server to log.
+    if (status >= 500 && error.classification !== 'quota_exceeded') {
+      log(`[mango] ${error.classification}: ${error.stack ?? error.message}`);
+    }
     return jsonErrorResponse(status, { error: error.message, code: error.classification });
   }
   switch (frameworkCode) {

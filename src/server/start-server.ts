@@ -7,7 +7,8 @@
  * the web app into memory (`loadWebApp`: served from those bytes only; a build that fails its hash
  * check stops the start), probes the shell sandbox (and prints what shell commands run in, or why shell
  * tools are unavailable; a root server also counts the workspaces still owned by the uid of earlier
- * versions), and listens. `stop()` closes the MCP sessions (their streams never end on their own), stops accepting
+ * versions), mounts the disk images of personal workspaces (and prints whether disk quotas are on, and
+ * why not when they are unavailable), and listens. `stop()` closes the MCP sessions (their streams never end on their own), stops accepting
  * connections, cancels running chat turns (their tools stop, their history is kept, their streams end
  * with `done{cancelled}`), lets in-flight requests finish for at most `config.shutdownTimeoutMs`, then closes the
  * rest and the database.
@@ -31,6 +32,7 @@ import {
 } from '../images/image-generation-config.ts';
 import '../tools/builtin/index.ts';
 import { DatabaseSandboxIdRepository } from '../db/database-sandbox-id-repository.ts';
+import type { FileLock } from '../descriptors/file-lock.ts';
 import { installShellSandbox } from '../sandbox/host-shell-sandbox.ts';
 import type { ShellSandbox } from '../sandbox/shell-sandbox.ts';
 import { createShellSandboxFromEnvironment } from '../sandbox/shell-sandbox-config.ts';
@@ -39,6 +41,7 @@ import { unmigratedWorkspacesNotice } from '../sandbox/unmigrated-roots.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { loadWebApp } from '../web/load-web-app.ts';
 import { DEFAULT_WEB_OUTPUT_DIRECTORY } from '../web/web-build.ts';
+import { describeDiskQuotas, mountWorkspaceDisks } from '../workspaces/start-workspace-disks.ts';
 
 /** Name of the user created on a first start with an empty `users` table. */
 export const FIRST_USER_NAME = 'admin';
@@ -107,6 +110,7 @@ export async function startServer(
   const database = await openDatabase(config);
   let server: ReturnType<typeof Bun.serve> | undefined;
   let uninstallSandbox: (() => void) | undefined;
+  let serverLock: FileLock | undefined;
   try {
     const webDirectory = config.webDirectory ?? DEFAULT_WEB_OUTPUT_DIRECTORY;
     const webApp = await loadWebApp(webDirectory);
@@ -129,6 +133,14 @@ export async function startServer(
       environment: options.env,
       webApp,
     });
+    const disks = deps.workspaces.disks;
+    if (disks !== undefined) {
+      const summary = await mountWorkspaceDisks(disks);
+      print(describeDiskQuotas(summary));
+      // Held while serving: `mango workspace move-to-image` refuses to run meanwhile.
+      if (summary.state === 'on' && summary.availability.available)
+        serverLock = await disks.holdWhileServing();
+    }
     await ensureFirstUser(deps, print);
     const grants = (await deps.workspaces.listGrants()).map((grant) => grant.path);
     const unmigrated = unmigratedWorkspacesNotice(
@@ -192,6 +204,7 @@ export async function startServer(
           uninstallSandbox?.();
           // Its sandboxes built ahead end with it; one the caller passed is the caller's.
           if (options.shellSandbox === undefined) shellSandbox.dispose?.();
+          serverLock?.release();
           await database.close();
         })();
         return stopping;
@@ -200,6 +213,7 @@ export async function startServer(
   } catch (error) {
     server?.stop(true);
     uninstallSandbox?.();
+    serverLock?.release();
     await database.close(0);
     throw error;
   }

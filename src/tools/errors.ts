@@ -72,6 +72,17 @@ export class ToolCancelledError extends ToolError {
   }
 }
 
+/**
+ * A write needs more space than is left: the workspace's disk quota (its ext4 image is full, or over
+ * the quota) or the filesystem it lies on. The message gives the used figure and the limit.
+ */
+export class ToolQuotaExceededError extends ToolError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('quota_exceeded', message, options);
+    this.name = 'ToolQuotaExceededError';
+  }
+}
+
 /** Why a settings value was refused; the HTTP layer returns it as `{error, code}` with status 422. */
 export type ToolParameterErrorCode =
   | 'unknown_parameter'

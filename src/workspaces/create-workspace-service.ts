@@ -1,19 +1,23 @@
 /**
  * Builds the `WorkspaceService` of a server or CLI command from its configuration: prepares the
- * workspaces directory (refusing one that overlaps the data or installation directory) and assembles
- * the protected set, the same way for every caller.
+ * workspaces directory (refusing one that overlaps the data or installation directory), assembles
+ * the protected set and gives it the disk quotas of personal workspaces, the same way for every caller.
  */
 
 import type { ServerConfig } from '../config.ts';
 import type { GrantPreparation } from '../contracts/grant-preparation.ts';
 import { installationDirectory } from './installation-directory.ts';
 import { assembleProtectedPaths } from './protected-paths.ts';
+import { WorkspaceDisks } from './workspace-disks.ts';
 import type { WorkspaceOwner } from './workspace-ownership.ts';
 import type { WorkspaceRepository } from './workspace-repository.ts';
 import { WorkspaceService } from './workspace-service.ts';
 import { prepareWorkspacesDirectory } from './workspaces-directory.ts';
 
-export type WorkspaceConfig = Pick<ServerConfig, 'dataDirectory' | 'workspacesDirectory' | 'webDirectory'>;
+export type WorkspaceConfig = Pick<
+  ServerConfig,
+  'dataDirectory' | 'workspacesDirectory' | 'webDirectory' | 'userDiskBytes'
+>;
 
 /** What the shell sandbox decides about workspaces' owners (all absent when nothing is handed over). */
 export interface WorkspaceOwners {
@@ -45,10 +49,18 @@ export function createWorkspaceService(
     workspacesDirectory,
     ...(config.webDirectory === undefined ? {} : { webDirectory: config.webDirectory }),
   });
+  // Always given, with or without a default quota: a workspace made as an image is used only mounted.
+  const disks = new WorkspaceDisks({
+    dataDirectory: config.dataDirectory,
+    workspacesDirectory,
+    defaultQuotaBytes: config.userDiskBytes,
+    repository,
+  });
   return new WorkspaceService({
     repository,
     workspacesDirectory,
     protectedPaths,
+    disks,
     ...(owners.ownerOf === undefined ? {} : { ownerOf: owners.ownerOf }),
     ...(owners.prepareGrant === undefined ? {} : { prepareGrant: owners.prepareGrant }),
     ...(now === undefined ? {} : { now }),

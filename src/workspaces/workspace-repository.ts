@@ -1,5 +1,6 @@
 /**
- * Where workspace grants and the per-user "unrestricted chats allowed" flag live. This module holds
+ * Where workspace grants, the per-user "unrestricted chats allowed" flag and each user's own disk
+ * quota live. This module holds
  * the contract and an in-memory implementation; `src/db/` provides the SQLite/PostgreSQL one, which
  * every server instance and CLI command shares, so a grant or revoke is seen everywhere at the next
  * call.
@@ -25,6 +26,10 @@ export interface WorkspaceRepository {
   isUnrestrictedAllowed(userId: string): Promise<boolean>;
   /** False when no such user. */
   setUnrestrictedAllowed(userId: string, allowed: boolean): Promise<boolean>;
+  /** The user's own disk quota in bytes; undefined = the default (`MANGO_USER_DISK_BYTES`). */
+  diskQuota(userId: string): Promise<number | undefined>;
+  /** Sets (or, with undefined, clears) the user's own disk quota; false when no such user. */
+  setDiskQuota(userId: string, bytes: number | undefined): Promise<boolean>;
 }
 
 function compareText(left: string, right: string): number {
@@ -39,6 +44,7 @@ export function compareGrants(left: WorkspaceGrant, right: WorkspaceGrant): numb
 export class InMemoryWorkspaceRepository implements WorkspaceRepository {
   readonly #grants = new Map<string, WorkspaceGrant>();
   readonly #unrestricted = new Set<string>();
+  readonly #diskQuotas = new Map<string, number>();
 
   async putGrant(grant: WorkspaceGrant): Promise<{ created: boolean }> {
     const key = `${grant.userId}\u0000${grant.path}`;
@@ -65,6 +71,16 @@ export class InMemoryWorkspaceRepository implements WorkspaceRepository {
   async setUnrestrictedAllowed(userId: string, allowed: boolean): Promise<boolean> {
     if (allowed) this.#unrestricted.add(userId);
     else this.#unrestricted.delete(userId);
+    return true;
+  }
+
+  async diskQuota(userId: string): Promise<number | undefined> {
+    return this.#diskQuotas.get(userId);
+  }
+
+  async setDiskQuota(userId: string, bytes: number | undefined): Promise<boolean> {
+    if (bytes === undefined) this.#diskQuotas.delete(userId);
+    else this.#diskQuotas.set(userId, bytes);
     return true;
   }
 }

@@ -29,6 +29,7 @@ import {
 } from '../tools/access/reachable-set.ts';
 import { expandRequestedPath, locateDirectory } from './locate-directory.ts';
 import type { ProtectedPath } from './protected-paths.ts';
+import type { WorkspaceDisks } from './workspace-disks.ts';
 import { WorkspaceError } from './workspace-error.ts';
 import { applyWorkspaceOwnership, type WorkspaceOwner } from './workspace-ownership.ts';
 import type { WorkspaceGrant, WorkspaceRepository } from './workspace-repository.ts';
@@ -52,6 +53,12 @@ export interface WorkspaceServiceOptions {
    * set only, and `fixOwner` is refused.
    */
   prepareGrant?: GrantPreparation;
+  /**
+   * The disk quotas of personal workspaces (workspace-disks.ts): a workspace with an image is used only
+   * while it is mounted, and a new one of a user with a quota is made as an image. Absent: plain
+   * directories only.
+   */
+  disks?: WorkspaceDisks;
   now?: () => number;
 }
 
@@ -109,14 +116,33 @@ export class WorkspaceService {
     return join(this.#options.workspacesDirectory, userId);
   }
 
+  /** The disk quotas of personal workspaces, when this service was given them. */
+  get disks(): WorkspaceDisks | undefined {
+    return this.#options.disks;
+  }
+
   /**
    * The user's personal workspace (real path), created (mode 0700, given to the owner) on first use. The
    * workspaces directory is held open and the workspace made, given away and checked through it, so a
-   * workspace replaced by a link is refused, never followed.
+   * workspace replaced by a link is refused, never followed. With disk quotas, a workspace on an image
+   * is returned only once that image is mounted there.
    */
   async personalWorkspace(userId: string): Promise<string> {
+    return (await this.#personal(userId)).path;
+  }
+
+  /** {@link personalWorkspace}, with the workspace's disk quota when it is an image of its own. */
+  async #personal(userId: string): Promise<{ path: string; diskQuotaBytes?: number }> {
     const path = this.personalWorkspacePath(userId);
     return withHeldDirectory(HeldDirectory.open(this.#options.workspacesDirectory), async (parent) => {
+      const disks = this.#options.disks;
+      const ownerOf = async () => this.#options.ownerOf?.(userId);
+      if (disks !== undefined && (await disks.preparePersonal(parent, userId, ownerOf)).imageBacked) {
+        return await withHeldDirectory(parent.openDirectory(userId), async (mounted) => ({
+          path,
+          diskQuotaBytes: await disks.quotaOf(userId, mounted),
+        }));
+      }
       let created = false;
       try {
         parent.createDirectory(userId, 0o700);
@@ -134,18 +160,18 @@ export class WorkspaceService {
         // Fails closed: something replaced the workspace (a link could point anywhere).
         throw new Error(`The personal workspace ${path} is not a plain directory; no tool may run there.`);
       }
-      return path;
+      return { path };
     });
   }
 
   /** The user's workspaces: the personal one first, then grants by path. */
   async listWorkspaces(userId: string): Promise<Workspace[]> {
     const [personal, grants] = await Promise.all([
-      this.personalWorkspace(userId),
+      this.#personal(userId),
       this.#options.repository.listGrants(userId),
     ]);
     return [
-      { path: personal, access: 'read-write', kind: 'personal' },
+      { ...personal, access: 'read-write', kind: 'personal' },
       ...grants.map(
         (grant): Workspace => ({
           path: grant.path,

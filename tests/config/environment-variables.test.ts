@@ -18,6 +18,7 @@ describe('readEnvironment', () => {
       PORT: 3000,
       MANGO_DATA_DIR: 'data',
       MANGO_MAX_UPLOAD_BYTES: 26_214_400,
+      MANGO_USER_DISK_BYTES: undefined,
       DATABASE_URL: undefined,
       MANGO_WORKSPACES_DIR: undefined,
       XDG_DATA_HOME: undefined,
@@ -125,6 +126,30 @@ describe('integer variables: the bounds are inclusive, anything else is refused 
       }
     });
   }
+});
+
+describe('MANGO_USER_DISK_BYTES: whole MiB from 4 MiB to 16 TiB, in bytes or binary units; 0 is none', () => {
+  const read = (raw: string) => readVariable({ MANGO_USER_DISK_BYTES: raw }, 'MANGO_USER_DISK_BYTES');
+
+  test('accepted values', () => {
+    expect(read('5368709120')).toBe(5 * 1024 ** 3);
+    expect(read('5GiB')).toBe(5 * 1024 ** 3);
+    expect(read(' 512 MiB ')).toBe(512 * 1024 ** 2);
+    expect(read('4MiB')).toBe(4 * 1024 ** 2);
+    expect(read('16TiB')).toBe(16 * 1024 ** 4);
+    expect(read('0')).toBeUndefined();
+    expect(readVariable({}, 'MANGO_USER_DISK_BYTES')).toBeUndefined();
+  });
+
+  test('refused values name the rule', () => {
+    for (const raw of ['3MiB', '5GB', '5000000', '17TiB', '-1', '1.5GiB', 'lots']) {
+      expect(() => read(raw)).toThrow(
+        new ConfigError(
+          `MANGO_USER_DISK_BYTES must be a whole number of MiB from 4 MiB to 16 TiB (bytes, or with KiB, MiB, GiB, TiB), or 0 for none, got ${JSON.stringify(raw)}.`,
+        ),
+      );
+    }
+  });
 });
 
 describe('refusals', () => {

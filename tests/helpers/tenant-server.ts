@@ -15,6 +15,7 @@ import { DEFAULT_MAX_REQUEST_BODY_BYTES } from '../../src/config.ts';
 import type { ToolResultEvent } from '../../src/contracts/turn-event.ts';
 import { type RunningServer, startServer } from '../../src/server/start-server.ts';
 import type { ShellCommandResult } from '../../src/tools/shell/run-shell-command.ts';
+import { releaseMountsUnder } from './release-mounts.ts';
 import { collectSseEvents } from './sse-client.ts';
 import { type Backend, createPostgresDatabase } from './test-database.ts';
 import { callSpelledOut, startToolCallingModelServer } from './tool-calling-model-server.ts';
@@ -60,6 +61,8 @@ export interface TenantServerOptions {
   mcpServers?: Record<string, unknown>;
   /** Further variables of the server's environment (`MANGO_SANDBOX_USER_MEMORY`…). */
   env?: Readonly<Record<string, string>>;
+  /** Each tenant's disk quota (`MANGO_USER_DISK_BYTES`): their workspace is an image of this size. */
+  userDiskBytes?: number;
 }
 
 export async function startTenantServer(
@@ -73,6 +76,8 @@ export async function startTenantServer(
   const cleanUp = async () => {
     await model.close();
     await postgres?.drop();
+    // The tenants' disk images, when they have quotas: exactly the mounts under the base.
+    await releaseMountsUnder(base);
     rmSync(base, { recursive: true, force: true });
   };
   const env: Record<string, string> = {
@@ -94,6 +99,7 @@ export async function startTenantServer(
     databaseUrl: undefined as string | undefined,
     shutdownTimeoutMs: 5_000,
     maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
+    ...(options.userDiskBytes === undefined ? {} : { userDiskBytes: options.userDiskBytes }),
   };
   let server: RunningServer;
   try {

@@ -1,8 +1,11 @@
 /**
  * A body that does not match a route's schema is answered 400 `invalid_request` with what was wrong:
- * where, what was expected and what was received (a union of literals lists its values).
+ * where, what was expected and what was received (a union of literals lists its values). A full
+ * workspace is 507 `quota_exceeded`, and not logged as a fault.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mapErrorToResponse } from '../../src/http/http-errors.ts';
+import { ToolQuotaExceededError } from '../../src/tools/errors.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 describe('request body validation messages', () => {
@@ -42,5 +45,19 @@ describe('request body validation messages', () => {
     const response = await api.request(method, path, { token, body });
     expect(response.status).toBe(400);
     expect(response.json).toEqual({ error: message, code: 'invalid_request' });
+  });
+});
+
+describe('a full workspace', () => {
+  test('is 507 quota_exceeded with its message, and no fault of the server to log', async () => {
+    const logged: string[] = [];
+    const message =
+      'The workspace is full: 4.9 MiB of 5 MiB used; remove files to make room. Nothing was written.';
+    const response = mapErrorToResponse(new ToolQuotaExceededError(message), 'UNKNOWN', (line) =>
+      logged.push(line),
+    );
+    expect(response.status).toBe(507);
+    expect(await response.json()).toEqual({ error: message, code: 'quota_exceeded' });
+    expect(logged).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * `mango user add NAME | list | revoke NAME | token NAME | set NAME --[no-]allow-unrestricted`: manage
- * API users. `add` and `token` print the new token alone on the last line of their output (scripts take
+ * `mango user add NAME | list | revoke NAME | token NAME | set NAME --[no-]allow-unrestricted |
+ * quota NAME [BYTES|default]`: manage API users. `add` and `token` print the new token alone on the last line of their output (scripts take
  * `tail -n 1`); it is never shown again.
  */
 import {
@@ -12,13 +12,17 @@ import { DatabaseWorkspaceRepository } from '../../db/database-workspace-reposit
 import { withCliDatabase } from '../open-cli-database.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
 import { type CliCommand, UsageError } from '../usage-error.ts';
+import { userQuota } from './user-quota.ts';
 
 export const USER_USAGE = `  mango user add NAME         create a user; prints its API token once, alone on the last line
   mango user list [--json]    list users (name, created, active or revoked)
   mango user revoke NAME      make the user's token stop working
   mango user token NAME       issue a new token (printed once, last line); the old one stops working at once
   mango user set NAME --allow-unrestricted | --no-allow-unrestricted
-                              allow (or stop allowing) chats that reach all of NAME's workspaces`;
+                              allow (or stop allowing) chats that reach all of NAME's workspaces
+  mango user quota NAME [BYTES|default]
+                              show NAME's disk quota, or set it (5GiB, or bytes; default: back to
+                              MANGO_USER_DISK_BYTES); grows or reserves NAME's image at once`;
 
 export const userCommand: CliCommand = async (argv, io) => {
   const [subcommand, ...rest] = argv;
@@ -117,6 +121,12 @@ export const userCommand: CliCommand = async (argv, io) => {
         );
         return 0;
       });
+    }
+    case 'quota': {
+      const [name, value, ...extra] = positionals;
+      if (name === undefined) throw new UsageError('mango user quota needs a NAME.');
+      if (extra.length > 0) throw new UsageError(`Unexpected arguments: ${extra.join(' ')}`);
+      return userQuota(io, name, value);
     }
     default:
       throw new UsageError(

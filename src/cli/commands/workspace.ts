@@ -23,6 +23,7 @@ import { openWorkspaceService } from '../open-workspace-service.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
 import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
 import { migrateOwners } from './workspace-migrate-owners.ts';
+import { moveToImage } from './workspace-move-to-image.ts';
 
 export const WORKSPACE_USAGE = `  mango workspace grant NAME DIR [--read-only] [--fix-owner]
                                                   let NAME's tools reach DIR (and below); as root, refused
@@ -33,7 +34,9 @@ export const WORKSPACE_USAGE = `  mango workspace grant NAME DIR [--read-only] [
   mango workspace grant-existing [--dry-run]      grant each user the directories their chats use
   mango workspace migrate-owners [--dry-run] [--verbose]
                                                   give what uid MANGO_SANDBOX_UID owned to each user's own
-                                                  uid and each grant's group (--verbose lists each change)`;
+                                                  uid and each grant's group (--verbose lists each change)
+  mango workspace move-to-image NAME | --all      with the server stopped, move NAME's plain personal
+                                                  workspace (or everyone's) onto its disk image`;
 
 interface WorkspaceContext {
   users: DatabaseUserRepository;
@@ -192,6 +195,7 @@ export const workspaceCommand: CliCommand = async (argv, io) => {
     json: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     verbose: { type: 'boolean' },
+    all: { type: 'boolean' },
   });
   const take = (count: number, what: string): string[] => {
     if (positionals.length < count) throw new UsageError(`mango workspace ${subcommand} needs ${what}.`);
@@ -220,6 +224,9 @@ export const workspaceCommand: CliCommand = async (argv, io) => {
     case 'migrate-owners':
       take(0, 'no arguments');
       return migrateOwners(io, { dryRun: values['dry-run'] === true, verbose: values.verbose === true });
+    case 'move-to-image':
+      if (values.all === true) return moveToImage(io, take(0, 'NAME or --all, not both')[0]);
+      return moveToImage(io, take(1, 'NAME or --all')[0]);
     default:
       throw new UsageError(
         subcommand ? `Unknown workspace subcommand "${subcommand}".` : 'mango workspace needs a subcommand.',

@@ -13,6 +13,7 @@ import { userPreferencesMigration } from './0009-user-preferences.ts';
 import { toolApprovalsMigration } from './0010-tool-approvals.ts';
 import { userMcpServersMigration } from './0011-user-mcp-servers.ts';
 import { sandboxIdsMigration } from './0012-sandbox-ids.ts';
+import { userDiskQuotasMigration } from './0013-user-disk-quotas.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   toolApprovalsMigration,
   userMcpServersMigration,
   sandboxIdsMigration,
+  userDiskQuotasMigration,
 ];

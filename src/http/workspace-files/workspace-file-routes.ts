@@ -138,6 +138,7 @@ export function createWorkspaceFileRoutes(deps: AppDependencies) {
           ...errors,
           409: errorBodySchema,
           413: errorBodySchema,
+          507: errorBodySchema,
         },
         detail: {
           summary: 'Upload a file (the raw request body) into a directory of your workspace',

@@ -13,6 +13,9 @@
  *   descriptor, then renamed (with `RENAME_NOREPLACE` for a new file, so a file that appeared meanwhile
  *   is not clobbered). A directory swapped for a link meanwhile fails the upload instead of redirecting
  *   it. A failed upload leaves the old file and no temp file.
+ * - A workspace with a disk quota takes no upload its user's share cannot hold: `507 quota_exceeded`
+ *   with the used figure and the limit, before the temp file exists (or when the disk fills while it is
+ *   written, after it was removed).
  * - The new file gets the owner workspace files get (the shell sandbox's uid when commands run as one), set on the descriptor before it
  *   takes its name, so shell commands running as that uid can use it.
  */
@@ -20,6 +23,7 @@ import type { Stats } from 'node:fs';
 import { join, relative } from 'node:path';
 import { HeldDirectory, withHeldDirectory } from '../../descriptors/held-directory.ts';
 import { getAccessPolicy } from '../../tools/access/access-policy.ts';
+import { rootContaining } from '../../tools/access/reachable-set.ts';
 import { writeFileAtomicallyIn } from '../../tools/fs/atomic-write.ts';
 import { HttpError } from '../http-errors.ts';
 import { describeFileError } from './workspace-file-errors.ts';
@@ -167,6 +171,7 @@ async function uploadInto(
       writeFileAtomicallyIn(parent, upload.name, upload.body, {
         create: entry === undefined,
         owner: upload.owner,
+        quotaBytes: rootContaining(scope.context.reachable, directoryReal)?.diskQuotaBytes,
         verifyTarget: async (realTarget) => policy.require(realTarget, 'write', shown, realTarget),
       }),
     );

@@ -26,12 +26,26 @@ export interface Workspace {
   access: Access;
   /** `personal`: the user's own workspace, created on first use; `granted`: an operator grant. */
   kind: 'personal' | 'granted';
+  /**
+   * The workspace's disk quota in bytes, when it is an image of its own (a personal workspace with a
+   * quota): writes that would pass it are refused with the used figure and this limit.
+   */
+  diskQuotaBytes?: number;
 }
 
 export interface ReachableRoot {
   /** Real absolute path of a directory a call may reach, with everything below it. */
   path: string;
   access: Access;
+  /** The disk quota of the workspace this root lies in (see `Workspace.diskQuotaBytes`). */
+  diskQuotaBytes?: number;
+}
+
+/** The root of `workspace` at `path` (itself, or a directory inside it), with its quota when it has one. */
+function rootIn(workspace: Workspace, path: string): ReachableRoot {
+  return workspace.diskQuotaBytes === undefined
+    ? { path, access: workspace.access }
+    : { path, access: workspace.access, diskQuotaBytes: workspace.diskQuotaBytes };
 }
 
 export interface ReachableSet {
@@ -90,8 +104,8 @@ export function computeReachableSet(input: ReachableSetInput): ReachableSet {
     );
   }
   const roots: ReachableRoot[] = input.confined
-    ? [{ path: input.workingDirectory, access: home.access }]
-    : input.workspaces.map((workspace) => ({ path: workspace.path, access: workspace.access }));
+    ? [rootIn(home, input.workingDirectory)]
+    : input.workspaces.map((workspace) => rootIn(workspace, workspace.path));
   return {
     workingDirectory: input.workingDirectory,
     homeDirectory: input.homeDirectory,

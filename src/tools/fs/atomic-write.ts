@@ -18,7 +18,10 @@
  *   name is checked to hold the temp file's inode afterwards; size and mtime come from the temp file's
  *   own `fstat`. Creating and renaming run on `node:fs`'s threads through the held directory's
  *   `/proc/self/fd` entry (they may wait for the journal, which must not stall the event loop);
- * - a temp name left behind by a failure is removed through the held parent only.
+ * - a temp name left behind by a failure is removed through the held parent only;
+ * - with a disk quota, a write the user's share cannot hold is refused before the temp file exists, and
+ *   ENOSPC or EDQUOT at any step is reported as `quota_exceeded` with the used figure and the limit,
+ *   measured once the temp file is gone (workspace-room.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
@@ -26,6 +29,7 @@ import { basename, dirname, join } from 'node:path';
 import { assertEntryName, HeldDirectory, withHeldDirectory } from '../../descriptors/held-directory.ts';
 import { realPathOfDescriptor } from './open-verified-file.ts';
 import { PathChangedError } from './path-changed-error.ts';
+import { diskUsageOf, isNoRoomError, noRoomError, requireRoomFor } from './workspace-room.ts';
 
 export interface AtomicWriteOptions {
   /**
@@ -43,6 +47,8 @@ export interface AtomicWriteOptions {
    * the process's own uid and gid.
    */
   owner?: { uid: number; gid: number } | undefined;
+  /** The disk quota of the workspace written into (see workspace-room.ts); undefined = none. */
+  quotaBytes?: number | undefined;
 }
 
 /** Whether this process may give files away (only root may chown to another uid). */
@@ -82,6 +88,30 @@ export async function writeFileAtomicallyIn(
   assertEntryName(name, join(parent.path, name));
   const realTarget = join(await realPathOfDescriptor(parent, parent.path), name);
   await options.verifyTarget(realTarget);
+  requireRoomFor(parent, data.length, options.quotaBytes);
+  try {
+    return await replaceThroughTemporary(parent, name, realTarget, data, options);
+  } catch (error) {
+    // The temp file is gone by now, so the figures are the workspace as the write left it.
+    if (!isNoRoomError(error)) throw error;
+    let usage: ReturnType<typeof diskUsageOf> | undefined;
+    try {
+      usage = diskUsageOf(parent);
+    } catch {
+      usage = undefined;
+    }
+    throw noRoomError(error, usage, options.quotaBytes) ?? error;
+  }
+}
+
+/** The temp file, its owner and mode, and the rename (see the module comment). */
+async function replaceThroughTemporary(
+  parent: HeldDirectory,
+  name: string,
+  realTarget: string,
+  data: Uint8Array,
+  options: AtomicWriteOptions,
+): Promise<AtomicWriteResult> {
   const existing = options.create ? undefined : existingFile(parent, name);
   const temporary = `.${name}.${randomBytes(6).toString('hex')}.mango-tmp`;
   const handle = await parent.createFile(temporary, options.mode ?? 0o666);

@@ -6,16 +6,19 @@
  * `target` is a real path (decided already). Missing parent directories are created through held
  * directories with links refused (`holdParentDirectory`): if a directory on the way was swapped for a
  * link in between, nothing is created or written through it. When the write fails, the directories
- * the call created are removed again.
+ * the call created are removed again. A workspace with a disk quota (its reachable root says so) gets
+ * a write it has no room for refused as `quota_exceeded`, with the used figure and the limit.
  */
 import { basename, dirname } from 'node:path';
 import { getAccessPolicy } from '../access/access-policy.ts';
+import { rootContaining } from '../access/reachable-set.ts';
 import { ToolExecutionError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
 import { writeFileAtomicallyIn } from './atomic-write.ts';
 import { describeSystemError } from './describe-system-error.ts';
 import { countLines, recordWrite, sha256Hex } from './freshness.ts';
 import { holdParentDirectory } from './held-parent-directory.ts';
+import { diskUsageAt, noRoomError } from './workspace-room.ts';
 
 export interface ReplaceFileResult {
   real: string;
@@ -37,6 +40,8 @@ export async function replaceFile(
   owner: { uid: number; gid: number } | undefined,
 ): Promise<ReplaceFileResult> {
   const policy = await getAccessPolicy(context);
+  const root = rootContaining(context.reachable, target);
+  const quotaBytes = root?.diskQuotaBytes;
   try {
     const parent = holdParentDirectory(dirname(target), owner);
     let written: Awaited<ReturnType<typeof writeFileAtomicallyIn>>;
@@ -45,6 +50,7 @@ export async function replaceFile(
         mode,
         create: mode === undefined,
         owner,
+        quotaBytes,
         verifyTarget: async (realTarget) => policy.require(realTarget, 'write', shown, realTarget),
       });
     } catch (error) {
@@ -68,6 +74,9 @@ export async function replaceFile(
         `Cannot create ${JSON.stringify(shown)}: a file appeared there while writing. Read it with read_file before overwriting it.`,
       );
     }
+    // A parent directory that could not be made: measured at the workspace's root, by descriptor.
+    const noRoom = noRoomError(error, root && diskUsageAt(root.path), quotaBytes);
+    if (noRoom !== undefined) throw noRoom;
     throw describeSystemError(error, 'write', shown);
   }
 }
