@@ -7,6 +7,7 @@
  * each step waits for the one before it, never for a time: however long the server takes, the order
  * of events is what is asserted.
  */
+
 import { afterAll, afterEach, expect, test } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { callResultData } from '../helpers/mcp-test-tools.ts';
 import { seedCliDatabase } from '../helpers/seed-cli-database.ts';
+import { waitUntil } from '../helpers/wait-until.ts';
 
 const projectRoot = resolve(import.meta.dir, '../..');
 const temporary = await mkdtemp(join(tmpdir(), 'mango-mcp-cancel-'));
@@ -65,22 +67,14 @@ function probeLines(stream: Stream | null) {
      * server's stderr ends first, or past `timeoutMs` (a bound on a failure, not a pace).
      */
     async until(lines: string[], timeoutMs = 15_000): Promise<void> {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`the probe said ${JSON.stringify(said())}`)), timeoutMs);
-      });
-      const saidAll = async () => {
-        while (JSON.stringify(said()) !== JSON.stringify(lines)) {
-          if (ended) throw new Error(`the server ended; its stderr:\n${text}`);
-          if (said().length >= lines.length) expect(said()).toEqual(lines);
-          await changed.promise;
-        }
-      };
-      try {
-        await Promise.race([saidAll(), late]);
-      } finally {
-        clearTimeout(timer);
+      const settled = () =>
+        ended || said().length >= lines.length || JSON.stringify(said()) === JSON.stringify(lines);
+      if (!(await waitUntil(settled, timeoutMs))) {
+        throw new Error(`the probe said ${JSON.stringify(said())}`);
       }
+      if (JSON.stringify(said()) === JSON.stringify(lines)) return;
+      if (said().length >= lines.length) expect(said()).toEqual(lines);
+      throw new Error(`the server ended; its stderr:\n${text}`);
     },
   };
 }
