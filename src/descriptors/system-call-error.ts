@@ -23,6 +23,15 @@ export class SystemCallError extends Error {
 }
 
 /**
+ * The errno name (`code`) of a failed file system call, from this folder's calls or from `node:fs`;
+ * undefined for anything else.
+ */
+export function errorCodeOf(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
  * The calls of this folder cannot run here (not Linux, no `openat2`, no libc). Nothing falls back to
  * acting by name: the caller fails and says why.
  */

@@ -17,6 +17,7 @@
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { HeldDirectory, withHeldDirectory } from '../descriptors/held-directory.ts';
+import { errorCodeOf } from '../descriptors/system-call-error.ts';
 import { getUserImageDirectoryName } from '../images/image-file-store.ts';
 import { handHeldToSandboxUser } from '../sandbox/sandbox-file-owner.ts';
 import type { ShellSandbox } from '../sandbox/shell-sandbox.ts';
@@ -56,10 +57,6 @@ export function formerMcpStateDirectoryIn(dataDirectory: string): string {
   return join(dataDirectory, FORMER_MCP_STATE_DIRECTORY_NAME);
 }
 
-function codeOf(error: unknown): unknown {
-  return (error as { code?: unknown }).code;
-}
-
 /** The directory `name` in `parent`, made with mode 0711 when missing; a link there is refused. */
 function openPassable(parent: HeldDirectory, name: string): HeldDirectory {
   let created = false;
@@ -67,7 +64,7 @@ function openPassable(parent: HeldDirectory, name: string): HeldDirectory {
     parent.createDirectory(name, PASSABLE_MODE);
     created = true;
   } catch (error) {
-    if (codeOf(error) !== 'EEXIST') throw error;
+    if (errorCodeOf(error) !== 'EEXIST') throw error;
   }
   const directory = parent.openDirectory(name);
   // The umask may have narrowed what was just made; one that exists keeps the mode it was given.
@@ -96,7 +93,7 @@ export async function userStateDirectory(
         try {
           parent.createDirectory(server, STATE_MODE);
         } catch (error) {
-          if (codeOf(error) !== 'EEXIST') throw error;
+          if (errorCodeOf(error) !== 'EEXIST') throw error;
           return;
         }
         // The state directory itself is its user's uid's to change.
@@ -115,7 +112,7 @@ function hasEntry(directory: HeldDirectory, name: string): boolean {
     directory.statEntry(name);
     return true;
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') return false;
+    if (errorCodeOf(error) === 'ENOENT') return false;
     throw error;
   }
 }
@@ -133,7 +130,7 @@ async function moveFormerState(
   try {
     former = await realpath(location.formerStateDirectory);
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') return;
+    if (errorCodeOf(error) === 'ENOENT') return;
     throw error;
   }
   const formerName = basename(former);
@@ -152,8 +149,8 @@ async function moveFormerState(
           return true;
         } catch (error) {
           // ENOENT: nothing to move; EEXIST: another connection moved or made it meanwhile.
-          if (codeOf(error) === 'ENOENT' || codeOf(error) === 'EEXIST') return false;
-          if (codeOf(error) !== 'EXDEV') throw error;
+          if (errorCodeOf(error) === 'ENOENT' || errorCodeOf(error) === 'EEXIST') return false;
+          if (errorCodeOf(error) !== 'EXDEV') throw error;
           const log = location.log ?? ((line: string) => console.error(line));
           log(
             `The state of the MCP server "${server}" for ${user} stays at ${join(former, user, server)}: it lies on another filesystem than ${shownTarget}, where the server keeps it now and starts with an empty one; move its contents there to keep them.`,
@@ -174,7 +171,7 @@ function openIfPresent(open: () => HeldDirectory): HeldDirectory | undefined {
   try {
     return open();
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') return undefined;
+    if (errorCodeOf(error) === 'ENOENT') return undefined;
     throw error;
   }
 }
@@ -184,7 +181,7 @@ function removeIfEmpty(parent: HeldDirectory, name: string): void {
   try {
     parent.removeDirectory(name);
   } catch (error) {
-    const code = codeOf(error);
+    const code = errorCodeOf(error);
     if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'ENOENT') throw error;
   }
 }

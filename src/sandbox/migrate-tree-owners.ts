@@ -23,6 +23,7 @@ import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { HeldDirectory } from '../descriptors/held-directory.ts';
 import { HeldEntry } from '../descriptors/held-entry.ts';
+import { errorCodeOf } from '../descriptors/system-call-error.ts';
 import {
   clearsSetuid,
   type EntryFacts,
@@ -122,10 +123,6 @@ function factsOf(stats: Stats): EntryFacts {
   };
 }
 
-function codeOf(error: unknown): unknown {
-  return (error as { code?: unknown }).code;
-}
-
 /** The names in `directory`, in code-unit order (the output's order); none when it vanished. */
 function namesIn(directory: HeldDirectory): string[] {
   try {
@@ -134,7 +131,7 @@ function namesIn(directory: HeldDirectory): string[] {
       .map((entry) => entry.name)
       .sort((left, right) => (left < right ? -1 : left > right ? 1 : 0));
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') return [];
+    if (errorCodeOf(error) === 'ENOENT') return [];
     throw error;
   }
 }
@@ -145,7 +142,7 @@ function enterExamined(parent: HeldDirectory, name: string, examined: Stats, pat
   try {
     directory = parent.openDirectory(name, 'refuse');
   } catch (error) {
-    const code = codeOf(error);
+    const code = errorCodeOf(error);
     if (code === 'ELOOP' || code === 'ENOTDIR' || code === 'ENOENT') throw new TreeChangedError(path);
     throw error;
   }
@@ -204,7 +201,7 @@ export function migrateTreeOwners(tree: TreeToMigrate, options: MigrateTreeOptio
   try {
     root = HeldDirectory.open(tree.path);
   } catch (error) {
-    const code = codeOf(error);
+    const code = errorCodeOf(error);
     if (code === 'ELOOP' || code === 'ENOTDIR') throw new TreeRootError(tree.path, code);
     throw error;
   }
@@ -227,7 +224,7 @@ export function migrateTreeOwners(tree: TreeToMigrate, options: MigrateTreeOptio
       try {
         entry = HeldEntry.open(frame.directory, name);
       } catch (error) {
-        if (codeOf(error) === 'ENOENT') continue; // removed since the listing: nothing left to give
+        if (errorCodeOf(error) === 'ENOENT') continue; // removed since the listing: nothing left to give
         throw error;
       }
       let examined: Stats;

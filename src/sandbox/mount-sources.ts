@@ -25,6 +25,7 @@ import { fstatSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { HeldDirectory } from '../descriptors/held-directory.ts';
 import { closeDescriptor, O_PATH } from '../descriptors/linux-file-calls.ts';
+import { errorCodeOf } from '../descriptors/system-call-error.ts';
 import type { HeldMount, PlanArgument } from './bubblewrap-mount-plan.ts';
 
 /** What a sandbox was built with at one held mount: the source, its object, and its child descriptor. */
@@ -62,10 +63,6 @@ export class MountSourceError extends Error {
     );
     this.name = 'MountSourceError';
   }
-}
-
-function codeOf(error: unknown): string | undefined {
-  return (error as { code?: string }).code;
 }
 
 function reasonOf(code: string | undefined, error: unknown): string {
@@ -127,7 +124,7 @@ export function openMountSources(plan: readonly PlanArgument[], firstDescriptor:
       try {
         fd = openSource(argument);
       } catch (error) {
-        const code = codeOf(error);
+        const code = errorCodeOf(error);
         if (code === 'ENOENT' && !argument.required) {
           identities.push({
             source: argument.source,
@@ -151,7 +148,7 @@ export function openMountSources(plan: readonly PlanArgument[], firstDescriptor:
         try {
           identity.covered = { path: argument.destination, object: entryObjectOf(argument.destination) };
         } catch (error) {
-          throw new MountSourceError(argument.destination, reasonOf(codeOf(error), error));
+          throw new MountSourceError(argument.destination, reasonOf(errorCodeOf(error), error));
         }
       }
       identities.push(identity);
@@ -174,7 +171,7 @@ export function mountSourcesUnchanged(identities: readonly MountIdentity[]): boo
     try {
       fd = openSource(identity);
     } catch (error) {
-      return identity.object === 'missing' && codeOf(error) === 'ENOENT';
+      return identity.object === 'missing' && errorCodeOf(error) === 'ENOENT';
     }
     try {
       if (objectOf(fd) !== identity.object) return false;

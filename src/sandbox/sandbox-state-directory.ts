@@ -42,6 +42,7 @@ import {
   O_RDONLY,
   O_WRONLY,
 } from '../descriptors/linux-file-calls.ts';
+import { errorCodeOf } from '../descriptors/system-call-error.ts';
 import type { SandboxIdentity } from './sandbox-identity.ts';
 import { WAITER_SCRIPT } from './sandbox-waiter.ts';
 
@@ -76,10 +77,6 @@ export function synthesizeAccounts(
   };
 }
 
-function codeOf(error: unknown): string | undefined {
-  return (error as { code?: string }).code;
-}
-
 /** Why the directory described by `stats` must not be used, or undefined when it is ours alone. */
 function unsafeBecause(path: string, stats: Stats): string | undefined {
   const ownUid = process.getuid?.();
@@ -95,7 +92,7 @@ function createDirectoryOnce(directory: HeldDirectory, name: string, mode: numbe
   try {
     directory.createDirectory(name, mode);
   } catch (error) {
-    if (codeOf(error) !== 'EEXIST') throw error;
+    if (errorCodeOf(error) !== 'EEXIST') throw error;
   }
 }
 
@@ -104,7 +101,7 @@ function entryOf(directory: HeldDirectory, name: string): Stats | undefined {
   try {
     return directory.statEntry(name);
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') return undefined;
+    if (errorCodeOf(error) === 'ENOENT') return undefined;
     throw error;
   }
 }
@@ -128,7 +125,7 @@ function placeOnce(directory: HeldDirectory, name: string, text: string): void {
   } catch (error) {
     // Another process placed the same file first: its copy is as good as ours.
     directory.removeFile(temporary);
-    if (codeOf(error) !== 'EEXIST') throw error;
+    if (errorCodeOf(error) !== 'EEXIST') throw error;
   }
 }
 
@@ -144,7 +141,7 @@ function placeCover(directory: HeldDirectory, name: string, kind: 'file' | 'dire
       try {
         closeDescriptor(directory.openDescriptor(name, O_WRONLY | O_CREAT | O_EXCL, 0o000));
       } catch (error) {
-        if (codeOf(error) !== 'EEXIST') throw error;
+        if (errorCodeOf(error) !== 'EEXIST') throw error;
       }
     }
   }
@@ -174,7 +171,7 @@ function openChecked(parent: HeldDirectory, name: string, path: string): HeldDir
   try {
     directory = parent.openDirectory(name);
   } catch (error) {
-    const code = codeOf(error);
+    const code = errorCodeOf(error);
     if (code === 'ELOOP' || code === 'ENOTDIR') {
       throw new Error(`the sandbox state directory is unsafe: ${path} is not a directory.`);
     }

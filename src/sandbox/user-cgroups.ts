@@ -20,6 +20,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { errorCodeOf } from '../descriptors/system-call-error.ts';
 
 /** Where Debian-family hosts with cgroup v1 mount one directory per controller. */
 export const CGROUP_V1_ROOT = '/sys/fs/cgroup';
@@ -48,15 +49,11 @@ export interface UserCgroups {
   admitToChild(userId: string, pid: number): string;
 }
 
-function codeOf(error: unknown): string | undefined {
-  return (error as { code?: string }).code;
-}
-
 function makeDirectory(path: string): void {
   try {
     mkdirSync(path);
   } catch (error) {
-    if (codeOf(error) !== 'EEXIST') throw error;
+    if (errorCodeOf(error) !== 'EEXIST') throw error;
   }
 }
 
@@ -67,7 +64,7 @@ function enter(directory: string, pid: number): void {
   } catch (error) {
     // A sandbox that already ended (bubblewrap could not build it) has nothing left to limit; its
     // exit status and message are the call's result.
-    if (codeOf(error) !== 'ESRCH') throw error;
+    if (errorCodeOf(error) !== 'ESRCH') throw error;
   }
 }
 
@@ -81,7 +78,7 @@ function processExists(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return codeOf(error) !== 'ESRCH';
+    return errorCodeOf(error) !== 'ESRCH';
   }
 }
 
@@ -129,7 +126,7 @@ export function openUserCgroups(spec: UserCgroupSpec): UserCgroups | string {
     try {
       return step(directory);
     } catch (error) {
-      if (codeOf(error) !== 'ENOENT') throw error;
+      if (errorCodeOf(error) !== 'ENOENT') throw error;
       // Removed meanwhile (by an operator, or a cleanup of empty cgroups).
       prepare(directory);
       return step(directory);
@@ -167,7 +164,7 @@ export function removeWhenEmpty(directory: string, triesLeft = REMOVE_TRIES): vo
   try {
     rmdirSync(directory);
   } catch (error) {
-    if (codeOf(error) !== 'EBUSY' || triesLeft <= 1) return;
+    if (errorCodeOf(error) !== 'EBUSY' || triesLeft <= 1) return;
     setTimeout(() => removeWhenEmpty(directory, triesLeft - 1), REMOVE_RETRY_MS).unref();
   }
 }

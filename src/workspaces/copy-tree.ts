@@ -34,6 +34,7 @@ import {
 import { join } from 'node:path';
 import { descriptorPath, type HeldDirectory } from '../descriptors/held-directory.ts';
 import { O_CREAT, O_EXCL, O_NONBLOCK, O_RDONLY, O_WRONLY } from '../descriptors/linux-file-calls.ts';
+import { errorCodeOf } from '../descriptors/system-call-error.ts';
 
 export interface CopyReport {
   directories: number;
@@ -100,15 +101,11 @@ export function measureTree(root: HeldDirectory): TreeSize {
   return size;
 }
 
-function codeOf(error: unknown): unknown {
-  return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-}
-
 function existing(directory: HeldDirectory, name: string): Stats | undefined {
   try {
     return directory.statEntry(name);
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') return undefined;
+    if (errorCodeOf(error) === 'ENOENT') return undefined;
     throw error;
   }
 }

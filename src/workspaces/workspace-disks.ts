@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { acquireFileLock, type FileLock, FileLockBusyError } from '../descriptors/file-lock.ts';
 import { type HeldDirectory, withHeldDirectory } from '../descriptors/held-directory.ts';
 import { openPrivateDirectory } from '../descriptors/private-directory.ts';
+import { errorCodeOf } from '../descriptors/system-call-error.ts';
 import { type DiskQuotaAvailability, probeDiskQuotas } from './disk-quota-probe.ts';
 import {
   checkExt4Image,
@@ -63,15 +64,11 @@ export interface PersonalDisk {
   imageBacked: boolean;
 }
 
-function codeOf(error: unknown): unknown {
-  return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-}
-
 function statOrUndefined(parent: HeldDirectory, name: string): Stats | undefined {
   try {
     return parent.statEntry(name);
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') return undefined;
+    if (errorCodeOf(error) === 'ENOENT') return undefined;
     throw error;
   }
 }

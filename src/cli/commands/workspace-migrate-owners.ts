@@ -23,6 +23,7 @@ import { DatabaseSandboxIdRepository } from '../../db/database-sandbox-id-reposi
 import { DatabaseUserRepository } from '../../db/database-user-repository.ts';
 import { DatabaseWorkspaceRepository } from '../../db/database-workspace-repository.ts';
 import { HeldDirectory } from '../../descriptors/held-directory.ts';
+import { errorCodeOf } from '../../descriptors/system-call-error.ts';
 import { getUserImageDirectoryName } from '../../images/image-file-store.ts';
 import {
   FORMER_MCP_STATE_DIRECTORY_NAME,
@@ -93,16 +94,12 @@ function leftText(entry: TreeMigration['left'][number]): string {
   return `  on another filesystem, not entered: ${entry.path}`;
 }
 
-function codeOf(error: unknown): unknown {
-  return (error as { code?: unknown }).code;
-}
-
 /** The real path of `path`, or undefined when it does not exist. */
 function realOrAbsent(path: string): string | undefined {
   try {
     return realpathSync(path);
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') return undefined;
+    if (errorCodeOf(error) === 'ENOENT') return undefined;
     throw error;
   }
 }
@@ -113,7 +110,7 @@ function exists(path: string): boolean {
     lstatSync(path);
     return true;
   } catch (error) {
-    if (codeOf(error) === 'ENOENT') return false;
+    if (errorCodeOf(error) === 'ENOENT') return false;
     throw error;
   }
 }

@@ -7,6 +7,8 @@
  * means the tenant changed the path while the tool used it. That is a refusal, not a failure of the
  * tool, so it is `permission_denied`, like a write the policy refuses.
  */
+
+import { errorCodeOf } from '../../descriptors/system-call-error.ts';
 import {
   classifySystemError,
   ToolError,
@@ -15,15 +17,10 @@ import {
   ToolPermissionError,
 } from '../errors.ts';
 
-function codeOf(error: unknown): string | undefined {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return typeof code === 'string' ? code : undefined;
-}
-
 /** A ToolError for `error` raised while `action` on the path the model called `shown`. */
 export function describeSystemError(error: unknown, action: string, shown: string): ToolError {
   if (ToolError.isInstance(error)) return error;
-  const code = codeOf(error);
+  const code = errorCodeOf(error);
   const path = JSON.stringify(shown);
   if (code === 'ELOOP' || code === 'EXDEV' || code === 'path_changed') {
     return new ToolPermissionError(

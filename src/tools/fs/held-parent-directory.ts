@@ -12,6 +12,7 @@
 import type { Stats } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { HeldDirectory } from '../../descriptors/held-directory.ts';
+import { errorCodeOf } from '../../descriptors/system-call-error.ts';
 
 interface CreatedDirectory {
   parent: HeldDirectory;
@@ -28,10 +29,6 @@ export interface HeldParentDirectory {
   close(): void;
 }
 
-function codeOf(error: unknown): unknown {
-  return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-}
-
 /** Opens the deepest existing ancestor of `directory` (a real path) and names the missing rest. */
 function openDeepestAncestor(directory: string): { held: HeldDirectory; missing: string[] } {
   const missing: string[] = [];
@@ -39,7 +36,7 @@ function openDeepestAncestor(directory: string): { held: HeldDirectory; missing:
     try {
       return { held: HeldDirectory.open(current), missing };
     } catch (error) {
-      if (codeOf(error) !== 'ENOENT' || dirname(current) === current) throw error;
+      if (errorCodeOf(error) !== 'ENOENT' || dirname(current) === current) throw error;
       missing.unshift(basename(current));
     }
   }
@@ -79,7 +76,7 @@ export function holdParentDirectory(
         current.createDirectory(name);
       } catch (error) {
         // Made by someone else meanwhile: used like any existing directory, never removed.
-        if (codeOf(error) !== 'EEXIST') throw error;
+        if (errorCodeOf(error) !== 'EEXIST') throw error;
         made = false;
       }
       const child = current.openDirectory(name);
