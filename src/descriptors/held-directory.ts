@@ -42,7 +42,7 @@ import {
   renameat2,
   unlinkat,
 } from './linux-file-calls.ts';
-import { SystemCallError } from './system-call-error.ts';
+import { errorCodeOf, SystemCallError } from './system-call-error.ts';
 
 /** How links met while resolving a relative path are treated. */
 export type LinkHandling =
@@ -190,6 +190,16 @@ export class HeldDirectory {
       return fstatSync(fd);
     } finally {
       closeDescriptor(fd);
+    }
+  }
+
+  /** {@link statEntry}, or undefined when nothing is at `relative` (`ENOENT`); other errors throw. */
+  statEntryIfPresent(relative: string, links: LinkHandling = 'refuse'): Stats | undefined {
+    try {
+      return this.statEntry(relative, links);
+    } catch (error) {
+      if (errorCodeOf(error) === 'ENOENT') return undefined;
+      throw error;
     }
   }
 

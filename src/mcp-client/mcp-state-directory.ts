@@ -89,7 +89,8 @@ export async function userStateDirectory(
   await withHeldDirectory(HeldDirectory.open(workspaces), (held) =>
     withHeldDirectory(openPassable(held, base), (states) =>
       withHeldDirectory(openPassable(states, user), async (parent) => {
-        if (!hasEntry(parent, server)) await moveFormerState(location, user, server, parent, directory);
+        if (!(parent.statEntryIfPresent(server) !== undefined))
+          await moveFormerState(location, user, server, parent, directory);
         try {
           parent.createDirectory(server, STATE_MODE);
         } catch (error) {
@@ -105,16 +106,6 @@ export async function userStateDirectory(
     ),
   );
   return directory;
-}
-
-function hasEntry(directory: HeldDirectory, name: string): boolean {
-  try {
-    directory.statEntry(name);
-    return true;
-  } catch (error) {
-    if (errorCodeOf(error) === 'ENOENT') return false;
-    throw error;
-  }
 }
 
 /** Moves `<former>/<user>/<server>` into `target` when it is there (see the module header). */

@@ -96,19 +96,9 @@ function createDirectoryOnce(directory: HeldDirectory, name: string, mode: numbe
   }
 }
 
-/** The entry `name` of `directory` as it is (a link described, not followed), or undefined when absent. */
-function entryOf(directory: HeldDirectory, name: string): Stats | undefined {
-  try {
-    return directory.statEntry(name);
-  } catch (error) {
-    if (errorCodeOf(error) === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
 /** Puts `text` at `name` unless an entry is already there; never replaces one (see the module header). */
 function placeOnce(directory: HeldDirectory, name: string, text: string): void {
-  if (entryOf(directory, name)) return;
+  if (directory.statEntryIfPresent(name)) return;
   const temporary = `${name}.${process.pid}.${Math.random().toString(36).slice(2)}`;
   const fd = directory.openDescriptor(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o644);
   try {
@@ -134,7 +124,7 @@ function placeOnce(directory: HeldDirectory, name: string, text: string): void {
  * 000 through a descriptor of its own; anything else at the name is refused.
  */
 function placeCover(directory: HeldDirectory, name: string, kind: 'file' | 'directory'): void {
-  if (!entryOf(directory, name)) {
+  if (!directory.statEntryIfPresent(name)) {
     if (kind === 'directory') {
       createDirectoryOnce(directory, name, 0o000);
     } else {

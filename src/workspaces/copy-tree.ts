@@ -34,7 +34,6 @@ import {
 import { join } from 'node:path';
 import { descriptorPath, type HeldDirectory } from '../descriptors/held-directory.ts';
 import { O_CREAT, O_EXCL, O_NONBLOCK, O_RDONLY, O_WRONLY } from '../descriptors/linux-file-calls.ts';
-import { errorCodeOf } from '../descriptors/system-call-error.ts';
 
 export interface CopyReport {
   directories: number;
@@ -101,15 +100,6 @@ export function measureTree(root: HeldDirectory): TreeSize {
   return size;
 }
 
-function existing(directory: HeldDirectory, name: string): Stats | undefined {
-  try {
-    return directory.statEntry(name);
-  } catch (error) {
-    if (errorCodeOf(error) === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
 /** Same owner, mode and modification time (to the millisecond the copy sets). */
 function sameMetadata(left: Stats, right: Stats): boolean {
   return (
@@ -145,7 +135,7 @@ export function copyTree(source: HeldDirectory, target: HeldDirectory): CopyRepo
         report.skipped.push(`${shown} (another filesystem is mounted there)`);
         continue;
       }
-      const present = existing(to, name);
+      const present = to.statEntryIfPresent(name);
       if (stats.isDirectory()) {
         if (present !== undefined && !present.isDirectory()) to.removeFile(name);
         if (present === undefined || !present.isDirectory()) to.createDirectory(name, 0o700);

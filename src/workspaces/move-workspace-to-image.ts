@@ -62,15 +62,6 @@ function roundUpToStep(bytes: number): number {
   return Math.ceil(bytes / DISK_QUOTA_STEP_BYTES) * DISK_QUOTA_STEP_BYTES;
 }
 
-function statOrUndefined(parent: HeldDirectory, name: string) {
-  try {
-    return parent.statEntry(name);
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
 /** Moves `userId`'s workspace onto its image (see the module comment). */
 export async function moveWorkspaceToImage(disks: WorkspaceDisks, userId: string): Promise<MoveReport> {
   await disks.requireAvailable();
@@ -79,11 +70,11 @@ export async function moveWorkspaceToImage(disks: WorkspaceDisks, userId: string
     withHeldDirectory(HeldDirectory.open(disks.workspacesDirectory), async (workspaces) => {
       const hasImage = await Bun.file(disks.imagePath(userId)).exists();
       const hasPartial = await Bun.file(disks.partialImagePath(userId)).exists();
-      const asideEntry = statOrUndefined(workspaces, aside);
+      const asideEntry = workspaces.statEntryIfPresent(aside);
       let copy: CopyReport | undefined;
       if (!hasImage && asideEntry === undefined) {
         if (!hasPartial) {
-          const entry = statOrUndefined(workspaces, userId);
+          const entry = workspaces.statEntryIfPresent(userId);
           if (entry === undefined || isBareMountPoint(workspaces, userId, entry))
             return { outcome: 'nothing' };
           if (!entry.isDirectory() || entry.dev !== workspaces.stat().dev) {
@@ -110,7 +101,7 @@ export async function moveWorkspaceToImage(disks: WorkspaceDisks, userId: string
       }
       await disks.mountLocked(workspaces, userId);
       let leftBehind: string[] | undefined;
-      if (statOrUndefined(workspaces, aside) !== undefined) leftBehind = removeTree(workspaces, aside);
+      if (workspaces.statEntryIfPresent(aside) !== undefined) leftBehind = removeTree(workspaces, aside);
       const stats = statfsSync(disks.workspacePath(userId));
       return {
         outcome: hasImage && asideEntry === undefined ? 'already' : 'moved',
@@ -157,7 +148,7 @@ async function makePartialImage(
     );
   }
   const fresh = `${userId}.ext4.new`;
-  if (statOrUndefined(disksDirectory, fresh) !== undefined) disksDirectory.removeFile(fresh);
+  if (disksDirectory.statEntryIfPresent(fresh) !== undefined) disksDirectory.removeFile(fresh);
   const handle = await disksDirectory.createFile(fresh, 0o600);
   try {
     await handle.truncate(imageBytes);
@@ -181,7 +172,7 @@ async function copyIntoPartial(
   const partial = disks.partialImagePath(userId);
   const pointName = `${userId}.moving`;
   const point = `${disksDirectory.path}/${pointName}`;
-  if (statOrUndefined(disksDirectory, pointName) === undefined)
+  if (disksDirectory.statEntryIfPresent(pointName) === undefined)
     disksDirectory.createDirectory(pointName, 0o700);
   for (let growths = 0; ; growths += 1) {
     if (imageMountAt(point, partial) === undefined) {
@@ -222,8 +213,8 @@ async function copyIntoPartial(
  * brings that): a workspace on an image shows no entry its user never made.
  */
 function dropFilesystemLostAndFound(source: HeldDirectory, target: HeldDirectory): void {
-  if (statOrUndefined(source, 'lost+found') !== undefined) return;
-  const made = statOrUndefined(target, 'lost+found');
+  if (source.statEntryIfPresent('lost+found') !== undefined) return;
+  const made = target.statEntryIfPresent('lost+found');
   if (made?.isDirectory() && made.uid === 0) target.removeDirectory('lost+found');
 }
 
@@ -246,7 +237,7 @@ async function takeOff(point: string, partial: string): Promise<void> {
  * the old directory went aside, and the mount would hide it.
  */
 function requireEmptyMountPoint(disks: WorkspaceDisks, workspaces: HeldDirectory, userId: string): void {
-  const entry = statOrUndefined(workspaces, userId);
+  const entry = workspaces.statEntryIfPresent(userId);
   if (entry === undefined) return;
   const point = workspaces.openDirectory(userId);
   try {

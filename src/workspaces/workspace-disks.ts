@@ -21,12 +21,11 @@
  * - The quota is the image's size less the blocks reserved for root (ext4-image.ts): raising it grows
  *   the image, lowering it reserves the difference; a quota below what the workspace uses is refused.
  */
-import { existsSync, readdirSync, realpathSync, type Stats, statfsSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquireFileLock, type FileLock, FileLockBusyError } from '../descriptors/file-lock.ts';
 import { type HeldDirectory, withHeldDirectory } from '../descriptors/held-directory.ts';
 import { openPrivateDirectory } from '../descriptors/private-directory.ts';
-import { errorCodeOf } from '../descriptors/system-call-error.ts';
 import { type DiskQuotaAvailability, probeDiskQuotas } from './disk-quota-probe.ts';
 import {
   checkExt4Image,
@@ -62,15 +61,6 @@ export interface WorkspaceDisksOptions {
 export interface PersonalDisk {
   /** True: the workspace is its image, mounted now; false: a plain directory (no quota). */
   imageBacked: boolean;
-}
-
-function statOrUndefined(parent: HeldDirectory, name: string): Stats | undefined {
-  try {
-    return parent.statEntry(name);
-  } catch (error) {
-    if (errorCodeOf(error) === 'ENOENT') return undefined;
-    throw error;
-  }
 }
 
 export class WorkspaceDisks {
@@ -166,7 +156,7 @@ export class WorkspaceDisks {
     userId: string,
     ownerOf: () => Promise<WorkspaceOwner | undefined>,
   ): Promise<PersonalDisk> {
-    const entry = statOrUndefined(parent, userId);
+    const entry = parent.statEntryIfPresent(userId);
     const hasImage = existsSync(this.imagePath(userId));
     // The fast path of every call: a mount on the path means the image is in place.
     if (entry?.isDirectory() && entry.dev !== parent.stat().dev) return { imageBacked: hasImage };
@@ -229,7 +219,7 @@ export class WorkspaceDisks {
     const name = `${userId}.ext4`;
     const fresh = `${name}.new`;
     // Left by a process that died while making it; the lock says no one is making it now.
-    if (statOrUndefined(disks, fresh) !== undefined) disks.removeFile(fresh);
+    if (disks.statEntryIfPresent(fresh) !== undefined) disks.removeFile(fresh);
     const handle = await disks.createFile(fresh, 0o600);
     try {
       await handle.truncate(quota);
@@ -248,7 +238,7 @@ export class WorkspaceDisks {
   async mountLocked(parent: HeldDirectory, userId: string, options: { fresh?: boolean } = {}): Promise<void> {
     const image = this.imagePath(userId);
     const path = this.workspacePath(userId);
-    let entry = statOrUndefined(parent, userId);
+    let entry = parent.statEntryIfPresent(userId);
     if (entry === undefined) {
       parent.createDirectory(userId, MOUNT_POINT_MODE);
       entry = parent.statEntry(userId);

@@ -62,6 +62,13 @@ describe('HeldDirectory', () => {
     await handle.close();
   });
 
+  test('statEntryIfPresent is statEntry, or undefined only for a missing entry', () => {
+    expect(root.statEntryIfPresent('out')?.isSymbolicLink()).toBe(true);
+    expect(root.statEntryIfPresent('missing')).toBeUndefined();
+    // A link on the way is still refused, not taken for "missing".
+    expect(codeOf(() => root.statEntryIfPresent('out/anything'))).toBe('ELOOP');
+  });
+
   test('statEntry describes a link without following it', () => {
     expect(root.statEntry('out').isSymbolicLink()).toBe(true);
     expect(root.statEntry('inner').isDirectory()).toBe(true);
