@@ -11,7 +11,7 @@ export function bashCommand(
   command: string,
   cwd: string,
   reachable: ReachableSet,
-  options: { userId?: string; timeoutMs?: number; maxOutputBytes?: number } = {},
+  options: { userId?: string; timeoutMs?: number; maxOutputBytes?: number; signal?: AbortSignal } = {},
 ): SandboxedCommand {
   return {
     shell: 'bash',
@@ -25,5 +25,6 @@ export function bashCommand(
     chatId: undefined,
     timeoutMs: options.timeoutMs ?? 20_000,
     maxOutputBytes: options.maxOutputBytes ?? 4096,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   };
 }

@@ -13,6 +13,7 @@ import { buildShellTool } from '../../src/tools/builtin/build-shell-tool.ts';
 import { executeTool } from '../../src/tools/execution.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import type { ShellCommandResult } from '../../src/tools/shell/run-shell-command.ts';
+import { bashCommand } from '../helpers/bash-command.ts';
 import { waitUntil } from '../helpers/wait-until.ts';
 import { describeSandbox, useTestSandbox } from './sandbox-host.ts';
 import { sharesUnavailable, testUsers } from './user-share-cgroups.ts';
@@ -33,20 +34,9 @@ describeSandbox('fair shares: two users attack, a third one’s command still ru
   const attackers = (): [string, string] => [users.id('fair-mallory'), users.id('fair-trudy')];
 
   const run = (userId: string, command: string, signal?: AbortSignal): Promise<ShellCommandResult> =>
-    setup.sandbox.run({
-      shell: 'bash',
-      command,
-      cwd: setup.layout.alice,
-      reachable: setup.layout.reachable,
-      deniedPaths: [],
-      deniedEnvVars: [],
-      interpreterPath: '/usr/bin/bash',
-      userId,
-      chatId: undefined,
-      timeoutMs: 30_000,
-      maxOutputBytes: 4096,
-      signal,
-    });
+    setup.sandbox.run(
+      bashCommand(command, setup.layout.alice, setup.layout.reachable, { userId, timeoutMs: 30_000, signal }),
+    );
 
   /** A directory every user's commands may leave flags in (each has a uid of their own). */
   const board = () => {

@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openUserCpuCgroups, USER_CPU_SHARES } from '../../src/sandbox/user-cpu-cgroups.ts';
+import { bashCommand } from '../helpers/bash-command.ts';
 import { waitUntil } from '../helpers/wait-until.ts';
 import { describeSandbox, useTestSandbox } from './sandbox-host.ts';
 import { sharesUnavailable, testUsers, userCgroupOf } from './user-share-cgroups.ts';
@@ -38,19 +39,14 @@ describeSandbox("a user's commands are scheduled in that user's cpu cgroup", () 
       mkdirSync(flags);
       chmodSync(flags, 0o1777);
       const userId = users.id('cpu-user');
-      const call = setup.sandbox.run({
-        shell: 'bash',
-        command: `sleep 30 & sleep 30 & touch ${flags}/running; while [ ! -e ${flags}/release ]; do sleep 0.02; done`,
-        cwd: setup.layout.alice,
-        reachable: setup.layout.reachable,
-        deniedPaths: [],
-        deniedEnvVars: [],
-        interpreterPath: '/usr/bin/bash',
-        userId,
-        chatId: undefined,
-        timeoutMs: 30_000,
-        maxOutputBytes: 4096,
-      });
+      const call = setup.sandbox.run(
+        bashCommand(
+          `sleep 30 & sleep 30 & touch ${flags}/running; while [ ! -e ${flags}/release ]; do sleep 0.02; done`,
+          setup.layout.alice,
+          setup.layout.reachable,
+          { userId, timeoutMs: 30_000 },
+        ),
+      );
       expect(await waitUntil(() => existsSync(join(flags, 'running')), 10_000)).toBe(true);
       const user = userCgroupOf('cpu', userId);
       expect(readFileSync(join(user, 'cpu.shares'), 'utf8')).toBe(`${USER_CPU_SHARES}\n`);

@@ -17,6 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openUserMemoryCgroups } from '../../src/sandbox/user-memory-cgroups.ts';
+import { bashCommand } from '../helpers/bash-command.ts';
 import { waitUntil } from '../helpers/wait-until.ts';
 import { createTestSandbox, describeSandbox, useTestSandbox } from './sandbox-host.ts';
 import { sharesUnavailable, testUsers, userCgroupOf } from './user-share-cgroups.ts';
@@ -71,19 +72,9 @@ describeSandbox("one user's memory hog is killed within their share", () => {
   afterAll(() => users.remove());
 
   const run = (userId: string, command: string) =>
-    setup.sandbox.run({
-      shell: 'bash',
-      command,
-      cwd: setup.layout.alice,
-      reachable: setup.layout.reachable,
-      deniedPaths: [],
-      deniedEnvVars: [],
-      interpreterPath: '/usr/bin/bash',
-      userId,
-      chatId: undefined,
-      timeoutMs: 30_000,
-      maxOutputBytes: 4096,
-    });
+    setup.sandbox.run(
+      bashCommand(command, setup.layout.alice, setup.layout.reachable, { userId, timeoutMs: 30_000 }),
+    );
 
   /** A directory every user's commands may write flags to (each has a uid of their own). */
   const board = () => {
@@ -191,19 +182,9 @@ describeSandbox("one user's memory hog is killed within their share", () => {
       try {
         expect(
           (
-            await next.run({
-              shell: 'bash',
-              command: 'true',
-              cwd: setup.layout.alice,
-              reachable: setup.layout.reachable,
-              deniedPaths: [],
-              deniedEnvVars: [],
-              interpreterPath: '/usr/bin/bash',
-              userId,
-              chatId: undefined,
-              timeoutMs: 30_000,
-              maxOutputBytes: 4096,
-            })
+            await next.run(
+              bashCommand('true', setup.layout.alice, setup.layout.reachable, { userId, timeoutMs: 30_000 }),
+            )
           ).exitCode,
         ).toBe(0);
         expect(existsSync(left)).toBe(false);

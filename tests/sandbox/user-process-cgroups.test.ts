@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openUserProcessCgroups, PIDS_CGROUP_ROOT } from '../../src/sandbox/user-process-cgroups.ts';
+import { bashCommand } from '../helpers/bash-command.ts';
 import { waitUntil } from '../helpers/wait-until.ts';
 import { describeSandbox, useTestSandbox } from './sandbox-host.ts';
 
@@ -24,20 +25,9 @@ describeSandbox('one user cannot take every process slot of the sandbox', () => 
   const setup = useTestSandbox({ limits: { processes: 400, userProcesses: 60 } });
 
   const run = (userId: string, command: string, signal?: AbortSignal) =>
-    setup.sandbox.run({
-      shell: 'bash',
-      command,
-      cwd: setup.layout.alice,
-      reachable: setup.layout.reachable,
-      deniedPaths: [],
-      deniedEnvVars: [],
-      interpreterPath: '/usr/bin/bash',
-      userId,
-      chatId: undefined,
-      timeoutMs: 30_000,
-      maxOutputBytes: 4096,
-      signal,
-    });
+    setup.sandbox.run(
+      bashCommand(command, setup.layout.alice, setup.layout.reachable, { userId, timeoutMs: 30_000, signal }),
+    );
 
   test.skipIf(!usable)(
     'a process that already ended is left alone; a live one is counted in its user’s cgroup',
