@@ -5,7 +5,7 @@
  * for the sandbox state directory) keeps its mode, owner and bytes.
  */
 import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createChat, expectOk } from '../../helpers/call-tool.ts';
 import { describeSentinel, resetTenantTarget, startHostileTenant } from '../../helpers/hostile-tenant.ts';
@@ -48,10 +48,13 @@ describe.each(['file', 'directory'] as const)(
       const target = join(workspace, 'target.txt');
       const tenant = await startHostileTenant('swap-temp', workspace, sentinel);
       let written = 0;
+      let refused = 0;
+      let rounds = 0;
       const unexpected: string[] = [];
       try {
         const started = Date.now();
         for (let round = 0; round < ITERATIONS && Date.now() - started < TIME_LIMIT_MS; round++) {
+          rounds++;
           resetTenantTarget(target, round);
           expectOk(await chat.call('read_file', { path: 'target.txt' }));
           const outcome = await chat.call('write_file', { path: 'target.txt', content: CONTENT });
@@ -65,6 +68,8 @@ describe.each(['file', 'directory'] as const)(
             !outcome.error.message.includes('the path changed while the tool was using it')
           ) {
             unexpected.push(`${outcome.error.classification}: ${outcome.error.message}`);
+          } else {
+            refused++;
           }
         }
       } finally {
@@ -74,8 +79,16 @@ describe.each(['file', 'directory'] as const)(
       expect(before).toMatchObject({ mode: (kind === 'file' ? 0o100000 : 0o40000) | 0o700, uid: 0, gid: 0 });
       // Every refusal was the path-changed one.
       expect(unexpected).toEqual([]);
-      // The tool kept working in the workspace: some writes landed between swaps.
-      expect(written).toBeGreaterThan(0);
+      // Every round either wrote the whole file or refused; how the race fell varies with the machine's
+      // load (a fast watcher can catch every round), so the split is not asserted.
+      expect(written + refused).toBe(rounds);
+      expect(rounds).toBeGreaterThan(0);
+      // The refusals left the workspace usable: once the tenant stops, a write lands and reads back.
+      resetTenantTarget(target, rounds);
+      expectOk(await chat.call('read_file', { path: 'target.txt' }));
+      const after = await chat.call('write_file', { path: 'target.txt', content: CONTENT });
+      expectOk(after);
+      expect(readFileSync(target, 'utf8')).toBe(CONTENT);
     });
   },
 );
