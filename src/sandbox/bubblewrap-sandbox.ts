@@ -371,7 +371,8 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       // model reads this result. The plan holds the call's uid, so it is handed only to this user.
       if (status.available) pool.prepare(sandboxKey(plan), plan);
       log(formatSandboxLogLine('bubblewrap', command, result, prebuilt));
-      const failure = launched && (await sandboxBuildFailure(launched, result, identity.uid));
+      const failure =
+        launched && (await sandboxBuildFailure(launched, result, identity.uid, shares.startFailureMessage));
       if (failure) throw new ToolError('execution_error', failure);
       const record = await launched?.record();
       if (record?.kind === 'start-failed' && record.step === 'fork') {

@@ -82,6 +82,10 @@ describeSandbox('a sandbox that cannot be built', () => {
   });
 });
 
+const unexpectedLimit = (): string => {
+  throw new Error('not a process limit');
+};
+
 test("bubblewrap's refusal of a swapped mount source is an execution_error naming the source, not a permission hint", async () => {
   const result: ShellCommandResult = {
     shell: 'bash',
@@ -99,7 +103,32 @@ test("bubblewrap's refusal of a swapped mount source is an execution_error namin
     started: async () => false,
     mounts: [{ source: '/w/alice/sub', kind: 'directory' as const, object: '1:2', descriptor: 7 }],
   };
-  expect(await sandboxBuildFailure(sandbox, result, 61000)).toBe(
+  expect(await sandboxBuildFailure(sandbox, result, 61000, unexpectedLimit)).toBe(
     'The shell sandbox could not be built for this call, so the command did not run: a directory it mounts was replaced while the sandbox was built (bubblewrap: bwrap: Race condition binding dirfd /w/alice/sub). Nothing was mounted in its place.',
   );
+});
+
+test("bubblewrap's EAGAIN on its namespaces is the user's process limit, in the limit's own words", async () => {
+  const result: ShellCommandResult = {
+    shell: 'bash',
+    command: 'echo hi',
+    cwd: '/w/mallory',
+    exitCode: 1,
+    signal: null,
+    stdout: '',
+    stderr: 'bwrap: Creating new namespace failed: Resource temporarily unavailable\n',
+    truncated: false,
+    termination: { kind: 'exited' },
+    durationMs: 3,
+  };
+  const sandbox = { started: async () => false, mounts: [] };
+  const asked: [string, string][] = [];
+  const limit = (errno: string, reason: string) => {
+    asked.push([errno, reason]);
+    return 'at the limit';
+  };
+  expect(await sandboxBuildFailure(sandbox, result, 61000, limit)).toBe('at the limit');
+  expect(asked).toEqual([
+    ['EAGAIN', 'bwrap: Creating new namespace failed: Resource temporarily unavailable'],
+  ]);
 });
