@@ -58,19 +58,23 @@ async function ours(
   workers: 'auto' | 0,
 ): Promise<Set<string>> {
   const reachable = benchReachable(root);
-  const search = await runGrepSearch({
-    spec: compileGrepPattern(pattern, caseInsensitive),
-    // The per-candidate check the grep tool makes (its policy also consults the settings' path lists).
-    allows: (candidate) => accessAt(reachable, candidate) !== undefined,
-    root,
-    rootIsFile: false,
-    dot: false,
-    maxResults: Number.MAX_SAFE_INTEGER,
-    maxMatchesPerFile: Number.MAX_SAFE_INTEGER,
-    maxFileSizeBytes: MAX_FILE_SIZE,
-    signal: new AbortController().signal,
-    workers,
-  });
+  const search = await runGrepSearch(
+    {
+      spec: compileGrepPattern(pattern, caseInsensitive),
+      dot: false,
+      maxResults: Number.MAX_SAFE_INTEGER,
+      maxMatchesPerFile: Number.MAX_SAFE_INTEGER,
+      maxFileSizeBytes: MAX_FILE_SIZE,
+    },
+    {
+      // The per-candidate check the grep tool makes (its policy also consults the settings' path lists).
+      allows: (candidate) => accessAt(reachable, candidate) !== undefined,
+      root,
+      rootIsFile: false,
+      signal: new AbortController().signal,
+      workers,
+    },
+  );
   const found = new Set<string>();
   for (const file of search.files) for (const match of file.matches) found.add(`${file.file}:${match.line}`);
   return found;

@@ -12,8 +12,9 @@
  *   service is given a `prepareGrant` (the shell sandbox's: the grant's group, and whether the user's
  *   commands can reach the directory), nothing is stored unless it agrees.
  * - `reachableSetFor` re-validates the binding each time (the directory still resolves to itself and
- *   still lies in a workspace; unrestricted only while the user is allowed it) and calls
- *   `computeReachableSet`: nothing else decides what a call may reach.
+ *   still lies in a workspace; unrestricted only while the user is allowed it). The user's workspaces
+ *   become roots once per call (`computeUserReach`); the binding is checked against that reach and the
+ *   call's set is bound from it (`bindReachableSet`): nothing else decides what a call may reach.
  * - Paths outside the user's workspaces all get one fixed answer (`locate-directory.ts`).
  */
 import { realpath, stat } from 'node:fs/promises';
@@ -22,7 +23,8 @@ import type { GrantPreparation } from '../contracts/grant-preparation.ts';
 import { HeldDirectory, withHeldDirectory } from '../descriptors/held-directory.ts';
 import {
   accessAt,
-  computeReachableSet,
+  bindReachableSet,
+  computeUserReach,
   isPathInside,
   type ReachableSet,
   type Workspace,
@@ -191,19 +193,10 @@ export class WorkspaceService {
   }
 
   /** Everything the user could reach with an unrestricted binding: where requested paths must lie. */
-  async #everything(
-    userId: string,
-  ): Promise<{ set: ReachableSet; personal: string; workspaces: Workspace[] }> {
+  async #everything(userId: string): Promise<{ set: ReachableSet; personal: string }> {
     const workspaces = await this.listWorkspaces(userId);
     const personal = workspaces[0]!.path;
-    const set = computeReachableSet({
-      workspaces,
-      workingDirectory: personal,
-      homeDirectory: personal,
-      confined: false,
-      protectedPaths: this.protectedPaths,
-    });
-    return { set, personal, workspaces };
+    return { set: computeUserReach(workspaces, personal, this.protectedPaths), personal };
   }
 
   /**
@@ -235,7 +228,7 @@ export class WorkspaceService {
    * @throws WorkspaceError.
    */
   async reachableSetFor(userId: string, binding: WorkspaceBinding): Promise<BoundAccess> {
-    const [{ set, personal, workspaces }, allowed] = await Promise.all([
+    const [{ set, personal }, allowed] = await Promise.all([
       this.#everything(userId),
       binding.confined ? Promise.resolve(false) : this.isUnrestrictedAllowed(userId),
     ]);
@@ -248,16 +241,7 @@ export class WorkspaceService {
       );
     }
     const confined = binding.confined || !allowed;
-    return {
-      confined,
-      reachable: computeReachableSet({
-        workspaces,
-        workingDirectory: real,
-        homeDirectory: personal,
-        confined,
-        protectedPaths: this.protectedPaths,
-      }),
-    };
+    return { confined, reachable: bindReachableSet(set, real, confined) };
   }
 
   /**

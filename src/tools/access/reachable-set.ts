@@ -92,26 +92,52 @@ export function workspaceContaining(workspaces: readonly Workspace[], path: stri
 }
 
 /**
- * The reachable set of one call. Throws when the working directory lies outside every workspace: the
- * caller validated the binding, so reaching this is a programming error, and failing closed is the only
- * safe answer.
+ * Everything the user's calls could reach at most: every workspace, with `~` and the working directory at
+ * the personal workspace. Where a requested working directory must lie, and what a call's set is bound
+ * from (`bindReachableSet`), so the workspaces are turned into roots once per call.
  */
-export function computeReachableSet(input: ReachableSetInput): ReachableSet {
-  const home = workspaceContaining(input.workspaces, input.workingDirectory);
+export function computeUserReach(
+  workspaces: readonly Workspace[],
+  homeDirectory: string,
+  protectedPaths: readonly string[],
+): ReachableSet {
+  return {
+    workingDirectory: homeDirectory,
+    homeDirectory,
+    roots: workspaces.map((workspace) => rootIn(workspace, workspace.path)),
+    protectedPaths: [...protectedPaths],
+  };
+}
+
+/**
+ * The reachable set of one call bound to `workingDirectory` (real), taken from the user's whole reach:
+ * confined, only the working directory with the access (and quota) of the deepest root holding it;
+ * otherwise every root. Throws when no root holds the working directory: the caller validated the
+ * binding, so reaching this is a programming error, and failing closed is the only safe answer.
+ */
+export function bindReachableSet(
+  reach: ReachableSet,
+  workingDirectory: string,
+  confined: boolean,
+): ReachableSet {
+  const home = rootContaining(reach, workingDirectory);
   if (!home) {
     throw new Error(
-      `The working directory ${input.workingDirectory} lies outside every workspace of this user; no tool may run there.`,
+      `The working directory ${workingDirectory} lies outside every workspace of this user; no tool may run there.`,
     );
   }
-  const roots: ReachableRoot[] = input.confined
-    ? [rootIn(home, input.workingDirectory)]
-    : input.workspaces.map((workspace) => rootIn(workspace, workspace.path));
   return {
-    workingDirectory: input.workingDirectory,
-    homeDirectory: input.homeDirectory,
-    roots,
-    protectedPaths: [...input.protectedPaths],
+    workingDirectory,
+    homeDirectory: reach.homeDirectory,
+    roots: confined ? [{ ...home, path: workingDirectory }] : reach.roots,
+    protectedPaths: reach.protectedPaths,
   };
+}
+
+/** The reachable set of one call, from the user's workspaces (see `bindReachableSet`). */
+export function computeReachableSet(input: ReachableSetInput): ReachableSet {
+  const reach = computeUserReach(input.workspaces, input.homeDirectory, input.protectedPaths);
+  return bindReachableSet(reach, input.workingDirectory, input.confined);
 }
 
 /**

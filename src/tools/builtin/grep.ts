@@ -14,9 +14,10 @@ import { getAccessPolicy } from '../access/access-policy.ts';
 import { protectedPathCovering } from '../access/reachable-set.ts';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { defineTool } from '../define-tool.ts';
-import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
+import { ToolExecutionError } from '../errors.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';
-import { compileGrepPattern, GREP_PATTERN_MAX_LENGTH } from '../fs/grep/compile-grep-pattern.ts';
+import { GREP_PATTERN_MAX_LENGTH } from '../fs/grep/compile-grep-pattern.ts';
+import { grepOptionsFrom } from '../fs/grep/grep-options.ts';
 import { runGrepSearch } from '../fs/grep/run-grep-search.ts';
 import { statVerified } from '../fs/open-verified-file.ts';
 import { PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
@@ -113,10 +114,8 @@ async function grep(
   context: ToolContext,
   limits: SettingValues<typeof settings>,
 ): Promise<GrepResult> {
-  const { pattern, path, glob } = args;
-  const { maxResults, maxMatchesPerFile, maxFileSizeBytes, includeDotfiles: dot } = limits;
-  const spec = compileGrepPattern(pattern, args.caseInsensitive ?? false);
-  if (glob?.includes('\0')) throw new ToolArgumentError('Argument "glob" contains a NUL byte.');
+  const { pattern, path } = args;
+  const options = grepOptionsFrom(args, limits);
 
   const resolved = await resolveAndValidatePath(path, context);
   let rootIsFile: boolean;
@@ -133,16 +132,10 @@ async function grep(
   }
   const policy = await getAccessPolicy(context);
   let refusedByPolicy = 0;
-  const search = await runGrepSearch({
-    spec,
+  const search = await runGrepSearch(options, {
     root: resolved.real,
     shown: path,
     rootIsFile,
-    glob: rootIsFile ? undefined : glob,
-    dot,
-    maxResults,
-    maxMatchesPerFile,
-    maxFileSizeBytes,
     signal: context.signal,
     // The walk starts at a real directory and descends through held directories with links refused, so a
     // candidate's path is its real location (a component swapped meanwhile fails the file's open).
@@ -188,8 +181,8 @@ async function grep(
       );
     }
   }
-  if (search.hitMaxResults) notices.push(grepCapNotice('maxResults', maxResults));
-  if (perFileCapHit) notices.push(grepCapNotice('maxMatchesPerFile', maxMatchesPerFile));
+  if (search.hitMaxResults) notices.push(grepCapNotice('maxResults', options.maxResults));
+  if (perFileCapHit) notices.push(grepCapNotice('maxMatchesPerFile', options.maxMatchesPerFile));
   if (unsearched.length > 0) {
     notices.push(
       `The regular expression engine gave up (too much backtracking) on some lines, so they were not searched: ${unsearched.join('; ')}. Simplify the pattern (avoid nested quantifiers, backreferences and lookaround) or read those lines with read_file.`,
@@ -197,7 +190,7 @@ async function grep(
   }
   if (tooLarge.length > 0) {
     notices.push(
-      `Skipped ${tooLarge.length} file${tooLarge.length === 1 ? '' : 's'} larger than maxFileSizeBytes (${maxFileSizeBytes} bytes): ${listFiles(tooLarge)}.`,
+      `Skipped ${tooLarge.length} file${tooLarge.length === 1 ? '' : 's'} larger than maxFileSizeBytes (${options.maxFileSizeBytes} bytes): ${listFiles(tooLarge)}.`,
     );
   }
   if (refusedByPolicy > 0) notices.push(policyOmissionNotice(refusedByPolicy, 'files'));

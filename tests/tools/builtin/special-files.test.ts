@@ -8,6 +8,7 @@ import { lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { compileGrepPattern } from '../../../src/tools/fs/grep/compile-grep-pattern.ts';
+import type { GrepOptions } from '../../../src/tools/fs/grep/grep-options.ts';
 import { runGrepSearch } from '../../../src/tools/fs/grep/run-grep-search.ts';
 import { searchFileSync } from '../../../src/tools/fs/grep/search-file.ts';
 import { createTextSearcher } from '../../../src/tools/fs/grep/text-searcher.ts';
@@ -17,6 +18,13 @@ import { makeTempDirectory } from '../../helpers/tool-context.ts';
 const temp = makeTempDirectory('mango-special-');
 const tree = join(temp.path, 'tree');
 const isRoot = process.getuid?.() === 0;
+const grepOptions: GrepOptions = {
+  spec: compileGrepPattern('needle', false),
+  dot: false,
+  maxResults: 10,
+  maxMatchesPerFile: 10,
+  maxFileSizeBytes: 1 << 20,
+};
 let socketServer: Server | undefined;
 
 beforeAll(async () => {
@@ -78,14 +86,9 @@ describe('grep', () => {
       for (const name of ['a.txt', 'b.txt', 'c.txt']) writeFileSync(join(swapTree, name), 'needle\n');
       const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('pong') });
       try {
-        const search = runGrepSearch({
-          spec: compileGrepPattern('needle', false),
+        const search = runGrepSearch(grepOptions, {
           root: swapTree,
           rootIsFile: false,
-          dot: false,
-          maxResults: 10,
-          maxMatchesPerFile: 10,
-          maxFileSizeBytes: 1 << 20,
           signal: AbortSignal.timeout(4000),
           // The walk has seen a regular file; before it is opened, it becomes a FIFO nobody writes to.
           allows: (candidate) => {
@@ -119,18 +122,16 @@ describe('grep', () => {
   test('a special file handed to the searcher directly is skipped at once, in this thread and in a worker', async () => {
     const searcher = createTextSearcher(compileGrepPattern('needle', false));
     for (const name of specialNames()) {
-      const outcome = searchFileSync(join(tree, name), searcher, 1 << 20, 10);
+      const outcome = searchFileSync(join(tree, name), searcher, {
+        maxFileSizeBytes: 1 << 20,
+        maxMatchesPerFile: 10,
+      });
       expect([name, outcome.status]).toEqual([name, 'unreadable']);
     }
     for (const name of specialNames()) {
-      const search = await runGrepSearch({
-        spec: compileGrepPattern('needle', false),
+      const search = await runGrepSearch(grepOptions, {
         root: join(tree, name),
         rootIsFile: true,
-        dot: false,
-        maxResults: 10,
-        maxMatchesPerFile: 10,
-        maxFileSizeBytes: 1 << 20,
         signal: AbortSignal.timeout(4000),
         allows: () => true,
         workers: 1,

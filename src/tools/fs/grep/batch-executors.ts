@@ -3,14 +3,11 @@
  * a pool of worker threads (the JavaScript engine, and big trees where a second core pays). Terminating the
  * pool stops a runaway pattern mid-line; pending batches then reject with the given reason.
  */
-import { type BatchResult, type PackedBatch, summarizeBatch, unpackBatch } from './packed-outcome.ts';
+import type { GrepOptions } from './grep-options.ts';
+import type { GrepWorkerReply, GrepWorkerRequest } from './grep-worker.ts';
+import { type BatchResult, summarizeBatch, unpackBatch } from './packed-outcome.ts';
 import { searchFileSync } from './search-file.ts';
-import { createTextSearcher, type GrepMatcherSpec } from './text-searcher.ts';
-
-export interface BatchLimits {
-  maxFileSizeBytes: number;
-  maxMatchesPerFile: number;
-}
+import { createTextSearcher } from './text-searcher.ts';
 
 export interface BatchExecutor {
   run(files: string[]): Promise<BatchResult>;
@@ -26,16 +23,14 @@ export interface BatchExecutor {
 export const IN_PROCESS_YIELD_INTERVAL_MS = 8;
 
 /** Searches in the calling thread, yielding to the event loop at least every IN_PROCESS_YIELD_INTERVAL_MS. */
-export function createInProcessExecutor(spec: GrepMatcherSpec, limits: BatchLimits): BatchExecutor {
-  if (spec.engine === 'javascript')
+export function createInProcessExecutor(options: GrepOptions): BatchExecutor {
+  if (options.spec.engine === 'javascript')
     throw new Error('The javascript grep engine must not run on the main thread.');
-  const searcher = createTextSearcher(spec);
+  const searcher = createTextSearcher(options.spec);
   let lastYield = performance.now();
   return {
     async run(files) {
-      const outcomes = summarizeBatch(files, (file) =>
-        searchFileSync(file, searcher, limits.maxFileSizeBytes, limits.maxMatchesPerFile),
-      );
+      const outcomes = summarizeBatch(files, (file) => searchFileSync(file, searcher, options));
       if (performance.now() - lastYield >= IN_PROCESS_YIELD_INTERVAL_MS) {
         await new Promise((resolve) => setImmediate(resolve));
         lastYield = performance.now();
@@ -57,11 +52,7 @@ export interface WorkerExecutor extends BatchExecutor {
 }
 
 /** A pool of `size` workers; batches go to the worker with the fewest in flight. */
-export function createWorkerExecutor(
-  spec: GrepMatcherSpec,
-  limits: BatchLimits,
-  size: number,
-): WorkerExecutor {
+export function createWorkerExecutor(options: GrepOptions, size: number): WorkerExecutor {
   const pending = new Map<number, Pending>();
   const inFlight: number[] = [];
   const owner = new Map<number, number>();
@@ -70,10 +61,9 @@ export function createWorkerExecutor(
   let booted = 0;
   const workers = Array.from({ length: size }, (_, index) => {
     const worker = new Worker(new URL('./grep-worker.ts', import.meta.url).href);
-    worker.postMessage({ type: 'init', spec, ...limits });
-    worker.onmessage = (
-      event: MessageEvent<{ type: 'ready' } | { type: 'batch'; id: number; batch: PackedBatch }>,
-    ) => {
+    const init: GrepWorkerRequest = { type: 'init', options };
+    worker.postMessage(init);
+    worker.onmessage = (event: MessageEvent<GrepWorkerReply>) => {
       if (event.data.type === 'ready') {
         booted += 1;
         return;
@@ -111,7 +101,8 @@ export function createWorkerExecutor(
       owner.set(id, target);
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        workers[target]!.postMessage({ type: 'batch', id, files });
+        const batch: GrepWorkerRequest = { type: 'batch', id, files };
+        workers[target]!.postMessage(batch);
       });
     },
     close(reason) {

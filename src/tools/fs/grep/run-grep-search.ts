@@ -15,14 +15,13 @@ import { describeSystemError } from '../describe-system-error.ts';
 import { walkFiles } from '../walk-files.ts';
 import {
   type BatchExecutor,
-  type BatchLimits,
   createInProcessExecutor,
   createWorkerExecutor,
   type WorkerExecutor,
 } from './batch-executors.ts';
+import type { GrepOptions } from './grep-options.ts';
 import type { BatchResult } from './packed-outcome.ts';
 import type { FileSearchOutcome } from './search-file.ts';
-import type { GrepMatcherSpec } from './text-searcher.ts';
 
 /**
  * Files walked before the worker pool starts booting (~15 ms) while the calling thread keeps searching;
@@ -40,8 +39,8 @@ const WORKER_BATCH_SIZE = 512;
 const FIRST_BATCH_SIZE = 16;
 const MAX_BATCHES_IN_FLIGHT = 8;
 
-export interface GrepSearchOptions extends BatchLimits {
-  spec: GrepMatcherSpec;
+/** Where one grep call searches, and how it is stopped: what the call's path and policy decided. */
+export interface GrepSearchScope {
   /**
    * Real absolute directory to walk, or the file to search. A component swapped for a link since it was
    * resolved fails the search (described as the path changing while the tool used it).
@@ -50,10 +49,6 @@ export interface GrepSearchOptions extends BatchLimits {
   /** How errors name the search root (the model's spelling); `root` when omitted. */
   shown?: string;
   rootIsFile: boolean;
-  /** Optional file filter; without a `/` it matches file names at any depth. */
-  glob?: string;
-  dot: boolean;
-  maxResults: number;
   signal: AbortSignal;
   /** The access policy's check of a candidate file's absolute (real) path. */
   allows: (absolute: string) => boolean;
@@ -71,26 +66,20 @@ export interface GrepSearchOutcome {
   hitMaxResults: boolean;
 }
 
-function filterGlob(glob: string | undefined): string | undefined {
-  if (glob === undefined) return undefined;
-  return glob.includes('/') ? glob : `**/${glob}`;
-}
-
-export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSearchOutcome> {
-  const limits: BatchLimits = {
-    maxFileSizeBytes: options.maxFileSizeBytes,
-    maxMatchesPerFile: options.maxMatchesPerFile,
-  };
+export async function runGrepSearch(
+  options: GrepOptions,
+  scope: GrepSearchScope,
+): Promise<GrepSearchOutcome> {
   const poolSize = Math.max(1, Math.min(2, availableParallelism()));
-  const forcedWorkers = typeof options.workers === 'number' ? options.workers : undefined;
+  const forcedWorkers = typeof scope.workers === 'number' ? scope.workers : undefined;
   // Big files could hold the event loop for too long even with a linear engine: search them off-thread.
   const needsWorkers =
     options.spec.engine === 'javascript' ||
     (forcedWorkers ?? 0) > 0 ||
-    (options.workers !== 0 && options.maxFileSizeBytes > IN_PROCESS_MAX_FILE_BYTES);
+    (scope.workers !== 0 && options.maxFileSizeBytes > IN_PROCESS_MAX_FILE_BYTES);
   let executor: BatchExecutor = needsWorkers
-    ? createWorkerExecutor(options.spec, limits, forcedWorkers ?? poolSize)
-    : createInProcessExecutor(options.spec, limits);
+    ? createWorkerExecutor(options, forcedWorkers ?? poolSize)
+    : createInProcessExecutor(options);
   let usingWorkers = needsWorkers;
   // Measured (docs/decisions/2026-11-30-grep-engine.md): once batches travel compactly, two workers beat
   // the calling thread for every engine on a big tree (they read and search on both cores while this
@@ -99,10 +88,10 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
   /** The pool booting while the calling thread still searches (see WORKER_PREWARM_FILE_COUNT). */
   let pool: WorkerExecutor | undefined;
   const onAbort = () => {
-    executor.close(options.signal.reason);
-    pool?.close(options.signal.reason);
+    executor.close(scope.signal.reason);
+    pool?.close(scope.signal.reason);
   };
-  options.signal.addEventListener('abort', onAbort, { once: true });
+  scope.signal.addEventListener('abort', onAbort, { once: true });
 
   const result: GrepSearchOutcome = { files: [], filesScanned: 0, hitMaxResults: false };
   let collected = 0;
@@ -120,7 +109,7 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
       result.filesScanned += batch.searchedBefore[position]! - counted;
       counted = batch.searchedBefore[position]!;
       if (outcome.status !== 'searched') {
-        if (outcome.status === 'too_large' || options.rootIsFile) result.files.push(outcome);
+        if (outcome.status === 'too_large' || scope.rootIsFile) result.files.push(outcome);
         continue;
       }
       result.filesScanned += 1;
@@ -148,8 +137,8 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
   };
 
   try {
-    if (options.rootIsFile) {
-      queue.push(executor.run([options.root]));
+    if (scope.rootIsFile) {
+      queue.push(executor.run([scope.root]));
     } else {
       let batch: string[] = [];
       let batchSize = FIRST_BATCH_SIZE;
@@ -157,9 +146,9 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
       /** `last`: the walk is over, so a pool not booted yet would not pay. */
       const flush = async (last: boolean) => {
         if (batch.length === 0) return;
-        if (!usingWorkers && options.workers !== 0 && benefitsFromWorkers) {
+        if (!usingWorkers && scope.workers !== 0 && benefitsFromWorkers) {
           if (pool === undefined && !last && walked > WORKER_PREWARM_FILE_COUNT)
-            pool = createWorkerExecutor(options.spec, limits, poolSize);
+            pool = createWorkerExecutor(options, poolSize);
           if (pool !== undefined && (pool.ready || walked > IN_PROCESS_FILE_LIMIT)) {
             const previous = executor;
             executor = pool;
@@ -175,19 +164,19 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
       };
       let root: HeldDirectory;
       try {
-        root = HeldDirectory.open(options.root);
+        root = HeldDirectory.open(scope.root);
       } catch (error) {
-        throw describeSystemError(error, 'search', options.shown ?? options.root);
+        throw describeSystemError(error, 'search', scope.shown ?? scope.root);
       }
       held = root;
       for (const [absolute] of walkFiles(root, {
         dot: options.dot,
-        glob: filterGlob(options.glob),
-        ...(options.skipsDirectory === undefined ? {} : { skipsDirectory: options.skipsDirectory }),
+        glob: options.glob,
+        ...(scope.skipsDirectory === undefined ? {} : { skipsDirectory: scope.skipsDirectory }),
       })) {
         if (done) break;
-        if (options.signal.aborted) throw options.signal.reason;
-        if (!options.allows(absolute)) continue;
+        if (scope.signal.aborted) throw scope.signal.reason;
+        if (!scope.allows(absolute)) continue;
         batch.push(absolute);
         walked += 1;
         if (batch.length === batchSize) await flush(false);
@@ -195,10 +184,10 @@ export async function runGrepSearch(options: GrepSearchOptions): Promise<GrepSea
       if (!done) await flush(true);
     }
     while (queue.length > 0 && !done) await consume();
-    if (options.signal.aborted) throw options.signal.reason;
+    if (scope.signal.aborted) throw scope.signal.reason;
     return result;
   } finally {
-    options.signal.removeEventListener('abort', onAbort);
+    scope.signal.removeEventListener('abort', onAbort);
     held?.close();
     executor.close();
     pool?.close();

@@ -12,6 +12,7 @@
 import { closeSync, constants, fstatSync, readSync } from 'node:fs';
 import { HeldDirectory } from '../../../descriptors/held-directory.ts';
 import { looksBinary } from '../binary-probe.ts';
+import type { GrepOptions } from './grep-options.ts';
 import type { LineMatch, TextSearcher } from './text-searcher.ts';
 
 export type FileSearchStatus = 'searched' | 'binary' | 'too_large' | 'unreadable';
@@ -34,9 +35,9 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTT
 export function searchFileSync(
   file: string,
   searcher: TextSearcher,
-  maxFileSizeBytes: number,
-  maxMatches: number,
+  limits: Pick<GrepOptions, 'maxFileSizeBytes' | 'maxMatchesPerFile'>,
 ): FileSearchOutcome {
+  const { maxFileSizeBytes, maxMatchesPerFile } = limits;
   const outcome: FileSearchOutcome = {
     file,
     status: 'searched',
@@ -105,7 +106,7 @@ export function searchFileSync(
     outcome.status = 'binary';
     return outcome;
   }
-  const result = searcher(bytes, maxMatches);
+  const result = searcher(bytes, maxMatchesPerFile);
   outcome.matches = result.matches;
   outcome.more = result.more;
   outcome.unsearchedLines = result.unsearchedLines;

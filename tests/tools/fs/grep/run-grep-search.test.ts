@@ -19,18 +19,16 @@ beforeAll(() => {
 afterAll(() => temp.remove());
 
 async function search(pattern: string, workers: 'auto' | number, maxResults = 10_000) {
-  const result = await runGrepSearch({
-    spec: compileGrepPattern(pattern, false),
-    root: temp.path,
-    rootIsFile: false,
-    dot: false,
-    maxResults,
-    maxMatchesPerFile: 20,
-    maxFileSizeBytes: 1 << 20,
-    signal: new AbortController().signal,
-    allows: () => true,
-    workers,
-  });
+  const result = await runGrepSearch(
+    {
+      spec: compileGrepPattern(pattern, false),
+      dot: false,
+      maxResults,
+      maxMatchesPerFile: 20,
+      maxFileSizeBytes: 1 << 20,
+    },
+    { root: temp.path, rootIsFile: false, signal: new AbortController().signal, allows: () => true, workers },
+  );
   return {
     found: result.files.flatMap((file) =>
       file.matches.map((match) => `${file.file}:${match.line}:${match.text}`),

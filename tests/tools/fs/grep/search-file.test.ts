@@ -25,7 +25,10 @@ test.each([
   ['binary', 'binary.txt', 'binary', 0],
   ['missing', 'missing.txt', 'unreadable', 0],
 ])('%s', (_name, file, status, matches) => {
-  const outcome = searchFileSync(join(temp.path, file), searcher, 50, 10);
+  const outcome = searchFileSync(join(temp.path, file), searcher, {
+    maxFileSizeBytes: 50,
+    maxMatchesPerFile: 10,
+  });
   expect([outcome.status as string, outcome.matches.length]).toEqual([status, matches]);
 });
 
@@ -36,8 +39,7 @@ test.if(process.platform === 'linux')(
     const outcome = searchFileSync(
       `/proc/${process.pid}/status`,
       createTextSearcher(compileGrepPattern('^Name:', false)),
-      1 << 20,
-      10,
+      { maxFileSizeBytes: 1 << 20, maxMatchesPerFile: 10 },
     );
     expect([outcome.status as string, outcome.matches.length]).toEqual(['searched', 1]);
   },
@@ -46,7 +48,13 @@ test.if(process.platform === 'linux')(
 test('an empty file and a file exactly at the cap are searched', () => {
   writeFileSync(join(temp.path, 'empty.txt'), '');
   writeFileSync(join(temp.path, 'exact.txt'), `${'x'.repeat(43)}needle\n`);
-  expect(searchFileSync(join(temp.path, 'empty.txt'), searcher, 50, 10).status).toBe('searched');
-  const exact = searchFileSync(join(temp.path, 'exact.txt'), searcher, 50, 10);
+  expect(
+    searchFileSync(join(temp.path, 'empty.txt'), searcher, { maxFileSizeBytes: 50, maxMatchesPerFile: 10 })
+      .status,
+  ).toBe('searched');
+  const exact = searchFileSync(join(temp.path, 'exact.txt'), searcher, {
+    maxFileSizeBytes: 50,
+    maxMatchesPerFile: 10,
+  });
   expect([exact.status as string, exact.matches.length]).toEqual(['searched', 1]);
 });
