@@ -5,9 +5,9 @@
  * bookkeeping and the persistence callback. The baseline does the least the same work needs in bare
  * Bun: iterate the same provider stream, JSON.parse the arguments, call the executor, JSON.stringify.
  */
-import { runTurn } from '../src/chat/turn.ts';
 import type { ConversationItem } from '../src/contracts/conversation-item.ts';
 import type { ProviderEvent } from '../src/contracts/provider-event.ts';
+import { runTurn } from '../src/model-loop/turn.ts';
 import type { ModelRequest } from '../src/providers/types.ts';
 import { getEnabledToolRuntime } from '../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../src/settings/tool-settings-repository.ts';

@@ -4,6 +4,7 @@
  */
 import './tools/builtin/index.ts';
 
+export type * from './approvals/tool-approval-gate.ts';
 export { readChatConfig } from './chat/chat-config.ts';
 export { ChatError, type ChatErrorCode } from './chat/chat-errors.ts';
 export {
@@ -13,16 +14,7 @@ export {
   getMessageRole,
 } from './chat/chat-repository.ts';
 export { ChatService, type ChatServiceDependencies, type CreateChatInput } from './chat/chat-service.ts';
-export { repairHistory } from './chat/history-repair.ts';
 export { InMemoryChatRepository } from './chat/in-memory-chat-repository.ts';
-export { buildSystemPrompt } from './chat/system-prompt.ts';
-export type * from './chat/tool-approval-gate.ts';
-export {
-  DEFAULT_MAX_TOOL_ITERATIONS,
-  type RunTurnParameters,
-  runTurn,
-  type TurnLimits,
-} from './chat/turn.ts';
 export { ConfigError } from './config/config-error.ts';
 export {
   ENVIRONMENT_VARIABLES,
@@ -77,6 +69,14 @@ export {
   type McpSessionBinding,
   type McpToolServerOptions,
 } from './mcp/mcp-tool-server.ts';
+export { repairHistory } from './model-loop/history-repair.ts';
+export { buildSystemPrompt } from './model-loop/system-prompt.ts';
+export {
+  DEFAULT_MAX_TOOL_ITERATIONS,
+  type RunTurnParameters,
+  runTurn,
+  type TurnLimits,
+} from './model-loop/turn.ts';
 export {
   type AnthropicMessagesProviderOptions,
   buildAnthropicRequest,

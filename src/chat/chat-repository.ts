@@ -3,11 +3,11 @@
  * per `ConversationItem`, ordered by `seq` within its chat. This module holds the contract;
  * `in-memory-chat-repository.ts` and `src/db/` implement it.
  */
+import type { ToolApprovalStore } from '../approvals/tool-approval-store.ts';
 import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { ProviderId } from '../contracts/provider-id.ts';
+import type { TurnStore } from '../turns/turn-store.ts';
 import type { ChatMessage } from './chat-message.ts';
-import type { ToolApprovalStore } from './tool-approval-store.ts';
-import type { TurnStore } from './turn-store.ts';
 
 export interface Chat {
   id: string;

@@ -16,35 +16,35 @@
  *   client can follow it from any instance (`turn-runner.ts`; leases and replay: docs/turns.md).
  */
 
+import {
+  answerToolApproval,
+  type ToolApprovalAnswerBody,
+  type ToolApprovalAnswerResult,
+} from '../approvals/answer-tool-approval.ts';
+import { ApprovalWakeups } from '../approvals/approval-wakeups.ts';
+import type { PendingToolApproval, RememberedApprovalRule } from '../approvals/tool-approval-gate.ts';
+import { toPendingApproval } from '../approvals/tool-approval-store.ts';
 import { PROVIDER_IDS, type ProviderId } from '../contracts/provider-id.ts';
+import type { TurnLimits } from '../model-loop/turn.ts';
 import type { ModelProvider } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry } from '../tools/registry.ts';
+import type { TurnFollower } from '../turns/turn-follower.ts';
+import { type CancelTurnOutcome, TurnRunner } from '../turns/turn-runner.ts';
+import type { TurnRecord } from '../turns/turn-store.ts';
+import type { TurnTimers } from '../turns/turn-timers.ts';
+import { type TurnTiming, turnTimingFor } from '../turns/turn-timing.ts';
 import { toolAccessContext } from '../workspaces/tool-access.ts';
 import { WorkspaceError } from '../workspaces/workspace-error.ts';
 import type { BoundAccess, WorkspaceService } from '../workspaces/workspace-service.ts';
-import {
-  answerToolApproval,
-  type ToolApprovalAnswerBody,
-  type ToolApprovalAnswerResult,
-} from './answer-tool-approval.ts';
-import { ApprovalWakeups } from './approval-wakeups.ts';
 import { ChatError } from './chat-errors.ts';
 import type { Chat, ChatMessage, ChatRepository } from './chat-repository.ts';
 import { DEFAULT_CHAT_TITLE, titleProblem } from './chat-title.ts';
 import { prepareChatTurn } from './prepare-chat-turn.ts';
 import { invalid, isStorableText, requireStorable } from './storable-text.ts';
-import type { PendingToolApproval, RememberedApprovalRule } from './tool-approval-gate.ts';
-import { toPendingApproval } from './tool-approval-store.ts';
-import type { TurnLimits } from './turn.ts';
-import type { TurnFollower } from './turn-follower.ts';
-import { type CancelTurnOutcome, TurnRunner } from './turn-runner.ts';
-import type { TurnRecord } from './turn-store.ts';
-import type { TurnTimers } from './turn-timers.ts';
-import { type TurnTiming, turnTimingFor } from './turn-timing.ts';
 
 export { DEFAULT_CHAT_TITLE, MAX_TITLE_LENGTH } from './chat-title.ts';
 export { isStorableText } from './storable-text.ts';

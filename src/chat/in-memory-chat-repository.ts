@@ -1,8 +1,8 @@
 /** The in-memory `ChatRepository`, for tests and embeddings without a database. */
+import { InMemoryToolApprovalStore } from '../approvals/in-memory-tool-approval-store.ts';
 import type { ConversationItem } from '../contracts/conversation-item.ts';
+import { InMemoryTurnStore } from '../turns/in-memory-turn-store.ts';
 import { type Chat, type ChatMessage, type ChatRepository, getMessageRole } from './chat-repository.ts';
-import { InMemoryToolApprovalStore } from './in-memory-tool-approval-store.ts';
-import { InMemoryTurnStore } from './in-memory-turn-store.ts';
 
 export class InMemoryChatRepository implements ChatRepository {
   readonly #chats = new Map<string, Chat>();

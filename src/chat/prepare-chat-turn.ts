@@ -6,24 +6,24 @@
  * approval gate. Part of `ChatService.startTurn`, in its own module so each stays readable.
  */
 
+import type { ApprovalWakeups } from '../approvals/approval-wakeups.ts';
+import { StoredToolApprovalGate } from '../approvals/stored-tool-approval-gate.ts';
 import type { ProviderId } from '../contracts/provider-id.ts';
 import type { TurnEvent } from '../contracts/turn-event.ts';
+import { repairHistory } from '../model-loop/history-repair.ts';
+import { buildSystemPrompt } from '../model-loop/system-prompt.ts';
+import { runTurn, type TurnLimits, type TurnToolContext } from '../model-loop/turn.ts';
 import type { ModelProvider } from '../providers/types.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
+import type { TurnRun } from '../turns/turn-run.ts';
 import { toolAccessContext } from '../workspaces/tool-access.ts';
 import type { BoundAccess } from '../workspaces/workspace-service.ts';
-import type { ApprovalWakeups } from './approval-wakeups.ts';
 import { ChatError } from './chat-errors.ts';
 import type { Chat, ChatRepository } from './chat-repository.ts';
 import { DEFAULT_CHAT_TITLE, titleFromMessage } from './chat-title.ts';
-import { repairHistory } from './history-repair.ts';
-import { StoredToolApprovalGate } from './stored-tool-approval-gate.ts';
-import { buildSystemPrompt } from './system-prompt.ts';
-import { runTurn, type TurnLimits, type TurnToolContext } from './turn.ts';
-import type { TurnRun } from './turn-run.ts';
 
 /** The parts of the chat service's dependencies a turn uses. */
 export interface ChatTurnDependencies {

@@ -6,8 +6,8 @@
  */
 import type { SQL } from 'bun';
 import { type ChatMessage, getMessageRole, type MessageRole } from '../chat/chat-repository.ts';
-import type { TurnFence } from '../chat/turn-fence.ts';
 import type { ConversationItem } from '../contracts/conversation-item.ts';
+import type { TurnFence } from '../turns/turn-fence.ts';
 
 interface MessageRow {
   id: string;

@@ -9,15 +9,15 @@
  *   also holds the expiry and the turn's live lease. Each is atomic on both databases, so of two
  *   instances answering at once exactly one changes the row.
  */
-import type { RememberedApprovalRule } from '../chat/tool-approval-gate.ts';
+import type { RememberedApprovalRule } from '../approvals/tool-approval-gate.ts';
 import type {
   NewToolApproval,
   ToolApprovalAnswer,
   ToolApprovalRecord,
   ToolApprovalState,
   ToolApprovalStore,
-} from '../chat/tool-approval-store.ts';
-import { type TurnFence, TurnFencedError } from '../chat/turn-fence.ts';
+} from '../approvals/tool-approval-store.ts';
+import { type TurnFence, TurnFencedError } from '../turns/turn-fence.ts';
 import type { Database } from './database.ts';
 
 interface ApprovalRow {

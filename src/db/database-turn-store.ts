@@ -19,8 +19,9 @@
  */
 import type { SQL } from 'bun';
 import type { ChatMessage } from '../chat/chat-repository.ts';
-import { serializeTurnEvent } from '../chat/turn-event-json.ts';
-import { type TurnFence, TurnFencedError } from '../chat/turn-fence.ts';
+import type { ConversationItem } from '../contracts/conversation-item.ts';
+import { serializeTurnEvent } from '../turns/turn-event-json.ts';
+import { type TurnFence, TurnFencedError } from '../turns/turn-fence.ts';
 import type {
   ClaimTurnInput,
   FinishTurnInput,
@@ -28,9 +29,8 @@ import type {
   TurnRecord,
   TurnState,
   TurnStore,
-} from '../chat/turn-store.ts';
-import { UserTurnLimitError } from '../chat/user-turn-limit-error.ts';
-import type { ConversationItem } from '../contracts/conversation-item.ts';
+} from '../turns/turn-store.ts';
+import { UserTurnLimitError } from '../turns/user-turn-limit-error.ts';
 import type { Database } from './database.ts';
 import { insertMessage, selectMessage } from './database-message-insert.ts';
 import { isUniqueViolation } from './database-user-repository.ts';

@@ -6,12 +6,12 @@
  * when the chat is deleted.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { NewToolApproval, ToolApprovalRecord } from '../../src/approvals/tool-approval-store.ts';
 import type { ChatRepository } from '../../src/chat/chat-repository.ts';
 import { InMemoryChatRepository } from '../../src/chat/in-memory-chat-repository.ts';
-import type { NewToolApproval, ToolApprovalRecord } from '../../src/chat/tool-approval-store.ts';
-import { type TurnFence, TurnFencedError } from '../../src/chat/turn-fence.ts';
-import type { TurnRecord } from '../../src/chat/turn-store.ts';
 import { DatabaseChatRepository } from '../../src/db/database-chat-repository.ts';
+import { type TurnFence, TurnFencedError } from '../../src/turns/turn-fence.ts';
+import type { TurnRecord } from '../../src/turns/turn-store.ts';
 import { testChat } from '../helpers/test-chat.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 

@@ -4,10 +4,10 @@
  * (and nothing written), the token-only fence for a write under way, idempotent retries, replay pages.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { TurnFence } from '../../src/chat/turn-fence.ts';
-import { TurnFencedError } from '../../src/chat/turn-fence.ts';
-import type { TurnRecord } from '../../src/chat/turn-store.ts';
 import { DatabaseChatRepository } from '../../src/db/database-chat-repository.ts';
+import type { TurnFence } from '../../src/turns/turn-fence.ts';
+import { TurnFencedError } from '../../src/turns/turn-fence.ts';
+import type { TurnRecord } from '../../src/turns/turn-store.ts';
 import { testChat } from '../helpers/test-chat.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 

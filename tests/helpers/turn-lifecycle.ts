@@ -4,10 +4,10 @@
  * test feeds by hand.
  */
 import { InMemoryChatRepository } from '../../src/chat/in-memory-chat-repository.ts';
-import type { TurnFence } from '../../src/chat/turn-fence.ts';
-import type { TurnStore } from '../../src/chat/turn-store.ts';
-import { turnTimingFor } from '../../src/chat/turn-timing.ts';
 import type { TurnEvent } from '../../src/contracts/turn-event.ts';
+import type { TurnFence } from '../../src/turns/turn-fence.ts';
+import type { TurnStore } from '../../src/turns/turn-store.ts';
+import { turnTimingFor } from '../../src/turns/turn-timing.ts';
 import { testChat } from './test-chat.ts';
 
 /** What the driver throws while the database is down. */

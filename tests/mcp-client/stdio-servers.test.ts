@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runTurn } from '../../src/chat/turn.ts';
 import type { ToolProgressEvent } from '../../src/contracts/tool-progress-event.ts';
 import {
   configureImageGeneration,
   resetImageGenerationConfiguration,
 } from '../../src/images/image-generation-config.ts';
 import { InMemoryImageRepository } from '../../src/images/image-repository.ts';
+import { runTurn } from '../../src/model-loop/turn.ts';
 import {
   toolDefsToAnthropic,
   toolDefsToGeminiInteractions,

@@ -11,13 +11,13 @@
  * - the chat is deleted just before that commit: 404, as for a chat that never existed.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
-import type { TurnFence } from '../../../src/chat/turn-fence.ts';
 import type { ConversationItem } from '../../../src/contracts/conversation-item.ts';
 import type { Database } from '../../../src/db/database.ts';
 import { DatabaseChatRepository } from '../../../src/db/database-chat-repository.ts';
 import { DatabaseTurnStore } from '../../../src/db/database-turn-store.ts';
 import { type App, createApp } from '../../../src/http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../../../src/http/app-dependencies.ts';
+import type { TurnFence } from '../../../src/turns/turn-fence.ts';
 import { ScriptedProvider, textResponse } from '../../helpers/scripted-provider.ts';
 import { collectSseEvents } from '../../helpers/sse-client.ts';
 import { createStubProviderRegistry } from '../../helpers/stub-provider-registry.ts';

@@ -7,9 +7,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { runTurn } from '../../../src/chat/turn.ts';
 import type { TurnEvent } from '../../../src/contracts/turn-event.ts';
 import { createMcpToolServer } from '../../../src/mcp/mcp-tool-server.ts';
+import { runTurn } from '../../../src/model-loop/turn.ts';
 import {
   toolDefsToAnthropic,
   toolDefsToGeminiInteractions,
