@@ -70,13 +70,13 @@ export {
   type McpToolServerOptions,
 } from './mcp/mcp-tool-server.ts';
 export { repairHistory } from './model-loop/history-repair.ts';
-export { buildSystemPrompt } from './model-loop/system-prompt.ts';
 export {
   DEFAULT_MAX_TOOL_ITERATIONS,
-  type RunTurnParameters,
-  runTurn,
-  type TurnLimits,
-} from './model-loop/turn.ts';
+  type ModelLoopLimits,
+  type ModelLoopParameters,
+  runModelLoop,
+} from './model-loop/model-loop.ts';
+export { buildSystemPrompt } from './model-loop/system-prompt.ts';
 export {
   type AnthropicMessagesProviderOptions,
   buildAnthropicRequest,

@@ -5,7 +5,7 @@
  * next poll of the row (every `pollMilliseconds`, like the cancel poll).
  *
  * Guarantees:
- * - The question is recorded under the turn's fence (`TurnRun.fencedWrite`): a turn that lost the
+ * - The question is recorded under the turn's fence (`BackgroundTurn.fencedWrite`): a turn that lost the
  *   chat asks nothing.
  * - The answer resolves exactly once, from the row's state when it left `waiting`: the user's answer,
  *   the timeout (the row closed as `timed_out` at `expiresAt`; an answer that won the race just before

@@ -11,8 +11,8 @@
  * - Stopping to follow (`return()`) never affects the turn.
  */
 import type { TurnDoneEvent, TurnEvent } from '../contracts/turn-event.ts';
+import type { BackgroundTurn } from './background-turn.ts';
 import { isHolderProvablyDead } from './turn-holder.ts';
-import type { TurnRun } from './turn-run.ts';
 import type { StoredTurnEvent, TurnRecord, TurnStore } from './turn-store.ts';
 import { REAL_TURN_TIMERS, sleepOn, type TurnTimers } from './turn-timers.ts';
 
@@ -41,7 +41,7 @@ export interface FollowTurnOptions {
   turnId: string;
   afterSeq: number;
   /** The run, when this process drives the turn. */
-  local?: TurnRun;
+  local?: BackgroundTurn;
   pollMilliseconds: number;
   now: () => number;
   /** Its poll pauses and the monotonic clock bounding the wait for a recorded end (default: real). */

@@ -42,7 +42,7 @@ function processStartTime(pid: number): string | undefined {
 
 const identity = readIdentity();
 
-/** A new holder name for this process (one per turn runner). */
+/** A new holder name for this process (one per turn coordinator). */
 export function createTurnHolder(): string {
   const random = crypto.randomUUID();
   if (!identity) return `v1/unknown/unknown/${process.pid}/unknown/${random}`;
@@ -57,7 +57,7 @@ export function isHolderProvablyDead(holder: string): boolean {
   if (version !== 'v1' || bootId !== identity.bootId || pidNamespace !== identity.pidNamespace) return false;
   const pid = Number(pidText);
   if (!Number.isSafeInteger(pid) || pid <= 0 || started === 'unknown' || started === undefined) return false;
-  if (pid === process.pid) return false; // another runner of this very process: alive by definition
+  if (pid === process.pid) return false; // another coordinator of this very process: alive by definition
   const current = processStartTime(pid);
   return current === undefined || current !== started;
 }

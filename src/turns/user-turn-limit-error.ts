@@ -1,7 +1,7 @@
 /**
  * The claim of a turn refused because the chat's owner already runs as many turns as one user may
  * (`MANGO_USER_MAX_TURNS`), counted by the store in the same atomic step as the claim, across every
- * instance sharing the database. Thrown by `TurnStore.claimTurn`; the runner turns it into the chat
+ * instance sharing the database. Thrown by `TurnStore.claimTurn`; the coordinator turns it into the chat
  * error `too_many_turns`, so the store speaks no HTTP and the service no SQL.
  */
 export class UserTurnLimitError extends Error {

@@ -7,7 +7,7 @@ import {
   resetImageGenerationConfiguration,
 } from '../../src/images/image-generation-config.ts';
 import { InMemoryImageRepository } from '../../src/images/image-repository.ts';
-import { runTurn } from '../../src/model-loop/turn.ts';
+import { runModelLoop } from '../../src/model-loop/model-loop.ts';
 import {
   toolDefsToAnthropic,
   toolDefsToGeminiInteractions,
@@ -305,7 +305,7 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
       textResponse('read'),
     ]);
     const results: boolean[] = [];
-    for await (const event of runTurn({
+    for await (const event of runModelLoop({
       provider,
       model: 'm',
       history: [],

@@ -6,9 +6,9 @@
  */
 import { describe, expect, test } from 'bun:test';
 import type { TurnEvent } from '../../src/contracts/turn-event.ts';
+import { BackgroundTurn } from '../../src/turns/background-turn.ts';
 import { serializeTurnEvent } from '../../src/turns/turn-event-json.ts';
 import { followTurn, LOST_TURN_MESSAGE } from '../../src/turns/turn-follower.ts';
-import { TurnRun } from '../../src/turns/turn-run.ts';
 import { manualClock, settle } from '../helpers/manual-clock.ts';
 import {
   claimTestTurn,
@@ -114,7 +114,7 @@ describe('scenario: a stalled client of this process', () => {
     const clock = manualClock();
     const repository = await repositoryWithChat(clock.now());
     const record = (await claimTestTurn(repository, clock.now(), 'this-instance'))!;
-    const run = new TurnRun({
+    const run = new BackgroundTurn({
       store: repository.turns,
       record,
       timing: TIMING,

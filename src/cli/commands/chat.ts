@@ -22,8 +22,8 @@ import { dataDirectoryOf } from '../../config.ts';
 import type { ConversationItem } from '../../contracts/conversation-item.ts';
 import { PROVIDER_IDS, type ProviderId } from '../../contracts/provider-id.ts';
 import type { TurnDoneReason } from '../../contracts/turn-event.ts';
+import { runModelLoop } from '../../model-loop/model-loop.ts';
 import { buildSystemPrompt } from '../../model-loop/system-prompt.ts';
-import { runTurn } from '../../model-loop/turn.ts';
 import type { ModelProvider } from '../../providers/types.ts';
 import { getEnabledToolRuntime } from '../../settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../../settings/tool-settings-repository.ts';
@@ -160,7 +160,7 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
         const stopListening = onInterrupt(() => controller.abort());
         let reason: TurnDoneReason = 'error';
         try {
-          for await (const event of runTurn({
+          for await (const event of runModelLoop({
             provider,
             model: values.model as string,
             systemPrompt,

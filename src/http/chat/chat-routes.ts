@@ -5,7 +5,7 @@
  */
 import { Elysia, t } from 'elysia';
 import { keepAliveMillisecondsFor } from '../../config.ts';
-import { TURN_LIMIT_RETRY_AFTER_SECONDS } from '../../turns/turn-runner.ts';
+import { TURN_LIMIT_RETRY_AFTER_SECONDS } from '../../turns/turn-coordinator.ts';
 import type { AppDependencies } from '../app-dependencies.ts';
 import { parseJsonBody } from '../json-body.ts';
 import { errorBodySchema } from '../settings/tool-settings-schemas.ts';

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { TurnEvent } from '../../../src/contracts/turn-event.ts';
 import { createMcpToolServer } from '../../../src/mcp/mcp-tool-server.ts';
-import { runTurn } from '../../../src/model-loop/turn.ts';
+import { runModelLoop } from '../../../src/model-loop/model-loop.ts';
 import {
   toolDefsToAnthropic,
   toolDefsToGeminiInteractions,
@@ -154,7 +154,7 @@ test('traits: its read-only calls run side by side in the loop', async () => {
   }));
   const provider = new ScriptedProvider([toolCallsResponse(calls), textResponse('done')]);
   const events: TurnEvent[] = [];
-  for await (const event of runTurn({
+  for await (const event of runModelLoop({
     provider,
     model: 'test-model',
     systemPrompt: 'SYSTEM',

@@ -2,8 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import type { ConversationItem } from '../../src/contracts/conversation-item.ts';
 import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
 import type { TurnEvent } from '../../src/contracts/turn-event.ts';
+import { type ModelLoopParameters, runModelLoop } from '../../src/model-loop/model-loop.ts';
 import { buildFinalIterationNotice } from '../../src/model-loop/system-prompt.ts';
-import { type RunTurnParameters, runTurn } from '../../src/model-loop/turn.ts';
 import { readOnlyLocalTraits, type ToolTraits } from '../../src/tools/tool-traits.ts';
 import type { RegisteredTool } from '../../src/tools/types.ts';
 import { makeTool } from '../helpers/fake-tools.ts';
@@ -21,14 +21,14 @@ import { createTurnTools, loadRuntime, yieldTurns } from '../helpers/turn-tools.
 
 async function setUp(
   steps: readonly ScriptStep[],
-  overrides: Partial<RunTurnParameters> = {},
+  overrides: Partial<ModelLoopParameters> = {},
   extraTools: readonly RegisteredTool[] = [],
 ) {
   const { registry, probe } = createTurnTools();
   for (const tool of extraTools) registry.register(tool);
   const provider = new ScriptedProvider(steps);
   const saved: ConversationItem[] = [];
-  const parameters: RunTurnParameters = {
+  const parameters: ModelLoopParameters = {
     provider,
     model: 'test-model',
     systemPrompt: 'SYSTEM',
@@ -55,14 +55,14 @@ async function collect(events: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
 const last = (events: TurnEvent[]) => events[events.length - 1];
 const toolResults = (events: TurnEvent[]) => events.filter((event) => event.type === 'tool_result');
 
-describe('runTurn: iterations and history', () => {
+describe('runModelLoop: iterations and history', () => {
   test('runs tools across iterations and feeds each iteration the results of the previous one', async () => {
     const { provider, saved, parameters } = await setUp([
       toolCallsResponse([{ id: 'a', name: 'write_note', arguments: { value: '1' } }], 'Let me write. '),
       toolCallsResponse([{ id: 'b', name: 'read_file', arguments: { value: '2' } }]),
       textResponse('All done.'),
     ]);
-    const events = await collect(runTurn(parameters));
+    const events = await collect(runModelLoop(parameters));
 
     expect(events.map((event) => event.type)).toEqual([
       'text_delta',
@@ -144,7 +144,7 @@ describe('runTurn: iterations and history', () => {
       { type: 'finish', reason: 'stop' },
     ];
     const { provider, saved, parameters } = await setUp([response, textResponse('ok')], { history: earlier });
-    await collect(runTurn(parameters));
+    await collect(runModelLoop(parameters));
     expect(provider.requests[1]?.history).toEqual([
       ...earlier,
       { type: 'user_text', text: 'hello' },
@@ -156,7 +156,7 @@ describe('runTurn: iterations and history', () => {
   });
 });
 
-describe('runTurn: concurrency', () => {
+describe('runModelLoop: concurrency', () => {
   const cases = [
     { title: 'read-only calls run concurrently', names: ['read_file', 'grep', 'read_file'], maxActive: 3 },
     {
@@ -170,7 +170,7 @@ describe('runTurn: concurrency', () => {
     test(title, async () => {
       const calls = names.map((name, index) => ({ id: `c${index}`, name, arguments: { value: '3' } }));
       const { probe, parameters } = await setUp([toolCallsResponse(calls), textResponse('ok')]);
-      const events = await collect(runTurn(parameters));
+      const events = await collect(runModelLoop(parameters));
       expect(probe.maxActive).toBe(maxActive);
       expect(toolResults(events).map((event) => event.callId)).toEqual(calls.map((call) => call.id));
     });
@@ -200,7 +200,7 @@ describe('runTurn: concurrency', () => {
         declared(readOnlyLocalTraits('json')),
         declared(),
       ]);
-      const events = await collect(runTurn(parameters));
+      const events = await collect(runModelLoop(parameters));
       expect(toolResults(events).map((event) => [event.callId, event.ok])).toEqual([
         ['p0', true],
         ['p1', true],
@@ -218,7 +218,7 @@ describe('runTurn: concurrency', () => {
       { id: 'c2', name: 'read_file', arguments: { value: '5' } },
     ];
     const { provider, saved, parameters } = await setUp([toolCallsResponse(calls), textResponse('ok')]);
-    const events = await collect(runTurn(parameters));
+    const events = await collect(runModelLoop(parameters));
     expect(toolResults(events).map((event) => event.callId)).toEqual(['c0', 'c1', 'c2']);
     const resultIds = (items: readonly ConversationItem[]) =>
       items.flatMap((item) => (item.type === 'tool_result' ? [item.callId] : []));
@@ -227,7 +227,7 @@ describe('runTurn: concurrency', () => {
   });
 });
 
-describe('runTurn: arguments', () => {
+describe('runModelLoop: arguments', () => {
   test('invalid JSON arguments become a validation_failed result and the turn goes on', async () => {
     const { probe, saved, parameters } = await setUp([
       toolCallsResponse([
@@ -236,7 +236,7 @@ describe('runTurn: arguments', () => {
       ]),
       textResponse('Sorry.'),
     ]);
-    const events = await collect(runTurn(parameters));
+    const events = await collect(runModelLoop(parameters));
     const [bad, empty] = toolResults(events);
     expect(bad).toMatchObject({ callId: 'bad', ok: false, error: { classification: 'validation_failed' } });
     const message = bad?.ok === false ? bad.error.message : '';
@@ -256,19 +256,19 @@ describe('runTurn: arguments', () => {
       toolCallsResponse([{ id: 'x', name: 'grep', arguments: { valu: 'typo' } }]),
       textResponse('ok'),
     ]);
-    const [result] = toolResults(await collect(runTurn(parameters)));
+    const [result] = toolResults(await collect(runModelLoop(parameters)));
     expect(result).toMatchObject({ ok: false, error: { classification: 'validation_failed' } });
   });
 });
 
-describe('runTurn: iteration limit', () => {
+describe('runModelLoop: iteration limit', () => {
   test('withholds tools on the last iteration and ends with max_iterations if the model still calls them', async () => {
     // The model calls the same tool on every request, however many there are.
     const repeating = new ScriptedProvider([], {
       repeat: toolCallsResponse([{ id: 'r', name: 'read_file' }]),
     });
     const { probe, saved, parameters } = await setUp([], { limits: { maxIterations: 3 } });
-    const events = await collect(runTurn({ ...parameters, provider: repeating }));
+    const events = await collect(runModelLoop({ ...parameters, provider: repeating }));
 
     expect(repeating.requests.map((request) => request.tools.length)).toEqual([6, 6, 0]);
     expect(repeating.requests.map((request) => request.systemPrompt)).toEqual([
@@ -306,19 +306,19 @@ describe('runTurn: iteration limit', () => {
       [toolCallsResponse([{ id: 'r', name: 'read_file' }]), textResponse('Here it is.')],
       { limits: { maxIterations: 2 } },
     );
-    const events = await collect(runTurn(parameters));
+    const events = await collect(runModelLoop(parameters));
     expect(provider.requests[1]?.tools).toEqual([]);
     expect(last(events)).toEqual({ type: 'done', reason: 'completed' });
   });
 });
 
-describe('runTurn: result size budget', () => {
+describe('runModelLoop: result size budget', () => {
   test('a result over the budget is cut with a marker telling the model how to ask for less', async () => {
     const { provider, parameters } = await setUp(
       [toolCallsResponse([{ id: 'big', name: 'big', arguments: { value: '300000' } }]), textResponse('ok')],
       {},
     );
-    const events = await collect(runTurn(parameters));
+    const events = await collect(runModelLoop(parameters));
     const result = provider.requests[1]?.history.find((item) => item.type === 'tool_result');
     const output = result?.type === 'tool_result' ? result.output : '';
     expect(Buffer.byteLength(output)).toBeLessThanOrEqual(100 * 1024);
@@ -334,7 +334,7 @@ describe('runTurn: result size budget', () => {
       [toolCallsResponse([{ id: 'big', name: 'big', arguments: { value: '5000' } }]), textResponse('ok')],
       { limits: { maxToolOutputBytes: 2000 } },
     );
-    await collect(runTurn(parameters));
+    await collect(runModelLoop(parameters));
     const result = provider.requests[1]?.history.find((item) => item.type === 'tool_result');
     const output = result?.type === 'tool_result' ? result.output : '';
     expect(Buffer.byteLength(output)).toBeLessThanOrEqual(2000);
@@ -342,7 +342,7 @@ describe('runTurn: result size budget', () => {
   });
 });
 
-describe('runTurn: provider failures', () => {
+describe('runModelLoop: provider failures', () => {
   const cases: { title: string; step: ScriptStep; message: string }[] = [
     {
       title: 'a provider finish{error}',
@@ -384,7 +384,7 @@ describe('runTurn: provider failures', () => {
   for (const { title, step, message } of cases) {
     test(`${title} ends the turn with error and runs nothing`, async () => {
       const { probe, saved, parameters } = await setUp([step]);
-      const events = await collect(runTurn(parameters));
+      const events = await collect(runModelLoop(parameters));
       expect(last(events)).toEqual({ type: 'done', reason: 'error', message });
       expect(probe.started).toEqual([]);
       expect(toolResults(events)).toEqual([]);
@@ -401,7 +401,7 @@ describe('runTurn: provider failures', () => {
         if (item.type === 'tool_result') throw new Error('disk full');
       },
     });
-    const events = await collect(runTurn(parameters));
+    const events = await collect(runModelLoop(parameters));
     expect(last(events)).toEqual({
       type: 'done',
       reason: 'error',
@@ -410,13 +410,13 @@ describe('runTurn: provider failures', () => {
   });
 });
 
-describe('runTurn: cancellation', () => {
+describe('runModelLoop: cancellation', () => {
   async function cancelWhen(steps: readonly ScriptStep[], shouldCancel: (event: TurnEvent) => boolean) {
     const controller = new AbortController();
     const context = await setUp(steps, { signal: controller.signal });
     const events: TurnEvent[] = [];
     let cancelledAt = 0;
-    for await (const event of runTurn(context.parameters)) {
+    for await (const event of runModelLoop(context.parameters)) {
       events.push(event);
       if (cancelledAt === 0 && shouldCancel(event)) {
         cancelledAt = performance.now();
@@ -488,7 +488,7 @@ describe('runTurn: cancellation', () => {
     const controller = new AbortController();
     controller.abort();
     const { provider, saved, parameters } = await setUp([textResponse('x')], { signal: controller.signal });
-    expect(await collect(runTurn(parameters))).toEqual([
+    expect(await collect(runModelLoop(parameters))).toEqual([
       { type: 'done', reason: 'cancelled', message: 'The turn was cancelled.' },
     ]);
     expect(saved).toEqual([]);
@@ -497,7 +497,7 @@ describe('runTurn: cancellation', () => {
 
   test('a consumer that stops iterating stops the running tools', async () => {
     const { probe, parameters } = await setUp([toolCallsResponse([{ id: 't', name: 'slow' }])]);
-    const turn = runTurn(parameters);
+    const turn = runModelLoop(parameters);
     for await (const event of turn) if (event.type === 'tool_progress') break;
     expect(probe.aborted).toEqual(['slow']);
   });

@@ -27,7 +27,7 @@ import { TurnTraceRecorder } from './turn-trace.ts';
 export const LOST_LEASE_MESSAGE =
   'This instance lost the turn lease (it was paused or cut off from the database longer than the lease, or another instance took the chat over); the turn was stopped and nothing more was written.';
 
-export interface TurnRunOptions {
+export interface BackgroundTurnOptions {
   store: TurnStore;
   record: TurnRecord;
   timing: TurnTiming;
@@ -45,7 +45,7 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export class TurnRun {
+export class BackgroundTurn {
   readonly record: TurnRecord;
   readonly controller = new AbortController();
   readonly #store: TurnStore;
@@ -73,7 +73,7 @@ export class TurnRun {
   #lostError: TurnFencedError | undefined;
   readonly #trace = new TurnTraceRecorder();
 
-  constructor(options: TurnRunOptions) {
+  constructor(options: BackgroundTurnOptions) {
     this.record = options.record;
     this.#store = options.store;
     this.#timing = options.timing;

@@ -1,6 +1,6 @@
 /**
  * The turns of one chat service: claims a chat's turn record (its lease and fencing token), runs each
- * turn in the background (`turn-run.ts`), lets any client follow any chat's current turn
+ * turn in the background (`background-turn.ts`), lets any client follow any chat's current turn
  * (`turn-follower.ts`), and cancels turns here or on other instances.
  *
  * Guarantees:
@@ -19,10 +19,10 @@
 
 import { ChatError } from '../chat/chat-errors.ts';
 import type { TurnEvent } from '../contracts/turn-event.ts';
+import { BackgroundTurn } from './background-turn.ts';
 import { TurnFencedError } from './turn-fence.ts';
 import { followTurn, isTurnAbandoned, LOST_TURN_MESSAGE, type TurnFollower } from './turn-follower.ts';
 import { createTurnHolder, isHolderProvablyDead } from './turn-holder.ts';
-import { TurnRun } from './turn-run.ts';
 import type { TurnRecord, TurnStore } from './turn-store.ts';
 import { REAL_TURN_TIMERS, sleepOn, type TurnTimers } from './turn-timers.ts';
 import type { TurnTiming } from './turn-timing.ts';
@@ -59,7 +59,7 @@ export interface CancelTurnOutcome {
   reason?: string;
 }
 
-export interface TurnRunnerOptions {
+export interface TurnCoordinatorOptions {
   store: TurnStore;
   timing: TurnTiming;
   now: () => number;
@@ -70,7 +70,7 @@ export interface TurnRunnerOptions {
   userTurnLimit?: number;
 }
 
-/** How the runner learns that a chat is gone (the service's own lookup and error). */
+/** How the coordinator learns that a chat is gone (the service's own lookup and error). */
 export interface ChatPresence {
   exists: () => Promise<boolean>;
   notFound: () => Error;
@@ -80,20 +80,20 @@ export interface ChatPresence {
  * What the caller builds once the chat is claimed: the turn's event stream. Whatever the turn's client
  * must find stored once it is acknowledged (the user's message) is committed before it resolves.
  */
-export type PrepareTurn = (run: TurnRun) => Promise<AsyncGenerator<TurnEvent, void>>;
+export type PrepareTurn = (run: BackgroundTurn) => Promise<AsyncGenerator<TurnEvent, void>>;
 
 function iso(milliseconds: number): string {
   return new Date(milliseconds).toISOString();
 }
 
-export class TurnRunner {
-  readonly #options: TurnRunnerOptions;
+export class TurnCoordinator {
+  readonly #options: TurnCoordinatorOptions;
   readonly #holder = createTurnHolder();
-  readonly #runs = new Map<string, TurnRun>();
+  readonly #runs = new Map<string, BackgroundTurn>();
   readonly #claiming = new Set<string>();
   readonly #timers: TurnTimers;
 
-  constructor(options: TurnRunnerOptions) {
+  constructor(options: TurnCoordinatorOptions) {
     this.#options = options;
     this.#timers = options.timers ?? REAL_TURN_TIMERS;
   }
@@ -111,7 +111,7 @@ export class TurnRunner {
   async start(chatId: string, prepare: PrepareTurn, presence: ChatPresence): Promise<TurnFollower> {
     if (this.isRunning(chatId)) throw new ChatError('busy', BUSY_MESSAGE);
     this.#claiming.add(chatId);
-    let run: TurnRun;
+    let run: BackgroundTurn;
     try {
       run = await this.#claim(chatId, presence);
     } finally {
@@ -146,7 +146,7 @@ export class TurnRunner {
     return this.#follow(run.record.id, 0, run);
   }
 
-  async #claim(chatId: string, presence: ChatPresence): Promise<TurnRun> {
+  async #claim(chatId: string, presence: ChatPresence): Promise<BackgroundTurn> {
     const { store, timing } = this.#options;
     const now = this.#options.now();
     let record: Awaited<ReturnType<TurnStore['claimTurn']>>;
@@ -173,7 +173,7 @@ export class TurnRunner {
       if (!(await presence.exists())) throw presence.notFound();
       throw new ChatError('busy', BUSY_MESSAGE);
     }
-    return new TurnRun({
+    return new BackgroundTurn({
       store,
       record,
       timing,
@@ -207,7 +207,7 @@ export class TurnRunner {
     return latest ? this.#follow(latest.id, afterSeq, undefined) : undefined;
   }
 
-  #follow(turnId: string, afterSeq: number, local: TurnRun | undefined): TurnFollower {
+  #follow(turnId: string, afterSeq: number, local: BackgroundTurn | undefined): TurnFollower {
     return followTurn({
       store: this.#options.store,
       turnId,

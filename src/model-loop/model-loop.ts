@@ -52,7 +52,7 @@ import { parseToolCallArguments } from './tool-call-arguments.ts';
 /** Default of `MANGO_MAX_TOOL_ITERATIONS`: model calls allowed in one turn. */
 export const DEFAULT_MAX_TOOL_ITERATIONS = defaultOf('MANGO_MAX_TOOL_ITERATIONS');
 
-export interface TurnLimits {
+export interface ModelLoopLimits {
   /** Model requests allowed in one turn; tools are withheld on the last one. Default 25. */
   maxIterations?: number;
   /** UTF-8 bytes of one serialized tool result sent to the model. Default 100 KiB. */
@@ -60,9 +60,9 @@ export interface TurnLimits {
 }
 
 /** The chat's part of every tool call's context; the loop adds the signal, progress sink and clock. */
-export type TurnToolContext = Omit<ToolCallContext, 'signal' | 'onProgress' | 'now'>;
+export type ModelLoopToolContext = Omit<ToolCallContext, 'signal' | 'onProgress' | 'now'>;
 
-export interface RunTurnParameters {
+export interface ModelLoopParameters {
   provider: ModelProvider;
   model: string;
   systemPrompt?: string;
@@ -77,18 +77,18 @@ export interface RunTurnParameters {
   userTextSaved?: boolean;
   /** What the model is offered and the user's saved settings rows for `executeTool`. */
   tools: EnabledToolRuntime;
-  toolContext: TurnToolContext;
+  toolContext: ModelLoopToolContext;
   /**
    * Called before every tool call for that call's access fields (the chat's binding checked again, so a
    * revoke applies at the next call); they replace those of `toolContext`. A rejection fails the call
    * with `permission_denied` and the rejection's message, and no tool runs.
    */
-  accessForCall?: () => Promise<Partial<TurnToolContext>>;
+  accessForCall?: () => Promise<Partial<ModelLoopToolContext>>;
   /** The caller's cancel (user cancel, client disconnect). */
   signal?: AbortSignal;
   /** Clock in epoch milliseconds, for durations and for the tools. */
   now?: () => number;
-  limits?: TurnLimits;
+  limits?: ModelLoopLimits;
   /** Persists one completed item; awaited. A rejection ends the turn with `done{error}`. */
   onItem?: (item: ConversationItem) => void | Promise<void>;
   /** Registry and timers for `executeTool` (tests use their own). */
@@ -140,7 +140,7 @@ function done(reason: TurnDoneReason, message?: string): TurnDoneEvent {
 }
 
 /** Runs one chat turn; see the module header for its guarantees. */
-export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<TurnEvent, void> {
+export async function* runModelLoop(parameters: ModelLoopParameters): AsyncGenerator<TurnEvent, void> {
   const maxIterations = parameters.limits?.maxIterations ?? DEFAULT_MAX_TOOL_ITERATIONS;
   const outputBudget = parameters.limits?.maxToolOutputBytes ?? DEFAULT_TOOL_OUTPUT_BUDGET_BYTES;
   if (!Number.isInteger(maxIterations) || maxIterations < 1) {
@@ -201,7 +201,7 @@ export async function* runTurn(parameters: RunTurnParameters): AsyncGenerator<Tu
     const runOne = async (call: ToolCallItem) => {
       const parsed = parseToolCallArguments(call.name, call.arguments);
       if (!parsed.ok) return { envelope: { ok: false, error: parsed.error } as const, durationMs: 0 };
-      let access: Partial<TurnToolContext> = {};
+      let access: Partial<ModelLoopToolContext> = {};
       try {
         access = (await parameters.accessForCall?.()) ?? {};
       } catch (error) {

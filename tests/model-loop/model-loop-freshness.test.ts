@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TurnEvent } from '../../src/contracts/turn-event.ts';
-import { runTurn } from '../../src/model-loop/turn.ts';
+import { runModelLoop } from '../../src/model-loop/model-loop.ts';
 import { InMemoryFreshnessLedger } from '../../src/tools/freshness-ledger.ts';
 import { defaultToolRegistry } from '../../src/tools/registry.ts';
 import '../../src/tools/builtin/index.ts';
@@ -37,7 +37,7 @@ async function readThenWrite(
     textResponse('done'),
   ]);
   const events: TurnEvent[] = [];
-  for await (const event of runTurn({
+  for await (const event of runModelLoop({
     provider,
     model: 'test-model',
     history: [],

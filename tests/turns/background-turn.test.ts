@@ -6,8 +6,8 @@
  * the next poll; the end recorded with retries, and given up on at shutdown.
  */
 import { describe, expect, test } from 'bun:test';
+import { BackgroundTurn, LOST_LEASE_MESSAGE } from '../../src/turns/background-turn.ts';
 import { TurnFencedError } from '../../src/turns/turn-fence.ts';
-import { LOST_LEASE_MESSAGE, TurnRun } from '../../src/turns/turn-run.ts';
 import { type ManualClock, manualClock, settle } from '../helpers/manual-clock.ts';
 import {
   claimTestTurn,
@@ -28,7 +28,7 @@ async function setUp(options: { now?: () => number; clock?: ManualClock } = {}) 
   const faults = faultyStore(repository.turns);
   const record = (await claimTestTurn(repository, clock.now(), 'this-instance'))!;
   const lines: string[] = [];
-  const run = new TurnRun({
+  const run = new BackgroundTurn({
     store: faults.store,
     record,
     timing: TIMING,

@@ -7,10 +7,10 @@
 import { describe, expect, test } from 'bun:test';
 import { ChatError } from '../../src/chat/chat-errors.ts';
 import type { InMemoryChatRepository } from '../../src/chat/in-memory-chat-repository.ts';
+import { type BackgroundTurn, LOST_LEASE_MESSAGE } from '../../src/turns/background-turn.ts';
+import { NOT_STARTED_MESSAGE, TurnCoordinator } from '../../src/turns/turn-coordinator.ts';
 import { TurnFencedError } from '../../src/turns/turn-fence.ts';
 import { LOST_TURN_MESSAGE } from '../../src/turns/turn-follower.ts';
-import { LOST_LEASE_MESSAGE, type TurnRun } from '../../src/turns/turn-run.ts';
-import { NOT_STARTED_MESSAGE, TurnRunner } from '../../src/turns/turn-runner.ts';
 import type { TurnStore } from '../../src/turns/turn-store.ts';
 import { type ManualClock, manualClock, settle } from '../helpers/manual-clock.ts';
 import {
@@ -24,7 +24,7 @@ import {
 
 function runner(store: TurnStore, clock: ManualClock, now: () => number = clock.now) {
   const lines: string[] = [];
-  const instance = new TurnRunner({
+  const instance = new TurnCoordinator({
     store,
     timing: TIMING,
     now,
@@ -42,8 +42,8 @@ const presenceOf = (repository: InMemoryChatRepository) => ({
 /** A turn whose events the test sends; it ends `cancelled` as soon as its run is aborted. */
 function cancellableTurn() {
   const channel = eventChannel();
-  let run: TurnRun | undefined;
-  const prepare = async (started: TurnRun) => {
+  let run: BackgroundTurn | undefined;
+  const prepare = async (started: BackgroundTurn) => {
     run = started;
     started.controller.signal.addEventListener('abort', () => {
       channel.send({ type: 'done', reason: 'cancelled', message: 'The turn was cancelled.' });

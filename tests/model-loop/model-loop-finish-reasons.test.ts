@@ -7,7 +7,7 @@ import { describe, expect, test } from 'bun:test';
 import type { ConversationItem } from '../../src/contracts/conversation-item.ts';
 import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
 import type { TurnEvent } from '../../src/contracts/turn-event.ts';
-import { runTurn } from '../../src/model-loop/turn.ts';
+import { runModelLoop } from '../../src/model-loop/model-loop.ts';
 import { ScriptedProvider } from '../helpers/scripted-provider.ts';
 import { makeReachableSet } from '../helpers/tool-context.ts';
 import { createTurnTools, loadRuntime } from '../helpers/turn-tools.ts';
@@ -16,7 +16,7 @@ async function run(response: ProviderEvent[]) {
   const { registry } = createTurnTools();
   const saved: ConversationItem[] = [];
   const events: TurnEvent[] = [];
-  for await (const event of runTurn({
+  for await (const event of runModelLoop({
     provider: new ScriptedProvider([response]),
     model: 'test-model',
     history: [],
@@ -33,7 +33,7 @@ async function run(response: ProviderEvent[]) {
   return { events, saved };
 }
 
-describe('runTurn: finish reasons on done', () => {
+describe('runModelLoop: finish reasons on done', () => {
   test('a refusal completes the turn with finishReason refusal; its text is the saved answer', async () => {
     const { events, saved } = await run([
       { type: 'text_delta', delta: "I can't help with that." },

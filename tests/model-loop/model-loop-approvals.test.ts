@@ -15,7 +15,7 @@ import {
   type ToolApprovalQuestion,
 } from '../../src/approvals/tool-approval-gate.ts';
 import type { TurnEvent } from '../../src/contracts/turn-event.ts';
-import { type RunTurnParameters, runTurn } from '../../src/model-loop/turn.ts';
+import { type ModelLoopParameters, runModelLoop } from '../../src/model-loop/model-loop.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import { SHELL_APPROVAL_SETTINGS } from '../../src/tools/shell/shell-approval-settings.ts';
 import { defaultSettingValues, describeSettings } from '../../src/tools/tool-settings.ts';
@@ -114,7 +114,7 @@ async function setUp(
     ...steps.map((calls) => toolCallsResponse(calls)),
     textResponse('ok'),
   ]);
-  const parameters: RunTurnParameters = {
+  const parameters: ModelLoopParameters = {
     provider,
     model: 'm',
     history: [],
@@ -135,12 +135,12 @@ async function collect(events: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
 const approvalEvents = (events: TurnEvent[]) =>
   events.filter((event) => event.type.startsWith('tool_approval') || event.type === 'tool_result');
 
-describe('runTurn approvals', () => {
+describe('runModelLoop approvals', () => {
   test('without a gate, a call that asks is denied and does not run; one that does not ask runs', async () => {
     const { parameters, ran } = await setUp([[{ id: 'a', name: 'risky', arguments: { value: '1' } }]], {
       other: { parameters: { approval: 'never' } },
     });
-    const events = await collect(runTurn(parameters));
+    const events = await collect(runModelLoop(parameters));
     expect(ran).toEqual([]);
     expect(approvalEvents(events)).toEqual([
       {
@@ -162,7 +162,7 @@ describe('runTurn approvals', () => {
       ],
     ]);
     const { gate, asked, askedCount } = manualGate();
-    const turn = collect(runTurn({ ...parameters, approvals: gate }));
+    const turn = collect(runModelLoop({ ...parameters, approvals: gate }));
     await askedCount(1);
     expect(asked.map((entry) => entry.question)).toEqual([
       {
@@ -213,7 +213,7 @@ describe('runTurn approvals', () => {
       ],
     ]);
     const { gate, asked, askedCount } = manualGate();
-    const turn = collect(runTurn({ ...parameters, approvals: gate }));
+    const turn = collect(runModelLoop({ ...parameters, approvals: gate }));
     // Both are asked before either is answered.
     await askedCount(2);
     expect(asked.map((entry) => entry.question.callId)).toEqual(['a', 'b']);
@@ -240,7 +240,7 @@ describe('runTurn approvals', () => {
       { other: { enabled: false } },
     );
     const { gate, asked } = manualGate();
-    const events = await collect(runTurn({ ...parameters, approvals: gate }));
+    const events = await collect(runModelLoop({ ...parameters, approvals: gate }));
     expect(asked).toEqual([]);
     expect(
       events
@@ -269,7 +269,7 @@ describe('runTurn approvals', () => {
         answer: Promise.resolve(outcome),
       }),
     };
-    const events = await collect(runTurn({ ...parameters, approvals: gate }));
+    const events = await collect(runModelLoop({ ...parameters, approvals: gate }));
     expect(ran).toEqual([]);
     expect(events.find((event) => event.type === 'tool_approval_resolved')).toEqual({
       type: 'tool_approval_resolved',
@@ -290,7 +290,7 @@ describe('runTurn approvals', () => {
         throw new Error('database gone');
       },
     };
-    const events = await collect(runTurn({ ...parameters, approvals: gate }));
+    const events = await collect(runModelLoop({ ...parameters, approvals: gate }));
     expect(ran).toEqual([]);
     expect(events.filter((event) => event.type.startsWith('tool_approval'))).toEqual([]);
     expect(events.find((event) => event.type === 'tool_result')).toMatchObject({
@@ -310,7 +310,7 @@ describe('runTurn approvals', () => {
     ]);
     const { gate, asked, askedCount } = manualGate();
     const controller = new AbortController();
-    const turn = collect(runTurn({ ...parameters, approvals: gate, signal: controller.signal }));
+    const turn = collect(runModelLoop({ ...parameters, approvals: gate, signal: controller.signal }));
     await askedCount(1);
     controller.abort();
     const events = await turn;
@@ -338,7 +338,7 @@ describe('runTurn approvals', () => {
       [{ id: 'b', name: 'bash', arguments: { command: 'git status --short' } }],
     ]);
     const { gate, asked, askedCount } = manualGate();
-    const turn = collect(runTurn({ ...parameters, approvals: gate }));
+    const turn = collect(runModelLoop({ ...parameters, approvals: gate }));
     await askedCount(1);
     asked[0]!.answer({
       decision: 'approved',
@@ -372,7 +372,7 @@ describe('runTurn approvals', () => {
     };
     const { gate, asked, askedCount } = manualGate();
     const turn = collect(
-      runTurn({
+      runModelLoop({
         ...parameters,
         approvals: gate,
         executeOptions: { ...parameters.executeOptions, timers },
