@@ -8,7 +8,7 @@
  *   lost its lease; `invalid_request` for a `remember`/`rememberPrefix` that cannot apply (a deny, a
  *   tool without command rules, a prefix that does not parse or is not a word prefix of the command).
  *   The body is checked before anything is written.
- * - The answer is one conditional write of the question's row (`ToolApprovalStore.answerApproval`), so
+ * - The answer is one conditional write of the question's row (`ToolApprovalRepository.answerApproval`), so
  *   of two answers at once exactly one wins and the other gets `approval_closed`.
  * - A remembered rule is stored with the answer (the turn applies it for the rest of its calls) and
  *   then written to the user's saved settings of that tool.
@@ -19,7 +19,11 @@ import { isCommandPrefixOf, parseSimpleCommand } from '../tools/shell/command-ap
 import { ruleShellOf } from './approval-policy.ts';
 import type { ApprovalWakeups } from './approval-wakeups.ts';
 import type { RememberedApprovalRule } from './tool-approval-gate.ts';
-import type { ToolApprovalRecord, ToolApprovalState, ToolApprovalStore } from './tool-approval-store.ts';
+import type {
+  ToolApprovalRecord,
+  ToolApprovalRepository,
+  ToolApprovalState,
+} from './tool-approval-repository.ts';
 
 export const MAX_APPROVAL_REASON_LENGTH = 2000;
 
@@ -40,7 +44,7 @@ export interface ToolApprovalAnswerResult {
 }
 
 export interface AnswerToolApprovalInput {
-  store: ToolApprovalStore;
+  store: ToolApprovalRepository;
   registry: ToolRegistry;
   wakeups: ApprovalWakeups;
   userId: string;

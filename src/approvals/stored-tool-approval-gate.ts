@@ -1,6 +1,6 @@
 /**
- * The approval gate of a chat turn on the server: each question is a row of the approval store
- * (`tool-approval-store.ts`), so any instance can show and answer it. The instance running the turn
+ * The approval gate of a chat turn on the server: each question is a row of the approval repository
+ * (`tool-approval-repository.ts`), so any instance can show and answer it. The instance running the turn
  * learns the answer at once when it was taken in this process (`ApprovalWakeups`), otherwise at its
  * next poll of the row (every `pollMilliseconds`, like the cancel poll).
  *
@@ -25,10 +25,10 @@ import {
   type ToolApprovalOutcome,
   type ToolApprovalQuestion,
 } from './tool-approval-gate.ts';
-import type { ToolApprovalRecord, ToolApprovalStore } from './tool-approval-store.ts';
+import type { ToolApprovalRecord, ToolApprovalRepository } from './tool-approval-repository.ts';
 
 export interface StoredToolApprovalGateOptions {
-  store: ToolApprovalStore;
+  store: ToolApprovalRepository;
   turnId: string;
   chatId: string;
   /** Runs a write under the turn's fence (retried while the lease holds). */

@@ -23,7 +23,7 @@ import {
 } from '../approvals/answer-tool-approval.ts';
 import { ApprovalWakeups } from '../approvals/approval-wakeups.ts';
 import type { PendingToolApproval, RememberedApprovalRule } from '../approvals/tool-approval-gate.ts';
-import { toPendingApproval } from '../approvals/tool-approval-store.ts';
+import { toPendingApproval } from '../approvals/tool-approval-repository.ts';
 import { PROVIDER_IDS, type ProviderId } from '../contracts/provider-id.ts';
 import type { ModelLoopLimits } from '../model-loop/model-loop.ts';
 import type { ModelProvider } from '../providers/types.ts';
@@ -34,7 +34,7 @@ import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry } from '../tools/registry.ts';
 import { type CancelTurnOutcome, TurnCoordinator } from '../turns/turn-coordinator.ts';
 import type { TurnFollower } from '../turns/turn-follower.ts';
-import type { TurnRecord } from '../turns/turn-store.ts';
+import type { TurnRecord } from '../turns/turn-repository.ts';
 import type { TurnTimers } from '../turns/turn-timers.ts';
 import { type TurnTiming, turnTimingFor } from '../turns/turn-timing.ts';
 import { toolAccessContext } from '../workspaces/tool-access.ts';

@@ -6,7 +6,7 @@
  *   another instance, server shutdown); no client's coming or going affects it.
  * - Every event is persisted to the turn record's event log in order (`turn-event-log.ts`). Clients
  *   read only persisted events, so a replay and a live stream are the same sequence.
- * - Every write (events, messages, renewals) is fenced (`turn-store.ts`). A write refused by the fence,
+ * - Every write (events, messages, renewals) is fenced (`turn-repository.ts`). A write refused by the fence,
  *   a renewal refused, or the lease lapsing on this instance's clock while the database cannot be
  *   reached makes the turn lost: its tools are cancelled, nothing more is written, and its local
  *   clients end with `done{error}` saying why. A failed write is retried while the lease still holds,
@@ -19,7 +19,7 @@ import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { TurnDoneEvent, TurnEvent } from '../contracts/turn-event.ts';
 import { TurnEventLog } from './turn-event-log.ts';
 import { type TurnFence, TurnFencedError } from './turn-fence.ts';
-import type { FinishTurnInput, StoredTurnEvent, TurnRecord, TurnStore } from './turn-store.ts';
+import type { FinishTurnInput, StoredTurnEvent, TurnRecord, TurnRepository } from './turn-repository.ts';
 import { REAL_TURN_TIMERS, sleepOn, type TurnTimers } from './turn-timers.ts';
 import type { TurnTiming } from './turn-timing.ts';
 import { TurnTraceRecorder } from './turn-trace.ts';
@@ -28,7 +28,7 @@ export const LOST_LEASE_MESSAGE =
   'This instance lost the turn lease (it was paused or cut off from the database longer than the lease, or another instance took the chat over); the turn was stopped and nothing more was written.';
 
 export interface BackgroundTurnOptions {
-  store: TurnStore;
+  store: TurnRepository;
   record: TurnRecord;
   timing: TurnTiming;
   now: () => number;
@@ -48,7 +48,7 @@ function describe(error: unknown): string {
 export class BackgroundTurn {
   readonly record: TurnRecord;
   readonly controller = new AbortController();
-  readonly #store: TurnStore;
+  readonly #store: TurnRepository;
   readonly #timing: TurnTiming;
   readonly #now: () => number;
   readonly #log: (line: string) => void;

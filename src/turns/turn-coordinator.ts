@@ -5,9 +5,9 @@
  *
  * Guarantees:
  * - One turn at a time per chat: in this process by its own map (checked and set with no await in
- *   between), across instances by the store's claim. A running turn whose lease lapsed or whose holder
+ *   between), across instances by the repository's claim. A running turn whose lease lapsed or whose holder
  *   is provably dead (`turn-holder.ts`) is taken over; a live one never is.
- * - With a `userTurnLimit`, a claim past the chat owner's limit is refused by the store before anything
+ * - With a `userTurnLimit`, a claim past the chat owner's limit is refused by the repository before anything
  *   is written (`too_many_turns`, retry after {@link TURN_LIMIT_RETRY_AFTER_SECONDS}); the chat stays free.
  * - A turn is acknowledged (its follower returned, so its stream can start) only once its record and
  *   everything `prepare` commits (the user's message) are committed; a fenced refusal before that is
@@ -23,7 +23,7 @@ import { BackgroundTurn } from './background-turn.ts';
 import { TurnFencedError } from './turn-fence.ts';
 import { followTurn, isTurnAbandoned, LOST_TURN_MESSAGE, type TurnFollower } from './turn-follower.ts';
 import { createTurnHolder, isHolderProvablyDead } from './turn-holder.ts';
-import type { TurnRecord, TurnStore } from './turn-store.ts';
+import type { TurnRecord, TurnRepository } from './turn-repository.ts';
 import { REAL_TURN_TIMERS, sleepOn, type TurnTimers } from './turn-timers.ts';
 import type { TurnTiming } from './turn-timing.ts';
 import { UserTurnLimitError } from './user-turn-limit-error.ts';
@@ -60,7 +60,7 @@ export interface CancelTurnOutcome {
 }
 
 export interface TurnCoordinatorOptions {
-  store: TurnStore;
+  store: TurnRepository;
   timing: TurnTiming;
   now: () => number;
   log: (line: string) => void;
@@ -149,7 +149,7 @@ export class TurnCoordinator {
   async #claim(chatId: string, presence: ChatPresence): Promise<BackgroundTurn> {
     const { store, timing } = this.#options;
     const now = this.#options.now();
-    let record: Awaited<ReturnType<TurnStore['claimTurn']>>;
+    let record: Awaited<ReturnType<TurnRepository['claimTurn']>>;
     try {
       const running = await store.latestTurn(chatId);
       const dead =

@@ -16,7 +16,7 @@
 
 import type { TurnEvent } from '../contracts/turn-event.ts';
 import { serializeTurnEvent } from './turn-event-json.ts';
-import type { StoredTurnEvent } from './turn-store.ts';
+import type { StoredTurnEvent } from './turn-repository.ts';
 
 /** Events merged into one stored event stay below this many characters of delta. */
 const MAX_MERGED_DELTA = 64 * 1024;

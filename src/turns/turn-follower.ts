@@ -13,11 +13,11 @@
 import type { TurnDoneEvent, TurnEvent } from '../contracts/turn-event.ts';
 import type { BackgroundTurn } from './background-turn.ts';
 import { isHolderProvablyDead } from './turn-holder.ts';
-import type { StoredTurnEvent, TurnRecord, TurnStore } from './turn-store.ts';
+import type { StoredTurnEvent, TurnRecord, TurnRepository } from './turn-repository.ts';
 import { REAL_TURN_TIMERS, sleepOn, type TurnTimers } from './turn-timers.ts';
 
 /**
- * Events read from the store per query. A stored event holds up to 64 KiB of merged deltas, so a page
+ * Events read from the repository per query. A stored event holds up to 64 KiB of merged deltas, so a page
  * a stalled client's follower sits on is at most about 1 MiB.
  */
 const PAGE = 16;
@@ -37,7 +37,7 @@ export interface TurnFollower extends AsyncIterableIterator<TurnEvent> {
 }
 
 export interface FollowTurnOptions {
-  store: TurnStore;
+  store: TurnRepository;
   turnId: string;
   afterSeq: number;
   /** The run, when this process drives the turn. */

@@ -1,8 +1,8 @@
 /**
  * The claim of a turn refused because the chat's owner already runs as many turns as one user may
- * (`MANGO_USER_MAX_TURNS`), counted by the store in the same atomic step as the claim, across every
- * instance sharing the database. Thrown by `TurnStore.claimTurn`; the coordinator turns it into the chat
- * error `too_many_turns`, so the store speaks no HTTP and the service no SQL.
+ * (`MANGO_USER_MAX_TURNS`), counted by the repository in the same atomic step as the claim, across every
+ * instance sharing the database. Thrown by `TurnRepository.claimTurn`; the coordinator turns it into the chat
+ * error `too_many_turns`, so the repository speaks no HTTP and the service no SQL.
  */
 export class UserTurnLimitError extends Error {
   /** The limit the claim was held to. */

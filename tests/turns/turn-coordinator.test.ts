@@ -11,7 +11,7 @@ import { type BackgroundTurn, LOST_LEASE_MESSAGE } from '../../src/turns/backgro
 import { NOT_STARTED_MESSAGE, TurnCoordinator } from '../../src/turns/turn-coordinator.ts';
 import { TurnFencedError } from '../../src/turns/turn-fence.ts';
 import { LOST_TURN_MESSAGE } from '../../src/turns/turn-follower.ts';
-import type { TurnStore } from '../../src/turns/turn-store.ts';
+import type { TurnRepository } from '../../src/turns/turn-repository.ts';
 import { type ManualClock, manualClock, settle } from '../helpers/manual-clock.ts';
 import {
   collect,
@@ -22,7 +22,7 @@ import {
   TIMING,
 } from '../helpers/turn-lifecycle.ts';
 
-function runner(store: TurnStore, clock: ManualClock, now: () => number = clock.now) {
+function runner(store: TurnRepository, clock: ManualClock, now: () => number = clock.now) {
   const lines: string[] = [];
   const instance = new TurnCoordinator({
     store,

@@ -5,7 +5,7 @@
  */
 import { expect, test } from 'bun:test';
 import { TurnEventLog } from '../../src/turns/turn-event-log.ts';
-import type { StoredTurnEvent } from '../../src/turns/turn-store.ts';
+import type { StoredTurnEvent } from '../../src/turns/turn-repository.ts';
 
 test('events published during a write become the next batch, consecutive deltas merged', async () => {
   const batches: StoredTurnEvent[][] = [];

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { ChatRepository } from '../../src/chat/chat-repository.ts';
 import { InMemoryChatRepository } from '../../src/chat/in-memory-chat-repository.ts';
 import { DatabaseChatRepository } from '../../src/db/database-chat-repository.ts';
-import type { TurnRecord } from '../../src/turns/turn-store.ts';
+import type { TurnRecord } from '../../src/turns/turn-repository.ts';
 import { UserTurnLimitError } from '../../src/turns/user-turn-limit-error.ts';
 import { testChat } from '../helpers/test-chat.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';

@@ -7,14 +7,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { DatabaseChatRepository } from '../../src/db/database-chat-repository.ts';
 import type { TurnFence } from '../../src/turns/turn-fence.ts';
 import { TurnFencedError } from '../../src/turns/turn-fence.ts';
-import type { TurnRecord } from '../../src/turns/turn-store.ts';
+import type { TurnRecord } from '../../src/turns/turn-repository.ts';
 import { testChat } from '../helpers/test-chat.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
 const at = (offset: number) => new Date(T0 + offset).toISOString();
 
-describe.each(BACKENDS)('DatabaseTurnStore on %s', (backend) => {
+describe.each(BACKENDS)('DatabaseTurnRepository on %s', (backend) => {
   let handle: TestDatabase;
   let repository: DatabaseChatRepository;
   let chats = 0;

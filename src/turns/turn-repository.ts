@@ -1,6 +1,6 @@
 /**
- * Where turn records and their events live: the contract, shared by the database store
- * (`src/db/database-turn-store.ts`) and the in-memory one (`in-memory-turn-store.ts`).
+ * Where turn records and their events live: the contract, shared by the database repository
+ * (`src/db/database-turn-repository.ts`) and the in-memory one (`in-memory-turn-repository.ts`).
  *
  * Guarantees every implementation gives:
  * - At most one `running` turn per chat; `claimTurn` is atomic (two instances never both win).
@@ -83,7 +83,7 @@ export interface FinishTurnInput {
   error?: TurnErrorRecord;
 }
 
-export interface TurnStore {
+export interface TurnRepository {
   /**
    * Starts a turn record for the chat, first ending (as `lost`) a running turn whose lease expired at
    * `now` or whose id is `deadTurnId`. Deletes the events of the chat's earlier turns.

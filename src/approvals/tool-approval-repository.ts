@@ -1,8 +1,8 @@
 /**
  * Where the approval questions of running turns live (the `tool_approvals` table; in memory for a
  * server without a database), so that any instance can answer a question the instance running the
- * turn asked: the contract shared by `src/db/database-tool-approval-store.ts` and
- * `in-memory-tool-approval-store.ts`.
+ * turn asked: the contract shared by `src/db/database-tool-approval-repository.ts` and
+ * `in-memory-tool-approval-repository.ts`.
  *
  * Guarantees every implementation gives:
  * - A question is recorded only under its turn's fence (running, same token, live lease), like every
@@ -47,7 +47,7 @@ export interface ToolApprovalAnswer {
   now: string;
 }
 
-export interface ToolApprovalStore {
+export interface ToolApprovalRepository {
   /** Records a waiting question. @throws TurnFencedError when the fence no longer holds. */
   insertApproval(fence: TurnFence, approval: NewToolApproval): Promise<void>;
   getApproval(id: string): Promise<ToolApprovalRecord | undefined>;

@@ -1,5 +1,5 @@
 /**
- * `TurnStore` on the database (`chat_turns`, `chat_turn_events`; migration 8).
+ * `TurnRepository` on the database (`chat_turns`, `chat_turn_events`; migration 8).
  *
  * Guarantees:
  * - A claim ends a lapsed (or provably dead) running turn as `lost`, then inserts the new record with
@@ -27,9 +27,9 @@ import type {
   FinishTurnInput,
   StoredTurnEvent,
   TurnRecord,
+  TurnRepository,
   TurnState,
-  TurnStore,
-} from '../turns/turn-store.ts';
+} from '../turns/turn-repository.ts';
 import { UserTurnLimitError } from '../turns/user-turn-limit-error.ts';
 import type { Database } from './database.ts';
 import { insertMessage, selectMessage } from './database-message-insert.ts';
@@ -86,7 +86,7 @@ function liveFlag(fence: TurnFence): number {
   return fence.requireLiveLease === false ? 0 : 1;
 }
 
-export class DatabaseTurnStore implements TurnStore {
+export class DatabaseTurnRepository implements TurnRepository {
   readonly #database: Database;
 
   constructor(database: Database) {

@@ -1,5 +1,5 @@
 /**
- * `ToolApprovalStore` on the database (`tool_approvals`, migration 10).
+ * `ToolApprovalRepository` on the database (`tool_approvals`, migration 10).
  *
  * Guarantees:
  * - A question is inserted by one `INSERT … SELECT … WHERE` whose condition is the turn's fence
@@ -14,9 +14,9 @@ import type {
   NewToolApproval,
   ToolApprovalAnswer,
   ToolApprovalRecord,
+  ToolApprovalRepository,
   ToolApprovalState,
-  ToolApprovalStore,
-} from '../approvals/tool-approval-store.ts';
+} from '../approvals/tool-approval-repository.ts';
 import { type TurnFence, TurnFencedError } from '../turns/turn-fence.ts';
 import type { Database } from './database.ts';
 
@@ -55,7 +55,7 @@ function toRecord(row: ApprovalRow): ToolApprovalRecord {
   };
 }
 
-export class DatabaseToolApprovalStore implements ToolApprovalStore {
+export class DatabaseToolApprovalRepository implements ToolApprovalRepository {
   readonly #database: Database;
 
   constructor(database: Database) {

@@ -1,7 +1,7 @@
 /**
- * `TurnStore` in memory, for one process (tests, a server without a database). Each method runs
+ * `TurnRepository` in memory, for one process (tests, a server without a database). Each method runs
  * without an await between its check and its write, so it is atomic; the rules are those of the
- * contract in `turn-store.ts`, the user limit counted over the chats it claimed turns of. Messages go
+ * contract in `turn-repository.ts`, the user limit counted over the chats it claimed turns of. Messages go
  * to the chat repository it was built with; in memory a write cannot fail halfway, so the caller's
  * message id is not needed to make retries safe.
  */
@@ -13,13 +13,13 @@ import type {
   FinishTurnInput,
   StoredTurnEvent,
   TurnRecord,
-  TurnStore,
-} from './turn-store.ts';
+  TurnRepository,
+} from './turn-repository.ts';
 import { UserTurnLimitError } from './user-turn-limit-error.ts';
 
 type MessageSink = Pick<ChatRepository, 'getChat' | 'appendMessage' | 'listMessages'>;
 
-export class InMemoryTurnStore implements TurnStore {
+export class InMemoryTurnRepository implements TurnRepository {
   readonly #chats: MessageSink;
   readonly #turns = new Map<string, TurnRecord>();
   readonly #events = new Map<string, StoredTurnEvent[]>();
@@ -183,7 +183,7 @@ export class InMemoryTurnStore implements TurnStore {
     return live;
   }
 
-  /** Synchronous: whether the fence holds now (for the approval store, atomic with its own write). */
+  /** Synchronous: whether the fence holds now (for the approval repository, atomic with its own write). */
   holdsFence(fence: TurnFence): boolean {
     return this.#holds(fence) !== undefined;
   }

@@ -1,17 +1,17 @@
 /**
- * The approval store's contract (`tool-approval-store.ts`) on SQLite, PostgreSQL and in memory, driven
+ * The approval store's contract (`tool-approval-repository.ts`) on SQLite, PostgreSQL and in memory, driven
  * directly: a question is recorded only under its turn's fence; an answer only while it waits, before it
  * expires and while its turn runs with a live lease; it leaves `waiting` exactly once (of concurrent
  * answers one wins); `findApproval` looks in the chat's newest turn only; `listWaiting` and the cascade
  * when the chat is deleted.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { NewToolApproval, ToolApprovalRecord } from '../../src/approvals/tool-approval-store.ts';
+import type { NewToolApproval, ToolApprovalRecord } from '../../src/approvals/tool-approval-repository.ts';
 import type { ChatRepository } from '../../src/chat/chat-repository.ts';
 import { InMemoryChatRepository } from '../../src/chat/in-memory-chat-repository.ts';
 import { DatabaseChatRepository } from '../../src/db/database-chat-repository.ts';
 import { type TurnFence, TurnFencedError } from '../../src/turns/turn-fence.ts';
-import type { TurnRecord } from '../../src/turns/turn-store.ts';
+import type { TurnRecord } from '../../src/turns/turn-repository.ts';
 import { testChat } from '../helpers/test-chat.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 

@@ -1,22 +1,22 @@
 /**
- * `ToolApprovalStore` in memory, for one process (tests, a server without a database), checked against
- * the in-memory turn store it was built with. Each method runs without an await between its check and
- * its write, so it is atomic; the rules are those of the contract in `tool-approval-store.ts`.
+ * `ToolApprovalRepository` in memory, for one process (tests, a server without a database), checked against
+ * the in-memory turn repository it was built with. Each method runs without an await between its check and
+ * its write, so it is atomic; the rules are those of the contract in `tool-approval-repository.ts`.
  */
-import type { InMemoryTurnStore } from '../turns/in-memory-turn-store.ts';
+import type { InMemoryTurnRepository } from '../turns/in-memory-turn-repository.ts';
 import { type TurnFence, TurnFencedError } from '../turns/turn-fence.ts';
 import type {
   NewToolApproval,
   ToolApprovalAnswer,
   ToolApprovalRecord,
-  ToolApprovalStore,
-} from './tool-approval-store.ts';
+  ToolApprovalRepository,
+} from './tool-approval-repository.ts';
 
-export class InMemoryToolApprovalStore implements ToolApprovalStore {
-  readonly #turns: InMemoryTurnStore;
+export class InMemoryToolApprovalRepository implements ToolApprovalRepository {
+  readonly #turns: InMemoryTurnRepository;
   readonly #approvals = new Map<string, ToolApprovalRecord>();
 
-  constructor(turns: InMemoryTurnStore) {
+  constructor(turns: InMemoryTurnRepository) {
     this.#turns = turns;
   }
 

@@ -7,7 +7,7 @@ import {
   detectImageFormat,
   getUserImageDirectoryName,
   writeImageFile,
-} from '../../src/images/image-file-store.ts';
+} from '../../src/images/image-files.ts';
 import { JPEG_BYTES, PNG_BYTES } from '../helpers/replay-image-server.ts';
 
 let dataDirectory: string;
