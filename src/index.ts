@@ -174,19 +174,12 @@ export {
 export { GrepPatternError } from './tools/fs/grep/compile-grep-pattern.ts';
 export {
   filePathParameter,
-  PATH_POLICY_DEFAULT_PARAMETERS,
-  PATH_POLICY_PARAMETER_DESCRIPTORS,
-  PATH_POLICY_SETTINGS,
-} from './tools/fs/path-policy-settings.ts';
+  PATH_ACCESS_DEFAULT_PARAMETERS,
+  PATH_ACCESS_PARAMETER_DESCRIPTORS,
+  PATH_ACCESS_SETTINGS,
+} from './tools/fs/path-access-settings.ts';
 export { DEFAULT_TOOL_OUTPUT_BUDGET_BYTES, serializeToolOutput } from './tools/output/result-budget.ts';
 export { defaultToolRegistry, getTool, listTools, registerTool, ToolRegistry } from './tools/registry.ts';
-export {
-  getDefaultToolSettings,
-  getSafeEffectiveToolSettings,
-  getToolDefinitionsForTools,
-  mergeToolSettings,
-  normalizeToolParameters,
-} from './tools/settings-policy.ts';
 export {
   type RunShellCommandOptions,
   runShellCommand,
@@ -210,6 +203,13 @@ export {
   type SettingValues,
   setting,
 } from './tools/tool-settings.ts';
+export {
+  getDefaultToolSettings,
+  getSafeEffectiveToolSettings,
+  getToolDefinitionsForTools,
+  mergeToolSettings,
+  normalizeToolParameters,
+} from './tools/tool-settings-resolver.ts';
 export { CAUTIOUS_TRAITS, readOnlyLocalTraits, type ToolTraits, traitsOf } from './tools/tool-traits.ts';
 export type * from './tools/types.ts';
 export { type CallSlot, UserCallSlots } from './tools/user-call-slots.ts';

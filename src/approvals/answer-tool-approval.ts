@@ -16,7 +16,7 @@
 import { ChatError } from '../chat/chat-errors.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { isCommandPrefixOf, parseSimpleCommand } from '../tools/shell/command-approval-rules.ts';
-import { ruleShellOf } from './approval-policy.ts';
+import { ruleShellOf } from './approval-decision.ts';
 import type { ApprovalWakeups } from './approval-wakeups.ts';
 import type { RememberedApprovalRule } from './tool-approval-gate.ts';
 import type {

@@ -1,6 +1,6 @@
 /**
  * Where a file-writing call would write, and whether an enabled `autoApprovedPaths` entry contains it,
- * resolved before the call runs so the approval decision (`approval-policy.ts`) can skip the question.
+ * resolved before the call runs so the approval decision (`approval-decision.ts`) can skip the question.
  * The target is resolved by the one path resolver and decided by the call's access policy (a write the
  * policy refuses resolves to nothing, so it is asked about like any other); entries are resolved as the
  * access policy resolves `allowedPaths` (lexical and real location), and matched on real locations
@@ -15,7 +15,7 @@ import { resolveAndValidatePath } from '../tools/access/resolve-and-validate-pat
 import { getEnabledPathListSetting } from '../tools/arg-parsing.ts';
 import { createToolContext, type PreparedToolCall } from '../tools/execution.ts';
 import type { ToolCallContext } from '../tools/types.ts';
-import type { WriteTargetAssessment } from './approval-policy.ts';
+import type { WriteTargetAssessment } from './approval-decision.ts';
 
 /**
  * The write target of a call of a tool with `autoApprovedPaths` and a string `path` argument, or

@@ -5,7 +5,7 @@
  * Guarantees:
  * - A call that would fail the checks `executeTool` makes first (unknown or disabled tool, arguments
  *   that fail the schema) is never asked about: it gets that failure at once.
- * - Whether to ask is `decideApproval` (`src/approvals/approval-policy.ts`); when it asks and no gate was
+ * - Whether to ask is `decideApproval` (`src/approvals/approval-decision.ts`); when it asks and no gate was
  *   given, the call is denied with {@link NO_GATE_MESSAGE} (fails closed).
  * - A question asked emits exactly one `tool_approval_requested` and, once the gate answers, exactly
  *   one `tool_approval_resolved` (with the rule the user saved, when they saved one); a question that could not even be recorded emits neither and denies.

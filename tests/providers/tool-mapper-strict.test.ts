@@ -12,7 +12,7 @@ import '../../src/tools/builtin/index.ts';
 import type { JsonSchema } from '../../src/contracts/json-schema.ts';
 import type { ToolDefinition } from '../../src/contracts/tool-definition.ts';
 import { listTools } from '../../src/tools/registry.ts';
-import { getDefaultToolSettings } from '../../src/tools/settings-policy.ts';
+import { getDefaultToolSettings } from '../../src/tools/tool-settings-resolver.ts';
 import { relaxStrictSchema, withoutLengthBounds } from './strict-schema-inverse.ts';
 
 /** Each builtin's static definition, plus its settings-aware one under default settings. */

@@ -8,8 +8,11 @@ import { buildShellTool } from '../../../src/tools/builtin/build-shell-tool.ts';
 import { ToolCancelledError } from '../../../src/tools/errors.ts';
 import { executeTool } from '../../../src/tools/execution.ts';
 import { defaultToolRegistry, ToolRegistry } from '../../../src/tools/registry.ts';
-import { getToolDefinitionsForTools, normalizeToolParameters } from '../../../src/tools/settings-policy.ts';
 import type { ShellCommandResult } from '../../../src/tools/shell/run-shell-command.ts';
+import {
+  getToolDefinitionsForTools,
+  normalizeToolParameters,
+} from '../../../src/tools/tool-settings-resolver.ts';
 import {
   makeReachableSet,
   makeTempDirectory,

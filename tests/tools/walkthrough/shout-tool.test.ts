@@ -17,8 +17,8 @@ import {
 } from '../../../src/providers/tool-mapper.ts';
 import { computeReachableSet } from '../../../src/tools/access/reachable-set.ts';
 import { executeTool } from '../../../src/tools/execution.ts';
-import { getToolDefinitionsForTools } from '../../../src/tools/settings-policy.ts';
 import { toolSettingsMetadataOf } from '../../../src/tools/tool-settings-metadata.ts';
+import { getToolDefinitionsForTools } from '../../../src/tools/tool-settings-resolver.ts';
 import type { ToolExecutionResult } from '../../../src/tools/types.ts';
 import { toolAccessContext } from '../../../src/workspaces/tool-access.ts';
 import { callResultData } from '../../helpers/mcp-test-tools.ts';

@@ -15,15 +15,15 @@
  *   exit 127 with `cannot run PROGRAM: REASON` on stderr, so the server can say why it never answered.
  *   One whose process could not be made (`fork` fails at once, as when its user's processes are at
  *   their limit) is exit 126 with `cannot start PROGRAM: fork: REASON`.
- * - As PID 1 the gate reaps orphans (an `npx` launcher's children), and when the program has exited it
+ * - As PID 1 the launcher reaps orphans (an `npx` launcher's children), and when the program has exited it
  *   kills everything else in the namespace (`kill -KILL -1` from PID 1, which it checks it is) and exits
  *   with the program's status, or 128 + the signal that ended it.
  */
 
 /** What the server writes on the sandbox's stdin to let the program start. */
-export const PROGRAM_GATE_START = 'go\n';
+export const PROGRAM_LAUNCHER_START = 'go\n';
 
-export const PROGRAM_GATE_SCRIPT =
+export const PROGRAM_LAUNCHER_SCRIPT =
   'my $l = ""; while (1) { my $n = sysread(STDIN, my $c, 1); exit 125 unless $n; last if $c eq "\\n"; ' +
   '$l .= $c; exit 125 if length $l > 8 } exit 125 unless $l eq "go"; ' +
   'my $p = fork; unless (defined $p) { print STDERR "cannot start $ARGV[0]: fork: $!\\n"; exit 126 } ' +
@@ -31,7 +31,7 @@ export const PROGRAM_GATE_SCRIPT =
   'my $s = 0; while ((my $w = wait) != -1) { if ($w == $p) { $s = $?; last } } ' +
   'kill("KILL", -1) if $$ == 1; exit($s & 127 ? 128 + ($s & 127) : $s >> 8);';
 
-/** The argument vector that starts the gate in front of `program` (its absolute path, then its arguments). */
-export function programGateArguments(perlPath: string, program: readonly string[]): string[] {
-  return [perlPath, '-e', PROGRAM_GATE_SCRIPT, '--', ...program];
+/** The argument vector that starts the launcher in front of `program` (its absolute path, then its arguments). */
+export function programLauncherArguments(perlPath: string, program: readonly string[]): string[] {
+  return [perlPath, '-e', PROGRAM_LAUNCHER_SCRIPT, '--', ...program];
 }

@@ -1,6 +1,6 @@
 /**
  * The settings every path-taking tool shares (read_file, list_directory, glob, grep, write_file,
- * edit_file; the shell tools' `cwd` follows the same rules). A tool spreads `PATH_POLICY_SETTINGS` into
+ * edit_file; the shell tools' `cwd` follows the same rules). A tool spreads `PATH_ACCESS_SETTINGS` into
  * its `defineTool` settings so every tool names, defaults and validates them the same way; the call's
  * access policy (access/access-policy.ts) reads them from `context.settings.parameters`. They only
  * narrow what the chat can reach; they never widen it.
@@ -10,7 +10,7 @@ import type { ToolParameterDescriptor } from '../../contracts/tool-parameter-des
 import { defaultSettingValues, describeSettings, setting } from '../tool-settings.ts';
 
 /** `allowedPaths` and `deniedPaths`: lists of `{path, enabled}`; `~` and relative entries allowed. */
-export const PATH_POLICY_SETTINGS = {
+export const PATH_ACCESS_SETTINGS = {
   allowedPaths: setting.pathList({
     label: 'Allowed paths',
     description:
@@ -23,12 +23,12 @@ export const PATH_POLICY_SETTINGS = {
   }),
 };
 
-/** The descriptors of {@link PATH_POLICY_SETTINGS}, for code that works with descriptors. */
-export const PATH_POLICY_PARAMETER_DESCRIPTORS: ToolParameterDescriptor[] =
-  describeSettings(PATH_POLICY_SETTINGS);
+/** The descriptors of {@link PATH_ACCESS_SETTINGS}, for code that works with descriptors. */
+export const PATH_ACCESS_PARAMETER_DESCRIPTORS: ToolParameterDescriptor[] =
+  describeSettings(PATH_ACCESS_SETTINGS);
 
-/** The defaults of {@link PATH_POLICY_SETTINGS}: nothing allowed-listed, nothing denied. */
-export const PATH_POLICY_DEFAULT_PARAMETERS = defaultSettingValues(PATH_POLICY_SETTINGS) as {
+/** The defaults of {@link PATH_ACCESS_SETTINGS}: nothing allowed-listed, nothing denied. */
+export const PATH_ACCESS_DEFAULT_PARAMETERS = defaultSettingValues(PATH_ACCESS_SETTINGS) as {
   allowedPaths: [];
   deniedPaths: [];
 };

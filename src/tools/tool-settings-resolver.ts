@@ -1,5 +1,5 @@
 /**
- * Settings policy (docs/tools.md, "Settings"): pure functions that compute a tool's effective settings.
+ * Settings resolver (docs/tools.md, "Settings"): pure functions that compute a tool's effective settings.
  * Stored settings are user data and may be stale or corrupted; `getSafeEffectiveToolSettings` keeps a
  * bad row from ever breaking a chat, while `mergeToolSettings` is strict so the API can refuse bad input.
  */

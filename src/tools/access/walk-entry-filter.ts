@@ -13,7 +13,7 @@ import { resolve } from 'node:path';
 import type { HeldDirectory } from '../../descriptors/held-directory.ts';
 import type { AccessPolicy } from './access-policy.ts';
 
-export interface WalkGate {
+export interface WalkEntryFilter {
   /**
    * True when entry `name` of `directory` (held at the real location `directory.path`) may be reported.
    * `isLink` is the entry's kind from the listing, or undefined when the listing did not say.
@@ -28,7 +28,7 @@ export function entryLocation(directory: string, name: string): string {
   return directory === '/' ? `/${name}` : `${directory}/${name}`;
 }
 
-export function createWalkGate(policy: AccessPolicy): WalkGate {
+export function createWalkEntryFilter(policy: AccessPolicy): WalkEntryFilter {
   let refused = 0;
   const decide = (directory: HeldDirectory, name: string, isLink: boolean | undefined): boolean => {
     if (!policy.admits(entryLocation(directory.path, name))) return false;

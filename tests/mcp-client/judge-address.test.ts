@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { judgeAddress, parseIpv6 } from '../../src/mcp-client/address-policy.ts';
+import { judgeAddress, parseIpv6 } from '../../src/mcp-client/judge-address.ts';
 
 describe('judgeAddress', () => {
   test.each([

@@ -6,7 +6,7 @@ import {
   getToolDefinitionsForTools,
   mergeToolSettings,
   normalizeToolParameters,
-} from '../../src/tools/settings-policy.ts';
+} from '../../src/tools/tool-settings-resolver.ts';
 import { makeSettingsTool, makeTool, TEST_TOOL_UNIVERSAL_DEFAULTS } from '../helpers/fake-tools.ts';
 
 const tool = makeSettingsTool();

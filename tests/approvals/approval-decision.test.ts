@@ -10,10 +10,10 @@ import {
   decideApproval,
   ruleShellOf,
   type WriteTargetAssessment,
-} from '../../src/approvals/approval-policy.ts';
+} from '../../src/approvals/approval-decision.ts';
 import { buildShellTool } from '../../src/tools/builtin/build-shell-tool.ts';
 import { defaultToolRegistry } from '../../src/tools/registry.ts';
-import { getDefaultToolSettings } from '../../src/tools/settings-policy.ts';
+import { getDefaultToolSettings } from '../../src/tools/tool-settings-resolver.ts';
 import type { RegisteredTool } from '../../src/tools/types.ts';
 
 function tool(name: string): RegisteredTool {
