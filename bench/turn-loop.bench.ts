@@ -8,7 +8,7 @@
 import type { ConversationItem } from '../src/contracts/conversation-item.ts';
 import type { ProviderEvent } from '../src/contracts/provider-event.ts';
 import { runModelLoop } from '../src/model-loop/model-loop.ts';
-import type { ModelRequest } from '../src/providers/types.ts';
+import type { ModelRequest } from '../src/providers/model-provider.ts';
 import { getEnabledToolRuntime } from '../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../src/settings/tool-settings-repository.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';

@@ -2,7 +2,7 @@
  * Mango Tools — public library API, under the specification's names.
  * Importing it registers every builtin tool.
  */
-import './tools/builtin/index.ts';
+import './tools/builtin/register-builtin-tools.ts';
 
 export type * from './approvals/tool-approval-gate.ts';
 export { readChatConfig } from './chat/chat-config.ts';
@@ -101,6 +101,7 @@ export {
   translateGeminiStream,
 } from './providers/gemini-interactions-provider.ts';
 export { toGeminiSchema } from './providers/gemini-schema.ts';
+export type * from './providers/model-provider.ts';
 export {
   buildChatRequest,
   type ChatReasoningItem,
@@ -134,7 +135,6 @@ export {
   toolDefsToGeminiInteractions,
   toolDefsToResponsesAPI,
 } from './providers/tool-mapper.ts';
-export type * from './providers/types.ts';
 export {
   type BubblewrapSandboxOptions,
   createBubblewrapSandbox,

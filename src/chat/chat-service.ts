@@ -26,7 +26,7 @@ import type { PendingToolApproval, RememberedApprovalRule } from '../approvals/t
 import { toPendingApproval } from '../approvals/tool-approval-repository.ts';
 import { PROVIDER_IDS, type ProviderId } from '../contracts/provider-id.ts';
 import type { ModelLoopLimits } from '../model-loop/model-loop.ts';
-import type { ModelProvider } from '../providers/types.ts';
+import type { ModelProvider } from '../providers/model-provider.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';

@@ -13,7 +13,7 @@ import type { TurnEvent } from '../contracts/turn-event.ts';
 import { repairHistory } from '../model-loop/history-repair.ts';
 import { type ModelLoopLimits, type ModelLoopToolContext, runModelLoop } from '../model-loop/model-loop.ts';
 import { buildSystemPrompt } from '../model-loop/system-prompt.ts';
-import type { ModelProvider } from '../providers/types.ts';
+import type { ModelProvider } from '../providers/model-provider.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';

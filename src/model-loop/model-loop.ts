@@ -31,7 +31,7 @@ import { defaultOf } from '../config/environment-variables.ts';
 import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { FinishReason } from '../contracts/provider-event.ts';
 import type { TurnDoneEvent, TurnDoneReason, TurnEvent } from '../contracts/turn-event.ts';
-import type { ModelProvider } from '../providers/types.ts';
+import type { ModelProvider } from '../providers/model-provider.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import { type ExecuteToolOptions, runPreparedToolCall } from '../tools/execution.ts';
 import { getInMemoryLedgerForChat } from '../tools/freshness-ledger.ts';
@@ -45,9 +45,9 @@ import { defaultToolRegistry } from '../tools/registry.ts';
 import { traitsOf } from '../tools/tool-traits.ts';
 import type { ToolCallContext, ToolExecutionResult } from '../tools/types.ts';
 import { AsyncEventQueue } from './async-event-queue.ts';
+import { parseToolCallArguments } from './parse-tool-call-arguments.ts';
 import { streamModelResponse, type ToolCallItem } from './stream-model-response.ts';
 import { appendToSystemPrompt, buildFinalIterationNotice } from './system-prompt.ts';
-import { parseToolCallArguments } from './tool-call-arguments.ts';
 
 /** Default of `MANGO_MAX_TOOL_ITERATIONS`: model calls allowed in one turn. */
 export const DEFAULT_MAX_TOOL_ITERATIONS = defaultOf('MANGO_MAX_TOOL_ITERATIONS');

@@ -9,7 +9,7 @@
 
 import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { FinishReason, ProviderEvent } from '../contracts/provider-event.ts';
-import type { ModelProvider, ModelRequest } from '../providers/types.ts';
+import type { ModelProvider, ModelRequest } from '../providers/model-provider.ts';
 import { iterateUntilAborted } from './abortable-iteration.ts';
 
 export type ToolCallItem = Extract<ConversationItem, { type: 'tool_call' }>;

@@ -6,6 +6,7 @@
 import type { ProviderEvent } from '../contracts/provider-event.ts';
 import type { ProviderId } from '../contracts/provider-id.ts';
 import { finishFromError, readableMessage, redactSecret } from './finish-events.ts';
+import type { ModelProvider, ModelRequest } from './model-provider.ts';
 import {
   abortableSleep,
   DEFAULT_MAX_RETRIES,
@@ -19,7 +20,6 @@ import {
   StreamWatch,
   withStreamWatch,
 } from './stream-watch.ts';
-import type { ModelProvider, ModelRequest } from './types.ts';
 
 /** SDK retry and timeout knobs every adapter accepts. */
 export interface ProviderClientOptions {

@@ -4,7 +4,7 @@
  * target inside or outside `autoApprovedPaths`, and a target that could not be resolved.
  */
 import { describe, expect, test } from 'bun:test';
-import '../../src/tools/builtin/index.ts';
+import '../../src/tools/builtin/register-builtin-tools.ts';
 import {
   type ApprovalDecision,
   decideApproval,

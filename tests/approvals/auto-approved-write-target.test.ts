@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import '../../src/tools/builtin/index.ts';
+import '../../src/tools/builtin/register-builtin-tools.ts';
 import { assessAutoApprovedWriteTarget } from '../../src/approvals/auto-approved-write-target.ts';
 import { summarizeToolCall } from '../../src/approvals/call-summary.ts';
 import { prepareToolCall } from '../../src/tools/execution.ts';

@@ -9,7 +9,7 @@ import { InMemoryChatRepository } from '../../src/chat/in-memory-chat-repository
 import type { TurnEvent } from '../../src/contracts/turn-event.ts';
 import { createTurnEventStream } from '../../src/http/chat/turn-sse.ts';
 import { INTERRUPTED_CALL_MESSAGE } from '../../src/model-loop/history-repair.ts';
-import type { ModelProvider } from '../../src/providers/types.ts';
+import type { ModelProvider } from '../../src/providers/model-provider.ts';
 import { InMemoryFreshnessLedger } from '../../src/tools/freshness-ledger.ts';
 import {
   hangUntilAborted,

@@ -11,7 +11,7 @@ import type { TurnEvent } from '../../src/contracts/turn-event.ts';
 import { runModelLoop } from '../../src/model-loop/model-loop.ts';
 import { InMemoryFreshnessLedger } from '../../src/tools/freshness-ledger.ts';
 import { defaultToolRegistry } from '../../src/tools/registry.ts';
-import '../../src/tools/builtin/index.ts';
+import '../../src/tools/builtin/register-builtin-tools.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../helpers/scripted-provider.ts';
 import { makeReachableSet, makeTempDirectory } from '../helpers/tool-context.ts';
 import { loadRuntime } from '../helpers/turn-tools.ts';

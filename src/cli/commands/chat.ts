@@ -24,7 +24,7 @@ import { PROVIDER_IDS, type ProviderId } from '../../contracts/provider-id.ts';
 import type { TurnDoneReason } from '../../contracts/turn-event.ts';
 import { runModelLoop } from '../../model-loop/model-loop.ts';
 import { buildSystemPrompt } from '../../model-loop/system-prompt.ts';
-import type { ModelProvider } from '../../providers/types.ts';
+import type { ModelProvider } from '../../providers/model-provider.ts';
 import { getEnabledToolRuntime } from '../../settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../../settings/tool-settings-repository.ts';
 import type { ExecuteToolOptions } from '../../tools/execution.ts';

@@ -12,7 +12,7 @@ import {
   getDefaultToolSettings,
   normalizeToolParameters,
 } from '../../../src/tools/tool-settings-resolver.ts';
-import '../../../src/tools/builtin/index.ts';
+import '../../../src/tools/builtin/register-builtin-tools.ts';
 
 type Expected = [
   name: string,

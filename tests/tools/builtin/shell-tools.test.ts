@@ -20,7 +20,7 @@ import {
   type ReachableFixture,
 } from '../../helpers/tool-context.ts';
 import { eventually, liveProcessGroupMembers, readPidFile } from '../shell/process-table.ts';
-import '../../../src/tools/builtin/index.ts';
+import '../../../src/tools/builtin/register-builtin-tools.ts';
 import { toolSettingsMetadataOf } from '../../../src/tools/tool-settings-metadata.ts';
 
 const temporary = makeTempDirectory('mango-shell-tool-');
