@@ -39,7 +39,7 @@ describe.each(BACKENDS)('the user message of an acknowledged turn on %s', (backe
   beforeAll(async () => {
     handle = await createTestDatabase(backend);
     const database: Database = handle.database;
-    class FaultyTurnStore extends DatabaseTurnRepository {
+    class FaultyTurnRepository extends DatabaseTurnRepository {
       override async appendTurnMessage(fence: TurnFence, chatId: string, id: string, item: ConversationItem) {
         const active = fault;
         if (item.type !== 'user_text' || active === undefined) {
@@ -53,7 +53,7 @@ describe.each(BACKENDS)('the user message of an acknowledged turn on %s', (backe
       }
     }
     class FaultyRepository extends DatabaseChatRepository {
-      override readonly turns = new FaultyTurnStore(database);
+      override readonly turns = new FaultyTurnRepository(database);
     }
     deps = createAppDependencies({
       config: handle.config,

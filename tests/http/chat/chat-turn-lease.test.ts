@@ -153,14 +153,14 @@ describe.each(BACKENDS)('turn lease across two instances on %s', (backend) => {
   test('a chat deleted while its turn starts is 404 not_found, not a 500 from the claim', async () => {
     const database = handle.database;
     // Deletes the chat between the service's existence check and its claim (another request).
-    class RacingTurnStore extends DatabaseTurnRepository {
+    class RacingTurnRepository extends DatabaseTurnRepository {
       override async claimTurn(input: ClaimTurnInput) {
         await new DatabaseChatRepository(database).deleteChat(input.chatId);
         return super.claimTurn(input);
       }
     }
     class RacingRepository extends DatabaseChatRepository {
-      override readonly turns = new RacingTurnStore(database);
+      override readonly turns = new RacingTurnRepository(database);
     }
     const racing = new RacingRepository(database);
     const deps = createAppDependencies({
