@@ -24,8 +24,8 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createApp } from '../src/http/app.ts';
 import { createAppDependencies } from '../src/http/app-dependencies.ts';
+import type { ModelProvider } from '../src/providers/model-provider.ts';
 import { createProviderRegistry, type ProviderRegistry } from '../src/providers/provider-registry.ts';
-import type { ModelProvider } from '../src/providers/types.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
 import { chatBody } from '../tests/helpers/scripted-provider-streams.ts';
 import { noopTool } from './support/noop-tool.ts';
@@ -155,7 +155,7 @@ async function readTurn(response: Response): Promise<{ firstEventAt: number; tex
   return { firstEventAt, text };
 }
 
-async function runTurn(chatId: string): Promise<{ elapsed: number; firstEventAt: number }> {
+async function runChatTurn(chatId: string): Promise<{ elapsed: number; firstEventAt: number }> {
   const started = performance.now();
   const response = await fetch(`${base}/api/chats/${chatId}/turns`, {
     method: 'POST',
@@ -182,7 +182,7 @@ async function turnTimes(provider: string, rounds: number, turns: number): Promi
   const times: number[] = [];
   for (let index = 0; index < turns; index++) {
     const chatId = await createChat(provider);
-    times.push((await runTurn(chatId)).elapsed);
+    times.push((await runChatTurn(chatId)).elapsed);
   }
   return times;
 }
@@ -207,7 +207,7 @@ roundsPerTurn = 0;
 const throughMango: number[] = [];
 for (let index = 0; index < LATENCY_SAMPLES + 10; index++) {
   const chatId = await createChat('openai-compatible');
-  const { firstEventAt } = await runTurn(chatId);
+  const { firstEventAt } = await runChatTurn(chatId);
   if (index >= 10) throughMango.push(firstEventAt - firstByteAt);
 }
 const direct: number[] = [];

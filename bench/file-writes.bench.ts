@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openScratchApp } from '../src/server/scratch-app.ts';
 import { executeTool } from '../src/tools/execution.ts';
-import '../src/tools/builtin/index.ts';
+import '../src/tools/builtin/register-builtin-tools.ts';
 import { workspaceId } from '../src/workspaces/workspace-id.ts';
 
 const BYTES = 1024 * 1024;

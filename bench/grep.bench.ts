@@ -13,7 +13,7 @@ import { accessAt } from '../src/tools/access/reachable-set.ts';
 import { executeTool } from '../src/tools/execution.ts';
 import { compileGrepPattern } from '../src/tools/fs/grep/compile-grep-pattern.ts';
 import { runGrepSearch } from '../src/tools/fs/grep/run-grep-search.ts';
-import '../src/tools/builtin/index.ts';
+import '../src/tools/builtin/register-builtin-tools.ts';
 import {
   ensureTool,
   formatRatio,

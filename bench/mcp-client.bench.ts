@@ -1,7 +1,7 @@
 /**
  * What an external MCP tool call costs through Mango, as `npm run bench -- mcp-client` measures it:
  * server-everything's `echo`, called (a) directly with the SDK client, and (b) as one tool call of a
- * chat turn (`runTurn` with a zero-delay scripted provider: the loop, `executeTool` with central
+ * chat turn (`runModelLoop` with a zero-delay scripted provider: the loop, `executeTool` with central
  * validation and budget, the per-user tool source, result mapping and serialization), over Streamable
  * HTTP (the guarded fetch, no connection reuse) and over stdio (direct: a bare `node` process; through
  * the turn: the program in the bubblewrap sandbox). A turn with a no-op builtin tool is measured too,
@@ -16,13 +16,13 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { runTurn } from '../src/chat/turn.ts';
 import type { McpServerDeclaration } from '../src/config/mcp-servers-file.ts';
 import { ExternalToolSource } from '../src/mcp-client/external-tool-source.ts';
 import { createGuardedFetch } from '../src/mcp-client/guarded-fetch.ts';
 import { McpConnectionPool } from '../src/mcp-client/mcp-connection-pool.ts';
 import { McpServerRegistry } from '../src/mcp-client/mcp-server-registry.ts';
 import { mcpStateDirectoryIn } from '../src/mcp-client/mcp-state-directory.ts';
+import { runModelLoop } from '../src/model-loop/model-loop.ts';
 import { createBubblewrapSandbox } from '../src/sandbox/bubblewrap-sandbox.ts';
 import { getEnabledToolRuntime } from '../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../src/settings/tool-settings-repository.ts';
@@ -107,7 +107,7 @@ async function turnCalling(name: string, args: Record<string, unknown>): Promise
     [toolCallsResponse([{ id: 'c', name, arguments: args }]), textResponse('done')],
     { record: false },
   );
-  for await (const event of runTurn({
+  for await (const event of runModelLoop({
     provider,
     model: 'bench',
     history: [],

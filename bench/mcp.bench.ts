@@ -15,7 +15,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { benchReachable } from './support/bench-reachable.ts';
-import '../src/tools/builtin/index.ts';
+import '../src/tools/builtin/register-builtin-tools.ts';
 import { handleMcpHttpRequest, McpHttpSessions } from '../src/mcp/mcp-http-handler.ts';
 import { createMcpToolServer } from '../src/mcp/mcp-tool-server.ts';
 import { InMemoryToolSettingsRepository } from '../src/settings/tool-settings-repository.ts';

@@ -16,12 +16,12 @@ import {
   createGeminiInteractionsProvider,
   translateGeminiStream,
 } from '../src/providers/gemini-interactions-provider.ts';
+import type { ModelProvider, ModelRequest } from '../src/providers/model-provider.ts';
 import { createOpenAIChatProvider, translateChatStream } from '../src/providers/openai-chat-provider.ts';
 import {
   createOpenAIResponsesProvider,
   translateResponsesStream,
 } from '../src/providers/openai-responses-provider.ts';
-import type { ModelProvider, ModelRequest } from '../src/providers/types.ts';
 import { readProviderFixture, sseFromJsonl, startReplayServer } from '../tests/helpers/replay-server.ts';
 
 const ITERATIONS = 60;

@@ -5,10 +5,10 @@
  * bookkeeping and the persistence callback. The baseline does the least the same work needs in bare
  * Bun: iterate the same provider stream, JSON.parse the arguments, call the executor, JSON.stringify.
  */
-import { runTurn } from '../src/chat/turn.ts';
 import type { ConversationItem } from '../src/contracts/conversation-item.ts';
 import type { ProviderEvent } from '../src/contracts/provider-event.ts';
-import type { ModelRequest } from '../src/providers/types.ts';
+import { runModelLoop } from '../src/model-loop/model-loop.ts';
+import type { ModelRequest } from '../src/providers/model-provider.ts';
 import { getEnabledToolRuntime } from '../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../src/settings/tool-settings-repository.ts';
 import { ToolRegistry } from '../src/tools/registry.ts';
@@ -28,7 +28,7 @@ async function loopTurn(iterations: number): Promise<number> {
   const provider = new ScriptedProvider(steps, { record: false });
   let saved = 0;
   let events = 0;
-  for await (const _event of runTurn({
+  for await (const _event of runModelLoop({
     provider,
     model: 'bench',
     history: [],
@@ -102,9 +102,9 @@ for (const [iterations, turns] of [
   [200, 20],
 ] as const) {
   console.log(`\n-- turns of ${iterations} iterations (one no-op tool call each) --`);
-  const loop = await measure('runTurn (executeTool, persistence)', loopTurn, iterations, turns);
+  const loop = await measure('runModelLoop (executeTool, persistence)', loopTurn, iterations, turns);
   const bare = await measure('bare Bun baseline', bareTurn, iterations, turns);
   console.log(
-    `ratio runTurn / bare: ${(loop / bare).toFixed(2)}×; loop overhead ${(loop - bare).toFixed(1)} µs/iteration`,
+    `ratio runModelLoop / bare: ${(loop / bare).toFixed(2)}×; loop overhead ${(loop - bare).toFixed(1)} µs/iteration`,
   );
 }

@@ -2,8 +2,9 @@
  * Mango Tools — public library API, under the specification's names.
  * Importing it registers every builtin tool.
  */
-import './tools/builtin/index.ts';
+import './tools/builtin/register-builtin-tools.ts';
 
+export type * from './approvals/tool-approval-gate.ts';
 export { readChatConfig } from './chat/chat-config.ts';
 export { ChatError, type ChatErrorCode } from './chat/chat-errors.ts';
 export {
@@ -13,16 +14,7 @@ export {
   getMessageRole,
 } from './chat/chat-repository.ts';
 export { ChatService, type ChatServiceDependencies, type CreateChatInput } from './chat/chat-service.ts';
-export { repairHistory } from './chat/history-repair.ts';
 export { InMemoryChatRepository } from './chat/in-memory-chat-repository.ts';
-export { buildSystemPrompt } from './chat/system-prompt.ts';
-export type * from './chat/tool-approval-gate.ts';
-export {
-  DEFAULT_MAX_TOOL_ITERATIONS,
-  type RunTurnParameters,
-  runTurn,
-  type TurnLimits,
-} from './chat/turn.ts';
 export { ConfigError } from './config/config-error.ts';
 export {
   ENVIRONMENT_VARIABLES,
@@ -77,6 +69,14 @@ export {
   type McpSessionBinding,
   type McpToolServerOptions,
 } from './mcp/mcp-tool-server.ts';
+export { repairHistory } from './model-loop/history-repair.ts';
+export {
+  DEFAULT_MAX_TOOL_ITERATIONS,
+  type ModelLoopLimits,
+  type ModelLoopParameters,
+  runModelLoop,
+} from './model-loop/model-loop.ts';
+export { buildSystemPrompt } from './model-loop/system-prompt.ts';
 export {
   type AnthropicMessagesProviderOptions,
   buildAnthropicRequest,
@@ -101,6 +101,7 @@ export {
   translateGeminiStream,
 } from './providers/gemini-interactions-provider.ts';
 export { toGeminiSchema } from './providers/gemini-schema.ts';
+export type * from './providers/model-provider.ts';
 export {
   buildChatRequest,
   type ChatReasoningItem,
@@ -134,7 +135,6 @@ export {
   toolDefsToGeminiInteractions,
   toolDefsToResponsesAPI,
 } from './providers/tool-mapper.ts';
-export type * from './providers/types.ts';
 export {
   type BubblewrapSandboxOptions,
   createBubblewrapSandbox,
@@ -174,19 +174,12 @@ export {
 export { GrepPatternError } from './tools/fs/grep/compile-grep-pattern.ts';
 export {
   filePathParameter,
-  PATH_POLICY_DEFAULT_PARAMETERS,
-  PATH_POLICY_PARAMETER_DESCRIPTORS,
-  PATH_POLICY_SETTINGS,
-} from './tools/fs/path-policy-settings.ts';
+  PATH_ACCESS_DEFAULT_PARAMETERS,
+  PATH_ACCESS_PARAMETER_DESCRIPTORS,
+  PATH_ACCESS_SETTINGS,
+} from './tools/fs/path-access-settings.ts';
 export { DEFAULT_TOOL_OUTPUT_BUDGET_BYTES, serializeToolOutput } from './tools/output/result-budget.ts';
 export { defaultToolRegistry, getTool, listTools, registerTool, ToolRegistry } from './tools/registry.ts';
-export {
-  getDefaultToolSettings,
-  getSafeEffectiveToolSettings,
-  getToolDefinitionsForTools,
-  mergeToolSettings,
-  normalizeToolParameters,
-} from './tools/settings-policy.ts';
 export {
   type RunShellCommandOptions,
   runShellCommand,
@@ -210,6 +203,13 @@ export {
   type SettingValues,
   setting,
 } from './tools/tool-settings.ts';
+export {
+  getDefaultToolSettings,
+  getSafeEffectiveToolSettings,
+  getToolDefinitionsForTools,
+  mergeToolSettings,
+  normalizeToolParameters,
+} from './tools/tool-settings-resolver.ts';
 export { CAUTIOUS_TRAITS, readOnlyLocalTraits, type ToolTraits, traitsOf } from './tools/tool-traits.ts';
 export type * from './tools/types.ts';
 export { type CallSlot, UserCallSlots } from './tools/user-call-slots.ts';

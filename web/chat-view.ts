@@ -210,7 +210,7 @@ export async function renderChatView(
     showStatus(running ? WORKING_TEXT : '');
   };
 
-  const runTurn = (message: string) => {
+  const runModelLoop = (message: string) => {
     transcript.entries.push({ kind: 'user', text: message });
     return streamTurn((signal) => api.startTurn(chatId, message, signal));
   };
@@ -280,7 +280,7 @@ export async function renderChatView(
         const message = textarea.value.trim();
         if (message === '' || transcript.running) return;
         textarea.value = '';
-        void runTurn(message);
+        void runModelLoop(message);
       },
     },
     h('label', { for: textarea.id, class: 'visually-hidden' }, 'Message'),

@@ -1,7 +1,7 @@
 /**
  * The layer order of the code, read from the one place it is written down: the table under
  * "Layers, bottom to top" in `docs/architecture.md`. The page is the truth the layer check enforces, so
- * what a contributor reads is what the gate checks.
+ * what a contributor reads is what the checks enforce.
  *
  * Guarantees:
  * - The table is parsed strictly: a missing section or column, a row whose number, folder or

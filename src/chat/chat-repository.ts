@@ -3,11 +3,11 @@
  * per `ConversationItem`, ordered by `seq` within its chat. This module holds the contract;
  * `in-memory-chat-repository.ts` and `src/db/` implement it.
  */
+import type { ToolApprovalRepository } from '../approvals/tool-approval-repository.ts';
 import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { ProviderId } from '../contracts/provider-id.ts';
+import type { TurnRepository } from '../turns/turn-repository.ts';
 import type { ChatMessage } from './chat-message.ts';
-import type { ToolApprovalStore } from './tool-approval-store.ts';
-import type { TurnStore } from './turn-store.ts';
 
 export interface Chat {
   id: string;
@@ -51,7 +51,7 @@ export interface ChatRepository {
   /** Every message of the chat in `seq` order. */
   listMessages(chatId: string): Promise<ChatMessage[]>;
   /** The chat's turn records and their events (leases, fencing, replay). */
-  readonly turns: TurnStore;
+  readonly turns: TurnRepository;
   /** The approval questions of the chat's turns. */
-  readonly approvals: ToolApprovalStore;
+  readonly approvals: ToolApprovalRepository;
 }

@@ -13,38 +13,38 @@
  *   before replay (`history-repair.ts`), so a crash mid-turn never poisons the next turn.
  * - One turn at a time per chat, and at most `userTurnLimit` per user, here and across instances sharing
  *   the database; a turn runs until it ends or is explicitly cancelled, whatever its clients do, and any
- *   client can follow it from any instance (`turn-runner.ts`; leases and replay: docs/turns.md).
+ *   client can follow it from any instance (`turn-coordinator.ts`; leases and replay: docs/turns.md).
  */
 
+import {
+  answerToolApproval,
+  type ToolApprovalAnswerBody,
+  type ToolApprovalAnswerResult,
+} from '../approvals/answer-tool-approval.ts';
+import { ApprovalWakeups } from '../approvals/approval-wakeups.ts';
+import type { PendingToolApproval, RememberedApprovalRule } from '../approvals/tool-approval-gate.ts';
+import { toPendingApproval } from '../approvals/tool-approval-repository.ts';
 import { PROVIDER_IDS, type ProviderId } from '../contracts/provider-id.ts';
-import type { ModelProvider } from '../providers/types.ts';
+import type { ModelLoopLimits } from '../model-loop/model-loop.ts';
+import type { ModelProvider } from '../providers/model-provider.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry } from '../tools/registry.ts';
+import { type CancelTurnOutcome, TurnCoordinator } from '../turns/turn-coordinator.ts';
+import type { TurnFollower } from '../turns/turn-follower.ts';
+import type { TurnRecord } from '../turns/turn-repository.ts';
+import type { TurnTimers } from '../turns/turn-timers.ts';
+import { type TurnTiming, turnTimingFor } from '../turns/turn-timing.ts';
 import { toolAccessContext } from '../workspaces/tool-access.ts';
 import { WorkspaceError } from '../workspaces/workspace-error.ts';
 import type { BoundAccess, WorkspaceService } from '../workspaces/workspace-service.ts';
-import {
-  answerToolApproval,
-  type ToolApprovalAnswerBody,
-  type ToolApprovalAnswerResult,
-} from './answer-tool-approval.ts';
-import { ApprovalWakeups } from './approval-wakeups.ts';
 import { ChatError } from './chat-errors.ts';
 import type { Chat, ChatMessage, ChatRepository } from './chat-repository.ts';
 import { DEFAULT_CHAT_TITLE, titleProblem } from './chat-title.ts';
 import { prepareChatTurn } from './prepare-chat-turn.ts';
 import { invalid, isStorableText, requireStorable } from './storable-text.ts';
-import type { PendingToolApproval, RememberedApprovalRule } from './tool-approval-gate.ts';
-import { toPendingApproval } from './tool-approval-store.ts';
-import type { TurnLimits } from './turn.ts';
-import type { TurnFollower } from './turn-follower.ts';
-import { type CancelTurnOutcome, TurnRunner } from './turn-runner.ts';
-import type { TurnRecord } from './turn-store.ts';
-import type { TurnTimers } from './turn-timers.ts';
-import { type TurnTiming, turnTimingFor } from './turn-timing.ts';
 
 export { DEFAULT_CHAT_TITLE, MAX_TITLE_LENGTH } from './chat-title.ts';
 export { isStorableText } from './storable-text.ts';
@@ -68,7 +68,7 @@ export interface ChatServiceDependencies {
   /** Where tools store generated files. */
   dataDirectory?: string;
   /** `maxIterations` comes from `MANGO_MAX_TOOL_ITERATIONS`. */
-  limits?: TurnLimits;
+  limits?: ModelLoopLimits;
   executeOptions?: ExecuteToolOptions;
   /** Lease length and polling intervals of turns (default: a 30 s lease). */
   turnTiming?: TurnTiming;
@@ -139,7 +139,7 @@ function isProviderId(value: string): value is ProviderId {
 export class ChatService {
   readonly #dependencies: ChatServiceDependencies;
   readonly #now: () => number;
-  readonly #turns: TurnRunner;
+  readonly #turns: TurnCoordinator;
   readonly #timing: TurnTiming;
   readonly #wakeups = new ApprovalWakeups();
 
@@ -147,7 +147,7 @@ export class ChatService {
     this.#dependencies = dependencies;
     this.#now = dependencies.now ?? Date.now;
     this.#timing = dependencies.turnTiming ?? turnTimingFor();
-    this.#turns = new TurnRunner({
+    this.#turns = new TurnCoordinator({
       store: dependencies.repository.turns,
       timing: this.#timing,
       now: this.#now,

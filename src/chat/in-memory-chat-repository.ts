@@ -1,14 +1,14 @@
 /** The in-memory `ChatRepository`, for tests and embeddings without a database. */
+import { InMemoryToolApprovalRepository } from '../approvals/in-memory-tool-approval-repository.ts';
 import type { ConversationItem } from '../contracts/conversation-item.ts';
+import { InMemoryTurnRepository } from '../turns/in-memory-turn-repository.ts';
 import { type Chat, type ChatMessage, type ChatRepository, getMessageRole } from './chat-repository.ts';
-import { InMemoryToolApprovalStore } from './in-memory-tool-approval-store.ts';
-import { InMemoryTurnStore } from './in-memory-turn-store.ts';
 
 export class InMemoryChatRepository implements ChatRepository {
   readonly #chats = new Map<string, Chat>();
   readonly #messages = new Map<string, ChatMessage[]>();
-  readonly turns: InMemoryTurnStore = new InMemoryTurnStore(this);
-  readonly approvals: InMemoryToolApprovalStore = new InMemoryToolApprovalStore(this.turns);
+  readonly turns: InMemoryTurnRepository = new InMemoryTurnRepository(this);
+  readonly approvals: InMemoryToolApprovalRepository = new InMemoryToolApprovalRepository(this.turns);
 
   async createChat(chat: Chat): Promise<void> {
     if (this.#chats.has(chat.id)) throw new Error(`A chat with id ${chat.id} already exists.`);

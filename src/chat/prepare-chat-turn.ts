@@ -6,24 +6,24 @@
  * approval gate. Part of `ChatService.startTurn`, in its own module so each stays readable.
  */
 
+import type { ApprovalWakeups } from '../approvals/approval-wakeups.ts';
+import { StoredToolApprovalGate } from '../approvals/stored-tool-approval-gate.ts';
 import type { ProviderId } from '../contracts/provider-id.ts';
 import type { TurnEvent } from '../contracts/turn-event.ts';
-import type { ModelProvider } from '../providers/types.ts';
+import { repairHistory } from '../model-loop/history-repair.ts';
+import { type ModelLoopLimits, type ModelLoopToolContext, runModelLoop } from '../model-loop/model-loop.ts';
+import { buildSystemPrompt } from '../model-loop/system-prompt.ts';
+import type { ModelProvider } from '../providers/model-provider.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
+import type { BackgroundTurn } from '../turns/background-turn.ts';
 import { toolAccessContext } from '../workspaces/tool-access.ts';
 import type { BoundAccess } from '../workspaces/workspace-service.ts';
-import type { ApprovalWakeups } from './approval-wakeups.ts';
 import { ChatError } from './chat-errors.ts';
 import type { Chat, ChatRepository } from './chat-repository.ts';
 import { DEFAULT_CHAT_TITLE, titleFromMessage } from './chat-title.ts';
-import { repairHistory } from './history-repair.ts';
-import { StoredToolApprovalGate } from './stored-tool-approval-gate.ts';
-import { buildSystemPrompt } from './system-prompt.ts';
-import { runTurn, type TurnLimits, type TurnToolContext } from './turn.ts';
-import type { TurnRun } from './turn-run.ts';
 
 /** The parts of the chat service's dependencies a turn uses. */
 export interface ChatTurnDependencies {
@@ -33,7 +33,7 @@ export interface ChatTurnDependencies {
   loadToolRuntime: (userId: string, reachable: ReachableSet) => Promise<EnabledToolRuntime>;
   createLedger: (chatId: string) => FreshnessLedger;
   dataDirectory?: string;
-  limits?: TurnLimits;
+  limits?: ModelLoopLimits;
   executeOptions?: ExecuteToolOptions;
   approvalTimers?: ToolTimers;
   log?: (line: string) => void;
@@ -44,9 +44,9 @@ export interface PrepareChatTurnInput {
   chat: Chat;
   access: BoundAccess;
   /** The chat's access again, before each call. */
-  accessForCall: () => Promise<Partial<TurnToolContext>>;
+  accessForCall: () => Promise<Partial<ModelLoopToolContext>>;
   message: string;
-  run: TurnRun;
+  run: BackgroundTurn;
   now: () => number;
   /** How often a waiting approval's row is read (the cancel poll's interval). */
   pollMilliseconds: number;
@@ -79,7 +79,7 @@ export async function prepareChatTurn(input: PrepareChatTurnInput): Promise<Asyn
   // Committed (under the turn's fence) before the caller acknowledges the turn: a client that saw the
   // stream start must find its message stored whatever happens to this instance afterwards.
   await run.saveItem({ type: 'user_text', text: message });
-  return runTurn({
+  return runModelLoop({
     provider,
     model: chat.model,
     systemPrompt: buildSystemPrompt({

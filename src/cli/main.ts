@@ -5,7 +5,7 @@
  */
 import packageJson from '../../package.json' with { type: 'json' };
 import { createProviderRegistry } from '../providers/provider-registry.ts';
-import '../tools/builtin/index.ts';
+import '../tools/builtin/register-builtin-tools.ts';
 import { removedWorkspaceRootsMessage } from '../config.ts';
 import { DataDirectoryError } from '../db/data-directory.ts';
 import { provideSandboxIds } from '../sandbox/host-shell-sandbox.ts';

@@ -6,7 +6,7 @@
 import { DatabaseToolSettingsRepository } from '../db/database-tool-settings-repository.ts';
 import { DatabaseUserRepository } from '../db/database-user-repository.ts';
 import { getTool } from '../tools/registry.ts';
-import { sanitizeSavedSettings } from '../tools/settings-policy.ts';
+import { sanitizeSavedSettings } from '../tools/tool-settings-resolver.ts';
 import type { SavedSettingsSource } from './commands/tool.ts';
 import { withCliDatabase } from './open-cli-database.ts';
 import { type CliIo, UsageError } from './usage-error.ts';

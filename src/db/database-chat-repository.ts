@@ -9,8 +9,8 @@
  * - Deleting a chat deletes its messages and its freshness-ledger rows (`file_observations`) in one
  *   transaction.
  * - The item is stored as JSON text and read back exactly (provider fields included).
- * - Turn records and their events (`turns`, migration 8) live in `DatabaseTurnStore`, approval
- *   questions (`approvals`, migration 10) in `DatabaseToolApprovalStore`; deleting a chat deletes them
+ * - Turn records and their events (`turns`, migration 8) live in `DatabaseTurnRepository`, approval
+ *   questions (`approvals`, migration 10) in `DatabaseToolApprovalRepository`; deleting a chat deletes them
  *   with it.
  */
 
@@ -20,8 +20,8 @@ import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { ProviderId } from '../contracts/provider-id.ts';
 import type { Database } from './database.ts';
 import { insertMessage, listMessageRows } from './database-message-insert.ts';
-import { DatabaseToolApprovalStore } from './database-tool-approval-store.ts';
-import { DatabaseTurnStore } from './database-turn-store.ts';
+import { DatabaseToolApprovalRepository } from './database-tool-approval-repository.ts';
+import { DatabaseTurnRepository } from './database-turn-repository.ts';
 
 interface ChatRow {
   id: string;
@@ -52,14 +52,14 @@ function toChat(row: ChatRow): Chat {
 export class DatabaseChatRepository implements ChatRepository {
   readonly #database: Database;
   readonly #createId: () => string;
-  readonly turns: DatabaseTurnStore;
-  readonly approvals: DatabaseToolApprovalStore;
+  readonly turns: DatabaseTurnRepository;
+  readonly approvals: DatabaseToolApprovalRepository;
 
   constructor(database: Database, createId: () => string = () => crypto.randomUUID()) {
     this.#database = database;
     this.#createId = createId;
-    this.turns = new DatabaseTurnStore(database);
-    this.approvals = new DatabaseToolApprovalStore(database);
+    this.turns = new DatabaseTurnRepository(database);
+    this.approvals = new DatabaseToolApprovalRepository(database);
   }
 
   #flag(value: boolean): boolean | number {

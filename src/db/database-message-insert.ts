@@ -1,13 +1,13 @@
 /**
- * The one INSERT of a chat message, shared by the chat repository and the turn store's fenced append.
+ * The one INSERT of a chat message, shared by the chat repository and the turn repository's fenced append.
  * The message's `seq` is the chat's next number, computed in the INSERT itself (the unique
  * `(chat_id, seq)` index backs it); a chat that does not exist gets no row; a message id that already
  * exists (a retried write) gets no second row.
  */
 import type { SQL } from 'bun';
 import { type ChatMessage, getMessageRole, type MessageRole } from '../chat/chat-repository.ts';
-import type { TurnFence } from '../chat/turn-fence.ts';
 import type { ConversationItem } from '../contracts/conversation-item.ts';
+import type { TurnFence } from '../turns/turn-fence.ts';
 
 interface MessageRow {
   id: string;

@@ -2,7 +2,7 @@
  * `ToolSettingsRepository` on the database (`user_tool_settings`, one row per user and tool).
  *
  * Rows come back raw: `parameters_json` that does not parse is returned as the string it is, and an
- * `enabled` that is not a boolean stays what it is, so the settings policy can log it and fall back to
+ * `enabled` that is not a boolean stays what it is, so the settings resolver can log it and fall back to
  * defaults, so a corrupted row never breaks a chat. `update` serialises read-modify-write of a row:
  * SQLite with a `BEGIN IMMEDIATE` transaction (the file's write lock), PostgreSQL with a transaction
  * advisory lock on the (user, tool) pair.

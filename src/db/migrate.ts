@@ -9,7 +9,7 @@
  * Each migration and its `schema_migrations` row commit together; a crash leaves it unapplied.
  */
 import type { Database } from './database.ts';
-import { MIGRATIONS, type Migration } from './migrations/index.ts';
+import { MIGRATIONS, type Migration } from './migrations/all-migrations.ts';
 
 /** Arbitrary constant naming Mango's migration lock among other advisory locks on the server. */
 const POSTGRES_MIGRATION_LOCK_KEY = 7_206_461_801;

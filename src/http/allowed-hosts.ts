@@ -16,7 +16,7 @@
 import { invalidVariable } from '../config/config-error.ts';
 import { type Environment, readVariable } from '../config/environment-variables.ts';
 
-export interface AllowedHostPolicy {
+export interface AllowedHosts {
   /** Lower-case `name` (any port) or `name:port` entries, loopback names included. */
   readonly hosts: ReadonlySet<string>;
   /** Lower-case serialized origins (`scheme://host[:port]`, default ports omitted). */
@@ -56,7 +56,7 @@ function parseOriginEntry(text: string): string | undefined {
  * Reads the policy from `MANGO_ALLOWED_HOSTS` / `MANGO_ALLOWED_ORIGINS` for a server bound to
  * `boundHost`. @throws ConfigError naming a malformed entry.
  */
-export function readAllowedHostPolicy(environment: Environment, boundHost: string): AllowedHostPolicy {
+export function readAllowedHosts(environment: Environment, boundHost: string): AllowedHosts {
   const hosts = new Set<string>(LOOPBACK_HOST_NAMES);
   for (const entry of readVariable(environment, 'MANGO_ALLOWED_HOSTS')) {
     const parsed = parseHostEntry(entry);
@@ -77,14 +77,14 @@ export function readAllowedHostPolicy(environment: Environment, boundHost: strin
   return { hosts, origins, boundToLoopback: isLoopbackAddress(boundHost) };
 }
 
-function isAllowedHost(policy: AllowedHostPolicy, value: string): boolean {
+function isAllowedHost(policy: AllowedHosts, value: string): boolean {
   const parsed = parseHostEntry(value);
   if (!parsed) return false;
   if (policy.hosts.has(parsed.name)) return true;
   return parsed.port !== undefined && policy.hosts.has(`${parsed.name}:${parsed.port}`);
 }
 
-function isAllowedOrigin(policy: AllowedHostPolicy, value: string): boolean {
+function isAllowedOrigin(policy: AllowedHosts, value: string): boolean {
   const origin = parseOriginEntry(value);
   if (origin === undefined) return false;
   if (policy.origins.has(origin)) return true;
@@ -98,7 +98,7 @@ export interface HostRefusal {
 }
 
 /** Why `request` must be refused (for the 403), or undefined when its headers are allowed. */
-export function refuseHostOrOrigin(request: Request, policy: AllowedHostPolicy): HostRefusal | undefined {
+export function refuseHostOrOrigin(request: Request, policy: AllowedHosts): HostRefusal | undefined {
   // A request built in process has no Host header; over HTTP its URL's host is the header's value.
   const host = request.headers.get('host') ?? new URL(request.url).host;
   if (!isAllowedHost(policy, host)) {

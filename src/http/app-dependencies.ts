@@ -47,7 +47,7 @@ import type { UserPreferenceRepository } from '../users/user-preferences.ts';
 import type { WebApp } from '../web/load-web-app.ts';
 import { createWorkspaceService } from '../workspaces/create-workspace-service.ts';
 import type { WorkspaceService } from '../workspaces/workspace-service.ts';
-import { type AllowedHostPolicy, readAllowedHostPolicy } from './allowed-hosts.ts';
+import { type AllowedHosts, readAllowedHosts } from './allowed-hosts.ts';
 import { type AuthenticationPlugin, createAuthenticationPlugin } from './authentication.ts';
 import { createServerChatService } from './chat/chat-service-factory.ts';
 import { DatabaseOutage } from './database-outage.ts';
@@ -85,7 +85,7 @@ export interface AppDependencies {
   /** Users' workspaces: what a chat or an MCP session may bind and reach (`/api/workspaces`). */
   workspaces: WorkspaceService;
   /** `Host`/`Origin` values `/mcp` answers (`MANGO_ALLOWED_HOSTS`, `MANGO_ALLOWED_ORIGINS`). */
-  allowedHosts: AllowedHostPolicy;
+  allowedHosts: AllowedHosts;
   /** Whether the database is reachable: 503s during an outage, one log line each way, `/api/health`. */
   databaseOutage: DatabaseOutage;
   /** The web app's bytes, loaded and verified once at start; undefined = not built (pages answer 503). */
@@ -187,7 +187,7 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
     preferences: new DatabaseUserPreferenceRepository(options.database),
     chatConfig,
     workspaces,
-    allowedHosts: readAllowedHostPolicy(environment, options.config.host),
+    allowedHosts: readAllowedHosts(environment, options.config.host),
     webApp: options.webApp,
     externalTools,
     toolCallSlots,

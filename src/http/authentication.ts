@@ -1,7 +1,7 @@
 /**
  * Bearer-token authentication, one reusable Elysia plugin. Two parts:
  *
- * - a gate (`onRequest`, before any body is read or parsed) that answers 401 for every request under a
+ * - a guard (`onRequest`, before any body is read or parsed) that answers 401 for every request under a
  *   protected prefix (`/api/`, and whatever later features add to `PROTECTED_PATH_PREFIXES`, e.g.
  *   `/mcp`) without a valid token — unauthenticated clients never get their bodies parsed;
  * - `resolve` giving handlers a typed `user`, so a route module only writes `.use(deps.authentication)`

@@ -1,6 +1,6 @@
 /**
  * Records of generated images, per user and chat. The file itself lives under the data directory
- * (see image-file-store.ts); a record says whose it is, where it is and what it is. This module holds
+ * (see image-files.ts); a record says whose it is, where it is and what it is. This module holds
  * the contract and the in-memory implementation; the server adds a database one (an `images` table)
  * so records survive a restart and are shared by every API instance.
  */

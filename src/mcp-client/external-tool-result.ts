@@ -15,7 +15,7 @@
  * of a long text cannot remove it. The result budget and its cut apply afterwards, as for every tool.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { detectImageFormat, writeImageFile } from '../images/image-file-store.ts';
+import { detectImageFormat, writeImageFile } from '../images/image-files.ts';
 import { getImageRepository, getImageUrl } from '../images/image-generation-config.ts';
 import { ToolError } from '../tools/errors.ts';
 import { mcpResultCutMarker } from '../tools/output/cut-notices.ts';

@@ -1,6 +1,6 @@
 /**
  * The `fetch` the MCP SDK's Streamable HTTP transport uses for external servers. Every connection it
- * opens is checked against the address policy (address-policy.ts) on the address actually connected:
+ * opens is checked against the address check (judge-address.ts) on the address actually connected:
  * names are resolved by its own lookup, which hands the socket only addresses the policy allows, and
  * the connected socket's remote address is checked once more before a byte is sent. No connection is
  * reused, so no request rides on a socket opened under another name. Redirects are followed here
@@ -15,7 +15,7 @@ import type { LookupFunction, Socket } from 'node:net';
 import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
 import { ToolError } from '../tools/errors.ts';
-import { type AddressVerdict, judgeAddress } from './address-policy.ts';
+import { type AddressVerdict, judgeAddress } from './judge-address.ts';
 
 export const MAX_REDIRECTS = 5;
 /** The header Mango's own `/mcp` sets on every response, by which a loop back into Mango is seen. */

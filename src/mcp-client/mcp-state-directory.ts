@@ -18,7 +18,7 @@ import { realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { HeldDirectory, withHeldDirectory } from '../descriptors/held-directory.ts';
 import { errorCodeOf } from '../descriptors/system-call-error.ts';
-import { getUserImageDirectoryName } from '../images/image-file-store.ts';
+import { getUserImageDirectoryName } from '../images/image-files.ts';
 import { handHeldToSandboxUser } from '../sandbox/sandbox-file-owner.ts';
 import type { ShellSandbox } from '../sandbox/shell-sandbox.ts';
 

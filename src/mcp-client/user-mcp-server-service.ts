@@ -6,7 +6,7 @@
  *   names are unique (409); an unknown name is 404, whoever owns it.
  * - Header values are stored sealed with `MANGO_SECRET_KEY`; without the key, a server with headers is
  *   refused (422) and one without is accepted. Values are never returned: a view lists header names.
- * - A URL is `http(s)` without credentials. A literal address the address policy refuses (loopback,
+ * - A URL is `http(s)` without credentials. A literal address the address check refuses (loopback,
  *   private, link-local, in any spelling) or `localhost` is refused at once (422), unless the operator
  *   allows private addresses; a stored one is shown as failed with that reason. Where a host name may
  *   connect is decided at every connection (a name can resolve elsewhere later).
@@ -23,9 +23,9 @@ import {
   parseMcpServersFile,
 } from '../config/mcp-servers-file.ts';
 import type { UserMcpServerView } from '../contracts/user-mcp-server-view.ts';
-import { judgeUrlHost } from './address-policy.ts';
 import type { McpServerState } from './external-tool-source.ts';
 import type { HeaderCipher } from './header-cipher.ts';
+import { judgeUrlHost } from './judge-address.ts';
 import type { UserMcpServerSource } from './mcp-server-registry.ts';
 import type { StoredUserMcpServer, UserMcpServerRepository } from './user-mcp-server-repository.ts';
 

@@ -9,10 +9,10 @@
  *   failed request give a `denied` result and nothing runs.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { assessToolCallApproval } from '../tools/approval/assess-tool-call-approval.ts';
-import { summarizeToolCall } from '../tools/approval/call-summary.ts';
+import { assessToolCallApproval } from '../approvals/assess-tool-call-approval.ts';
+import { summarizeToolCall } from '../approvals/call-summary.ts';
 import type { PreparedToolCall } from '../tools/execution.ts';
-import { getSafeEffectiveToolSettings } from '../tools/settings-policy.ts';
+import { getSafeEffectiveToolSettings } from '../tools/tool-settings-resolver.ts';
 import type { RegisteredTool, ToolCallContext, ToolExecutionResult } from '../tools/types.ts';
 
 /** Whether the user's settings make every call of the tool ask (`approval: always`). */

@@ -6,7 +6,7 @@
  * every result of that response as `tool_result` blocks (`tool_use_id`, `is_error` for failures) in ONE
  * user message, as the API requires; a user text that follows joins that same message.
  *
- * Stream contract (`types.ts`): never throws. A `tool_use` block is completed by its `content_block_stop`
+ * Stream contract (`model-provider.ts`): never throws. A `tool_use` block is completed by its `content_block_stop`
  * with the raw accumulated `partial_json` (`""` → `"{}"`, invalid JSON passed through for the loop to
  * answer with `validation_failed`). A block cut off by `max_tokens` is never completed, whether or not
  * the server still sends its stop: the last stopped call is held until a later block starts or
@@ -29,15 +29,15 @@ import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { AnswerFinishReason, ProviderEvent, TokenUsage } from '../contracts/provider-event.ts';
 import { finishForTruncatedStream, finishFromError, finishWithReason, makeUsage } from './finish-events.ts';
 import { HeldCallCompletion } from './held-call-completion.ts';
+import type { ModelProvider, ModelRequest } from './model-provider.ts';
+import { normalizeToolArguments, parseArgumentsObject } from './normalize-tool-arguments.ts';
 import { watchedFetch } from './stream-watch.ts';
 import {
   DEFAULT_PROVIDER_TIMEOUT_MS,
   type ProviderClientOptions,
   streamingProvider,
 } from './streaming-provider.ts';
-import { normalizeToolArguments, parseArgumentsObject } from './tool-call-arguments.ts';
 import { toolDefsToAnthropic } from './tool-mapper.ts';
-import type { ModelProvider, ModelRequest } from './types.ts';
 
 export interface AnthropicMessagesProviderOptions extends ProviderClientOptions {
   /** `max_tokens` of every request (required by the API; default 8192). */

@@ -10,7 +10,7 @@
  * (`{output}` or `{error}`), all results of one response in one user content. Tool schemas go through
  * the Gemini schema sanitizer.
  *
- * Stream contract (`types.ts`): never throws. A `functionCall` part without `willContinue` is a whole
+ * Stream contract (`model-provider.ts`): never throws. A `functionCall` part without `willContinue` is a whole
  * call; one with `willContinue` opens a call whose arguments stream as `partialArgs` until an empty
  * `functionCall: {}` closes it. A closed call is held until the next part starts or the finish reason
  * shows the output limit did not cut it. `STOP` finishes with `tool_calls` when calls were released
@@ -33,14 +33,14 @@ import { finishForTruncatedStream, finishFromError, finishWithReason, makeUsage 
 import { PartialArguments } from './gemini-partial-args.ts';
 import { toGeminiSchema } from './gemini-schema.ts';
 import { HeldCallCompletion } from './held-call-completion.ts';
+import type { ModelProvider, ModelRequest } from './model-provider.ts';
+import { normalizeToolArguments, parseArgumentsObject } from './normalize-tool-arguments.ts';
 import { watchedFetch } from './stream-watch.ts';
 import {
   DEFAULT_PROVIDER_TIMEOUT_MS,
   type ProviderClientOptions,
   streamingProvider,
 } from './streaming-provider.ts';
-import { normalizeToolArguments, parseArgumentsObject } from './tool-call-arguments.ts';
-import type { ModelProvider, ModelRequest } from './types.ts';
 
 const PROVIDER = 'gemini-generate-content';
 

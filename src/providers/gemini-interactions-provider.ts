@@ -8,7 +8,7 @@
  * reasoning), `function_call` steps with their `arguments` object and the call's own thought `signature`
  * (kept in the call's `providerData`), and `function_result` steps paired by `call_id`.
  *
- * Stream contract (`types.ts`): never throws. A `function_call` step is completed by its `step.stop`,
+ * Stream contract (`model-provider.ts`): never throws. A `function_call` step is completed by its `step.stop`,
  * with the arguments streamed as `arguments_delta` text (or the object sent whole in `step.start`) —
  * except a call the output budget cut: the last stopped call is held until a later step starts or the
  * interaction ends with a status other than `incomplete`;
@@ -21,15 +21,15 @@ import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { ProviderEvent, TokenUsage } from '../contracts/provider-event.ts';
 import { finishForTruncatedStream, finishFromError, finishWithReason, makeUsage } from './finish-events.ts';
 import { HeldCallCompletion } from './held-call-completion.ts';
+import type { ModelProvider, ModelRequest } from './model-provider.ts';
+import { normalizeToolArguments, parseArgumentsObject } from './normalize-tool-arguments.ts';
 import { watchedFetch } from './stream-watch.ts';
 import {
   DEFAULT_PROVIDER_TIMEOUT_MS,
   type ProviderClientOptions,
   streamingProvider,
 } from './streaming-provider.ts';
-import { normalizeToolArguments, parseArgumentsObject } from './tool-call-arguments.ts';
 import { toolDefsToGeminiInteractions } from './tool-mapper.ts';
-import type { ModelProvider, ModelRequest } from './types.ts';
 
 /** What this adapter keeps in a tool call's `providerData`: the call's thought signature. */
 export interface GeminiCallData {

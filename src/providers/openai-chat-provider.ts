@@ -28,11 +28,11 @@ import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { AnswerFinishReason, ProviderEvent, TokenUsage } from '../contracts/provider-event.ts';
 import type { ProviderId } from '../contracts/provider-id.ts';
 import { finishForTruncatedStream, finishFromError, finishWithReason, makeUsage } from './finish-events.ts';
+import type { ModelProvider, ModelRequest } from './model-provider.ts';
+import { normalizeToolArguments } from './normalize-tool-arguments.ts';
 import { createOpenAIClient } from './openai-client.ts';
 import { type ProviderClientOptions, streamingProvider } from './streaming-provider.ts';
-import { normalizeToolArguments } from './tool-call-arguments.ts';
 import { toolDefsToChatCompletions } from './tool-mapper.ts';
-import type { ModelProvider, ModelRequest } from './types.ts';
 
 export interface OpenAIChatProviderOptions extends ProviderClientOptions {
   /** Provider id this instance reports and whose `provider_item`s it replays (default `openai-compatible`). */

@@ -10,7 +10,7 @@
  * its name. A refusal streams as text and finishes with `refusal`; an answer stopped by the content
  * filter finishes with `content_filter`.
  *
- * Stream contract (`types.ts`): never throws; a call is completed only by its `output_item.done` (and not
+ * Stream contract (`model-provider.ts`): never throws; a call is completed only by its `output_item.done` (and not
  * when that item's status is `incomplete`: the output budget cut its arguments); the
  * stream ends with `finish` — `tool_calls`/`stop` on `response.completed`, `length` when the output
  * budget ran out, `error` for `response.failed`, an `error` event, a transport failure or a body that
@@ -25,11 +25,11 @@ import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { ProviderEvent } from '../contracts/provider-event.ts';
 import type { ProviderId } from '../contracts/provider-id.ts';
 import { finishForTruncatedStream, finishFromError, finishWithReason, makeUsage } from './finish-events.ts';
+import type { ModelProvider, ModelRequest } from './model-provider.ts';
+import { normalizeToolArguments } from './normalize-tool-arguments.ts';
 import { createOpenAIClient } from './openai-client.ts';
 import { type ProviderClientOptions, streamingProvider } from './streaming-provider.ts';
-import { normalizeToolArguments } from './tool-call-arguments.ts';
 import { toolDefsToResponsesAPI } from './tool-mapper.ts';
-import type { ModelProvider, ModelRequest } from './types.ts';
 
 export interface OpenAIResponsesProviderOptions extends ProviderClientOptions {
   /** Provider id this instance reports and whose `provider_item`s it replays (default `openai`). */

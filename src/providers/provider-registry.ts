@@ -30,11 +30,11 @@ import {
 } from './gemini-generate-content-provider.ts';
 import { createGeminiInteractionsProvider } from './gemini-interactions-provider.ts';
 import { listProviderModels, ModelListError } from './model-lister.ts';
+import type { ModelProvider } from './model-provider.ts';
 import { createOpenAIChatProvider } from './openai-chat-provider.ts';
 import { createOpenAIResponsesProvider } from './openai-responses-provider.ts';
 import { readProviderStreamSettings } from './provider-settings.ts';
 import type { ProviderClientOptions } from './streaming-provider.ts';
-import type { ModelProvider } from './types.ts';
 
 export type ProviderEnvironment = Environment;
 

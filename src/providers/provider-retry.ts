@@ -13,7 +13,7 @@ export const DEFAULT_MAX_RETRIES = defaultOf('MANGO_PROVIDER_MAX_RETRIES');
 export const DEFAULT_MAX_RETRY_WAIT_SECONDS = defaultOf('MANGO_PROVIDER_RETRY_MAX_WAIT_SECONDS');
 export const RETRY_MAX_WAIT_VARIABLE: VariableName = 'MANGO_PROVIDER_RETRY_MAX_WAIT_SECONDS';
 
-export interface StreamPolicy {
+export interface StreamRetryOptions {
   maxRetries: number;
   maxWaitSeconds: number;
   timeouts: StreamTimeouts;
@@ -41,7 +41,7 @@ export function retryDecision(
   error: unknown,
   watch: StreamWatch,
   attempt: number,
-  policy: Pick<StreamPolicy, 'maxRetries' | 'maxWaitSeconds'>,
+  policy: Pick<StreamRetryOptions, 'maxRetries' | 'maxWaitSeconds'>,
 ): RetryDecision {
   const response = watch.response;
   if (response === undefined) {

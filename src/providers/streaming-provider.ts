@@ -6,12 +6,13 @@
 import type { ProviderEvent } from '../contracts/provider-event.ts';
 import type { ProviderId } from '../contracts/provider-id.ts';
 import { finishFromError, readableMessage, redactSecret } from './finish-events.ts';
+import type { ModelProvider, ModelRequest } from './model-provider.ts';
 import {
   abortableSleep,
   DEFAULT_MAX_RETRIES,
   DEFAULT_MAX_RETRY_WAIT_SECONDS,
   retryDecision,
-  type StreamPolicy,
+  type StreamRetryOptions,
 } from './provider-retry.ts';
 import {
   DEFAULT_STREAM_TIMEOUTS,
@@ -19,7 +20,6 @@ import {
   StreamWatch,
   withStreamWatch,
 } from './stream-watch.ts';
-import type { ModelProvider, ModelRequest } from './types.ts';
 
 /** SDK retry and timeout knobs every adapter accepts. */
 export interface ProviderClientOptions {
@@ -42,7 +42,7 @@ export interface ProviderClientOptions {
 }
 
 /** The retry and stall policy of a client's requests, defaults filled in. */
-export function streamPolicyOf(options: ProviderClientOptions): StreamPolicy {
+export function streamRetryOptionsOf(options: ProviderClientOptions): StreamRetryOptions {
   return {
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     maxWaitSeconds: options.maxRetryWaitSeconds ?? DEFAULT_MAX_RETRY_WAIT_SECONDS,
@@ -59,7 +59,7 @@ export interface StreamRequest<Event> {
   /** Makes the SDK call; runs inside the request's stream watch, once per attempt. */
   open: () => Promise<AsyncIterable<Event>>;
   translate: (events: AsyncIterable<Event>) => AsyncIterable<ProviderEvent>;
-  policy: StreamPolicy;
+  policy: StreamRetryOptions;
   /** The API key, redacted from every message. */
   secret?: string;
   /** Sees the response body text as it arrives (each attempt). */
@@ -149,7 +149,7 @@ export function streamingProvider<Event>(
   identity: StreamingProviderIdentity,
   streamFor: (request: ModelRequest) => AdapterStream<Event>,
 ): ModelProvider {
-  const policy = streamPolicyOf(identity.options);
+  const policy = streamRetryOptionsOf(identity.options);
   const { id, secret } = identity;
   return {
     id,

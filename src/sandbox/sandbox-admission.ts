@@ -1,7 +1,7 @@
 /**
  * Joining a sandbox to its user's shares (user-shares.ts: the process limit, the memory share, the CPU
- * share) before it runs anything. A command's waiter (sandbox-waiter.ts) and a program's gate
- * (sandbox-program-gate.ts) both start nothing until the server hands them their start, so a sandbox
+ * share) before it runs anything. A command's waiter (sandbox-waiter.ts) and a program's launcher
+ * (sandbox-program-launcher.ts) both start nothing until the server hands them their start, so a sandbox
  * joined first has every process of what it runs counted, with no window. A sandbox that cannot be
  * joined is discarded and nothing runs: the shares fail closed.
  */

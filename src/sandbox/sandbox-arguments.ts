@@ -8,14 +8,14 @@
  * Their descriptors follow the fixed ones: {@link MOUNT_DESCRIPTORS_FROM} for a command's sandbox,
  * {@link PROGRAM_MOUNT_DESCRIPTORS_FROM} for a program's.
  *
- * A long-running program (an MCP server on stdio) gets the same sandbox with the program gate
- * (sandbox-program-gate.ts) in place of the waiter, bubblewrap's info on descriptor 3 (its stdin is the
+ * A long-running program (an MCP server on stdio) gets the same sandbox with the program launcher
+ * (sandbox-program-launcher.ts) in place of the waiter, bubblewrap's info on descriptor 3 (its stdin is the
  * program's), and the server's network only when asked for.
  */
 import { accessSync, constants } from 'node:fs';
 import { defaultOf } from '../config/environment-variables.ts';
 import { buildMountPlan, type HostLayout, type PlanArgument } from './bubblewrap-mount-plan.ts';
-import { programGateArguments } from './sandbox-program-gate.ts';
+import { programLauncherArguments } from './sandbox-program-launcher.ts';
 import type { SandboxIdentity, SandboxStateDirectory } from './sandbox-state-directory.ts';
 import { waiterArguments } from './sandbox-waiter.ts';
 import type { SandboxedCommand, SandboxedProgram } from './shell-sandbox.ts';
@@ -88,7 +88,7 @@ export interface SandboxArgumentsInput {
   host: HostLayout;
   /** The start-up probe: run synchronously, without bubblewrap's info descriptor. */
   probing?: boolean;
-  /** A long-running program to run behind the program gate instead of the waiter (see the module header). */
+  /** A long-running program to run behind the program launcher instead of the waiter (see the module header). */
   program?: Pick<SandboxedProgram, 'argv' | 'network'>;
 }
 
@@ -147,7 +147,7 @@ export function sandboxArguments(input: SandboxArgumentsInput): PlanArgument[] {
       input.host,
     ),
     '--',
-    ...(program ? programGateArguments(programs.perl, program.argv) : waiterArguments(programs.perl)),
+    ...(program ? programLauncherArguments(programs.perl, program.argv) : waiterArguments(programs.perl)),
   ];
 }
 

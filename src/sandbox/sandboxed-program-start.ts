@@ -1,7 +1,7 @@
 /**
  * Starting a long-running program in the sandbox that `prepareProgram` planned: spawn the sandbox with
  * bubblewrap's info on descriptor 3, join it to its user's shares (user-shares.ts) while the program
- * gate (sandbox-program-gate.ts) still holds the program back, then let the program start; its memory
+ * launcher (sandbox-program-launcher.ts) still holds the program back, then let the program start; its memory
  * cgroup is removed once the sandbox has exited. The program's stdin, stdout and stderr are the
  * process's own pipes; nothing is read from or written to them here but the start line. The mount sources are opened as objects just before the spawn (mount-sources.ts)
  * and the server's copies closed right after it; bubblewrap starts in `/`, not in the working directory
@@ -14,7 +14,7 @@ import { descriptorReader } from './descriptor-reader.ts';
 import { MountSourceError, openMountSources } from './mount-sources.ts';
 import { admitSandbox } from './sandbox-admission.ts';
 import { PROGRAM_MOUNT_DESCRIPTORS_FROM } from './sandbox-arguments.ts';
-import { PROGRAM_GATE_START } from './sandbox-program-gate.ts';
+import { PROGRAM_LAUNCHER_START } from './sandbox-program-launcher.ts';
 import type { ProgramProcess } from './shell-sandbox.ts';
 import type { UserShares } from './user-shares.ts';
 
@@ -22,7 +22,7 @@ import type { UserShares } from './user-shares.ts';
 const INFO_LIMIT_MS = 5000;
 
 export interface ProgramStart {
-  /** The sandbox's plan, ending with the program gate (sandbox-arguments.ts). */
+  /** The sandbox's plan, ending with the program launcher (sandbox-arguments.ts). */
   plan: readonly PlanArgument[];
   environment: Record<string, string>;
   /** The per-user shares the sandbox joins before the program starts. */
@@ -44,7 +44,7 @@ export async function startSandboxedProgram(start: ProgramStart): Promise<Progra
     child = Bun.spawn(mounts.argv, {
       cwd: '/',
       env: start.environment,
-      // 0–2: the program's own; 3: bubblewrap's info (the host pid of the gate, the sandbox's PID 1);
+      // 0–2: the program's own; 3: bubblewrap's info (the host pid of the launcher, the sandbox's PID 1);
       // from 4: the mount sources.
       stdio: ['pipe', 'pipe', 'pipe', 'pipe', ...mounts.descriptors],
     });
@@ -70,7 +70,7 @@ export async function startSandboxedProgram(start: ProgramStart): Promise<Progra
     information.close();
   }
   try {
-    child.stdin.write(PROGRAM_GATE_START);
+    child.stdin.write(PROGRAM_LAUNCHER_START);
     await child.stdin.flush();
   } catch {
     // The sandbox ended before it read the start line: its exit status and stderr say why.

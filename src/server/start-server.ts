@@ -30,7 +30,7 @@ import {
   configureImageGeneration,
   readImageGenerationConfigFromEnv,
 } from '../images/image-generation-config.ts';
-import '../tools/builtin/index.ts';
+import '../tools/builtin/register-builtin-tools.ts';
 import { DatabaseSandboxIdRepository } from '../db/database-sandbox-id-repository.ts';
 import type { FileLock } from '../descriptors/file-lock.ts';
 import { installShellSandbox } from '../sandbox/host-shell-sandbox.ts';

@@ -8,7 +8,7 @@ import type { ToolDefinition } from '../contracts/tool-definition.ts';
 import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import type { ToolParameterError } from '../tools/errors.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
-import { getToolDefinitionsForTools } from '../tools/settings-policy.ts';
+import { getToolDefinitionsForTools } from '../tools/tool-settings-resolver.ts';
 import type { UserToolSource } from '../tools/user-tool-source.ts';
 import type { ToolSettingsRepository } from './tool-settings-repository.ts';
 

@@ -1,7 +1,7 @@
 /**
  * Application layer of the Tool Settings API (docs/http-api.md, "Tool settings"): lists a
  * user's tools with their effective settings and applies an update — defaults < saved < update, strictly
- * validated by the settings policy — persisting only what the user chose (so a later change of a
+ * validated by the settings resolver — persisting only what the user chose (so a later change of a
  * default reaches users who never touched that setting). Emits a `ToolSettingsEvents` notice after each
  * successful update. Knows nothing of HTTP: failures are `ToolError('unknown_tool')` and
  * `ToolParameterError`, which `src/http/` maps to statuses.
@@ -9,13 +9,13 @@
 import type { ToolSettingsDescriptor, ToolSettingsUpdate } from '../contracts/tool-settings-descriptor.ts';
 import { ToolError, ToolParameterError } from '../tools/errors.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
+import { toolSettingsMetadataOf } from '../tools/tool-settings-metadata.ts';
 import {
   getSafeEffectiveToolSettings,
   mergeToolSettings,
   normalizeToolParameters,
   sanitizeSavedSettings,
-} from '../tools/settings-policy.ts';
-import { toolSettingsMetadataOf } from '../tools/tool-settings-metadata.ts';
+} from '../tools/tool-settings-resolver.ts';
 import { traitsOf } from '../tools/tool-traits.ts';
 import type { RegisteredTool, SavedToolSettings } from '../tools/types.ts';
 import type { UserToolSource } from '../tools/user-tool-source.ts';

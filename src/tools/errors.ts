@@ -94,7 +94,7 @@ export type ToolParameterErrorCode =
   | 'tool_unavailable';
 
 /**
- * A tool *setting* (not a model argument) is invalid. Thrown by the settings policy; the API turns it
+ * A tool *setting* (not a model argument) is invalid. Thrown by the settings resolver; the API turns it
  * into a 422 and execution falls back to defaults (`getSafeEffectiveToolSettings`).
  */
 export class ToolParameterError extends Error {

@@ -17,7 +17,7 @@ import type { ToolParameterError } from './errors.ts';
 import { classifySystemError, ToolCancelledError, ToolError, ToolTimeoutError } from './errors.ts';
 import { getInMemoryLedgerForChat } from './freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from './registry.ts';
-import { getSafeEffectiveToolSettings } from './settings-policy.ts';
+import { getSafeEffectiveToolSettings } from './tool-settings-resolver.ts';
 import type {
   EffectiveToolSettings,
   RegisteredTool,

@@ -1,11 +1,11 @@
 /**
  * Typed setting declarations: a tool states each of its settings once — name (the key), label,
  * description, type, bounds, default — and everything else is derived from that one declaration:
- * `defaultParameters`, the `parameterDescriptors` the settings policy validates with and the web app
+ * `defaultParameters`, the `parameterDescriptors` the settings resolver validates with and the web app
  * renders from, and a typed reader whose values are already the right type and within bounds.
  *
  * A group of settings several tools share (the path policy) is a plain object of declarations, so a
- * tool takes it with one spread: `settings: { ...PATH_POLICY_SETTINGS, maxResults: setting.integer(…) }`.
+ * tool takes it with one spread: `settings: { ...PATH_ACCESS_SETTINGS, maxResults: setting.integer(…) }`.
  * Key order is the order the settings page shows.
  *
  * A declaration that contradicts itself (a default outside its bounds, `min` above `max`, a select
@@ -112,7 +112,7 @@ export const setting = {
   },
 };
 
-/** The descriptors the settings policy validates saved values with and the web app renders. */
+/** The descriptors the settings resolver validates saved values with and the web app renders. */
 export function describeSettings(settings: SettingsDeclaration): ToolParameterDescriptor[] {
   return Object.entries(settings).map(([name, declaration]) => {
     const descriptor: ToolParameterDescriptor = {
@@ -148,7 +148,7 @@ function isPathListEntry(item: unknown): item is PathListEntry {
 }
 
 /**
- * One value as its declaration types it. Effective settings have already passed the settings policy,
+ * One value as its declaration types it. Effective settings have already passed the settings resolver,
  * so this only matters for a context built by hand: a number is clamped into its bounds (an integer
  * truncated first), and a value of the wrong type reads as the default — stored settings have no
  * model turn to hand an error to.

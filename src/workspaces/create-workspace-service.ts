@@ -6,8 +6,8 @@
 
 import type { ServerConfig } from '../config.ts';
 import type { GrantPreparation } from '../contracts/grant-preparation.ts';
+import { assembleProtectedPaths } from './assemble-protected-paths.ts';
 import { installationDirectory } from './installation-directory.ts';
-import { assembleProtectedPaths } from './protected-paths.ts';
 import { WorkspaceDisks } from './workspace-disks.ts';
 import type { WorkspaceOwner } from './workspace-ownership.ts';
 import type { WorkspaceRepository } from './workspace-repository.ts';

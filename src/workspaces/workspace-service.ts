@@ -29,8 +29,8 @@ import {
   type ReachableSet,
   type Workspace,
 } from '../tools/access/reachable-set.ts';
+import type { ProtectedPath } from './assemble-protected-paths.ts';
 import { expandRequestedPath, locateDirectory } from './locate-directory.ts';
-import type { ProtectedPath } from './protected-paths.ts';
 import type { WorkspaceDisks } from './workspace-disks.ts';
 import { WorkspaceError } from './workspace-error.ts';
 import { applyWorkspaceOwnership, type WorkspaceOwner } from './workspace-ownership.ts';

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { ChatError, type ChatErrorCode } from '../../src/chat/chat-errors.ts';
 import type { ChatRepository } from '../../src/chat/chat-repository.ts';
 import { ChatService, type ChatServiceDependencies } from '../../src/chat/chat-service.ts';
-import { INTERRUPTED_CALL_MESSAGE } from '../../src/chat/history-repair.ts';
 import { InMemoryChatRepository } from '../../src/chat/in-memory-chat-repository.ts';
 import type { TurnEvent } from '../../src/contracts/turn-event.ts';
 import { createTurnEventStream } from '../../src/http/chat/turn-sse.ts';
-import type { ModelProvider } from '../../src/providers/types.ts';
+import { INTERRUPTED_CALL_MESSAGE } from '../../src/model-loop/history-repair.ts';
+import type { ModelProvider } from '../../src/providers/model-provider.ts';
 import { InMemoryFreshnessLedger } from '../../src/tools/freshness-ledger.ts';
 import {
   hangUntilAborted,

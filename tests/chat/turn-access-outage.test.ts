@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatService, type ChatServiceDependencies } from '../../src/chat/chat-service.ts';
 import { InMemoryChatRepository } from '../../src/chat/in-memory-chat-repository.ts';
-import { turnTimingFor } from '../../src/chat/turn-timing.ts';
 import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
 import type { TurnEvent } from '../../src/contracts/turn-event.ts';
 import { InMemoryFreshnessLedger } from '../../src/tools/freshness-ledger.ts';
+import { turnTimingFor } from '../../src/turns/turn-timing.ts';
 import type { WorkspaceService } from '../../src/workspaces/workspace-service.ts';
 import { ScriptedProvider, textResponse, toolCallsResponse } from '../helpers/scripted-provider.ts';
 import { createTestWorkspaces, type TestWorkspaces } from '../helpers/test-workspaces.ts';
@@ -67,7 +67,7 @@ function provider(failures: { left: number }, count: number): ScriptedProvider {
   return new ScriptedProvider([armed, textResponse('Read it.')]);
 }
 
-async function runTurn(
+async function runChatTurn(
   failures: { left: number },
   count: number,
   overrides: Partial<ChatServiceDependencies>,
@@ -96,7 +96,7 @@ const isOutage = (error: unknown) => error === OUTAGE;
 describe('the access check before a call while the database is down', () => {
   test('a short outage is retried: the call runs and the turn completes', async () => {
     const failures = { left: 0 };
-    const { events } = await runTurn(failures, 3, { isDatabaseUnavailable: isOutage });
+    const { events } = await runChatTurn(failures, 3, { isDatabaseUnavailable: isOutage });
     expect(failures.left).toBe(0);
     expect(events.find((event) => event.type === 'tool_result')).toMatchObject({ callId: 'c1', ok: true });
     expect(events.at(-1)).toEqual({ type: 'done', reason: 'completed' });
@@ -104,7 +104,7 @@ describe('the access check before a call while the database is down', () => {
 
   test('an outage longer than the lease stops the turn, saying why', async () => {
     const failures = { left: 0 };
-    const { events, lines } = await runTurn(failures, 1_000_000, { isDatabaseUnavailable: isOutage });
+    const { events, lines } = await runChatTurn(failures, 1_000_000, { isDatabaseUnavailable: isOutage });
     const done = events.at(-1);
     expect(done).toMatchObject({ type: 'done', reason: 'error' });
     expect((done as { message: string }).message).toBe(
@@ -117,7 +117,7 @@ describe('the access check before a call while the database is down', () => {
 
   test('a failure the server does not know as an outage is the call’s answer at once', async () => {
     const failures = { left: 0 };
-    const { events } = await runTurn(failures, 1, {});
+    const { events } = await runChatTurn(failures, 1, {});
     expect(failures.left).toBe(0);
     expect(events.find((event) => event.type === 'tool_result')).toMatchObject({
       callId: 'c1',

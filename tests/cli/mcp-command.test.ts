@@ -10,7 +10,7 @@ import { type JSONRPCMessage, ToolListChangedNotificationSchema } from '@modelco
 import { type CliDependencies, openCliDependencies } from '../../src/cli/cli-dependencies.ts';
 import { createMcpCommand } from '../../src/cli/commands/mcp.ts';
 import { resetImageGenerationConfiguration } from '../../src/images/image-generation-config.ts';
-import '../../src/tools/builtin/index.ts';
+import '../../src/tools/builtin/register-builtin-tools.ts';
 import { seedCliDatabase } from '../helpers/seed-cli-database.ts';
 
 const temporary = await mkdtemp(join(tmpdir(), 'mango-mcp-command-'));

@@ -15,7 +15,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import type { Database } from '../../src/db/database.ts';
 import { type BeforeMigration, type MigrationResult, migrate } from '../../src/db/migrate.ts';
-import { MIGRATIONS } from '../../src/db/migrations/index.ts';
+import { MIGRATIONS } from '../../src/db/migrations/all-migrations.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 import { waitUntil } from '../helpers/wait-until.ts';
 

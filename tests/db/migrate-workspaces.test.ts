@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { DatabaseChatRepository } from '../../src/db/database-chat-repository.ts';
 import { DatabaseWorkspaceRepository } from '../../src/db/database-workspace-repository.ts';
 import { migrate } from '../../src/db/migrate.ts';
-import { MIGRATIONS } from '../../src/db/migrations/index.ts';
+import { MIGRATIONS } from '../../src/db/migrations/all-migrations.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
 describe.each(BACKENDS)('migration 6 (workspaces) on %s', (backend) => {

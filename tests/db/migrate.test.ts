@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { migrate } from '../../src/db/migrate.ts';
-import { MIGRATIONS, type Migration } from '../../src/db/migrations/index.ts';
+import { MIGRATIONS, type Migration } from '../../src/db/migrations/all-migrations.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
 /** Every shipped version, and a probe migration numbered right after the highest. */

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect } from 'bun:test';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import '../../src/tools/builtin/index.ts';
+import '../../src/tools/builtin/register-builtin-tools.ts';
 import { type RecordedRequest, type ReplayServer, startReplayServer } from './replay-server.ts';
 import { chatBody } from './scripted-provider-streams.ts';
 import {

@@ -3,7 +3,7 @@ import { executeTool } from '../../src/tools/execution.ts';
 import type { FreshnessLedger } from '../../src/tools/freshness-ledger.ts';
 import { InMemoryFreshnessLedger } from '../../src/tools/freshness-ledger.ts';
 import type { ToolExecutionResult } from '../../src/tools/types.ts';
-import '../../src/tools/builtin/index.ts';
+import '../../src/tools/builtin/register-builtin-tools.ts';
 import { makeReachableSet, type ReachableFixture } from './tool-context.ts';
 
 export interface ChatFixture extends ReachableFixture {

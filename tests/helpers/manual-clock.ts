@@ -4,7 +4,7 @@
  * two timers every callback already queued (promise chains of the in-memory stores) runs, so a test sees
  * each renewal, poll and retry as its own step, in due order, without waiting for any of them.
  */
-import type { TurnTimers } from '../../src/chat/turn-timers.ts';
+import type { TurnTimers } from '../../src/turns/turn-timers.ts';
 
 interface ScheduledTimer {
   id: number;

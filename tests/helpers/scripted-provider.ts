@@ -5,7 +5,7 @@
 
 import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
 import type { ProviderId } from '../../src/contracts/provider-id.ts';
-import type { ModelProvider, ModelRequest } from '../../src/providers/types.ts';
+import type { ModelProvider, ModelRequest } from '../../src/providers/model-provider.ts';
 
 /** One model response: a list of events, or a function producing them (for hangs and cut streams). */
 export type ScriptStep = readonly ProviderEvent[] | ((request: ModelRequest) => AsyncIterable<ProviderEvent>);

@@ -6,8 +6,8 @@
 
 import { PROVIDER_IDS, type ProviderId } from '../../src/contracts/provider-id.ts';
 import { ModelListError } from '../../src/providers/model-lister.ts';
+import type { ModelProvider } from '../../src/providers/model-provider.ts';
 import type { ProviderRegistry, ProviderStatus } from '../../src/providers/provider-registry.ts';
-import type { ModelProvider } from '../../src/providers/types.ts';
 
 export function createStubProviderRegistry(
   providers: Partial<Record<ProviderId, ModelProvider>>,

@@ -4,10 +4,10 @@
  * test feeds by hand.
  */
 import { InMemoryChatRepository } from '../../src/chat/in-memory-chat-repository.ts';
-import type { TurnFence } from '../../src/chat/turn-fence.ts';
-import type { TurnStore } from '../../src/chat/turn-store.ts';
-import { turnTimingFor } from '../../src/chat/turn-timing.ts';
 import type { TurnEvent } from '../../src/contracts/turn-event.ts';
+import type { TurnFence } from '../../src/turns/turn-fence.ts';
+import type { TurnRepository } from '../../src/turns/turn-repository.ts';
+import { turnTimingFor } from '../../src/turns/turn-timing.ts';
 import { testChat } from './test-chat.ts';
 
 /** What the driver throws while the database is down. */
@@ -22,8 +22,8 @@ export const TIMING = turnTimingFor(LEASE);
 export const iso = (milliseconds: number) => new Date(milliseconds).toISOString();
 
 type StoreMethod = {
-  [K in keyof TurnStore]: TurnStore[K] extends (...args: never[]) => unknown ? K : never;
-}[keyof TurnStore];
+  [K in keyof TurnRepository]: TurnRepository[K] extends (...args: never[]) => unknown ? K : never;
+}[keyof TurnRepository];
 
 /** One call that reached the store (or was refused by the outage before it). */
 export interface StoreCall {
@@ -37,7 +37,7 @@ export interface StoreCall {
  * `held` waits until `release` (then runs, or fails with the error given) — the reply of a write that
  * was sent but has not come back.
  */
-export function faultyStore(inner: TurnStore) {
+export function faultyStore(inner: TurnRepository) {
   const down = new Set<StoreMethod>();
   const held = new Map<StoreMethod, { release: (error?: Error) => void }[]>();
   const holding = new Set<StoreMethod>();

@@ -1,11 +1,11 @@
 /**
- * The DNS-rebinding gate of `/mcp`: the policy read from the environment, and the real server refusing
+ * The DNS-rebinding guard of `/mcp`: the policy read from the environment, and the real server refusing
  * a foreign `Host` or `Origin` with 403 before authentication while loopback names, listed names and
  * requests without `Origin` open a session.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { ConfigError } from '../../src/config.ts';
-import { readAllowedHostPolicy, refuseHostOrOrigin } from '../../src/http/allowed-hosts.ts';
+import { readAllowedHosts, refuseHostOrOrigin } from '../../src/http/allowed-hosts.ts';
 import { type RunningServer, startServer } from '../../src/server/start-server.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
@@ -15,8 +15,8 @@ function request(host: string, origin?: string): Request {
   return new Request('http://localhost/mcp', { headers });
 }
 
-describe('readAllowedHostPolicy / refuseHostOrOrigin', () => {
-  const loopback = readAllowedHostPolicy({}, '127.0.0.1');
+describe('readAllowedHosts / refuseHostOrOrigin', () => {
+  const loopback = readAllowedHosts({}, '127.0.0.1');
 
   test('loopback names with any port are allowed; requests without Origin are judged on Host', () => {
     for (const host of ['localhost', 'localhost:3000', '127.0.0.1:1', '[::1]:8080', 'LOCALHOST']) {
@@ -30,7 +30,7 @@ describe('readAllowedHostPolicy / refuseHostOrOrigin', () => {
       message:
         'Host "evil.example" is not allowed: this server answers loopback names (localhost, 127.0.0.1, [::1]) only.',
     });
-    const exposed = readAllowedHostPolicy({}, '0.0.0.0');
+    const exposed = readAllowedHosts({}, '0.0.0.0');
     expect(refuseHostOrOrigin(request('10.0.0.5:3000'), exposed)).toEqual({
       code: 'host_not_allowed',
       message: 'Host "10.0.0.5:3000" is not allowed: list the names clients use in MANGO_ALLOWED_HOSTS.',
@@ -50,7 +50,7 @@ describe('readAllowedHostPolicy / refuseHostOrOrigin', () => {
   });
 
   test('listed hosts (any port or one port) and origins are allowed', () => {
-    const policy = readAllowedHostPolicy(
+    const policy = readAllowedHosts(
       {
         MANGO_ALLOWED_HOSTS: ' mango.example.com , 10.0.0.5:3000',
         MANGO_ALLOWED_ORIGINS: 'https://chat.example.com',
@@ -69,13 +69,11 @@ describe('readAllowedHostPolicy / refuseHostOrOrigin', () => {
   });
 
   test('malformed entries stop the server with the entry named', () => {
-    expect(() =>
-      readAllowedHostPolicy({ MANGO_ALLOWED_HOSTS: 'good.example, bad/host' }, '127.0.0.1'),
-    ).toThrow(
+    expect(() => readAllowedHosts({ MANGO_ALLOWED_HOSTS: 'good.example, bad/host' }, '127.0.0.1')).toThrow(
       new ConfigError('MANGO_ALLOWED_HOSTS entries must be host names or name:port, got "bad/host".'),
     );
     for (const entry of ['chat.example.com', 'https://chat.example.com/path', 'ftp://chat.example.com']) {
-      expect(() => readAllowedHostPolicy({ MANGO_ALLOWED_ORIGINS: entry }, '127.0.0.1')).toThrow(
+      expect(() => readAllowedHosts({ MANGO_ALLOWED_ORIGINS: entry }, '127.0.0.1')).toThrow(
         new ConfigError(
           `MANGO_ALLOWED_ORIGINS entries must be origins like https://chat.example.com, got ${JSON.stringify(entry)}.`,
         ),
@@ -168,7 +166,7 @@ describe('the real server refuses rebinding requests to /mcp', () => {
     }
   });
 
-  test('the gate covers /mcp only: the API answers a foreign Origin as before', async () => {
+  test('the guard covers /mcp only: the API answers a foreign Origin as before', async () => {
     const response = await fetch(`${server.url}/api/settings/tools`, {
       headers: { authorization: `Bearer ${token}`, origin: 'http://evil.example' },
     });

@@ -3,7 +3,7 @@
  * type; another user, an unknown id and a malformed id all get the same 404; no token is a 401.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { detectImageFormat, writeImageFile } from '../../src/images/image-file-store.ts';
+import { detectImageFormat, writeImageFile } from '../../src/images/image-files.ts';
 import { JPEG_BYTES, PNG_BYTES } from '../helpers/replay-image-server.ts';
 import { createTestApp, FIXED_NOW, type TestApp } from '../helpers/test-app.ts';
 import { BACKENDS } from '../helpers/test-database.ts';

@@ -1,10 +1,10 @@
 /**
  * Fuzz of both settings routes: random JSON shapes, wrong types, huge and deeply nested bodies, unicode
  * and overlong tool names, odd content types. Every response must be a 2xx, or a 4xx with a JSON
- * `{error, code}`; afterwards every stored row must pass the strict settings policy.
+ * `{error, code}`; afterwards every stored row must pass the strict settings resolver.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mergeToolSettings } from '../../src/tools/settings-policy.ts';
+import { mergeToolSettings } from '../../src/tools/tool-settings-resolver.ts';
 import { createRandom } from '../helpers/seeded-random.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { BACKENDS } from '../helpers/test-database.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { detectImageFormat, writeImageFile } from '../../src/images/image-file-store.ts';
+import { detectImageFormat, writeImageFile } from '../../src/images/image-files.ts';
 import { type ImageRecord, InMemoryImageRepository } from '../../src/images/image-repository.ts';
 import { serveImage } from '../../src/images/serve-image.ts';
 import { JPEG_BYTES, PNG_BYTES } from '../helpers/replay-image-server.ts';

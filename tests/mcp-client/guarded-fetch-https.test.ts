@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AddressVerdict, judgeAddress } from '../../src/mcp-client/address-policy.ts';
 import { createGuardedFetch } from '../../src/mcp-client/guarded-fetch.ts';
+import { type AddressVerdict, judgeAddress } from '../../src/mcp-client/judge-address.ts';
 import { outcomeOf } from './fetch-outcome.ts';
 
 const CLIENT = join(import.meta.dir, '__fixtures__', 'guarded-fetch-client.ts');
@@ -131,7 +131,7 @@ describe('the guarded fetch over HTTPS', () => {
     expect(await fetchInChild(`https://localhost:${port}/mcp`, true, false)).toEqual({
       error: 'self signed certificate',
     });
-    // Trust does not lift the address policy.
+    // Trust does not lift the address check.
     const refused = await fetchInChild(`https://localhost:${port}/mcp`, false, true);
     expect(refused).toMatchObject({ classification: 'permission_denied' });
     expect(requests).toBe(before + 1);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { type AddressInfo, createServer } from 'node:net';
-import { judgeAddress } from '../../src/mcp-client/address-policy.ts';
 import { createGuardedFetch, SELF_MARK_HEADER } from '../../src/mcp-client/guarded-fetch.ts';
+import { judgeAddress } from '../../src/mcp-client/judge-address.ts';
 import { outcomeOf } from './fetch-outcome.ts';
 
 describe('the guarded fetch, with private addresses not allowed', () => {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runTurn } from '../../src/chat/turn.ts';
 import type { ToolProgressEvent } from '../../src/contracts/tool-progress-event.ts';
 import {
   configureImageGeneration,
   resetImageGenerationConfiguration,
 } from '../../src/images/image-generation-config.ts';
 import { InMemoryImageRepository } from '../../src/images/image-repository.ts';
+import { runModelLoop } from '../../src/model-loop/model-loop.ts';
 import {
   toolDefsToAnthropic,
   toolDefsToGeminiInteractions,
@@ -305,7 +305,7 @@ describeSandbox('external MCP servers on stdio, in the shell sandbox', () => {
       textResponse('read'),
     ]);
     const results: boolean[] = [];
-    for await (const event of runTurn({
+    for await (const event of runModelLoop({
       provider,
       model: 'm',
       history: [],

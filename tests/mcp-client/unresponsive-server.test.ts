@@ -8,12 +8,12 @@ import { afterAll, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runTurn } from '../../src/chat/turn.ts';
 import { ExternalToolSource } from '../../src/mcp-client/external-tool-source.ts';
 import { createGuardedFetch } from '../../src/mcp-client/guarded-fetch.ts';
 import { McpConnectionPool } from '../../src/mcp-client/mcp-connection-pool.ts';
 import { McpServerRegistry } from '../../src/mcp-client/mcp-server-registry.ts';
 import { mcpStateDirectoryIn } from '../../src/mcp-client/mcp-state-directory.ts';
+import { runModelLoop } from '../../src/model-loop/model-loop.ts';
 import { createUnsandboxedShell } from '../../src/sandbox/unsandboxed-shell.ts';
 import { getEnabledToolRuntime } from '../../src/settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../../src/settings/tool-settings-repository.ts';
@@ -64,7 +64,7 @@ test('a server that never answers is timed out, left out, and costs later turns 
     });
     expect(performance.now() - again).toBeLessThan(300);
     const events: string[] = [];
-    for await (const event of runTurn({
+    for await (const event of runModelLoop({
       provider: new ScriptedProvider([
         toolCallsResponse([{ id: 'c', name: 'fine', arguments: {} }]),
         textResponse('ok'),

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import '../../src/tools/builtin/index.ts';
+import '../../src/tools/builtin/register-builtin-tools.ts';
 import { openCliDependencies } from '../../src/cli/cli-dependencies.ts';
 import { getTool } from '../../src/tools/registry.ts';
 import { killEach, liveProcessesWith, sandboxProcessesIn } from '../helpers/live-processes.ts';

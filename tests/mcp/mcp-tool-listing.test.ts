@@ -10,7 +10,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { annotationsFor, toMcpTool } from '../../src/mcp/mcp-tool-listing.ts';
 import { createMcpToolServer } from '../../src/mcp/mcp-tool-server.ts';
 import { InMemoryToolSettingsRepository } from '../../src/settings/tool-settings-repository.ts';
-import '../../src/tools/builtin/index.ts';
+import '../../src/tools/builtin/register-builtin-tools.ts';
 import { computeReachableSet } from '../../src/tools/access/reachable-set.ts';
 import { getCurrentDatetimeTool } from '../../src/tools/builtin/get-current-datetime.ts';
 import { defaultToolRegistry, ToolRegistry } from '../../src/tools/registry.ts';

@@ -11,10 +11,10 @@ import type { ToolDefinition } from '../../src/contracts/tool-definition.ts';
 import { createAnthropicMessagesProvider } from '../../src/providers/anthropic-messages-provider.ts';
 import { createGeminiInteractionsProvider } from '../../src/providers/gemini-interactions-provider.ts';
 import { toGeminiSchema } from '../../src/providers/gemini-schema.ts';
+import type { ModelProvider } from '../../src/providers/model-provider.ts';
 import { createOpenAIChatProvider } from '../../src/providers/openai-chat-provider.ts';
 import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses-provider.ts';
 import { toStrictSchema } from '../../src/providers/strict-schema.ts';
-import type { ModelProvider } from '../../src/providers/types.ts';
 import { type RecordedRequest, startReplayServer } from '../helpers/replay-server.ts';
 import {
   anthropicBody,

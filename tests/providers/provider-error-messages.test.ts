@@ -7,9 +7,9 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { createAnthropicMessagesProvider } from '../../src/providers/anthropic-messages-provider.ts';
 import { finishFromError, redactSecret } from '../../src/providers/finish-events.ts';
 import { createGeminiInteractionsProvider } from '../../src/providers/gemini-interactions-provider.ts';
+import type { ModelProvider } from '../../src/providers/model-provider.ts';
 import { createOpenAIChatProvider } from '../../src/providers/openai-chat-provider.ts';
 import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses-provider.ts';
-import type { ModelProvider } from '../../src/providers/types.ts';
 import { startReplayServer } from '../helpers/replay-server.ts';
 import { collect, makeRequest } from './provider-test-support.ts';
 

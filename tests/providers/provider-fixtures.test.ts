@@ -8,9 +8,9 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
 import { createAnthropicMessagesProvider } from '../../src/providers/anthropic-messages-provider.ts';
 import { createGeminiInteractionsProvider } from '../../src/providers/gemini-interactions-provider.ts';
+import type { ModelProvider } from '../../src/providers/model-provider.ts';
 import { createOpenAIChatProvider } from '../../src/providers/openai-chat-provider.ts';
 import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses-provider.ts';
-import type { ModelProvider } from '../../src/providers/types.ts';
 import {
   readProviderFixture,
   splitJsonlStreams,

@@ -1,6 +1,6 @@
 /**
  * What real servers and networks do to a stream, for every adapter (the contract
- * of `types.ts`: a stream never throws and always ends with exactly one `finish`).
+ * of `model-provider.ts`: a stream never throws and always ends with exactly one `finish`).
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
@@ -9,12 +9,12 @@ import {
   createGeminiInteractionsProvider,
   translateGeminiStream,
 } from '../../src/providers/gemini-interactions-provider.ts';
+import type { ModelProvider } from '../../src/providers/model-provider.ts';
 import { createOpenAIChatProvider, translateChatStream } from '../../src/providers/openai-chat-provider.ts';
 import {
   createOpenAIResponsesProvider,
   translateResponsesStream,
 } from '../../src/providers/openai-responses-provider.ts';
-import type { ModelProvider } from '../../src/providers/types.ts';
 import { type ReplayStep, startReplayServer } from '../helpers/replay-server.ts';
 import {
   anthropicBody,

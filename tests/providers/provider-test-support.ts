@@ -2,7 +2,7 @@
 
 import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
 import type { ToolDefinition } from '../../src/contracts/tool-definition.ts';
-import type { ModelRequest } from '../../src/providers/types.ts';
+import type { ModelRequest } from '../../src/providers/model-provider.ts';
 
 export const weatherTool: ToolDefinition = {
   name: 'get_weather',

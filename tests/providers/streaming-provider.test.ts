@@ -5,8 +5,8 @@
  */
 import { describe, expect, test } from 'bun:test';
 import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
+import type { ModelRequest } from '../../src/providers/model-provider.ts';
 import { streamingProvider } from '../../src/providers/streaming-provider.ts';
-import type { ModelRequest } from '../../src/providers/types.ts';
 import { collect } from './provider-test-support.ts';
 
 const KEY = 'sk-test-0123456789';

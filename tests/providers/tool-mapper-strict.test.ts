@@ -1,18 +1,18 @@
 /**
  * Every built-in tool is strict-compatible after `toStrictSchema`: a tool that fails
  * isStrictCompatible on the derived schema is fixed rather than exempted. The cases come from the
- * registry, so a tool added to `src/tools/builtin/index.ts` is covered without editing this file.
+ * registry, so a tool added to `src/tools/builtin/register-builtin-tools.ts` is covered without editing this file.
  */
 import { describe, expect, test } from 'bun:test';
 import Ajv from 'ajv';
 import { toStrictJsonSchema } from 'openai/lib/transform';
 import { isStrictCompatible, toStrictSchema } from '../../src/providers/strict-schema.ts';
 import { toolDefsToResponsesAPI } from '../../src/providers/tool-mapper.ts';
-import '../../src/tools/builtin/index.ts';
+import '../../src/tools/builtin/register-builtin-tools.ts';
 import type { JsonSchema } from '../../src/contracts/json-schema.ts';
 import type { ToolDefinition } from '../../src/contracts/tool-definition.ts';
 import { listTools } from '../../src/tools/registry.ts';
-import { getDefaultToolSettings } from '../../src/tools/settings-policy.ts';
+import { getDefaultToolSettings } from '../../src/tools/tool-settings-resolver.ts';
 import { relaxStrictSchema, withoutLengthBounds } from './strict-schema-inverse.ts';
 
 /** Each builtin's static definition, plus its settings-aware one under default settings. */

@@ -7,7 +7,7 @@ import {
   toolDefsToResponsesAPI,
 } from '../../src/providers/tool-mapper.ts';
 import { getCurrentDatetimeTool } from '../../src/tools/builtin/get-current-datetime.ts';
-import '../../src/tools/builtin/index.ts';
+import '../../src/tools/builtin/register-builtin-tools.ts';
 import type { JsonSchema } from '../../src/contracts/json-schema.ts';
 import type { ToolDefinition } from '../../src/contracts/tool-definition.ts';
 import { executeTool } from '../../src/tools/execution.ts';

@@ -1,5 +1,5 @@
 /**
- * A long-running program started in its sandbox (an MCP server on stdio) is held by the program gate
+ * A long-running program started in its sandbox (an MCP server on stdio) is held by the program launcher
  * until its sandbox joined the user's process cgroup, so the program and every process it starts count
  * against that user's limit; after the start line its stdin is its own.
  */
@@ -53,7 +53,7 @@ describeSandbox('a program in its sandbox counts against its user’s process li
   };
 
   test.skipIf(!usable)(
-    'the gate, the program and its children are in the user’s cgroup; the rest of stdin reaches the program',
+    'the launcher, the program and its children are in the user’s cgroup; the rest of stdin reaches the program',
     async () => {
       const userId = `program-user-${crypto.randomUUID()}`;
       const hash = createHash('sha256').update(userId).digest('hex').slice(0, 16);
@@ -65,13 +65,13 @@ describeSandbox('a program in its sandbox counts against its user’s process li
       try {
         const read = stdoutReader(child);
         expect(await read('started\n')).toBe('started\n');
-        // The gate (the sandbox's PID 1), bash and its three sleeps: five tasks, all counted.
+        // The launcher (the sandbox's PID 1), bash and its three sleeps: five tasks, all counted.
         expect(readFileSync(`${directory}/pids.current`, 'utf8')).toBe('5\n');
         expect(readFileSync(`${directory}/pids.max`, 'utf8')).toBe('60\n');
         child.stdin.write('hello\n');
         await child.stdin.flush();
         expect(await read('got hello\n')).toBe('started\ngot hello\n');
-        // bash exits; the gate kills the sleeps and ends the setup.sandbox.
+        // bash exits; the launcher kills the sleeps and ends the setup.sandbox.
         expect(await child.exited).toBe(0);
         expect(await waitUntil(() => readFileSync(`${directory}/pids.current`, 'utf8') === '0\n', 5000)).toBe(
           true,
@@ -93,7 +93,7 @@ describeSandbox('a program in its sandbox counts against its user’s process li
       try {
         const output = await stdoutReader(child)('\n');
         const count = Number(/^stopped at (\d+)\n$/.exec(output)?.[1]);
-        // 60 tasks for the user: the gate, perl (bash runs a lone command by exec) and its 58 children.
+        // 60 tasks for the user: the launcher, perl (bash runs a lone command by exec) and its 58 children.
         expect(count).toBe(58);
       } finally {
         child.kill('SIGKILL');

@@ -12,7 +12,7 @@ import {
 import { buildShellTool } from '../../src/tools/builtin/build-shell-tool.ts';
 import { executeTool } from '../../src/tools/execution.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
-import { getToolDefinitionsForTools } from '../../src/tools/settings-policy.ts';
+import { getToolDefinitionsForTools } from '../../src/tools/tool-settings-resolver.ts';
 import { MemorySandboxIdRepository, testSandboxUsers } from '../helpers/test-sandbox-users.ts';
 import { makeReachableSet } from '../helpers/tool-context.ts';
 

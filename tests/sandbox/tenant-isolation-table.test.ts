@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSandboxIdRepository } from '../../src/db/database-sandbox-id-repository.ts';
-import { getUserImageDirectoryName } from '../../src/images/image-file-store.ts';
+import { getUserImageDirectoryName } from '../../src/images/image-files.ts';
 import { mcpStateDirectoryIn } from '../../src/mcp-client/mcp-state-directory.ts';
 import { liveProcessesWith } from '../helpers/live-processes.ts';
 import {

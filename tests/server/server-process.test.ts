@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { DatabaseToolSettingsRepository } from '../../src/db/database-tool-settings-repository.ts';
 import { DatabaseUserRepository } from '../../src/db/database-user-repository.ts';
-import { mergeToolSettings } from '../../src/tools/settings-policy.ts';
+import { mergeToolSettings } from '../../src/tools/tool-settings-resolver.ts';
 import { startServerProcess } from '../helpers/server-process.ts';
 import { createTestRegistry } from '../helpers/test-app.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';

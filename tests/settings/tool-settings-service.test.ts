@@ -6,7 +6,7 @@ import {
 } from '../../src/settings/tool-settings-repository.ts';
 import { ToolSettingsService } from '../../src/settings/tool-settings-service.ts';
 import { ToolError, ToolParameterError } from '../../src/tools/errors.ts';
-import { sanitizeSavedSettings } from '../../src/tools/settings-policy.ts';
+import { sanitizeSavedSettings } from '../../src/tools/tool-settings-resolver.ts';
 import { makeSettingsTool } from '../helpers/fake-tools.ts';
 import { createTestRegistry } from '../helpers/test-app.ts';
 

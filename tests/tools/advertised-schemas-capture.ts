@@ -20,7 +20,7 @@ import { grepTool } from '../../src/tools/builtin/grep.ts';
 import { listDirectoryTool } from '../../src/tools/builtin/list-directory.ts';
 import { readFileTool } from '../../src/tools/builtin/read-file.ts';
 import { writeFileTool } from '../../src/tools/builtin/write-file.ts';
-import { getDefaultToolSettings } from '../../src/tools/settings-policy.ts';
+import { getDefaultToolSettings } from '../../src/tools/tool-settings-resolver.ts';
 import type { RegisteredTool } from '../../src/tools/types.ts';
 
 /** Every builtin, in a fixed order; the test checks that no registered builtin is missing from it. */

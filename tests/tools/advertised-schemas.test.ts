@@ -14,7 +14,7 @@ import { expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listTools } from '../../src/tools/registry.ts';
-import '../../src/tools/builtin/index.ts';
+import '../../src/tools/builtin/register-builtin-tools.ts';
 import { builtinToolsForSnapshot, captureAdvertisedSchemas } from './advertised-schemas-capture.ts';
 
 const snapshot = JSON.parse(

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import '../../src/tools/builtin/index.ts';
+import '../../src/tools/builtin/register-builtin-tools.ts';
 import type { JsonSchema } from '../../src/contracts/json-schema.ts';
 import { ArgumentValidator, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH } from '../../src/tools/argument-validator.ts';
 import { ToolError } from '../../src/tools/errors.ts';

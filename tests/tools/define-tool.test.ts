@@ -3,9 +3,9 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from '../../src/tools/define-tool.ts';
 import { executeTool } from '../../src/tools/execution.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
-import { getDefaultToolSettings, getToolDefinition } from '../../src/tools/settings-policy.ts';
 import { StringEnum } from '../../src/tools/tool-schema.ts';
 import { setting } from '../../src/tools/tool-settings.ts';
+import { getDefaultToolSettings, getToolDefinition } from '../../src/tools/tool-settings-resolver.ts';
 import { CAUTIOUS_TRAITS } from '../../src/tools/tool-traits.ts';
 import { makeReachableSet } from '../helpers/tool-context.ts';
 
@@ -101,7 +101,7 @@ test('execute gets validated arguments and the saved settings, typed', async () 
     result: { counted: 20, unit: 'steps' },
   });
   expect(seen.at(-1)).toMatchObject({ args: { to: 30 }, settings: { limit: 20, unitName: 'steps' } });
-  // A saved value the settings policy refuses falls back to its default before execute sees it.
+  // A saved value the settings resolver refuses falls back to its default before execute sees it.
   expect(await run({ to: 30 }, { limit: 500 })).toEqual({ ok: true, result: { counted: 10, unit: 'items' } });
   expect(invalid).toEqual(['Tool "counter" setting "limit" must be at most 50, got 500.']);
   expect(await run({ to: 0 }, {})).toEqual({

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { ToolCancelledError, ToolError, ToolTimeoutError } from '../../src/tools/errors.ts';
 import { ABORT_GRACE_MILLISECONDS, executeTool } from '../../src/tools/execution.ts';
 import { ToolRegistry } from '../../src/tools/registry.ts';
-import { getToolDefinitionsForTools } from '../../src/tools/settings-policy.ts';
+import { getToolDefinitionsForTools } from '../../src/tools/tool-settings-resolver.ts';
 import type { ToolContext } from '../../src/tools/types.ts';
 import { makeTool } from '../helpers/fake-tools.ts';
 import { manualTimers } from '../helpers/manual-timers.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import '../../src/tools/builtin/index.ts';
+import '../../src/tools/builtin/register-builtin-tools.ts';
 import { buildShellTool } from '../../src/tools/builtin/build-shell-tool.ts';
 import { defaultToolRegistry } from '../../src/tools/registry.ts';
 import { findShellInterpreter } from '../../src/tools/shell/shell-interpreter.ts';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { liveProcessesWith } from '../helpers/live-processes.ts';
 import { type ReplayServer, sseFromEvents, startReplayServer } from '../helpers/replay-server.ts';
-import '../../src/tools/builtin/index.ts';
+import '../../src/tools/builtin/register-builtin-tools.ts';
 import { defaultToolRegistry, ToolRegistry } from '../../src/tools/registry.ts';
 import { makeTool } from '../helpers/fake-tools.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';

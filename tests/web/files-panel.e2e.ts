@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import '../../src/tools/builtin/index.ts';
+import '../../src/tools/builtin/register-builtin-tools.ts';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import {

@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import '../../src/tools/builtin/index.ts';
+import '../../src/tools/builtin/register-builtin-tools.ts';
 import { createApp } from '../../src/http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../../src/http/app-dependencies.ts';
 import { installationDirectory } from '../../src/workspaces/installation-directory.ts';

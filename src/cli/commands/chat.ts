@@ -16,14 +16,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { buildSystemPrompt } from '../../chat/system-prompt.ts';
-import { runTurn } from '../../chat/turn.ts';
+import { createTerminalApprovalGate } from '../../approvals/terminal-approval-gate.ts';
 import { readVariable } from '../../config/environment-variables.ts';
 import { dataDirectoryOf } from '../../config.ts';
 import type { ConversationItem } from '../../contracts/conversation-item.ts';
 import { PROVIDER_IDS, type ProviderId } from '../../contracts/provider-id.ts';
 import type { TurnDoneReason } from '../../contracts/turn-event.ts';
-import type { ModelProvider } from '../../providers/types.ts';
+import { runModelLoop } from '../../model-loop/model-loop.ts';
+import { buildSystemPrompt } from '../../model-loop/system-prompt.ts';
+import type { ModelProvider } from '../../providers/model-provider.ts';
 import { getEnabledToolRuntime } from '../../settings/tool-runtime.ts';
 import { InMemoryToolSettingsRepository } from '../../settings/tool-settings-repository.ts';
 import type { ExecuteToolOptions } from '../../tools/execution.ts';
@@ -32,7 +33,6 @@ import { defaultToolRegistry } from '../../tools/registry.ts';
 import { UserCallSlots } from '../../tools/user-call-slots.ts';
 import { resolveCliAccess } from '../cli-tool-access.ts';
 import { withCliToolRegistry } from '../cli-tool-registry.ts';
-import { createTerminalApprovalGate } from '../terminal-approval-gate.ts';
 import { createTurnPrinter } from '../turn-printer.ts';
 import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
 
@@ -160,7 +160,7 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
         const stopListening = onInterrupt(() => controller.abort());
         let reason: TurnDoneReason = 'error';
         try {
-          for await (const event of runTurn({
+          for await (const event of runModelLoop({
             provider,
             model: values.model as string,
             systemPrompt,

@@ -12,7 +12,7 @@ import { ToolParameterError } from '../../tools/errors.ts';
 import { executeTool } from '../../tools/execution.ts';
 import { InMemoryFreshnessLedger } from '../../tools/freshness-ledger.ts';
 import { getTool, listTools } from '../../tools/registry.ts';
-import { mergeToolSettings } from '../../tools/settings-policy.ts';
+import { mergeToolSettings } from '../../tools/tool-settings-resolver.ts';
 import type { EffectiveToolSettings, SavedToolSettings, ToolCallContext } from '../../tools/types.ts';
 import { resolveCliAccess } from '../cli-tool-access.ts';
 import { parseCommandLine } from '../parse-command-line.ts';

@@ -24,7 +24,7 @@ import { DatabaseUserRepository } from '../../db/database-user-repository.ts';
 import { DatabaseWorkspaceRepository } from '../../db/database-workspace-repository.ts';
 import { HeldDirectory } from '../../descriptors/held-directory.ts';
 import { errorCodeOf } from '../../descriptors/system-call-error.ts';
-import { getUserImageDirectoryName } from '../../images/image-file-store.ts';
+import { getUserImageDirectoryName } from '../../images/image-files.ts';
 import {
   FORMER_MCP_STATE_DIRECTORY_NAME,
   MCP_STATE_DIRECTORY_NAME,

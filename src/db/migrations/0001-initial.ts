@@ -3,7 +3,7 @@
  *
  * - Timestamps are ISO-8601 UTC text in both dialects (sortable, identical on both backends).
  * - `user_tool_settings.parameters_json` is text, not `jsonb`: a row is parsed and validated by the
- *   settings policy on read, so a corrupted value falls back to defaults instead of failing the query.
+ *   settings resolver on read, so a corrupted value falls back to defaults instead of failing the query.
  * - `file_observations` is keyed by chat id and real path. It has no foreign key to `chats`, which a
  *   later migration owns; deleting a chat deletes its observations (`deleteChatObservations`).
  */

@@ -1,6 +1,6 @@
 /**
  * Migration 2: the `images` table: one record per generated image, its owner and chat, and
- * where its file is under the data directory (`src/images/image-file-store.ts`).
+ * where its file is under the data directory (`src/images/image-files.ts`).
  *
  * - Conventions of migration 1: ISO-8601 UTC text timestamps, the same columns on both dialects.
  * - `user_id` references `users(id)` and cascades: a deleted user's records go (their files under

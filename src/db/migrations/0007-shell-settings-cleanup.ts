@@ -2,7 +2,7 @@
  * Migration 7: the shell tools' `allowedEnvVars` setting is gone (a command's environment is an
  * allowlist now, extended only by the operator's `MANGO_SHELL_PASS_ENV`), so its saved values are
  * removed from `user_tool_settings.parameters_json` of bash, zsh and powershell. Every other saved
- * value stays as it was. A row whose text is not a JSON object is left alone: the settings policy
+ * value stays as it was. A row whose text is not a JSON object is left alone: the settings resolver
  * already reads such a row as defaults, and a migration must not fail on it.
  */
 import type { Migration } from './migration.ts';

@@ -4,8 +4,8 @@
  * each route calls one `ChatService` method; `ChatError` codes become statuses in `http-errors.ts`.
  */
 import { Elysia, t } from 'elysia';
-import { TURN_LIMIT_RETRY_AFTER_SECONDS } from '../../chat/turn-runner.ts';
 import { keepAliveMillisecondsFor } from '../../config.ts';
+import { TURN_LIMIT_RETRY_AFTER_SECONDS } from '../../turns/turn-coordinator.ts';
 import type { AppDependencies } from '../app-dependencies.ts';
 import { parseJsonBody } from '../json-body.ts';
 import { errorBodySchema } from '../settings/tool-settings-schemas.ts';

@@ -3,7 +3,7 @@
  * own checks so an oversized field is a 400 before the service runs.
  */
 import { t } from 'elysia';
-import { MAX_APPROVAL_REASON_LENGTH } from '../../chat/answer-tool-approval.ts';
+import { MAX_APPROVAL_REASON_LENGTH } from '../../approvals/answer-tool-approval.ts';
 import {
   MAX_MESSAGE_LENGTH,
   MAX_MODEL_LENGTH,

@@ -11,7 +11,6 @@ import type { ChatConfig } from '../../chat/chat-config.ts';
 import type { ChatRepository } from '../../chat/chat-repository.ts';
 import { ChatService } from '../../chat/chat-service.ts';
 import { InMemoryChatRepository } from '../../chat/in-memory-chat-repository.ts';
-import { turnTimingFor } from '../../chat/turn-timing.ts';
 import type { ProviderRegistry } from '../../providers/provider-registry.ts';
 import { getEnabledToolRuntime } from '../../settings/tool-runtime.ts';
 import type { ToolSettingsRepository } from '../../settings/tool-settings-repository.ts';
@@ -21,6 +20,7 @@ import type { FreshnessLedger } from '../../tools/freshness-ledger.ts';
 import type { ToolRegistry } from '../../tools/registry.ts';
 import type { UserCallSlots } from '../../tools/user-call-slots.ts';
 import type { UserToolSource } from '../../tools/user-tool-source.ts';
+import { turnTimingFor } from '../../turns/turn-timing.ts';
 import type { WorkspaceService } from '../../workspaces/workspace-service.ts';
 import { isDatabaseUnavailableError } from '../database-outage.ts';
 

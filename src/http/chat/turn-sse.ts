@@ -11,9 +11,9 @@
  * requires for a single-line payload.
  */
 
-import { serializeTurnEvent } from '../../chat/turn-event-json.ts';
-import type { TurnFollower } from '../../chat/turn-follower.ts';
 import type { TurnEvent } from '../../contracts/turn-event.ts';
+import { serializeTurnEvent } from '../../turns/turn-event-json.ts';
+import type { TurnFollower } from '../../turns/turn-follower.ts';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream; charset=utf-8',

@@ -1,10 +1,10 @@
 /**
- * The DNS-rebinding gate of `/mcp`: a request whose `Host` or `Origin` the policy refuses
+ * The DNS-rebinding guard of `/mcp`: a request whose `Host` or `Origin` the policy refuses
  * (`allowed-hosts.ts`) is answered 403 before authentication, so nothing of a session is read or
  * created for it. Mounted in `createApp` ahead of the authentication plugin; other paths pass.
  */
 import { Elysia } from 'elysia';
-import { type AllowedHostPolicy, refuseHostOrOrigin } from '../allowed-hosts.ts';
+import { type AllowedHosts, refuseHostOrOrigin } from '../allowed-hosts.ts';
 import { HttpError } from '../http-errors.ts';
 
 function isMcpPath(url: string): boolean {
@@ -14,7 +14,7 @@ function isMcpPath(url: string): boolean {
   return pathname === '/mcp' || pathname.startsWith('/mcp/');
 }
 
-export function createMcpOriginGuard(policy: AllowedHostPolicy) {
+export function createMcpOriginGuard(policy: AllowedHosts) {
   return new Elysia({ name: 'mango-mcp-origin-guard' }).onRequest(({ request }) => {
     if (!isMcpPath(request.url)) return;
     const refusal = refuseHostOrOrigin(request, policy);

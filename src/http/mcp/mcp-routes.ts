@@ -1,7 +1,7 @@
 /**
  * `/mcp` (docs/mcp.md): the MCP Streamable HTTP transport, every method, behind the bearer-token auth.
  *
- * - The authentication gate answers 401 before anything is read; the handler gets only the `user`.
+ * - The authentication guard answers 401 before anything is read; the handler gets only the `user`.
  * - `parse: 'none'`: Elysia must not consume the body, the SDK transport reads the request itself.
  * - One `McpHttpSessions` per app (`deps.mcpSessions`), and the app's `ToolSettingsEvents`, the same
  *   instance the settings service emits on: a PUT /api/settings/tools/… sends

@@ -2,7 +2,7 @@
  * `GET /api/workspaces/:id/files?path=`: the entries of one directory of a workspace, folders first,
  * then by name, with size and modification time. It is list_directory's own listing
  * (`listVerifiedDirectory`): the directory held open at its resolved real path with links refused on
- * every component, listed through that descriptor with the walk gate (a symlink whose target lies
+ * every component, listed through that descriptor with the walk entry filter (a symlink whose target lies
  * outside the workspace is left out, counted in `omitted`), and each entry described through the held
  * directory without following it.
  */

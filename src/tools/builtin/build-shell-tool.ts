@@ -31,7 +31,7 @@ import {
   ToolTimeoutError,
 } from '../errors.ts';
 import { MAX_TOOL_TIMEOUT_SECONDS, MIN_TOOL_TIMEOUT_SECONDS } from '../execution.ts';
-import { PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
+import { PATH_ACCESS_SETTINGS } from '../fs/path-access-settings.ts';
 import { excerptCutMarker, formatBytes, shellOutputCapNotice } from '../output/cut-notices.ts';
 import { capCharacters } from '../output/utf8-cap.ts';
 import type { ShellCommandResult } from '../shell/run-shell-command.ts';
@@ -86,7 +86,7 @@ const SHELL_SETTINGS = {
     description:
       'Environment variables removed from commands, beyond the fixed allowlist (PATH, LANG, TERM, TZ, pagers) and what the operator passes (MANGO_SHELL_PASS_ENV). Exact names or patterns with * (e.g. LC_*).',
   }),
-  ...PATH_POLICY_SETTINGS,
+  ...PATH_ACCESS_SETTINGS,
 };
 
 type ShellLimits = Pick<SettingValues<typeof SHELL_SETTINGS>, 'timeoutSeconds' | 'maxOutputBytes'>;

@@ -12,7 +12,7 @@ import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError, ToolNotFoundError } from '../errors.ts';
 import { looksBinary } from '../fs/binary-probe.ts';
 import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
-import { filePathParameter, PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
+import { filePathParameter, PATH_ACCESS_SETTINGS } from '../fs/path-access-settings.ts';
 import { replaceFile } from '../fs/replace-file.ts';
 import { WRITE_APPROVAL_SETTINGS } from '../fs/write-approval-settings.ts';
 import { registerTool } from '../registry.ts';
@@ -133,7 +133,7 @@ export const editFileTool = defineTool({
   category: 'system',
   enabledByDefault: true,
   canDisable: true,
-  settings: { ...PATH_POLICY_SETTINGS, ...WRITE_APPROVAL_SETTINGS },
+  settings: { ...PATH_ACCESS_SETTINGS, ...WRITE_APPROVAL_SETTINGS },
   execute: editFile,
 });
 

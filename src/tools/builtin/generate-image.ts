@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { type GenerateImageResult, generateImages } from '../../images/generate-images.ts';
 import { getImageProviders } from '../../images/get-image-providers.ts';
-import { detectImageFormat, writeImageFile } from '../../images/image-file-store.ts';
+import { detectImageFormat, writeImageFile } from '../../images/image-files.ts';
 import {
   describeMissingImageProvider,
   getImageGenerationConfig,

@@ -12,12 +12,12 @@ import { type Static, Type } from '@sinclair/typebox';
 import { getAccessPolicy } from '../access/access-policy.ts';
 import { protectedPathCovering } from '../access/reachable-set.ts';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
-import { createWalkGate } from '../access/walk-gate.ts';
+import { createWalkEntryFilter } from '../access/walk-entry-filter.ts';
 import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';
 import { statVerified } from '../fs/open-verified-file.ts';
-import { PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
+import { PATH_ACCESS_SETTINGS } from '../fs/path-access-settings.ts';
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
 import { scanGlob } from '../fs/scan-glob.ts';
 import { globCapNotice, policyOmissionNotice } from '../output/cut-notices.ts';
@@ -56,7 +56,7 @@ const parameters = Type.Object({
 });
 
 const settings = {
-  ...PATH_POLICY_SETTINGS,
+  ...PATH_ACCESS_SETTINGS,
   maxResults: setting.integer({
     label: 'Maximum results',
     description: 'Most paths one call returns; the result says truncated when more matched.',
@@ -92,7 +92,7 @@ async function glob(
     throw describeSystemError(error, 'search', resolved.input);
   }
   const policy = await getAccessPolicy(context);
-  const gate = createWalkGate(policy);
+  const filter = createWalkEntryFilter(policy);
   const { paths, truncated } = await scanGlob({
     pattern,
     root: resolved.real,
@@ -100,12 +100,12 @@ async function glob(
     dot,
     maxResults,
     signal: context.signal,
-    admits: (directory, name, kind) => gate.admitsEntry(directory, name, kind === 'link'),
+    admits: (directory, name, kind) => filter.admitsEntry(directory, name, kind === 'link'),
     // The server's own directories (a pattern from `/` meets /proc) are not walked: nothing in them may
     // be reported.
     skipsDirectory: (directory) => protectedPathCovering(policy.reachable, directory) !== undefined,
   });
-  const refusedByPolicy = gate.refused;
+  const refusedByPolicy = filter.refused;
   const anchor = getResultPathAnchor(context, absolute);
   const matches = paths.map((path) => toResultPath(path, anchor)).sort();
   const result: GlobResult = { pattern, cwd: cwdArgument ?? resolved.absolute, matches, truncated };

@@ -20,7 +20,7 @@ import { GREP_PATTERN_MAX_LENGTH } from '../fs/grep/compile-grep-pattern.ts';
 import { grepOptionsFrom } from '../fs/grep/grep-options.ts';
 import { runGrepSearch } from '../fs/grep/run-grep-search.ts';
 import { statVerified } from '../fs/open-verified-file.ts';
-import { PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
+import { PATH_ACCESS_SETTINGS } from '../fs/path-access-settings.ts';
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
 import { cutLine, grepCapNotice, policyOmissionNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
@@ -80,7 +80,7 @@ const parameters = Type.Object({
 });
 
 const settings = {
-  ...PATH_POLICY_SETTINGS,
+  ...PATH_ACCESS_SETTINGS,
   maxResults: setting.integer({
     label: 'Maximum results',
     description: 'Most matching lines one call returns.',

@@ -10,7 +10,7 @@ import { ToolArgumentError } from '../errors.ts';
 import { describeSystemError } from '../fs/describe-system-error.ts';
 import { listVerifiedDirectory } from '../fs/list-verified-directory.ts';
 import { statVerified } from '../fs/open-verified-file.ts';
-import { PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
+import { PATH_ACCESS_SETTINGS } from '../fs/path-access-settings.ts';
 import { policyOmissionNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
 import { readOnlyLocalTraits } from '../tool-traits.ts';
@@ -88,7 +88,7 @@ export const listDirectoryTool = defineTool({
   category: 'system',
   enabledByDefault: true,
   canDisable: true,
-  settings: { ...PATH_POLICY_SETTINGS },
+  settings: { ...PATH_ACCESS_SETTINGS },
   execute: listDirectory,
 });
 

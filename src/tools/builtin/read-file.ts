@@ -12,7 +12,7 @@ import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
 import { BINARY_PROBE_BYTES, looksBinary } from '../fs/binary-probe.ts';
 import { countLines, recordRead, sha256Hex } from '../fs/freshness.ts';
-import { filePathParameter, PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
+import { filePathParameter, PATH_ACCESS_SETTINGS } from '../fs/path-access-settings.ts';
 import { readVerifiedFile } from '../fs/read-verified-file.ts';
 import { cutLine, formatBytes, readWindowNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
@@ -220,7 +220,7 @@ export const readFileTool = defineTool({
   category: 'system',
   enabledByDefault: true,
   canDisable: true,
-  settings: { ...PATH_POLICY_SETTINGS },
+  settings: { ...PATH_ACCESS_SETTINGS },
   execute: readFile,
 });
 

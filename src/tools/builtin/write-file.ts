@@ -11,7 +11,7 @@ import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
 import { defineTool } from '../define-tool.ts';
 import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
-import { filePathParameter, PATH_POLICY_SETTINGS } from '../fs/path-policy-settings.ts';
+import { filePathParameter, PATH_ACCESS_SETTINGS } from '../fs/path-access-settings.ts';
 import { replaceFile } from '../fs/replace-file.ts';
 import { WRITE_APPROVAL_SETTINGS } from '../fs/write-approval-settings.ts';
 import { registerTool } from '../registry.ts';
@@ -80,7 +80,7 @@ export const writeFileTool = defineTool({
   category: 'system',
   enabledByDefault: true,
   canDisable: true,
-  settings: { ...PATH_POLICY_SETTINGS, ...WRITE_APPROVAL_SETTINGS },
+  settings: { ...PATH_ACCESS_SETTINGS, ...WRITE_APPROVAL_SETTINGS },
   execute: writeFile,
 });
 

@@ -2,14 +2,14 @@
  * Listing a checked directory the way every listing must: the directory is opened at its checked real
  * location with links refused on every component (a swap since the check fails with `ELOOP`) and listed
  * through that descriptor, so the listing is of the directory actually checked, not of whatever a swapped
- * path names now. Each entry passes the walk gate: a symlink whose target is out of reach, or an entry the
+ * path names now. Each entry passes the walk entry filter: a symlink whose target is out of reach, or an entry the
  * policy refuses, is left out and only counted. list_directory and the web app's files panel share it.
  */
 import type { Dirent } from 'node:fs';
 import { HeldDirectory, withHeldDirectory } from '../../descriptors/held-directory.ts';
 import { getAccessPolicy } from '../access/access-policy.ts';
 import type { ResolvedPath } from '../access/resolve-and-validate-path.ts';
-import { createWalkGate } from '../access/walk-gate.ts';
+import { createWalkEntryFilter } from '../access/walk-entry-filter.ts';
 import type { ToolContext } from '../types.ts';
 import { linkKindOf } from './walk-tree.ts';
 
@@ -35,10 +35,10 @@ export async function listVerifiedDirectory<Entry = Dirent>(
   const policy = await getAccessPolicy(context);
   policy.require(resolved.real, 'read', resolved.input, resolved.absolute);
   return withHeldDirectory(HeldDirectory.open(resolved.real), async (directory) => {
-    const gate = createWalkGate(policy);
+    const filter = createWalkEntryFilter(policy);
     const entries = (await directory.entries())
-      .filter((entry) => gate.admitsEntry(directory, entry.name, linkKindOf(entry)))
+      .filter((entry) => filter.admitsEntry(directory, entry.name, linkKindOf(entry)))
       .map((entry) => describe(directory, entry));
-    return { real: resolved.real, entries, refused: gate.refused };
+    return { real: resolved.real, entries, refused: filter.refused };
   });
 }

@@ -4,13 +4,13 @@
  * link while the scan runs is never listed. The pattern's leading literal segments (`..` and an absolute
  * prefix included) are applied to its spelling first and name the directory the walk starts from; each
  * entry below it is matched on its path relative to that directory and passed to the caller's filter
- * (the access policy's walk gate) with the held directory it was listed in.
+ * (the access policy's walk entry filter) with the held directory it was listed in.
  */
 import { realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { HeldDirectory } from '../../descriptors/held-directory.ts';
-import { entryLocation } from '../access/walk-gate.ts';
+import { entryLocation } from '../access/walk-entry-filter.ts';
 import { describeSystemError } from './describe-system-error.ts';
 import { dotNameFilter } from './dot-name-filter.ts';
 import { type WalkEntryKind, walkTree } from './walk-tree.ts';
@@ -25,7 +25,7 @@ export interface GlobScanOptions {
   maxResults: number;
   signal?: AbortSignal;
   /**
-   * Candidate filter (the access policy's walk gate): entry `name` of `directory`, held at its real
+   * Candidate filter (the access policy's walk entry filter): entry `name` of `directory`, held at its real
    * location, that matched the pattern.
    */
   admits?: (directory: HeldDirectory, name: string, kind: WalkEntryKind) => boolean;

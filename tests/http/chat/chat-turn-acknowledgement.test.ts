@@ -11,13 +11,13 @@
  * - the chat is deleted just before that commit: 404, as for a chat that never existed.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
-import type { TurnFence } from '../../../src/chat/turn-fence.ts';
 import type { ConversationItem } from '../../../src/contracts/conversation-item.ts';
 import type { Database } from '../../../src/db/database.ts';
 import { DatabaseChatRepository } from '../../../src/db/database-chat-repository.ts';
-import { DatabaseTurnStore } from '../../../src/db/database-turn-store.ts';
+import { DatabaseTurnRepository } from '../../../src/db/database-turn-repository.ts';
 import { type App, createApp } from '../../../src/http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../../../src/http/app-dependencies.ts';
+import type { TurnFence } from '../../../src/turns/turn-fence.ts';
 import { ScriptedProvider, textResponse } from '../../helpers/scripted-provider.ts';
 import { collectSseEvents } from '../../helpers/sse-client.ts';
 import { createStubProviderRegistry } from '../../helpers/stub-provider-registry.ts';
@@ -39,13 +39,13 @@ describe.each(BACKENDS)('the user message of an acknowledged turn on %s', (backe
   beforeAll(async () => {
     handle = await createTestDatabase(backend);
     const database: Database = handle.database;
-    class FaultyTurnStore extends DatabaseTurnStore {
+    class FaultyTurnRepository extends DatabaseTurnRepository {
       override async appendTurnMessage(fence: TurnFence, chatId: string, id: string, item: ConversationItem) {
         const active = fault;
         if (item.type !== 'user_text' || active === undefined) {
           return super.appendTurnMessage(fence, chatId, id, item);
         }
-        let stored: Awaited<ReturnType<DatabaseTurnStore['appendTurnMessage']>> | undefined;
+        let stored: Awaited<ReturnType<DatabaseTurnRepository['appendTurnMessage']>> | undefined;
         await active(fence, async () => {
           stored = await super.appendTurnMessage(fence, chatId, id, item);
         });
@@ -53,7 +53,7 @@ describe.each(BACKENDS)('the user message of an acknowledged turn on %s', (backe
       }
     }
     class FaultyRepository extends DatabaseChatRepository {
-      override readonly turns = new FaultyTurnStore(database);
+      override readonly turns = new FaultyTurnRepository(database);
     }
     deps = createAppDependencies({
       config: handle.config,

@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ClaimTurnInput } from '../../../src/chat/turn-store.ts';
 import { DatabaseChatRepository } from '../../../src/db/database-chat-repository.ts';
-import { DatabaseTurnStore } from '../../../src/db/database-turn-store.ts';
+import { DatabaseTurnRepository } from '../../../src/db/database-turn-repository.ts';
 import { type App, createApp } from '../../../src/http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../../../src/http/app-dependencies.ts';
+import type { ClaimTurnInput } from '../../../src/turns/turn-repository.ts';
 import { hangUntilAborted, ScriptedProvider, textResponse } from '../../helpers/scripted-provider.ts';
 import { collectSseEvents } from '../../helpers/sse-client.ts';
 import { createStubProviderRegistry } from '../../helpers/stub-provider-registry.ts';
@@ -153,14 +153,14 @@ describe.each(BACKENDS)('turn lease across two instances on %s', (backend) => {
   test('a chat deleted while its turn starts is 404 not_found, not a 500 from the claim', async () => {
     const database = handle.database;
     // Deletes the chat between the service's existence check and its claim (another request).
-    class RacingTurnStore extends DatabaseTurnStore {
+    class RacingTurnRepository extends DatabaseTurnRepository {
       override async claimTurn(input: ClaimTurnInput) {
         await new DatabaseChatRepository(database).deleteChat(input.chatId);
         return super.claimTurn(input);
       }
     }
     class RacingRepository extends DatabaseChatRepository {
-      override readonly turns = new RacingTurnStore(database);
+      override readonly turns = new RacingTurnRepository(database);
     }
     const racing = new RacingRepository(database);
     const deps = createAppDependencies({

@@ -8,10 +8,10 @@ import type { ProviderId } from '../../../src/contracts/provider-id.ts';
 import { createAnthropicMessagesProvider } from '../../../src/providers/anthropic-messages-provider.ts';
 import { createGeminiGenerateContentProvider } from '../../../src/providers/gemini-generate-content-provider.ts';
 import { createGeminiInteractionsProvider } from '../../../src/providers/gemini-interactions-provider.ts';
+import type { ModelProvider } from '../../../src/providers/model-provider.ts';
 import { createOpenAIChatProvider } from '../../../src/providers/openai-chat-provider.ts';
 import { createOpenAIResponsesProvider } from '../../../src/providers/openai-responses-provider.ts';
 import type { ProviderClientOptions } from '../../../src/providers/streaming-provider.ts';
-import type { ModelProvider } from '../../../src/providers/types.ts';
 import {
   anthropicWire,
   chatWire,

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { resolveAndValidatePath } from '../../../src/tools/access/resolve-and-validate-path.ts';
 import { ToolError } from '../../../src/tools/errors.ts';
 import {
-  PATH_POLICY_DEFAULT_PARAMETERS,
-  PATH_POLICY_PARAMETER_DESCRIPTORS,
-} from '../../../src/tools/fs/path-policy-settings.ts';
+  PATH_ACCESS_DEFAULT_PARAMETERS,
+  PATH_ACCESS_PARAMETER_DESCRIPTORS,
+} from '../../../src/tools/fs/path-access-settings.ts';
 import type { ToolContext } from '../../../src/tools/types.ts';
 import { makeTempDirectory, makeToolContext, pathList } from '../../helpers/tool-context.ts';
 
@@ -185,12 +185,12 @@ describe('resolution', () => {
   });
 
   test('shared settings descriptors and defaults', () => {
-    expect(PATH_POLICY_PARAMETER_DESCRIPTORS.map((descriptor) => [descriptor.name, descriptor.type])).toEqual(
+    expect(PATH_ACCESS_PARAMETER_DESCRIPTORS.map((descriptor) => [descriptor.name, descriptor.type])).toEqual(
       [
         ['allowedPaths', 'path_list'],
         ['deniedPaths', 'path_list'],
       ],
     );
-    expect(PATH_POLICY_DEFAULT_PARAMETERS).toEqual({ allowedPaths: [], deniedPaths: [] });
+    expect(PATH_ACCESS_DEFAULT_PARAMETERS).toEqual({ allowedPaths: [], deniedPaths: [] });
   });
 });

@@ -12,7 +12,7 @@ import { executeTool } from '../../../src/tools/execution.ts';
 import { InMemoryFreshnessLedger } from '../../../src/tools/freshness-ledger.ts';
 import { listTools } from '../../../src/tools/registry.ts';
 import type { ToolExecutionResult } from '../../../src/tools/types.ts';
-import '../../../src/tools/builtin/index.ts';
+import '../../../src/tools/builtin/register-builtin-tools.ts';
 import { makeReachableSet, makeTempDirectory } from '../../helpers/tool-context.ts';
 
 const directory = makeTempDirectory('mango-argtypes-');

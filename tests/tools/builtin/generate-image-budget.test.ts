@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { generateImageTool } from '../../../src/tools/builtin/generate-image.ts';
-import { getToolDefinition, getToolDefinitionsForTools } from '../../../src/tools/settings-policy.ts';
+import { getToolDefinition, getToolDefinitionsForTools } from '../../../src/tools/tool-settings-resolver.ts';
 import { manualTimers, useGenerateImageHarness, waitFor } from '../../helpers/generate-image-harness.ts';
 
 const harness = useGenerateImageHarness();

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { describeInstant } from '../../../src/tools/builtin/get-current-datetime.ts';
 import { executeTool } from '../../../src/tools/execution.ts';
-import '../../../src/tools/builtin/index.ts';
+import '../../../src/tools/builtin/register-builtin-tools.ts';
 import { makeReachableSet } from '../../helpers/tool-context.ts';
 
 describe('describeInstant at known instants', () => {

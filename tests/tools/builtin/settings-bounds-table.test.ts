@@ -6,10 +6,13 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { getTool } from '../../../src/tools/registry.ts';
-import { getDefaultToolSettings, normalizeToolParameters } from '../../../src/tools/settings-policy.ts';
 import { findShellInterpreter } from '../../../src/tools/shell/shell-interpreter.ts';
 import { toolSettingsMetadataOf } from '../../../src/tools/tool-settings-metadata.ts';
-import '../../../src/tools/builtin/index.ts';
+import {
+  getDefaultToolSettings,
+  normalizeToolParameters,
+} from '../../../src/tools/tool-settings-resolver.ts';
+import '../../../src/tools/builtin/register-builtin-tools.ts';
 
 type Expected = [
   name: string,

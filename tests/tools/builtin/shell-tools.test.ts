@@ -8,8 +8,11 @@ import { buildShellTool } from '../../../src/tools/builtin/build-shell-tool.ts';
 import { ToolCancelledError } from '../../../src/tools/errors.ts';
 import { executeTool } from '../../../src/tools/execution.ts';
 import { defaultToolRegistry, ToolRegistry } from '../../../src/tools/registry.ts';
-import { getToolDefinitionsForTools, normalizeToolParameters } from '../../../src/tools/settings-policy.ts';
 import type { ShellCommandResult } from '../../../src/tools/shell/run-shell-command.ts';
+import {
+  getToolDefinitionsForTools,
+  normalizeToolParameters,
+} from '../../../src/tools/tool-settings-resolver.ts';
 import {
   makeReachableSet,
   makeTempDirectory,
@@ -17,7 +20,7 @@ import {
   type ReachableFixture,
 } from '../../helpers/tool-context.ts';
 import { eventually, liveProcessGroupMembers, readPidFile } from '../shell/process-table.ts';
-import '../../../src/tools/builtin/index.ts';
+import '../../../src/tools/builtin/register-builtin-tools.ts';
 import { toolSettingsMetadataOf } from '../../../src/tools/tool-settings-metadata.ts';
 
 const temporary = makeTempDirectory('mango-shell-tool-');

@@ -7,9 +7,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { runTurn } from '../../../src/chat/turn.ts';
 import type { TurnEvent } from '../../../src/contracts/turn-event.ts';
 import { createMcpToolServer } from '../../../src/mcp/mcp-tool-server.ts';
+import { runModelLoop } from '../../../src/model-loop/model-loop.ts';
 import {
   toolDefsToAnthropic,
   toolDefsToGeminiInteractions,
@@ -17,8 +17,8 @@ import {
 } from '../../../src/providers/tool-mapper.ts';
 import { computeReachableSet } from '../../../src/tools/access/reachable-set.ts';
 import { executeTool } from '../../../src/tools/execution.ts';
-import { getToolDefinitionsForTools } from '../../../src/tools/settings-policy.ts';
 import { toolSettingsMetadataOf } from '../../../src/tools/tool-settings-metadata.ts';
+import { getToolDefinitionsForTools } from '../../../src/tools/tool-settings-resolver.ts';
 import type { ToolExecutionResult } from '../../../src/tools/types.ts';
 import { toolAccessContext } from '../../../src/workspaces/tool-access.ts';
 import { callResultData } from '../../helpers/mcp-test-tools.ts';
@@ -154,7 +154,7 @@ test('traits: its read-only calls run side by side in the loop', async () => {
   }));
   const provider = new ScriptedProvider([toolCallsResponse(calls), textResponse('done')]);
   const events: TurnEvent[] = [];
-  for await (const event of runTurn({
+  for await (const event of runModelLoop({
     provider,
     model: 'test-model',
     systemPrompt: 'SYSTEM',

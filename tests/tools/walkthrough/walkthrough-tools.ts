@@ -1,5 +1,5 @@
 /**
- * The walkthrough's tool list, standing in for src/tools/builtin/index.ts: adding a tool is one entry
+ * The walkthrough's tool list, standing in for src/tools/builtin/register-builtin-tools.ts: adding a tool is one entry
  * here. A registry of its own keeps the walkthrough tool out of the process-wide registry the builtin
  * tests enumerate.
  */

@@ -1,0 +1,54 @@
+/**
+ * The per-entry check of a listing (glob, list_directory): an entry is reported only when its real
+ * location is admitted by the call's access policy. Listings are made through held directories opened at
+ * real locations with links refused (src/descriptors/held-directory.ts), so an entry's real location is
+ * its directory's real path plus its name, with no name resolved again. For a symlink entry the link's
+ * target is judged as well (read through the held directory, then resolved): a link pointing outside is
+ * left out. A name reported this way lies inside the set; what is later opened under it is opened at its
+ * real location with links refused. Everything here is synchronous: a walk must not interleave its checks
+ * with other work on the same candidate.
+ */
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { HeldDirectory } from '../../descriptors/held-directory.ts';
+import type { AccessPolicy } from './access-policy.ts';
+
+export interface WalkEntryFilter {
+  /**
+   * True when entry `name` of `directory` (held at the real location `directory.path`) may be reported.
+   * `isLink` is the entry's kind from the listing, or undefined when the listing did not say.
+   */
+  admitsEntry(directory: HeldDirectory, name: string, isLink: boolean | undefined): boolean;
+  /** Entries refused so far (reported as a count, never by name). */
+  readonly refused: number;
+}
+
+/** The real location of `directory.path` joined with `name` (a real directory path plus one name). */
+export function entryLocation(directory: string, name: string): string {
+  return directory === '/' ? `/${name}` : `${directory}/${name}`;
+}
+
+export function createWalkEntryFilter(policy: AccessPolicy): WalkEntryFilter {
+  let refused = 0;
+  const decide = (directory: HeldDirectory, name: string, isLink: boolean | undefined): boolean => {
+    if (!policy.admits(entryLocation(directory.path, name))) return false;
+    try {
+      if (!(isLink ?? directory.statEntry(name).isSymbolicLink())) return true;
+      // Resolving the target by name only decides whether the link's own name is reported; nothing is
+      // opened through it.
+      return policy.admits(realpathSync(resolve(directory.path, directory.linkTarget(name))));
+    } catch {
+      return false; // vanished, or a dangling or looping link: nothing behind it can be reached
+    }
+  };
+  return {
+    admitsEntry(directory, name, isLink) {
+      const admitted = decide(directory, name, isLink);
+      if (!admitted) refused += 1;
+      return admitted;
+    },
+    get refused() {
+      return refused;
+    },
+  };
+}
