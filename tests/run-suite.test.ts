@@ -29,12 +29,22 @@ describe('bunTestArguments', () => {
       process.execPath,
       'test',
       '--parallel=3',
+      '--timeout=30000',
       'tests/http',
       '--bail',
     ]);
   });
 
   test('one worker runs them one after another, as bare bun test does', () => {
-    expect(bunTestArguments(1, [])).toEqual([process.execPath, 'test']);
+    expect(bunTestArguments(1, [])).toEqual([process.execPath, 'test', '--timeout=30000']);
+  });
+
+  test('a time limit given is kept, not doubled', () => {
+    expect(bunTestArguments(2, ['--timeout=9000'])).toEqual([
+      process.execPath,
+      'test',
+      '--parallel=2',
+      '--timeout=9000',
+    ]);
   });
 });

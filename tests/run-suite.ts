@@ -10,7 +10,8 @@
  * URL to every worker through that variable.
  *
  * Guarantees:
- * - Arguments pass through to `bun test` (`npm test -- tests/http` runs that folder the same way).
+ * - Arguments pass through to `bun test` (`npm test -- tests/http` runs that folder the same way); a
+ *   test that names no time limit gets 30 s unless the arguments set `--timeout`.
  * - `MANGO_TEST_WORKERS` sets the number of worker processes (a whole number from 1 to 16; 1 runs the
  *   files one after another in one process, as bare `bun test` does); anything else is refused with
  *   what was given. Unset, one more than the machine's cores, at most 4.
@@ -39,9 +40,18 @@ export function testWorkers(value: string | undefined, cores: number): number {
   return workers;
 }
 
+/**
+ * A test's time limit when it names none: generous, because files running side by side on a loaded
+ * machine make a test that takes one second alone take several; a test that hangs still fails.
+ */
+export const DEFAULT_TEST_TIMEOUT_MS = 30_000;
+
 /** The `bun test` command line for `workers` worker processes and the arguments given. */
 export function bunTestArguments(workers: number, passed: readonly string[]): string[] {
-  return [process.execPath, 'test', ...(workers > 1 ? [`--parallel=${workers}`] : []), ...passed];
+  const timeout = passed.some((argument) => argument.startsWith('--timeout'))
+    ? []
+    : [`--timeout=${DEFAULT_TEST_TIMEOUT_MS}`];
+  return [process.execPath, 'test', ...(workers > 1 ? [`--parallel=${workers}`] : []), ...timeout, ...passed];
 }
 
 async function main(): Promise<number> {

@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { loopBackingFile, readMountTable } from '../../src/workspaces/mount-table.ts';
+import { runSystemProgram } from '../../src/workspaces/system-program.ts';
 
 /** Unmounts every mount below `base` (deepest first) and detaches the loop devices of files below it. */
 export async function releaseMountsUnder(base: string): Promise<void> {
@@ -14,9 +15,8 @@ export async function releaseMountsUnder(base: string): Promise<void> {
     .filter(below)
     .sort((left, right) => right.length - left.length);
   for (const point of points) {
-    const child = Bun.spawn(['umount', point], { stdio: ['ignore', 'ignore', 'pipe'] });
-    if ((await child.exited) !== 0)
-      throw new Error(`umount ${point}: ${await new Response(child.stderr).text()}`);
+    // The system directories' programs, whatever PATH the run has (a PATH without /usr/sbin, say).
+    await runSystemProgram('umount', [point]);
   }
   const loops = existsSync('/sys/block')
     ? readdirSync('/sys/block').filter((name) => /^loop\d+$/.test(name))
@@ -25,8 +25,8 @@ export async function releaseMountsUnder(base: string): Promise<void> {
     const device = `/dev/${name}`;
     const file = loopBackingFile(device);
     if (file !== undefined && below(file)) {
-      const child = Bun.spawn(['losetup', '-d', device], { stdio: ['ignore', 'ignore', 'pipe'] });
-      await child.exited;
+      // Best effort, as before: a device the kernel detaches itself once unmounted may be gone already.
+      await runSystemProgram('losetup', ['-d', device]).catch(() => undefined);
     }
   }
 }

@@ -337,7 +337,7 @@ describeSandbox('one tenant’s leftovers, against another tenant', () => {
         message: 'The turn was cancelled.',
       });
       expect(await liveProcessesWith(marker)).toEqual([]);
-    }, 20_000);
+    }, 60_000);
 
     test('host side: nobody neither lists nor enters the workspaces; their owners and modes', async () => {
       const workspaces = tenants.workspacesDirectory;
@@ -379,6 +379,6 @@ describeSandbox('one tenant’s leftovers, against another tenant', () => {
         listData: failed(2, `ls: cannot open directory '${tenants.dataDirectory}': Permission denied\n`),
         readDatabase: failed(1, `cat: ${database}: Permission denied\n`),
       });
-    }, 20_000);
+    }, 60_000);
   });
 });
