@@ -9,11 +9,14 @@
  *   layer holds is a problem too, so the check fails closed.
  * - A cycle's line names its files in import order, back to the first; a layer line names the importing
  *   file, the imported file, both layers and what the importing layer may import, as the table says it.
+ * - Only `src/config/` reads `process.env` (environment-reads.ts): a read anywhere else in `src/` is a
+ *   problem line naming the file and line.
  * - Run as a script (`bun scripts/check-layers.ts [root]`) it prints the problems and exits 1, or prints
  *   one summary line and exits 0.
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { findEnvironmentReads } from './layers/environment-reads.ts';
 import { findImportCycles } from './layers/import-cycles.ts';
 import { readImportGraph } from './layers/import-graph.ts';
 import { type Layer, LayerTableError, layerOf, parseLayerTable } from './layers/layer-table.ts';
@@ -77,6 +80,7 @@ export function checkLayers(root: string): LayerCheckResult {
         : '';
     problems.push(`${cycle.typeOnly ? 'type-only import cycle' : 'import cycle'}: ${path}${tangle}`);
   }
+  problems.push(...findEnvironmentReads(graph.files, (file) => readFileSync(join(root, file), 'utf8')));
   return { problems: problems.sort(), files: graph.files.length, imports: graph.edges.length };
 }
 

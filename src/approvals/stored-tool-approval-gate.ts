@@ -15,6 +15,7 @@
  *   answer route refuse any later answer.
  * - Timers and polls stop once the answer resolved.
  */
+import { errorMessage } from '../errors/error-message.ts';
 import { REAL_TOOL_TIMERS, type ToolTimers } from '../tools/execution.ts';
 import type { TurnFence } from '../turns/turn-fence.ts';
 import type { ApprovalWakeups } from './approval-wakeups.ts';
@@ -111,7 +112,7 @@ export class StoredToolApprovalGate implements ToolApprovalGate {
           if (outcome !== undefined) finish(outcome);
         } catch (error) {
           // The next poll tries again; the timeout still bounds the wait.
-          log(`Reading approval ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
+          log(`Reading approval ${id} failed: ${errorMessage(error)}`);
         }
       };
 
@@ -119,9 +120,7 @@ export class StoredToolApprovalGate implements ToolApprovalGate {
         const interrupted = this.#options.isLost();
         const state = interrupted ? 'interrupted' : 'cancelled';
         store.closeApproval(id, state, iso(now())).catch((error: unknown) => {
-          log(
-            `Closing approval ${id} as ${state} failed: ${error instanceof Error ? error.message : String(error)}`,
-          );
+          log(`Closing approval ${id} as ${state} failed: ${errorMessage(error)}`);
         });
         finish({ decision: 'denied', by: interrupted ? 'interrupted' : 'cancel' });
       };
@@ -141,9 +140,7 @@ export class StoredToolApprovalGate implements ToolApprovalGate {
           }
           await check(); // answered just before the timeout
         } catch (error) {
-          log(
-            `Closing approval ${id} on timeout failed: ${error instanceof Error ? error.message : String(error)}`,
-          );
+          log(`Closing approval ${id} on timeout failed: ${errorMessage(error)}`);
         }
         finish({ decision: 'denied', by: 'timeout' });
       }, question.timeoutSeconds * 1000);

@@ -14,6 +14,7 @@
  */
 
 import type { TurnEvent } from '../contracts/turn-event.ts';
+import { errorMessage } from '../errors/error-message.ts';
 import type { ExecuteToolOptions } from '../tools/execution.ts';
 import { type PreparedToolCall, prepareToolCall } from '../tools/execution.ts';
 import type { ToolCallContext, ToolExecutionResult } from '../tools/types.ts';
@@ -84,7 +85,7 @@ export async function approveToolCall(input: ToolCallApprovalInput): Promise<Too
     // Undecidable is not a yes: ask.
     decision = {
       ask: true,
-      reason: `Whether ${input.name} may run without asking could not be decided (${error instanceof Error ? error.message : String(error)}).`,
+      reason: `Whether ${input.name} may run without asking could not be decided (${errorMessage(error)}).`,
     };
   }
   if (!decision.ask) return { run: true, call, asked: false };
@@ -109,7 +110,7 @@ export async function approveToolCall(input: ToolCallApprovalInput): Promise<Too
   } catch (error) {
     if (input.signal.aborted) return outcomeFailure({ decision: 'denied', by: 'cancel' }, timeoutSeconds);
     return denied(
-      `The approval question could not be recorded (${error instanceof Error ? error.message : String(error)}), so the call was not run.`,
+      `The approval question could not be recorded (${errorMessage(error)}), so the call was not run.`,
     );
   }
   input.emit({

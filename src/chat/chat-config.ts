@@ -8,6 +8,7 @@
  * work is not configured here: workspaces belong to users (`src/workspaces/`).
  */
 import { type Environment, readVariable } from '../config/environment-variables.ts';
+import { processEnvironment } from '../config/process-environment.ts';
 
 export interface ChatConfig {
   maxToolIterations: number;
@@ -16,7 +17,7 @@ export interface ChatConfig {
 }
 
 /** @throws ConfigError naming a malformed variable. */
-export function readChatConfig(environment: Environment = process.env): ChatConfig {
+export function readChatConfig(environment: Environment = processEnvironment()): ChatConfig {
   return {
     maxToolIterations: readVariable(environment, 'MANGO_MAX_TOOL_ITERATIONS'),
     turnLeaseMilliseconds: readVariable(environment, 'MANGO_TURN_LEASE_MS'),

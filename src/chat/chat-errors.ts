@@ -3,6 +3,7 @@
  * `not_found` → 404, `busy` and `approval_closed` → 409, `invalid_working_directory` and `invalid_request` → 422,
  * `too_many_turns` → 429 with `Retry-After`, `provider_unavailable` and `turn_not_started` → 503.
  */
+import { MangoError } from '../errors/mango-error.ts';
 export type ChatErrorCode =
   /** No such chat, or it belongs to another user (never distinguished, so ids leak nothing). */
   | 'not_found'
@@ -29,14 +30,14 @@ export type ChatErrorCode =
 
 const CHAT_ERROR_MARKER = Symbol.for('mango.chat.error');
 
-export class ChatError extends Error {
+export class ChatError extends MangoError {
   readonly [CHAT_ERROR_MARKER] = true;
-  readonly code: ChatErrorCode;
+  override readonly code: ChatErrorCode;
   /** For a refusal that passes with time (`too_many_turns`): how long to wait before trying again. */
   readonly retryAfterSeconds: number | undefined;
 
   constructor(code: ChatErrorCode, message: string, options?: ErrorOptions & { retryAfterSeconds?: number }) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'ChatError';
     this.code = code;
     this.retryAfterSeconds = options?.retryAfterSeconds;

@@ -10,6 +10,7 @@ import type { ApprovalWakeups } from '../approvals/approval-wakeups.ts';
 import { StoredToolApprovalGate } from '../approvals/stored-tool-approval-gate.ts';
 import type { ProviderId } from '../contracts/provider-id.ts';
 import type { TurnEvent } from '../contracts/turn-event.ts';
+import { errorMessage } from '../errors/error-message.ts';
 import { repairHistory } from '../model-loop/history-repair.ts';
 import { type ModelLoopLimits, type ModelLoopToolContext, runModelLoop } from '../model-loop/model-loop.ts';
 import { buildSystemPrompt } from '../model-loop/system-prompt.ts';
@@ -61,7 +62,7 @@ export async function prepareChatTurn(input: PrepareChatTurnInput): Promise<Asyn
   } catch (error) {
     throw new ChatError(
       'provider_unavailable',
-      `Provider "${chat.provider}" is not available: ${error instanceof Error ? error.message : String(error)}`,
+      `Provider "${chat.provider}" is not available: ${errorMessage(error)}`,
     );
   }
   // A chat still called "New chat" (new, or from before titles were derived) is named after the

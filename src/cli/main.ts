@@ -4,6 +4,7 @@
  * stderr and exit code 2. A failure no command handled is one line too (exit 1), never a stack trace.
  */
 import packageJson from '../../package.json' with { type: 'json' };
+import { processEnvironment } from '../config/process-environment.ts';
 import { createProviderRegistry } from '../providers/provider-registry.ts';
 import '../tools/builtin/register-builtin-tools.ts';
 import { removedWorkspaceRootsMessage } from '../config.ts';
@@ -124,7 +125,7 @@ if (import.meta.main) {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     cwd: process.cwd(),
-    env: process.env,
+    env: processEnvironment(),
   };
   try {
     process.exitCode = await runCli(process.argv.slice(2), io);

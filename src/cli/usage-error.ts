@@ -1,6 +1,10 @@
 /** A mistake in how the CLI was invoked; the CLI prints it with usage help and exits with code 2. */
-export class UsageError extends Error {
+import { MangoError } from '../errors/mango-error.ts';
+export class UsageError extends MangoError {
   override name = 'UsageError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('usage_error', message, options);
+  }
 }
 
 /** Output sinks and process facts a command uses, injectable so tests run commands in-process. */

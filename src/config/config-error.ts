@@ -3,15 +3,16 @@
  * expects and what it got, so an operator fixes it from the message alone; a value that may hold a secret
  * (a password in a URL) is described, never quoted, because start-up messages end up in logs.
  */
+import { MangoError } from '../errors/mango-error.ts';
 
 /** Thrown for a configuration value that cannot work; the CLI prints it and exits 2. */
-export class ConfigError extends Error {
+export class ConfigError extends MangoError {
   override name = 'ConfigError';
   /** The environment variable at fault, when one is. */
   readonly variable: string | undefined;
 
   constructor(message: string, variable?: string) {
-    super(message);
+    super('config_invalid', message);
     this.variable = variable;
   }
 }

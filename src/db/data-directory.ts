@@ -7,11 +7,14 @@
  */
 import type { HeldDirectory } from '../descriptors/held-directory.ts';
 import { openPrivateDirectory } from '../descriptors/private-directory.ts';
+import { MangoError } from '../errors/mango-error.ts';
 
 /** The data directory cannot be created, opened or given mode 0700; the server does not start. */
-export class DataDirectoryError extends Error {
+export class DataDirectoryError extends MangoError {
   override name = 'DataDirectoryError';
-  readonly code = 'data_directory_unusable';
+  constructor(message: string, options?: ErrorOptions) {
+    super('data_directory_unusable', message, options);
+  }
 }
 
 /**

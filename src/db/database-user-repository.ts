@@ -4,13 +4,17 @@
  * new token replaces the hash, so the previous token stops working at once.
  */
 import { randomUUID } from 'node:crypto';
+import { MangoError } from '../errors/mango-error.ts';
 import { generateApiToken, hashApiToken, tokenHashesEqual } from '../users/api-token.ts';
 import type { User, UserRepository } from '../users/user-repository.ts';
 import type { Database } from './database.ts';
 
 /** A user name is taken (the CLI prints this message). */
-export class UserNameTakenError extends Error {
+export class UserNameTakenError extends MangoError {
   override name = 'UserNameTakenError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('user_name_taken', message, options);
+  }
 }
 
 /** A listed user, with whether its token still works. */

@@ -9,6 +9,7 @@
  * Waiting never blocks the event loop: the lock is tried without blocking and tried again a little
  * later until `timeoutMs` has passed.
  */
+import { MangoError } from '../errors/mango-error.ts';
 import type { HeldDirectory } from './held-directory.ts';
 import {
   closeDescriptor,
@@ -34,10 +35,9 @@ export interface FileLockOptions {
 }
 
 /** Thrown when the lock stayed held elsewhere for the whole wait. */
-export class FileLockBusyError extends Error {
-  readonly code = 'lock_busy';
+export class FileLockBusyError extends MangoError {
   constructor(readonly path: string) {
-    super(`Another process holds the lock ${path}.`);
+    super('lock_busy', `Another process holds the lock ${path}.`);
     this.name = 'FileLockBusyError';
   }
 }

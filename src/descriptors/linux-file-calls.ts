@@ -14,6 +14,7 @@
  */
 import { dlopen, FFIType, read } from 'bun:ffi';
 import { closeSync } from 'node:fs';
+import { errorMessage } from '../errors/error-message.ts';
 import { DescriptorCallsUnavailableError, SystemCallError } from './system-call-error.ts';
 
 /** `openat2`'s system call number on the two architectures Linux servers run on. */
@@ -103,7 +104,7 @@ function tryLoad(): LoadedCalls | DescriptorCallsUnavailableError {
   try {
     calls = dlopen('libc.so.6', symbols).symbols;
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return new DescriptorCallsUnavailableError(`libc.so.6 could not be loaded (${reason})`);
   }
   const errnoLocation = calls.__errno_location();

@@ -4,17 +4,18 @@
  * whether the call went through `node:fs` or through the calls of this folder.
  */
 import util from 'node:util';
+import { MangoError } from '../errors/mango-error.ts';
 
-export class SystemCallError extends Error {
+export class SystemCallError extends MangoError {
   /** The errno name, for example `ELOOP`. */
-  readonly code: string;
+  override readonly code: string;
   readonly errno: number;
   readonly syscall: string;
 
   constructor(errno: number, syscall: string, shown: string) {
     const code = util.getSystemErrorName(-errno);
     const description = util.getSystemErrorMessage?.(-errno) ?? code;
-    super(`${code}: ${description}, ${syscall} ${JSON.stringify(shown)}`);
+    super(code, `${code}: ${description}, ${syscall} ${JSON.stringify(shown)}`);
     this.name = 'SystemCallError';
     this.code = code;
     this.errno = errno;
@@ -35,11 +36,10 @@ export function errorCodeOf(error: unknown): string | undefined {
  * The calls of this folder cannot run here (not Linux, no `openat2`, no libc). Nothing falls back to
  * acting by name: the caller fails and says why.
  */
-export class DescriptorCallsUnavailableError extends Error {
-  readonly code = 'descriptor_calls_unavailable';
-
+export class DescriptorCallsUnavailableError extends MangoError {
   constructor(reason: string) {
     super(
+      'descriptor_calls_unavailable',
       `The server acts on files only through verified descriptors, and that is not possible on this host: ${reason}. It needs Linux 5.6 or later (openat2) with /proc mounted.`,
     );
     this.name = 'DescriptorCallsUnavailableError';

@@ -20,6 +20,7 @@ import { type ChatConfig, readChatConfig } from '../chat/chat-config.ts';
 import type { ChatRepository } from '../chat/chat-repository.ts';
 import type { ChatService } from '../chat/chat-service.ts';
 import { readVariable } from '../config/environment-variables.ts';
+import { processEnvironment } from '../config/process-environment.ts';
 import type { ServerConfig } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { DatabaseChatRepository } from '../db/database-chat-repository.ts';
@@ -106,7 +107,7 @@ export interface AppDependencyOptions {
   registry?: ToolRegistry;
   events?: ToolSettingsEvents;
   log?: (message: string) => void;
-  /** Provider keys and chat settings are read from here (default `process.env`). */
+  /** Provider keys and chat settings are read from here (default: the process environment, `processEnvironment()`). */
   environment?: Readonly<Record<string, string | undefined>>;
   providers?: ProviderRegistry;
   /** How long a provider's model list is reused (default `DEFAULT_MODEL_CATALOG_TTL_MS`). */
@@ -133,7 +134,7 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
   const events = options.events ?? new ToolSettingsEvents();
   const users = new DatabaseUserRepository(options.database, now);
   const toolSettingsRepository = new DatabaseToolSettingsRepository(options.database, now);
-  const environment = options.environment ?? process.env;
+  const environment = options.environment ?? processEnvironment();
   const providers = options.providers ?? createProviderRegistry(environment);
   const ledgerForChat = createDatabaseLedgerFactory(options.database, now);
   const chatConfig = readChatConfig(environment);

@@ -31,6 +31,7 @@
  */
 import { ChatError, type ChatErrorCode } from '../chat/chat-errors.ts';
 import type { ToolErrorClassification } from '../contracts/tool-error-classification.ts';
+import { MangoError } from '../errors/mango-error.ts';
 import { McpServerError, type McpServerErrorCode } from '../mcp-client/user-mcp-server-service.ts';
 import { ModelListError } from '../providers/model-lister.ts';
 import { ToolError, ToolParameterError } from '../tools/errors.ts';
@@ -38,14 +39,14 @@ import { WorkspaceError } from '../workspaces/workspace-error.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailableError } from './database-outage.ts';
 
 /** An error that already knows its HTTP status and code (thrown by the HTTP layer itself). */
-export class HttpError extends Error {
+export class HttpError extends MangoError {
   readonly status: number;
-  readonly code: string;
+  override readonly code: string;
   /** Headers the response must carry (e.g. `WWW-Authenticate` on a 401, `Retry-After` on a 503). */
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
-    super(message);
+    super(code, message);
     this.name = 'HttpError';
     this.status = status;
     this.code = code;

@@ -1,12 +1,13 @@
 /**
  * Where generate_image gets its provider connections and its image repository. One injected object,
  * set once at start-up with `configureImageGeneration(config)`; until then it is read from the process
- * environment on first use. Nothing else in the image code reads `process.env`.
+ * environment on first use. Nothing else in the image code reads the process environment.
  *
  * A provider counts as configured when its API key or its base URL is set: a local OpenAI-compatible
  * image server behind `OPENAI_BASE_URL` often needs no key.
  */
 import { type Environment, readVariable } from '../config/environment-variables.ts';
+import { processEnvironment } from '../config/process-environment.ts';
 import { type ImageRepository, InMemoryImageRepository } from './image-repository.ts';
 
 export interface ImageProviderConnection {
@@ -63,7 +64,7 @@ export function resetImageGenerationConfiguration(): void {
 
 /** The active configuration: the configured one, else the process environment's. */
 export function getImageGenerationConfig(): ImageGenerationConfig {
-  current ??= readImageGenerationConfigFromEnv(process.env);
+  current ??= readImageGenerationConfigFromEnv(processEnvironment());
   return current;
 }
 

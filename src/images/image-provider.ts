@@ -3,6 +3,7 @@
  * provider adapts one official SDK (openai-image-provider.ts, gemini-image-provider.ts); the rest of
  * the image code sees only this interface; `get-image-providers.ts` builds the configured ones.
  */
+import { errorMessage } from '../errors/error-message.ts';
 
 /** Qualities a caller may ask for; providers map them to their own knobs. */
 export const IMAGE_QUALITIES = ['low', 'medium', 'high', 'auto'] as const;
@@ -47,6 +48,6 @@ export function getImageProviderIdForModel(model: string): ImageProviderId {
 
 /** The message of a provider failure, without SDK noise. */
 export function describeProviderError(providerName: string, error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return `${providerName} failed: ${message || 'no message'}`;
 }

@@ -27,6 +27,7 @@
 
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerStatus } from '../contracts/user-mcp-server-view.ts';
+import { errorMessage } from '../errors/error-message.ts';
 import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import { ToolError } from '../tools/errors.ts';
 import { ToolRegistry } from '../tools/registry.ts';
@@ -252,7 +253,7 @@ export class ExternalToolSource implements UserToolSource {
         this.#catalogs.keep(key, catalog);
         return catalog;
       } catch (error) {
-        const failure = { error: error instanceof Error ? error.message : String(error) };
+        const failure = { error: errorMessage(error) };
         this.#catalogs.keep(key, failure);
         return failure;
       } finally {

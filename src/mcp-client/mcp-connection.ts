@@ -25,6 +25,7 @@ import {
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage } from '../errors/error-message.ts';
 import { ToolError } from '../tools/errors.ts';
 import { DEFAULT_MCP_BOUNDS, type McpBounds } from './mcp-bounds.ts';
 import { ToolListingMeter } from './tool-listing-meter.ts';
@@ -68,7 +69,7 @@ export interface McpCallOptions {
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /** The SDK's words for an event stream that ended without the answers it was carrying. */

@@ -23,6 +23,7 @@ import {
   parseMcpServersFile,
 } from '../config/mcp-servers-file.ts';
 import type { UserMcpServerView } from '../contracts/user-mcp-server-view.ts';
+import { MangoError } from '../errors/mango-error.ts';
 import type { McpServerState } from './external-tool-source.ts';
 import type { HeaderCipher } from './header-cipher.ts';
 import { judgeUrlHost } from './judge-address.ts';
@@ -32,11 +33,11 @@ import type { StoredUserMcpServer, UserMcpServerRepository } from './user-mcp-se
 export type McpServerErrorCode = 'not_found' | 'name_taken' | 'invalid_request' | 'operator_server';
 
 /** A refused request about a user's MCP server; `src/http/http-errors.ts` maps the code to a status. */
-export class McpServerError extends Error {
-  readonly code: McpServerErrorCode;
+export class McpServerError extends MangoError {
+  override readonly code: McpServerErrorCode;
 
   constructor(code: McpServerErrorCode, message: string) {
-    super(message);
+    super(code, message);
     this.name = 'McpServerError';
     this.code = code;
   }

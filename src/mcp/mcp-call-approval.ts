@@ -11,6 +11,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { assessToolCallApproval } from '../approvals/assess-tool-call-approval.ts';
 import { summarizeToolCall } from '../approvals/call-summary.ts';
+import { errorMessage } from '../errors/error-message.ts';
 import type { PreparedToolCall } from '../tools/execution.ts';
 import { getSafeEffectiveToolSettings } from '../tools/tool-settings-resolver.ts';
 import type { RegisteredTool, ToolCallContext, ToolExecutionResult } from '../tools/types.ts';
@@ -57,7 +58,7 @@ export async function confirmThroughElicitation(
       };
     }
     return denied(
-      `The approval question could not be asked or was not answered within ${timeoutSeconds} seconds (${error instanceof Error ? error.message : String(error)}), so the call was denied and not run.`,
+      `The approval question could not be asked or was not answered within ${timeoutSeconds} seconds (${errorMessage(error)}), so the call was denied and not run.`,
     );
   }
   if (action === 'accept') return undefined;

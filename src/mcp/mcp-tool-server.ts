@@ -29,6 +29,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import packageJson from '../../package.json' with { type: 'json' };
+import { errorMessage } from '../errors/error-message.ts';
 import { getEnabledToolRuntime } from '../settings/tool-runtime.ts';
 import type { ToolSettingsEvents } from '../settings/tool-settings-events.ts';
 import type { ToolSettingsRepository } from '../settings/tool-settings-repository.ts';
@@ -133,7 +134,7 @@ export function createMcpToolServer(options: McpToolServerOptions): Server {
     try {
       access = await options.resolveAccess();
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       return toCallToolResult({ ok: false, error: { classification: 'permission_denied', message } });
     }
     const context: ToolCallContext = {

@@ -31,6 +31,8 @@ import { defaultOf } from '../config/environment-variables.ts';
 import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { FinishReason } from '../contracts/provider-event.ts';
 import type { TurnDoneEvent, TurnDoneReason, TurnEvent } from '../contracts/turn-event.ts';
+import { errorMessage } from '../errors/error-message.ts';
+import { MangoError } from '../errors/mango-error.ts';
 import type { ModelProvider } from '../providers/model-provider.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import { type ExecuteToolOptions, runPreparedToolCall } from '../tools/execution.ts';
@@ -102,7 +104,11 @@ export interface ModelLoopParameters {
 
 const CANCELLED_MESSAGE = 'The turn was cancelled.';
 
-class PersistenceError extends Error {}
+class PersistenceError extends MangoError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('persistence_failed', message, options);
+  }
+}
 
 function toolResultEvent(
   call: ToolCallItem,
@@ -158,9 +164,7 @@ export async function* runModelLoop(parameters: ModelLoopParameters): AsyncGener
     try {
       await parameters.onItem?.(item);
     } catch (error) {
-      throw new PersistenceError(
-        `The conversation could not be saved: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      throw new PersistenceError(`The conversation could not be saved: ${errorMessage(error)}`);
     }
     history.push(item);
   };
@@ -205,7 +209,7 @@ export async function* runModelLoop(parameters: ModelLoopParameters): AsyncGener
       try {
         access = (await parameters.accessForCall?.()) ?? {};
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         return {
           envelope: { ok: false, error: { classification: 'permission_denied', message } } as const,
           durationMs: 0,
@@ -242,7 +246,7 @@ export async function* runModelLoop(parameters: ModelLoopParameters): AsyncGener
         try {
           context = { ...context, ...((await parameters.accessForCall?.()) ?? {}) };
         } catch (error) {
-          const message = error instanceof Error ? error.message : String(error);
+          const message = errorMessage(error);
           return {
             envelope: { ok: false, error: { classification: 'permission_denied', message } } as const,
             durationMs: 0,

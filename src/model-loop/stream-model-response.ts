@@ -9,6 +9,7 @@
 
 import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { FinishReason, ProviderEvent } from '../contracts/provider-event.ts';
+import { errorMessage } from '../errors/error-message.ts';
 import type { ModelProvider, ModelRequest } from '../providers/model-provider.ts';
 import { iterateUntilAborted } from './abortable-iteration.ts';
 
@@ -119,7 +120,7 @@ export async function* streamModelResponse(
     if (signal.aborted) return { status: 'cancelled', text: allText };
     return {
       status: 'failed',
-      message: `The provider failed: ${error instanceof Error ? error.message : String(error)}`,
+      message: `The provider failed: ${errorMessage(error)}`,
       text: allText,
     };
   } finally {

@@ -10,6 +10,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, type GoogleGenAIOptions } from '@google/genai';
 import OpenAI from 'openai';
 import type { ProviderId } from '../contracts/provider-id.ts';
+import { MangoError } from '../errors/mango-error.ts';
 
 /** More than any provider lists today; a server listing more is cut here. */
 export const MAX_LISTED_MODELS = 1000;
@@ -17,11 +18,11 @@ export const DEFAULT_MODEL_LIST_TIMEOUT_MS = 15_000;
 
 export type ModelListErrorCode = 'provider_unavailable' | 'model_list_failed';
 
-export class ModelListError extends Error {
+export class ModelListError extends MangoError {
   override name = 'ModelListError';
-  readonly code: ModelListErrorCode;
+  override readonly code: ModelListErrorCode;
   constructor(code: ModelListErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
+    super(code, message, options);
     this.code = code;
   }
   static isInstance(value: unknown): value is ModelListError {

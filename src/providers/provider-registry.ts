@@ -1,6 +1,6 @@
 /**
  * Which providers this server can use, from configuration: the variables below, declared with every
- * other in `config/environment-variables.ts` and read through it. The environment is an injected record (the server passes `process.env`, tests pass literals), so nothing here reads
+ * other in `config/environment-variables.ts` and read through it. The environment is an injected record (the server passes the process environment, tests pass literals), so nothing here reads
  * global state. A provider whose key or base URL is missing or malformed is listed as unavailable with
  * the reason; asking for it returns `undefined` — it never throws.
  *

@@ -14,6 +14,7 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { defaultOf, type VariableName } from '../config/environment-variables.ts';
+import { MangoError } from '../errors/mango-error.ts';
 
 export interface StreamTimeouts {
   /** Request sent → first body byte, in milliseconds. */
@@ -74,8 +75,11 @@ export function readRetryAfter(headers: Headers, now: number = Date.now()): numb
   return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
 }
 
-class StallError extends Error {
+class StallError extends MangoError {
   override name = 'ProviderStallError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('provider_stalled', message, options);
+  }
 }
 
 /**

@@ -43,6 +43,7 @@
  */
 
 import { defaultOf } from '../config/environment-variables.ts';
+import { processEnvironment } from '../config/process-environment.ts';
 import { ToolError } from '../tools/errors.ts';
 import { runShellCommand, type ShellCommandResult } from '../tools/shell/run-shell-command.ts';
 import { buildShellEnvironment } from '../tools/shell/shell-environment.ts';
@@ -129,7 +130,7 @@ export interface BubblewrapSandboxOptions {
   pool?: Partial<SandboxPoolSettings>;
   /** Variable names an operator passes through (`MANGO_SHELL_PASS_ENV`). */
   passEnv?: readonly string[];
-  /** Where allowlisted variables are read from (default `process.env`). */
+  /** Where allowlisted variables are read from (default: the process environment, `processEnvironment()`). */
   environment?: Readonly<Record<string, string | undefined>>;
   /** Receives one JSON line per command (default: stdout). */
   log?: (line: string) => void;
@@ -166,7 +167,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
   const dropsPrivilege = serverUid === 0;
   const host = options.host ?? hostLayout;
   const log = options.log ?? ((line: string) => console.log(line));
-  const source = options.environment ?? process.env;
+  const source = options.environment ?? processEnvironment();
   let state: SandboxStateDirectory | undefined;
   let status: ShellSandboxStatus;
 

@@ -9,6 +9,7 @@
  * it. Only `mango serve`, which installs its own sandbox, logs on stdout as its docs say.
  */
 
+import { processEnvironment } from '../config/process-environment.ts';
 import type { SandboxIdRepository } from './sandbox-id-repository.ts';
 import type { ShellSandbox } from './shell-sandbox.ts';
 import { createShellSandboxFromEnvironment } from './shell-sandbox-config.ts';
@@ -18,10 +19,10 @@ let provided: SandboxIdRepository | undefined;
 /** The sandboxes made here (not installed), with the store of ids each was made with. */
 const madeWith = new WeakMap<ShellSandbox, SandboxIdRepository | undefined>();
 
-/** The sandbox shell tools run through; created from `process.env` on first use. */
+/** The sandbox shell tools run through; created from the process environment on first use. */
 export function hostShellSandbox(): ShellSandbox {
   if (installed === undefined) {
-    installed = createShellSandboxFromEnvironment(process.env, {
+    installed = createShellSandboxFromEnvironment(processEnvironment(), {
       log: (line) => process.stderr.write(`${line}\n`),
       ...(provided === undefined ? {} : { ids: provided }),
     });

@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { HeldDirectory } from '../descriptors/held-directory.ts';
 import { HeldEntry } from '../descriptors/held-entry.ts';
 import { errorCodeOf } from '../descriptors/system-call-error.ts';
+import { MangoError } from '../errors/mango-error.ts';
 import {
   clearsSetuid,
   type EntryFacts,
@@ -78,22 +79,22 @@ export interface MigrateTreeOptions {
 }
 
 /** The tree changed under the walk (an entry was swapped between being examined and entered). */
-export class TreeChangedError extends Error {
+export class TreeChangedError extends MangoError {
   override name = 'TreeChangedError';
-  readonly code = 'tree_changed_during_migration';
   constructor(path: string) {
     super(
+      'tree_changed_during_migration',
       `${path} changed while its owners were being migrated (replaced, moved or swapped for a link); nothing of it was changed since. Stop whatever changes it and run the command again.`,
     );
   }
 }
 
 /** The tree's root is a link, lies below one, or is no directory: it is not walked at all. */
-export class TreeRootError extends Error {
+export class TreeRootError extends MangoError {
   override name = 'TreeRootError';
-  readonly code = 'tree_root_not_a_directory';
   constructor(path: string, reason: string) {
     super(
+      'tree_root_not_a_directory',
       `${path} is not a directory reached without links (${reason}): links are never followed, so nothing of it was changed.`,
     );
   }

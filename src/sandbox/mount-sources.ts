@@ -26,6 +26,8 @@ import { basename, dirname } from 'node:path';
 import { HeldDirectory } from '../descriptors/held-directory.ts';
 import { closeDescriptor, O_PATH } from '../descriptors/linux-file-calls.ts';
 import { errorCodeOf } from '../descriptors/system-call-error.ts';
+import { errorMessage } from '../errors/error-message.ts';
+import { MangoError } from '../errors/mango-error.ts';
 import type { HeldMount, PlanArgument } from './bubblewrap-mount-plan.ts';
 
 /** What a sandbox was built with at one held mount: the source, its object, and its child descriptor. */
@@ -51,14 +53,13 @@ export interface OpenedMounts {
 }
 
 /** A mount source that is not the object the call validated any more; the call fails with it. */
-export class MountSourceError extends Error {
-  readonly code = 'mount_source_changed';
-
+export class MountSourceError extends MangoError {
   constructor(
     readonly source: string,
     readonly reason: string,
   ) {
     super(
+      'mount_source_changed',
       `A directory this call mounts changed while its sandbox was built: ${source} ${reason}. Nothing was mounted in its place and the command did not run.`,
     );
     this.name = 'MountSourceError';
@@ -69,7 +70,7 @@ function reasonOf(code: string | undefined, error: unknown): string {
   if (code === 'ELOOP') return 'is a symbolic link or lies below one now';
   if (code === 'ENOENT') return 'does not exist';
   if (code === 'ENOTDIR') return 'is not a directory, or lies below something that is not one';
-  return `cannot be opened (${error instanceof Error ? error.message : String(error)})`;
+  return `cannot be opened (${errorMessage(error)})`;
 }
 
 /** Opens `mount`'s source as an object (see the module header); the caller owns the descriptor. */

@@ -4,6 +4,7 @@
  * that allocate at the same moment can never hand one id to two owners or two ids to one owner; the
  * loser of a race finds the winner's row. Rows are never deleted: an id is never given again.
  */
+import { MangoError } from '../errors/mango-error.ts';
 import type { SandboxIdRange } from './sandbox-id-range.ts';
 
 /** `user`: a Mango user's uid and gid. `grant`: the group of a directory granted to users (its real path). */
@@ -30,11 +31,11 @@ export interface SandboxIdRepository {
 }
 
 /** Thrown when every id of the range is taken; the message names the variable to raise. */
-export class SandboxIdRangeFullError extends Error {
+export class SandboxIdRangeFullError extends MangoError {
   override name = 'SandboxIdRangeFullError';
-  readonly code = 'sandbox_ids_exhausted';
   constructor(range: SandboxIdRange) {
     super(
+      'sandbox_ids_exhausted',
       `Every id of the sandbox range ${range.base}–${range.base + range.count - 1} is taken, so this user has no uid to run commands as; raise MANGO_SANDBOX_UID_COUNT (ids are never reused).`,
     );
   }

@@ -4,6 +4,7 @@
  * `NoNewPrivs` 1 inside. Until it has, the sandbox is unavailable with the reason (fails closed). A
  * bubblewrap without `--bind-fd` fails it, and the reason names the version needed.
  */
+import { errorMessage } from '../errors/error-message.ts';
 import type { PlanArgument } from './bubblewrap-mount-plan.ts';
 import { openMountSources } from './mount-sources.ts';
 import { MOUNT_DESCRIPTORS_FROM } from './sandbox-arguments.ts';
@@ -68,7 +69,7 @@ export function runSandboxProbe(probe: SandboxProbe): string | undefined {
     }
     return judgeProbeOutput(result.stdout.toString());
   } catch (error) {
-    return `the probe sandbox could not start: ${error instanceof Error ? error.message : String(error)}`;
+    return `the probe sandbox could not start: ${errorMessage(error)}`;
   } finally {
     mounts.close();
   }

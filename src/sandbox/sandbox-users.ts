@@ -6,6 +6,7 @@
  * process; a grant without a group is asked for again, since `mango workspace grant` may give it one
  * while the server runs.
  */
+import { MangoError } from '../errors/mango-error.ts';
 import type { SandboxIdRange } from './sandbox-id-range.ts';
 import { inSandboxIdRange } from './sandbox-id-range.ts';
 import type { SandboxIdRepository } from './sandbox-id-repository.ts';
@@ -34,9 +35,11 @@ export interface SandboxUsersOptions {
 }
 
 /** Thrown when a stored id lies outside the configured range (the operator moved the range). */
-export class SandboxIdOutsideRangeError extends Error {
+export class SandboxIdOutsideRangeError extends MangoError {
   override name = 'SandboxIdOutsideRangeError';
-  readonly code = 'sandbox_id_outside_range';
+  constructor(message: string, options?: ErrorOptions) {
+    super('sandbox_id_outside_range', message, options);
+  }
 }
 
 /**

@@ -6,6 +6,7 @@
  * that this mode is on, and the tools page shows it.
  */
 import { userInfo } from 'node:os';
+import { processEnvironment } from '../config/process-environment.ts';
 import { runShellCommand, type ShellCommandResult } from '../tools/shell/run-shell-command.ts';
 import { buildShellEnvironment } from '../tools/shell/shell-environment.ts';
 import { formatSandboxLogLine } from './sandbox-log-line.ts';
@@ -34,7 +35,7 @@ export function createUnsandboxedShell(options: UnsandboxedShellOptions = {}): S
     buildShellEnvironment(
       { home: user.homedir, user: user.username, shell: '/bin/sh' },
       { passEnv: options.passEnv },
-      options.environment ?? process.env,
+      options.environment ?? processEnvironment(),
     );
   return {
     status: () => status,
@@ -75,7 +76,7 @@ export function createUnsandboxedShell(options: UnsandboxedShellOptions = {}): S
         environment: buildShellEnvironment(
           { home: user.homedir, user: user.username, shell: command.interpreterPath },
           { passEnv: options.passEnv, deniedEnvVars: command.deniedEnvVars },
-          options.environment ?? process.env,
+          options.environment ?? processEnvironment(),
         ),
       });
       log(formatSandboxLogLine('off', command, result));

@@ -13,6 +13,7 @@
  * with `done{cancelled}`), lets in-flight requests finish for at most `config.shutdownTimeoutMs`, then closes the
  * rest and the database.
  */
+import { processEnvironment } from '../config/process-environment.ts';
 import {
   ConfigError,
   DEFAULT_IDLE_TIMEOUT_SECONDS,
@@ -104,7 +105,7 @@ export async function startServer(
   options: StartServerOptions = {},
 ): Promise<RunningServer> {
   const print = options.print ?? ((line: string) => console.log(line));
-  const removed = removedWorkspaceRootsMessage(options.env ?? process.env);
+  const removed = removedWorkspaceRootsMessage(options.env ?? processEnvironment());
   if (removed !== undefined) throw new ConfigError(removed);
   prepareDataDirectory(config.dataDirectory);
   const database = await openDatabase(config);
@@ -120,7 +121,7 @@ export async function startServer(
     // Installed before the dependencies: personal workspaces are created for the sandbox's uid.
     const shellSandbox =
       options.shellSandbox ??
-      createShellSandboxFromEnvironment(options.env ?? process.env, {
+      createShellSandboxFromEnvironment(options.env ?? processEnvironment(), {
         ids: new DatabaseSandboxIdRepository(database),
       });
     uninstallSandbox = installShellSandbox(shellSandbox);
@@ -144,7 +145,7 @@ export async function startServer(
     await ensureFirstUser(deps, print);
     const grants = (await deps.workspaces.listGrants()).map((grant) => grant.path);
     const unmigrated = unmigratedWorkspacesNotice(
-      options.env ?? process.env,
+      options.env ?? processEnvironment(),
       config.workspacesDirectory,
       grants,
     );
@@ -156,7 +157,7 @@ export async function startServer(
       );
     }
     configureImageGeneration({
-      ...readImageGenerationConfigFromEnv(options.env ?? process.env),
+      ...readImageGenerationConfigFromEnv(options.env ?? processEnvironment()),
       repository: deps.images,
     });
     const app = createApp(deps);

@@ -18,6 +18,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { RE2JS } from 're2js';
 import type { JsonSchema } from '../contracts/json-schema.ts';
+import { errorMessage } from '../errors/error-message.ts';
 import { describeArgumentError } from './argument-error-message.ts';
 import { ToolArgumentError, ToolExecutionError } from './errors.ts';
 
@@ -64,7 +65,7 @@ const linearRegExp: RegExpEngine = Object.assign(
     try {
       compiled = RE2JS.compile(pattern);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       throw new ToolSchemaError(
         `The schema pattern ${JSON.stringify(pattern)} cannot run on the linear-time regular expression engine (${reason}); backreferences and lookaround are not supported.`,
       );
@@ -123,7 +124,7 @@ export class ArgumentValidator {
         error instanceof ToolSchemaError
           ? error
           : new ToolSchemaError(
-              `The argument schema of tool "${toolName}" is not a valid JSON Schema (${error instanceof Error ? error.message : String(error)}), so the tool cannot be called.`,
+              `The argument schema of tool "${toolName}" is not a valid JSON Schema (${errorMessage(error)}), so the tool cannot be called.`,
             );
     }
     this.#compiled.set(schema, result);

@@ -4,16 +4,17 @@
  * maps classifications to HTTP statuses.
  */
 import type { ToolErrorClassification } from '../contracts/tool-error-classification.ts';
+import { MangoError } from '../errors/mango-error.ts';
 
 const TOOL_ERROR_MARKER = Symbol.for('mango.tools.error');
 
 /** Base class of every classified tool failure. */
-export class ToolError extends Error {
+export class ToolError extends MangoError {
   readonly [TOOL_ERROR_MARKER] = true;
   readonly classification: ToolErrorClassification;
 
   constructor(classification: ToolErrorClassification, message: string, options?: ErrorOptions) {
-    super(message, options);
+    super(classification, message, options);
     this.name = 'ToolError';
     this.classification = classification;
   }
@@ -97,8 +98,8 @@ export type ToolParameterErrorCode =
  * A tool *setting* (not a model argument) is invalid. Thrown by the settings resolver; the API turns it
  * into a 422 and execution falls back to defaults (`getSafeEffectiveToolSettings`).
  */
-export class ToolParameterError extends Error {
-  readonly code: ToolParameterErrorCode;
+export class ToolParameterError extends MangoError {
+  override readonly code: ToolParameterErrorCode;
   readonly toolName: string;
   readonly parameter: string | undefined;
 
@@ -108,7 +109,7 @@ export class ToolParameterError extends Error {
     code: ToolParameterErrorCode,
     message: string,
   ) {
-    super(message);
+    super(code, message);
     this.name = 'ToolParameterError';
     this.toolName = toolName;
     this.parameter = parameter;

@@ -11,6 +11,7 @@
  */
 
 import type { ToolErrorClassification } from '../contracts/tool-error-classification.ts';
+import { errorMessage } from '../errors/error-message.ts';
 import { readArgumentsObject } from './arg-parsing.ts';
 import { type ArgumentValidator, defaultArgumentValidator } from './argument-validator.ts';
 import type { ToolParameterError } from './errors.ts';
@@ -83,7 +84,7 @@ function failure(classification: ToolErrorClassification, message: string): Tool
 
 function toFailure(error: unknown): ToolExecutionResult {
   if (ToolError.isInstance(error)) return failure(error.classification, error.message);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return failure(classifySystemError(error), message || 'The tool failed without a message.');
 }
 

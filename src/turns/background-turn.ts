@@ -17,6 +17,7 @@
 import type { ChatMessage } from '../chat/chat-repository.ts';
 import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { TurnDoneEvent, TurnEvent } from '../contracts/turn-event.ts';
+import { errorMessage } from '../errors/error-message.ts';
 import { TurnEventLog } from './turn-event-log.ts';
 import { type TurnFence, TurnFencedError } from './turn-fence.ts';
 import type { FinishTurnInput, StoredTurnEvent, TurnRecord, TurnRepository } from './turn-repository.ts';
@@ -39,10 +40,6 @@ export interface BackgroundTurnOptions {
 
 function iso(milliseconds: number): string {
   return new Date(milliseconds).toISOString();
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export class BackgroundTurn {
@@ -195,7 +192,7 @@ export class BackgroundTurn {
           const outlasted = this.#timers.monotonic() - firstTry > this.#timing.leaseMilliseconds;
           if (this.#now() > this.#leaseConfirmedUntil || outlasted) {
             this.#lose(
-              `The database could not be reached before the turn lease expired (${describe(error)}); the turn was stopped.`,
+              `The database could not be reached before the turn lease expired (${errorMessage(error)}); the turn was stopped.`,
             );
           }
         }
@@ -254,10 +251,10 @@ export class BackgroundTurn {
       } else this.#lose(LOST_LEASE_MESSAGE);
     } catch (error) {
       // Not ignored: the lease still holds until its confirmed expiry; past that the turn stops.
-      this.#log(`Renewing the lease of turn ${this.record.id} failed: ${describe(error)}`);
+      this.#log(`Renewing the lease of turn ${this.record.id} failed: ${errorMessage(error)}`);
       if (this.#now() > this.#leaseConfirmedUntil) {
         this.#lose(
-          `The turn lease could not be renewed before it expired (${describe(error)}); the turn was stopped.`,
+          `The turn lease could not be renewed before it expired (${errorMessage(error)}); the turn was stopped.`,
         );
       }
     }
@@ -335,7 +332,7 @@ export class BackgroundTurn {
         }
       }
     } catch (error) {
-      final = { type: 'done', reason: 'error', message: `The turn failed: ${describe(error)}` };
+      final = { type: 'done', reason: 'error', message: `The turn failed: ${errorMessage(error)}` };
     }
     final ??= { type: 'done', reason: 'error', message: 'The turn ended without a final event.' };
     if (this.#lostReason !== undefined) final = { type: 'done', reason: 'error', message: this.#lostReason };
@@ -386,7 +383,7 @@ export class BackgroundTurn {
         return; // recorded, or another turn took over (nothing left to release)
       } catch (error) {
         if (this.#abandoned) return;
-        this.#log(`Recording the end of turn ${this.record.id} failed, retrying: ${describe(error)}`);
+        this.#log(`Recording the end of turn ${this.record.id} failed, retrying: ${errorMessage(error)}`);
         await sleepOn(this.#timers, delay);
         delay = Math.min(delay * 2, 1_000);
       }

@@ -4,9 +4,10 @@
  * the same type that says so, so one bad result cannot stop a turn's stream.
  */
 import type { TurnEvent } from '../contracts/turn-event.ts';
+import { errorMessage } from '../errors/error-message.ts';
 
 function fallbackEvent(event: TurnEvent, error: unknown): Record<string, unknown> {
-  const message = `This event could not be serialized to JSON: ${error instanceof Error ? error.message : String(error)}`;
+  const message = `This event could not be serialized to JSON: ${errorMessage(error)}`;
   if (event.type === 'tool_result') {
     const { callId, name, durationMs } = event;
     return {

@@ -3,6 +3,7 @@
  * be paused or cut off past its lease while another instance takes the chat over; the fence is what
  * makes the old holder's late writes fail instead of interleaving with the new turn's.
  */
+import { MangoError } from '../errors/mango-error.ts';
 
 /** What every write of a turn proves: which turn, its token, and the writer's clock. */
 export interface TurnFence {
@@ -18,11 +19,11 @@ export interface TurnFence {
 }
 
 /** Why a write of a turn was refused: another turn took over, or the lease lapsed. */
-export class TurnFencedError extends Error {
+export class TurnFencedError extends MangoError {
   constructor(
     message = 'This turn no longer holds the chat: its lease expired or another turn replaced it.',
   ) {
-    super(message);
+    super('turn_fenced', message);
     this.name = 'TurnFencedError';
   }
 }

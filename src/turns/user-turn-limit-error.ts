@@ -4,12 +4,16 @@
  * instance sharing the database. Thrown by `TurnRepository.claimTurn`; the coordinator turns it into the chat
  * error `too_many_turns`, so the repository speaks no HTTP and the service no SQL.
  */
-export class UserTurnLimitError extends Error {
+import { MangoError } from '../errors/mango-error.ts';
+export class UserTurnLimitError extends MangoError {
   /** The limit the claim was held to. */
   readonly limit: number;
 
   constructor(limit: number) {
-    super(`The chat's owner already runs ${limit} turns, the most one user may run at once.`);
+    super(
+      'user_turn_limit',
+      `The chat's owner already runs ${limit} turns, the most one user may run at once.`,
+    );
     this.name = 'UserTurnLimitError';
     this.limit = limit;
   }

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import path from 'node:path';
+import { MangoError } from '../errors/mango-error.ts';
 
 /** Written last by the build, so its presence means the build finished. */
 export const WEB_BUILD_MANIFEST_FILE = 'build-manifest.json';
@@ -41,8 +42,11 @@ export interface WebApp {
 }
 
 /** The build on disk does not match its manifest; the server refuses to start on it. */
-export class WebAppIntegrityError extends Error {
+export class WebAppIntegrityError extends MangoError {
   override name = 'WebAppIntegrityError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('web_app_integrity', message, options);
+  }
 }
 
 export function sha256Hex(bytes: Uint8Array): string {

@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { MangoError } from '../errors/mango-error.ts';
 
 const SYSTEM_DIRECTORIES = ['/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 
@@ -16,13 +17,16 @@ export function findSystemProgram(name: string): string | undefined {
 }
 
 /** A program that failed: its name, exit code and the last lines it printed. */
-export class SystemProgramError extends Error {
+export class SystemProgramError extends MangoError {
   constructor(
     readonly program: string,
     readonly exitCode: number,
     readonly output: string,
   ) {
-    super(`${program} failed (exit ${exitCode})${output === '' ? '' : `: ${output}`}`);
+    super(
+      'system_program_failed',
+      `${program} failed (exit ${exitCode})${output === '' ? '' : `: ${output}`}`,
+    );
     this.name = 'SystemProgramError';
   }
 }

@@ -3,6 +3,7 @@
  * what is wrong and what to do. The command line prints them; a request that meets one (a workspace
  * whose image cannot be mounted) is a fault of the host, answered as a server error and logged.
  */
+import { MangoError } from '../errors/mango-error.ts';
 export type WorkspaceDiskErrorCode =
   /** This process cannot make or mount images (not root, e2fsprogs missing, mounting refused). */
   | 'unavailable'
@@ -15,11 +16,11 @@ export type WorkspaceDiskErrorCode =
   /** The move cannot start or go on (a server is running, no room on the host, nothing to move). */
   | 'move_refused';
 
-export class WorkspaceDiskError extends Error {
-  readonly code: WorkspaceDiskErrorCode;
+export class WorkspaceDiskError extends MangoError {
+  override readonly code: WorkspaceDiskErrorCode;
 
   constructor(code: WorkspaceDiskErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
+    super(code, message, options);
     this.name = 'WorkspaceDiskError';
     this.code = code;
   }

@@ -7,6 +7,7 @@
  * whether a path outside the caller's workspaces exists, is a file, or belongs to another user must
  * not be learnable from the answer.
  */
+import { MangoError } from '../errors/mango-error.ts';
 export type WorkspaceErrorCode =
   /** The path lies outside every workspace of the caller (or its real location does). */
   | 'outside_workspaces'
@@ -27,12 +28,12 @@ export const OUTSIDE_WORKSPACES_MESSAGE =
 
 const WORKSPACE_ERROR_MARKER = Symbol.for('mango.workspace.error');
 
-export class WorkspaceError extends Error {
+export class WorkspaceError extends MangoError {
   readonly [WORKSPACE_ERROR_MARKER] = true;
-  readonly code: WorkspaceErrorCode;
+  override readonly code: WorkspaceErrorCode;
 
   constructor(code: WorkspaceErrorCode, message: string) {
-    super(message);
+    super(code, message);
     this.name = 'WorkspaceError';
     this.code = code;
   }

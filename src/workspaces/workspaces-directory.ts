@@ -10,11 +10,15 @@
  */
 import { mkdirSync, realpathSync } from 'node:fs';
 import { HeldDirectory } from '../descriptors/held-directory.ts';
+import { MangoError } from '../errors/mango-error.ts';
 import { isPathInside } from '../tools/access/reachable-set.ts';
 
 /** Thrown when the workspaces directory cannot be used; the server refuses to start with its message. */
-export class WorkspacesDirectoryError extends Error {
+export class WorkspacesDirectoryError extends MangoError {
   override name = 'WorkspacesDirectoryError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('workspaces_directory_unusable', message, options);
+  }
 }
 
 function overlaps(left: string, right: string): boolean {

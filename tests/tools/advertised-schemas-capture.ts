@@ -2,41 +2,37 @@
  * What every builtin tool advertises, captured as plain JSON: its definition (and the definition built
  * from its default settings), its settings metadata, its traits and flags, and the request each provider
  * mapping derives from it (OpenAI Responses strict, Gemini Interactions, Anthropic Messages).
- * `advertised-schemas.test.ts` compares it with the committed snapshot; run this file to print a fresh
- * one: `npx bun tests/tools/advertised-schemas-capture.ts > tests/tools/advertised-schemas.snapshot.json`.
- * The shell tools are built for all three kinds here, whatever interpreters this machine has.
+ * `advertised-schemas.test.ts` compares it with the committed snapshot. The tools are the registered
+ * builtins themselves, so a new tool file needs no entry here; the shell tools are built for all three
+ * kinds, whatever interpreters this machine has. `bun tests/tools/advertised-schemas-capture.ts --write`
+ * rewrites the snapshot and the tool table of `docs/tools.md` that is generated from it.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   toolDefsToAnthropic,
   toolDefsToGeminiInteractions,
   toolDefsToResponsesAPI,
 } from '../../src/providers/tool-mapper.ts';
+import '../../src/tools/builtin/register-builtin-tools.ts';
 import { buildShellTool } from '../../src/tools/builtin/build-shell-tool.ts';
-import { editFileTool } from '../../src/tools/builtin/edit-file.ts';
-import { generateImageTool } from '../../src/tools/builtin/generate-image.ts';
-import { getCurrentDatetimeTool } from '../../src/tools/builtin/get-current-datetime.ts';
-import { globTool } from '../../src/tools/builtin/glob.ts';
-import { grepTool } from '../../src/tools/builtin/grep.ts';
-import { listDirectoryTool } from '../../src/tools/builtin/list-directory.ts';
-import { readFileTool } from '../../src/tools/builtin/read-file.ts';
-import { writeFileTool } from '../../src/tools/builtin/write-file.ts';
+import { listTools } from '../../src/tools/registry.ts';
+import { SHELL_KINDS } from '../../src/tools/shell/shell-interpreter.ts';
 import { getDefaultToolSettings } from '../../src/tools/tool-settings-resolver.ts';
 import type { RegisteredTool } from '../../src/tools/types.ts';
+import { TOOLS_PAGE, withGeneratedToolTable } from './tool-table.ts';
 
-/** Every builtin, in a fixed order; the test checks that no registered builtin is missing from it. */
+export const SNAPSHOT_FILE = join(import.meta.dir, 'advertised-schemas.snapshot.json');
+
+/** What to run after a deliberate change; the snapshot test's failures name it. */
+export const UPDATE_COMMAND = 'bun tests/tools/advertised-schemas-capture.ts --write';
+
+/** Every registered builtin, the shells of all kinds in place of whichever this machine registered. */
 export function builtinToolsForSnapshot(): RegisteredTool[] {
+  const shells = new Set<string>(SHELL_KINDS);
   return [
-    getCurrentDatetimeTool,
-    generateImageTool,
-    buildShellTool('bash'),
-    buildShellTool('zsh'),
-    buildShellTool('powershell'),
-    readFileTool,
-    writeFileTool,
-    editFileTool,
-    listDirectoryTool,
-    globTool,
-    grepTool,
+    ...listTools().filter((tool) => !shells.has(tool.definition.name)),
+    ...SHELL_KINDS.map((kind) => buildShellTool(kind)),
   ];
 }
 
@@ -55,7 +51,8 @@ function plain(value: unknown): unknown {
 
 export function captureAdvertisedSchemas(tools: readonly RegisteredTool[]): Record<string, unknown> {
   const captured: Record<string, unknown> = {};
-  for (const tool of tools) {
+  const byName = (a: RegisteredTool, b: RegisteredTool) => (a.definition.name < b.definition.name ? -1 : 1);
+  for (const tool of [...tools].sort(byName)) {
     const definition = tool.definition;
     const built = tool.buildDefinition ? tool.buildDefinition(getDefaultToolSettings(tool)) : definition;
     captured[definition.name] = plain({
@@ -75,5 +72,10 @@ export function captureAdvertisedSchemas(tools: readonly RegisteredTool[]): Reco
 }
 
 if (import.meta.main) {
-  console.log(JSON.stringify(captureAdvertisedSchemas(builtinToolsForSnapshot()), null, 2));
+  const snapshot = captureAdvertisedSchemas(builtinToolsForSnapshot());
+  const text = `${JSON.stringify(snapshot, null, 2)}\n`;
+  if (process.argv.includes('--write')) {
+    writeFileSync(SNAPSHOT_FILE, text);
+    writeFileSync(TOOLS_PAGE, withGeneratedToolTable(readFileSync(TOOLS_PAGE, 'utf8'), snapshot));
+  } else process.stdout.write(text);
 }

@@ -12,27 +12,39 @@
  */
 import { expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { listTools } from '../../src/tools/registry.ts';
 import '../../src/tools/builtin/register-builtin-tools.ts';
-import { builtinToolsForSnapshot, captureAdvertisedSchemas } from './advertised-schemas-capture.ts';
+import {
+  builtinToolsForSnapshot,
+  captureAdvertisedSchemas,
+  SNAPSHOT_FILE,
+  UPDATE_COMMAND,
+} from './advertised-schemas-capture.ts';
 
-const snapshot = JSON.parse(
-  readFileSync(join(import.meta.dir, 'advertised-schemas.snapshot.json'), 'utf8'),
-) as Record<string, unknown>;
+const snapshot = JSON.parse(readFileSync(SNAPSHOT_FILE, 'utf8')) as Record<string, unknown>;
 
 const captured = captureAdvertisedSchemas(builtinToolsForSnapshot());
 
+// Each comparison carries the update command, so a failure's diff says how to record a deliberate change.
 test('the snapshot covers every registered builtin', () => {
   const missing = listTools()
     .map((tool) => tool.definition.name)
     .filter((name) => !(name in snapshot));
-  expect(missing).toEqual([]);
-  expect(Object.keys(captured)).toEqual(Object.keys(snapshot));
+  expect({ missingFromSnapshot: missing, update: UPDATE_COMMAND }).toEqual({
+    missingFromSnapshot: [],
+    update: UPDATE_COMMAND,
+  });
+  expect({ tools: Object.keys(captured), update: UPDATE_COMMAND }).toEqual({
+    tools: Object.keys(snapshot),
+    update: UPDATE_COMMAND,
+  });
 });
 
 test.each(Object.keys(snapshot))('%s advertises what the snapshot records', (name) => {
-  expect(captured[name]).toEqual(snapshot[name]);
+  expect({ advertised: captured[name], update: UPDATE_COMMAND }).toEqual({
+    advertised: snapshot[name],
+    update: UPDATE_COMMAND,
+  });
 });
 
 test('every builtin is offered to OpenAI in strict mode', () => {

@@ -2,18 +2,10 @@ import { describe, expect, test } from 'bun:test';
 import '../../src/tools/builtin/register-builtin-tools.ts';
 import { buildShellTool } from '../../src/tools/builtin/build-shell-tool.ts';
 import { defaultToolRegistry } from '../../src/tools/registry.ts';
-import { findShellInterpreter } from '../../src/tools/shell/shell-interpreter.ts';
+import { SHELL_KINDS } from '../../src/tools/shell/shell-interpreter.ts';
 import { CAUTIOUS_TRAITS, type ToolTraits, traitsOf } from '../../src/tools/tool-traits.ts';
+import { builtinToolsForSnapshot } from './advertised-schemas-capture.ts';
 
-const readOnly = (resultView: ToolTraits['resultView']): ToolTraits => ({
-  readOnly: true,
-  destructive: false,
-  idempotent: true,
-  openWorld: false,
-  confirmBeforeEnable: false,
-  resultView,
-  approvalDefault: 'never',
-});
 const shell: ToolTraits = {
   readOnly: false,
   destructive: true,
@@ -23,66 +15,41 @@ const shell: ToolTraits = {
   resultView: 'command_output',
   approvalDefault: 'always',
 };
-const localWrite = (idempotent: boolean): ToolTraits => ({
-  readOnly: false,
-  destructive: true,
-  idempotent,
-  openWorld: false,
-  confirmBeforeEnable: false,
-  resultView: 'json',
-  approvalDefault: 'always',
-});
 
-/** Every builtin and the traits it must declare: a new builtin without a row fails the first test. */
-const EXPECTED: Record<string, ToolTraits> = {
-  get_current_datetime: readOnly('json'),
-  generate_image: {
-    readOnly: false,
-    destructive: false,
-    idempotent: false,
-    openWorld: true,
-    confirmBeforeEnable: false,
-    resultView: 'images',
-    approvalDefault: 'always',
-  },
-  bash: shell,
-  zsh: shell,
-  powershell: shell,
-  read_file: readOnly('file_content'),
-  write_file: localWrite(true),
-  edit_file: localWrite(false),
-  list_directory: readOnly('json'),
-  glob: readOnly('json'),
-  grep: readOnly('search_matches'),
-};
+const TRAIT_KEYS = Object.keys(CAUTIOUS_TRAITS).sort();
 
-/** PowerShell registers only where an interpreter is installed. */
-const powershellInstalled = findShellInterpreter('powershell') !== undefined;
-const registeredHere = Object.keys(EXPECTED).filter((name) => name !== 'powershell' || powershellInstalled);
+/**
+ * Every builtin, read from the registry (the shells of all kinds): what each states is recorded in the
+ * advertised-schema snapshot and the table of docs/tools.md, both generated from these declarations.
+ */
+const builtins = builtinToolsForSnapshot().map((tool) => [tool.definition.name, tool] as const);
 
 describe('builtin tool traits', () => {
-  test('the registry holds exactly the builtins of the table that run here', () => {
-    expect(
-      defaultToolRegistry
-        .list()
-        .map((tool) => tool.definition.name)
-        .sort(),
-    ).toEqual(registeredHere.sort());
+  test('the builtins read here are the registered ones', () => {
+    const registered = defaultToolRegistry.list().map((tool) => tool.definition.name);
+    expect(registered).toContain('read_file');
+    const read = new Set(builtins.map(([name]) => name));
+    expect(registered.filter((name) => !read.has(name))).toEqual([]);
   });
 
-  test.each(Object.entries(EXPECTED))('%s declares its traits', (name, expected) => {
-    const tool =
-      name === 'powershell' && !powershellInstalled
-        ? buildShellTool('powershell', {
-            // Never run: only the declaration is read.
-            interpreter: {
-              kind: 'powershell',
-              executable: 'pwsh',
-              argumentsFor: (command) => ['pwsh', command],
-            },
-          })
-        : defaultToolRegistry.get(name);
-    expect(tool?.traits).toEqual(expected);
+  test.each(builtins)('%s declares every trait itself, consistently', (name, tool) => {
+    expect({ name, declared: tool.traits !== undefined }).toEqual({ name, declared: true });
+    const traits = traitsOf(tool);
+    expect(Object.keys(traits).sort()).toEqual(TRAIT_KEYS);
+    // Read-only means it changes nothing: then it destroys nothing and a repeat has no further effect.
+    if (traits.readOnly)
+      expect({ name, destructive: traits.destructive, idempotent: traits.idempotent }).toEqual({
+        name,
+        destructive: false,
+        idempotent: true,
+      });
+    // A tool the user must confirm before enabling is one whose calls are asked about by default.
+    if (traits.confirmBeforeEnable)
+      expect({ name, approvalDefault: traits.approvalDefault }).toEqual({ name, approvalDefault: 'always' });
+  });
+
+  test('the shell builder states the shell traits for every kind', () => {
+    for (const kind of SHELL_KINDS) expect(buildShellTool(kind).traits).toEqual(shell);
   });
 });
 

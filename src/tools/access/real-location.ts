@@ -6,6 +6,7 @@
  */
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { MangoError } from '../../errors/mango-error.ts';
 
 /** Symlink hops followed by hand before giving up, like the kernel's ELOOP limit. */
 const MAX_SYMLINK_HOPS = 40;
@@ -25,8 +26,10 @@ function isMissing(error: unknown): boolean {
 }
 
 /** A symlink chain longer than {@link MAX_SYMLINK_HOPS}; carries `code: 'ELOOP'` like the OS error. */
-export class SymlinkLoopError extends Error {
-  readonly code = 'ELOOP';
+export class SymlinkLoopError extends MangoError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('ELOOP', message, options);
+  }
 }
 
 /**
@@ -34,8 +37,10 @@ export class SymlinkLoopError extends Error {
  * one (or is gone), or one it had just seen exist vanished. Someone is renaming or swapping components of
  * it; carries `code: 'path_changed'` like the writers' PathChangedError.
  */
-export class PathChangedWhileResolvingError extends Error {
-  readonly code = 'path_changed';
+export class PathChangedWhileResolvingError extends MangoError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('path_changed', message, options);
+  }
 }
 
 /**

@@ -7,6 +7,7 @@
  * This check names a path string. A tool that then opens the path must verify what it actually opened
  * (`openVerifiedForReading`, `verifyDescriptor`), which closes the check-then-open race.
  */
+import { errorMessage } from '../../errors/error-message.ts';
 import { ToolArgumentError, ToolExecutionError, ToolPermissionError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
 import { type AccessNeed, getAccessPolicy } from './access-policy.ts';
@@ -70,7 +71,7 @@ export async function resolveAndValidatePath(
       );
     }
     throw new ToolExecutionError(
-      `Cannot resolve ${argumentName} ${JSON.stringify(input)}: ${error instanceof Error ? error.message : String(error)}`,
+      `Cannot resolve ${argumentName} ${JSON.stringify(input)}: ${errorMessage(error)}`,
     );
   }
   policy.require(location.real, need, input, absolute);

@@ -9,6 +9,7 @@
  */
 
 import { errorCodeOf } from '../../descriptors/system-call-error.ts';
+import { errorMessage } from '../../errors/error-message.ts';
 import {
   classifySystemError,
   ToolError,
@@ -44,7 +45,7 @@ export function describeSystemError(error: unknown, action: string, shown: strin
           `Cannot ${action} ${path}: it is a directory. Use list_directory for directories.`,
         );
       }
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       return new ToolExecutionError(`Cannot ${action} ${path}: ${message}`);
     }
   }

@@ -4,11 +4,10 @@
  * else took its name before the rename). Nothing outside the held directories was touched; the caller
  * reports it like a link met by a descriptor open (`describeSystemError`).
  */
-export class PathChangedError extends Error {
-  readonly code = 'path_changed';
-
+import { MangoError } from '../../errors/mango-error.ts';
+export class PathChangedError extends MangoError {
   constructor(what: string) {
-    super(`${what} changed while the tool was using it`);
+    super('path_changed', `${what} changed while the tool was using it`);
     this.name = 'PathChangedError';
   }
 }

@@ -32,6 +32,7 @@ import type {
   ShellTermination,
   ShellTerminationKind,
 } from '../../contracts/shell-termination.ts';
+import { errorMessage } from '../../errors/error-message.ts';
 import { classifySystemError, ToolError } from '../errors.ts';
 import { REAL_TOOL_TIMERS, type ToolTimers } from '../execution.ts';
 import { readCappedStream } from './capped-stream-reader.ts';
@@ -247,7 +248,7 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
         };
   } catch (error) {
     if (ToolError.isInstance(error)) throw error;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     throw new ToolError(classifySystemError(error), `Could not start ${shell} in ${cwd}: ${message}`, {
       cause: error,
     });

@@ -11,6 +11,7 @@
  * result, except the identity variables. `PAGER=cat`, `GIT_PAGER=cat` and `GIT_TERMINAL_PROMPT=0` are
  * set last and always, so nothing waits for a person.
  */
+import { processEnvironment } from '../../config/process-environment.ts';
 
 /** Names passed through from the server's environment when set there. */
 export const ALLOWED_SHELL_VARIABLES: readonly string[] = [
@@ -76,12 +77,12 @@ export function isPassedVariable(name: string, passEnv: readonly string[] = []):
 
 /**
  * The environment for one command, from `source` (the server's environment by default). Pure apart from
- * reading `process.env` when no source is given.
+ * reading the process environment when no source is given.
  */
 export function buildShellEnvironment(
   identity: ShellIdentity,
   rules: ShellEnvironmentRules = {},
-  source: Readonly<Record<string, string | undefined>> = process.env,
+  source: Readonly<Record<string, string | undefined>> = processEnvironment(),
 ): Record<string, string> {
   const environment: Record<string, string> = {};
   const denied = (name: string) =>

@@ -6,6 +6,7 @@
  * one.
  */
 import { stat } from 'node:fs/promises';
+import { errorMessage } from '../../errors/error-message.ts';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { classifySystemError, ToolArgumentError, ToolError, ToolNotFoundError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
@@ -36,7 +37,7 @@ export async function resolveShellWorkingDirectory(
   try {
     isDirectory = (await stat(resolved.real)).isDirectory();
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     throw new ToolError(classifySystemError(error), `Cannot use ${shown} as working directory: ${message}`);
   }
   if (!isDirectory) {

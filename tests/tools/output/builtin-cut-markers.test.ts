@@ -1,9 +1,11 @@
 /**
  * Every builtin tool that can cut its output says so in the one cut-marker format, with its own way to
- * get the rest; a builtin that never cuts is named here with why, so a new tool cannot slip past.
+ * get the rest. Which tools can cut is read from their sources: a builtin whose module (or the builtin
+ * modules it builds on) imports the cut notices has cut cases here or is named with why it never cuts;
+ * one that imports no notice cannot word a cut, so a new tool needs no entry.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createUnsandboxedShell } from '../../../src/sandbox/unsandboxed-shell.ts';
 import { buildShellTool } from '../../../src/tools/builtin/build-shell-tool.ts';
@@ -131,20 +133,50 @@ cutCases.bash?.push([
   },
 ]);
 
-/** Builtins whose output is never cut, and why. */
+/** Builtins that import the cut notices yet never cut their own output, and why. */
 const neverCut: Record<string, string> = {
-  write_file: 'returns a fixed-size summary of the write',
-  edit_file: 'returns a fixed-size summary of the edit',
   list_directory: 'lists one directory whole (what the path policy refuses is counted, not cut)',
-  get_current_datetime: 'returns a fixed-size record',
-  generate_image: 'returns one record per image, at most the requested count',
   powershell: 'is built by the same shell tool builder as bash and zsh, tested above',
 };
 
-test('every registered builtin either has cut cases here or is named as never cutting', () => {
-  const names = listTools().map((tool) => tool.definition.name);
+const BUILTIN_FOLDER = join(import.meta.dir, '..', '..', '..', 'src', 'tools', 'builtin');
+
+/** Whether the builtin module `file`, or a builtin module it imports, imports the cut notices. */
+function wordsCuts(file: string, seen = new Set<string>()): boolean {
+  if (seen.has(file)) return false;
+  seen.add(file);
+  const source = readFileSync(join(BUILTIN_FOLDER, file), 'utf8');
+  const imported = [...source.matchAll(/from '([^']+)'|import '([^']+)'/g)].map(
+    (match) => match[1] ?? match[2],
+  );
+  return imported.some(
+    (specifier) =>
+      specifier === '../output/cut-notices.ts' ||
+      (specifier?.startsWith('./') === true && wordsCuts(specifier.slice(2), seen)),
+  );
+}
+
+/** A builtin's module: its name in kebab-case. */
+const moduleOf = (name: string) => `${name.replaceAll('_', '-')}.ts`;
+
+test('the source reading sees the notices where they are imported, and only there', () => {
+  expect(wordsCuts('read-file.ts')).toBe(true);
+  expect(wordsCuts('bash.ts')).toBe(true); // through build-shell-tool.ts
+  expect(wordsCuts('write-file.ts')).toBe(false);
+  expect(wordsCuts('get-current-datetime.ts')).toBe(false);
+});
+
+test('every registered builtin that can word a cut has cut cases here or is named as never cutting', () => {
+  const names = [...listTools().map((tool) => tool.definition.name), 'powershell'];
   expect(names).toContain('bash');
-  for (const name of names) expect([name, name in cutCases || name in neverCut]).toEqual([name, true]);
+  for (const name of new Set(names)) {
+    expect({ name, module: existsSync(join(BUILTIN_FOLDER, moduleOf(name))) }).toEqual({
+      name,
+      module: true,
+    });
+    const covered = !wordsCuts(moduleOf(name)) || name in cutCases || name in neverCut;
+    expect({ name, covered }).toEqual({ name, covered: true });
+  }
 });
 
 for (const [tool, cases] of Object.entries(cutCases)) {

@@ -3,6 +3,7 @@
  * `validation_failed` naming it, and so is a pattern over 1000 characters, which bounds compile time.
  */
 import { RE2JS } from 're2js';
+import { errorMessage } from '../../../errors/error-message.ts';
 import { ToolArgumentError } from '../../errors.ts';
 import { analyzePattern } from './analyze-pattern.ts';
 import type { GrepMatcherSpec } from './text-searcher.ts';
@@ -27,7 +28,7 @@ export function compileGrepPattern(pattern: string, caseInsensitive: boolean): G
   try {
     new RegExp(pattern, caseInsensitive ? 'i' : '');
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new GrepPatternError(
       `Invalid regular expression ${JSON.stringify(pattern)}: ${reason}. Escape special characters such as ( [ { . * + ? with a backslash to search for them literally.`,
     );
