@@ -11,6 +11,7 @@ import { GoogleGenAI, type GoogleGenAIOptions } from '@google/genai';
 import OpenAI from 'openai';
 import type { ProviderId } from '../contracts/provider-id.ts';
 import { MangoError } from '../errors/mango-error.ts';
+import { type ModelListing, PROVIDER_ADAPTERS } from './provider-adapters.ts';
 
 /** More than any provider lists today; a server listing more is cut here. */
 export const MAX_LISTED_MODELS = 1000;
@@ -59,47 +60,50 @@ async function collect<T>(items: AsyncIterable<T>, idOf: (item: T) => string | u
   return ids;
 }
 
-async function listWithSdk(
+type Lister = (connection: ModelListConnection, signal: AbortSignal, timeout: number) => Promise<string[]>;
+
+/** One lister per SDK call; an adapter names its own (`modelListing` in provider-adapters.ts). */
+const LISTERS: { readonly [listing in ModelListing]: Lister } = {
+  'openai-models': (connection, signal, timeout) => {
+    const client = new OpenAI({
+      apiKey: connection.apiKey,
+      baseURL: connection.baseURL,
+      maxRetries: 0,
+      timeout,
+    });
+    return collect(client.models.list({ signal }), (model) => model.id);
+  },
+  'anthropic-models': (connection, signal, timeout) => {
+    const client = new Anthropic({
+      apiKey: connection.apiKey,
+      baseURL: connection.baseURL,
+      maxRetries: 0,
+      timeout,
+    });
+    return collect(client.models.list({}, { signal }), (model) => model.id);
+  },
+  'google-models': async (connection, signal, timeout) => {
+    const httpOptions = { baseUrl: connection.baseURL, timeout };
+    const client = connection.vertex
+      ? new GoogleGenAI({ vertexai: true, ...connection.vertex, httpOptions })
+      : new GoogleGenAI({ apiKey: connection.apiKey, httpOptions });
+    const pager = await client.models.list({ config: { abortSignal: signal, pageSize: 1000 } });
+    return collect(pager, (model) => {
+      // A model that cannot generate content (an embedding model) is no choice for a chat.
+      const actions = model.supportedActions;
+      if (actions && !actions.includes('generateContent')) return undefined;
+      return model.name?.replace(/^(?:publishers\/[^/]+\/)?models\//, '');
+    });
+  },
+};
+
+function listWithSdk(
   id: ProviderId,
   connection: ModelListConnection,
   signal: AbortSignal,
 ): Promise<string[]> {
-  const timeout = connection.timeoutMs ?? DEFAULT_MODEL_LIST_TIMEOUT_MS;
-  switch (id) {
-    case 'openai':
-    case 'openai-compatible': {
-      const client = new OpenAI({
-        apiKey: connection.apiKey,
-        baseURL: connection.baseURL,
-        maxRetries: 0,
-        timeout,
-      });
-      return collect(client.models.list({ signal }), (model) => model.id);
-    }
-    case 'anthropic': {
-      const client = new Anthropic({
-        apiKey: connection.apiKey,
-        baseURL: connection.baseURL,
-        maxRetries: 0,
-        timeout,
-      });
-      return collect(client.models.list({}, { signal }), (model) => model.id);
-    }
-    case 'gemini':
-    case 'gemini-generate-content': {
-      const httpOptions = { baseUrl: connection.baseURL, timeout };
-      const client = connection.vertex
-        ? new GoogleGenAI({ vertexai: true, ...connection.vertex, httpOptions })
-        : new GoogleGenAI({ apiKey: connection.apiKey, httpOptions });
-      const pager = await client.models.list({ config: { abortSignal: signal, pageSize: 1000 } });
-      return collect(pager, (model) => {
-        // A model that cannot generate content (an embedding model) is no choice for a chat.
-        const actions = model.supportedActions;
-        if (actions && !actions.includes('generateContent')) return undefined;
-        return model.name?.replace(/^(?:publishers\/[^/]+\/)?models\//, '');
-      });
-    }
-  }
+  const lister = LISTERS[PROVIDER_ADAPTERS[id].modelListing];
+  return lister(connection, signal, connection.timeoutMs ?? DEFAULT_MODEL_LIST_TIMEOUT_MS);
 }
 
 /** The ids of the models `id` offers. @throws ModelListError */

@@ -1,5 +1,6 @@
 /**
- * Which providers this server can use, from configuration: the variables below, declared with every
+ * Which providers this server can use, from configuration: the variables of each adapter
+ * (`provider-adapters.ts`; the table below is theirs), declared with every
  * other in `config/environment-variables.ts` and read through it. The environment is an injected record (the server passes the process environment, tests pass literals), so nothing here reads
  * global state. A provider whose key or base URL is missing or malformed is listed as unavailable with
  * the reason; asking for it returns `undefined` — it never throws.
@@ -23,16 +24,10 @@ import {
   readVariable,
 } from '../config/environment-variables.ts';
 import { PROVIDER_IDS, type ProviderId } from '../contracts/provider-id.ts';
-import { createAnthropicMessagesProvider } from './anthropic-messages-provider.ts';
-import {
-  createGeminiGenerateContentProvider,
-  type VertexOptions,
-} from './gemini-generate-content-provider.ts';
-import { createGeminiInteractionsProvider } from './gemini-interactions-provider.ts';
+import type { VertexOptions } from './gemini-generate-content-provider.ts';
 import { listProviderModels, ModelListError } from './model-lister.ts';
 import type { ModelProvider } from './model-provider.ts';
-import { createOpenAIChatProvider } from './openai-chat-provider.ts';
-import { createOpenAIResponsesProvider } from './openai-responses-provider.ts';
+import { PROVIDER_ADAPTERS, type ProviderAdapter } from './provider-adapters.ts';
 import { readProviderStreamSettings } from './provider-settings.ts';
 import type { ProviderClientOptions } from './streaming-provider.ts';
 
@@ -71,45 +66,11 @@ export interface ProviderRegistryOptions {
 /** Sent as the key to OpenAI-compatible servers that need none (Ollama, llama.cpp, vLLM without auth). */
 export const NO_API_KEY_PLACEHOLDER = 'no-key';
 
-interface ProviderConfig {
-  keyVariable: OptionalTextVariableName;
-  baseUrlVariable: OptionalTextVariableName;
-  /** `undefined`: the base URL is required. */
-  defaultBaseUrl: string | undefined;
-  keyRequired: boolean;
-  create: (options: ProviderClientOptions) => ModelProvider;
-}
-
-const CONFIGS: Record<Exclude<ProviderId, 'gemini-generate-content'>, ProviderConfig> = {
-  openai: {
-    keyVariable: 'OPENAI_API_KEY',
-    baseUrlVariable: 'OPENAI_BASE_URL',
-    defaultBaseUrl: 'https://api.openai.com/v1',
-    keyRequired: true,
-    create: (options) => createOpenAIResponsesProvider(options),
-  },
-  'openai-compatible': {
-    keyVariable: 'OPENAI_COMPATIBLE_API_KEY',
-    baseUrlVariable: 'OPENAI_COMPATIBLE_BASE_URL',
-    defaultBaseUrl: undefined,
-    keyRequired: false,
-    create: (options) => createOpenAIChatProvider(options),
-  },
-  gemini: {
-    keyVariable: 'GEMINI_API_KEY',
-    baseUrlVariable: 'GEMINI_BASE_URL',
-    defaultBaseUrl: 'https://generativelanguage.googleapis.com',
-    keyRequired: true,
-    create: (options) => createGeminiInteractionsProvider(options),
-  },
-  anthropic: {
-    keyVariable: 'ANTHROPIC_API_KEY',
-    baseUrlVariable: 'ANTHROPIC_BASE_URL',
-    defaultBaseUrl: 'https://api.anthropic.com',
-    keyRequired: true,
-    create: (options) => createAnthropicMessagesProvider(options),
-  },
-};
+/** What resolving an adapter's status needs: its variables and defaults (Vertex AI swaps them). */
+type ProviderConfig = Pick<
+  ProviderAdapter,
+  'keyVariable' | 'baseUrlVariable' | 'defaultBaseUrl' | 'keyRequired'
+>;
 
 /**
  * Why a base URL cannot be used, or `undefined` when it can. The value itself is never quoted: the reason
@@ -138,13 +99,7 @@ type ResolvedStatus = ProviderStatus & {
   vertex?: Omit<VertexOptions, 'googleAuthOptions'> & { keyFile?: string };
 };
 
-const GEMINI_GENERATE_CONTENT: ProviderConfig = {
-  keyVariable: 'GEMINI_API_KEY',
-  baseUrlVariable: 'GEMINI_BASE_URL',
-  defaultBaseUrl: 'https://generativelanguage.googleapis.com',
-  keyRequired: true,
-  create: (options) => createGeminiGenerateContentProvider(options),
-};
+const GEMINI_GENERATE_CONTENT = PROVIDER_ADAPTERS['gemini-generate-content'];
 
 const VERTEX_SWITCH = 'GOOGLE_GENAI_USE_VERTEXAI' satisfies OptionalTextVariableName;
 
@@ -195,7 +150,7 @@ function resolveGenerateContent(env: ProviderEnvironment): ResolvedStatus {
 function resolveStatus(
   id: ProviderId,
   env: ProviderEnvironment,
-  config: ProviderConfig = CONFIGS[id as keyof typeof CONFIGS],
+  config: ProviderConfig = PROVIDER_ADAPTERS[id],
 ): ResolvedStatus {
   const apiKey = readVariable(env, config.keyVariable);
   const configuredBaseUrl = readVariable(env, config.baseUrlVariable);
@@ -266,13 +221,10 @@ export function createProviderRegistry(
           timeouts: settings.timeouts,
           ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         };
-        if (id !== 'gemini-generate-content') provider = CONFIGS[id].create(clientOptions);
-        else {
-          provider = createGeminiGenerateContentProvider({
-            ...clientOptions,
-            ...vertexClientOptions(status, options),
-          });
-        }
+        provider = PROVIDER_ADAPTERS[id].create({
+          ...clientOptions,
+          ...vertexClientOptions(status, options),
+        });
         instances.set(id, provider);
       }
       return provider;

@@ -4,13 +4,10 @@
  * the key they were sent (`Invalid key: sk-…`), and the message is persisted and shown to the user.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import { createAnthropicMessagesProvider } from '../../src/providers/anthropic-messages-provider.ts';
+import { PROVIDER_IDS, type ProviderId } from '../../src/contracts/provider-id.ts';
 import { finishFromError, redactSecret } from '../../src/providers/finish-events.ts';
-import { createGeminiInteractionsProvider } from '../../src/providers/gemini-interactions-provider.ts';
-import type { ModelProvider } from '../../src/providers/model-provider.ts';
-import { createOpenAIChatProvider } from '../../src/providers/openai-chat-provider.ts';
-import { createOpenAIResponsesProvider } from '../../src/providers/openai-responses-provider.ts';
 import { startReplayServer } from '../helpers/replay-server.ts';
+import { CONFORMANCE_ADAPTERS } from './conformance/conformance-adapters.ts';
 import { collect, makeRequest } from './provider-test-support.ts';
 
 const server = startReplayServer();
@@ -19,29 +16,29 @@ afterAll(() => server.close());
 const KEY = 'sk-test-SECRET-0123456789';
 
 const OPENAI_STYLE = '401 Incorrect API key provided: [redacted].';
-const adapters: [name: string, create: (baseUrl: string) => ModelProvider, message: string][] = [
-  [
-    'openai',
-    (baseUrl) => createOpenAIResponsesProvider({ apiKey: KEY, baseURL: `${baseUrl}/v1`, maxRetries: 0 }),
-    OPENAI_STYLE,
-  ],
-  [
-    'openai-compatible',
-    (baseUrl) => createOpenAIChatProvider({ apiKey: KEY, baseURL: `${baseUrl}/v1`, maxRetries: 0 }),
-    OPENAI_STYLE,
-  ],
-  [
-    'anthropic',
-    (baseUrl) => createAnthropicMessagesProvider({ apiKey: KEY, baseURL: baseUrl, maxRetries: 0 }),
-    // The SDK quotes the JSON body; the provider's own sentence is what the user reads.
-    OPENAI_STYLE,
-  ],
-  [
-    'gemini',
-    (baseUrl) => createGeminiInteractionsProvider({ apiKey: KEY, baseURL: baseUrl, maxRetries: 0 }),
-    OPENAI_STYLE,
-  ],
-];
+/** What each adapter's user reads; keyed by id, so a new adapter needs its line here. */
+const MESSAGES: { readonly [id in ProviderId]: string } = {
+  openai: OPENAI_STYLE,
+  'openai-compatible': OPENAI_STYLE,
+  // The SDK quotes the JSON body; the provider's own sentence is what the user reads.
+  anthropic: OPENAI_STYLE,
+  gemini: OPENAI_STYLE,
+  'gemini-generate-content': OPENAI_STYLE,
+};
+
+test('every adapter has its expected message', () => {
+  expect(CONFORMANCE_ADAPTERS.map((adapter) => adapter.id)).toEqual([...PROVIDER_IDS]);
+  expect(Object.keys(MESSAGES).sort()).toEqual([...PROVIDER_IDS].sort());
+});
+
+const adapters = CONFORMANCE_ADAPTERS.map(
+  (adapter) =>
+    [
+      adapter.id,
+      (baseUrl: string) => adapter.create(baseUrl, { apiKey: KEY }),
+      MESSAGES[adapter.id],
+    ] as const,
+);
 
 describe.each(adapters)('%s', (_name, create, message) => {
   test('a 401 whose body echoes the API key ends with error and the key redacted', async () => {

@@ -4,17 +4,11 @@
  */
 import { afterAll, describe, expect, test } from 'bun:test';
 import type { ProviderEvent } from '../../src/contracts/provider-event.ts';
-import { createAnthropicMessagesProvider } from '../../src/providers/anthropic-messages-provider.ts';
-import {
-  createGeminiInteractionsProvider,
-  translateGeminiStream,
-} from '../../src/providers/gemini-interactions-provider.ts';
+import { PROVIDER_IDS, type ProviderId } from '../../src/contracts/provider-id.ts';
+import { translateGeminiStream } from '../../src/providers/gemini-interactions-provider.ts';
 import type { ModelProvider } from '../../src/providers/model-provider.ts';
-import { createOpenAIChatProvider, translateChatStream } from '../../src/providers/openai-chat-provider.ts';
-import {
-  createOpenAIResponsesProvider,
-  translateResponsesStream,
-} from '../../src/providers/openai-responses-provider.ts';
+import { translateChatStream } from '../../src/providers/openai-chat-provider.ts';
+import { translateResponsesStream } from '../../src/providers/openai-responses-provider.ts';
 import { type ReplayStep, startReplayServer } from '../helpers/replay-server.ts';
 import {
   anthropicBody,
@@ -23,6 +17,8 @@ import {
   responsesBody,
   type ScriptedTurn,
 } from '../helpers/scripted-provider-streams.ts';
+import { CONFORMANCE_ADAPTERS } from './conformance/conformance-adapters.ts';
+import { geminiGenerateContentWire } from './conformance/wire-formats.ts';
 import { collect, makeRequest, mergeDeltas } from './provider-test-support.ts';
 
 const server = startReplayServer();
@@ -32,31 +28,45 @@ interface Adapter {
   name: string;
   create: (baseUrl: string) => ModelProvider;
   body: (turn: ScriptedTurn) => string;
+  /**
+   * Why the cases about a call's argument text (cut inside it, invalid JSON passed on raw) do not apply,
+   * when its wire carries each call whole.
+   */
+  wholeCalls?: string;
 }
 
-const adapters: Adapter[] = [
-  {
-    name: 'openai (Responses)',
-    create: (baseUrl) =>
-      createOpenAIResponsesProvider({ apiKey: 'k', baseURL: `${baseUrl}/v1`, maxRetries: 0 }),
-    body: (turn) => responsesBody(turn),
+/** The generateContent body of a scripted turn, through the conformance kit's wire format. */
+function generateContentBody(turn: ScriptedTurn): string {
+  const ending = turn.cutInLastCall ? 'cut' : turn.calls?.length ? 'tool_calls' : 'stop';
+  const body = geminiGenerateContentWire({ ...turn, ending });
+  if (typeof body !== 'string') throw new Error(body.unsupported);
+  return body;
+}
+
+/** Each adapter's scripted body; keyed by id, so an adapter added to the list needs its line here. */
+const BODIES: { readonly [id in ProviderId]: Omit<Adapter, 'name' | 'create'> } = {
+  openai: { body: (turn) => responsesBody(turn) },
+  'openai-compatible': { body: (turn) => chatBody(turn) },
+  anthropic: { body: (turn) => anthropicBody(turn) },
+  gemini: { body: (turn) => geminiBody(turn) },
+  'gemini-generate-content': {
+    body: generateContentBody,
+    wholeCalls:
+      'generateContent sends each call whole, its arguments as parsed JSON (Vertex AI streams them as ' +
+      'JSON paths): a cut inside the text of the arguments and raw invalid JSON cannot occur on its wire.',
   },
-  {
-    name: 'openai-compatible (Chat Completions)',
-    create: (baseUrl) => createOpenAIChatProvider({ apiKey: 'k', baseURL: `${baseUrl}/v1`, maxRetries: 0 }),
-    body: (turn) => chatBody(turn),
-  },
-  {
-    name: 'anthropic (Messages)',
-    create: (baseUrl) => createAnthropicMessagesProvider({ apiKey: 'k', baseURL: baseUrl, maxRetries: 0 }),
-    body: (turn) => anthropicBody(turn),
-  },
-  {
-    name: 'gemini (Interactions)',
-    create: (baseUrl) => createGeminiInteractionsProvider({ apiKey: 'k', baseURL: baseUrl, maxRetries: 0 }),
-    body: (turn) => geminiBody(turn),
-  },
-];
+};
+
+const adapters: Adapter[] = CONFORMANCE_ADAPTERS.map((adapter) => ({
+  name: `${adapter.id} (${adapter.api})`,
+  create: (baseUrl) => adapter.create(baseUrl, { apiKey: 'k' }),
+  ...BODIES[adapter.id],
+}));
+
+test('every adapter of the list is here, with its body', () => {
+  expect(adapters.map((adapter) => adapter.name.split(' ')[0])).toEqual([...PROVIDER_IDS]);
+  expect(Object.keys(BODIES).sort()).toEqual([...PROVIDER_IDS].sort());
+});
 
 const CUT_TURN: ScriptedTurn = {
   text: 'Hi',
@@ -86,55 +96,58 @@ describe.each(adapters)('$name', (adapter) => {
   const cutPrefix = (events: readonly ProviderEvent[]) =>
     mergeDeltas(events.filter((event) => event.type !== 'provider_item' && event.type !== 'finish'));
 
-  test('a connection cut mid-call ends with error and never completes the cut call', async () => {
-    const events = await run(adapter, { body: adapter.body(CUT_TURN), ending: 'reset' });
-    expectOneFinishLast(events);
-    expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'error' });
-    // A transport failure, not a clean end: the message is the connection error's.
-    expect(events.at(-1)).not.toMatchObject({
-      message: 'The provider stream ended before the response was complete.',
+  // On a wire that carries calls whole, these cases cannot be built: `wholeCalls` says why.
+  if (adapter.wholeCalls === undefined) {
+    test('a connection cut mid-call ends with error and never completes the cut call', async () => {
+      const events = await run(adapter, { body: adapter.body(CUT_TURN), ending: 'reset' });
+      expectOneFinishLast(events);
+      expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'error' });
+      // A transport failure, not a clean end: the message is the connection error's.
+      expect(events.at(-1)).not.toMatchObject({
+        message: 'The provider stream ended before the response was complete.',
+      });
+      expect(
+        events.some((event) => event.type === 'tool_call_completed' && event.callId === 'call_cut'),
+      ).toBe(false);
+      expect(cutPrefix(events).filter((event) => event.type !== 'tool_call_completed')).toEqual([
+        { type: 'text_delta', delta: 'Hi' },
+        { type: 'tool_call_started', callId: 'call_done', name: 'get_weather' },
+        { type: 'tool_call_arguments_delta', callId: 'call_done', delta: '{"location":"Rome"}' },
+        { type: 'tool_call_started', callId: 'call_cut', name: 'get_weather' },
+        { type: 'tool_call_arguments_delta', callId: 'call_cut', delta: '{"loca' },
+      ]);
     });
-    expect(events.some((event) => event.type === 'tool_call_completed' && event.callId === 'call_cut')).toBe(
-      false,
-    );
-    expect(cutPrefix(events).filter((event) => event.type !== 'tool_call_completed')).toEqual([
-      { type: 'text_delta', delta: 'Hi' },
-      { type: 'tool_call_started', callId: 'call_done', name: 'get_weather' },
-      { type: 'tool_call_arguments_delta', callId: 'call_done', delta: '{"location":"Rome"}' },
-      { type: 'tool_call_started', callId: 'call_cut', name: 'get_weather' },
-      { type: 'tool_call_arguments_delta', callId: 'call_cut', delta: '{"loca' },
-    ]);
-  });
 
-  test('a body that ends mid-call ends with error and never completes the cut call', async () => {
-    const events = await run(adapter, { body: adapter.body(CUT_TURN) });
-    expectOneFinishLast(events);
-    expect(events.at(-1)).toMatchObject({
-      type: 'finish',
-      reason: 'error',
-      message: 'The provider stream ended before the response was complete.',
+    test('a body that ends mid-call ends with error and never completes the cut call', async () => {
+      const events = await run(adapter, { body: adapter.body(CUT_TURN) });
+      expectOneFinishLast(events);
+      expect(events.at(-1)).toMatchObject({
+        type: 'finish',
+        reason: 'error',
+        message: 'The provider stream ended before the response was complete.',
+      });
+      expect(
+        events.some((event) => event.type === 'tool_call_completed' && event.callId === 'call_cut'),
+      ).toBe(false);
     });
-    expect(events.some((event) => event.type === 'tool_call_completed' && event.callId === 'call_cut')).toBe(
-      false,
-    );
-  });
 
-  test('invalid JSON arguments are passed through raw for the loop to reject', async () => {
-    const events = await run(adapter, {
-      body: adapter.body({
-        calls: [{ id: 'call_bad', name: 'get_weather', fragments: ['{"location": Paris}'] }],
-      }),
+    test('invalid JSON arguments are passed through raw for the loop to reject', async () => {
+      const events = await run(adapter, {
+        body: adapter.body({
+          calls: [{ id: 'call_bad', name: 'get_weather', fragments: ['{"location": Paris}'] }],
+        }),
+      });
+      expect(events.filter((event) => event.type === 'tool_call_completed')).toEqual([
+        expect.objectContaining({
+          type: 'tool_call_completed',
+          callId: 'call_bad',
+          name: 'get_weather',
+          arguments: '{"location": Paris}',
+        }),
+      ]);
+      expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'tool_calls' });
     });
-    expect(events.filter((event) => event.type === 'tool_call_completed')).toEqual([
-      expect.objectContaining({
-        type: 'tool_call_completed',
-        callId: 'call_bad',
-        name: 'get_weather',
-        arguments: '{"location": Paris}',
-      }),
-    ]);
-    expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'tool_calls' });
-  });
+  }
 
   test('an HTTP error status ends the stream with error and the status, without throwing', async () => {
     const events = await run(adapter, {

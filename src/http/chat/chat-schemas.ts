@@ -2,6 +2,7 @@
  * TypeBox schemas of the chat API: create a chat, send a turn. Limits mirror the service's
  * own checks so an oversized field is a 400 before the service runs.
  */
+
 import { t } from 'elysia';
 import { MAX_APPROVAL_REASON_LENGTH } from '../../approvals/answer-tool-approval.ts';
 import {
@@ -10,6 +11,8 @@ import {
   MAX_SYSTEM_PROMPT_LENGTH,
   MAX_TITLE_LENGTH,
 } from '../../chat/chat-service.ts';
+import { PROVIDER_IDS } from '../../contracts/provider-id.ts';
+import { describeProviderIds } from '../../providers/provider-adapters.ts';
 
 export const chatIdParamsSchema = t.Object({ id: t.String({ minLength: 1, maxLength: 200 }) });
 
@@ -19,7 +22,7 @@ export const createChatBodySchema = t.Object(
     provider: t.String({
       minLength: 1,
       maxLength: 100,
-      description: 'openai, openai-compatible, gemini, gemini-generate-content or anthropic',
+      description: describeProviderIds(PROVIDER_IDS),
     }),
     model: t.String({ minLength: 1, maxLength: MAX_MODEL_LENGTH }),
     workingDirectory: t.Optional(

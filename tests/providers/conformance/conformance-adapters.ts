@@ -1,16 +1,13 @@
 /**
- * The conformance kit's one list of adapters: each entry builds its provider against the replay server
- * and names its wire format's body builder. Adding an adapter means one entry here (and its recordings
- * in `__fixtures__/provider-streams/` with an exact-event test); the contract table then runs for it.
+ * The conformance kit's adapters: every adapter of `src/providers/provider-adapters.ts`, built against
+ * the replay server, with its wire format's body builder. An adapter added there needs its wire format
+ * here (the table is keyed by id: without one it does not compile) and its recordings in
+ * `__fixtures__/provider-streams/` with an exact-event test; the contract table then runs for it.
  */
 
-import type { ProviderId } from '../../../src/contracts/provider-id.ts';
-import { createAnthropicMessagesProvider } from '../../../src/providers/anthropic-messages-provider.ts';
-import { createGeminiGenerateContentProvider } from '../../../src/providers/gemini-generate-content-provider.ts';
-import { createGeminiInteractionsProvider } from '../../../src/providers/gemini-interactions-provider.ts';
+import { PROVIDER_IDS, type ProviderId } from '../../../src/contracts/provider-id.ts';
 import type { ModelProvider } from '../../../src/providers/model-provider.ts';
-import { createOpenAIChatProvider } from '../../../src/providers/openai-chat-provider.ts';
-import { createOpenAIResponsesProvider } from '../../../src/providers/openai-responses-provider.ts';
+import { PROVIDER_ADAPTERS, type ProviderAdapter } from '../../../src/providers/provider-adapters.ts';
 import type { ProviderClientOptions } from '../../../src/providers/streaming-provider.ts';
 import {
   anthropicWire,
@@ -35,35 +32,32 @@ function connection(baseURL: string, options: ConformanceOptions = {}): Provider
   return { apiKey: 'test-key-12345', maxRetries: 0, ...options, baseURL };
 }
 
-export const CONFORMANCE_ADAPTERS: readonly ConformanceAdapter[] = [
-  {
-    id: 'openai',
-    api: 'Responses',
-    wire: responsesWire,
-    create: (url, options) => createOpenAIResponsesProvider(connection(`${url}/v1`, options)),
-  },
-  {
-    id: 'openai-compatible',
-    api: 'Chat Completions',
-    wire: chatWire,
-    create: (url, options) => createOpenAIChatProvider(connection(`${url}/v1`, options)),
-  },
-  {
-    id: 'anthropic',
-    api: 'Messages',
-    wire: anthropicWire,
-    create: (url, options) => createAnthropicMessagesProvider(connection(url, options)),
-  },
-  {
-    id: 'gemini',
-    api: 'Interactions',
-    wire: geminiInteractionsWire,
-    create: (url, options) => createGeminiInteractionsProvider(connection(url, options)),
-  },
-  {
-    id: 'gemini-generate-content',
-    api: 'generateContent',
-    wire: geminiGenerateContentWire,
-    create: (url, options) => createGeminiGenerateContentProvider(connection(url, options)),
-  },
-];
+/** Each adapter's wire format; keyed by id, so an adapter without one does not compile. */
+const WIRES: { readonly [id in ProviderId]: WireFormat } = {
+  openai: responsesWire,
+  'openai-compatible': chatWire,
+  anthropic: anthropicWire,
+  gemini: geminiInteractionsWire,
+  'gemini-generate-content': geminiGenerateContentWire,
+};
+
+/**
+ * The path an adapter's SDK expects below the server's root, as its default base URL has it (`/v1`);
+ * `openai-compatible` has no default and is reached at `/v1`, where most such servers answer.
+ */
+function basePath(adapter: ProviderAdapter): string {
+  const path = adapter.defaultBaseUrl === undefined ? '/v1' : new URL(adapter.defaultBaseUrl).pathname;
+  return path.replace(/\/+$/, '');
+}
+
+/** Every adapter of `PROVIDER_ADAPTERS`, in `PROVIDER_IDS` order. */
+export const CONFORMANCE_ADAPTERS: readonly ConformanceAdapter[] = PROVIDER_IDS.map((id) => {
+  const adapter = PROVIDER_ADAPTERS[id];
+  return {
+    id,
+    api: adapter.api,
+    wire: WIRES[id],
+    create: (url: string, options?: ConformanceOptions) =>
+      adapter.create(connection(`${url}${basePath(adapter)}`, options)),
+  };
+});
