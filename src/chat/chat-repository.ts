@@ -8,6 +8,7 @@ import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { ProviderId } from '../contracts/provider-id.ts';
 import type { TurnRepository } from '../turns/turn-repository.ts';
 import type { ChatMessage } from './chat-message.ts';
+import type { ChatSearchPage, ChatSearchRequest } from './chat-search.ts';
 
 export interface Chat {
   id: string;
@@ -30,15 +31,43 @@ export interface Chat {
   systemPrompt: string | null;
   /** ISO 8601. */
   createdAt: string;
+  /** ISO 8601: the newest of its creation and its messages (every turn moves it). */
+  lastActivityAt: string;
+  /** ISO 8601 when pinned (pinned chats list first); null when not. */
+  pinnedAt: string | null;
+  /** ISO 8601 when archived (listed apart; a new user message brings it back); null when not. */
+  archivedAt: string | null;
+}
+
+/** A chat as it is created: activity starts at its creation, neither pinned nor archived. */
+export type NewChat = Omit<Chat, 'lastActivityAt' | 'pinnedAt' | 'archivedAt'>;
+
+/** Which of a user's chats `listChats` returns. */
+export type ChatListFilter = 'active' | 'archived' | 'all';
+
+/** What `setChatFlags` changes; an absent flag stays as it is. */
+export interface ChatFlagChange {
+  pinned?: boolean;
+  archived?: boolean;
 }
 
 export { type ChatMessage, getMessageRole, type MessageRole } from './chat-message.ts';
 
 export interface ChatRepository {
-  createChat(chat: Chat): Promise<void>;
+  createChat(chat: NewChat): Promise<void>;
   getChat(chatId: string): Promise<Chat | undefined>;
-  /** The user's chats, newest first. */
-  listChats(userId: string): Promise<Chat[]>;
+  /**
+   * The user's chats (default `all`): pinned ones first, then by last activity, newest first; chats
+   * active in the same millisecond in the order they were active.
+   */
+  listChats(userId: string, filter?: ChatListFilter): Promise<Chat[]>;
+  /**
+   * Pins, unpins, archives or unarchives (stamped `now`; archiving also unpins); undefined when there is
+   * no such chat. Setting a flag that is already set keeps its first stamp.
+   */
+  setChatFlags(chatId: string, change: ChatFlagChange, now: string): Promise<Chat | undefined>;
+  /** Full-text search over the user's chats' titles and text messages (`chat-search.ts`). */
+  searchChats(userId: string, request: ChatSearchRequest): Promise<ChatSearchPage>;
   /**
    * Sets the chat's title; false when there was no such chat, or when `currentTitle` is given and the
    * title is no longer that (so a derived title never replaces one the user just chose).
