@@ -97,6 +97,41 @@ export interface ChatSummary {
   /** True: tools reach only `workingDirectory`; false: all of the owner's workspaces. */
   confined?: boolean;
   createdAt?: string;
+  /** ISO 8601: its creation or its newest message. */
+  lastActivityAt?: string;
+  pinnedAt?: string | null;
+  archivedAt?: string | null;
+}
+
+/** A piece of a search excerpt: plain text, `match` marking a word that matched. */
+export interface SnippetPart {
+  text: string;
+  match: boolean;
+}
+
+export interface ChatSearchResult {
+  chat: ChatSummary;
+  matches: number;
+  title: SnippetPart[];
+  message: { id: string; seq: number; role: 'user' | 'assistant'; snippet: SnippetPart[] } | null;
+}
+
+export interface ChatSearchResults {
+  results: ChatSearchResult[];
+  nextOffset: number | null;
+}
+
+/** What `PATCH /api/chats/:id` changes. */
+export interface ChatUpdateBody {
+  title?: string;
+  pinned?: boolean;
+  archived?: boolean;
+}
+
+/** A downloaded export: the file and the name the server gave it. */
+export interface ChatExportFile {
+  blob: Blob;
+  filename: string;
 }
 
 /** A stored message; `content` is whatever the server persisted (text, tool calls, tool results). */
@@ -177,7 +212,10 @@ export interface ApiClient {
   /** A file's bytes, fetched with the token (a link with the token in its URL would leak it). */
   downloadWorkspaceFile(workspaceId: string, path: string): Promise<Blob>;
   uploadWorkspaceFile(workspaceId: string, directory: string, file: File, overwrite: boolean): Promise<void>;
-  listChats(): Promise<ChatSummary[]>;
+  listChats(archived?: boolean): Promise<ChatSummary[]>;
+  searchChats(query: string, offset?: number): Promise<ChatSearchResults>;
+  updateChat(id: string, body: ChatUpdateBody): Promise<ChatSummary>;
+  exportChat(id: string, format: 'markdown' | 'json'): Promise<ChatExportFile>;
   getChat(id: string): Promise<ChatWithMessages>;
   createChat(body: CreateChatBody): Promise<ChatSummary>;
   /** `PATCH /api/chats/:id`: the chat with its new title (422 names what is wrong with it). */
@@ -233,6 +271,20 @@ export interface ApprovalAnswer {
   decision: 'approve' | 'deny';
   reason?: string;
   remembered?: { setting: string; rule: string };
+}
+
+/** The exact name of `Content-Disposition`'s `filename*` (RFC 8187), else a plain default. */
+function exportFilename(response: Response, format: 'markdown' | 'json'): string {
+  const header = response.headers.get('content-disposition') ?? '';
+  const encoded = /filename\*=UTF-8''([^;]+)/i.exec(header)?.[1];
+  if (encoded) {
+    try {
+      return decodeURIComponent(encoded);
+    } catch {
+      // A malformed header falls back to the plain name below.
+    }
+  }
+  return format === 'json' ? 'chat.json' : 'chat.md';
 }
 
 /**
@@ -294,7 +346,18 @@ export function createApiClient(token: string, onUnauthorized: () => void): ApiC
       const query = `path=${encodeURIComponent(directory)}&name=${encodeURIComponent(file.name)}`;
       await send('POST', `${filesPath(id)}?${query}${overwrite ? '&overwrite=true' : ''}`, file);
     },
-    listChats: async () => unwrapList<ChatSummary>(await json<unknown>('GET', '/api/chats'), 'chats'),
+    listChats: async (archived = false) =>
+      unwrapList<ChatSummary>(
+        await json<unknown>('GET', `/api/chats${archived ? '?archived=true' : ''}`),
+        'chats',
+      ),
+    searchChats: (query, offset = 0) =>
+      json<ChatSearchResults>('GET', `/api/chats/search?q=${encodeURIComponent(query)}&offset=${offset}`),
+    updateChat: (id, body) => json<ChatSummary>('PATCH', `/api/chats/${encodeURIComponent(id)}`, body),
+    exportChat: async (id, format) => {
+      const response = await send('GET', `/api/chats/${encodeURIComponent(id)}/export?format=${format}`);
+      return { blob: await response.blob(), filename: exportFilename(response, format) };
+    },
     getChat: async (id) => unwrapChat(await json<unknown>('GET', `/api/chats/${encodeURIComponent(id)}`)),
     createChat: async (body) => unwrapChat(await json<unknown>('POST', '/api/chats', body)),
     renameChat: (id, title) => json<ChatSummary>('PATCH', `/api/chats/${encodeURIComponent(id)}`, { title }),

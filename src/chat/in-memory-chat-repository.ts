@@ -15,7 +15,12 @@ import {
   getMessageRole,
   type NewChat,
 } from './chat-repository.ts';
-import { type ChatSearchHit, type ChatSearchPage, type ChatSearchRequest, textMatches } from './chat-search.ts';
+import {
+  type ChatSearchHit,
+  type ChatSearchPage,
+  type ChatSearchRequest,
+  textMatches,
+} from './chat-search.ts';
 
 /** What a message is indexed as, like migration 14's triggers: the first 100 000 characters of text. */
 const MAX_INDEXED = 100_000;

@@ -10,6 +10,7 @@ import { TURN_LIMIT_RETRY_AFTER_SECONDS } from '../../turns/turn-coordinator.ts'
 import type { AppDependencies } from '../app-dependencies.ts';
 import { parseJsonBody } from '../json-body.ts';
 import { errorBodySchema } from '../settings/tool-settings-schemas.ts';
+import { exportChatResponse, parseArchivedFilter } from './chat-export-response.ts';
 import {
   approvalAnswerBodySchema,
   approvalAnswerResponseSchema,
@@ -29,7 +30,6 @@ import {
   turnRecordSchema,
   updateChatBodySchema,
 } from './chat-schemas.ts';
-import { exportChatResponse, parseArchivedFilter } from './chat-export-response.ts';
 import { parseAfterSeq } from './follow-turn-query.ts';
 import { createTurnEventStream, SSE_HEADERS } from './turn-sse.ts';
 
@@ -111,17 +111,21 @@ export function createChatRoutes(deps: AppDependencies) {
       response: { 200: chatWithMessagesSchema, ...notFound },
       detail: { summary: 'A chat with its stored messages', tags: ['chats'], operationId: 'getChat' },
     })
-    .patch('/api/chats/:id', ({ user, params, body }) => deps.chats.organizer.update(user.id, params.id, body), {
-      parse,
-      params: chatIdParamsSchema,
-      body: updateChatBodySchema,
-      response: { 200: chatSchema, ...notFound, 413: errorBodySchema, 422: errorBodySchema },
-      detail: {
-        summary: 'Rename, pin or archive a chat (title: one line, 1–200 characters, no control characters)',
-        tags: ['chats'],
-        operationId: 'updateChat',
+    .patch(
+      '/api/chats/:id',
+      ({ user, params, body }) => deps.chats.organizer.update(user.id, params.id, body),
+      {
+        parse,
+        params: chatIdParamsSchema,
+        body: updateChatBodySchema,
+        response: { 200: chatSchema, ...notFound, 413: errorBodySchema, 422: errorBodySchema },
+        detail: {
+          summary: 'Rename, pin or archive a chat (title: one line, 1–200 characters, no control characters)',
+          tags: ['chats'],
+          operationId: 'updateChat',
+        },
       },
-    })
+    )
     .get(
       '/api/chats/:id/export',
       async ({ user, params, query }) =>

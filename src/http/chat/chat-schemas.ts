@@ -74,7 +74,10 @@ export const searchChatsQuerySchema = t.Object({
   ),
   limit: t.Optional(t.String({ maxLength: 20, description: 'Results per page, 1–50 (default 20).' })),
   offset: t.Optional(
-    t.String({ maxLength: 20, description: 'Results to skip, 0–10000 (default 0): the nextOffset of a page.' }),
+    t.String({
+      maxLength: 20,
+      description: 'Results to skip, 0–10000 (default 0): the nextOffset of a page.',
+    }),
   ),
 });
 

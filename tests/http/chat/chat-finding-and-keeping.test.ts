@@ -8,6 +8,7 @@
  * query value is a 422 that names it, and another user's chat is a 404.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { ProviderEvent } from '../../../src/contracts/provider-event.ts';
 import { createApp } from '../../../src/http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../../../src/http/app-dependencies.ts';
 import type { ModelProvider } from '../../../src/providers/model-provider.ts';
@@ -39,11 +40,11 @@ interface SearchBody {
 
 const iso = (offsetMs: number) => new Date(FIXED_NOW + offsetMs).toISOString();
 
-function answer(text: string, usage = { inputTokens: 10, outputTokens: 2 }) {
+function answer(text: string, usage = { inputTokens: 10, outputTokens: 2 }): ProviderEvent[] {
   return [
     { type: 'text_delta', delta: text },
     { type: 'finish', reason: 'stop', usage },
-  ] as const;
+  ];
 }
 
 describe.each(BACKENDS)('finding and keeping chats on %s', (backend) => {
@@ -71,13 +72,17 @@ describe.each(BACKENDS)('finding and keeping chats on %s', (backend) => {
   };
   const newChat = async (who: 'alice' | 'bob', title: string) =>
     (await json<ChatBody>(who, 'POST', '/api/chats', { provider: 'openai', model: 'm', title })).body.id;
-  const turn = async (who: 'alice' | 'bob', chatId: string, message: string, ...steps: unknown[][]) => {
-    slot.provider = new ScriptedProvider(steps as never);
-    const events = await collectSseEvents(await request(who, 'POST', `/api/chats/${chatId}/turns`, { message }));
+  const turn = async (who: 'alice' | 'bob', chatId: string, message: string, ...steps: ProviderEvent[][]) => {
+    slot.provider = new ScriptedProvider(steps);
+    const events = await collectSseEvents(
+      await request(who, 'POST', `/api/chats/${chatId}/turns`, { message }),
+    );
     expect(events.at(-1)).toEqual({ type: 'done', reason: 'completed' });
   };
   const listIds = async (query = '') =>
-    (await json<{ chats: ChatBody[] }>('alice', 'GET', `/api/chats${query}`)).body.chats.map((chat) => chat.id);
+    (await json<{ chats: ChatBody[] }>('alice', 'GET', `/api/chats${query}`)).body.chats.map(
+      (chat) => chat.id,
+    );
   const search = (who: 'alice' | 'bob', query: string) =>
     json<SearchBody>(who, 'GET', `/api/chats/search?${query}`);
 
@@ -222,7 +227,10 @@ describe.each(BACKENDS)('finding and keeping chats on %s', (backend) => {
     await turn('alice', b!, 'Back to this one.', answer('Welcome back.'));
     expect(await listIds()).toEqual([b, a, c]);
     expect(await listIds('?archived=true')).toEqual([]);
-    const unarchived = await json<ChatBody>('alice', 'PATCH', `/api/chats/${a}`, { archived: false, title: ' A2 ' });
+    const unarchived = await json<ChatBody>('alice', 'PATCH', `/api/chats/${a}`, {
+      archived: false,
+      title: ' A2 ',
+    });
     expect(unarchived.body).toMatchObject({ title: 'A2', archivedAt: null, pinnedAt: null });
   });
 
@@ -259,7 +267,17 @@ describe.each(BACKENDS)('finding and keeping chats on %s', (backend) => {
     expect(exported.messages.map((message) => [message.seq, message.role, message.item])).toEqual([
       [1, 'user', { type: 'user_text', text: 'Look it up.' }],
       [2, 'assistant', { type: 'tool_call', callId: 'c9', name: 'lookup', arguments: '{"value":"x`y"}' }],
-      [3, 'tool', { type: 'tool_result', callId: 'c9', name: 'lookup', ok: true, output: '{"found":"parsnip-in-result"}' }],
+      [
+        3,
+        'tool',
+        {
+          type: 'tool_result',
+          callId: 'c9',
+          name: 'lookup',
+          ok: true,
+          output: '{"found":"parsnip-in-result"}',
+        },
+      ],
       [4, 'assistant', { type: 'assistant_text', text: 'Found ```parsnip```.' }],
     ]);
     expect(exported.turns).toMatchObject([
@@ -328,7 +346,10 @@ describe.each(BACKENDS)('finding and keeping chats on %s', (backend) => {
     ['/api/chats/search?q=a&offset=1.5', 'offset must be an integer from 0 to 10000; got "1.5".'],
     ['/api/chats?archived=yes', 'archived must be true or false; got "yes".'],
   ])('GET %s is a 422 that says what is wrong', async (path, message) => {
-    expect(await json('alice', 'GET', path)).toEqual({ status: 422, body: { code: 'invalid_request', error: message } });
+    expect(await json('alice', 'GET', path)).toEqual({
+      status: 422,
+      body: { code: 'invalid_request', error: message },
+    });
   });
 
   test('a bad export format and an empty update are 422s', async () => {
