@@ -8,7 +8,6 @@ import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { ProviderId } from '../contracts/provider-id.ts';
 import type { TurnRepository } from '../turns/turn-repository.ts';
 import type { ChatMessage } from './chat-message.ts';
-import type { ChatSearchPage, ChatSearchRequest } from './chat-search.ts';
 
 export interface Chat {
   id: string;
@@ -52,6 +51,36 @@ export interface ChatFlagChange {
 }
 
 export { type ChatMessage, getMessageRole, type MessageRole } from './chat-message.ts';
+
+/** A validated search: its terms, and which page of the results. */
+export interface ChatSearchRequest {
+  terms: readonly string[];
+  limit: number;
+  offset: number;
+}
+
+/** The newest message of a chat that matched, as the repository found it. */
+export interface ChatSearchMessage {
+  id: string;
+  seq: number;
+  role: 'user' | 'assistant';
+  /** The indexed text (a message's first 100 000 characters). */
+  text: string;
+}
+
+/** One chat that matched: how many of its entries did, whether its title did, its newest message that did. */
+export interface ChatSearchHit {
+  chat: Chat;
+  matches: number;
+  titleMatched: boolean;
+  message: ChatSearchMessage | null;
+}
+
+/** A page of hits, chats ordered as `listChats` orders them (pinned first, then by last activity). */
+export interface ChatSearchPage {
+  hits: ChatSearchHit[];
+  hasMore: boolean;
+}
 
 export interface ChatRepository {
   createChat(chat: NewChat): Promise<void>;

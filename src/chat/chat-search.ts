@@ -6,7 +6,7 @@
  * read words with `searchWords` here, so a highlighted word is one the engine matched.
  * Why it works this way: docs/decisions/2026-12-02-chat-search.md.
  */
-import type { Chat } from './chat-repository.ts';
+import type { ChatSearchRequest } from './chat-repository.ts';
 import { invalid, requireStorable } from './storable-text.ts';
 
 export const MAX_QUERY_LENGTH = 200;
@@ -14,35 +14,12 @@ export const MAX_QUERY_TERMS = 12;
 export const MAX_SEARCH_LIMIT = 50;
 export const DEFAULT_SEARCH_LIMIT = 20;
 
-/** A validated search: its terms, and which page of the results. */
-export interface ChatSearchRequest {
-  terms: readonly string[];
-  limit: number;
-  offset: number;
-}
-
-/** The newest message of a chat that matched, as the repository found it. */
-export interface ChatSearchMessage {
-  id: string;
-  seq: number;
-  role: 'user' | 'assistant';
-  /** The indexed text (a message's first 100 000 characters). */
-  text: string;
-}
-
-/** One chat that matched: how many of its entries did, whether its title did, its newest message that did. */
-export interface ChatSearchHit {
-  chat: Chat;
-  matches: number;
-  titleMatched: boolean;
-  message: ChatSearchMessage | null;
-}
-
-/** A page of hits, chats ordered as `listChats` orders them (pinned first, then by last activity). */
-export interface ChatSearchPage {
-  hits: ChatSearchHit[];
-  hasMore: boolean;
-}
+export type {
+  ChatSearchHit,
+  ChatSearchMessage,
+  ChatSearchPage,
+  ChatSearchRequest,
+} from './chat-repository.ts';
 
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
