@@ -8,9 +8,19 @@ import type {
   ToolSettingsUpdate,
 } from '../src/contracts/tool-settings-descriptor.ts';
 import type { UserMcpServerView } from '../src/contracts/user-mcp-server-view.ts';
+import type { ChatExportFile, ChatSearchResults, ChatSummary, ChatUpdateBody } from './chat-types.ts';
+import { exportFilename } from './chat-types.ts';
 
 // The server's own types (type-only imports: nothing of the server is bundled).
 export type { ToolResultView } from '../src/contracts/tool-result-view.ts';
+export type {
+  ChatExportFile,
+  ChatSearchResult,
+  ChatSearchResults,
+  ChatSummary,
+  ChatUpdateBody,
+  SnippetPart,
+} from './chat-types.ts';
 export type { ToolSettingsDescriptor, UserMcpServerView };
 /** The body of `PUT /api/settings/tools/:toolName`. */
 export type UpdateToolSettingsBody = ToolSettingsUpdate;
@@ -86,52 +96,6 @@ export interface ChatModelPreference {
   provider: string;
   model: string;
   updatedAt: string;
-}
-
-export interface ChatSummary {
-  id: string;
-  title: string;
-  provider: string;
-  model: string;
-  workingDirectory?: string | null;
-  /** True: tools reach only `workingDirectory`; false: all of the owner's workspaces. */
-  confined?: boolean;
-  createdAt?: string;
-  /** ISO 8601: its creation or its newest message. */
-  lastActivityAt?: string;
-  pinnedAt?: string | null;
-  archivedAt?: string | null;
-}
-
-/** A piece of a search excerpt: plain text, `match` marking a word that matched. */
-export interface SnippetPart {
-  text: string;
-  match: boolean;
-}
-
-export interface ChatSearchResult {
-  chat: ChatSummary;
-  matches: number;
-  title: SnippetPart[];
-  message: { id: string; seq: number; role: 'user' | 'assistant'; snippet: SnippetPart[] } | null;
-}
-
-export interface ChatSearchResults {
-  results: ChatSearchResult[];
-  nextOffset: number | null;
-}
-
-/** What `PATCH /api/chats/:id` changes. */
-export interface ChatUpdateBody {
-  title?: string;
-  pinned?: boolean;
-  archived?: boolean;
-}
-
-/** A downloaded export: the file and the name the server gave it. */
-export interface ChatExportFile {
-  blob: Blob;
-  filename: string;
 }
 
 /** A stored message; `content` is whatever the server persisted (text, tool calls, tool results). */
@@ -271,20 +235,6 @@ export interface ApprovalAnswer {
   decision: 'approve' | 'deny';
   reason?: string;
   remembered?: { setting: string; rule: string };
-}
-
-/** The exact name of `Content-Disposition`'s `filename*` (RFC 8187), else a plain default. */
-function exportFilename(response: Response, format: 'markdown' | 'json'): string {
-  const header = response.headers.get('content-disposition') ?? '';
-  const encoded = /filename\*=UTF-8''([^;]+)/i.exec(header)?.[1];
-  if (encoded) {
-    try {
-      return decodeURIComponent(encoded);
-    } catch {
-      // A malformed header falls back to the plain name below.
-    }
-  }
-  return format === 'json' ? 'chat.json' : 'chat.md';
 }
 
 /**
