@@ -8,9 +8,19 @@ import type {
   ToolSettingsUpdate,
 } from '../src/contracts/tool-settings-descriptor.ts';
 import type { UserMcpServerView } from '../src/contracts/user-mcp-server-view.ts';
+import type { ChatExportFile, ChatSearchResults, ChatSummary, ChatUpdateBody } from './chat-types.ts';
+import { exportFilename } from './chat-types.ts';
 
 // The server's own types (type-only imports: nothing of the server is bundled).
 export type { ToolResultView } from '../src/contracts/tool-result-view.ts';
+export type {
+  ChatExportFile,
+  ChatSearchResult,
+  ChatSearchResults,
+  ChatSummary,
+  ChatUpdateBody,
+  SnippetPart,
+} from './chat-types.ts';
 export type { ToolSettingsDescriptor, UserMcpServerView };
 /** The body of `PUT /api/settings/tools/:toolName`. */
 export type UpdateToolSettingsBody = ToolSettingsUpdate;
@@ -86,17 +96,6 @@ export interface ChatModelPreference {
   provider: string;
   model: string;
   updatedAt: string;
-}
-
-export interface ChatSummary {
-  id: string;
-  title: string;
-  provider: string;
-  model: string;
-  workingDirectory?: string | null;
-  /** True: tools reach only `workingDirectory`; false: all of the owner's workspaces. */
-  confined?: boolean;
-  createdAt?: string;
 }
 
 /** A stored message; `content` is whatever the server persisted (text, tool calls, tool results). */
@@ -177,7 +176,10 @@ export interface ApiClient {
   /** A file's bytes, fetched with the token (a link with the token in its URL would leak it). */
   downloadWorkspaceFile(workspaceId: string, path: string): Promise<Blob>;
   uploadWorkspaceFile(workspaceId: string, directory: string, file: File, overwrite: boolean): Promise<void>;
-  listChats(): Promise<ChatSummary[]>;
+  listChats(archived?: boolean): Promise<ChatSummary[]>;
+  searchChats(query: string, offset?: number): Promise<ChatSearchResults>;
+  updateChat(id: string, body: ChatUpdateBody): Promise<ChatSummary>;
+  exportChat(id: string, format: 'markdown' | 'json'): Promise<ChatExportFile>;
   getChat(id: string): Promise<ChatWithMessages>;
   createChat(body: CreateChatBody): Promise<ChatSummary>;
   /** `PATCH /api/chats/:id`: the chat with its new title (422 names what is wrong with it). */
@@ -294,7 +296,18 @@ export function createApiClient(token: string, onUnauthorized: () => void): ApiC
       const query = `path=${encodeURIComponent(directory)}&name=${encodeURIComponent(file.name)}`;
       await send('POST', `${filesPath(id)}?${query}${overwrite ? '&overwrite=true' : ''}`, file);
     },
-    listChats: async () => unwrapList<ChatSummary>(await json<unknown>('GET', '/api/chats'), 'chats'),
+    listChats: async (archived = false) =>
+      unwrapList<ChatSummary>(
+        await json<unknown>('GET', `/api/chats${archived ? '?archived=true' : ''}`),
+        'chats',
+      ),
+    searchChats: (query, offset = 0) =>
+      json<ChatSearchResults>('GET', `/api/chats/search?q=${encodeURIComponent(query)}&offset=${offset}`),
+    updateChat: (id, body) => json<ChatSummary>('PATCH', `/api/chats/${encodeURIComponent(id)}`, body),
+    exportChat: async (id, format) => {
+      const response = await send('GET', `/api/chats/${encodeURIComponent(id)}/export?format=${format}`);
+      return { blob: await response.blob(), filename: exportFilename(response, format) };
+    },
     getChat: async (id) => unwrapChat(await json<unknown>('GET', `/api/chats/${encodeURIComponent(id)}`)),
     createChat: async (body) => unwrapChat(await json<unknown>('POST', '/api/chats', body)),
     renameChat: (id, title) => json<ChatSummary>('PATCH', `/api/chats/${encodeURIComponent(id)}`, { title }),

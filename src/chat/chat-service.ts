@@ -41,12 +41,22 @@ import { toolAccessContext } from '../workspaces/tool-access.ts';
 import { WorkspaceError } from '../workspaces/workspace-error.ts';
 import type { BoundAccess, WorkspaceService } from '../workspaces/workspace-service.ts';
 import { ChatError } from './chat-errors.ts';
-import type { Chat, ChatMessage, ChatRepository } from './chat-repository.ts';
+import { ChatOrganizer } from './chat-organizer.ts';
+import type { Chat, ChatListFilter, ChatMessage, ChatRepository, NewChat } from './chat-repository.ts';
 import { DEFAULT_CHAT_TITLE, titleProblem } from './chat-title.ts';
+import {
+  type ChatView,
+  chatNotFound,
+  chatPresenter,
+  requireUserChat,
+  summarizeTurn,
+  type TurnSummary,
+} from './chat-views.ts';
 import { prepareChatTurn } from './prepare-chat-turn.ts';
-import { invalid, isStorableText, requireStorable } from './storable-text.ts';
+import { invalid, requireStorable } from './storable-text.ts';
 
 export { DEFAULT_CHAT_TITLE, MAX_TITLE_LENGTH } from './chat-title.ts';
+export type { ChatView, TurnSummary } from './chat-views.ts';
 export { isStorableText } from './storable-text.ts';
 export const MAX_MODEL_LENGTH = 200;
 export const MAX_SYSTEM_PROMPT_LENGTH = 50_000;
@@ -104,12 +114,6 @@ export interface CreateChatInput {
   systemPrompt?: string;
 }
 
-/** A chat as the service reports it: its working directory's real path and whether it is confined now. */
-export type ChatView = Chat & { workingDirectory: string };
-
-/** What a client shows of an ended or running turn besides its messages. */
-export type TurnSummary = Omit<TurnRecord, 'holder' | 'leaseExpiresAt' | 'cancelRequestedAt'>;
-
 /** The current turn as the API shows it: the record without its holder, and what waits for approval. */
 export type CurrentTurn = Omit<TurnRecord, 'holder'> & { pendingApprovals: PendingToolApproval[] };
 
@@ -118,11 +122,6 @@ export interface ChatWithMessages {
   messages: ChatMessage[];
   /** The chat's turns, oldest first: usage, durations, error and trace of each (`turn-trace.ts`). */
   turns: TurnSummary[];
-}
-
-function summarizeTurn(record: TurnRecord): TurnSummary {
-  const { holder: _holder, leaseExpiresAt: _lease, cancelRequestedAt: _cancel, ...summary } = record;
-  return summary;
 }
 
 /** A workspace refusal as the chat API reports it. */
@@ -142,11 +141,18 @@ export class ChatService {
   readonly #turns: TurnCoordinator;
   readonly #timing: TurnTiming;
   readonly #wakeups = new ApprovalWakeups();
+  /** Listing, renaming, pinning, archiving, searching and exporting a user's chats. */
+  readonly organizer: ChatOrganizer;
 
   constructor(dependencies: ChatServiceDependencies) {
     this.#dependencies = dependencies;
     this.#now = dependencies.now ?? Date.now;
     this.#timing = dependencies.turnTiming ?? turnTimingFor();
+    this.organizer = new ChatOrganizer({
+      repository: dependencies.repository,
+      workspaces: dependencies.workspaces,
+      now: this.#now,
+    });
     this.#turns = new TurnCoordinator({
       store: dependencies.repository.turns,
       timing: this.#timing,
@@ -183,7 +189,7 @@ export class ChatService {
     } catch (error) {
       throw toChatError(error);
     }
-    const chat: ChatView = {
+    const chat: NewChat & { workingDirectory: string } = {
       id: this.#dependencies.createId?.() ?? crypto.randomUUID(),
       userId,
       title,
@@ -195,13 +201,12 @@ export class ChatService {
       createdAt: new Date(this.#now()).toISOString(),
     };
     await this.#dependencies.repository.createChat(chat);
-    return chat;
+    return { ...chat, lastActivityAt: chat.createdAt, pinnedAt: null, archivedAt: null };
   }
 
-  async listChats(userId: string): Promise<ChatView[]> {
-    const chats = await this.#dependencies.repository.listChats(userId);
-    const present = await this.#presenter(userId);
-    return chats.map(present);
+  /** The user's chats (default: all), pinned first, then by last activity. */
+  listChats(userId: string, filter: ChatListFilter = 'all'): Promise<ChatView[]> {
+    return this.organizer.list(userId, filter);
   }
 
   async getChat(userId: string, chatId: string): Promise<ChatWithMessages> {
@@ -219,30 +224,12 @@ export class ChatService {
    * Sets the chat's title (trimmed): one line, 1–`MAX_TITLE_LENGTH` characters, no control characters.
    * @throws ChatError `not_found` (not the user's chat), `invalid_request` (a title it cannot have).
    */
-  async renameChat(userId: string, chatId: string, title: string): Promise<ChatView> {
-    const chat = await this.#requireChat(userId, chatId);
-    const trimmed = title.trim();
-    requireStorable('title', trimmed);
-    const problem = titleProblem(trimmed);
-    if (problem !== undefined) throw invalid(problem);
-    // Deleted between the check and the update: the same answer as for a chat that never existed.
-    if (!(await this.#dependencies.repository.renameChat(chatId, trimmed))) throw this.#notFound(chatId);
-    const present = await this.#presenter(userId);
-    return present({ ...chat, title: trimmed });
+  renameChat(userId: string, chatId: string, title: string): Promise<ChatView> {
+    return this.organizer.update(userId, chatId, { title });
   }
 
-  /** Reports a chat as it applies now: its working directory's path, whether it is confined. */
   async #presenter(userId: string): Promise<(chat: Chat) => ChatView> {
-    const { workspaces } = this.#dependencies;
-    const [personal, allowed] = await Promise.all([
-      workspaces.personalWorkspace(userId),
-      workspaces.isUnrestrictedAllowed(userId),
-    ]);
-    return (chat) => ({
-      ...chat,
-      workingDirectory: chat.workingDirectory ?? personal,
-      confined: chat.confined || !allowed,
-    });
+    return chatPresenter(this.#dependencies.workspaces, userId);
   }
 
   /** The chat's access now (binding checked again). @throws ChatError `invalid_working_directory`. */
@@ -387,14 +374,11 @@ export class ChatService {
     );
   }
 
-  async #requireChat(userId: string, chatId: string): Promise<Chat> {
-    // An id no chat can have (NUL, lone surrogate) is not sent to the database, whose driver refuses it.
-    const chat = isStorableText(chatId) ? await this.#dependencies.repository.getChat(chatId) : undefined;
-    if (!chat || chat.userId !== userId) throw this.#notFound(chatId);
-    return chat;
+  #requireChat(userId: string, chatId: string): Promise<Chat> {
+    return requireUserChat(this.#dependencies.repository, userId, chatId);
   }
 
   #notFound(chatId: string): ChatError {
-    return new ChatError('not_found', `No chat with id ${chatId}.`);
+    return chatNotFound(chatId);
   }
 }

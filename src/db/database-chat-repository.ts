@@ -9,13 +9,25 @@
  * - Deleting a chat deletes its messages and its freshness-ledger rows (`file_observations`) in one
  *   transaction.
  * - The item is stored as JSON text and read back exactly (provider fields included).
+ * - Order and search (migration 14): `last_activity_at` and `activity_seq` are kept by triggers on
+ *   `messages`, the search entries and their full-text index by triggers on `chats` and `messages`, so no
+ *   write path can forget them; a search reads the index (FTS5 `MATCH` on SQLite, `@@` on a GIN-indexed
+ *   `tsvector` on PostgreSQL) joined to the caller's own chats, never another user's.
  * - Turn records and their events (`turns`, migration 8) live in `DatabaseTurnRepository`, approval
  *   questions (`approvals`, migration 10) in `DatabaseToolApprovalRepository`; deleting a chat deletes them
  *   with it.
  */
 
 import type { SQL } from 'bun';
-import type { Chat, ChatMessage, ChatRepository } from '../chat/chat-repository.ts';
+import type {
+  Chat,
+  ChatFlagChange,
+  ChatListFilter,
+  ChatMessage,
+  ChatRepository,
+  NewChat,
+} from '../chat/chat-repository.ts';
+import type { ChatSearchHit, ChatSearchPage, ChatSearchRequest } from '../chat/chat-search.ts';
 import type { ConversationItem } from '../contracts/conversation-item.ts';
 import type { ProviderId } from '../contracts/provider-id.ts';
 import type { Database } from './database.ts';
@@ -33,6 +45,28 @@ interface ChatRow {
   model: string;
   system_prompt: string | null;
   created_at: string;
+  last_activity_at: string;
+  pinned_at: string | null;
+  archived_at: string | null;
+}
+
+const CHAT_COLUMNS = `c.id, c.user_id, c.title, c.working_directory, c.confined, c.provider, c.model,
+  c.system_prompt, c.created_at, c.last_activity_at, c.pinned_at, c.archived_at`;
+
+/** Pinned chats first, then by last activity (same millisecond: the later activity first). */
+const CHAT_ORDER = '(c.pinned_at IS NULL), c.last_activity_at DESC, c.activity_seq DESC';
+
+interface SearchRow extends ChatRow {
+  matches: number | string | bigint;
+  title_matched: number | string | bigint;
+  message_id: string | null;
+}
+
+interface SearchEntryRow {
+  message_id: string;
+  seq: number | string | bigint;
+  role: string;
+  body: string;
 }
 
 function toChat(row: ChatRow): Chat {
@@ -46,6 +80,9 @@ function toChat(row: ChatRow): Chat {
     model: row.model,
     systemPrompt: row.system_prompt,
     createdAt: row.created_at,
+    lastActivityAt: row.last_activity_at,
+    pinnedAt: row.pinned_at,
+    archivedAt: row.archived_at,
   };
 }
 
@@ -66,25 +103,99 @@ export class DatabaseChatRepository implements ChatRepository {
     return this.#database.dialect === 'sqlite' ? Number(value) : value;
   }
 
-  async createChat(chat: Chat): Promise<void> {
+  async createChat(chat: NewChat): Promise<void> {
     await this.#database.sql`INSERT INTO chats
-        (id, user_id, title, working_directory, confined, provider, model, system_prompt, created_at)
+        (id, user_id, title, working_directory, confined, provider, model, system_prompt, created_at,
+          last_activity_at)
       VALUES (${chat.id}, ${chat.userId}, ${chat.title}, ${chat.workingDirectory},
         ${this.#flag(chat.confined)}, ${chat.provider}, ${chat.model}, ${chat.systemPrompt},
-        ${chat.createdAt})`;
+        ${chat.createdAt}, ${chat.createdAt})`;
   }
 
   async getChat(chatId: string): Promise<Chat | undefined> {
-    const rows: ChatRow[] = await this.#database.sql`SELECT id, user_id, title, working_directory,
-      confined, provider, model, system_prompt, created_at FROM chats WHERE id = ${chatId}`;
+    const rows: ChatRow[] = await this.#database.sql`SELECT ${this.#database.sql.unsafe(CHAT_COLUMNS)}
+      FROM chats c WHERE c.id = ${chatId}`;
     return rows[0] ? toChat(rows[0]) : undefined;
   }
 
-  async listChats(userId: string): Promise<Chat[]> {
-    const rows: ChatRow[] = await this.#database.sql`SELECT id, user_id, title, working_directory,
-      confined, provider, model, system_prompt, created_at FROM chats WHERE user_id = ${userId}
-      ORDER BY created_at DESC, id DESC`;
+  async listChats(userId: string, filter: ChatListFilter = 'all'): Promise<Chat[]> {
+    const { sql } = this.#database;
+    const archived =
+      filter === 'all'
+        ? sql``
+        : filter === 'archived'
+          ? sql`AND c.archived_at IS NOT NULL`
+          : sql`AND c.archived_at IS NULL`;
+    const rows: ChatRow[] = await sql`SELECT ${sql.unsafe(CHAT_COLUMNS)} FROM chats c
+      WHERE c.user_id = ${userId} ${archived} ORDER BY ${sql.unsafe(CHAT_ORDER)}`;
     return rows.map(toChat);
+  }
+
+  async setChatFlags(chatId: string, change: ChatFlagChange, now: string): Promise<Chat | undefined> {
+    const { sql } = this.#database;
+    // Each flag: unchanged when absent, kept at its first stamp when already set, else stamped now.
+    const stamp = (column: 'pinned_at' | 'archived_at', value: boolean | undefined) =>
+      value === undefined
+        ? sql.unsafe(column)
+        : value
+          ? sql`COALESCE(${sql.unsafe(column)}, ${now})`
+          : sql`NULL`;
+    const pinned = change.archived === true ? false : change.pinned;
+    const rows: { id: string }[] = await sql`UPDATE chats
+      SET pinned_at = ${stamp('pinned_at', pinned)}, archived_at = ${stamp('archived_at', change.archived)}
+      WHERE id = ${chatId} RETURNING id`;
+    return rows.length > 0 ? this.getChat(chatId) : undefined;
+  }
+
+  async searchChats(userId: string, request: ChatSearchRequest): Promise<ChatSearchPage> {
+    const { sql, dialect } = this.#database;
+    // The engine's own query of the terms, each a prefix; terms hold only letters, marks and digits.
+    const found =
+      dialect === 'sqlite'
+        ? sql`SELECT e.chat_id, e.message_id, e.seq FROM chat_search_index
+            JOIN chat_search_entries e ON e.id = chat_search_index.rowid
+            JOIN chats c ON c.id = e.chat_id
+            WHERE chat_search_index MATCH ${request.terms.map((term) => `"${term}"*`).join(' ')}
+              AND c.user_id = ${userId}`
+        : sql`SELECT e.chat_id, e.message_id, e.seq FROM chat_search_entries e
+            JOIN chats c ON c.id = e.chat_id
+            WHERE e.search_vector @@ to_tsquery('simple', ${request.terms.map((term) => `${term}:*`).join(' & ')})
+              AND c.user_id = ${userId}`;
+    const rows: SearchRow[] = await sql`WITH hits AS (${found}),
+      ranked AS (SELECT chat_id, message_id,
+        COUNT(*) OVER (PARTITION BY chat_id) AS matches,
+        MAX(CASE WHEN message_id IS NULL THEN 1 ELSE 0 END) OVER (PARTITION BY chat_id) AS title_matched,
+        ROW_NUMBER() OVER (PARTITION BY chat_id ORDER BY COALESCE(seq, 0) DESC) AS n
+        FROM hits)
+      SELECT ${sql.unsafe(CHAT_COLUMNS)}, r.matches, r.title_matched, r.message_id
+      FROM ranked r JOIN chats c ON c.id = r.chat_id
+      WHERE r.n = 1 ORDER BY ${sql.unsafe(CHAT_ORDER)}
+      LIMIT ${request.limit + 1} OFFSET ${request.offset}`;
+    const page = rows.slice(0, request.limit);
+    const messageIds = page.flatMap((row) => (row.message_id === null ? [] : [row.message_id]));
+    const entries: SearchEntryRow[] =
+      messageIds.length === 0
+        ? []
+        : await sql`SELECT message_id, seq, role, body FROM chat_search_entries
+            WHERE message_id IN ${sql(messageIds)}`;
+    const byId = new Map(entries.map((entry) => [entry.message_id, entry]));
+    const hits = page.map((row): ChatSearchHit => {
+      const entry = row.message_id === null ? undefined : byId.get(row.message_id);
+      return {
+        chat: toChat(row),
+        matches: Number(row.matches),
+        titleMatched: Number(row.title_matched) === 1,
+        message: entry
+          ? {
+              id: entry.message_id,
+              seq: Number(entry.seq),
+              role: entry.role === 'user' ? 'user' : 'assistant',
+              text: entry.body,
+            }
+          : null,
+      };
+    });
+    return { hits, hasMore: rows.length > request.limit };
   }
 
   async renameChat(chatId: string, title: string, currentTitle?: string): Promise<boolean> {

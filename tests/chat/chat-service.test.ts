@@ -108,6 +108,9 @@ describe('ChatService.createChat: working directory', () => {
       model: 'gpt-test',
       systemPrompt: null,
       createdAt: '2026-01-01T00:00:00.000Z',
+      lastActivityAt: '2026-01-01T00:00:00.000Z',
+      pinnedAt: null,
+      archivedAt: null,
     });
     const personal = join(workspaces.workspacesDirectory, 'u1');
     const unbound = await service.createChat('u1', chatInput);

@@ -4,14 +4,14 @@
  * missing chat rejects, and deleting a chat removes its messages and its freshness-ledger rows.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { Chat } from '../../src/chat/chat-repository.ts';
+import type { NewChat } from '../../src/chat/chat-repository.ts';
 import type { ConversationItem } from '../../src/contracts/conversation-item.ts';
 import { DatabaseChatRepository } from '../../src/db/database-chat-repository.ts';
 import { createDatabaseLedgerFactory } from '../../src/db/database-freshness-ledger.ts';
 import { DatabaseUserRepository } from '../../src/db/database-user-repository.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
-function makeChat(overrides: Partial<Chat> & Pick<Chat, 'id' | 'userId'>): Chat {
+function makeChat(overrides: Partial<NewChat> & Pick<NewChat, 'id' | 'userId'>): NewChat {
   return {
     title: 'Fix the build — ü',
     workingDirectory: '/srv/projects/app',
@@ -65,8 +65,10 @@ describe.each(BACKENDS)('DatabaseChatRepository on %s', (backend) => {
     });
     await repository.createChat(full);
     await repository.createChat(bare);
-    expect(await repository.getChat('chat-full')).toEqual(full);
-    expect(await repository.getChat('chat-bare')).toEqual(bare);
+    // A new chat's activity starts at its creation, neither pinned nor archived.
+    const stored = { lastActivityAt: '2026-11-30T06:00:00.000Z', pinnedAt: null, archivedAt: null };
+    expect(await repository.getChat('chat-full')).toEqual({ ...full, ...stored });
+    expect(await repository.getChat('chat-bare')).toEqual({ ...bare, ...stored });
     expect(await repository.getChat('missing')).toBeUndefined();
     await expect(repository.createChat(full)).rejects.toThrow();
   });

@@ -1,7 +1,7 @@
 /** Test helper: a chat row for repositories, with only what a test cares about given. */
-import type { Chat } from '../../src/chat/chat-repository.ts';
+import type { NewChat } from '../../src/chat/chat-repository.ts';
 
-export function testChat(id: string, createdAt: string, overrides: Partial<Chat> = {}): Chat {
+export function testChat(id: string, createdAt: string, overrides: Partial<NewChat> = {}): NewChat {
   return {
     id,
     userId: 'u1',

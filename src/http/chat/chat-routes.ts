@@ -4,11 +4,13 @@
  * each route calls one `ChatService` method; `ChatError` codes become statuses in `http-errors.ts`.
  */
 import { Elysia, t } from 'elysia';
+import { parseChatSearch } from '../../chat/chat-search.ts';
 import { keepAliveMillisecondsFor } from '../../config.ts';
 import { TURN_LIMIT_RETRY_AFTER_SECONDS } from '../../turns/turn-coordinator.ts';
 import type { AppDependencies } from '../app-dependencies.ts';
 import { parseJsonBody } from '../json-body.ts';
 import { errorBodySchema } from '../settings/tool-settings-schemas.ts';
+import { exportChatResponse, parseArchivedFilter } from './chat-export-response.ts';
 import {
   approvalAnswerBodySchema,
   approvalAnswerResponseSchema,
@@ -17,12 +19,16 @@ import {
   chatIdParamsSchema,
   chatListSchema,
   chatSchema,
+  chatSearchResultsSchema,
   chatWithMessagesSchema,
   createChatBodySchema,
+  exportChatQuerySchema,
   followTurnQuerySchema,
-  renameChatBodySchema,
+  listChatsQuerySchema,
+  searchChatsQuerySchema,
   startTurnBodySchema,
   turnRecordSchema,
+  updateChatBodySchema,
 } from './chat-schemas.ts';
 import { parseAfterSeq } from './follow-turn-query.ts';
 import { createTurnEventStream, SSE_HEADERS } from './turn-sse.ts';
@@ -70,10 +76,36 @@ export function createChatRoutes(deps: AppDependencies) {
         },
       },
     )
-    .get('/api/chats', async ({ user }) => ({ chats: await deps.chats.listChats(user.id) }), {
-      response: { 200: chatListSchema, ...errors },
-      detail: { summary: "List the user's chats", tags: ['chats'], operationId: 'listChats' },
-    })
+    .get(
+      '/api/chats',
+      async ({ user, query }) => ({
+        chats: await deps.chats.listChats(user.id, parseArchivedFilter(query.archived)),
+      }),
+      {
+        query: listChatsQuerySchema,
+        response: { 200: chatListSchema, ...errors, 422: errorBodySchema },
+        detail: {
+          summary: "List the user's chats: the others, or with ?archived=true the archived ones",
+          tags: ['chats'],
+          operationId: 'listChats',
+        },
+      },
+    )
+    .get(
+      '/api/chats/search',
+      ({ user, query }) => deps.chats.organizer.search(user.id, parseChatSearch(query)),
+      {
+        query: searchChatsQuerySchema,
+        response: { 200: chatSearchResultsSchema, ...errors, 422: errorBodySchema },
+        detail: {
+          summary: "Search the user's chats: titles and user and assistant messages (archived too)",
+          description:
+            "Full-text search (SQLite FTS5, PostgreSQL tsvector) over the caller's own chats only. Each word of q must begin a word of one entry (the title, or one message), case-insensitively; tool calls and results are not searched. One result per chat with its newest matching message and an excerpt, the matched words marked in plain-text parts. 422 names a bad q, limit or offset.",
+          tags: ['chats'],
+          operationId: 'searchChats',
+        },
+      },
+    )
     .get('/api/chats/:id', ({ user, params }) => deps.chats.getChat(user.id, params.id), {
       params: chatIdParamsSchema,
       response: { 200: chatWithMessagesSchema, ...notFound },
@@ -81,16 +113,48 @@ export function createChatRoutes(deps: AppDependencies) {
     })
     .patch(
       '/api/chats/:id',
-      ({ user, params, body }) => deps.chats.renameChat(user.id, params.id, body.title),
+      ({ user, params, body }) => deps.chats.organizer.update(user.id, params.id, body),
       {
         parse,
         params: chatIdParamsSchema,
-        body: renameChatBodySchema,
+        body: updateChatBodySchema,
         response: { 200: chatSchema, ...notFound, 413: errorBodySchema, 422: errorBodySchema },
         detail: {
-          summary: 'Rename a chat (its title: one line, 1–200 characters, no control characters)',
+          summary: 'Rename, pin or archive a chat (title: one line, 1–200 characters, no control characters)',
           tags: ['chats'],
-          operationId: 'renameChat',
+          operationId: 'updateChat',
+        },
+      },
+    )
+    .get(
+      '/api/chats/:id/export',
+      async ({ user, params, query }) =>
+        exportChatResponse(await deps.chats.organizer.export(user.id, params.id), query.format),
+      {
+        params: chatIdParamsSchema,
+        query: exportChatQuerySchema,
+        response: { ...notFound, 422: errorBodySchema },
+        detail: {
+          summary: 'Download a chat as Markdown or JSON (messages, tool calls and results, usage)',
+          description:
+            'An attachment named after the title. json: {format: "mango-chat", version: 1, exportedAt, chat, messages (every stored item, provider items included), turns (state, usage, durations, error), usage (the totals)}. markdown: the same for reading, without provider items.',
+          tags: ['chats'],
+          operationId: 'exportChat',
+          responses: {
+            200: {
+              description: 'The chat as a download',
+              headers: {
+                'Content-Disposition': {
+                  description: 'attachment; filename="<title>.md" or ".json"',
+                  schema: { type: 'string' as const },
+                },
+              },
+              content: {
+                'text/markdown': { schema: { type: 'string' as const } },
+                'application/json': { schema: { type: 'object' as const } },
+              },
+            },
+          },
         },
       },
     )

@@ -44,10 +44,49 @@ export const createChatBodySchema = t.Object(
 );
 
 // No length limit here: the service says what was wrong with a title (422), not a generic 400.
-export const renameChatBodySchema = t.Object(
-  { title: t.String({ description: 'One line, 1–200 characters after trimming, no control characters.' }) },
-  { additionalProperties: false },
+export const updateChatBodySchema = t.Object(
+  {
+    title: t.Optional(
+      t.String({ description: 'One line, 1–200 characters after trimming, no control characters.' }),
+    ),
+    pinned: t.Optional(t.Boolean({ description: 'True pins the chat (listed first); false unpins it.' })),
+    archived: t.Optional(
+      t.Boolean({
+        description:
+          'True archives the chat (listed with ?archived=true only; also unpins it); false brings it back.',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'At least one of title, pinned, archived.' },
 );
+
+// Strings, checked by the service: a bad value is a 422 that names it, not a generic 400.
+export const listChatsQuerySchema = t.Object({
+  archived: t.Optional(
+    t.String({ maxLength: 5, description: 'true: only archived chats; false (default): the others.' }),
+  ),
+});
+
+export const searchChatsQuerySchema = t.Object({
+  q: t.Optional(
+    t.String({
+      maxLength: 1000,
+      description:
+        'The words to find (1–200 characters, at most 12 words); each must begin a word of the title or of one message, case-insensitively.',
+    }),
+  ),
+  limit: t.Optional(t.String({ maxLength: 20, description: 'Results per page, 1–50 (default 20).' })),
+  offset: t.Optional(
+    t.String({
+      maxLength: 20,
+      description: 'Results to skip, 0–10000 (default 0): the nextOffset of a page.',
+    }),
+  ),
+});
+
+export const exportChatQuerySchema = t.Object({
+  format: t.Optional(t.String({ maxLength: 20, description: 'markdown (default) or json.' })),
+});
 
 export const startTurnBodySchema = t.Object(
   { message: t.String({ minLength: 1, maxLength: MAX_MESSAGE_LENGTH }) },
@@ -74,11 +113,48 @@ export const chatSchema = t.Object(
     model: t.String(),
     systemPrompt: t.Union([t.String(), t.Null()]),
     createdAt: t.String({ description: 'ISO 8601.' }),
+    lastActivityAt: t.String({ description: 'ISO 8601: its creation or its newest message.' }),
+    pinnedAt: t.Union([t.String(), t.Null()], { description: 'ISO 8601 when pinned; null when not.' }),
+    archivedAt: t.Union([t.String(), t.Null()], {
+      description: 'ISO 8601 when archived; null when not. A new message of the user unarchives.',
+    }),
   },
   { $id: 'Chat' },
 );
 
-export const chatListSchema = t.Object({ chats: t.Array(chatSchema, { description: 'Newest first.' }) });
+export const chatListSchema = t.Object({
+  chats: t.Array(chatSchema, { description: 'Pinned first, then by last activity, newest first.' }),
+});
+
+const snippetPartsSchema = t.Array(
+  t.Object({
+    text: t.String(),
+    match: t.Boolean({ description: 'True for a word that matched; plain text, never markup.' }),
+  }),
+);
+
+export const chatSearchResultsSchema = t.Object({
+  results: t.Array(
+    t.Object({
+      chat: chatSchema,
+      matches: t.Integer({ minimum: 1, description: 'How many entries (title, messages) matched.' }),
+      title: snippetPartsSchema,
+      message: t.Union([
+        t.Object({
+          id: t.String(),
+          seq: t.Integer({ minimum: 1 }),
+          role: t.Union([t.Literal('user'), t.Literal('assistant')]),
+          snippet: snippetPartsSchema,
+        }),
+        t.Null(),
+      ]),
+    }),
+    { description: 'Pinned first, then by last activity, newest first.' },
+  ),
+  nextOffset: t.Union([t.Integer({ minimum: 1 }), t.Null()], {
+    description: 'The offset of the next page; null on the last.',
+  }),
+});
 
 export const chatMessageSchema = t.Object({
   id: t.String(),
