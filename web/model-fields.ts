@@ -31,7 +31,20 @@ export function createModelFields(
     modelHint: uniqueId('model-hint'),
     providerHint: uniqueId('provider-hint'),
   };
-  const providerSelect = providerSelectOf(providers, ids.provider, ids.providerHint);
+  const available = providers.filter((provider) => provider.available);
+  const providerSelect = h(
+    'select',
+    { id: ids.provider, name: 'provider', required: true, 'aria-describedby': ids.providerHint },
+    providers.map((provider) =>
+      h(
+        'option',
+        { value: provider.id, disabled: !provider.available },
+        provider.available
+          ? provider.id
+          : `${provider.id} (unavailable${provider.reason ? `: ${provider.reason}` : ''})`,
+      ),
+    ),
+  );
   const initial = initialModelChoice(providers, remembered);
   if (initial) providerSelect.value = initial.provider;
   const modelList = h('datalist', { id: ids.models });
@@ -79,7 +92,15 @@ export function createModelFields(
         { class: 'field' },
         h('label', { for: ids.provider }, 'Provider'),
         providerSelect,
-        h('p', { class: 'field-hint', id: ids.providerHint }, providerHint(providers, providersError)),
+        h(
+          'p',
+          { class: 'field-hint', id: ids.providerHint },
+          providersError
+            ? `Could not load providers: ${providersError}`
+            : available.length === 0
+              ? 'No provider is configured on this server.'
+              : 'Providers configured on this server.',
+        ),
       ),
       h('div', { class: 'field' }, h('label', { for: ids.model }, 'Model'), modelInput, modelList, modelHint),
     ],
@@ -87,28 +108,4 @@ export function createModelFields(
     model: () => modelInput.value,
     focusModel: () => modelInput.focus(),
   };
-}
-
-/** The provider choice: every provider the server lists, an unavailable one disabled with its reason. */
-function providerSelectOf(providers: ProviderSummary[], id: string, hintId: string): HTMLSelectElement {
-  return h(
-    'select',
-    { id, name: 'provider', required: true, 'aria-describedby': hintId },
-    providers.map((provider) =>
-      h(
-        'option',
-        { value: provider.id, disabled: !provider.available },
-        provider.available
-          ? provider.id
-          : `${provider.id} (unavailable${provider.reason ? `: ${provider.reason}` : ''})`,
-      ),
-    ),
-  );
-}
-
-function providerHint(providers: ProviderSummary[], providersError: string | undefined): string {
-  if (providersError) return `Could not load providers: ${providersError}`;
-  return providers.some((provider) => provider.available)
-    ? 'Providers configured on this server.'
-    : 'No provider is configured on this server.';
 }

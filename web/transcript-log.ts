@@ -56,14 +56,37 @@ export function createTranscriptLog(options: TranscriptLogOptions): TranscriptLo
     if (following) log.scrollTop = log.scrollHeight;
   };
   const rendered = new Map<TranscriptEntry, { node: HTMLElement; signature: string }>();
-  const answers = createAnswerViews(options.loadImage, announcer, followIfFollowing);
+  /** One incremental markdown view per answer: streaming appends to it instead of replacing it. */
+  const answers = new Map<TranscriptEntry, { node: HTMLElement; view: MarkdownView }>();
+  const answerNode = (entry: TranscriptEntry & { kind: 'assistant' }, complete: boolean): HTMLElement => {
+    let answer = answers.get(entry);
+    if (!answer) {
+      const view = createMarkdownView(options.loadImage, followIfFollowing);
+      const node = h(
+        'div',
+        { class: 'message message-assistant' },
+        h('span', { class: 'visually-hidden' }, 'Model: '),
+        view.element,
+      );
+      answer = { node, view };
+      answers.set(entry, answer);
+    }
+    if (complete) {
+      answer.view.finish(entry.text);
+      announcer.finish(entry, entry.text);
+    } else {
+      answer.view.update(entry.text);
+      announcer.update(entry, entry.text);
+    }
+    return answer.node;
+  };
   const emptyNote = h('p', { class: 'list-empty' }, 'No messages yet. Say something below.');
 
   const render = () => {
     const nodes: HTMLElement[] = [];
     for (const [index, entry] of transcript.entries.entries()) {
       if (entry.kind === 'assistant') {
-        nodes.push(answers.nodeFor(entry, !transcript.running || index < transcript.entries.length - 1));
+        nodes.push(answerNode(entry, !transcript.running || index < transcript.entries.length - 1));
         continue;
       }
       const signature = entrySignature(entry);
@@ -79,7 +102,7 @@ export function createTranscriptLog(options: TranscriptLogOptions): TranscriptLo
     }
     const current = new Set(transcript.entries);
     for (const key of rendered.keys()) if (!current.has(key)) rendered.delete(key);
-    answers.keepOnly(current);
+    for (const key of answers.keys()) if (!current.has(key)) answers.delete(key);
     if (nodes.length === 0) nodes.push(emptyNote);
     // Reorder/replace only where needed so open <details> and text selection survive streaming.
     nodes.forEach((node, index) => {
@@ -101,42 +124,6 @@ export function createTranscriptLog(options: TranscriptLogOptions): TranscriptLo
     });
   };
   return { element: log, render, scheduleRender };
-}
-
-/**
- * One incremental markdown view per answer: streaming appends to it instead of replacing it, and the
- * announcer speaks it as it grows. `grown` runs when a view's height may have changed.
- */
-function createAnswerViews(loadImage: ImageLoader, announcer: LiveAnnouncer, grown: () => void) {
-  const answers = new Map<TranscriptEntry, { node: HTMLElement; view: MarkdownView }>();
-  return {
-    nodeFor(entry: TranscriptEntry & { kind: 'assistant' }, complete: boolean): HTMLElement {
-      let answer = answers.get(entry);
-      if (!answer) {
-        const view = createMarkdownView(loadImage, grown);
-        const node = h(
-          'div',
-          { class: 'message message-assistant' },
-          h('span', { class: 'visually-hidden' }, 'Model: '),
-          view.element,
-        );
-        answer = { node, view };
-        answers.set(entry, answer);
-      }
-      if (complete) {
-        answer.view.finish(entry.text);
-        announcer.finish(entry, entry.text);
-      } else {
-        answer.view.update(entry.text);
-        announcer.update(entry, entry.text);
-      }
-      return answer.node;
-    },
-    /** Forgets the views of answers no longer in the transcript. */
-    keepOnly(current: ReadonlySet<TranscriptEntry>): void {
-      for (const key of answers.keys()) if (!current.has(key)) answers.delete(key);
-    },
-  };
 }
 
 function entrySignature(entry: TranscriptEntry): string {
