@@ -10,8 +10,7 @@
 import type { ChatModelPreference, ProviderSummary, WorkspaceList } from './api-client.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
-import { PROVIDER_DOCS_PAGE, providerSetupHints } from './model-choice.ts';
-import { createModelFields } from './model-fields.ts';
+import { initialModelChoice, PROVIDER_DOCS_PAGE, providerSetupHints } from './model-choice.ts';
 import { createChatBodyFrom } from './workspace-folders.ts';
 import { createWorkspacePicker } from './workspace-picker.ts';
 
@@ -25,20 +24,125 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
   );
   heading.focus();
 
-  const { providers, providersError, workspaces, workspacesError, remembered } = await loadChoices(
-    options.api,
-  );
+  let providers: ProviderSummary[] = [];
+  let providersError: string | undefined;
+  let workspaces: WorkspaceList = { workspaces: [], allowUnrestricted: false };
+  let workspacesError: string | undefined;
+  let remembered: ChatModelPreference | null = null;
+  await Promise.all([
+    // A preference that cannot be read only loses the preselection; the form still works.
+    options.api.getChatModelPreference().then(
+      (preference) => {
+        remembered = preference;
+      },
+      () => {},
+    ),
+    options.api.listProviders().then(
+      (listed) => {
+        providers = listed;
+      },
+      (error: Error) => {
+        providersError = error.message;
+      },
+    ),
+    options.api.listWorkspaces().then(
+      (listed) => {
+        workspaces = listed;
+      },
+      (error: Error) => {
+        workspacesError = error.message;
+      },
+    ),
+  ]);
+
   if (!providersError && !providers.some((provider) => provider.available)) {
     renderProviderSetup(main, heading, providers);
     return;
   }
 
-  const modelFields = createModelFields(options.api, providers, providersError, remembered);
-  const textFields = createTextFields();
-  const place = createPlaceFields(options.api, workspaces, workspacesError);
+  const ids = {
+    provider: uniqueId('provider'),
+    model: uniqueId('model'),
+    models: uniqueId('models'),
+    modelHint: uniqueId('model-hint'),
+    systemPrompt: uniqueId('system-prompt'),
+    title: uniqueId('title'),
+    unrestricted: uniqueId('unrestricted'),
+    unrestrictedHint: uniqueId('unrestricted-hint'),
+    providerHint: uniqueId('provider-hint'),
+  };
+  const available = providers.filter((provider) => provider.available);
+  const providerSelect = h(
+    'select',
+    { id: ids.provider, name: 'provider', required: true, 'aria-describedby': ids.providerHint },
+    providers.map((provider) =>
+      h(
+        'option',
+        { value: provider.id, disabled: !provider.available },
+        provider.available
+          ? provider.id
+          : `${provider.id} (unavailable${provider.reason ? `: ${provider.reason}` : ''})`,
+      ),
+    ),
+  );
+  const initial = initialModelChoice(providers, remembered);
+  if (initial) providerSelect.value = initial.provider;
+  const modelList = h('datalist', { id: ids.models });
+  const modelInput = h('input', {
+    id: ids.model,
+    name: 'model',
+    type: 'text',
+    required: true,
+    list: ids.models,
+    autocomplete: 'off',
+    'aria-describedby': ids.modelHint,
+  });
+  modelInput.value = initial?.model ?? '';
+  const modelHint = h('p', { class: 'field-hint', id: ids.modelHint, 'aria-live': 'polite' });
+  let modelRequest = 0;
+  const updateModels = async () => {
+    const providerId = providerSelect.value;
+    const request = ++modelRequest;
+    replaceChildren(modelList);
+    if (!providers.some((provider) => provider.id === providerId && provider.available)) return;
+    modelHint.textContent = `Asking ${providerId} which models it offers…`;
+    try {
+      const listed = await options.api.listProviderModels(providerId);
+      // A later provider change owns the field now.
+      if (request !== modelRequest) return;
+      replaceChildren(
+        modelList,
+        listed.models.map((model) => h('option', { value: model })),
+      );
+      modelHint.textContent =
+        listed.models.length === 0
+          ? `${providerId} listed no models; type the model name.`
+          : `${listed.models.length} models listed by ${providerId}; pick one or type any name.`;
+    } catch (error) {
+      if (request !== modelRequest) return;
+      modelHint.textContent = `Could not list the models of ${providerId} (${(error as Error).message}); type the model name.`;
+    }
+  };
+  providerSelect.addEventListener('change', () => void updateModels());
+  void updateModels();
+  const titleInput = h('input', { id: ids.title, name: 'title', type: 'text', autocomplete: 'off' });
+  const systemPromptInput = h('textarea', {
+    id: ids.systemPrompt,
+    name: 'systemPrompt',
+    rows: 3,
+    maxlength: MAX_SYSTEM_PROMPT_CHARACTERS,
+    placeholder: 'Instructions the model follows in every turn of this chat',
+  });
+  const picker = createWorkspacePicker(options.api, workspaces);
+  const unrestrictedInput = h('input', {
+    id: ids.unrestricted,
+    name: 'unrestricted',
+    type: 'checkbox',
+    'aria-describedby': ids.unrestrictedHint,
+  });
   const createButton = h(
     'button',
-    { type: 'submit', class: 'button-primary', disabled: !providers.some((provider) => provider.available) },
+    { type: 'submit', class: 'button-primary', disabled: available.length === 0 },
     'Create chat',
   );
 
@@ -50,28 +154,28 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
       onsubmit: async (event: Event) => {
         event.preventDefault();
         status.hidden = true;
-        if (modelFields.model().trim() === '') {
+        if (modelInput.value.trim() === '') {
           status.textContent = 'Enter a model name.';
           status.hidden = false;
-          modelFields.focusModel();
+          modelInput.focus();
           return;
         }
         createButton.disabled = true;
         try {
           const chat = await options.api.createChat(
             createChatBodyFrom({
-              provider: modelFields.provider(),
-              model: modelFields.model(),
-              title: textFields.title(),
-              folder: place.folder(),
-              unrestricted: place.unrestricted(),
+              provider: providerSelect.value,
+              model: modelInput.value,
+              title: titleInput.value,
+              folder: picker.folder(),
+              unrestricted: unrestrictedInput.checked,
               allowUnrestricted: workspaces.allowUnrestricted,
-              systemPrompt: textFields.systemPrompt(),
+              systemPrompt: systemPromptInput.value,
             }),
           );
           // The chat exists either way; a preference that cannot be saved only loses the next preselection.
           await options.api
-            .saveChatModelPreference(modelFields.provider(), modelFields.model().trim())
+            .saveChatModelPreference(providerSelect.value, modelInput.value.trim())
             .catch(() => null);
           options.navigate(`/chats/${encodeURIComponent(chat.id)}`);
         } catch (error) {
@@ -81,134 +185,57 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
         }
       },
     },
-    ...modelFields.elements,
-    ...textFields.elements,
-    ...place.elements,
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: ids.provider }, 'Provider'),
+      providerSelect,
+      h(
+        'p',
+        { class: 'field-hint', id: ids.providerHint },
+        providersError
+          ? `Could not load providers: ${providersError}`
+          : available.length === 0
+            ? 'No provider is configured on this server.'
+            : 'Providers configured on this server.',
+      ),
+    ),
+    h('div', { class: 'field' }, h('label', { for: ids.model }, 'Model'), modelInput, modelList, modelHint),
+    h('div', { class: 'field' }, h('label', { for: ids.title }, 'Title (optional)'), titleInput),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: ids.systemPrompt }, 'System prompt (optional)'),
+      systemPromptInput,
+    ),
+    workspacesError
+      ? h(
+          'p',
+          { class: 'field-hint error-text' },
+          `Could not load your workspaces: ${workspacesError}. The chat starts in your personal workspace.`,
+        )
+      : picker.element,
+    workspaces.allowUnrestricted &&
+      h(
+        'div',
+        { class: 'field field-checkbox' },
+        h(
+          'div',
+          { class: 'checkbox-row' },
+          unrestrictedInput,
+          h('label', { for: ids.unrestricted }, 'Let this chat reach all my workspaces'),
+        ),
+        h(
+          'p',
+          { class: 'field-hint', id: ids.unrestrictedHint },
+          'Off: tools reach only the folder chosen above. On: every workspace listed above, never anything else.',
+        ),
+      ),
     status,
     h('div', { class: 'form-actions' }, createButton),
   );
   replaceChildren(main, heading, form);
   heading.focus();
-}
-
-/** The chat's optional title and system prompt (at most the server's limit). */
-function createTextFields(): { elements: HTMLElement[]; title: () => string; systemPrompt: () => string } {
-  const ids = { systemPrompt: uniqueId('system-prompt'), title: uniqueId('title') };
-  const titleInput = h('input', { id: ids.title, name: 'title', type: 'text', autocomplete: 'off' });
-  const systemPromptInput = h('textarea', {
-    id: ids.systemPrompt,
-    name: 'systemPrompt',
-    rows: 3,
-    maxlength: MAX_SYSTEM_PROMPT_CHARACTERS,
-    placeholder: 'Instructions the model follows in every turn of this chat',
-  });
-  return {
-    elements: [
-      h('div', { class: 'field' }, h('label', { for: ids.title }, 'Title (optional)'), titleInput),
-      h(
-        'div',
-        { class: 'field' },
-        h('label', { for: ids.systemPrompt }, 'System prompt (optional)'),
-        systemPromptInput,
-      ),
-    ],
-    title: () => titleInput.value,
-    systemPrompt: () => systemPromptInput.value,
-  };
-}
-
-/**
- * Where the chat works: the workspace and folder picker (or why the workspaces could not be loaded: the
- * chat then starts in the personal workspace), and the "all my workspaces" box when the server allows
- * it, off by default.
- */
-function createPlaceFields(
-  api: ChatPageOptions['api'],
-  workspaces: WorkspaceList,
-  workspacesError: string | undefined,
-): { elements: (HTMLElement | false)[]; folder: () => string | undefined; unrestricted: () => boolean } {
-  const ids = { unrestricted: uniqueId('unrestricted'), unrestrictedHint: uniqueId('unrestricted-hint') };
-  const picker = createWorkspacePicker(api, workspaces);
-  const unrestrictedInput = h('input', {
-    id: ids.unrestricted,
-    name: 'unrestricted',
-    type: 'checkbox',
-    'aria-describedby': ids.unrestrictedHint,
-  });
-  return {
-    elements: [
-      workspacesError
-        ? h(
-            'p',
-            { class: 'field-hint error-text' },
-            `Could not load your workspaces: ${workspacesError}. The chat starts in your personal workspace.`,
-          )
-        : picker.element,
-      workspaces.allowUnrestricted &&
-        h(
-          'div',
-          { class: 'field field-checkbox' },
-          h(
-            'div',
-            { class: 'checkbox-row' },
-            unrestrictedInput,
-            h('label', { for: ids.unrestricted }, 'Let this chat reach all my workspaces'),
-          ),
-          h(
-            'p',
-            { class: 'field-hint', id: ids.unrestrictedHint },
-            'Off: tools reach only the folder chosen above. On: every workspace listed above, never anything else.',
-          ),
-        ),
-    ],
-    folder: () => picker.folder(),
-    unrestricted: () => unrestrictedInput.checked,
-  };
-}
-
-/** What the form offers, each list with the reason it could not be loaded. */
-interface NewChatChoices {
-  providers: ProviderSummary[];
-  providersError: string | undefined;
-  workspaces: WorkspaceList;
-  workspacesError: string | undefined;
-  remembered: ChatModelPreference | null;
-}
-
-async function loadChoices(api: ChatPageOptions['api']): Promise<NewChatChoices> {
-  const choices: NewChatChoices = {
-    providers: [],
-    providersError: undefined,
-    workspaces: { workspaces: [], allowUnrestricted: false },
-    workspacesError: undefined,
-    remembered: null,
-  };
-  await Promise.all([
-    // A preference that cannot be read only loses the preselection; the form still works.
-    api.getChatModelPreference().then(
-      (preference) => {
-        choices.remembered = preference;
-      },
-      () => {},
-    ),
-    api.listProviders().then(
-      (listed) => {
-        choices.providers = listed;
-      },
-      (error: Error) => {
-        choices.providersError = error.message;
-      },
-    ),
-    api.listWorkspaces().then(
-      (listed) => {
-        choices.workspaces = listed;
-      },
-      (error: Error) => {
-        choices.workspacesError = error.message;
-      },
-    ),
-  ]);
-  return choices;
 }
 
 /** The server's limit for a chat's system prompt (`MAX_SYSTEM_PROMPT_LENGTH`). */
