@@ -1,8 +1,7 @@
 /**
- * One open chat: its stored history (`transcript-log.ts`), a composer (`chat-composer.ts`), and the
- * live turn (`chat-turns.ts`) — the answer rendered as markdown as it arrives (`markdown-view.ts`,
- * appended block by block), a card per tool call, and a Cancel button that asks the server to stop
- * the turn. The turn runs on the server whatever the page does:
+ * One open chat: its stored history, a composer, and the live turn — the answer rendered as markdown
+ * as it arrives (`markdown-view.ts`, appended block by block), a card per tool call, and a Cancel
+ * button that asks the server to stop the turn. The turn runs on the server whatever the page does:
  * opening the chat while a turn runs (a reload, another tab) shows the history before it and
  * re-attaches to the turn's stream. Entries are rendered keyed, so streaming never resets open sections.
  * A call waiting for approval shows its answer panel (`chat-approvals.ts`); after a reload the turn
@@ -16,16 +15,25 @@ import {
   type ToolSettingsDescriptor,
 } from './api-client.ts';
 import { createChatApprovals } from './chat-approvals.ts';
-import { createChatComposer } from './chat-composer.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
-import { type ChatTitleEditor, createChatTitleEditor } from './chat-title-editor.ts';
-import { createChatTurns } from './chat-turns.ts';
-import { createDeleteChatButton } from './delete-chat-button.ts';
-import { h, replaceChildren } from './dom.ts';
+import { createChatTitleEditor } from './chat-title-editor.ts';
+import { confirmWithDialog } from './confirm-dialog.ts';
+import { h, replaceChildren, uniqueId } from './dom.ts';
+import { createElapsedTicker } from './elapsed-time.ts';
+import { finishTurn } from './finish-turn.ts';
 import { createLiveAnnouncer } from './live-announcer.ts';
-import { applyPendingApprovals, type Transcript } from './transcript.ts';
+import { createMarkdownView, type MarkdownView } from './markdown-view.ts';
+import { readTurnStream } from './sse-parser.ts';
+import { renderToolCallCard, toolCallSignature } from './tool-call-card.ts';
+import type { ImageLoader } from './tool-result-view.ts';
+import {
+  applyPendingApprovals,
+  applyTurnEvent,
+  type ToolCallEntry,
+  type Transcript,
+  type TranscriptEntry,
+} from './transcript.ts';
 import { transcriptFromHistory } from './transcript-from-history.ts';
-import { createTranscriptLog } from './transcript-log.ts';
 import { totalUsage, usageText } from './usage-text.ts';
 
 export async function renderChatView(
@@ -38,139 +46,347 @@ export async function renderChatView(
   replaceChildren(main, heading, h('p', { class: 'page-status', role: 'status' }, 'Loading chat…'));
   heading.focus();
 
-  const loaded = await loadChat(api, chatId).catch((error: unknown) => {
-    replaceChildren(main, heading, h('p', { class: 'error-text', role: 'alert' }, loadFailure(error)));
-    return undefined;
-  });
-  if (loaded === undefined) return;
-  const { transcript, running, tools, resultViewOf } = loaded;
-  let chat = loaded.chat;
+  let transcript: Transcript;
+  let chat: ChatSummary;
+  let running: CurrentTurn | undefined;
+  // Each tool declares how its results are shown; without the list (e.g. it failed to load) every
+  // result gets the generic view, and the chat itself still opens.
+  const resultViews = new Map<string, ToolResultView>();
+  const resultViewOf = (toolName: string): ToolResultView => resultViews.get(toolName) ?? 'json';
+  let toolList: ToolSettingsDescriptor[] = [];
+  try {
+    const [loaded, current, tools] = await Promise.all([
+      api.getChat(chatId),
+      api.currentTurn(chatId),
+      api.listTools().catch(() => []),
+    ]);
+    toolList = tools;
+    for (const tool of tools) resultViews.set(tool.name, tool.resultView);
+    chat = loaded;
+    running = current?.state === 'running' ? current : undefined;
+    // A running turn is replayed from its stream: from the history only what came before it and the
+    // turn's first item (the user's message, which is not a stream event).
+    const end = running ? running.messageSeqAtStart + 1 : Number.POSITIVE_INFINITY;
+    const before = loaded.messages.filter((message) => (message.seq ?? 0) <= end);
+    transcript = transcriptFromHistory(before, loaded.turns);
+    if (running) applyPendingApprovals(transcript, running.pendingApprovals ?? []);
+  } catch (error) {
+    const message =
+      error instanceof ApiError && error.status === 404
+        ? 'This chat does not exist.'
+        : `Could not load the chat: ${(error as Error).message}`;
+    replaceChildren(main, heading, h('p', { class: 'error-text', role: 'alert' }, message));
+    return;
+  }
   const titleEditor = createChatTitleEditor(api, chatId, heading, chat.title);
 
-  const chatUsage = h('p', { class: 'chat-usage' });
+  // Not live itself (a log is polite by default and would be read token by token): the announcer
+  // speaks streamed answers sentence by sentence.
+  const log = h('div', {
+    class: 'transcript',
+    role: 'log',
+    'aria-label': 'Conversation',
+    'aria-live': 'off',
+  });
   const announcer = createLiveAnnouncer();
-  const transcriptLog = createTranscriptLog({
-    transcript,
-    loadImage: options.loadImage,
-    resultViewOf,
-    approvalPanelOf: (call) => approvals.panelFor(call),
-    announcer,
-    afterRender: () => {
-      approvals.sync(transcript, turns.runningStatus());
-      chatUsage.textContent = chatUsageText(transcript);
-    },
+  const elapsed = createElapsedTicker(log);
+  /**
+   * Whether the reader is at the end of the log: then new text keeps it there; scrolled up, nothing
+   * moves it. Decided on the reader's own scrolling, since growing content fires no scroll event.
+   */
+  let following = true;
+  log.addEventListener('scroll', () => {
+    following = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
   });
-  const log = transcriptLog.element;
-  const composer = createChatComposer({
-    announcer,
-    canSend: () => !transcript.running,
-    send: (message) => void turns.send(message),
-    cancel: () => void turns.cancel(),
+  const followIfFollowing = () => {
+    if (following) log.scrollTop = log.scrollHeight;
+  };
+  const rendered = new Map<TranscriptEntry, { node: HTMLElement; signature: string }>();
+  /** One incremental markdown view per answer: streaming appends to it instead of replacing it. */
+  const answers = new Map<TranscriptEntry, { node: HTMLElement; view: MarkdownView }>();
+  const answerNode = (entry: TranscriptEntry & { kind: 'assistant' }, complete: boolean): HTMLElement => {
+    let answer = answers.get(entry);
+    if (!answer) {
+      const view = createMarkdownView(options.loadImage, followIfFollowing);
+      const node = h(
+        'div',
+        { class: 'message message-assistant' },
+        h('span', { class: 'visually-hidden' }, 'Model: '),
+        view.element,
+      );
+      answer = { node, view };
+      answers.set(entry, answer);
+    }
+    if (complete) {
+      answer.view.finish(entry.text);
+      announcer.finish(entry, entry.text);
+    } else {
+      answer.view.update(entry.text);
+      announcer.update(entry, entry.text);
+    }
+    return answer.node;
+  };
+  const emptyNote = h('p', { class: 'list-empty' }, 'No messages yet. Say something below.');
+  const chatUsage = h('p', { class: 'chat-usage' });
+
+  const renderTranscript = () => {
+    const nodes: HTMLElement[] = [];
+    for (const [index, entry] of transcript.entries.entries()) {
+      if (entry.kind === 'assistant') {
+        nodes.push(answerNode(entry, !transcript.running || index < transcript.entries.length - 1));
+        continue;
+      }
+      const signature = entrySignature(entry);
+      const previous = rendered.get(entry);
+      if (previous && previous.signature === signature) {
+        nodes.push(previous.node);
+        continue;
+      }
+      const node = renderEntry(entry, options.loadImage, resultViewOf, approvals.panelFor);
+      if (previous) keepDisclosureState(previous.node, node);
+      rendered.set(entry, { node, signature });
+      nodes.push(node);
+    }
+    const current = new Set(transcript.entries);
+    for (const key of rendered.keys()) if (!current.has(key)) rendered.delete(key);
+    for (const key of answers.keys()) if (!current.has(key)) answers.delete(key);
+    if (nodes.length === 0) nodes.push(emptyNote);
+    // Reorder/replace only where needed so open <details> and text selection survive streaming.
+    nodes.forEach((node, index) => {
+      if (log.children[index] !== node) log.insertBefore(node, log.children[index] ?? null);
+    });
+    while (log.children.length > nodes.length) log.lastElementChild!.remove();
+    elapsed.sync();
+    approvals.sync(transcript, runningStatus);
+    const usages = transcript.entries.filter((entry) => entry.kind === 'usage');
+    chatUsage.textContent = usages.length > 0 ? `This chat: ${usageText(totalUsage(usages))}` : '';
+    followIfFollowing();
+  };
+
+  let renderQueued = false;
+  const scheduleRender = () => {
+    if (renderQueued) return;
+    renderQueued = true;
+    requestAnimationFrame(() => {
+      renderQueued = false;
+      renderTranscript();
+    });
+  };
+
+  const textarea = h('textarea', {
+    id: uniqueId('message'),
+    name: 'message',
+    rows: 3,
+    required: true,
+    placeholder: 'Ask something… (Enter sends, Shift+Enter for a new line)',
   });
+  const turnStatus = h('p', { class: 'turn-status' });
+  /** What the status line says while the turn runs and no call waits. */
+  let runningStatus = WORKING_TEXT;
+  /** The visible status line; what it says is spoken through the announcer, in order with the answer. */
+  const showStatus = (text: string, action?: HTMLElement) => {
+    replaceChildren(turnStatus, text, text !== '' ? action : undefined);
+    if (text !== '') announcer.announce(text);
+  };
   const approvals = createChatApprovals({
     api,
     chatId,
     log,
-    showStatus: composer.showStatus,
-    changed: () => transcriptLog.scheduleRender(),
-    home: composer.textarea,
+    showStatus,
+    changed: () => scheduleRender(),
+    home: textarea,
   });
-  approvals.setTools(tools);
-  const turns = createChatTurns({
-    api,
-    chatId,
-    transcript,
-    composer,
-    render: transcriptLog.render,
-    scheduleRender: transcriptLog.scheduleRender,
-    turnEnded: async () => {
-      if (chat.title === 'New chat') chat = await withServerTitle(api, chatId, chat, titleEditor);
-    },
+  approvals.setTools(toolList);
+  const sendButton = h('button', { type: 'submit', class: 'button-primary' }, 'Send');
+  const cancelButton = h('button', { type: 'button', class: 'button-danger', hidden: true }, 'Cancel');
+  let turnController: AbortController | undefined;
+
+  const setRunning = (running: boolean) => {
+    transcript.running = running;
+    sendButton.disabled = running;
+    cancelButton.hidden = !running;
+    cancelButton.disabled = false;
+    runningStatus = WORKING_TEXT;
+    showStatus(running ? WORKING_TEXT : '');
+  };
+
+  const runTurn = (message: string) => {
+    transcript.entries.push({ kind: 'user', text: message });
+    return streamTurn((signal) => api.startTurn(chatId, message, signal));
+  };
+
+  /** Shows a turn's stream (a new one, or one re-attached to) until its `done`. */
+  const streamTurn = async (open: (signal: AbortSignal) => Promise<Response>) => {
+    setRunning(true);
+    transcript.doneReason = undefined;
+    renderTranscript();
+    turnController = new AbortController();
+    try {
+      const response = await open(turnController.signal);
+      await readTurnStream(response, (event) => {
+        applyTurnEvent(transcript, event);
+        scheduleRender();
+      });
+      if (transcript.doneReason === undefined)
+        finishTurn(transcript, turnController.signal.aborted ? 'cancelled' : 'error');
+    } catch (error) {
+      if (turnController.signal.aborted) {
+        // A `done` that arrived before the abort already said how the turn ended.
+        if (transcript.doneReason === undefined) finishTurn(transcript, 'cancelled');
+      } else {
+        transcript.entries.push({
+          kind: 'notice',
+          tone: 'error',
+          text: `The turn failed: ${(error as Error).message}`,
+        });
+        finishTurn(transcript, 'failed');
+      }
+    } finally {
+      turnController = undefined;
+      setRunning(false);
+      renderTranscript();
+      textarea.focus();
+    }
+    // The server names a "New chat" after its first message.
+    if (chat.title === 'New chat') {
+      const reloaded = await api.getChat(chatId).catch(() => undefined);
+      if (reloaded) {
+        chat = reloaded;
+        titleEditor.setTitle(reloaded.title);
+      }
+    }
+  };
+
+  cancelButton.addEventListener('click', async () => {
+    cancelButton.disabled = true;
+    runningStatus = 'Cancelling…';
+    showStatus(runningStatus);
+    try {
+      await api.cancelTurn(chatId);
+    } catch (error) {
+      // Closing the stream would not stop the turn: say so and let the user try again.
+      cancelButton.disabled = false;
+      runningStatus = `Could not cancel: ${(error as Error).message}`;
+      showStatus(runningStatus);
+    }
   });
 
-  const deleteButton = createDeleteChatButton(api, chatId, options.navigate, composer.showStatus);
+  const form = h(
+    'form',
+    {
+      class: 'composer',
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        const message = textarea.value.trim();
+        if (message === '' || transcript.running) return;
+        textarea.value = '';
+        void runTurn(message);
+      },
+    },
+    h('label', { for: textarea.id, class: 'visually-hidden' }, 'Message'),
+    textarea,
+    h('div', { class: 'composer-actions' }, turnStatus, cancelButton, sendButton),
+  );
+  textarea.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+
+  const deleteButton = h(
+    'button',
+    {
+      type: 'button',
+      class: 'button-quiet',
+      onclick: async () => {
+        const confirmed = await confirmWithDialog({
+          title: 'Delete this chat?',
+          body: h('p', {}, 'Its messages are deleted from the server. This cannot be undone.'),
+          confirmLabel: 'Delete chat',
+          danger: true,
+        });
+        if (!confirmed) return;
+        try {
+          await api.deleteChat(chatId);
+          options.navigate('/chats');
+        } catch (error) {
+          showStatus(`Could not delete: ${(error as Error).message}`);
+        }
+      },
+    },
+    'Delete chat',
+  );
+
+  const facts = [`${chat.provider} · ${chat.model}`];
+  if (chat.workingDirectory)
+    facts.push(`in ${chat.workingDirectory}${chat.confined === false ? ' (reaches all my workspaces)' : ''}`);
   replaceChildren(
     main,
     h(
       'div',
       { class: 'chat-header' },
-      h('div', {}, titleEditor.element, chatFacts(chat), chatUsage),
+      h('div', {}, titleEditor.element, h('p', { class: 'chat-meta' }, facts.join(' — ')), chatUsage),
       deleteButton,
     ),
     log,
-    composer.element,
+    form,
     announcer.element,
   );
-  transcriptLog.render();
+  renderTranscript();
   log.scrollTop = log.scrollHeight;
-  composer.textarea.focus();
-  if (running) void turns.follow();
+  textarea.focus();
+  if (running) void streamTurn((signal) => api.followTurn(chatId, 0, signal));
 }
 
-/** The chat's provider, model and working directory, in one line under its title. */
-function chatFacts(chat: ChatSummary): HTMLElement {
-  const facts = [`${chat.provider} · ${chat.model}`];
-  if (chat.workingDirectory)
-    facts.push(`in ${chat.workingDirectory}${chat.confined === false ? ' (reaches all my workspaces)' : ''}`);
-  return h('p', { class: 'chat-meta' }, facts.join(' — '));
+const WORKING_TEXT = 'The model is working…';
+
+function entrySignature(entry: TranscriptEntry): string {
+  switch (entry.kind) {
+    case 'tool':
+      return toolCallSignature(entry);
+    case 'notice':
+      return entry.text;
+    case 'usage':
+      return usageText(entry);
+    default:
+      return String(entry.text.length);
+  }
 }
 
-interface LoadedChat {
-  chat: ChatSummary;
-  /** The turn running now, to re-attach to; undefined when none runs. */
-  running: CurrentTurn | undefined;
-  transcript: Transcript;
-  /** The tools' descriptors; empty when the list failed to load. */
-  tools: ToolSettingsDescriptor[];
-  /** How each tool's results are shown; `json` (the generic view) for a tool not in the list. */
-  resultViewOf: (toolName: string) => ToolResultView;
+/** Every entry but answers, which `answerNode` keeps as incremental markdown views. */
+function renderEntry(
+  entry: Exclude<TranscriptEntry, { kind: 'assistant' }>,
+  loadImage: ImageLoader,
+  resultViewOf: (toolName: string) => ToolResultView,
+  approvalPanelOf: (call: ToolCallEntry) => HTMLElement | undefined,
+): HTMLElement {
+  switch (entry.kind) {
+    case 'user':
+      return h(
+        'div',
+        { class: 'message message-user' },
+        h('span', { class: 'visually-hidden' }, 'You: '),
+        entry.text,
+      );
+    case 'notice':
+      return h('p', { class: `notice notice-${entry.tone}` }, entry.text);
+    case 'usage':
+      return h('p', { class: 'turn-usage' }, usageText(entry));
+    case 'tool':
+      return renderToolCallCard(entry, loadImage, resultViewOf(entry.name), approvalPanelOf(entry));
+  }
 }
 
-/**
- * The server names a "New chat" after its first message: the chat reloaded, with the title it got shown
- * in the heading (the chat as it was when the reload failed).
- */
-async function withServerTitle(
-  api: ChatPageOptions['api'],
-  chatId: string,
-  chat: ChatSummary,
-  titleEditor: ChatTitleEditor,
-): Promise<ChatSummary> {
-  const reloaded = await api.getChat(chatId).catch(() => undefined);
-  if (!reloaded) return chat;
-  titleEditor.setTitle(reloaded.title);
-  return reloaded;
-}
-
-/** What the page says when the chat could not be loaded. */
-function loadFailure(error: unknown): string {
-  return error instanceof ApiError && error.status === 404
-    ? 'This chat does not exist.'
-    : `Could not load the chat: ${(error as Error).message}`;
-}
-
-/** The whole chat's token usage, or '' before any turn reported some. */
-function chatUsageText(transcript: Transcript): string {
-  const usages = transcript.entries.filter((entry) => entry.kind === 'usage');
-  return usages.length > 0 ? `This chat: ${usageText(totalUsage(usages))}` : '';
-}
-
-/** The chat, its running turn and the transcript up to where that turn's stream takes over. */
-async function loadChat(api: ChatPageOptions['api'], chatId: string): Promise<LoadedChat> {
-  const [chat, current, tools] = await Promise.all([
-    api.getChat(chatId),
-    api.currentTurn(chatId),
-    api.listTools().catch(() => []),
-  ]);
-  const running = current?.state === 'running' ? current : undefined;
-  // A running turn is replayed from its stream: from the history only what came before it and the
-  // turn's first item (the user's message, which is not a stream event).
-  const end = running ? running.messageSeqAtStart + 1 : Number.POSITIVE_INFINITY;
-  const before = chat.messages.filter((message) => (message.seq ?? 0) <= end);
-  const transcript = transcriptFromHistory(before, chat.turns);
-  if (running) applyPendingApprovals(transcript, running.pendingApprovals ?? []);
-  // Each tool declares how its results are shown; without the list (e.g. it failed to load) every
-  // result gets the generic view, and the chat itself still opens.
-  const resultViews = new Map(tools.map((tool) => [tool.name, tool.resultView]));
-  return { chat, running, transcript, tools, resultViewOf: (name) => resultViews.get(name) ?? 'json' };
+/** Carries the user's open/closed choice of each disclosure from an old card to its replacement. */
+function keepDisclosureState(previous: HTMLElement, next: HTMLElement): void {
+  const before = previous.querySelectorAll('details');
+  const after = next.querySelectorAll('details');
+  for (const oldDetails of before) {
+    const match = [...after].find((candidate) => candidate.className === oldDetails.className);
+    if (match && oldDetails.dataset.userToggled === 'true') {
+      match.open = oldDetails.open;
+      match.dataset.userToggled = 'true';
+    }
+  }
 }
