@@ -44,58 +44,19 @@ export function createChatTitleEditor(
   };
 
   renameButton.addEventListener('click', () => {
-    const input = h('input', {
-      id: uniqueId('chat-title'),
-      name: 'title',
-      type: 'text',
-      value: title,
-      maxlength: 200,
-      autocomplete: 'off',
-      required: true,
-    });
-    const error = h('p', { class: 'error-text', role: 'alert', id: uniqueId('chat-title-error') });
-    const save = h('button', { type: 'submit', class: 'button-primary' }, 'Save');
-    const cancel = h('button', { type: 'button', class: 'button-quiet' }, 'Cancel');
     const end = () => {
       showHeading();
       renameButton.focus();
     };
-    const form = h(
-      'form',
-      {
-        class: 'chat-title-form',
-        onsubmit: async (event: Event) => {
-          event.preventDefault();
-          save.disabled = true;
-          error.textContent = '';
-          input.removeAttribute('aria-invalid');
-          try {
-            const renamed = await api.renameChat(chatId, input.value);
-            title = renamed.title;
-            heading.textContent = title;
-            announce(renamed);
-            end();
-          } catch (failure) {
-            error.textContent = `Could not rename: ${(failure as Error).message}`;
-            input.setAttribute('aria-invalid', 'true');
-            input.setAttribute('aria-describedby', error.id);
-            save.disabled = false;
-            input.focus();
-          }
-        },
-      },
-      h('label', { for: input.id }, 'Chat title'),
-      input,
-      save,
-      cancel,
-      error,
-    );
-    cancel.addEventListener('click', end);
-    input.addEventListener('keydown', (event) => {
-      if (event.key === 'Escape') {
-        event.preventDefault();
+    const { form, input } = createRenameForm(title, {
+      rename: (value) => api.renameChat(chatId, value),
+      renamed: (chat) => {
+        title = chat.title;
+        heading.textContent = title;
+        announce(chat);
         end();
-      }
+      },
+      cancel: end,
     });
     replaceChildren(element, form);
     input.focus();
@@ -112,4 +73,64 @@ export function createChatTitleEditor(
       announce({ id: chatId, title: next } as ChatSummary);
     },
   };
+}
+
+/**
+ * The rename form in place of the heading: Save renames on the server (a refusal is shown on the field,
+ * which keeps its text), Cancel and Escape leave it without a change.
+ */
+function createRenameForm(
+  title: string,
+  actions: {
+    rename: (value: string) => Promise<ChatSummary>;
+    renamed: (chat: ChatSummary) => void;
+    cancel: () => void;
+  },
+): { form: HTMLFormElement; input: HTMLInputElement } {
+  const input = h('input', {
+    id: uniqueId('chat-title'),
+    name: 'title',
+    type: 'text',
+    value: title,
+    maxlength: 200,
+    autocomplete: 'off',
+    required: true,
+  });
+  const error = h('p', { class: 'error-text', role: 'alert', id: uniqueId('chat-title-error') });
+  const save = h('button', { type: 'submit', class: 'button-primary' }, 'Save');
+  const cancel = h('button', { type: 'button', class: 'button-quiet' }, 'Cancel');
+  const form = h(
+    'form',
+    {
+      class: 'chat-title-form',
+      onsubmit: async (event: Event) => {
+        event.preventDefault();
+        save.disabled = true;
+        error.textContent = '';
+        input.removeAttribute('aria-invalid');
+        try {
+          actions.renamed(await actions.rename(input.value));
+        } catch (failure) {
+          error.textContent = `Could not rename: ${(failure as Error).message}`;
+          input.setAttribute('aria-invalid', 'true');
+          input.setAttribute('aria-describedby', error.id);
+          save.disabled = false;
+          input.focus();
+        }
+      },
+    },
+    h('label', { for: input.id }, 'Chat title'),
+    input,
+    save,
+    cancel,
+    error,
+  );
+  cancel.addEventListener('click', actions.cancel);
+  input.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      actions.cancel();
+    }
+  });
+  return { form, input };
 }

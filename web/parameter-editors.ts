@@ -212,6 +212,54 @@ function toRows(value: unknown, withEnabled: boolean): ListRow[] {
   });
 }
 
+/** What a list editor holds: its non-blank rows, paths trimmed and with their switch for a path list. */
+function listValue(rows: readonly ListRow[], withEnabled: boolean): unknown {
+  const kept = rows.filter((row) => row.path.trim() !== '');
+  return withEnabled
+    ? kept.map((row) => ({ path: row.path.trim(), enabled: row.enabled }))
+    : kept.map((row) => row.path);
+}
+
+/** One row of a list editor: its text input, its "enabled" box for a path list, and its Remove button. */
+function listRowItem(
+  row: ListRow,
+  index: number,
+  label: string,
+  withEnabled: boolean,
+  remove: () => void,
+): { item: HTMLElement; text: HTMLInputElement } {
+  const position = index + 1;
+  const text = h('input', {
+    type: 'text',
+    value: row.path,
+    'aria-label': `${label} entry ${position}`,
+    placeholder: withEnabled ? '/absolute/path or ~/path' : '',
+  });
+  const toggle = withEnabled
+    ? h(
+        'label',
+        { class: 'list-toggle' },
+        h('input', {
+          type: 'checkbox',
+          checked: row.enabled,
+          'aria-label': `Entry ${position} enabled`,
+        }),
+        h('span', { 'aria-hidden': 'true' }, 'on'),
+      )
+    : null;
+  const removeButton = h(
+    'button',
+    {
+      type: 'button',
+      class: 'button-quiet',
+      'aria-label': `Remove ${label} entry ${position}`,
+      onclick: remove,
+    },
+    'Remove',
+  );
+  return { item: h('li', { class: 'list-editor-row' }, toggle, text, removeButton), text };
+}
+
 /**
  * A list editor: one row per entry with a text input (and, for path lists, an "enabled" checkbox),
  * a remove button per row and an add button. Blank rows are dropped when read.
@@ -240,41 +288,13 @@ function createListEditor(
   const render = (focusIndex?: number) => {
     inputs = [];
     const items: Child[] = rows.map((row, index) => {
-      const position = index + 1;
-      const text = h('input', {
-        type: 'text',
-        value: row.path,
-        'aria-label': `${descriptor.label} entry ${position}`,
-        placeholder: withEnabled ? '/absolute/path or ~/path' : '',
+      const { item, text } = listRowItem(row, index, descriptor.label, withEnabled, () => {
+        syncFromInputs();
+        rows.splice(index, 1);
+        render(Math.min(index, rows.length - 1));
       });
       inputs.push(text);
-      const toggle = withEnabled
-        ? h(
-            'label',
-            { class: 'list-toggle' },
-            h('input', {
-              type: 'checkbox',
-              checked: row.enabled,
-              'aria-label': `Entry ${position} enabled`,
-            }),
-            h('span', { 'aria-hidden': 'true' }, 'on'),
-          )
-        : null;
-      const remove = h(
-        'button',
-        {
-          type: 'button',
-          class: 'button-quiet',
-          'aria-label': `Remove ${descriptor.label} entry ${position}`,
-          onclick: () => {
-            syncFromInputs();
-            rows.splice(index, 1);
-            render(Math.min(index, rows.length - 1));
-          },
-        },
-        'Remove',
-      );
-      return h('li', { class: 'list-editor-row' }, toggle, text, remove);
+      return item;
     });
     replaceChildren(list, items);
     if (rows.length === 0) list.appendChild(h('li', { class: 'list-empty' }, 'No entries.'));
@@ -312,10 +332,7 @@ function createListEditor(
     ),
     read: () => {
       syncFromInputs();
-      const kept = rows.filter((row) => row.path.trim() !== '');
-      return withEnabled
-        ? kept.map((row) => ({ path: row.path.trim(), enabled: row.enabled }))
-        : kept.map((row) => row.path);
+      return listValue(rows, withEnabled);
     },
     write: (next) => {
       rows = toRows(next, withEnabled);

@@ -155,21 +155,7 @@ function createToolCard(initial: ToolSettingsDescriptor, api: ApiClient): HTMLEl
   toggle.addEventListener('change', async () => {
     const wanted = toggle.checked;
     if (needsEnableConfirmation(tool, wanted)) {
-      const confirmed = await confirmWithDialog({
-        title: `Enable ${tool.title}?`,
-        body: [
-          h(
-            'p',
-            {},
-            `A model with ${tool.name} can run any command in this chat's workspaces: read, change or delete the files there `,
-            `and start programs. ${tool.notice ?? ''}`,
-          ),
-          h('p', {}, 'Only enable it for models and chats you trust.'),
-        ],
-        confirmLabel: `Enable ${tool.name}`,
-        danger: true,
-      });
-      if (!confirmed) {
+      if (!(await confirmEnable(tool))) {
         toggle.checked = false;
         toggle.focus();
         return;
@@ -191,23 +177,7 @@ function createToolCard(initial: ToolSettingsDescriptor, api: ApiClient): HTMLEl
     }
   });
 
-  const header = h(
-    'div',
-    { class: 'tool-header' },
-    h(
-      'div',
-      { class: 'tool-heading' },
-      h('h3', { id: titleId }, tool.title),
-      h('code', { class: 'tool-name' }, tool.name),
-    ),
-    h(
-      'div',
-      { class: 'switch-row' },
-      h('label', { for: switchId, class: 'visually-hidden' }, `Enable ${tool.title}`),
-      toggle,
-      switchLabel,
-    ),
-  );
+  const header = toolCardHeader(tool, { titleId, switchId }, toggle, switchLabel);
 
   const card = h(
     'article',
@@ -218,6 +188,83 @@ function createToolCard(initial: ToolSettingsDescriptor, api: ApiClient): HTMLEl
     },
     header,
     h('p', { class: 'tool-description' }, tool.description),
+    ...toolNotes(tool, explanationId),
+    tool.parameterDescriptors.length > 0
+      ? createSettingsForm(
+          () => tool,
+          (next) => (tool = next),
+          api,
+          cardStatus,
+        )
+      : null,
+    cardStatus,
+  );
+  return card;
+}
+
+/** The card's title, the tool's name and its on/off switch. */
+function toolCardHeader(
+  tool: ToolSettingsDescriptor,
+  ids: { titleId: string; switchId: string },
+  toggle: HTMLElement,
+  switchLabel: HTMLElement,
+): HTMLElement {
+  return h(
+    'div',
+    { class: 'tool-header' },
+    h(
+      'div',
+      { class: 'tool-heading' },
+      h('h3', { id: ids.titleId }, tool.title),
+      h('code', { class: 'tool-name' }, tool.name),
+    ),
+    h(
+      'div',
+      { class: 'switch-row' },
+      h('label', { for: ids.switchId, class: 'visually-hidden' }, `Enable ${tool.title}`),
+      toggle,
+      switchLabel,
+    ),
+  );
+}
+
+/** A refused save: on the field it names, focused, else above the buttons. */
+function showSaveError(error: unknown, editors: readonly ParameterEditor[], formError: HTMLElement): void {
+  const message = (error as Error).message;
+  const target =
+    error instanceof ApiError && error.parameter
+      ? editors.find((editor) => editor.descriptor.name === error.parameter)
+      : undefined;
+  if (target) {
+    target.showError(message);
+    target.focus();
+  } else {
+    formError.textContent = message;
+    formError.hidden = false;
+  }
+}
+
+/** Asks before a tool that runs arbitrary commands is enabled; true when the user said yes. */
+function confirmEnable(tool: ToolSettingsDescriptor): Promise<boolean> {
+  return confirmWithDialog({
+    title: `Enable ${tool.title}?`,
+    body: [
+      h(
+        'p',
+        {},
+        `A model with ${tool.name} can run any command in this chat's workspaces: read, change or delete the files there `,
+        `and start programs. ${tool.notice ?? ''}`,
+      ),
+      h('p', {}, 'Only enable it for models and chats you trust.'),
+    ],
+    confirmLabel: `Enable ${tool.name}`,
+    danger: true,
+  });
+}
+
+/** What a card says about its tool beyond the description: always on, unavailable, notices, a warning. */
+function toolNotes(tool: ToolSettingsDescriptor, explanationId: string): (HTMLElement | null)[] {
+  return [
     tool.canDisable
       ? null
       : h(
@@ -241,17 +288,7 @@ function createToolCard(initial: ToolSettingsDescriptor, api: ApiClient): HTMLEl
           'runs arbitrary commands on the server. Off by default; enabling it asks for confirmation.',
         )
       : null,
-    tool.parameterDescriptors.length > 0
-      ? createSettingsForm(
-          () => tool,
-          (next) => (tool = next),
-          api,
-          cardStatus,
-        )
-      : null,
-    cardStatus,
-  );
-  return card;
+  ];
 }
 
 function createSettingsForm(
@@ -287,18 +324,7 @@ function createSettingsForm(
       cardStatus.textContent = successText;
     } catch (error) {
       cardStatus.textContent = 'Not saved.';
-      const message = (error as Error).message;
-      const target =
-        error instanceof ApiError && error.parameter
-          ? editors.find((editor) => editor.descriptor.name === error.parameter)
-          : undefined;
-      if (target) {
-        target.showError(message);
-        target.focus();
-      } else {
-        formError.textContent = message;
-        formError.hidden = false;
-      }
+      showSaveError(error, editors, formError);
     } finally {
       saveButton.disabled = false;
       resetButton.disabled = false;

@@ -54,6 +54,45 @@ export function readError(value: unknown): { classification?: string; message: s
 }
 
 /** Folds one live turn event into the transcript (mutates and returns it). Unknown types are ignored. */
+/** The question a `tool_approval_requested` event asks. */
+function approvalRequestOf(callId: string, event: TurnStreamEvent): Parameters<typeof requestApproval>[1] {
+  return {
+    callId,
+    name: String(event.name ?? ''),
+    arguments: event.arguments,
+    reason: typeof event.reason === 'string' ? event.reason : '',
+    expiresAt: typeof event.expiresAt === 'string' ? event.expiresAt : undefined,
+  };
+}
+
+/** The answer a `tool_approval_resolved` event gives: denied unless it says approved. */
+function approvalAnswerOf(event: TurnStreamEvent): Parameters<typeof resolveApproval>[1] {
+  return {
+    decision: event.decision === 'approved' ? 'approved' : 'denied',
+    by: typeof event.by === 'string' ? event.by : 'user',
+    denialReason: typeof event.reason === 'string' && event.reason !== '' ? event.reason : undefined,
+    remembered: readRememberedRule(event.remembered),
+  };
+}
+
+/** A call the stream announces before any record of it was shown. */
+function newToolCall(callId: string, event: TurnStreamEvent, status: 'streaming' | 'running'): ToolCallEntry {
+  return { kind: 'tool', callId, name: String(event.name ?? ''), argumentsText: '', status, progress: [] };
+}
+
+/** A call's `tool_result`: its duration and outcome, with the result or error when the event carries one. */
+function settleToolCall(call: ToolCallEntry, event: TurnStreamEvent): void {
+  call.durationMs = typeof event.durationMs === 'number' ? event.durationMs : undefined;
+  // A replayed trace carries no payload: the stored message already gave the call its result.
+  if (event.ok === true) {
+    call.status = 'succeeded';
+    if ('result' in event) call.result = event.result;
+  } else {
+    call.status = 'failed';
+    if ('error' in event) call.error = readError(event.error);
+  }
+}
+
 export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): Transcript {
   const callId = typeof event.callId === 'string' ? event.callId : '';
   switch (event.type) {
@@ -62,14 +101,7 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
       break;
     case 'tool_call_started':
       if (!placeCallFromRecord(transcript, callId) && !findToolCall(transcript, callId)) {
-        transcript.entries.push({
-          kind: 'tool',
-          callId,
-          name: String(event.name ?? ''),
-          argumentsText: '',
-          status: 'streaming',
-          progress: [],
-        });
+        transcript.entries.push(newToolCall(callId, event, 'streaming'));
       }
       break;
     case 'tool_call_arguments_delta': {
@@ -80,14 +112,7 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
     case 'tool_call_completed': {
       let call = placeCallFromRecord(transcript, callId) ?? findToolCall(transcript, callId);
       if (!call) {
-        call = {
-          kind: 'tool',
-          callId,
-          name: String(event.name ?? ''),
-          argumentsText: '',
-          status: 'running',
-          progress: [],
-        };
+        call = newToolCall(callId, event, 'running');
         transcript.entries.push(call);
       }
       if (typeof event.arguments === 'string') call.argumentsText = event.arguments;
@@ -95,23 +120,11 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
       break;
     }
     case 'tool_approval_requested':
-      requestApproval(transcript, {
-        callId,
-        name: String(event.name ?? ''),
-        arguments: event.arguments,
-        reason: typeof event.reason === 'string' ? event.reason : '',
-        expiresAt: typeof event.expiresAt === 'string' ? event.expiresAt : undefined,
-      });
+      requestApproval(transcript, approvalRequestOf(callId, event));
       break;
     case 'tool_approval_resolved': {
       const call = findToolCall(transcript, callId);
-      if (!call) break;
-      resolveApproval(call, {
-        decision: event.decision === 'approved' ? 'approved' : 'denied',
-        by: typeof event.by === 'string' ? event.by : 'user',
-        denialReason: typeof event.reason === 'string' && event.reason !== '' ? event.reason : undefined,
-        remembered: readRememberedRule(event.remembered),
-      });
+      if (call) resolveApproval(call, approvalAnswerOf(event));
       break;
     }
     case 'tool_progress': {
@@ -121,42 +134,31 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
     }
     case 'tool_result': {
       const call = findToolCall(transcript, callId);
-      if (!call) break;
-      call.durationMs = typeof event.durationMs === 'number' ? event.durationMs : undefined;
-      // A replayed trace carries no payload: the stored message already gave the call its result.
-      if (event.ok === true) {
-        call.status = 'succeeded';
-        if ('result' in event) call.result = event.result;
-      } else {
-        call.status = 'failed';
-        if ('error' in event) call.error = readError(event.error);
-      }
+      if (call) settleToolCall(call, event);
       break;
     }
     case 'finish':
       addUsage(transcript, event.usage);
       if (event.reason === 'error') {
-        transcript.entries.push({
-          kind: 'notice',
-          tone: 'error',
-          text: typeof event.message === 'string' ? `Provider error: ${event.message}` : 'Provider error.',
-        });
+        const text =
+          typeof event.message === 'string' ? `Provider error: ${event.message}` : 'Provider error.';
+        transcript.entries.push({ kind: 'notice', tone: 'error', text });
       }
       break;
-    case 'error':
-      transcript.entries.push({
-        kind: 'notice',
-        tone: 'error',
-        text: typeof event.message === 'string' ? event.message : 'The turn failed.',
-      });
+    case 'error': {
+      const text = typeof event.message === 'string' ? event.message : 'The turn failed.';
+      transcript.entries.push({ kind: 'notice', tone: 'error', text });
       break;
-    case 'provider_retry':
+    }
+    case 'provider_retry': {
+      const wait = typeof event.waitSeconds === 'number' ? event.waitSeconds : '?';
       transcript.entries.push({
         kind: 'notice',
         tone: 'info',
-        text: `The provider is busy; retrying in ${typeof event.waitSeconds === 'number' ? event.waitSeconds : '?'} s.`,
+        text: `The provider is busy; retrying in ${wait} s.`,
       });
       break;
+    }
     case 'done':
       finishTurn(
         transcript,

@@ -124,6 +124,32 @@ export interface AppDependencyOptions {
   externalTools?: ExternalTools | null;
 }
 
+/** The external MCP servers' tools: the ones given, none when switched off, else those `environment` configures. */
+function externalToolsFor(
+  options: AppDependencyOptions,
+  built: {
+    environment: Readonly<Record<string, string | undefined>>;
+    registry: ToolRegistry;
+    workspaces: WorkspaceService;
+    now: () => number;
+    log: (message: string) => void;
+  },
+): ExternalTools | undefined {
+  if (options.externalTools === null) return undefined;
+  return (
+    options.externalTools ??
+    createExternalTools({
+      environment: built.environment,
+      builtins: built.registry,
+      dataDirectory: options.config.dataDirectory,
+      workspaces: built.workspaces,
+      userServerRepository: new DatabaseUserMcpServerRepository(options.database),
+      now: built.now,
+      log: built.log,
+    })
+  );
+}
+
 /**
  * Builds the repositories and services over one database.
  * @throws WorkspacesDirectoryError when the configured workspaces directory cannot be used.
@@ -148,19 +174,7 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
       sandboxWorkspaceOwners(),
     );
   const log = options.log ?? ((message: string) => console.error(message));
-  const externalTools =
-    options.externalTools === null
-      ? undefined
-      : (options.externalTools ??
-        createExternalTools({
-          environment,
-          builtins: registry,
-          dataDirectory: options.config.dataDirectory,
-          workspaces,
-          userServerRepository: new DatabaseUserMcpServerRepository(options.database),
-          now,
-          log,
-        }));
+  const externalTools = externalToolsFor(options, { environment, registry, workspaces, now, log });
   const toolSource = externalTools?.source;
   const toolSettings = new ToolSettingsService({
     repository: toolSettingsRepository,

@@ -26,138 +26,157 @@ enum Phase {
 }
 
 export function cutEventStream(limitBytes: number): TransformStream<Uint8Array, Uint8Array> {
-  const encoder = new TextEncoder();
-  const decoder = new TextDecoder();
-  let phase = Phase.Name;
-  let name = '';
-  let value = '';
-  /** The line is at its start (no byte of it read yet). */
-  let lineStart = true;
-  /** A CR ended the last line, so an LF right after it belongs to the same line end. */
-  let afterCr = false;
-  /** A `data` value's optional first space is still to be skipped. */
-  let skipSpace = false;
-  let data: MessageCutter | undefined;
-  let dataLines = 0;
-  let dataFailed = false;
-  let fields = '';
+  const framer = new EventFramer(limitBytes);
+  return new TransformStream<Uint8Array, Uint8Array>({
+    transform: (chunk, controller) => framer.read(chunk, controller),
+    flush: (controller) => framer.end(controller),
+  });
+}
 
-  const feedData = (chunk: Uint8Array, start: number, end: number) => {
-    if (dataFailed || start >= end || data === undefined) return;
+type Output = TransformStreamDefaultController<Uint8Array>;
+
+/** The re-framing state of one stream, fed its bytes in order. */
+class EventFramer {
+  private readonly encoder = new TextEncoder();
+  private readonly decoder = new TextDecoder();
+  private phase = Phase.Name;
+  private name = '';
+  private value = '';
+  /** The line is at its start (no byte of it read yet). */
+  private lineStart = true;
+  /** A CR ended the last line, so an LF right after it belongs to the same line end. */
+  private afterCr = false;
+  /** A `data` value's optional first space is still to be skipped. */
+  private skipSpace = false;
+  private data: MessageCutter | undefined;
+  private dataLines = 0;
+  private dataFailed = false;
+  private fields = '';
+
+  constructor(private readonly limitBytes: number) {}
+
+  read(chunk: Uint8Array, controller: Output): void {
+    let index = 0;
+    while (index < chunk.length) {
+      const byte = chunk[index] as number;
+      if (this.afterCr) {
+        this.afterCr = false;
+        if (byte === LF) {
+          index += 1;
+          continue;
+        }
+      }
+      if (byte === LF || byte === CR) {
+        this.afterCr = byte === CR;
+        this.endLine(controller);
+        index += 1;
+        continue;
+      }
+      if (this.phase === Phase.Data) {
+        index = this.readData(chunk, index);
+        continue;
+      }
+      this.readFieldByte(byte);
+      index += 1;
+    }
+  }
+
+  end(controller: Output): void {
+    if (!this.lineStart) this.endLine(controller);
+    this.dispatch(controller);
+  }
+
+  /** Feeds a `data` value's bytes from `index` to the line's end; the index where the line ends. */
+  private readData(chunk: Uint8Array, index: number): number {
+    if (this.skipSpace) {
+      this.skipSpace = false;
+      if (chunk[index] === SPACE) return index + 1;
+    }
+    let end = index;
+    while (end < chunk.length && chunk[end] !== LF && chunk[end] !== CR) end += 1;
+    this.feedData(chunk, index, end);
+    return end;
+  }
+
+  /** One byte of a field name, a non-data value or a comment. */
+  private readFieldByte(byte: number): void {
+    if (this.lineStart && byte === COLON) this.phase = Phase.Comment;
+    this.lineStart = false;
+    if (this.phase === Phase.Name) {
+      if (byte === COLON) {
+        if (this.name === 'data') {
+          this.startData();
+          this.phase = Phase.Data;
+          this.skipSpace = true;
+        } else {
+          this.phase = Phase.Other;
+          this.skipSpace = true;
+        }
+      } else if (this.name.length < MAX_FIELD_BYTES) {
+        this.name += String.fromCharCode(byte);
+      }
+    } else if (this.phase === Phase.Other) {
+      if (this.skipSpace) {
+        this.skipSpace = false;
+        if (byte !== SPACE) this.value += String.fromCharCode(byte);
+      } else if (this.value.length < MAX_FIELD_BYTES) {
+        this.value += String.fromCharCode(byte);
+      }
+    }
+  }
+
+  private feedData(chunk: Uint8Array, start: number, end: number): void {
+    if (this.dataFailed || start >= end || this.data === undefined) return;
     try {
-      data.feed(chunk, start, end);
+      this.data.feed(chunk, start, end);
     } catch {
       // Not JSON: the event goes on without data, as if the server had sent none.
-      dataFailed = true;
+      this.dataFailed = true;
     }
-  };
+  }
 
-  const endLine = (controller: TransformStreamDefaultController<Uint8Array>) => {
-    if (lineStart) {
-      dispatch(controller);
-    } else if (phase === Phase.Name || phase === Phase.Other) {
-      if (name === 'data') {
+  private endLine(controller: Output): void {
+    if (this.lineStart) {
+      this.dispatch(controller);
+    } else if (this.phase === Phase.Name || this.phase === Phase.Other) {
+      if (this.name === 'data') {
         // `data` with no colon: an empty data line.
-        startData();
-        dataLines += 1;
-      } else if (name !== '') {
-        fields += `${name}:${value.length > 0 ? ` ${value}` : ''}\n`;
+        this.startData();
+        this.dataLines += 1;
+      } else if (this.name !== '') {
+        this.fields += `${this.name}:${this.value.length > 0 ? ` ${this.value}` : ''}\n`;
       }
-    } else if (phase === Phase.Data) {
-      dataLines += 1;
+    } else if (this.phase === Phase.Data) {
+      this.dataLines += 1;
     }
-    phase = Phase.Name;
-    name = '';
-    value = '';
-    lineStart = true;
-  };
+    this.phase = Phase.Name;
+    this.name = '';
+    this.value = '';
+    this.lineStart = true;
+  }
 
-  const startData = () => {
-    if (data === undefined) data = new MessageCutter(limitBytes);
-    else if (dataLines > 0) {
+  private startData(): void {
+    if (this.data === undefined) this.data = new MessageCutter(this.limitBytes);
+    else if (this.dataLines > 0) {
       // Data lines of one event join with a newline, which is whitespace to JSON.
-      feedData(encoder.encode('\n'), 0, 1);
+      this.feedData(this.encoder.encode('\n'), 0, 1);
     }
-  };
+  }
 
-  const dispatch = (controller: TransformStreamDefaultController<Uint8Array>) => {
+  private dispatch(controller: Output): void {
     let kept = '';
-    if (data !== undefined && !dataFailed) {
+    if (this.data !== undefined && !this.dataFailed) {
       try {
-        kept = decoder.decode(data.finish());
+        kept = this.decoder.decode(this.data.finish());
       } catch {
         kept = '';
       }
     }
-    const event = `${fields}${kept === '' ? '' : `data: ${kept}\n`}`;
-    if (event !== '') controller.enqueue(encoder.encode(`${event}\n`));
-    data = undefined;
-    dataLines = 0;
-    dataFailed = false;
-    fields = '';
-  };
-
-  return new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      let index = 0;
-      while (index < chunk.length) {
-        const byte = chunk[index] as number;
-        if (afterCr) {
-          afterCr = false;
-          if (byte === LF) {
-            index += 1;
-            continue;
-          }
-        }
-        if (byte === LF || byte === CR) {
-          afterCr = byte === CR;
-          endLine(controller);
-          index += 1;
-          continue;
-        }
-        if (phase === Phase.Data) {
-          if (skipSpace) {
-            skipSpace = false;
-            if (byte === SPACE) {
-              index += 1;
-              continue;
-            }
-          }
-          let end = index;
-          while (end < chunk.length && chunk[end] !== LF && chunk[end] !== CR) end += 1;
-          feedData(chunk, index, end);
-          index = end;
-          continue;
-        }
-        if (lineStart && byte === COLON) phase = Phase.Comment;
-        lineStart = false;
-        if (phase === Phase.Name) {
-          if (byte === COLON) {
-            if (name === 'data') {
-              startData();
-              phase = Phase.Data;
-              skipSpace = true;
-            } else {
-              phase = Phase.Other;
-              skipSpace = true;
-            }
-          } else if (name.length < MAX_FIELD_BYTES) {
-            name += String.fromCharCode(byte);
-          }
-        } else if (phase === Phase.Other) {
-          if (skipSpace) {
-            skipSpace = false;
-            if (byte !== SPACE) value += String.fromCharCode(byte);
-          } else if (value.length < MAX_FIELD_BYTES) {
-            value += String.fromCharCode(byte);
-          }
-        }
-        index += 1;
-      }
-    },
-    flush(controller) {
-      if (!lineStart) endLine(controller);
-      dispatch(controller);
-    },
-  });
+    const event = `${this.fields}${kept === '' ? '' : `data: ${kept}\n`}`;
+    if (event !== '') controller.enqueue(this.encoder.encode(`${event}\n`));
+    this.data = undefined;
+    this.dataLines = 0;
+    this.dataFailed = false;
+    this.fields = '';
+  }
 }

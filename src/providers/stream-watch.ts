@@ -90,41 +90,19 @@ export function watchedFetch(baseFetch: typeof fetch = fetch): typeof fetch {
   const watched = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const watch = activeWatch.getStore();
     if (!watch) throw new Error('A provider request was made outside a watched stream; it was not sent.');
-    const controller = new AbortController();
     // Some SDKs pass a `Request` that carries the signal, others an init.
     const callerSignal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
-    const onCallerAbort = () => controller.abort(callerSignal?.reason);
-    if (callerSignal?.aborted) controller.abort(callerSignal.reason);
-    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let failBody: ((error: Error) => void) | undefined;
-    const stallAfter = (milliseconds: number, message: string) => {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = setTimeout(() => {
-        watch.stall = message;
-        const error = new StallError(message);
-        failBody?.(error);
-        controller.abort(error);
-      }, milliseconds);
-      // A limit never keeps the process alive by itself (a shutdown must not wait for it).
-      (timer as { unref?: () => void }).unref?.();
-    };
-    const stop = () => {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
-      callerSignal?.removeEventListener('abort', onCallerAbort);
-    };
+    const limits = createStallLimits(watch, callerSignal);
     const firstEventMessage =
       `The provider sent nothing within ${seconds(watch.timeouts.firstEventMs)} of the request ` +
       `(${FIRST_EVENT_TIMEOUT_VARIABLE}); the request was stopped.`;
-    stallAfter(watch.timeouts.firstEventMs, firstEventMessage);
+    limits.stallAfter(watch.timeouts.firstEventMs, firstEventMessage);
 
     let response: Response;
     try {
-      response = await baseFetch(input, { ...init, signal: controller.signal });
+      response = await baseFetch(input, { ...init, signal: limits.signal });
     } catch (error) {
-      stop();
+      limits.stop();
       throw error;
     }
     const retryAfterSeconds = readRetryAfter(response.headers);
@@ -134,60 +112,110 @@ export function watchedFetch(baseFetch: typeof fetch = fetch): typeof fetch {
     };
     const source = response.body;
     if (!source) {
-      stop();
+      limits.stop();
       return response;
     }
-    const reader = source.getReader();
-    const decoder = new TextDecoder();
-    const idleMessage =
-      `The provider stopped sending for ${seconds(watch.timeouts.idleMs)} in the middle of its response ` +
-      `(${IDLE_TIMEOUT_VARIABLE}); the request was stopped.`;
-    // The source is read as fast as it arrives, whatever the consumer's pace, so the idle limit measures
-    // the provider's silence and never a slow reader downstream.
-    let cancelled = false;
-    const body = new ReadableStream<Uint8Array>({
-      start(streamController) {
-        failBody = (error) => {
-          try {
-            streamController.error(error);
-          } catch {
-            // the body already ended
-          }
-          reader.cancel(error).catch(() => undefined);
-        };
-        const pump = async () => {
-          try {
-            for (;;) {
-              const chunk = await reader.read();
-              if (watch.stall || cancelled) return;
-              if (chunk.done) {
-                stop();
-                watch.onText?.(decoder.decode());
-                streamController.close();
-                return;
-              }
-              stallAfter(watch.timeouts.idleMs, idleMessage);
-              watch.onText?.(decoder.decode(chunk.value, { stream: true }));
-              streamController.enqueue(chunk.value);
-            }
-          } catch (error) {
-            stop();
-            if (!watch.stall && !cancelled) streamController.error(error);
-          }
-        };
-        void pump();
-      },
-      cancel(reason) {
-        cancelled = true;
-        stop();
-        return reader.cancel(reason);
-      },
-    });
-    return new Response(body, {
+    return new Response(watchedBody(source, watch, limits), {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,
     });
   };
   return watched as typeof fetch;
+}
+
+/** The stall limits of one request, and the signal that stops it (when they run out or the caller aborts). */
+interface StallLimits {
+  signal: AbortSignal;
+  /** (Re)starts the limit: after `milliseconds` without another call the request stalls with `message`. */
+  stallAfter(milliseconds: number, message: string): void;
+  /** Clears the limit and lets go of the caller's signal. */
+  stop(): void;
+  /** How a stall also fails the response body, once there is one. */
+  failBody: ((error: Error) => void) | undefined;
+}
+
+function createStallLimits(watch: StreamWatch, callerSignal: AbortSignal | null | undefined): StallLimits {
+  const controller = new AbortController();
+  const onCallerAbort = () => controller.abort(callerSignal?.reason);
+  if (callerSignal?.aborted) controller.abort(callerSignal.reason);
+  callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limits: StallLimits = {
+    signal: controller.signal,
+    failBody: undefined,
+    stallAfter(milliseconds, message) {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = setTimeout(() => {
+        watch.stall = message;
+        const error = new StallError(message);
+        limits.failBody?.(error);
+        controller.abort(error);
+      }, milliseconds);
+      // A limit never keeps the process alive by itself (a shutdown must not wait for it).
+      (timer as { unref?: () => void }).unref?.();
+    },
+    stop() {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      callerSignal?.removeEventListener('abort', onCallerAbort);
+    },
+  };
+  return limits;
+}
+
+/**
+ * The response body as the SDK reads it: the source is read as fast as it arrives, whatever the
+ * consumer's pace, so the idle limit measures the provider's silence and never a slow reader
+ * downstream; every chunk restarts the limit and is shown to the watch as text.
+ */
+function watchedBody(
+  source: ReadableStream<Uint8Array>,
+  watch: StreamWatch,
+  limits: StallLimits,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  const decoder = new TextDecoder();
+  const idleMessage =
+    `The provider stopped sending for ${seconds(watch.timeouts.idleMs)} in the middle of its response ` +
+    `(${IDLE_TIMEOUT_VARIABLE}); the request was stopped.`;
+  let cancelled = false;
+  return new ReadableStream<Uint8Array>({
+    start(streamController) {
+      limits.failBody = (error) => {
+        try {
+          streamController.error(error);
+        } catch {
+          // the body already ended
+        }
+        reader.cancel(error).catch(() => undefined);
+      };
+      const pump = async () => {
+        try {
+          for (;;) {
+            const chunk = await reader.read();
+            if (watch.stall || cancelled) return;
+            if (chunk.done) {
+              limits.stop();
+              watch.onText?.(decoder.decode());
+              streamController.close();
+              return;
+            }
+            limits.stallAfter(watch.timeouts.idleMs, idleMessage);
+            watch.onText?.(decoder.decode(chunk.value, { stream: true }));
+            streamController.enqueue(chunk.value);
+          }
+        } catch (error) {
+          limits.stop();
+          if (!watch.stall && !cancelled) streamController.error(error);
+        }
+      };
+      void pump();
+    },
+    cancel(reason) {
+      cancelled = true;
+      limits.stop();
+      return reader.cancel(reason);
+    },
+  });
 }

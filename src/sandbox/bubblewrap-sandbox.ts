@@ -45,15 +45,11 @@
 import { defaultOf } from '../config/environment-variables.ts';
 import { processEnvironment } from '../config/process-environment.ts';
 import { ToolError } from '../tools/errors.ts';
-import { runShellCommand, type ShellCommandResult } from '../tools/shell/run-shell-command.ts';
-import { buildShellEnvironment } from '../tools/shell/shell-environment.ts';
-import type { ShellInterpreter } from '../tools/shell/shell-interpreter.ts';
-import {
-  describePlan,
-  type HostLayout,
-  type PlanArgument,
-  systemProgramDirectories,
-} from './bubblewrap-mount-plan.ts';
+import { type BubblewrapCallContext, createBubblewrapCallSetup } from './bubblewrap-call-setup.ts';
+import { runBubblewrapCommand } from './bubblewrap-command-run.ts';
+import { type HostLayout, type PlanArgument, systemProgramDirectories } from './bubblewrap-mount-plan.ts';
+import { prepareBubblewrapProgram } from './bubblewrap-program-launch.ts';
+import { bubblewrapStatus } from './bubblewrap-status.ts';
 import { hostLayout } from './host-layout.ts';
 import { type LaunchedSandbox, launchSandbox } from './launched-sandbox.ts';
 import {
@@ -61,40 +57,19 @@ import {
   findPrograms,
   type SandboxLimits,
   type SandboxPrograms,
-  sandboxArguments,
 } from './sandbox-arguments.ts';
-import { sandboxBuildFailure } from './sandbox-build-failure.ts';
-import { startSandboxForCall } from './sandbox-call-start.ts';
 import {
   createCallIdentities,
   decideSandboxIdentities,
-  describeWhoRuns,
-  probeIdentity,
   SANDBOX_HOME,
   SANDBOX_USER,
   type SandboxIdentity,
 } from './sandbox-identity.ts';
-import { formatSandboxLogLine } from './sandbox-log-line.ts';
-import { createSandboxPool, sandboxKey } from './sandbox-pool.ts';
-import { runSandboxProbe } from './sandbox-probe.ts';
+import { createSandboxPool } from './sandbox-pool.ts';
 import { createSandboxReaper } from './sandbox-reaper.ts';
-import {
-  openSandboxStateDirectory,
-  rangeStateDirectoryName,
-  type SandboxStateDirectory,
-  sharedStateDirectoryName,
-} from './sandbox-state-directory.ts';
+import type { SandboxStateDirectory } from './sandbox-state-directory.ts';
 import type { SandboxUsers } from './sandbox-users.ts';
-import { encodeWaiterMessage } from './sandbox-waiter.ts';
-import { startSandboxedProgram } from './sandboxed-program-start.ts';
-import {
-  type SandboxedCommand,
-  type SandboxedProgram,
-  type SandboxedProgramLaunch,
-  type ShellSandbox,
-  type ShellSandboxStatus,
-  searchPathOf,
-} from './shell-sandbox.ts';
+import { type ShellSandbox, searchPathOf } from './shell-sandbox.ts';
 import { openUserShares, type UserShareRoots } from './user-shares.ts';
 
 export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits, type SandboxPrograms };
@@ -166,56 +141,14 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
   const limits: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
   const dropsPrivilege = serverUid === 0;
   const host = options.host ?? hostLayout;
-  const log = options.log ?? ((line: string) => console.log(line));
-  const source = options.environment ?? processEnvironment();
-  let state: SandboxStateDirectory | undefined;
-  let status: ShellSandboxStatus;
-
   const programs = process.platform === 'linux' ? findPrograms(options.programs) : 'this is not Linux.';
-  const environmentFor = (
-    identity: Pick<SandboxIdentity, 'home' | 'user'>,
-    interpreterPath: string,
-    deniedEnvVars: readonly string[],
-  ) =>
-    buildShellEnvironment(
-      { home: identity.home, user: identity.user, shell: interpreterPath },
-      { passEnv: options.passEnv, deniedEnvVars },
-      source,
-    );
-
-  const argumentsFor = (
-    tools: SandboxPrograms,
-    files: SandboxStateDirectory,
-    identity: SandboxIdentity,
-    command: Pick<SandboxedCommand, 'reachable' | 'cwd' | 'deniedPaths'>,
-    probing = false,
-    program?: Pick<SandboxedProgram, 'argv' | 'network'>,
-  ): PlanArgument[] =>
-    sandboxArguments({
-      programs: tools,
-      identity,
-      limits,
-      dropsPrivilege,
-      files: { ...files, ...files.accounts(identity) },
-      command,
-      host,
-      probing,
-      program,
-    });
-
-  const probe = (tools: SandboxPrograms, files: SandboxStateDirectory, identity: SandboxIdentity) => {
-    const reachable = {
-      workingDirectory: files.path,
-      homeDirectory: files.path,
-      roots: [{ path: files.path, access: 'read-only' as const }],
-      protectedPaths: [],
-    };
-    return runSandboxProbe({
-      bwrap: tools.bwrap,
-      plan: argumentsFor(tools, files, identity, { reachable, cwd: files.path, deniedPaths: [] }, true),
-      environment: environmentFor(identity, '/bin/sh', []),
-    });
-  };
+  const setup = createBubblewrapCallSetup({
+    limits,
+    dropsPrivilege,
+    host,
+    passEnv: options.passEnv,
+    source: options.environment ?? processEnvironment(),
+  });
 
   // Per-user cgroups sit under one parent per identity store: the range's base, or the one uid.
   const shares = openUserShares({
@@ -224,59 +157,9 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     limits,
     roots: options.cgroupRoots,
   });
-
-  if (typeof programs === 'string') {
-    status = { available: false, reason: `The shell sandbox cannot run: ${programs}` };
-  } else if (identities.kind === 'unavailable') {
-    status = { available: false, reason: `The shell sandbox cannot run: ${identities.reason}` };
-  } else {
-    let problem: string | undefined;
-    try {
-      const probing = probeIdentity(identities);
-      state = openSandboxStateDirectory(
-        probing,
-        undefined,
-        identities.kind === 'per-user'
-          ? rangeStateDirectoryName(identities.range.base)
-          : sharedStateDirectoryName(probing),
-      );
-      problem = probe(programs, state, probing);
-    } catch (error) {
-      problem = (error as Error).message;
-    }
-    status = problem
-      ? { available: false, reason: `The shell sandbox cannot run: ${problem}` }
-      : {
-          available: true,
-          mode: 'bubblewrap',
-          summary: `bubblewrap, ${describeWhoRuns(identities)}, no network, ${shares.summary}`,
-        };
-  }
-
-  /** The state directory, repaired if a temp-directory cleaner removed part of it. */
-  const readyState = (directory: SandboxStateDirectory): SandboxStateDirectory => {
-    try {
-      directory.ensure();
-    } catch (error) {
-      throw new ToolError('execution_error', `The shell sandbox cannot run: ${(error as Error).message}`);
-    }
-    return directory;
-  };
+  let { status, state } = bubblewrapStatus({ programs, identities, setup, sharesSummary: shares.summary });
 
   const callers = createCallIdentities(identities, options.legacyUid);
-  const identityFor = callers.identityFor;
-
-  /** The checks every call and program start makes before it plans anything. */
-  const ready = (): { tools: SandboxPrograms; files: SandboxStateDirectory } => {
-    if (!status.available || typeof programs === 'string' || !state) {
-      throw new ToolError(
-        'execution_error',
-        status.available ? 'The shell sandbox is not ready.' : status.reason,
-      );
-    }
-    return { tools: programs, files: readyState(state) };
-  };
-
   const poolSettings: SandboxPoolSettings = { ...DEFAULT_SANDBOX_POOL, ...options.pool };
   // One reaper for every sandbox of this owner, started with the first one: a server that never runs
   // a command starts no extra process. Without the programs no sandbox is ever launched, so the
@@ -284,11 +167,29 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
   const reaper = createSandboxReaper(typeof programs === 'string' ? '/usr/bin/perl' : programs.perl);
   const launch = (plan: readonly PlanArgument[]): LaunchedSandbox => launchSandbox(plan, reaper);
   const pool = createSandboxPool({ ...poolSettings, launch });
-  const rootsOf = (reachable: SandboxedCommand['reachable']) => reachable.roots.map((root) => root.path);
+  const context: BubblewrapCallContext = {
+    setup,
+    identityFor: callers.identityFor,
+    /** The checks every call and program start makes before it plans anything. */
+    ready: () => {
+      if (!status.available || typeof programs === 'string' || !state) {
+        throw new ToolError(
+          'execution_error',
+          status.available ? 'The shell sandbox is not ready.' : status.reason,
+        );
+      }
+      return { tools: programs, files: readyState(state) };
+    },
+    available: () => status.available,
+    pool,
+    shares,
+    launch,
+    log: options.log ?? ((line: string) => console.log(line)),
+  };
 
   return {
     dropsPrivilege,
-    identityFor,
+    identityFor: callers.identityFor,
     status: () => status,
     stateDirectory: () => state?.path,
     fileOwner: callers.fileOwner,
@@ -302,84 +203,22 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     },
     programView: (variables) => ({
       searchPath: searchPathOf({
-        ...environmentFor({ home: SANDBOX_HOME, user: SANDBOX_USER }, '/bin/sh', []),
+        ...setup.environmentFor({ home: SANDBOX_HOME, user: SANDBOX_USER }, '/bin/sh', []),
         ...variables,
       }),
       systemDirectories: systemProgramDirectories(host),
     }),
-    async prepareProgram(program: SandboxedProgram): Promise<SandboxedProgramLaunch> {
-      ready();
-      const identity = await identityFor(program.userId, rootsOf(program.reachable));
-      const { tools, files } = ready();
-      const plan = argumentsFor(
-        tools,
-        files,
-        identity,
-        { reachable: program.reachable, cwd: program.cwd, deniedPaths: [] },
-        false,
-        program,
-      );
-      const launch = {
-        argv: describePlan(plan),
-        environment: { ...environmentFor(identity, '/bin/sh', []), ...program.environment },
-        cwd: program.cwd,
-      };
-      return {
-        ...launch,
-        start: () =>
-          startSandboxedProgram({
-            plan,
-            environment: launch.environment,
-            shares,
-            userId: program.userId,
-          }),
-      };
-    },
-    async run(command: SandboxedCommand): Promise<ShellCommandResult> {
-      ready();
-      const identity = await identityFor(command.userId, rootsOf(command.reachable));
-      const { tools, files } = ready();
-      const interpreter: ShellInterpreter = {
-        kind: command.shell,
-        executable: command.interpreterPath,
-        argumentsFor: (line) => [command.interpreterPath, '-c', line],
-      };
-      const plan = argumentsFor(tools, files, identity, command);
-      let prebuilt: boolean | undefined;
-      let launched: LaunchedSandbox | undefined;
-      const result = await runShellCommand({
-        ...command,
-        interpreter,
-        environment: environmentFor(identity, command.interpreterPath, command.deniedEnvVars),
-        wrapper: {
-          start: (interpreterArguments, environment) =>
-            startSandboxForCall({
-              pool,
-              shares,
-              plan,
-              launch,
-              message: encodeWaiterMessage(interpreterArguments, environment),
-              timeoutMs: command.timeoutMs,
-              userId: command.userId,
-              onStart: (value, sandbox) => {
-                prebuilt = value;
-                launched = sandbox;
-              },
-            }),
-        },
-      });
-      // The next call of this chat most likely needs the same plan: build its sandbox now, while the
-      // model reads this result. The plan holds the call's uid, so it is handed only to this user.
-      if (status.available) pool.prepare(sandboxKey(plan), plan);
-      log(formatSandboxLogLine('bubblewrap', command, result, prebuilt));
-      const failure =
-        launched && (await sandboxBuildFailure(launched, result, identity.uid, shares.startFailureMessage));
-      if (failure) throw new ToolError('execution_error', failure);
-      const record = await launched?.record();
-      if (record?.kind === 'start-failed' && record.step === 'fork') {
-        throw new ToolError('execution_error', shares.startFailureMessage(record.errno, record.reason));
-      }
-      return result;
-    },
+    prepareProgram: (program) => prepareBubblewrapProgram(program, context),
+    run: (command) => runBubblewrapCommand(command, context),
   };
+}
+
+/** The state directory, repaired if a temp-directory cleaner removed part of it. */
+function readyState(directory: SandboxStateDirectory): SandboxStateDirectory {
+  try {
+    directory.ensure();
+  } catch (error) {
+    throw new ToolError('execution_error', `The shell sandbox cannot run: ${(error as Error).message}`);
+  }
+  return directory;
 }

@@ -59,11 +59,14 @@ export interface LaunchedSandbox {
  * Starts the sandbox whose plan is `plan` (it must end with the waiter). Throws MountSourceError when
  * a mount source is not the object the call validated.
  */
-export function launchSandbox(plan: readonly PlanArgument[], reaper: SandboxReaper): LaunchedSandbox {
+/**
+ * Starts bubblewrap on the plan with every mount source handed over by descriptor; the server's own
+ * copies of the descriptors are closed whether or not the start worked.
+ */
+function spawnSandbox(plan: readonly PlanArgument[]) {
   const mounts = openMountSources(plan, MOUNT_DESCRIPTORS_FROM);
-  let child: Bun.Subprocess<'pipe', 'pipe', 'pipe'>;
   try {
-    child = Bun.spawn(mounts.argv, {
+    const child = Bun.spawn(mounts.argv, {
       cwd: '/',
       env: {},
       // 0: the call's message; 1, 2: the command's output; 3: the waiter's records; 4: bubblewrap's
@@ -71,9 +74,23 @@ export function launchSandbox(plan: readonly PlanArgument[], reaper: SandboxReap
       stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', ...mounts.descriptors],
       detached: true,
     });
+    return { child, mounts };
   } finally {
     mounts.close();
   }
+}
+
+/** Whether the sandbox said it started within `limitMs`; false when it had not by then. */
+function startedWithin(started: Promise<boolean>, limitMs: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), limitMs);
+  });
+  return Promise.race([started, late]).finally(() => clearTimeout(timer));
+}
+
+export function launchSandbox(plan: readonly PlanArgument[], reaper: SandboxReaper): LaunchedSandbox {
+  const { child, mounts } = spawnSandbox(plan);
   // Synchronously, before anything else: only a SIGKILL of the server can land before this line.
   reaper.register(child.pid);
   // An idle sandbox must not keep the process alive; the call's own readers and timer do that.
@@ -100,13 +117,7 @@ export function launchSandbox(plan: readonly PlanArgument[], reaper: SandboxReap
     return recorded;
   };
 
-  const ready = (limitMs: number): Promise<boolean> => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), limitMs);
-    });
-    return Promise.race([started(), late]).finally(() => clearTimeout(timer));
-  };
+  const ready = (limitMs: number): Promise<boolean> => startedWithin(started(), limitMs);
 
   return {
     child: child as ShellChild,

@@ -162,50 +162,73 @@ interface Frame {
 }
 
 /** Migrates `tree` (see the module header). Throws what a call throws, naming the path. */
+/** The tree's root, held; a root that is a link or no directory is refused, naming it. */
+function openTreeRoot(path: string): HeldDirectory {
+  try {
+    return HeldDirectory.open(path);
+  } catch (error) {
+    const code = errorCodeOf(error);
+    if (code === 'ELOOP' || code === 'ENOTDIR') throw new TreeRootError(path, code);
+    throw error;
+  }
+}
+
+/**
+ * Decides one entry's change (legacyOwnerChange), counts it in the result, reports it, and makes it
+ * unless this is a dry run. A hard-linked inode has its mode changed once, however many names it has.
+ */
+function applyChange(
+  target: ChangeTarget,
+  stats: Stats,
+  path: string,
+  treeRoot: boolean,
+  context: {
+    tree: TreeToMigrate;
+    options: MigrateTreeOptions;
+    result: TreeMigration;
+    changedLinks: Set<string>;
+  },
+): void {
+  const { tree, options, result, changedLinks } = context;
+  const facts = factsOf(stats);
+  let change = legacyOwnerChange(facts, tree.rule, treeRoot);
+  if (change.action === 'keep') return;
+  if (change.action === 'leave' && change.mode !== undefined) {
+    const inode = `${stats.dev}:${stats.ino}`;
+    if (changedLinks.has(inode)) change = { action: 'leave', reason: change.reason };
+    else changedLinks.add(inode);
+  }
+  if (change.action === 'leave') {
+    result.left.push(
+      change.reason === 'hard link'
+        ? { path, reason: change.reason, links: facts.links }
+        : { path, reason: change.reason },
+    );
+  } else {
+    result.reowned += 1;
+  }
+  if (clearsSetuid(facts, change)) result.setuidCleared += 1;
+  const to = {
+    uid: change.action === 'give' ? change.uid : facts.uid,
+    gid: change.action === 'give' ? change.gid : facts.gid,
+    mode: change.mode ?? facts.mode,
+  };
+  if (to.uid === facts.uid && to.gid === facts.gid && to.mode === facts.mode) return;
+  options.onChange?.({ path, from: { uid: facts.uid, gid: facts.gid, mode: facts.mode }, to });
+  if (options.dryRun) return;
+  if (change.mode !== undefined) target.changeMode(change.mode);
+  if (change.action === 'give') target.changeOwner(change.uid, change.gid);
+}
+
 export function migrateTreeOwners(tree: TreeToMigrate, options: MigrateTreeOptions): TreeMigration {
   const result: TreeMigration = { reowned: 0, setuidCleared: 0, left: [] };
   const skipped = new Set(tree.skip ?? []);
   const changedLinks = options.changedLinks ?? new Set<string>();
 
-  const apply = (target: ChangeTarget, stats: Stats, path: string, treeRoot: boolean): void => {
-    const facts = factsOf(stats);
-    let change = legacyOwnerChange(facts, tree.rule, treeRoot);
-    if (change.action === 'keep') return;
-    if (change.action === 'leave' && change.mode !== undefined) {
-      const inode = `${stats.dev}:${stats.ino}`;
-      if (changedLinks.has(inode)) change = { action: 'leave', reason: change.reason };
-      else changedLinks.add(inode);
-    }
-    if (change.action === 'leave') {
-      result.left.push(
-        change.reason === 'hard link'
-          ? { path, reason: change.reason, links: facts.links }
-          : { path, reason: change.reason },
-      );
-    } else {
-      result.reowned += 1;
-    }
-    if (clearsSetuid(facts, change)) result.setuidCleared += 1;
-    const to = {
-      uid: change.action === 'give' ? change.uid : facts.uid,
-      gid: change.action === 'give' ? change.gid : facts.gid,
-      mode: change.mode ?? facts.mode,
-    };
-    if (to.uid === facts.uid && to.gid === facts.gid && to.mode === facts.mode) return;
-    options.onChange?.({ path, from: { uid: facts.uid, gid: facts.gid, mode: facts.mode }, to });
-    if (options.dryRun) return;
-    if (change.mode !== undefined) target.changeMode(change.mode);
-    if (change.action === 'give') target.changeOwner(change.uid, change.gid);
-  };
+  const apply = (target: ChangeTarget, stats: Stats, path: string, treeRoot: boolean): void =>
+    applyChange(target, stats, path, treeRoot, { tree, options, result, changedLinks });
 
-  let root: HeldDirectory;
-  try {
-    root = HeldDirectory.open(tree.path);
-  } catch (error) {
-    const code = errorCodeOf(error);
-    if (code === 'ELOOP' || code === 'ENOTDIR') throw new TreeRootError(tree.path, code);
-    throw error;
-  }
+  const root = openTreeRoot(tree.path);
   const stack: Frame[] = [];
   try {
     const device = root.stat().dev;

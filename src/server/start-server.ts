@@ -77,6 +77,70 @@ export interface StartServerOptions {
   shellSandbox?: ShellSandbox;
 }
 
+/** Listens on the configured address; a request the app fails on gets a classified 500, never a trace. */
+function listen(config: ServerConfig, app: ReturnType<typeof createApp>): ReturnType<typeof Bun.serve> {
+  return Bun.serve({
+    hostname: config.host,
+    port: config.port,
+    // The upload cap may be the larger one. The app refuses a larger Content-Length on every other route,
+    // and the JSON routes count the bytes they read (parseJsonBody).
+    maxRequestBodySize: Math.max(config.maxRequestBodyBytes, maxUploadBytesOf(config)),
+    idleTimeout: config.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_SECONDS,
+    fetch: (request) => app.handle(request),
+    error: () =>
+      new Response(JSON.stringify({ error: 'Internal server error.', code: 'internal_error' }), {
+        status: 500,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      }),
+  });
+}
+
+/** What an operator should know before serving: workspaces still owned by the old uid, shared MCP servers. */
+async function printServingNotices(
+  deps: AppDependencies,
+  config: ServerConfig,
+  env: Readonly<Record<string, string | undefined>>,
+  print: (line: string) => void,
+): Promise<void> {
+  const grants = (await deps.workspaces.listGrants()).map((grant) => grant.path);
+  const unmigrated = unmigratedWorkspacesNotice(env, config.workspacesDirectory, grants);
+  if (unmigrated !== undefined) print(unmigrated);
+  const operatorServers = deps.externalTools?.servers.operatorServers() ?? [];
+  if (operatorServers.length > 0) {
+    print(
+      `External MCP servers offered to every user: ${operatorServers.map((server) => server.name).join(', ')}.`,
+    );
+  }
+}
+
+/**
+ * The graceful part of a stop: MCP sessions closed, no new connections, running turns cancelled and
+ * in-flight requests given `timeoutMs` to finish before the rest are cut, then the turns' own ends
+ * recorded and the external tools closed.
+ */
+async function drainAndStop(
+  running: ReturnType<typeof Bun.serve>,
+  deps: AppDependencies,
+  timeoutMs: number,
+): Promise<void> {
+  await deps.mcpSessions.closeAll();
+  const drained = running.stop(false);
+  // A turn can run for minutes: cancel it so its stream ends (done{cancelled}) and drains.
+  deps.chats.cancelAllTurns();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  if ((await Promise.race([drained.then(() => 'drained' as const), timedOut])) === 'timeout') {
+    await running.stop(true);
+  }
+  clearTimeout(timer);
+  // Turns outlive their streams: let them record their end before the database closes.
+  await deps.chats.drainTurns(timeoutMs);
+  // After the turns: their external calls end as cancelled, not as a closed connection.
+  await deps.externalTools?.close();
+}
+
 /**
  * Creates the first user if the database has none, and prints its token once. Two instances starting
  * together on one PostgreSQL database cannot both create it: the name is unique, and the loser skips.
@@ -143,38 +207,13 @@ export async function startServer(
         serverLock = await disks.holdWhileServing();
     }
     await ensureFirstUser(deps, print);
-    const grants = (await deps.workspaces.listGrants()).map((grant) => grant.path);
-    const unmigrated = unmigratedWorkspacesNotice(
-      options.env ?? processEnvironment(),
-      config.workspacesDirectory,
-      grants,
-    );
-    if (unmigrated !== undefined) print(unmigrated);
-    const operatorServers = deps.externalTools?.servers.operatorServers() ?? [];
-    if (operatorServers.length > 0) {
-      print(
-        `External MCP servers offered to every user: ${operatorServers.map((server) => server.name).join(', ')}.`,
-      );
-    }
+    await printServingNotices(deps, config, options.env ?? processEnvironment(), print);
     configureImageGeneration({
       ...readImageGenerationConfigFromEnv(options.env ?? processEnvironment()),
       repository: deps.images,
     });
     const app = createApp(deps);
-    server = Bun.serve({
-      hostname: config.host,
-      port: config.port,
-      // The upload cap may be the larger one. The app refuses a larger Content-Length on every other route,
-      // and the JSON routes count the bytes they read (parseJsonBody).
-      maxRequestBodySize: Math.max(config.maxRequestBodyBytes, maxUploadBytesOf(config)),
-      idleTimeout: config.idleTimeoutSeconds ?? DEFAULT_IDLE_TIMEOUT_SECONDS,
-      fetch: (request) => app.handle(request),
-      error: () =>
-        new Response(JSON.stringify({ error: 'Internal server error.', code: 'internal_error' }), {
-          status: 500,
-          headers: { 'content-type': 'application/json; charset=utf-8' },
-        }),
-    });
+    server = listen(config, app);
     const running = server;
     const port = running.port ?? config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -186,22 +225,7 @@ export async function startServer(
       deps,
       stop: () => {
         stopping ??= (async () => {
-          await deps.mcpSessions.closeAll();
-          const drained = running.stop(false);
-          // A turn can run for minutes: cancel it so its stream ends (done{cancelled}) and drains.
-          deps.chats.cancelAllTurns();
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          const timedOut = new Promise<'timeout'>((resolve) => {
-            timer = setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs);
-          });
-          if ((await Promise.race([drained.then(() => 'drained' as const), timedOut])) === 'timeout') {
-            await running.stop(true);
-          }
-          clearTimeout(timer);
-          // Turns outlive their streams: let them record their end before the database closes.
-          await deps.chats.drainTurns(config.shutdownTimeoutMs);
-          // After the turns: their external calls end as cancelled, not as a closed connection.
-          await deps.externalTools?.close();
+          await drainAndStop(running, deps, config.shutdownTimeoutMs);
           uninstallSandbox?.();
           // Its sandboxes built ahead end with it; one the caller passed is the caller's.
           if (options.shellSandbox === undefined) shellSandbox.dispose?.();

@@ -39,6 +39,47 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** Validates one value against its descriptor and returns a normalized copy. */
+/** A number setting outside its descriptor's bounds is `out_of_range`, naming the bound. */
+function checkSettingRange(
+  toolName: string,
+  descriptor: ToolParameterDescriptor,
+  where: string,
+  numeric: number,
+): void {
+  if (descriptor.min !== undefined && numeric < descriptor.min) {
+    throw new ToolParameterError(
+      toolName,
+      descriptor.name,
+      'out_of_range',
+      `${where} must be at least ${descriptor.min}, got ${numeric}.`,
+    );
+  }
+  if (descriptor.max !== undefined && numeric > descriptor.max) {
+    throw new ToolParameterError(
+      toolName,
+      descriptor.name,
+      'out_of_range',
+      `${where} must be at most ${descriptor.max}, got ${numeric}.`,
+    );
+  }
+}
+
+/** A path list: entries of exactly a non-empty `path` without NUL and a boolean `enabled`. */
+function isPathList(value: unknown): value is PathListEntry[] {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (item) =>
+        isRecord(item) &&
+        typeof item.path === 'string' &&
+        item.path.length > 0 &&
+        !item.path.includes('\0') &&
+        typeof item.enabled === 'boolean' &&
+        Object.keys(item).every((key) => key === 'path' || key === 'enabled'),
+    )
+  );
+}
+
 function normalizeParameterValue(
   toolName: string,
   descriptor: ToolParameterDescriptor,
@@ -52,24 +93,7 @@ function normalizeParameterValue(
       'invalid_type',
       `${where} must be ${expected}, got ${describeValue(value)}.`,
     );
-  const checkRange = (numeric: number) => {
-    if (descriptor.min !== undefined && numeric < descriptor.min) {
-      throw new ToolParameterError(
-        toolName,
-        descriptor.name,
-        'out_of_range',
-        `${where} must be at least ${descriptor.min}, got ${numeric}.`,
-      );
-    }
-    if (descriptor.max !== undefined && numeric > descriptor.max) {
-      throw new ToolParameterError(
-        toolName,
-        descriptor.name,
-        'out_of_range',
-        `${where} must be at most ${descriptor.max}, got ${numeric}.`,
-      );
-    }
-  };
+  const checkRange = (numeric: number) => checkSettingRange(toolName, descriptor, where, numeric);
 
   switch (descriptor.type) {
     case 'integer':
@@ -105,19 +129,8 @@ function normalizeParameterValue(
       }
       return [...value];
     case 'path_list': {
-      const valid =
-        Array.isArray(value) &&
-        value.every(
-          (item) =>
-            isRecord(item) &&
-            typeof item.path === 'string' &&
-            item.path.length > 0 &&
-            !item.path.includes('\0') &&
-            typeof item.enabled === 'boolean' &&
-            Object.keys(item).every((key) => key === 'path' || key === 'enabled'),
-        );
-      if (!valid) throw typeError('a list of {path: non-empty string, enabled: boolean} entries');
-      return (value as PathListEntry[]).map((item) => ({ path: item.path, enabled: item.enabled }));
+      if (!isPathList(value)) throw typeError('a list of {path: non-empty string, enabled: boolean} entries');
+      return value.map((item) => ({ path: item.path, enabled: item.enabled }));
     }
   }
 }

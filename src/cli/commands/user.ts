@@ -11,7 +11,7 @@ import {
 import { DatabaseWorkspaceRepository } from '../../db/database-workspace-repository.ts';
 import { withCliDatabase } from '../open-cli-database.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
-import { type CliCommand, UsageError } from '../usage-error.ts';
+import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
 import { userQuota } from './user-quota.ts';
 
 export const USER_USAGE = `  mango user add NAME         create a user; prints its API token once, alone on the last line
@@ -43,60 +43,19 @@ export const userCommand: CliCommand = async (argv, io) => {
   switch (subcommand) {
     case 'add': {
       const name = needName();
-      return withCliDatabase(io, async (database) => {
-        try {
-          const { token } = await new DatabaseUserRepository(database).create(name);
-          io.stdout(`Created user "${name}". Its API token (shown only this once):\n${token}\n`);
-          return 0;
-        } catch (error) {
-          if (!(error instanceof UserNameTakenError)) throw error;
-          io.stderr(`mango: ${error.message}\n`);
-          return 1;
-        }
-      });
+      return addUser(io, name);
     }
     case 'list': {
       if (positionals.length > 0) throw new UsageError(`Unexpected arguments: ${positionals.join(' ')}`);
-      return withCliDatabase(io, async (database) => {
-        const users = await new DatabaseUserRepository(database).listWithStatus();
-        if (values.json) {
-          io.stdout(`${JSON.stringify(users, null, 2)}\n`);
-          return 0;
-        }
-        if (users.length === 0) io.stdout('No users yet: `mango user add NAME` creates one.\n');
-        const width = Math.max(4, ...users.map((user) => user.name.length));
-        for (const user of users) {
-          io.stdout(
-            `${user.name.padEnd(width)}  ${user.createdAt}  ${user.revoked ? 'revoked' : 'active'}\n`,
-          );
-        }
-        return 0;
-      });
+      return listUsers(io, values.json === true);
     }
     case 'revoke': {
       const name = needName();
-      return withCliDatabase(io, async (database) => {
-        if (await new DatabaseUserRepository(database).revoke(name)) {
-          io.stdout(`Revoked the token of "${name}".\n`);
-          return 0;
-        }
-        io.stderr(`mango: no user named "${name}".\n`);
-        return 1;
-      });
+      return revokeUser(io, name);
     }
     case 'token': {
       const name = needName();
-      return withCliDatabase(io, async (database) => {
-        const token = await new DatabaseUserRepository(database).issueToken(name);
-        if (token === undefined) {
-          io.stderr(`mango: no user named "${name}".\n`);
-          return 1;
-        }
-        io.stdout(
-          `New API token of "${name}" (shown only this once; the old one no longer works):\n${token}\n`,
-        );
-        return 0;
-      });
+      return issueToken(io, name);
     }
     case 'set': {
       const name = needName();
@@ -107,20 +66,7 @@ export const userCommand: CliCommand = async (argv, io) => {
           'mango user set needs exactly one of --allow-unrestricted, --no-allow-unrestricted.',
         );
       }
-      return withCliDatabase(io, async (database) => {
-        const user = await new DatabaseUserRepository(database).findByName(name);
-        if (!user) {
-          io.stderr(`mango: no user named "${name}".\n`);
-          return 1;
-        }
-        await new DatabaseWorkspaceRepository(database).setUnrestrictedAllowed(user.id, allow);
-        io.stdout(
-          allow
-            ? `"${name}" may now have unrestricted chats (reaching all of their workspaces).\n`
-            : `"${name}" may no longer have unrestricted chats; their chats are confined to their working directory from the next call.\n`,
-        );
-        return 0;
-      });
+      return setUnrestricted(io, name, allow);
     }
     case 'quota': {
       const [name, value, ...extra] = positionals;
@@ -134,3 +80,78 @@ export const userCommand: CliCommand = async (argv, io) => {
       );
   }
 };
+
+/** `add`: a new user, its token printed once on the last line; a taken name fails with exit 1. */
+function addUser(io: CliIo, name: string): Promise<number> {
+  return withCliDatabase(io, async (database) => {
+    try {
+      const { token } = await new DatabaseUserRepository(database).create(name);
+      io.stdout(`Created user "${name}". Its API token (shown only this once):\n${token}\n`);
+      return 0;
+    } catch (error) {
+      if (!(error instanceof UserNameTakenError)) throw error;
+      io.stderr(`mango: ${error.message}\n`);
+      return 1;
+    }
+  });
+}
+
+/** `list`: one line per user (name, created, active or revoked), or the JSON array. */
+function listUsers(io: CliIo, json: boolean): Promise<number> {
+  return withCliDatabase(io, async (database) => {
+    const users = await new DatabaseUserRepository(database).listWithStatus();
+    if (json) {
+      io.stdout(`${JSON.stringify(users, null, 2)}\n`);
+      return 0;
+    }
+    if (users.length === 0) io.stdout('No users yet: `mango user add NAME` creates one.\n');
+    const width = Math.max(4, ...users.map((user) => user.name.length));
+    for (const user of users) {
+      io.stdout(`${user.name.padEnd(width)}  ${user.createdAt}  ${user.revoked ? 'revoked' : 'active'}\n`);
+    }
+    return 0;
+  });
+}
+
+/** `revoke`: the user's token stops working. */
+function revokeUser(io: CliIo, name: string): Promise<number> {
+  return withCliDatabase(io, async (database) => {
+    if (await new DatabaseUserRepository(database).revoke(name)) {
+      io.stdout(`Revoked the token of "${name}".\n`);
+      return 0;
+    }
+    io.stderr(`mango: no user named "${name}".\n`);
+    return 1;
+  });
+}
+
+/** `token`: a new token, printed once on the last line; the old one stops working at once. */
+function issueToken(io: CliIo, name: string): Promise<number> {
+  return withCliDatabase(io, async (database) => {
+    const token = await new DatabaseUserRepository(database).issueToken(name);
+    if (token === undefined) {
+      io.stderr(`mango: no user named "${name}".\n`);
+      return 1;
+    }
+    io.stdout(`New API token of "${name}" (shown only this once; the old one no longer works):\n${token}\n`);
+    return 0;
+  });
+}
+
+/** `set`: whether the user may have chats that reach all of their workspaces. */
+function setUnrestricted(io: CliIo, name: string, allow: boolean): Promise<number> {
+  return withCliDatabase(io, async (database) => {
+    const user = await new DatabaseUserRepository(database).findByName(name);
+    if (!user) {
+      io.stderr(`mango: no user named "${name}".\n`);
+      return 1;
+    }
+    await new DatabaseWorkspaceRepository(database).setUnrestrictedAllowed(user.id, allow);
+    io.stdout(
+      allow
+        ? `"${name}" may now have unrestricted chats (reaching all of their workspaces).\n`
+        : `"${name}" may no longer have unrestricted chats; their chats are confined to their working directory from the next call.\n`,
+    );
+    return 0;
+  });
+}

@@ -196,6 +196,54 @@ async function collectJobs(
 }
 
 /** Runs the command; returns its exit code. */
+/** The counts a run adds up over its trees. */
+interface MigrationTotals {
+  reowned: number;
+  setuidCleared: number;
+  hardLinks: number;
+  failed: number;
+}
+
+/**
+ * Migrates one tree to its owner and prints what it did (each change too, when verbose); a tree that
+ * fails is counted and named, and the run goes on with the next.
+ */
+async function migrateJob(
+  io: CliIo,
+  job: Job,
+  context: { legacyUid: number; options: MigrateOwnersOptions; changedLinks: Set<string> },
+  totals: MigrationTotals,
+): Promise<void> {
+  const { options, changedLinks } = context;
+  try {
+    const owner = await job.owner();
+    const changes: ChangedEntry[] = [];
+    const tree: TreeToMigrate = {
+      path: job.path,
+      rule: { kind: job.kind, legacyUid: context.legacyUid, uid: owner.uid, gid: owner.gid },
+      ...(job.skip === undefined ? {} : { skip: job.skip }),
+    };
+    const migration = migrateTreeOwners(tree, {
+      dryRun: options.dryRun,
+      changedLinks,
+      ...(options.verbose ? { onChange: (change: ChangedEntry) => changes.push(change) } : {}),
+    });
+    io.stdout(`${job.label} (${owner.shown}): ${countsText(migration)}\n`);
+    for (const change of changes) {
+      io.stdout(
+        `  ${change.path}: ${ownerText(change.from.uid, change.from.gid, change.from.mode)} → ${ownerText(change.to.uid, change.to.gid, change.to.mode)}\n`,
+      );
+    }
+    for (const entry of migration.left) io.stdout(`${leftText(entry)}\n`);
+    totals.reowned += migration.reowned;
+    totals.setuidCleared += migration.setuidCleared;
+    totals.hardLinks += migration.left.filter((entry) => entry.reason === 'hard link').length;
+  } catch (error) {
+    totals.failed += 1;
+    io.stderr(`mango: ${job.label}: ${(error as Error).message}\n`);
+  }
+}
+
 export async function migrateOwners(io: CliIo, options: MigrateOwnersOptions): Promise<number> {
   const config = loadCliConfig(io);
   let sandbox: ShellSandboxConfig;
@@ -244,7 +292,7 @@ export async function migrateOwners(io: CliIo, options: MigrateOwnersOptions): P
       return 0;
     }
     if (options.dryRun) io.stdout('Dry run: nothing is changed; a real run makes the changes below.\n');
-    const totals = { reowned: 0, setuidCleared: 0, hardLinks: 0, failed: 0 };
+    const totals: MigrationTotals = { reowned: 0, setuidCleared: 0, hardLinks: 0, failed: 0 };
     const changedLinks = new Set<string>();
     let trees = 0;
     for (const job of jobs) {
@@ -254,44 +302,14 @@ export async function migrateOwners(io: CliIo, options: MigrateOwnersOptions): P
         continue;
       }
       trees += 1;
-      try {
-        const owner = await job.owner();
-        const changes: ChangedEntry[] = [];
-        const tree: TreeToMigrate = {
-          path: job.path,
-          rule: { kind: job.kind, legacyUid: sandbox.legacyUid, uid: owner.uid, gid: owner.gid },
-          ...(job.skip === undefined ? {} : { skip: job.skip }),
-        };
-        const migration = migrateTreeOwners(tree, {
-          dryRun: options.dryRun,
-          changedLinks,
-          ...(options.verbose ? { onChange: (change: ChangedEntry) => changes.push(change) } : {}),
-        });
-        io.stdout(`${job.label} (${owner.shown}): ${countsText(migration)}\n`);
-        for (const change of changes) {
-          io.stdout(
-            `  ${change.path}: ${ownerText(change.from.uid, change.from.gid, change.from.mode)} → ${ownerText(change.to.uid, change.to.gid, change.to.mode)}\n`,
-          );
-        }
-        for (const entry of migration.left) io.stdout(`${leftText(entry)}\n`);
-        totals.reowned += migration.reowned;
-        totals.setuidCleared += migration.setuidCleared;
-        totals.hardLinks += migration.left.filter((entry) => entry.reason === 'hard link').length;
-      } catch (error) {
-        totals.failed += 1;
-        io.stderr(`mango: ${job.label}: ${(error as Error).message}\n`);
-      }
+      await migrateJob(io, job, { legacyUid: sandbox.legacyUid, options, changedLinks }, totals);
     }
     io.stdout(`${summary(trees, totals, options.dryRun)}\n`);
     return totals.failed > 0 ? 1 : 0;
   });
 }
 
-function summary(
-  trees: number,
-  totals: { reowned: number; setuidCleared: number; hardLinks: number; failed: number },
-  dryRun: boolean,
-): string {
+function summary(trees: number, totals: MigrationTotals, dryRun: boolean): string {
   const links = plural(totals.hardLinks, 'hard link', 'hard links');
   const done = trees - totals.failed;
   const sentences: string[] = [];

@@ -39,7 +39,7 @@ import { SHELL_APPROVAL_SETTINGS } from '../shell/shell-approval-settings.ts';
 import { findShellInterpreter, type ShellInterpreter, type ShellKind } from '../shell/shell-interpreter.ts';
 import { resolveShellWorkingDirectory } from '../shell/shell-working-directory.ts';
 import { type SettingValues, setting } from '../tool-settings.ts';
-import type { RegisteredTool } from '../types.ts';
+import type { RegisteredTool, ToolContext } from '../types.ts';
 
 export const DEFAULT_SHELL_TIMEOUT_SECONDS = 30;
 export const MIN_SHELL_OUTPUT_BYTES = 1024;
@@ -186,56 +186,80 @@ export function buildShellTool(kind: ShellKind, options: BuildShellToolOptions =
     isAvailable: () => unavailableReason() === undefined,
     unavailableReason,
     notice: () => shellToolNotice(sandboxOf().status()),
-    execute: async ({ command, cwd: cwdArgument }, context, limits): Promise<ShellToolResult> => {
-      if (command.includes('\0')) {
-        throw new ToolArgumentError(
-          'Argument "command" contains a NUL byte, which no command line may contain.',
-        );
-      }
-      const sandbox = sandboxOf();
-      const status = sandbox.status();
-      if (!status.available) throw new ToolError('execution_error', status.reason);
-      const interpreter = options.interpreter ?? findShellInterpreter(kind);
-      if (!interpreter) {
-        throw new ToolError('execution_error', `The ${kind} interpreter is not available on this machine.`);
-      }
-      const directory = await resolveShellWorkingDirectory(cwdArgument, context);
-      const reachable = context.reachable;
-      if (accessAt(reachable, directory.real) === undefined) {
-        throw new ToolPermissionError(
-          `Working directory ${directory.real} is outside what this chat may reach (${reachable.roots.map((root) => root.path).join(', ')}).`,
-        );
-      }
-      const result = await sandbox.run({
-        shell: kind,
-        command,
-        cwd: directory.real,
-        timeoutMs: limits.timeoutSeconds * 1000,
-        maxOutputBytes: limits.maxOutputBytes,
-        signal: context.signal,
-        reachable,
-        deniedPaths: [...(await getAccessPolicy(context)).deniedLocations],
-        deniedEnvVars: limits.deniedEnvVars,
-        interpreterPath: interpreter.executable,
-        userId: context.userId,
-        chatId: context.chatId,
-      });
-      // executeTool's budget usually fires first; runShellCommand reads its timeout reason as timed_out.
-      if (result.termination.kind === 'timed_out') {
-        throw new ToolTimeoutError(timeoutMessage(kind, limits.timeoutSeconds, result));
-      }
-      if (result.termination.kind === 'aborted') {
-        throw new ToolCancelledError(
-          `The ${kind} command was cancelled and killed with everything it started.`,
-        );
-      }
-      const output: ShellToolResult = { ...result, cwd: directory.absolute };
-      const notices = [
-        ...(result.termination.kind === 'memory' ? [memoryShareNotice(result.termination.limitBytes)] : []),
-        ...(result.truncated ? [shellOutputCapNotice(limits.maxOutputBytes)] : []),
-      ];
-      if (notices.length > 0) output.notice = notices.join('\n');
-      return output;
-    },
+    execute: ({ command, cwd }, context, limits) =>
+      runShellToolCall(
+        { kind, command, cwd, interpreter: options.interpreter, sandbox: sandboxOf },
+        context,
+        limits,
+      ),
   });
+}
+
+/** What one call of a shell tool runs: its shell, command and directory, and where it runs. */
+interface ShellToolCall {
+  kind: ShellKind;
+  command: string;
+  cwd: string | undefined;
+  interpreter: ShellInterpreter | undefined;
+  /** Read after the command is checked, as every use of the sandbox is. */
+  sandbox: () => ShellSandbox;
+}
+
+/**
+ * One call: refused unless the sandbox runs, the interpreter exists and the working directory is within
+ * the chat's reach; then run in the sandbox, a timeout or a cancel thrown as such, and the notices of a
+ * memory kill or a cut output added to the result.
+ */
+async function runShellToolCall(
+  call: ShellToolCall,
+  context: ToolContext,
+  limits: Pick<SettingValues<typeof SHELL_SETTINGS>, 'timeoutSeconds' | 'maxOutputBytes' | 'deniedEnvVars'>,
+): Promise<ShellToolResult> {
+  const { kind, command } = call;
+  const cwdArgument = call.cwd;
+  if (command.includes('\0')) {
+    throw new ToolArgumentError('Argument "command" contains a NUL byte, which no command line may contain.');
+  }
+  const sandbox = call.sandbox();
+  const status = sandbox.status();
+  if (!status.available) throw new ToolError('execution_error', status.reason);
+  const interpreter = call.interpreter ?? findShellInterpreter(kind);
+  if (!interpreter) {
+    throw new ToolError('execution_error', `The ${kind} interpreter is not available on this machine.`);
+  }
+  const directory = await resolveShellWorkingDirectory(cwdArgument, context);
+  const reachable = context.reachable;
+  if (accessAt(reachable, directory.real) === undefined) {
+    throw new ToolPermissionError(
+      `Working directory ${directory.real} is outside what this chat may reach (${reachable.roots.map((root) => root.path).join(', ')}).`,
+    );
+  }
+  const result = await sandbox.run({
+    shell: kind,
+    command,
+    cwd: directory.real,
+    timeoutMs: limits.timeoutSeconds * 1000,
+    maxOutputBytes: limits.maxOutputBytes,
+    signal: context.signal,
+    reachable,
+    deniedPaths: [...(await getAccessPolicy(context)).deniedLocations],
+    deniedEnvVars: limits.deniedEnvVars,
+    interpreterPath: interpreter.executable,
+    userId: context.userId,
+    chatId: context.chatId,
+  });
+  // executeTool's budget usually fires first; runShellCommand reads its timeout reason as timed_out.
+  if (result.termination.kind === 'timed_out') {
+    throw new ToolTimeoutError(timeoutMessage(kind, limits.timeoutSeconds, result));
+  }
+  if (result.termination.kind === 'aborted') {
+    throw new ToolCancelledError(`The ${kind} command was cancelled and killed with everything it started.`);
+  }
+  const output: ShellToolResult = { ...result, cwd: directory.absolute };
+  const notices = [
+    ...(result.termination.kind === 'memory' ? [memoryShareNotice(result.termination.limitBytes)] : []),
+    ...(result.truncated ? [shellOutputCapNotice(limits.maxOutputBytes)] : []),
+  ];
+  if (notices.length > 0) output.notice = notices.join('\n');
+  return output;
 }

@@ -194,14 +194,91 @@ async function firstOf<T>(promise: Promise<T>, fallback: T, milliseconds: number
   }
 }
 
+/** The interpreter the call runs: the one given, else the shell's on this machine (or an error saying it is missing). */
+function interpreterFor(options: RunShellCommandOptions): ShellInterpreter {
+  const interpreter = options.interpreter ?? findShellInterpreter(options.shell);
+  if (!interpreter) {
+    throw new ToolError(
+      'execution_error',
+      `The ${options.shell} interpreter is not available on this machine.`,
+    );
+  }
+  return interpreter;
+}
+
+/** Whether an abort with `reason` is the call's budget running out or a cancel. */
+function causeOfAbort(reason: unknown): 'timed_out' | 'aborted' {
+  return isTimeoutReason(reason) ? 'timed_out' : 'aborted';
+}
+
+/** The result of a call stopped before its interpreter started: nothing ran, nothing was written. */
+function stoppedBeforeStart(
+  options: RunShellCommandOptions,
+  kind: 'timed_out' | 'aborted',
+  durationMs: number,
+): ShellCommandResult {
+  const { shell, command, cwd } = options;
+  return {
+    shell,
+    command,
+    cwd,
+    exitCode: null,
+    signal: null,
+    stdout: '',
+    stderr: '',
+    truncated: false,
+    termination: { kind },
+    durationMs,
+  };
+}
+
+/** Starts the interpreter directly, leading its own process group. */
+function spawnShell(argv: string[], environment: Record<string, string>, cwd: string): WrappedShellProcess {
+  return {
+    child: Bun.spawn(argv, {
+      cwd,
+      env: environment,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // POSIX: setsid() in the child, so the shell leads its own process group (process-group.ts).
+      detached: true,
+    }),
+  };
+}
+
+/** A failure to start the interpreter, as the classified error the call throws. */
+function startFailure(error: unknown, options: RunShellCommandOptions): ToolError {
+  if (ToolError.isInstance(error)) return error;
+  const message = errorMessage(error);
+  return new ToolError(
+    classifySystemError(error),
+    `Could not start ${options.shell} in ${options.cwd}: ${message}`,
+    {
+      cause: error,
+    },
+  );
+}
+
+/**
+ * How the interpreter ended, once its process has: the wait status the wrapper reports when it reports
+ * one in time (the process Bun sees may be a wrapper's), else what Bun saw.
+ */
+async function exitStatusOf(
+  started: WrappedShellProcess,
+  options: RunShellCommandOptions,
+): Promise<{ exitCode: number | null; exitSignal: string | null }> {
+  const { child } = started;
+  const reported = started.waitStatus
+    ? await firstOf(started.waitStatus(), undefined, Math.max(options.pipeGraceMs ?? 0, WAIT_STATUS_GRACE_MS))
+    : undefined;
+  const exitSignal = reported ? reported.signal : child.signalCode === null ? null : String(child.signalCode);
+  return { exitCode: reported ? reported.exitCode : child.exitCode, exitSignal };
+}
+
 /** Runs one shell command; see the module header for what it guarantees. */
 export async function runShellCommand(options: RunShellCommandOptions): Promise<ShellCommandResult> {
   validateOptions(options);
   const { shell, command, cwd, signal } = options;
-  const interpreter = options.interpreter ?? findShellInterpreter(shell);
-  if (!interpreter) {
-    throw new ToolError('execution_error', `The ${shell} interpreter is not available on this machine.`);
-  }
+  const interpreter = interpreterFor(options);
   const startedAt = performance.now();
   const elapsed = () => Math.round(performance.now() - startedAt);
 
@@ -212,46 +289,19 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
     termination = candidate;
     return true;
   };
-  const causeOfAbort = (reason: unknown): 'timed_out' | 'aborted' =>
-    isTimeoutReason(reason) ? 'timed_out' : 'aborted';
 
-  if (signal?.aborted) {
-    return {
-      shell,
-      command,
-      cwd,
-      exitCode: null,
-      signal: null,
-      stdout: '',
-      stderr: '',
-      truncated: false,
-      termination: { kind: causeOfAbort(signal.reason) },
-      durationMs: elapsed(),
-    };
-  }
+  if (signal?.aborted) return stoppedBeforeStart(options, causeOfAbort(signal.reason), elapsed());
 
-  const wrapper = options.wrapper;
   const argv = interpreter.argumentsFor(command);
   const environment = options.environment ?? defaultEnvironment(interpreter);
   let started: WrappedShellProcess;
   try {
-    started = wrapper
-      ? await wrapper.start(argv, environment)
-      : {
-          child: Bun.spawn(argv, {
-            cwd,
-            env: environment,
-            stdio: ['ignore', 'pipe', 'pipe'],
-            // POSIX: setsid() in the child, so the shell leads its own process group (process-group.ts).
-            detached: true,
-          }),
-        };
+    // Without a wrapper the start is synchronous, so the budget's timer is armed in the same tick.
+    started = options.wrapper
+      ? await options.wrapper.start(argv, environment)
+      : spawnShell(argv, environment, cwd);
   } catch (error) {
-    if (ToolError.isInstance(error)) throw error;
-    const message = errorMessage(error);
-    throw new ToolError(classifySystemError(error), `Could not start ${shell} in ${cwd}: ${message}`, {
-      cause: error,
-    });
+    throw startFailure(error, options);
   }
   const { child } = started;
   const processGroupId = child.pid;
@@ -270,19 +320,7 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
 
   try {
     await child.exited;
-    const reported = started.waitStatus
-      ? await firstOf(
-          started.waitStatus(),
-          undefined,
-          Math.max(options.pipeGraceMs ?? 0, WAIT_STATUS_GRACE_MS),
-        )
-      : undefined;
-    const exitSignal = reported
-      ? reported.signal
-      : child.signalCode === null
-        ? null
-        : String(child.signalCode);
-    const exitCode = reported ? reported.exitCode : child.exitCode;
+    const { exitCode, exitSignal } = await exitStatusOf(started, options);
     const ended: ShellEndTermination =
       exitSignal === null ? { kind: 'exited' } : { kind: 'signalled', signal: exitSignal };
     const endedByItself = claim(ended);

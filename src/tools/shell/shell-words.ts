@@ -142,6 +142,153 @@ function parenthesisReason(
   return 'operator "("';
 }
 
+/** A quoted span's text after quote removal and the index just past it, or why it is refused. */
+type QuotedSpan = { text: string; end: number } | { reason: string };
+
+/** The `'…'` starting at `index`: everything literal up to the next `'`. */
+function singleQuotedSpan(command: string, index: number, dialect: ShellDialect): QuotedSpan {
+  const close = command.indexOf("'", index + 1);
+  if (close === -1) return { reason: 'unterminated quote' };
+  const content = command.slice(index + 1, close);
+  for (let offset = 0; offset < content.length; offset++) {
+    const inner = content.charCodeAt(offset);
+    if (isControl(inner) && inner !== 0x0a && inner !== 0x09)
+      return { reason: controlCharacterReason(inner) };
+  }
+  // With zsh's RC_QUOTES option `''` inside single quotes is one quote, so the words would differ.
+  if (dialect === 'zsh' && command[close + 1] === "'") return { reason: 'adjacent single quotes "\'\'"' };
+  return { text: content, end: close + 1 };
+}
+
+/** The `"…"` starting at `index`: literal only when it holds no expansion of any kind. */
+function doubleQuotedSpan(command: string, index: number): QuotedSpan {
+  let text = '';
+  let position = index + 1;
+  for (;;) {
+    if (position >= command.length) return { reason: 'unterminated quote' };
+    const inner = command[position] as string;
+    const innerCode = inner.charCodeAt(0);
+    if (inner === '"') break;
+    if (inner === '$') return { reason: dollarReason(command, position, true) };
+    if (inner === '`') return { reason: 'command substitution' };
+    if (isControl(innerCode) && innerCode !== 0x0a && innerCode !== 0x09) {
+      return { reason: controlCharacterReason(innerCode) };
+    }
+    if (inner === '\\') {
+      const escaped = command[position + 1];
+      if (escaped === undefined) return { reason: 'unterminated quote' };
+      if (escaped === '\n') return { reason: 'escaped newline' };
+      // Inside double quotes a backslash quotes only these; before anything else it stays.
+      if ('$`"\\'.includes(escaped)) {
+        text += escaped;
+        position += 2;
+        continue;
+      }
+    }
+    text += inner;
+    position++;
+  }
+  return { text, end: position + 1 };
+}
+
+/** The character a `\\` at `index` quotes. */
+function escapedCharacter(command: string, index: number): QuotedSpan {
+  const next = command[index + 1] ?? '';
+  if (next === '') return { reason: 'trailing backslash' };
+  if (next === '\n') return { reason: 'escaped newline' };
+  const nextCode = next.charCodeAt(0);
+  if (isControl(nextCode)) return { reason: controlCharacterReason(nextCode) };
+  return { text: next, end: index + 2 };
+}
+
+/** Where an unquoted character stands: the word being read and the words before it. */
+interface WordPosition {
+  dialect: ShellDialect;
+  /** The current word so far, or null between words. */
+  word: string | null;
+  /** Where quoting began in the current word, -1 when nothing of it was quoted. */
+  quotedFrom: number;
+  wordsBefore: number;
+  /** Whether the current word holds a `=` or `:` so far. */
+  wordHasSeparator: boolean;
+}
+
+/** Why the unquoted character at `index` is not literal there, or null when it is. */
+function unquotedCharacterReason(command: string, index: number, position: WordPosition): string | null {
+  const { dialect, word, wordsBefore, wordHasSeparator } = position;
+  const character = command[index] as string;
+  const next = command[index + 1] ?? '';
+  const atWordStart = word === null;
+  // zsh drops empty quotes before expanding, so `""=ls` is an equals expansion and `''~` a tilde.
+  const nothingBefore = word === null || word === '';
+  switch (character) {
+    case '$':
+      return dollarReason(command, index, false);
+    case '`':
+      return 'command substitution';
+    case ';':
+    case '&':
+    case '|':
+      return controlOperatorReason(command, index);
+    case '<':
+    case '>': {
+      const current = word;
+      const ioNumber =
+        current !== null && position.quotedFrom === -1 && /^[0-9]+$/.test(current) ? current : '';
+      return redirectionReason(command, index, ioNumber);
+    }
+    case '(':
+      return parenthesisReason(dialect, word, wordsBefore, next);
+    case ')':
+      return 'operator ")"';
+    case '*':
+    case '?':
+    case '[':
+    case ']':
+      return `glob ${quoteExcerpt(character)}`;
+    case '{':
+    case '}': {
+      const alone = atWordStart && (next === '' || next === ' ' || next === '\t' || next === '\n');
+      if (alone && wordsBefore === 0) return 'group "{ …; }"';
+      return character === '{' ? 'brace expansion "{…}"' : 'brace "}"';
+    }
+    case '~':
+      if (nothingBefore || wordHasSeparator) return 'tilde expansion';
+      // In bash a `~` inside a word (`HEAD~1`) is literal; zsh's extendedglob makes it a glob operator.
+      if (dialect === 'zsh') return 'glob operator "~"';
+      return null;
+    case '#':
+      if (atWordStart) return 'comment';
+      if (dialect === 'zsh') return 'glob operator "#"';
+      return null;
+    case '^':
+      if (dialect === 'zsh') return 'glob operator "^"';
+      return null;
+    case '!':
+      // At command position it negates a pipeline; elsewhere it is history expansion in an
+      // interactive shell and an extended glob before `(`: never worth trusting.
+      return atWordStart && wordsBefore === 0 ? 'reserved word "!"' : 'history expansion "!"';
+    case '=':
+      // zsh expands `=cmd` at a word's start, and with MAGIC_EQUAL_SUBST also after the word's first
+      // `=` or a `:` (`a==ls`, `a=b:=ls`); a later `=` is refused with them.
+      if (dialect === 'zsh' && (nothingBefore || wordHasSeparator)) {
+        if (next === '(') return 'process substitution';
+        let end = index + 1;
+        while (
+          end < command.length &&
+          end - index <= EXCERPT_LIMIT &&
+          /[^\s;&|<>()'"\\$`]/.test(command[end] ?? '')
+        ) {
+          end++;
+        }
+        return `equals expansion ${quoteExcerpt(command.slice(index, end))}`;
+      }
+      return null;
+    default:
+      return null;
+  }
+}
+
 /**
  * Scans `command` as `dialect` would. `ok` only when it is one simple command of literal words; the
  * refusal reasons are stable phrases (`operator ";"`, `glob "*"`, `tilde expansion`, …).
@@ -180,10 +327,6 @@ export function scanLiteralWords(command: string, dialect: ShellDialect): Scanne
   while (index < command.length) {
     const character = command[index] as string;
     const code = character.charCodeAt(0);
-    const next = command[index + 1] ?? '';
-    const atWordStart = word === null;
-    // zsh drops empty quotes before expanding, so `""=ls` is an equals expansion and `''~` a tilde.
-    const nothingBefore = word === null || word === '';
 
     if (character === ' ' || character === '\t') {
       const problem = finishWord();
@@ -194,124 +337,26 @@ export function scanLiteralWords(command: string, dialect: ShellDialect): Scanne
     if (character === '\n') return refuse('newline');
     if (isControl(code)) return refuse(controlCharacterReason(code));
 
-    switch (character) {
-      case "'": {
-        const close = command.indexOf("'", index + 1);
-        if (close === -1) return refuse('unterminated quote');
-        const content = command.slice(index + 1, close);
-        for (let offset = 0; offset < content.length; offset++) {
-          const inner = content.charCodeAt(offset);
-          if (isControl(inner) && inner !== 0x0a && inner !== 0x09)
-            return refuse(controlCharacterReason(inner));
-        }
-        // With zsh's RC_QUOTES option `''` inside single quotes is one quote, so the words would differ.
-        if (dialect === 'zsh' && command[close + 1] === "'") return refuse('adjacent single quotes "\'\'"');
-        appendQuoted(content);
-        index = close + 1;
-        continue;
-      }
-      case '"': {
-        let text = '';
-        let position = index + 1;
-        for (;;) {
-          if (position >= command.length) return refuse('unterminated quote');
-          const inner = command[position] as string;
-          const innerCode = inner.charCodeAt(0);
-          if (inner === '"') break;
-          if (inner === '$') return refuse(dollarReason(command, position, true));
-          if (inner === '`') return refuse('command substitution');
-          if (isControl(innerCode) && innerCode !== 0x0a && innerCode !== 0x09) {
-            return refuse(controlCharacterReason(innerCode));
-          }
-          if (inner === '\\') {
-            const escaped = command[position + 1];
-            if (escaped === undefined) return refuse('unterminated quote');
-            if (escaped === '\n') return refuse('escaped newline');
-            // Inside double quotes a backslash quotes only these; before anything else it stays.
-            if ('$`"\\'.includes(escaped)) {
-              text += escaped;
-              position += 2;
-              continue;
-            }
-          }
-          text += inner;
-          position++;
-        }
-        appendQuoted(text);
-        index = position + 1;
-        continue;
-      }
-      case '\\': {
-        if (next === '') return refuse('trailing backslash');
-        if (next === '\n') return refuse('escaped newline');
-        const nextCode = next.charCodeAt(0);
-        if (isControl(nextCode)) return refuse(controlCharacterReason(nextCode));
-        appendQuoted(next);
-        index += 2;
-        continue;
-      }
-      case '$':
-        return refuse(dollarReason(command, index, false));
-      case '`':
-        return refuse('command substitution');
-      case ';':
-      case '&':
-      case '|':
-        return refuse(controlOperatorReason(command, index));
-      case '<':
-      case '>': {
-        const current = word as string | null;
-        const ioNumber = current !== null && quotedFrom === -1 && /^[0-9]+$/.test(current) ? current : '';
-        return refuse(redirectionReason(command, index, ioNumber));
-      }
-      case '(':
-        return refuse(parenthesisReason(dialect, word, words.length, next));
-      case ')':
-        return refuse('operator ")"');
-      case '*':
-      case '?':
-      case '[':
-      case ']':
-        return refuse(`glob ${quoteExcerpt(character)}`);
-      case '{':
-      case '}': {
-        const alone = atWordStart && (next === '' || next === ' ' || next === '\t' || next === '\n');
-        if (alone && words.length === 0) return refuse('group "{ …; }"');
-        return refuse(character === '{' ? 'brace expansion "{…}"' : 'brace "}"');
-      }
-      case '~':
-        if (nothingBefore || wordHasSeparator) return refuse('tilde expansion');
-        // In bash a `~` inside a word (`HEAD~1`) is literal; zsh's extendedglob makes it a glob operator.
-        if (dialect === 'zsh') return refuse('glob operator "~"');
-        break;
-      case '#':
-        if (atWordStart) return refuse('comment');
-        if (dialect === 'zsh') return refuse('glob operator "#"');
-        break;
-      case '^':
-        if (dialect === 'zsh') return refuse('glob operator "^"');
-        break;
-      case '!':
-        // At command position it negates a pipeline; elsewhere it is history expansion in an
-        // interactive shell and an extended glob before `(`: never worth trusting.
-        return refuse(atWordStart && words.length === 0 ? 'reserved word "!"' : 'history expansion "!"');
-      case '=':
-        // zsh expands `=cmd` at a word's start, and with MAGIC_EQUAL_SUBST also after the word's first
-        // `=` or a `:` (`a==ls`, `a=b:=ls`); a later `=` is refused with them.
-        if (dialect === 'zsh' && (nothingBefore || wordHasSeparator)) {
-          if (next === '(') return refuse('process substitution');
-          let end = index + 1;
-          while (
-            end < command.length &&
-            end - index <= EXCERPT_LIMIT &&
-            /[^\s;&|<>()'"\\$`]/.test(command[end] ?? '')
-          ) {
-            end++;
-          }
-          return refuse(`equals expansion ${quoteExcerpt(command.slice(index, end))}`);
-        }
-        break;
+    if (character === "'" || character === '"' || character === '\\') {
+      const span =
+        character === "'"
+          ? singleQuotedSpan(command, index, dialect)
+          : character === '"'
+            ? doubleQuotedSpan(command, index)
+            : escapedCharacter(command, index);
+      if ('reason' in span) return refuse(span.reason);
+      appendQuoted(span.text);
+      index = span.end;
+      continue;
     }
+    const special = unquotedCharacterReason(command, index, {
+      dialect,
+      word,
+      quotedFrom,
+      wordsBefore: words.length,
+      wordHasSeparator,
+    });
+    if (special !== null) return refuse(special);
     appendUnquoted(character);
     index++;
   }
