@@ -6,14 +6,23 @@
  * re-attaches to the turn's stream. Entries are rendered keyed, so streaming never resets open sections.
  * A call waiting for approval shows its answer panel (`chat-approvals.ts`); after a reload the turn
  * record's `pendingApprovals` shows it at once, before the replayed stream places it.
+ *
+ * Every open tab of a chat stays current: while it runs no turn of its own it asks the server every
+ * `TURN_POLL_MILLISECONDS` for the chat's current turn, follows a turn another tab (or device)
+ * started, and rebuilds from the history when one ended unseen. A send the server refuses (a turn
+ * already runs) leaves the text in the composer. The log follows its end while the reader is there
+ * (`scroll-follower.ts`); a message just sent and a call waiting for an answer are always brought into
+ * view. Escape stops the running turn.
  */
 import {
   ApiError,
   type ChatSummary,
+  type ChatWithMessages,
   type CurrentTurn,
   type ToolResultView,
   type ToolSettingsDescriptor,
 } from './api-client.ts';
+import { autoGrow } from './auto-grow.ts';
 import { createChatApprovals } from './chat-approvals.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
 import { createChatTitleEditor } from './chat-title-editor.ts';
@@ -21,8 +30,10 @@ import { confirmWithDialog } from './confirm-dialog.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
 import { createElapsedTicker } from './elapsed-time.ts';
 import { finishTurn } from './finish-turn.ts';
+import { takeFirstMessage } from './first-message.ts';
 import { createLiveAnnouncer } from './live-announcer.ts';
 import { createMarkdownView, type MarkdownView } from './markdown-view.ts';
+import { createScrollFollower } from './scroll-follower.ts';
 import { readTurnStream } from './sse-parser.ts';
 import { renderToolCallCard, toolCallSignature } from './tool-call-card.ts';
 import type { ImageLoader } from './tool-result-view.ts';
@@ -49,6 +60,8 @@ export async function renderChatView(
   let transcript: Transcript;
   let chat: ChatSummary;
   let running: CurrentTurn | undefined;
+  /** The newest turn this view has shown (or knows it need not show); another id is news. */
+  let knownTurnId: string | undefined;
   // Each tool declares how its results are shown; without the list (e.g. it failed to load) every
   // result gets the generic view, and the chat itself still opens.
   const resultViews = new Map<string, ToolResultView>();
@@ -64,12 +77,8 @@ export async function renderChatView(
     for (const tool of tools) resultViews.set(tool.name, tool.resultView);
     chat = loaded;
     running = current?.state === 'running' ? current : undefined;
-    // A running turn is replayed from its stream: from the history only what came before it and the
-    // turn's first item (the user's message, which is not a stream event).
-    const end = running ? running.messageSeqAtStart + 1 : Number.POSITIVE_INFINITY;
-    const before = loaded.messages.filter((message) => (message.seq ?? 0) <= end);
-    transcript = transcriptFromHistory(before, loaded.turns);
-    if (running) applyPendingApprovals(transcript, running.pendingApprovals ?? []);
+    knownTurnId = current?.id;
+    transcript = transcriptAt(loaded, running);
   } catch (error) {
     const message =
       error instanceof ApiError && error.status === 404
@@ -90,17 +99,10 @@ export async function renderChatView(
   });
   const announcer = createLiveAnnouncer();
   const elapsed = createElapsedTicker(log);
-  /**
-   * Whether the reader is at the end of the log: then new text keeps it there; scrolled up, nothing
-   * moves it. Decided on the reader's own scrolling, since growing content fires no scroll event.
-   */
-  let following = true;
-  log.addEventListener('scroll', () => {
-    following = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
-  });
-  const followIfFollowing = () => {
-    if (following) log.scrollTop = log.scrollHeight;
-  };
+  const follower = createScrollFollower(log);
+  const followIfFollowing = () => follower.update();
+  /** Approval panels already brought into view once; the reader may scroll away from them after. */
+  const revealed = new WeakSet<HTMLElement>();
   const rendered = new Map<TranscriptEntry, { node: HTMLElement; signature: string }>();
   /** One incremental markdown view per answer: streaming appends to it instead of replacing it. */
   const answers = new Map<TranscriptEntry, { node: HTMLElement; view: MarkdownView }>();
@@ -131,6 +133,7 @@ export async function renderChatView(
 
   const renderTranscript = () => {
     const nodes: HTMLElement[] = [];
+    const toReveal: HTMLElement[] = [];
     for (const [index, entry] of transcript.entries.entries()) {
       if (entry.kind === 'assistant') {
         nodes.push(answerNode(entry, !transcript.running || index < transcript.entries.length - 1));
@@ -143,6 +146,11 @@ export async function renderChatView(
         continue;
       }
       const node = renderEntry(entry, options.loadImage, resultViewOf, approvals.panelFor);
+      const panel = entry.kind === 'tool' ? approvals.panelFor(entry) : undefined;
+      if (panel && !revealed.has(panel)) {
+        revealed.add(panel);
+        toReveal.push(node);
+      }
       if (previous) keepDisclosureState(previous.node, node);
       rendered.set(entry, { node, signature });
       nodes.push(node);
@@ -161,6 +169,7 @@ export async function renderChatView(
     const usages = transcript.entries.filter((entry) => entry.kind === 'usage');
     chatUsage.textContent = usages.length > 0 ? `This chat: ${usageText(totalUsage(usages))}` : '';
     followIfFollowing();
+    for (const node of toReveal) follower.reveal(node);
   };
 
   let renderQueued = false;
@@ -176,10 +185,11 @@ export async function renderChatView(
   const textarea = h('textarea', {
     id: uniqueId('message'),
     name: 'message',
-    rows: 3,
+    rows: 2,
     required: true,
     placeholder: 'Ask something… (Enter sends, Shift+Enter for a new line)',
   });
+  const composerSize = autoGrow(textarea);
   const turnStatus = h('p', { class: 'turn-status' });
   /** What the status line says while the turn runs and no call waits. */
   let runningStatus = WORKING_TEXT;
@@ -210,19 +220,40 @@ export async function renderChatView(
     showStatus(running ? WORKING_TEXT : '');
   };
 
-  const runModelLoop = (message: string) => {
-    transcript.entries.push({ kind: 'user', text: message });
-    return streamTurn((signal) => api.startTurn(chatId, message, signal));
+  const runModelLoop = async (message: string) => {
+    const entry: TranscriptEntry = { kind: 'user', text: message };
+    transcript.entries.push(entry);
+    const started = await streamTurn(
+      (signal) => api.startTurn(chatId, message, signal),
+      () => follower.jumpToLatest(),
+    );
+    if (started !== 'refused') return;
+    // Nothing was stored: the bubble goes and the text comes back, unless something new was typed.
+    transcript.entries = transcript.entries.filter((candidate) => candidate !== entry);
+    renderTranscript();
+    if (textarea.value.trim() === '') textarea.value = message;
+    composerSize.resize();
+    void syncWithServer();
   };
 
-  /** Shows a turn's stream (a new one, or one re-attached to) until its `done`. */
-  const streamTurn = async (open: (signal: AbortSignal) => Promise<Response>) => {
+  /**
+   * Shows a turn's stream (a new one, or one re-attached to) until its `done`. When a new turn is
+   * refused before it starts (another tab's turn runs, too many turns), says why on the status line and
+   * answers "refused"; `shown` runs once the first render is on screen.
+   */
+  const streamTurn = async (
+    open: (signal: AbortSignal) => Promise<Response>,
+    shown?: () => void,
+  ): Promise<'streamed' | 'refused'> => {
     setRunning(true);
     transcript.doneReason = undefined;
     renderTranscript();
+    shown?.();
     turnController = new AbortController();
+    let opened = false;
     try {
       const response = await open(turnController.signal);
+      opened = true;
       await readTurnStream(response, (event) => {
         applyTurnEvent(transcript, event);
         scheduleRender();
@@ -230,6 +261,13 @@ export async function renderChatView(
       if (transcript.doneReason === undefined)
         finishTurn(transcript, turnController.signal.aborted ? 'cancelled' : 'error');
     } catch (error) {
+      if (!opened && shown && error instanceof ApiError && !turnController.signal.aborted) {
+        turnController = undefined;
+        setRunning(false);
+        showStatus(`Not sent: ${error.message}`);
+        textarea.focus();
+        return 'refused';
+      }
       if (turnController.signal.aborted) {
         // A `done` that arrived before the abort already said how the turn ended.
         if (transcript.doneReason === undefined) finishTurn(transcript, 'cancelled');
@@ -241,12 +279,14 @@ export async function renderChatView(
         });
         finishTurn(transcript, 'failed');
       }
-    } finally {
-      turnController = undefined;
-      setRunning(false);
-      renderTranscript();
-      textarea.focus();
     }
+    turnController = undefined;
+    setRunning(false);
+    renderTranscript();
+    textarea.focus();
+    // This view has shown that turn; later news is another tab's.
+    const ended = await api.currentTurn(chatId).catch(() => undefined);
+    if (ended && ended.state !== 'running') knownTurnId = ended.id;
     // The server names a "New chat" after its first message.
     if (chat.title === 'New chat') {
       const reloaded = await api.getChat(chatId).catch(() => undefined);
@@ -255,7 +295,44 @@ export async function renderChatView(
         titleEditor.setTitle(reloaded.title);
       }
     }
+    scheduleSync();
+    return 'streamed';
   };
+
+  /**
+   * Asks the server for the chat's current turn: one that runs (started elsewhere) is followed, one
+   * that ended unseen is shown from the history. Not while this view streams a turn.
+   */
+  let syncing = false;
+  const syncWithServer = async () => {
+    if (syncing || transcript.running || !log.isConnected) return;
+    syncing = true;
+    try {
+      const current = await api.currentTurn(chatId);
+      if (!current || transcript.running) return;
+      if (current.state !== 'running' && current.id === knownTurnId) return;
+      const loaded = await api.getChat(chatId);
+      if (transcript.running || !log.isConnected) return;
+      knownTurnId = current.id;
+      chat = loaded;
+      titleEditor.setTitle(loaded.title);
+      const runningNow = current.state === 'running' ? current : undefined;
+      transcript = transcriptAt(loaded, runningNow);
+      if (runningNow) void streamTurn((signal) => api.followTurn(chatId, 0, signal));
+      else renderTranscript();
+    } catch {
+      // The next poll tries again; a chat deleted elsewhere is left as it was shown.
+    } finally {
+      syncing = false;
+      if (!transcript.running) scheduleSync();
+    }
+  };
+  let syncTimer: ReturnType<typeof setTimeout> | undefined;
+  function scheduleSync() {
+    clearTimeout(syncTimer);
+    if (!log.isConnected) return;
+    syncTimer = setTimeout(() => void syncWithServer(), TURN_POLL_MILLISECONDS);
+  }
 
   cancelButton.addEventListener('click', async () => {
     cancelButton.disabled = true;
@@ -280,6 +357,7 @@ export async function renderChatView(
         const message = textarea.value.trim();
         if (message === '' || transcript.running) return;
         textarea.value = '';
+        composerSize.resize();
         void runModelLoop(message);
       },
     },
@@ -329,17 +407,43 @@ export async function renderChatView(
       h('div', {}, titleEditor.element, h('p', { class: 'chat-meta' }, facts.join(' — ')), chatUsage),
       deleteButton,
     ),
-    log,
+    h('div', { class: 'transcript-frame' }, log, follower.button),
     form,
     announcer.element,
   );
   renderTranscript();
-  log.scrollTop = log.scrollHeight;
+  follower.jumpToLatest();
   textarea.focus();
+  // Escape stops the turn, unless something inside (a title being renamed, a dialog) used it.
+  main.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || event.defaultPrevented || !transcript.running) return;
+    if (cancelButton.hidden || cancelButton.disabled) return;
+    event.preventDefault();
+    cancelButton.click();
+  });
+  const firstMessage = takeFirstMessage(chatId);
   if (running) void streamTurn((signal) => api.followTurn(chatId, 0, signal));
+  else if (firstMessage !== undefined) {
+    textarea.value = firstMessage;
+    form.requestSubmit();
+  } else scheduleSync();
 }
 
 const WORKING_TEXT = 'The model is working…';
+/** How often a view that runs no turn asks whether another tab started one (within 2 s on one instance). */
+const TURN_POLL_MILLISECONDS = 1_500;
+
+/**
+ * The transcript a chat shows: its history, or with a running turn, what came before the turn and the
+ * turn's first item (the user's message, which is not a stream event); the turn's stream replays the rest.
+ */
+function transcriptAt(chat: ChatWithMessages, running: CurrentTurn | undefined): Transcript {
+  const end = running ? running.messageSeqAtStart + 1 : Number.POSITIVE_INFINITY;
+  const before = chat.messages.filter((message) => (message.seq ?? 0) <= end);
+  const transcript = transcriptFromHistory(before, chat.turns);
+  if (running) applyPendingApprovals(transcript, running.pendingApprovals ?? []);
+  return transcript;
+}
 
 function entrySignature(entry: TranscriptEntry): string {
   switch (entry.kind) {

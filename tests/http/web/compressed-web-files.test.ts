@@ -129,7 +129,8 @@ describe('negotiateEncoding', () => {
     ['br;q=0, *', 'gzip'],
     ['deflate, zstd', undefined],
   ])('Accept-Encoding %p → %p', (header, expected) => {
-    expect(negotiateEncoding(header, offered)).toBe(expected);
+    const chosen: string | undefined = negotiateEncoding(header, offered);
+    expect(chosen).toBe(expected);
   });
 
   test('nothing offered is identity whatever the header accepts', () => {
