@@ -4,8 +4,9 @@
  * second line, a taller composer). Scrolled away from the end, nothing moves the view and a
  * "Jump to latest" button appears; it goes back to the end and follows again.
  *
- * Whether the reader follows is decided only by scroll events, which growing content never fires
- * (its scroll position does not change), so a layout change cannot make the view stop following.
+ * Whether the reader follows is decided only by scroll events, and only a move up leaves the end:
+ * growing content fires none, and a layout change that nudges the position (the log shrinking) does
+ * not count as the reader leaving, so a layout change cannot make the view stop following.
  * Size changes are watched with a ResizeObserver on the log and on each of its children.
  */
 import { h } from './dom.ts';
@@ -28,6 +29,7 @@ const AT_END_SLACK = 48;
 
 export function createScrollFollower(log: HTMLElement): ScrollFollower {
   let following = true;
+  let lastScrollTop = log.scrollTop;
   const button = h(
     'button',
     { type: 'button', class: 'jump-to-latest', hidden: true },
@@ -37,6 +39,7 @@ export function createScrollFollower(log: HTMLElement): ScrollFollower {
   const distanceFromEnd = () => log.scrollHeight - log.scrollTop - log.clientHeight;
   const toEnd = () => {
     log.scrollTop = log.scrollHeight;
+    lastScrollTop = log.scrollTop;
   };
   const refreshButton = () => {
     button.hidden = following || distanceFromEnd() <= AT_END_SLACK;
@@ -46,7 +49,10 @@ export function createScrollFollower(log: HTMLElement): ScrollFollower {
     refreshButton();
   };
   log.addEventListener('scroll', () => {
-    following = distanceFromEnd() <= AT_END_SLACK;
+    // Only a move up leaves the end; a layout change that nudges the position does not.
+    if (distanceFromEnd() <= AT_END_SLACK) following = true;
+    else if (log.scrollTop < lastScrollTop) following = false;
+    lastScrollTop = log.scrollTop;
     refreshButton();
   });
   const resized = new ResizeObserver(() => update());
