@@ -7,8 +7,7 @@
  * A call waiting for approval shows its answer panel (`chat-approvals.ts`); after a reload the turn
  * record's `pendingApprovals` shows it at once, before the replayed stream places it.
  *
- * Every open tab of a chat stays current: while it runs no turn of its own it asks the server every
- * `TURN_POLL_MILLISECONDS` for the chat's current turn, follows a turn another tab (or device)
+ * Every open tab of a chat stays current (`turn-poller.ts`): it follows a turn another tab (or device)
  * started, and rebuilds from the history when one ended unseen. A send the server refuses (a turn
  * already runs) leaves the text in the composer. The log follows its end while the reader is there
  * (`scroll-follower.ts`); a message just sent and a call waiting for an answer are always brought into
@@ -17,7 +16,6 @@
 import {
   ApiError,
   type ChatSummary,
-  type ChatWithMessages,
   type CurrentTurn,
   type ToolResultView,
   type ToolSettingsDescriptor,
@@ -29,22 +27,15 @@ import { createChatTitleEditor } from './chat-title-editor.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
 import { createElapsedTicker } from './elapsed-time.ts';
+import { entrySignature, keepDisclosureState, renderEntry } from './entry-node.ts';
 import { finishTurn } from './finish-turn.ts';
 import { takeFirstMessage } from './first-message.ts';
 import { createLiveAnnouncer } from './live-announcer.ts';
 import { createMarkdownView, type MarkdownView } from './markdown-view.ts';
 import { createScrollFollower } from './scroll-follower.ts';
 import { readTurnStream } from './sse-parser.ts';
-import { renderToolCallCard, toolCallSignature } from './tool-call-card.ts';
-import type { ImageLoader } from './tool-result-view.ts';
-import {
-  applyPendingApprovals,
-  applyTurnEvent,
-  type ToolCallEntry,
-  type Transcript,
-  type TranscriptEntry,
-} from './transcript.ts';
-import { transcriptFromHistory } from './transcript-from-history.ts';
+import { applyTurnEvent, type Transcript, type TranscriptEntry } from './transcript.ts';
+import { createTurnPoller, transcriptAt } from './turn-poller.ts';
 import { totalUsage, usageText } from './usage-text.ts';
 
 export async function renderChatView(
@@ -60,8 +51,7 @@ export async function renderChatView(
   let transcript: Transcript;
   let chat: ChatSummary;
   let running: CurrentTurn | undefined;
-  /** The newest turn this view has shown (or knows it need not show); another id is news. */
-  let knownTurnId: string | undefined;
+  let initialTurnId: string | undefined;
   // Each tool declares how its results are shown; without the list (e.g. it failed to load) every
   // result gets the generic view, and the chat itself still opens.
   const resultViews = new Map<string, ToolResultView>();
@@ -77,7 +67,7 @@ export async function renderChatView(
     for (const tool of tools) resultViews.set(tool.name, tool.resultView);
     chat = loaded;
     running = current?.state === 'running' ? current : undefined;
-    knownTurnId = current?.id;
+    initialTurnId = current?.id;
     transcript = transcriptAt(loaded, running);
   } catch (error) {
     const message =
@@ -100,7 +90,6 @@ export async function renderChatView(
   const announcer = createLiveAnnouncer();
   const elapsed = createElapsedTicker(log);
   const follower = createScrollFollower(log);
-  const followIfFollowing = () => follower.update();
   /** Approval panels already brought into view once; the reader may scroll away from them after. */
   const revealed = new WeakSet<HTMLElement>();
   const rendered = new Map<TranscriptEntry, { node: HTMLElement; signature: string }>();
@@ -109,7 +98,7 @@ export async function renderChatView(
   const answerNode = (entry: TranscriptEntry & { kind: 'assistant' }, complete: boolean): HTMLElement => {
     let answer = answers.get(entry);
     if (!answer) {
-      const view = createMarkdownView(options.loadImage, followIfFollowing);
+      const view = createMarkdownView(options.loadImage, follower.update);
       const node = h(
         'div',
         { class: 'message message-assistant' },
@@ -168,7 +157,7 @@ export async function renderChatView(
     approvals.sync(transcript, runningStatus);
     const usages = transcript.entries.filter((entry) => entry.kind === 'usage');
     chatUsage.textContent = usages.length > 0 ? `This chat: ${usageText(totalUsage(usages))}` : '';
-    followIfFollowing();
+    follower.update();
     for (const node of toReveal) follower.reveal(node);
   };
 
@@ -233,7 +222,7 @@ export async function renderChatView(
     renderTranscript();
     if (textarea.value.trim() === '') textarea.value = message;
     composerSize.resize();
-    void syncWithServer();
+    void poller.check();
   };
 
   /**
@@ -286,7 +275,7 @@ export async function renderChatView(
     textarea.focus();
     // This view has shown that turn; later news is another tab's.
     const ended = await api.currentTurn(chatId).catch(() => undefined);
-    if (ended && ended.state !== 'running') knownTurnId = ended.id;
+    if (ended && ended.state !== 'running') poller.know(ended.id);
     // The server names a "New chat" after its first message.
     if (chat.title === 'New chat') {
       const reloaded = await api.getChat(chatId).catch(() => undefined);
@@ -295,44 +284,25 @@ export async function renderChatView(
         titleEditor.setTitle(reloaded.title);
       }
     }
-    scheduleSync();
+    poller.schedule();
     return 'streamed';
   };
 
-  /**
-   * Asks the server for the chat's current turn: one that runs (started elsewhere) is followed, one
-   * that ended unseen is shown from the history. Not while this view streams a turn.
-   */
-  let syncing = false;
-  const syncWithServer = async () => {
-    if (syncing || transcript.running || !log.isConnected) return;
-    syncing = true;
-    try {
-      const current = await api.currentTurn(chatId);
-      if (!current || transcript.running) return;
-      if (current.state !== 'running' && current.id === knownTurnId) return;
-      const loaded = await api.getChat(chatId);
-      if (transcript.running || !log.isConnected) return;
-      knownTurnId = current.id;
+  const poller = createTurnPoller({
+    api,
+    chatId,
+    busy: () => transcript.running,
+    attached: () => log.isConnected,
+    news: (loaded, current) => {
       chat = loaded;
       titleEditor.setTitle(loaded.title);
       const runningNow = current.state === 'running' ? current : undefined;
       transcript = transcriptAt(loaded, runningNow);
       if (runningNow) void streamTurn((signal) => api.followTurn(chatId, 0, signal));
       else renderTranscript();
-    } catch {
-      // The next poll tries again; a chat deleted elsewhere is left as it was shown.
-    } finally {
-      syncing = false;
-      if (!transcript.running) scheduleSync();
-    }
-  };
-  let syncTimer: ReturnType<typeof setTimeout> | undefined;
-  function scheduleSync() {
-    clearTimeout(syncTimer);
-    if (!log.isConnected) return;
-    syncTimer = setTimeout(() => void syncWithServer(), TURN_POLL_MILLISECONDS);
-  }
+    },
+  });
+  poller.know(initialTurnId);
 
   cancelButton.addEventListener('click', async () => {
     cancelButton.disabled = true;
@@ -416,81 +386,15 @@ export async function renderChatView(
   textarea.focus();
   // Escape stops the turn, unless something inside (a title being renamed, a dialog) used it.
   main.addEventListener('keydown', (event) => {
-    if (event.key !== 'Escape' || event.defaultPrevented || !transcript.running) return;
-    if (cancelButton.hidden || cancelButton.disabled) return;
+    if (event.key !== 'Escape' || event.defaultPrevented || cancelButton.hidden || cancelButton.disabled)
+      return;
     event.preventDefault();
     cancelButton.click();
   });
   const firstMessage = takeFirstMessage(chatId);
   if (running) void streamTurn((signal) => api.followTurn(chatId, 0, signal));
-  else if (firstMessage !== undefined) {
-    textarea.value = firstMessage;
-    form.requestSubmit();
-  } else scheduleSync();
+  else if (firstMessage !== undefined) void runModelLoop(firstMessage);
+  else poller.schedule();
 }
 
 const WORKING_TEXT = 'The model is working…';
-/** How often a view that runs no turn asks whether another tab started one (within 2 s on one instance). */
-const TURN_POLL_MILLISECONDS = 1_500;
-
-/**
- * The transcript a chat shows: its history, or with a running turn, what came before the turn and the
- * turn's first item (the user's message, which is not a stream event); the turn's stream replays the rest.
- */
-function transcriptAt(chat: ChatWithMessages, running: CurrentTurn | undefined): Transcript {
-  const end = running ? running.messageSeqAtStart + 1 : Number.POSITIVE_INFINITY;
-  const before = chat.messages.filter((message) => (message.seq ?? 0) <= end);
-  const transcript = transcriptFromHistory(before, chat.turns);
-  if (running) applyPendingApprovals(transcript, running.pendingApprovals ?? []);
-  return transcript;
-}
-
-function entrySignature(entry: TranscriptEntry): string {
-  switch (entry.kind) {
-    case 'tool':
-      return toolCallSignature(entry);
-    case 'notice':
-      return entry.text;
-    case 'usage':
-      return usageText(entry);
-    default:
-      return String(entry.text.length);
-  }
-}
-
-/** Every entry but answers, which `answerNode` keeps as incremental markdown views. */
-function renderEntry(
-  entry: Exclude<TranscriptEntry, { kind: 'assistant' }>,
-  loadImage: ImageLoader,
-  resultViewOf: (toolName: string) => ToolResultView,
-  approvalPanelOf: (call: ToolCallEntry) => HTMLElement | undefined,
-): HTMLElement {
-  switch (entry.kind) {
-    case 'user':
-      return h(
-        'div',
-        { class: 'message message-user' },
-        h('span', { class: 'visually-hidden' }, 'You: '),
-        entry.text,
-      );
-    case 'notice':
-      return h('p', { class: `notice notice-${entry.tone}` }, entry.text);
-    case 'usage':
-      return h('p', { class: 'turn-usage' }, usageText(entry));
-    case 'tool':
-      return renderToolCallCard(entry, loadImage, resultViewOf(entry.name), approvalPanelOf(entry));
-  }
-}
-
-/** Carries the user's open/closed choice of each disclosure from an old card to its replacement. */
-function keepDisclosureState(previous: HTMLElement, next: HTMLElement): void {
-  const before = previous.querySelectorAll('details');
-  const after = next.querySelectorAll('details');
-  for (const oldDetails of before) {
-    const match = [...after].find((candidate) => candidate.className === oldDetails.className);
-    if (match && oldDetails.dataset.userToggled === 'true') {
-      match.open = oldDetails.open;
-      match.dataset.userToggled = 'true';
-    }
-  }
-}
