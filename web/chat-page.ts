@@ -1,7 +1,9 @@
 /**
  * The Chat page: the user's chats beside either the new-chat form or the open chat, a turn
  * read as an SSE stream. The two panels live in `new-chat-form.ts` and `chat-view.ts`, the list (search,
- * groups, pin, archive, export) in `chat-list.ts`; on a phone the chat list is a drawer (`chat-drawer.ts`).
+ * groups, pin, archive, export) in `chat-list.ts`; on a phone the chat list is a drawer
+ * (`chat-drawer.ts`) and the Files panel a bottom sheet (`files-sheet.ts`), so the chat is one column
+ * with its composer on screen.
  */
 import { createChatDrawer } from './chat-drawer.ts';
 import { mountChatList } from './chat-list.ts';
@@ -9,6 +11,7 @@ import type { ChatPageOptions } from './chat-page-options.ts';
 import { renderChatView } from './chat-view.ts';
 import { h, replaceChildren } from './dom.ts';
 import { mountFilesPanel } from './files-panel.ts';
+import { createFilesSheet } from './files-sheet.ts';
 import { renderNewChatForm } from './new-chat-form.ts';
 
 export async function renderChatPage(container: HTMLElement, options: ChatPageOptions): Promise<void> {
@@ -29,16 +32,22 @@ export async function renderChatPage(container: HTMLElement, options: ChatPageOp
   const layout = h('div', { class: files ? 'chat-layout has-files' : 'chat-layout' });
   const drawer = createChatDrawer(layout, sidebar);
   sidebar.querySelector('.sidebar-header')!.append(drawer.close);
+  const sheet = files ? createFilesSheet(layout, files) : undefined;
   replaceChildren(
     layout,
-    h('div', { class: 'drawer-bar' }, drawer.toggle),
+    h('div', { class: 'drawer-bar' }, drawer.toggle, sheet?.open),
     sidebar,
     drawer.backdrop,
     main,
+    sheet?.backdrop,
     files,
   );
   replaceChildren(container, layout);
-  if (files && options.chatId) void mountFilesPanel(files, options.api, options.chatId);
+  if (files && sheet && options.chatId) {
+    void mountFilesPanel(files, options.api, options.chatId);
+    // After the panel drew its content (it does so before its first request).
+    files.prepend(sheet.close);
+  }
 
   mountChatList(chatList, { api: options.api, activeId: options.chatId, events: layout });
 

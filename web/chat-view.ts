@@ -6,6 +6,12 @@
  * re-attaches to the turn's stream. Entries are rendered keyed, so streaming never resets open sections.
  * A call waiting for approval shows its answer panel (`chat-approvals.ts`); after a reload the turn
  * record's `pendingApprovals` shows it at once, before the replayed stream places it.
+ *
+ * Every open tab of a chat stays current (`turn-poller.ts`): it follows a turn another tab (or device)
+ * started, and rebuilds from the history when one ended unseen. A send the server refuses (a turn
+ * already runs) leaves the text in the composer. The log follows its end while the reader is there
+ * (`scroll-follower.ts`); a message just sent and a call waiting for an answer are always brought into
+ * view. Escape stops the running turn.
  */
 import {
   ApiError,
@@ -14,26 +20,22 @@ import {
   type ToolResultView,
   type ToolSettingsDescriptor,
 } from './api-client.ts';
+import { autoGrow } from './auto-grow.ts';
 import { createChatApprovals } from './chat-approvals.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
 import { createChatTitleEditor } from './chat-title-editor.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
 import { createElapsedTicker } from './elapsed-time.ts';
+import { entrySignature, keepDisclosureState, renderEntry } from './entry-node.ts';
 import { finishTurn } from './finish-turn.ts';
+import { takeFirstMessage } from './first-message.ts';
 import { createLiveAnnouncer } from './live-announcer.ts';
 import { createMarkdownView, type MarkdownView } from './markdown-view.ts';
+import { createScrollFollower } from './scroll-follower.ts';
 import { readTurnStream } from './sse-parser.ts';
-import { renderToolCallCard, toolCallSignature } from './tool-call-card.ts';
-import type { ImageLoader } from './tool-result-view.ts';
-import {
-  applyPendingApprovals,
-  applyTurnEvent,
-  type ToolCallEntry,
-  type Transcript,
-  type TranscriptEntry,
-} from './transcript.ts';
-import { transcriptFromHistory } from './transcript-from-history.ts';
+import { applyTurnEvent, type Transcript, type TranscriptEntry } from './transcript.ts';
+import { createTurnPoller, transcriptAt } from './turn-poller.ts';
 import { totalUsage, usageText } from './usage-text.ts';
 
 export async function renderChatView(
@@ -49,6 +51,7 @@ export async function renderChatView(
   let transcript: Transcript;
   let chat: ChatSummary;
   let running: CurrentTurn | undefined;
+  let initialTurnId: string | undefined;
   // Each tool declares how its results are shown; without the list (e.g. it failed to load) every
   // result gets the generic view, and the chat itself still opens.
   const resultViews = new Map<string, ToolResultView>();
@@ -64,12 +67,8 @@ export async function renderChatView(
     for (const tool of tools) resultViews.set(tool.name, tool.resultView);
     chat = loaded;
     running = current?.state === 'running' ? current : undefined;
-    // A running turn is replayed from its stream: from the history only what came before it and the
-    // turn's first item (the user's message, which is not a stream event).
-    const end = running ? running.messageSeqAtStart + 1 : Number.POSITIVE_INFINITY;
-    const before = loaded.messages.filter((message) => (message.seq ?? 0) <= end);
-    transcript = transcriptFromHistory(before, loaded.turns);
-    if (running) applyPendingApprovals(transcript, running.pendingApprovals ?? []);
+    initialTurnId = current?.id;
+    transcript = transcriptAt(loaded, running);
   } catch (error) {
     const message =
       error instanceof ApiError && error.status === 404
@@ -90,24 +89,16 @@ export async function renderChatView(
   });
   const announcer = createLiveAnnouncer();
   const elapsed = createElapsedTicker(log);
-  /**
-   * Whether the reader is at the end of the log: then new text keeps it there; scrolled up, nothing
-   * moves it. Decided on the reader's own scrolling, since growing content fires no scroll event.
-   */
-  let following = true;
-  log.addEventListener('scroll', () => {
-    following = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
-  });
-  const followIfFollowing = () => {
-    if (following) log.scrollTop = log.scrollHeight;
-  };
+  const follower = createScrollFollower(log);
+  /** Approval panels already brought into view once; the reader may scroll away from them after. */
+  const revealed = new WeakSet<HTMLElement>();
   const rendered = new Map<TranscriptEntry, { node: HTMLElement; signature: string }>();
   /** One incremental markdown view per answer: streaming appends to it instead of replacing it. */
   const answers = new Map<TranscriptEntry, { node: HTMLElement; view: MarkdownView }>();
   const answerNode = (entry: TranscriptEntry & { kind: 'assistant' }, complete: boolean): HTMLElement => {
     let answer = answers.get(entry);
     if (!answer) {
-      const view = createMarkdownView(options.loadImage, followIfFollowing);
+      const view = createMarkdownView(options.loadImage, follower.update);
       const node = h(
         'div',
         { class: 'message message-assistant' },
@@ -131,6 +122,7 @@ export async function renderChatView(
 
   const renderTranscript = () => {
     const nodes: HTMLElement[] = [];
+    const toReveal: HTMLElement[] = [];
     for (const [index, entry] of transcript.entries.entries()) {
       if (entry.kind === 'assistant') {
         nodes.push(answerNode(entry, !transcript.running || index < transcript.entries.length - 1));
@@ -143,6 +135,11 @@ export async function renderChatView(
         continue;
       }
       const node = renderEntry(entry, options.loadImage, resultViewOf, approvals.panelFor);
+      const panel = entry.kind === 'tool' ? approvals.panelFor(entry) : undefined;
+      if (panel && !revealed.has(panel)) {
+        revealed.add(panel);
+        toReveal.push(node);
+      }
       if (previous) keepDisclosureState(previous.node, node);
       rendered.set(entry, { node, signature });
       nodes.push(node);
@@ -160,7 +157,8 @@ export async function renderChatView(
     approvals.sync(transcript, runningStatus);
     const usages = transcript.entries.filter((entry) => entry.kind === 'usage');
     chatUsage.textContent = usages.length > 0 ? `This chat: ${usageText(totalUsage(usages))}` : '';
-    followIfFollowing();
+    follower.update();
+    for (const node of toReveal) follower.reveal(node);
   };
 
   let renderQueued = false;
@@ -176,10 +174,11 @@ export async function renderChatView(
   const textarea = h('textarea', {
     id: uniqueId('message'),
     name: 'message',
-    rows: 3,
+    rows: 2,
     required: true,
     placeholder: 'Ask something… (Enter sends, Shift+Enter for a new line)',
   });
+  const composerSize = autoGrow(textarea);
   const turnStatus = h('p', { class: 'turn-status' });
   /** What the status line says while the turn runs and no call waits. */
   let runningStatus = WORKING_TEXT;
@@ -210,19 +209,40 @@ export async function renderChatView(
     showStatus(running ? WORKING_TEXT : '');
   };
 
-  const runModelLoop = (message: string) => {
-    transcript.entries.push({ kind: 'user', text: message });
-    return streamTurn((signal) => api.startTurn(chatId, message, signal));
+  const runModelLoop = async (message: string) => {
+    const entry: TranscriptEntry = { kind: 'user', text: message };
+    transcript.entries.push(entry);
+    const started = await streamTurn(
+      (signal) => api.startTurn(chatId, message, signal),
+      () => follower.jumpToLatest(),
+    );
+    if (started !== 'refused') return;
+    // Nothing was stored: the bubble goes and the text comes back, unless something new was typed.
+    transcript.entries = transcript.entries.filter((candidate) => candidate !== entry);
+    renderTranscript();
+    if (textarea.value.trim() === '') textarea.value = message;
+    composerSize.resize();
+    void poller.check();
   };
 
-  /** Shows a turn's stream (a new one, or one re-attached to) until its `done`. */
-  const streamTurn = async (open: (signal: AbortSignal) => Promise<Response>) => {
+  /**
+   * Shows a turn's stream (a new one, or one re-attached to) until its `done`. When a new turn is
+   * refused before it starts (another tab's turn runs, too many turns), says why on the status line and
+   * answers "refused"; `shown` runs once the first render is on screen.
+   */
+  const streamTurn = async (
+    open: (signal: AbortSignal) => Promise<Response>,
+    shown?: () => void,
+  ): Promise<'streamed' | 'refused'> => {
     setRunning(true);
     transcript.doneReason = undefined;
     renderTranscript();
+    shown?.();
     turnController = new AbortController();
+    let opened = false;
     try {
       const response = await open(turnController.signal);
+      opened = true;
       await readTurnStream(response, (event) => {
         applyTurnEvent(transcript, event);
         scheduleRender();
@@ -230,6 +250,13 @@ export async function renderChatView(
       if (transcript.doneReason === undefined)
         finishTurn(transcript, turnController.signal.aborted ? 'cancelled' : 'error');
     } catch (error) {
+      if (!opened && shown && error instanceof ApiError && !turnController.signal.aborted) {
+        turnController = undefined;
+        setRunning(false);
+        showStatus(`Not sent: ${error.message}`);
+        textarea.focus();
+        return 'refused';
+      }
       if (turnController.signal.aborted) {
         // A `done` that arrived before the abort already said how the turn ended.
         if (transcript.doneReason === undefined) finishTurn(transcript, 'cancelled');
@@ -241,12 +268,14 @@ export async function renderChatView(
         });
         finishTurn(transcript, 'failed');
       }
-    } finally {
-      turnController = undefined;
-      setRunning(false);
-      renderTranscript();
-      textarea.focus();
     }
+    turnController = undefined;
+    setRunning(false);
+    renderTranscript();
+    textarea.focus();
+    // This view has shown that turn; later news is another tab's.
+    const ended = await api.currentTurn(chatId).catch(() => undefined);
+    if (ended && ended.state !== 'running') poller.know(ended.id);
     // The server names a "New chat" after its first message.
     if (chat.title === 'New chat') {
       const reloaded = await api.getChat(chatId).catch(() => undefined);
@@ -255,7 +284,25 @@ export async function renderChatView(
         titleEditor.setTitle(reloaded.title);
       }
     }
+    poller.schedule();
+    return 'streamed';
   };
+
+  const poller = createTurnPoller({
+    api,
+    chatId,
+    busy: () => transcript.running,
+    attached: () => log.isConnected,
+    news: (loaded, current) => {
+      chat = loaded;
+      titleEditor.setTitle(loaded.title);
+      const runningNow = current.state === 'running' ? current : undefined;
+      transcript = transcriptAt(loaded, runningNow);
+      if (runningNow) void streamTurn((signal) => api.followTurn(chatId, 0, signal));
+      else renderTranscript();
+    },
+  });
+  poller.know(initialTurnId);
 
   cancelButton.addEventListener('click', async () => {
     cancelButton.disabled = true;
@@ -280,6 +327,7 @@ export async function renderChatView(
         const message = textarea.value.trim();
         if (message === '' || transcript.running) return;
         textarea.value = '';
+        composerSize.resize();
         void runModelLoop(message);
       },
     },
@@ -329,64 +377,24 @@ export async function renderChatView(
       h('div', {}, titleEditor.element, h('p', { class: 'chat-meta' }, facts.join(' — ')), chatUsage),
       deleteButton,
     ),
-    log,
+    h('div', { class: 'transcript-frame' }, log, follower.button),
     form,
     announcer.element,
   );
   renderTranscript();
-  log.scrollTop = log.scrollHeight;
+  follower.jumpToLatest();
   textarea.focus();
+  // Escape stops the turn, unless something inside (a title being renamed, a dialog) used it.
+  main.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || event.defaultPrevented || cancelButton.hidden || cancelButton.disabled)
+      return;
+    event.preventDefault();
+    cancelButton.click();
+  });
+  const firstMessage = takeFirstMessage(chatId);
   if (running) void streamTurn((signal) => api.followTurn(chatId, 0, signal));
+  else if (firstMessage !== undefined) void runModelLoop(firstMessage);
+  else poller.schedule();
 }
 
 const WORKING_TEXT = 'The model is working…';
-
-function entrySignature(entry: TranscriptEntry): string {
-  switch (entry.kind) {
-    case 'tool':
-      return toolCallSignature(entry);
-    case 'notice':
-      return entry.text;
-    case 'usage':
-      return usageText(entry);
-    default:
-      return String(entry.text.length);
-  }
-}
-
-/** Every entry but answers, which `answerNode` keeps as incremental markdown views. */
-function renderEntry(
-  entry: Exclude<TranscriptEntry, { kind: 'assistant' }>,
-  loadImage: ImageLoader,
-  resultViewOf: (toolName: string) => ToolResultView,
-  approvalPanelOf: (call: ToolCallEntry) => HTMLElement | undefined,
-): HTMLElement {
-  switch (entry.kind) {
-    case 'user':
-      return h(
-        'div',
-        { class: 'message message-user' },
-        h('span', { class: 'visually-hidden' }, 'You: '),
-        entry.text,
-      );
-    case 'notice':
-      return h('p', { class: `notice notice-${entry.tone}` }, entry.text);
-    case 'usage':
-      return h('p', { class: 'turn-usage' }, usageText(entry));
-    case 'tool':
-      return renderToolCallCard(entry, loadImage, resultViewOf(entry.name), approvalPanelOf(entry));
-  }
-}
-
-/** Carries the user's open/closed choice of each disclosure from an old card to its replacement. */
-function keepDisclosureState(previous: HTMLElement, next: HTMLElement): void {
-  const before = previous.querySelectorAll('details');
-  const after = next.querySelectorAll('details');
-  for (const oldDetails of before) {
-    const match = [...after].find((candidate) => candidate.className === oldDetails.className);
-    if (match && oldDetails.dataset.userToggled === 'true') {
-      match.open = oldDetails.open;
-      match.dataset.userToggled = 'true';
-    }
-  }
-}

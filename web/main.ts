@@ -1,12 +1,14 @@
 /**
  * Entry point of the web app: sign-in by pasted token, a header with navigation and sign-out, and a
- * history-API router (`/tools`, `/chats`, `/chats/:id`). The server's static route falls back to
+ * history-API router (`/tools`, `/chats`, `/chats/:id`; `/` and a fresh sign-in open Chats, where a
+ * first message can be typed at once). The server's static route falls back to
  * `index.html` for these paths, so reloads and shared links work; any other page-like path it answers
  * with `index.html` at status 404, and the app shows its not-found view.
  */
 import { ApiError, createApiClient } from './api-client.ts';
 import { renderChatPage } from './chat-page.ts';
 import { h, replaceChildren } from './dom.ts';
+import { applyTheme, createThemeSwitch, storedTheme } from './theme-switch.ts';
 import { clearToken, readToken, saveToken } from './token-store.ts';
 import { renderToolsPage } from './tools-page.ts';
 
@@ -43,8 +45,8 @@ async function route(): Promise<void> {
   });
   const path = window.location.pathname;
   const chatMatch = /^\/chats\/([^/]+)\/?$/.exec(path);
-  const section = chatMatch || path.startsWith('/chats') ? 'chats' : 'tools';
-  if (path === '/' || path === '') window.history.replaceState({}, '', '/tools');
+  const section = path.startsWith('/tools') ? 'tools' : 'chats';
+  if (path === '/' || path === '') window.history.replaceState({}, '', '/chats');
 
   const main = h('main', { id: 'main', class: section === 'chats' ? 'page page-wide page-fill' : 'page' });
   replaceChildren(root, renderHeader(section), main);
@@ -88,6 +90,7 @@ function renderHeader(section: 'tools' | 'chats'): HTMLElement {
         h('li', {}, link('/chats', 'Chats', section === 'chats')),
       ),
     ),
+    createThemeSwitch(),
     h('button', { type: 'button', class: 'button-quiet sign-out', onclick: signOut }, 'Sign out'),
   );
 }
@@ -151,7 +154,7 @@ function renderSignIn(notice?: string): void {
         try {
           await createApiClient(token, () => {}).listTools();
           saveToken(token);
-          navigate(window.location.pathname === '/' ? '/tools' : window.location.pathname);
+          navigate(window.location.pathname === '/' ? '/chats' : window.location.pathname);
         } catch (failure) {
           error.textContent =
             failure instanceof ApiError && failure.status === 401
@@ -197,4 +200,5 @@ document.addEventListener('click', (event) => {
   navigate(link.pathname);
 });
 window.addEventListener('popstate', () => void route());
+applyTheme(storedTheme());
 void route();

@@ -1,15 +1,21 @@
 /**
- * The new-chat form: provider (from `GET /api/providers`; unavailable ones disabled with the reason),
+ * A new chat, ready to type into: a composer whose Send creates the chat and sends the message as its
+ * first (`first-message.ts` hands it to the chat's own view), with the chat's options folded away under
+ * "Chat options" and summed up on that line. The options are the provider (from `GET /api/providers`; unavailable ones disabled with the reason),
  * model (free text, suggested from the models the provider lists), title, system prompt, and where the
  * chat works: one of the user's workspaces and a folder inside it
  * (`workspace-picker.ts`). A chat is confined to that folder; the "all my workspaces" box appears only
  * when the server allows this user unrestricted chats, and is off by default. The provider and model of
- * the user's last new chat are remembered on the server and preselected. A server with no provider at
+ * the user's last new chat are remembered on the server and preselected; without one, the first
+ * configured provider and the first model it lists. "Create chat" among the options creates the chat
+ * without a message. A missing model opens the options with the reason. A server with no provider at
  * all gets a setup view naming the variables to set instead of a form that cannot succeed.
  */
 import type { ChatModelPreference, ProviderSummary, WorkspaceList } from './api-client.ts';
+import { autoGrow } from './auto-grow.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
-import { h, replaceChildren, uniqueId } from './dom.ts';
+import { append, h, replaceChildren, uniqueId } from './dom.ts';
+import { holdFirstMessage } from './first-message.ts';
 import { initialModelChoice, PROVIDER_DOCS_PAGE, providerSetupHints } from './model-choice.ts';
 import { createChatBodyFrom } from './workspace-folders.ts';
 import { createWorkspacePicker } from './workspace-picker.ts';
@@ -70,6 +76,7 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
     unrestricted: uniqueId('unrestricted'),
     unrestrictedHint: uniqueId('unrestricted-hint'),
     providerHint: uniqueId('provider-hint'),
+    message: uniqueId('first-message'),
   };
   const available = providers.filter((provider) => provider.available);
   const providerSelect = h(
@@ -92,7 +99,6 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
     id: ids.model,
     name: 'model',
     type: 'text',
-    required: true,
     list: ids.models,
     autocomplete: 'off',
     'aria-describedby': ids.modelHint,
@@ -114,6 +120,11 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
         modelList,
         listed.models.map((model) => h('option', { value: model })),
       );
+      // Nothing remembered or typed: the first model the provider lists, so Send works at once.
+      if (modelInput.value.trim() === '' && listed.models[0]) {
+        modelInput.value = listed.models[0];
+        summarize();
+      }
       modelHint.textContent =
         listed.models.length === 0
           ? `${providerId} listed no models; type the model name.`
@@ -123,8 +134,11 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
       modelHint.textContent = `Could not list the models of ${providerId} (${(error as Error).message}); type the model name.`;
     }
   };
-  providerSelect.addEventListener('change', () => void updateModels());
-  void updateModels();
+  providerSelect.addEventListener('change', () => {
+    // Another provider's model name would only be refused: its own list fills the field.
+    modelInput.value = '';
+    void updateModels();
+  });
   const titleInput = h('input', { id: ids.title, name: 'title', type: 'text', autocomplete: 'off' });
   const systemPromptInput = h('textarea', {
     id: ids.systemPrompt,
@@ -142,25 +156,60 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
   });
   const createButton = h(
     'button',
-    { type: 'submit', class: 'button-primary', disabled: available.length === 0 },
+    { type: 'submit', class: 'button-secondary', disabled: available.length === 0 },
     'Create chat',
+  );
+  const sendButton = h(
+    'button',
+    { type: 'submit', class: 'button-primary', disabled: available.length === 0 },
+    'Send',
+  );
+  const message = h('textarea', {
+    id: ids.message,
+    name: 'message',
+    rows: 2,
+    placeholder: 'Ask something… (Enter sends, Shift+Enter for a new line)',
+  });
+  const messageSize = autoGrow(message);
+  const summary = h('span', { class: 'new-chat-summary' });
+  const summarize = () => {
+    const model = modelInput.value.trim() || 'no model chosen';
+    summary.textContent = `${providerSelect.value || 'no provider'} · ${model}`;
+  };
+  const chatOptions = h(
+    'details',
+    { class: 'new-chat-options' },
+    h('summary', { class: 'new-chat-options-summary' }, 'Chat options: ', summary),
   );
 
   const form = h(
     'form',
     {
       class: 'new-chat-form',
+      novalidate: true,
       'aria-labelledby': heading.id || undefined,
+      oninput: summarize,
+      onchange: summarize,
       onsubmit: async (event: Event) => {
         event.preventDefault();
         status.hidden = true;
+        const sending = (event as SubmitEvent).submitter !== createButton;
+        const first = message.value.trim();
+        if (sending && first === '') {
+          status.textContent = 'Type your first message, or create the chat under Chat options.';
+          status.hidden = false;
+          message.focus();
+          return;
+        }
         if (modelInput.value.trim() === '') {
-          status.textContent = 'Enter a model name.';
+          chatOptions.open = true;
+          status.textContent = `Choose a model: type its name under Chat options${modelHint.textContent ? ` (${modelHint.textContent})` : ''}.`;
           status.hidden = false;
           modelInput.focus();
           return;
         }
         createButton.disabled = true;
+        sendButton.disabled = true;
         try {
           const chat = await options.api.createChat(
             createChatBodyFrom({
@@ -177,14 +226,28 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
           await options.api
             .saveChatModelPreference(providerSelect.value, modelInput.value.trim())
             .catch(() => null);
+          if (sending) holdFirstMessage(chat.id, first);
           options.navigate(`/chats/${encodeURIComponent(chat.id)}`);
         } catch (error) {
           status.textContent = `Could not create the chat: ${(error as Error).message}`;
           status.hidden = false;
           createButton.disabled = false;
+          sendButton.disabled = false;
         }
       },
     },
+    chatOptions,
+    h('p', { class: 'list-empty new-chat-note' }, 'No messages yet. Say something below.'),
+    status,
+    h(
+      'div',
+      { class: 'composer' },
+      h('label', { for: ids.message, class: 'visually-hidden' }, 'Message'),
+      message,
+      h('div', { class: 'composer-actions' }, sendButton),
+    ),
+  );
+  append(chatOptions, [
     h(
       'div',
       { class: 'field' },
@@ -231,11 +294,19 @@ export async function renderNewChatForm(main: HTMLElement, options: ChatPageOpti
           'Off: tools reach only the folder chosen above. On: every workspace listed above, never anything else.',
         ),
       ),
-    status,
     h('div', { class: 'form-actions' }, createButton),
-  );
+  ]);
+  message.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      form.requestSubmit(sendButton);
+    }
+  });
+  summarize();
+  void updateModels();
   replaceChildren(main, heading, form);
-  heading.focus();
+  messageSize.resize();
+  message.focus();
 }
 
 /** The server's limit for a chat's system prompt (`MAX_SYSTEM_PROMPT_LENGTH`). */

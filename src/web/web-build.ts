@@ -1,7 +1,8 @@
 /**
  * Builds the browser app (`web/`) into a static directory (default `dist/web/`) with Bun's bundler:
  * `app.js` (the ES module entry, minified, with a linked source map; code loaded on demand, such as a
- * highlighter language, in `chunk-<hash>.js` files beside it), `app.css` and `index.html`.
+ * highlighter language, in `chunk-<hash>.js` files beside it), `app.css` and `index.html`, and beside each text file its gzip and brotli copies (`app.js.gz`,
+ * `app.js.br`; `precompress-web-files.ts`), which the server sends to browsers that accept them.
  * `app.css` is the stylesheets of `web/styles/` joined in file-name order (their cascade order), so each
  * part of the style stays a file of one concern while the page still loads one stylesheet.
  * No framework and no CDN: the bundle holds everything the page runs.
@@ -20,6 +21,7 @@ import {
   WEB_BUILD_MANIFEST_FORMAT,
   type WebBuildManifest,
 } from './load-web-app.ts';
+import { precompressWebFiles } from './precompress-web-files.ts';
 
 /** Repository root (this file lives in `src/web/`). */
 const PROJECT_ROOT = path.resolve(import.meta.dir, '..', '..');
@@ -72,6 +74,7 @@ export async function buildWebApp(options: WebBuildOptions = {}): Promise<WebBui
     await copyFile(path.join(sourceDirectory, file), path.join(outputDirectory, file));
   }
   await writeFile(path.join(outputDirectory, 'app.css'), await joinStylesheets(sourceDirectory));
+  await precompressWebFiles(outputDirectory, WEB_BUILD_MANIFEST_FILE);
   await writeBuildManifest(outputDirectory);
   const files = (await readdir(outputDirectory)).sort();
   return { outputDirectory, files, durationMs: performance.now() - started };

@@ -145,6 +145,18 @@ export async function signIn(page: Page, serverUrl: string, token: string): Prom
   await page.getByRole('heading', { name: 'Tools', level: 1 }).waitFor();
 }
 
+/**
+ * Unfolds a new chat's "Chat options" (provider, model, title, system prompt, workspace), which start
+ * folded under the composer's first message.
+ */
+export async function openChatOptions(page: Page): Promise<void> {
+  const options = page.locator('details.new-chat-options');
+  await options.waitFor();
+  if (!(await options.evaluate((details) => (details as HTMLDetailsElement).open)))
+    await options.locator('summary').click();
+  await page.getByLabel('Provider').waitFor();
+}
+
 /** An API request as the test server's first user, JSON in and out. */
 export function callApi(
   server: Pick<WebTestServer, 'url' | 'token'>,

@@ -18,6 +18,7 @@ import { chatTextDeltasBody } from '../helpers/scripted-provider-streams.ts';
 import {
   callApi,
   launchTestBrowser,
+  openChatOptions,
   PHONE_VIEWPORT,
   SCREENSHOT_DIRECTORY,
   SHORT_DESKTOP_VIEWPORT,
@@ -194,6 +195,7 @@ describe('chat layout in Chromium', () => {
       await signIn(page, server.url, server.token);
       await page.goto(`${server.url}/chats`);
       await page.getByRole('heading', { name: 'New chat', level: 1 }).waitFor();
+      await openChatOptions(page);
       await page.getByText('2 models listed by openai-compatible; pick one or type any name.').waitFor();
       expect(
         await page
@@ -221,6 +223,7 @@ describe('chat layout in Chromium', () => {
       await page.goto(`${server.url}/chats`);
       await page.reload();
       await page.getByRole('heading', { name: 'New chat', level: 1 }).waitFor();
+      await openChatOptions(page);
       await page.getByText('2 models listed by openai-compatible; pick one or type any name.').waitFor();
       expect(await page.getByLabel('Provider').inputValue()).toBe('openai-compatible');
       expect(await page.getByLabel('Model').inputValue()).toBe('zeta-model');

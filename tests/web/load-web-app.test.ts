@@ -65,10 +65,18 @@ describe('the build manifest', () => {
     const names = Object.keys(manifest.files);
     expect(names.filter((name) => !name.startsWith('chunk-'))).toEqual([
       'app.css',
+      'app.css.br',
+      'app.css.gz',
       'app.js',
+      'app.js.br',
+      'app.js.gz',
       'app.js.map',
       'favicon.svg',
+      'favicon.svg.br',
+      'favicon.svg.gz',
       'index.html',
+      'index.html.br',
+      'index.html.gz',
     ]);
     expect(names.length).toBeGreaterThan(5);
     expect(manifest.format).toBe(1);
@@ -90,7 +98,8 @@ describe('a running server serves the bytes it loaded', () => {
     await writeFile(path.join(directory, 'index.html'), '<script>alert(1)</script>');
     await writeFile(path.join(directory, 'extra.js'), 'alert(2);');
 
-    const script = await fetch(`${running.url}/app.js`);
+    // Identity, so the ETag is the file's own (each compressed copy has its own).
+    const script = await fetch(`${running.url}/app.js`, { headers: { 'accept-encoding': 'identity' } });
     expect(script.status).toBe(200);
     expect(script.headers.get('etag')).toBe(`"${sha256Hex(originalScript)}"`);
     expect(await bytesOf(script)).toEqual(originalScript);

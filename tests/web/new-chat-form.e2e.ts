@@ -13,6 +13,7 @@ import { type ReplayServer, startReplayServer } from '../helpers/replay-server.t
 import {
   callApi,
   launchTestBrowser,
+  openChatOptions,
   PHONE_VIEWPORT,
   SCREENSHOT_DIRECTORY,
   signIn,
@@ -58,6 +59,7 @@ describe('new-chat form in Chromium', () => {
       await signIn(page, server.url, server.token);
       await page.getByRole('link', { name: 'Chats' }).click();
       await page.getByRole('heading', { name: 'New chat', level: 1 }).waitFor();
+      await openChatOptions(page);
       await page.getByLabel('Model').fill('test-model');
       await page.getByLabel('Title (optional)').fill('Folder chat');
 
@@ -129,6 +131,7 @@ describe('new-chat form in Chromium', () => {
       const page = await browser.newPage();
       await signIn(page, server.url, server.token);
       await page.goto(`${server.url}/chats`);
+      await openChatOptions(page);
       await page.getByRole('button', { name: 'Open folder app' }).click();
       await page.getByRole('button', { name: 'Open folder src' }).click();
       await page.locator('.folder-current', { hasText: 'src' }).waitFor();

@@ -48,9 +48,12 @@ describe('tools page in Chromium', () => {
 
       await page.getByLabel('API token').fill(server.token);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { name: 'Tools', level: 1 }).waitFor();
-      expect(new URL(page.url()).pathname).toBe('/tools');
+      // Signing in at / opens Chats, where a first message can be typed at once.
+      await page.getByRole('heading', { name: 'New chat', level: 1 }).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/chats');
 
+      await page.getByRole('link', { name: 'Tools' }).click();
+      await page.getByRole('heading', { name: 'Tools', level: 1 }).waitFor();
       await page.reload();
       await page.getByRole('heading', { name: 'System', level: 2 }).waitFor();
       await page.getByRole('button', { name: 'Sign out' }).click();

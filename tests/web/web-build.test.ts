@@ -19,7 +19,7 @@ afterAll(async () => {
   await rm(path.dirname(outputDirectory), { recursive: true, force: true });
 });
 
-test('a missing build is stale; building produces the shell, bundle, styles and source map', async () => {
+test('a missing build is stale; building produces the shell, bundle, styles, source map and compressed copies', async () => {
   expect(await isWebBuildStale({ outputDirectory })).toBe(true);
   const result = await buildWebApp({ outputDirectory });
   const [chunks, files] = [
@@ -28,15 +28,23 @@ test('a missing build is stale; building produces the shell, bundle, styles and 
   ];
   expect(files).toEqual([
     'app.css',
+    'app.css.br',
+    'app.css.gz',
     'app.js',
+    'app.js.br',
+    'app.js.gz',
     'app.js.map',
     'build-manifest.json',
     'favicon.svg',
+    'favicon.svg.br',
+    'favicon.svg.gz',
     'index.html',
+    'index.html.br',
+    'index.html.gz',
   ]);
   // One script and one source map per highlighter language, loaded on first use.
   expect(chunks.filter((name) => name.endsWith('.js')).length).toBeGreaterThanOrEqual(24);
-  expect(chunks.every((name) => /^chunk-[a-z0-9]+\.js(?:\.map)?$/.test(name))).toBe(true);
+  expect(chunks.every((name) => /^chunk-[a-z0-9]+\.js(?:\.map|\.br|\.gz)?$/.test(name))).toBe(true);
   expect(await isWebBuildStale({ outputDirectory })).toBe(false);
   expect(await ensureWebBuild({ outputDirectory })).toBe(false);
 });
@@ -74,6 +82,7 @@ test('app.css is every stylesheet of web/styles/ in file-name order, each whole'
     '05-chat-panels.css',
     '06-approvals.css',
     '07-chat-list.css',
+    '07-new-chat.css',
   ];
   let position = 0;
   for (const name of names) {

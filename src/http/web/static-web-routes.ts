@@ -9,12 +9,23 @@
  * 404, so a typo in an API call is not hidden behind an HTML page. Only names the build manifest lists
  * exist, so no request path can reach another file.
  *
+ * A file the build compressed (`app.js.br`, `app.js.gz` beside `app.js`) is sent compressed to a browser
+ * whose `Accept-Encoding` takes it (brotli first), with `Vary: Accept-Encoding` and an ETag of its own
+ * (the copy's SHA-256), so a cache never hands one encoding's bytes to a request for another. The copies
+ * are never served under their own names.
+ *
  * Every HTML answer carries a Content-Security-Policy that only allows this origin (plus data:/blob:
  * images), which enforces "no network requests to anything but the server" in the browser itself.
  */
 import path from 'node:path';
 import { Elysia } from 'elysia';
 import type { WebApp, WebAppFile } from '../../web/load-web-app.ts';
+import {
+  ENCODING_SUFFIX,
+  isPrecompressedCopyName,
+  PRECOMPRESSED_ENCODINGS,
+} from '../../web/precompress-web-files.ts';
+import { negotiateEncoding } from './negotiate-encoding.ts';
 
 export interface StaticWebRoutesOptions {
   /** The verified build, or undefined when none is built (pages then answer 503 with the fix). */
@@ -74,8 +85,17 @@ function notFound(): Response {
   return Response.json({ error: 'Not found', code: 'not_found' }, { status: 404 });
 }
 
-function fileResponse(name: string, file: WebAppFile, request: Request, status = 200): Response {
+function fileResponse(
+  name: string,
+  files: ReadonlyMap<string, WebAppFile>,
+  request: Request,
+  status = 200,
+): Response {
   const extension = path.extname(name).toLowerCase();
+  const identity = files.get(name)!;
+  const offered = PRECOMPRESSED_ENCODINGS.filter((encoding) => files.has(name + ENCODING_SUFFIX[encoding]));
+  const encoding = negotiateEncoding(request.headers.get('accept-encoding'), offered);
+  const file = encoding ? files.get(name + ENCODING_SUFFIX[encoding])! : identity;
   const etag = `"${file.sha256}"`;
   const headers: Record<string, string> = {
     'content-type': CONTENT_TYPES[extension] ?? 'application/octet-stream',
@@ -85,14 +105,25 @@ function fileResponse(name: string, file: WebAppFile, request: Request, status =
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
   };
+  if (offered.length > 0) headers.vary = 'Accept-Encoding';
+  if (encoding) headers['content-encoding'] = encoding;
   if (extension === '.html') {
     headers['content-security-policy'] = WEB_CONTENT_SECURITY_POLICY;
     headers['x-frame-options'] = 'DENY';
   }
-  if (status === 200 && request.headers.get('if-none-match') === etag)
+  if (status === 200 && ifNoneMatchHas(request.headers.get('if-none-match'), etag))
     return new Response(null, { status: 304, headers });
   headers['content-length'] = String(file.bytes.byteLength);
   return new Response(request.method === 'HEAD' ? null : file.bytes, { status, headers });
+}
+
+/** True when `If-None-Match` (one tag, a list, or `*`) names the tag, weak or strong. */
+function ifNoneMatchHas(header: string | null, etag: string): boolean {
+  if (header === null) return false;
+  return header.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    return tag === '*' || tag === etag || tag === `W/${etag}`;
+  });
 }
 
 /** The build file a URL path names (`/app.js` → `app.js`), or undefined for anything else. */
@@ -117,12 +148,11 @@ export function createStaticWebRoutes(options: StaticWebRoutesOptions) {
     const url = new URL(request.url);
     if (isReservedPath(url.pathname)) return notFound();
     const name = webFileNameOf(url.pathname);
-    const file = name === undefined ? undefined : files.get(name);
-    if (name !== undefined && file) return fileResponse(name, file, request);
+    const file = name === undefined || isPrecompressedCopyName(name) ? undefined : files.get(name);
+    if (name !== undefined && file) return fileResponse(name, files, request);
     const known = isAppRoute(url.pathname);
     if (!known && !isPageLikePath(url.pathname)) return notFound();
-    const shell = files.get('index.html');
-    if (shell) return fileResponse('index.html', shell, request, known ? 200 : 404);
+    if (files.has('index.html')) return fileResponse('index.html', files, request, known ? 200 : 404);
     if (!known) return notFound();
     return new Response('The web app is not built: run `npm run build`.\n', {
       status: 503,
