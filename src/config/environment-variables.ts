@@ -203,7 +203,15 @@ export const ENVIRONMENT_VARIABLES = {
     secret: true,
     defaultText: '(unset: users cannot add MCP servers with headers)',
     meaning:
-      "the key users' MCP server headers are stored encrypted with ([mcp-client.md](mcp-client.md)); changing it makes stored headers unreadable",
+      "the key users' MCP server headers are stored encrypted with ([mcp-client.md](mcp-client.md)); every instance of a database must have the same one, or refuses to start ([operating.md](operating.md#one-secret-key))",
+  }),
+  MANGO_SECRET_KEY_PREVIOUS: patternVariable({
+    pattern: /^\S{32,}$/,
+    expected: 'at least 32 characters without spaces (the key MANGO_SECRET_KEY replaces)',
+    secret: true,
+    defaultText: '(unset)',
+    meaning:
+      'while `MANGO_SECRET_KEY` is rotated, the old key: it still opens what it sealed, and a starting instance re-seals that under the new key ([operating.md](operating.md#one-secret-key))',
   }),
   MANGO_MCP_MAX_TOOLS: integerVariable({
     fallback: 200,

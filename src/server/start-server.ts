@@ -31,8 +31,11 @@ import {
   readImageGenerationConfigFromEnv,
 } from '../images/image-generation-config.ts';
 import '../tools/builtin/register-builtin-tools.ts';
+import { readVariable } from '../config/environment-variables.ts';
 import { DatabaseSandboxIdRepository } from '../db/database-sandbox-id-repository.ts';
+import { DatabaseSecretKeyProbeRepository } from '../db/database-secret-key-probe-repository.ts';
 import type { FileLock } from '../descriptors/file-lock.ts';
+import { checkSecretKey } from '../mcp-client/secret-key-probe.ts';
 import { installShellSandbox } from '../sandbox/host-shell-sandbox.ts';
 import type { ShellSandbox } from '../sandbox/shell-sandbox.ts';
 import { createShellSandboxFromEnvironment } from '../sandbox/shell-sandbox-config.ts';
@@ -104,7 +107,8 @@ export async function startServer(
   options: StartServerOptions = {},
 ): Promise<RunningServer> {
   const print = options.print ?? ((line: string) => console.log(line));
-  const removed = removedWorkspaceRootsMessage(options.env ?? process.env);
+  const environment = options.env ?? process.env;
+  const removed = removedWorkspaceRootsMessage(environment);
   if (removed !== undefined) throw new ConfigError(removed);
   prepareDataDirectory(config.dataDirectory);
   const database = await openDatabase(config);
@@ -117,6 +121,14 @@ export async function startServer(
     if (!webApp)
       print(`The web app is not built (${webDirectory}): pages answer 503 until \`npm run build\`.`);
     await migrate(database, undefined, options.now);
+    print(
+      await checkSecretKey({
+        repository: new DatabaseSecretKeyProbeRepository(database),
+        current: readVariable(environment, 'MANGO_SECRET_KEY'),
+        previous: readVariable(environment, 'MANGO_SECRET_KEY_PREVIOUS'),
+        now: options.now ?? Date.now,
+      }),
+    );
     // Installed before the dependencies: personal workspaces are created for the sandbox's uid.
     const shellSandbox =
       options.shellSandbox ??

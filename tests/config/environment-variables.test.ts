@@ -40,6 +40,7 @@ describe('readEnvironment', () => {
       MANGO_MCP_SERVERS: undefined,
       MANGO_MCP_ALLOW_PRIVATE: '0',
       MANGO_SECRET_KEY: undefined,
+      MANGO_SECRET_KEY_PREVIOUS: undefined,
       MANGO_MCP_MAX_TOOLS: 200,
       MANGO_MCP_MAX_DESCRIPTION_BYTES: 8192,
       MANGO_MCP_MAX_SCHEMA_BYTES: 65536,
