@@ -21,7 +21,6 @@ import {
   type ToolApprovalAnswerBody,
   type ToolApprovalAnswerResult,
 } from '../approvals/answer-tool-approval.ts';
-import { ApprovalWakeups } from '../approvals/approval-wakeups.ts';
 import type { PendingToolApproval, RememberedApprovalRule } from '../approvals/tool-approval-gate.ts';
 import { toPendingApproval } from '../approvals/tool-approval-repository.ts';
 import { PROVIDER_IDS, type ProviderId } from '../contracts/provider-id.ts';
@@ -37,6 +36,7 @@ import type { TurnFollower } from '../turns/turn-follower.ts';
 import type { TurnRecord } from '../turns/turn-repository.ts';
 import type { TurnTimers } from '../turns/turn-timers.ts';
 import { type TurnTiming, turnTimingFor } from '../turns/turn-timing.ts';
+import { LocalWakeUps, type WakeUpSource } from '../turns/wake-up-source.ts';
 import { toolAccessContext } from '../workspaces/tool-access.ts';
 import { WorkspaceError } from '../workspaces/workspace-error.ts';
 import type { BoundAccess, WorkspaceService } from '../workspaces/workspace-service.ts';
@@ -74,6 +74,11 @@ export interface ChatServiceDependencies {
   turnTiming?: TurnTiming;
   /** What turns' renewals, polls and retries wait on (tests drive them by hand; default: real). */
   turnTimers?: TurnTimers;
+  /**
+   * How answers, cancels and events reach what waits for them (the server's PostgreSQL listener);
+   * default: within this process, other instances poll.
+   */
+  wakeUps?: WakeUpSource;
   /** Most turns one user runs at once, in any chat or instance (`MANGO_USER_MAX_TURNS`); absent: none. */
   userTurnLimit?: number;
   /** Where a turn that stops for a lost lease or a failing database says so (default: stderr). */
@@ -141,13 +146,15 @@ export class ChatService {
   readonly #now: () => number;
   readonly #turns: TurnCoordinator;
   readonly #timing: TurnTiming;
-  readonly #wakeups = new ApprovalWakeups();
+  readonly #wakeups: WakeUpSource;
 
   constructor(dependencies: ChatServiceDependencies) {
     this.#dependencies = dependencies;
     this.#now = dependencies.now ?? Date.now;
     this.#timing = dependencies.turnTiming ?? turnTimingFor();
+    this.#wakeups = dependencies.wakeUps ?? new LocalWakeUps();
     this.#turns = new TurnCoordinator({
+      wakeUps: this.#wakeups,
       store: dependencies.repository.turns,
       timing: this.#timing,
       now: this.#now,

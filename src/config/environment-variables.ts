@@ -111,6 +111,15 @@ export const ENVIRONMENT_VARIABLES = {
     defaultText: '`30000`',
     meaning: "how long a turn's lease lasts unrenewed: how long a chat stays busy after its instance died",
   }),
+  MANGO_WAKE_UP_POLL_MS: integerVariable({
+    fallback: 5_000,
+    minimum: 50,
+    maximum: 600_000,
+    unit: 'milliseconds',
+    defaultText: '`5000`',
+    meaning:
+      'on PostgreSQL, while approvals, cancels and new turn events reach other instances by LISTEN/NOTIFY, how often a waiting turn or follower still reads the database anyway ([operating.md](operating.md#wake-ups-between-instances))',
+  }),
   MANGO_USER_MAX_TURNS: integerVariable({
     fallback: 4,
     minimum: 1,

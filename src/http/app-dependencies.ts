@@ -43,6 +43,7 @@ import type { ToolTimers } from '../tools/execution.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { UserCallSlots } from '../tools/user-call-slots.ts';
+import type { WakeUpSource } from '../turns/wake-up-source.ts';
 import type { UserPreferenceRepository } from '../users/user-preferences.ts';
 import type { WebApp } from '../web/load-web-app.ts';
 import { createWorkspaceService } from '../workspaces/create-workspace-service.ts';
@@ -121,6 +122,8 @@ export interface AppDependencyOptions {
   approvalTimers?: ToolTimers;
   /** Default: built from `environment` (`MANGO_MCP_SERVERS`); `null`: none, whatever it says. */
   externalTools?: ExternalTools | null;
+  /** How answers, cancels and turn events reach other instances (`startServer`'s listener on PostgreSQL). */
+  wakeUps?: WakeUpSource;
 }
 
 /**
@@ -205,6 +208,7 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
       dataDirectory: options.config.dataDirectory,
       now,
       repository: options.chatRepository ?? new DatabaseChatRepository(options.database),
+      wakeUps: options.wakeUps,
     }),
   };
 }

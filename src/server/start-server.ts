@@ -24,6 +24,7 @@ import { prepareDataDirectory } from '../db/data-directory.ts';
 import { type Database, openDatabase } from '../db/database.ts';
 import { UserNameTakenError } from '../db/database-user-repository.ts';
 import { migrate } from '../db/migrate.ts';
+import { PostgresWakeUps } from '../db/postgres-wake-ups.ts';
 import { createApp } from '../http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../http/app-dependencies.ts';
 import {
@@ -115,6 +116,7 @@ export async function startServer(
   let server: ReturnType<typeof Bun.serve> | undefined;
   let uninstallSandbox: (() => void) | undefined;
   let serverLock: FileLock | undefined;
+  let wakeUps: PostgresWakeUps | undefined;
   try {
     const webDirectory = config.webDirectory ?? DEFAULT_WEB_OUTPUT_DIRECTORY;
     const webApp = await loadWebApp(webDirectory);
@@ -137,7 +139,16 @@ export async function startServer(
       });
     uninstallSandbox = installShellSandbox(shellSandbox);
     print(describeShellSandbox(shellSandbox.status()));
+    const instanceId = crypto.randomUUID();
+    if (database.dialect === 'postgres') {
+      wakeUps = await PostgresWakeUps.start(database, {
+        instanceId,
+        fallbackPollMilliseconds: readVariable(environment, 'MANGO_WAKE_UP_POLL_MS'),
+        log: (line) => console.error(line),
+      });
+    }
     const deps = createAppDependencies({
+      wakeUps,
       config,
       database,
       now: options.now,
@@ -217,6 +228,7 @@ export async function startServer(
           // Its sandboxes built ahead end with it; one the caller passed is the caller's.
           if (options.shellSandbox === undefined) shellSandbox.dispose?.();
           serverLock?.release();
+          await wakeUps?.close();
           await database.close();
         })();
         return stopping;
@@ -226,6 +238,7 @@ export async function startServer(
     server?.stop(true);
     uninstallSandbox?.();
     serverLock?.release();
+    await wakeUps?.close();
     await database.close(0);
     throw error;
   }

@@ -28,6 +28,7 @@ describe('readEnvironment', () => {
       MANGO_ALLOWED_ORIGINS: [],
       MANGO_MAX_TOOL_ITERATIONS: 25,
       MANGO_TURN_LEASE_MS: 30_000,
+      MANGO_WAKE_UP_POLL_MS: 5000,
       MANGO_USER_MAX_TURNS: 4,
       MANGO_USER_MAX_TOOL_CALLS: 8,
       MANGO_SHELL_SANDBOX: 'bubblewrap',
