@@ -22,6 +22,7 @@ import {
 } from '../config.ts';
 import { prepareDataDirectory } from '../db/data-directory.ts';
 import { type Database, openDatabase } from '../db/database.ts';
+import { DatabaseInstanceRepository } from '../db/database-instance-repository.ts';
 import { UserNameTakenError } from '../db/database-user-repository.ts';
 import { migrate } from '../db/migrate.ts';
 import { PostgresWakeUps } from '../db/postgres-wake-ups.ts';
@@ -31,6 +32,7 @@ import {
   configureImageGeneration,
   readImageGenerationConfigFromEnv,
 } from '../images/image-generation-config.ts';
+import { type RegisteredInstance, registerInstance } from './shared-directories.ts';
 import '../tools/builtin/register-builtin-tools.ts';
 import { readVariable } from '../config/environment-variables.ts';
 import { DatabaseSandboxIdRepository } from '../db/database-sandbox-id-repository.ts';
@@ -117,6 +119,7 @@ export async function startServer(
   let uninstallSandbox: (() => void) | undefined;
   let serverLock: FileLock | undefined;
   let wakeUps: PostgresWakeUps | undefined;
+  let instance: RegisteredInstance | undefined;
   try {
     const webDirectory = config.webDirectory ?? DEFAULT_WEB_OUTPUT_DIRECTORY;
     const webApp = await loadWebApp(webDirectory);
@@ -155,6 +158,15 @@ export async function startServer(
       registry: options.registry,
       environment: options.env,
       webApp,
+    });
+    // After the dependencies, which made the workspaces directory as it must be.
+    instance = await registerInstance({
+      repository: new DatabaseInstanceRepository(database),
+      instanceId,
+      dataDirectory: config.dataDirectory,
+      workspacesDirectory: config.workspacesDirectory,
+      now: options.now ?? Date.now,
+      log: (line) => console.error(line),
     });
     const disks = deps.workspaces.disks;
     if (disks !== undefined) {
@@ -229,6 +241,7 @@ export async function startServer(
           if (options.shellSandbox === undefined) shellSandbox.dispose?.();
           serverLock?.release();
           await wakeUps?.close();
+          await instance?.stop();
           await database.close();
         })();
         return stopping;
@@ -239,6 +252,7 @@ export async function startServer(
     uninstallSandbox?.();
     serverLock?.release();
     await wakeUps?.close();
+    await instance?.stop();
     await database.close(0);
     throw error;
   }
