@@ -15,7 +15,6 @@
  *   the database; a turn runs until it ends or is explicitly cancelled, whatever its clients do, and any
  *   client can follow it from any instance (`turn-coordinator.ts`; leases and replay: docs/turns.md).
  */
-
 import {
   answerToolApproval,
   type ToolApprovalAnswerBody,
@@ -36,7 +35,7 @@ import type { TurnFollower } from '../turns/turn-follower.ts';
 import type { TurnRecord } from '../turns/turn-repository.ts';
 import type { TurnTimers } from '../turns/turn-timers.ts';
 import { type TurnTiming, turnTimingFor } from '../turns/turn-timing.ts';
-import { LocalWakeUps, type WakeUpSource } from '../turns/wake-up-source.ts';
+import type { WakeUpSource } from '../turns/wake-up-source.ts';
 import { toolAccessContext } from '../workspaces/tool-access.ts';
 import { WorkspaceError } from '../workspaces/workspace-error.ts';
 import type { BoundAccess, WorkspaceService } from '../workspaces/workspace-service.ts';
@@ -74,10 +73,7 @@ export interface ChatServiceDependencies {
   turnTiming?: TurnTiming;
   /** What turns' renewals, polls and retries wait on (tests drive them by hand; default: real). */
   turnTimers?: TurnTimers;
-  /**
-   * How answers, cancels and events reach what waits for them (the server's PostgreSQL listener);
-   * default: within this process, other instances poll.
-   */
+  /** How answers, cancels and events reach their waiters on any instance (default: this process only). */
   wakeUps?: WakeUpSource;
   /** Most turns one user runs at once, in any chat or instance (`MANGO_USER_MAX_TURNS`); absent: none. */
   userTurnLimit?: number;
@@ -146,15 +142,13 @@ export class ChatService {
   readonly #now: () => number;
   readonly #turns: TurnCoordinator;
   readonly #timing: TurnTiming;
-  readonly #wakeups: WakeUpSource;
 
   constructor(dependencies: ChatServiceDependencies) {
     this.#dependencies = dependencies;
     this.#now = dependencies.now ?? Date.now;
     this.#timing = dependencies.turnTiming ?? turnTimingFor();
-    this.#wakeups = dependencies.wakeUps ?? new LocalWakeUps();
     this.#turns = new TurnCoordinator({
-      wakeUps: this.#wakeups,
+      wakeUps: dependencies.wakeUps,
       store: dependencies.repository.turns,
       timing: this.#timing,
       now: this.#now,
@@ -301,8 +295,7 @@ export class ChatService {
   }
 
   /**
-   * The chat's current (newest) turn record without its holder: running or how it ended, its usage
-   * and durations.
+   * The chat's current (newest) turn record without its holder (running or how it ended, usage, durations).
    * @throws ChatError `not_found` when the chat is not the user's or never ran a turn.
    */
   async currentTurn(userId: string, chatId: string): Promise<CurrentTurn> {
@@ -333,7 +326,7 @@ export class ChatService {
     return answerToolApproval({
       store: dependencies.repository.approvals,
       registry: dependencies.executeOptions?.registry ?? defaultToolRegistry,
-      wakeups: this.#wakeups,
+      wakeups: this.#turns.wakeUps,
       userId,
       chatId,
       callId,
@@ -385,7 +378,7 @@ export class ChatService {
           run,
           now: this.#now,
           pollMilliseconds: this.#timing.cancelPollMilliseconds,
-          wakeups: this.#wakeups,
+          wakeups: this.#turns.wakeUps,
         }),
       {
         exists: async () => (await this.#dependencies.repository.getChat(chatId)) !== undefined,

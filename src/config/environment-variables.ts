@@ -15,6 +15,7 @@ import {
   listVariable,
   patternVariable,
   removedVariable,
+  secretKeyVariable,
   textVariable,
   type VariableDeclaration,
 } from './variable-parsers.ts';
@@ -206,18 +207,12 @@ export const ENVIRONMENT_VARIABLES = {
     defaultText: '`0`',
     meaning: '`1` lets external MCP servers over HTTP reach loopback, link-local and private addresses',
   }),
-  MANGO_SECRET_KEY: patternVariable({
-    pattern: /^\S{32,}$/,
-    expected: 'at least 32 characters without spaces (e.g. `openssl rand -base64 32`)',
-    secret: true,
+  MANGO_SECRET_KEY: secretKeyVariable({
     defaultText: '(unset: users cannot add MCP servers with headers)',
     meaning:
       "the key users' MCP server headers are stored encrypted with ([mcp-client.md](mcp-client.md)); every instance of a database must have the same one, or refuses to start ([operating.md](operating.md#one-secret-key))",
   }),
-  MANGO_SECRET_KEY_PREVIOUS: patternVariable({
-    pattern: /^\S{32,}$/,
-    expected: 'at least 32 characters without spaces (the key MANGO_SECRET_KEY replaces)',
-    secret: true,
+  MANGO_SECRET_KEY_PREVIOUS: secretKeyVariable({
     defaultText: '(unset)',
     meaning:
       'while `MANGO_SECRET_KEY` is rotated, the old key: it still opens what it sealed, and a starting instance re-seals that under the new key ([operating.md](operating.md#one-secret-key))',

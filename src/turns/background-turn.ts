@@ -23,7 +23,6 @@ import type { FinishTurnInput, StoredTurnEvent, TurnRecord, TurnRepository } fro
 import { REAL_TURN_TIMERS, sleepOn, type TurnTimers } from './turn-timers.ts';
 import type { TurnTiming } from './turn-timing.ts';
 import { TurnTraceRecorder } from './turn-trace.ts';
-import { LocalWakeUps, pollIsDue, type WakeUpSource } from './wake-up-source.ts';
 
 export const LOST_LEASE_MESSAGE =
   'This instance lost the turn lease (it was paused or cut off from the database longer than the lease, or another instance took the chat over); the turn was stopped and nothing more was written.';
@@ -36,11 +35,6 @@ export interface BackgroundTurnOptions {
   log: (line: string) => void;
   /** The renewal and cancel-poll intervals, retry pauses and the monotonic clock (default: real). */
   timers?: TurnTimers;
-  /**
-   * Where a cancel recorded by another instance wakes the turn, and where its persisted batches and
-   * its end wake followers on other instances (default: this process only; the cancel poll finds it).
-   */
-  wakeUps?: WakeUpSource;
 }
 
 function iso(milliseconds: number): string {
@@ -71,9 +65,6 @@ export class BackgroundTurn {
   #lastTickAt: number;
   #wake: (() => void)[] = [];
   readonly #intervals: unknown[] = [];
-  readonly #wakeUps: WakeUpSource;
-  #unsubscribeCancel: (() => void) | undefined;
-  #lastCancelReadAt = 0;
   readonly ended: Promise<void>;
   #resolveEnded: () => void = () => {};
   /** Rejects when the turn is lost, so a hanging write stops waiting. */
@@ -86,7 +77,6 @@ export class BackgroundTurn {
     this.record = options.record;
     this.#store = options.store;
     this.#timing = options.timing;
-    this.#wakeUps = options.wakeUps ?? new LocalWakeUps();
     this.#now = options.now;
     this.#log = options.log;
     this.#timers = options.timers ?? REAL_TURN_TIMERS;
@@ -146,7 +136,6 @@ export class BackgroundTurn {
     const waiting = this.#wake;
     this.#wake = [];
     for (const resolve of waiting) resolve();
-    this.#wakeUps.notify('turn', this.record.id);
   }
 
   #fence(at = this.#now()): TurnFence {
@@ -220,23 +209,13 @@ export class BackgroundTurn {
   startTimers(): void {
     const timers = this.#timers;
     const renew = timers.setInterval(() => void this.#renew(), this.#timing.renewMilliseconds);
-    this.#lastCancelReadAt = timers.monotonic();
-    const poll = timers.setInterval(() => {
-      if (pollIsDue(this.#wakeUps, timers.monotonic() - this.#lastCancelReadAt)) void this.#pollCancel();
-    }, this.#timing.cancelPollMilliseconds);
+    const poll = timers.setInterval(() => void this.pollCancel(), this.#timing.cancelPollMilliseconds);
     this.#intervals.push(renew, poll);
-    this.#unsubscribeCancel = this.#wakeUps.subscribe(
-      'cancel',
-      this.record.id,
-      () => void this.#pollCancel(),
-    );
   }
 
   #stopTimers(): void {
     for (const interval of this.#intervals) this.#timers.clearInterval(interval);
     this.#intervals.length = 0;
-    this.#unsubscribeCancel?.();
-    this.#unsubscribeCancel = undefined;
   }
 
   async #renew(): Promise<void> {
@@ -284,9 +263,8 @@ export class BackgroundTurn {
     }
   }
 
-  async #pollCancel(): Promise<void> {
+  async pollCancel(): Promise<void> {
     if (this.controller.signal.aborted) return;
-    this.#lastCancelReadAt = this.#timers.monotonic();
     const record = await this.#store.getTurn(this.record.id).catch(() => undefined);
     if (record?.cancelRequestedAt) this.controller.abort();
   }

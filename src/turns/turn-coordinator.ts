@@ -95,12 +95,13 @@ export class TurnCoordinator {
   readonly #runs = new Map<string, BackgroundTurn>();
   readonly #claiming = new Set<string>();
   readonly #timers: TurnTimers;
-  readonly #wakeUps: WakeUpSource;
+  /** Where its turns, followers and cancels are woken; the service's approvals use it too. */
+  readonly wakeUps: WakeUpSource;
 
   constructor(options: TurnCoordinatorOptions) {
     this.#options = options;
     this.#timers = options.timers ?? REAL_TURN_TIMERS;
-    this.#wakeUps = options.wakeUps ?? new LocalWakeUps();
+    this.wakeUps = options.wakeUps ?? new LocalWakeUps();
   }
 
   isRunning(chatId: string): boolean {
@@ -145,7 +146,9 @@ export class TurnCoordinator {
       throw new ChatError('turn_not_started', NOT_STARTED_MESSAGE);
     }
     run.startTimers();
+    const stopWaking = this.#wakeWhileRunning(run);
     void run.drive(events).finally(() => {
+      stopWaking();
       if (this.#runs.get(chatId) === run) this.#runs.delete(chatId);
     });
     return this.#follow(run.record.id, 0, run);
@@ -181,12 +184,41 @@ export class TurnCoordinator {
     return new BackgroundTurn({
       store,
       record,
-      timing,
+      // Pushed cancels wake the run at once; its own poll is then only the safety net.
+      timing: this.wakeUps.pushing
+        ? {
+            ...timing,
+            cancelPollMilliseconds: Math.max(
+              timing.cancelPollMilliseconds,
+              this.wakeUps.fallbackPollMilliseconds,
+            ),
+          }
+        : timing,
       now: this.#options.now,
       log: this.#options.log,
       timers: this.#timers,
-      wakeUps: this.#wakeUps,
     });
+  }
+
+  /**
+   * Wakes the run at a cancel another instance recorded, and the followers of other instances at each
+   * batch it persisted and at its recorded end. The persisted seq is compared before each wait, so a
+   * batch persisted while this loop was between two waits is announced too. @returns the unsubscribe.
+   */
+  #wakeWhileRunning(run: BackgroundTurn): () => void {
+    const id = run.record.id;
+    const unsubscribe = this.wakeUps.subscribe('cancel', id, () => void run.pollCancel());
+    void (async () => {
+      for (let seen = run.persisted.seq; ; ) {
+        if (run.persisted.seq !== seen || run.finished) {
+          seen = run.persisted.seq;
+          this.wakeUps.notify('turn', id);
+        }
+        if (run.finished) return;
+        await run.changed();
+      }
+    })();
+    return unsubscribe;
   }
 
   /**
@@ -222,7 +254,7 @@ export class TurnCoordinator {
       pollMilliseconds: this.#options.timing.followPollMilliseconds,
       now: this.#options.now,
       timers: this.#timers,
-      wakeUps: this.#wakeUps,
+      wakeUps: this.wakeUps,
     });
   }
 
@@ -246,12 +278,12 @@ export class TurnCoordinator {
       };
     }
     // Subscribed before the request: the end the holder records may come at once.
-    const ended = new WakeUpLatch(this.#wakeUps, 'turn', latest.id);
+    const ended = new WakeUpLatch(this.wakeUps, 'turn', latest.id);
     try {
       if (!(await store.requestTurnCancel(latest.id, iso(now)))) {
         return { cancelled: false, reason: 'The turn ended before the cancel arrived.' };
       }
-      this.#wakeUps.notify('cancel', latest.id);
+      this.wakeUps.notify('cancel', latest.id);
       // The holder is woken (or polls) for the request; wait (bounded) for it to confirm by ending the turn.
       const timers = this.#timers;
       const deadline = timers.monotonic() + Math.min(timing.leaseMilliseconds, CANCEL_CONFIRM_MILLISECONDS);
