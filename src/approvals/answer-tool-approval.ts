@@ -16,8 +16,8 @@
 import { ChatError } from '../chat/chat-errors.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { isCommandPrefixOf, parseSimpleCommand } from '../tools/shell/command-approval-rules.ts';
+import type { WakeUpSource } from '../turns/wake-up-source.ts';
 import { ruleShellOf } from './approval-decision.ts';
-import type { ApprovalWakeups } from './approval-wakeups.ts';
 import type { RememberedApprovalRule } from './tool-approval-gate.ts';
 import type {
   ToolApprovalRecord,
@@ -46,7 +46,7 @@ export interface ToolApprovalAnswerResult {
 export interface AnswerToolApprovalInput {
   store: ToolApprovalRepository;
   registry: ToolRegistry;
-  wakeups: ApprovalWakeups;
+  wakeups: WakeUpSource;
   userId: string;
   chatId: string;
   callId: string;
@@ -155,7 +155,7 @@ export async function answerToolApproval(input: AnswerToolApprovalInput): Promis
     await store.closeApproval(record.id, 'interrupted', now).catch(() => {});
     throw closed(current, 'its turn has ended or the server running it lost the chat');
   }
-  input.wakeups.notify(record.id);
+  input.wakeups.notify('approval', record.id);
   if (remembered !== undefined) await input.remember?.(input.userId, record.name, remembered);
   return {
     callId: record.callId,

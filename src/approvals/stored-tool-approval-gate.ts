@@ -1,8 +1,10 @@
 /**
  * The approval gate of a chat turn on the server: each question is a row of the approval repository
  * (`tool-approval-repository.ts`), so any instance can show and answer it. The instance running the turn
- * learns the answer at once when it was taken in this process (`ApprovalWakeups`), otherwise at its
- * next poll of the row (every `pollMilliseconds`, like the cancel poll).
+ * learns the answer at once when it was taken in this process or another instance's wake-up reached
+ * it (`WakeUpSource`, topic `approval`), otherwise at its next poll of the row (every
+ * `pollMilliseconds`, like the cancel poll; while the source pushes, only every
+ * `fallbackPollMilliseconds`).
  *
  * Guarantees:
  * - The question is recorded under the turn's fence (`BackgroundTurn.fencedWrite`): a turn that lost the
@@ -18,7 +20,7 @@
 import { errorMessage } from '../errors/error-message.ts';
 import { REAL_TOOL_TIMERS, type ToolTimers } from '../tools/execution.ts';
 import type { TurnFence } from '../turns/turn-fence.ts';
-import type { ApprovalWakeups } from './approval-wakeups.ts';
+import { pollIsDue, type WakeUpSource } from '../turns/wake-up-source.ts';
 import {
   type AskedToolApproval,
   pendingApprovalOf,
@@ -38,7 +40,7 @@ export interface StoredToolApprovalGateOptions {
   isLost: () => boolean;
   now: () => number;
   pollMilliseconds: number;
-  wakeups: ApprovalWakeups;
+  wakeups: WakeUpSource;
   /** The timeout's timer (tests fire it without waiting). */
   timers?: ToolTimers;
   log?: (line: string) => void;
@@ -146,9 +148,14 @@ export class StoredToolApprovalGate implements ToolApprovalGate {
       }, question.timeoutSeconds * 1000);
       cleanups.push(() => timers.clearTimeout(timer));
 
-      const poll = setInterval(() => void check(), this.#options.pollMilliseconds);
+      let lastReadAt = performance.now();
+      const poll = setInterval(() => {
+        if (!pollIsDue(wakeups, performance.now() - lastReadAt)) return;
+        lastReadAt = performance.now();
+        void check();
+      }, this.#options.pollMilliseconds);
       cleanups.push(() => clearInterval(poll));
-      cleanups.push(wakeups.subscribe(id, () => void check()));
+      cleanups.push(wakeups.subscribe('approval', id, () => void check()));
     });
     return { pending, answer };
   }

@@ -15,13 +15,11 @@
  *   the database; a turn runs until it ends or is explicitly cancelled, whatever its clients do, and any
  *   client can follow it from any instance (`turn-coordinator.ts`; leases and replay: docs/turns.md).
  */
-
 import {
   answerToolApproval,
   type ToolApprovalAnswerBody,
   type ToolApprovalAnswerResult,
 } from '../approvals/answer-tool-approval.ts';
-import { ApprovalWakeups } from '../approvals/approval-wakeups.ts';
 import type { PendingToolApproval, RememberedApprovalRule } from '../approvals/tool-approval-gate.ts';
 import { toPendingApproval } from '../approvals/tool-approval-repository.ts';
 import { PROVIDER_IDS, type ProviderId } from '../contracts/provider-id.ts';
@@ -37,6 +35,7 @@ import type { TurnFollower } from '../turns/turn-follower.ts';
 import type { TurnRecord } from '../turns/turn-repository.ts';
 import type { TurnTimers } from '../turns/turn-timers.ts';
 import { type TurnTiming, turnTimingFor } from '../turns/turn-timing.ts';
+import type { WakeUpSource } from '../turns/wake-up-source.ts';
 import { toolAccessContext } from '../workspaces/tool-access.ts';
 import { WorkspaceError } from '../workspaces/workspace-error.ts';
 import type { BoundAccess, WorkspaceService } from '../workspaces/workspace-service.ts';
@@ -84,6 +83,8 @@ export interface ChatServiceDependencies {
   turnTiming?: TurnTiming;
   /** What turns' renewals, polls and retries wait on (tests drive them by hand; default: real). */
   turnTimers?: TurnTimers;
+  /** How answers, cancels and events reach their waiters on any instance (default: this process only). */
+  wakeUps?: WakeUpSource;
   /** Most turns one user runs at once, in any chat or instance (`MANGO_USER_MAX_TURNS`); absent: none. */
   userTurnLimit?: number;
   /** Where a turn that stops for a lost lease or a failing database says so (default: stderr). */
@@ -140,7 +141,6 @@ export class ChatService {
   readonly #now: () => number;
   readonly #turns: TurnCoordinator;
   readonly #timing: TurnTiming;
-  readonly #wakeups = new ApprovalWakeups();
   /** Listing, renaming, pinning, archiving, searching and exporting a user's chats. */
   readonly organizer: ChatOrganizer;
 
@@ -154,6 +154,7 @@ export class ChatService {
       now: this.#now,
     });
     this.#turns = new TurnCoordinator({
+      wakeUps: dependencies.wakeUps,
       store: dependencies.repository.turns,
       timing: this.#timing,
       now: this.#now,
@@ -281,8 +282,7 @@ export class ChatService {
   }
 
   /**
-   * The chat's current (newest) turn record without its holder: running or how it ended, its usage
-   * and durations.
+   * The chat's current (newest) turn record without its holder (running or how it ended, usage, durations).
    * @throws ChatError `not_found` when the chat is not the user's or never ran a turn.
    */
   async currentTurn(userId: string, chatId: string): Promise<CurrentTurn> {
@@ -313,7 +313,7 @@ export class ChatService {
     return answerToolApproval({
       store: dependencies.repository.approvals,
       registry: dependencies.executeOptions?.registry ?? defaultToolRegistry,
-      wakeups: this.#wakeups,
+      wakeups: this.#turns.wakeUps,
       userId,
       chatId,
       callId,
@@ -365,7 +365,7 @@ export class ChatService {
           run,
           now: this.#now,
           pollMilliseconds: this.#timing.cancelPollMilliseconds,
-          wakeups: this.#wakeups,
+          wakeups: this.#turns.wakeUps,
         }),
       {
         exists: async () => (await this.#dependencies.repository.getChat(chatId)) !== undefined,

@@ -6,7 +6,6 @@
  * approval gate. Part of `ChatService.startTurn`, in its own module so each stays readable.
  */
 
-import type { ApprovalWakeups } from '../approvals/approval-wakeups.ts';
 import { StoredToolApprovalGate } from '../approvals/stored-tool-approval-gate.ts';
 import type { ProviderId } from '../contracts/provider-id.ts';
 import type { TurnEvent } from '../contracts/turn-event.ts';
@@ -20,6 +19,7 @@ import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import type { BackgroundTurn } from '../turns/background-turn.ts';
+import type { WakeUpSource } from '../turns/wake-up-source.ts';
 import { toolAccessContext } from '../workspaces/tool-access.ts';
 import type { BoundAccess } from '../workspaces/workspace-service.ts';
 import { ChatError } from './chat-errors.ts';
@@ -51,7 +51,7 @@ export interface PrepareChatTurnInput {
   now: () => number;
   /** How often a waiting approval's row is read (the cancel poll's interval). */
   pollMilliseconds: number;
-  wakeups: ApprovalWakeups;
+  wakeups: WakeUpSource;
 }
 
 export async function prepareChatTurn(input: PrepareChatTurnInput): Promise<AsyncGenerator<TurnEvent, void>> {

@@ -15,6 +15,7 @@ import {
   listVariable,
   patternVariable,
   removedVariable,
+  secretKeyVariable,
   textVariable,
   type VariableDeclaration,
 } from './variable-parsers.ts';
@@ -111,6 +112,15 @@ export const ENVIRONMENT_VARIABLES = {
     defaultText: '`30000`',
     meaning: "how long a turn's lease lasts unrenewed: how long a chat stays busy after its instance died",
   }),
+  MANGO_WAKE_UP_POLL_MS: integerVariable({
+    fallback: 5_000,
+    minimum: 50,
+    maximum: 600_000,
+    unit: 'milliseconds',
+    defaultText: '`5000`',
+    meaning:
+      'on PostgreSQL, while approvals, cancels and new turn events reach other instances by LISTEN/NOTIFY, how often a waiting turn or follower still reads the database anyway ([operating.md](operating.md#wake-ups-between-instances))',
+  }),
   MANGO_USER_MAX_TURNS: integerVariable({
     fallback: 4,
     minimum: 1,
@@ -197,13 +207,15 @@ export const ENVIRONMENT_VARIABLES = {
     defaultText: '`0`',
     meaning: '`1` lets external MCP servers over HTTP reach loopback, link-local and private addresses',
   }),
-  MANGO_SECRET_KEY: patternVariable({
-    pattern: /^\S{32,}$/,
-    expected: 'at least 32 characters without spaces (e.g. `openssl rand -base64 32`)',
-    secret: true,
+  MANGO_SECRET_KEY: secretKeyVariable({
     defaultText: '(unset: users cannot add MCP servers with headers)',
     meaning:
-      "the key users' MCP server headers are stored encrypted with ([mcp-client.md](mcp-client.md)); changing it makes stored headers unreadable",
+      "the key users' MCP server headers are stored encrypted with ([mcp-client.md](mcp-client.md)); every instance of a database must have the same one, or refuses to start ([operating.md](operating.md#one-secret-key))",
+  }),
+  MANGO_SECRET_KEY_PREVIOUS: secretKeyVariable({
+    defaultText: '(unset)',
+    meaning:
+      'while `MANGO_SECRET_KEY` is rotated, the old key: it still opens what it sealed, and a starting instance re-seals that under the new key ([operating.md](operating.md#one-secret-key))',
   }),
   MANGO_MCP_MAX_TOOLS: integerVariable({
     fallback: 200,

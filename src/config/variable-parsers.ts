@@ -118,6 +118,16 @@ export function patternVariable(
   };
 }
 
+/** A secret key: at least 32 characters without spaces; never echoed in a refusal. */
+export function secretKeyVariable(described: Described): VariableDeclaration<string | undefined> {
+  return patternVariable({
+    ...described,
+    pattern: /^\S{32,}$/,
+    expected: 'at least 32 characters without spaces (e.g. `openssl rand -base64 32`)',
+    secret: true,
+  });
+}
+
 /**
  * A disk quota in bytes (`5368709120`, `5GiB`) that `disk-quota-size.ts` accepts; `0`, like unset,
  * means none (undefined).

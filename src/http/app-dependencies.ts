@@ -44,6 +44,7 @@ import type { ToolTimers } from '../tools/execution.ts';
 import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { UserCallSlots } from '../tools/user-call-slots.ts';
+import type { WakeUpSource } from '../turns/wake-up-source.ts';
 import type { UserPreferenceRepository } from '../users/user-preferences.ts';
 import type { WebApp } from '../web/load-web-app.ts';
 import { createWorkspaceService } from '../workspaces/create-workspace-service.ts';
@@ -122,6 +123,8 @@ export interface AppDependencyOptions {
   approvalTimers?: ToolTimers;
   /** Default: built from `environment` (`MANGO_MCP_SERVERS`); `null`: none, whatever it says. */
   externalTools?: ExternalTools | null;
+  /** How answers, cancels and turn events reach other instances (`startServer`'s listener on PostgreSQL). */
+  wakeUps?: WakeUpSource;
 }
 
 /** The external MCP servers' tools: the ones given, none when switched off, else those `environment` configures. */
@@ -220,6 +223,7 @@ export function createAppDependencies(options: AppDependencyOptions): AppDepende
       dataDirectory: options.config.dataDirectory,
       now,
       repository: options.chatRepository ?? new DatabaseChatRepository(options.database),
+      wakeUps: options.wakeUps,
     }),
   };
 }

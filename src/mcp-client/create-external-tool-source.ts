@@ -56,11 +56,12 @@ export function createExternalTools(options: ExternalToolsOptions): ExternalTool
   if (path === undefined && options.userServerRepository === undefined) return undefined;
   const allowPrivate = readVariable(options.environment, 'MANGO_MCP_ALLOW_PRIVATE') === '1';
   const secretKey = readVariable(options.environment, 'MANGO_SECRET_KEY');
+  const previousKey = readVariable(options.environment, 'MANGO_SECRET_KEY_PREVIOUS');
   let servers: McpServerRegistry | undefined;
   const userServers = options.userServerRepository
     ? new UserMcpServerService({
         repository: options.userServerRepository,
-        cipher: secretKey === undefined ? undefined : new HeaderCipher(secretKey),
+        cipher: secretKey === undefined ? undefined : new HeaderCipher(secretKey, previousKey),
         operatorNames: () => servers?.operatorServers().map((server) => server.name) ?? [],
         now: options.now ?? Date.now,
         allowPrivate,

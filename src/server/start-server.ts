@@ -23,17 +23,23 @@ import {
 } from '../config.ts';
 import { prepareDataDirectory } from '../db/data-directory.ts';
 import { type Database, openDatabase } from '../db/database.ts';
+import { DatabaseInstanceRepository } from '../db/database-instance-repository.ts';
 import { UserNameTakenError } from '../db/database-user-repository.ts';
 import { migrate } from '../db/migrate.ts';
+import { PostgresWakeUps } from '../db/postgres-wake-ups.ts';
 import { createApp } from '../http/app.ts';
 import { type AppDependencies, createAppDependencies } from '../http/app-dependencies.ts';
 import {
   configureImageGeneration,
   readImageGenerationConfigFromEnv,
 } from '../images/image-generation-config.ts';
+import { type RegisteredInstance, registerInstance } from './shared-directories.ts';
 import '../tools/builtin/register-builtin-tools.ts';
+import { readVariable } from '../config/environment-variables.ts';
 import { DatabaseSandboxIdRepository } from '../db/database-sandbox-id-repository.ts';
+import { DatabaseSecretKeyProbeRepository } from '../db/database-secret-key-probe-repository.ts';
 import type { FileLock } from '../descriptors/file-lock.ts';
+import { checkSecretKey } from '../mcp-client/secret-key-probe.ts';
 import { installShellSandbox } from '../sandbox/host-shell-sandbox.ts';
 import type { ShellSandbox } from '../sandbox/shell-sandbox.ts';
 import { createShellSandboxFromEnvironment } from '../sandbox/shell-sandbox-config.ts';
@@ -169,34 +175,63 @@ export async function startServer(
   options: StartServerOptions = {},
 ): Promise<RunningServer> {
   const print = options.print ?? ((line: string) => console.log(line));
-  const removed = removedWorkspaceRootsMessage(options.env ?? processEnvironment());
+  const environment = options.env ?? processEnvironment();
+  const removed = removedWorkspaceRootsMessage(environment);
   if (removed !== undefined) throw new ConfigError(removed);
   prepareDataDirectory(config.dataDirectory);
   const database = await openDatabase(config);
   let server: ReturnType<typeof Bun.serve> | undefined;
   let uninstallSandbox: (() => void) | undefined;
   let serverLock: FileLock | undefined;
+  let wakeUps: PostgresWakeUps | undefined;
+  let instance: RegisteredInstance | undefined;
   try {
     const webDirectory = config.webDirectory ?? DEFAULT_WEB_OUTPUT_DIRECTORY;
     const webApp = await loadWebApp(webDirectory);
     if (!webApp)
       print(`The web app is not built (${webDirectory}): pages answer 503 until \`npm run build\`.`);
     await migrate(database, undefined, options.now);
+    print(
+      await checkSecretKey({
+        repository: new DatabaseSecretKeyProbeRepository(database),
+        current: readVariable(environment, 'MANGO_SECRET_KEY'),
+        previous: readVariable(environment, 'MANGO_SECRET_KEY_PREVIOUS'),
+        now: options.now ?? Date.now,
+      }),
+    );
     // Installed before the dependencies: personal workspaces are created for the sandbox's uid.
     const shellSandbox =
       options.shellSandbox ??
-      createShellSandboxFromEnvironment(options.env ?? processEnvironment(), {
+      createShellSandboxFromEnvironment(environment, {
         ids: new DatabaseSandboxIdRepository(database),
       });
     uninstallSandbox = installShellSandbox(shellSandbox);
     print(describeShellSandbox(shellSandbox.status()));
+    const instanceId = crypto.randomUUID();
+    if (database.dialect === 'postgres') {
+      wakeUps = await PostgresWakeUps.start(database, {
+        instanceId,
+        fallbackPollMilliseconds: readVariable(environment, 'MANGO_WAKE_UP_POLL_MS'),
+        log: (line) => console.error(line),
+      });
+    }
     const deps = createAppDependencies({
+      wakeUps,
       config,
       database,
       now: options.now,
       registry: options.registry,
       environment: options.env,
       webApp,
+    });
+    // After the dependencies, which made the workspaces directory as it must be.
+    instance = await registerInstance({
+      repository: new DatabaseInstanceRepository(database),
+      instanceId,
+      dataDirectory: config.dataDirectory,
+      workspacesDirectory: config.workspacesDirectory,
+      now: options.now ?? Date.now,
+      log: (line) => console.error(line),
     });
     const disks = deps.workspaces.disks;
     if (disks !== undefined) {
@@ -207,9 +242,9 @@ export async function startServer(
         serverLock = await disks.holdWhileServing();
     }
     await ensureFirstUser(deps, print);
-    await printServingNotices(deps, config, options.env ?? processEnvironment(), print);
+    await printServingNotices(deps, config, environment, print);
     configureImageGeneration({
-      ...readImageGenerationConfigFromEnv(options.env ?? processEnvironment()),
+      ...readImageGenerationConfigFromEnv(environment),
       repository: deps.images,
     });
     const app = createApp(deps);
@@ -230,6 +265,8 @@ export async function startServer(
           // Its sandboxes built ahead end with it; one the caller passed is the caller's.
           if (options.shellSandbox === undefined) shellSandbox.dispose?.();
           serverLock?.release();
+          await wakeUps?.close();
+          await instance?.stop();
           await database.close();
         })();
         return stopping;
@@ -239,6 +276,8 @@ export async function startServer(
     server?.stop(true);
     uninstallSandbox?.();
     serverLock?.release();
+    await wakeUps?.close();
+    await instance?.stop();
     await database.close(0);
     throw error;
   }

@@ -206,7 +206,7 @@ export class BackgroundTurn {
   startTimers(): void {
     const timers = this.#timers;
     const renew = timers.setInterval(() => void this.#renew(), this.#timing.renewMilliseconds);
-    const poll = timers.setInterval(() => void this.#pollCancel(), this.#timing.cancelPollMilliseconds);
+    const poll = timers.setInterval(() => void this.pollCancel(), this.#timing.cancelPollMilliseconds);
     this.#intervals.push(renew, poll);
   }
 
@@ -260,7 +260,7 @@ export class BackgroundTurn {
     }
   }
 
-  async #pollCancel(): Promise<void> {
+  async pollCancel(): Promise<void> {
     if (this.controller.signal.aborted) return;
     const record = await this.#store.getTurn(this.record.id).catch(() => undefined);
     if (record?.cancelRequestedAt) this.controller.abort();

@@ -24,9 +24,10 @@ import { TurnFencedError } from './turn-fence.ts';
 import { followTurn, isTurnAbandoned, LOST_TURN_MESSAGE, type TurnFollower } from './turn-follower.ts';
 import { createTurnHolder, isHolderProvablyDead } from './turn-holder.ts';
 import type { TurnRecord, TurnRepository } from './turn-repository.ts';
-import { REAL_TURN_TIMERS, sleepOn, type TurnTimers } from './turn-timers.ts';
+import { REAL_TURN_TIMERS, type TurnTimers } from './turn-timers.ts';
 import type { TurnTiming } from './turn-timing.ts';
 import { UserTurnLimitError } from './user-turn-limit-error.ts';
+import { LocalWakeUps, WakeUpLatch, type WakeUpSource } from './wake-up-source.ts';
 
 /** How long a cancel of a turn on another instance waits for that instance to stop it. */
 const CANCEL_CONFIRM_MILLISECONDS = 5_000;
@@ -68,6 +69,8 @@ export interface TurnCoordinatorOptions {
   timers?: TurnTimers;
   /** Most turns one user may run at once, across instances (`MANGO_USER_MAX_TURNS`); absent: no limit. */
   userTurnLimit?: number;
+  /** How cancels and persisted events reach their waiters on any instance (default: this process only). */
+  wakeUps?: WakeUpSource;
 }
 
 /** How the coordinator learns that a chat is gone (the service's own lookup and error). */
@@ -92,10 +95,13 @@ export class TurnCoordinator {
   readonly #runs = new Map<string, BackgroundTurn>();
   readonly #claiming = new Set<string>();
   readonly #timers: TurnTimers;
+  /** Where its turns, followers and cancels are woken; the service's approvals use it too. */
+  readonly wakeUps: WakeUpSource;
 
   constructor(options: TurnCoordinatorOptions) {
     this.#options = options;
     this.#timers = options.timers ?? REAL_TURN_TIMERS;
+    this.wakeUps = options.wakeUps ?? new LocalWakeUps();
   }
 
   isRunning(chatId: string): boolean {
@@ -140,7 +146,9 @@ export class TurnCoordinator {
       throw new ChatError('turn_not_started', NOT_STARTED_MESSAGE);
     }
     run.startTimers();
+    const stopWaking = this.#wakeWhileRunning(run);
     void run.drive(events).finally(() => {
+      stopWaking();
       if (this.#runs.get(chatId) === run) this.#runs.delete(chatId);
     });
     return this.#follow(run.record.id, 0, run);
@@ -176,11 +184,41 @@ export class TurnCoordinator {
     return new BackgroundTurn({
       store,
       record,
-      timing,
+      // Pushed cancels wake the run at once; its own poll is then only the safety net.
+      timing: this.wakeUps.pushing
+        ? {
+            ...timing,
+            cancelPollMilliseconds: Math.max(
+              timing.cancelPollMilliseconds,
+              this.wakeUps.fallbackPollMilliseconds,
+            ),
+          }
+        : timing,
       now: this.#options.now,
       log: this.#options.log,
       timers: this.#timers,
     });
+  }
+
+  /**
+   * Wakes the run at a cancel another instance recorded, and the followers of other instances at each
+   * batch it persisted and at its recorded end. The persisted seq is compared before each wait, so a
+   * batch persisted while this loop was between two waits is announced too. @returns the unsubscribe.
+   */
+  #wakeWhileRunning(run: BackgroundTurn): () => void {
+    const id = run.record.id;
+    const unsubscribe = this.wakeUps.subscribe('cancel', id, () => void run.pollCancel());
+    void (async () => {
+      for (let seen = run.persisted.seq; ; ) {
+        if (run.persisted.seq !== seen || run.finished) {
+          seen = run.persisted.seq;
+          this.wakeUps.notify('turn', id);
+        }
+        if (run.finished) return;
+        await run.changed();
+      }
+    })();
+    return unsubscribe;
   }
 
   /**
@@ -216,6 +254,7 @@ export class TurnCoordinator {
       pollMilliseconds: this.#options.timing.followPollMilliseconds,
       now: this.#options.now,
       timers: this.#timers,
+      wakeUps: this.wakeUps,
     });
   }
 
@@ -238,16 +277,23 @@ export class TurnCoordinator {
           'The instance that ran the turn is gone (it stopped renewing its lease); nothing was running, and the chat is free again.',
       };
     }
-    if (!(await store.requestTurnCancel(latest.id, iso(now)))) {
-      return { cancelled: false, reason: 'The turn ended before the cancel arrived.' };
-    }
-    // The holder polls for the request; wait (bounded) for it to confirm by ending the turn.
-    const timers = this.#timers;
-    const deadline = timers.monotonic() + Math.min(timing.leaseMilliseconds, CANCEL_CONFIRM_MILLISECONDS);
-    while (timers.monotonic() < deadline) {
-      await sleepOn(timers, timing.cancelPollMilliseconds / 2);
-      const record = await store.getTurn(latest.id);
-      if (record?.state !== 'running') return { cancelled: true };
+    // Subscribed before the request: the end the holder records may come at once.
+    const ended = new WakeUpLatch(this.wakeUps, 'turn', latest.id);
+    try {
+      if (!(await store.requestTurnCancel(latest.id, iso(now)))) {
+        return { cancelled: false, reason: 'The turn ended before the cancel arrived.' };
+      }
+      this.wakeUps.notify('cancel', latest.id);
+      // The holder is woken (or polls) for the request; wait (bounded) for it to confirm by ending the turn.
+      const timers = this.#timers;
+      const deadline = timers.monotonic() + Math.min(timing.leaseMilliseconds, CANCEL_CONFIRM_MILLISECONDS);
+      while (timers.monotonic() < deadline) {
+        await ended.wait(timers, timing.cancelPollMilliseconds / 2);
+        const record = await store.getTurn(latest.id);
+        if (record?.state !== 'running') return { cancelled: true };
+      }
+    } finally {
+      ended.close();
     }
     return {
       cancelled: false,

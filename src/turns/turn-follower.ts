@@ -1,7 +1,8 @@
 /**
  * A client's view of one turn: replays its persisted events after a sequence number, then follows it
  * live until its `done`. The same reader serves a turn this process runs (woken at each persisted
- * batch) and one another instance runs (polling the turn record), so a client may attach anywhere.
+ * batch) and one another instance runs (woken by its wake-ups, or polling the turn record), so a client
+ * may attach anywhere.
  *
  * Guarantees:
  * - Events come in seq order without gaps or repeats, each exactly as persisted; the last is a `done`
@@ -15,6 +16,7 @@ import type { BackgroundTurn } from './background-turn.ts';
 import { isHolderProvablyDead } from './turn-holder.ts';
 import type { StoredTurnEvent, TurnRecord, TurnRepository } from './turn-repository.ts';
 import { REAL_TURN_TIMERS, sleepOn, type TurnTimers } from './turn-timers.ts';
+import { LocalWakeUps, WakeUpLatch, type WakeUpSource } from './wake-up-source.ts';
 
 /**
  * Events read from the repository per query. A stored event holds up to 64 KiB of merged deltas, so a page
@@ -46,6 +48,8 @@ export interface FollowTurnOptions {
   now: () => number;
   /** Its poll pauses and the monotonic clock bounding the wait for a recorded end (default: real). */
   timers?: TurnTimers;
+  /** What wakes a follower of another instance's turn before its next poll (default: nothing). */
+  wakeUps?: WakeUpSource;
 }
 
 function doneFromRecord(record: TurnRecord | undefined): TurnDoneEvent {
@@ -106,7 +110,22 @@ export function followTurn(options: FollowTurnOptions): TurnFollower {
     return Promise.race([page, local.lost.then(() => undefined)]);
   }
 
+  const wakeUps = options.wakeUps ?? new LocalWakeUps();
+
   async function* read(): AsyncGenerator<StoredTurnEvent | { event: TurnDoneEvent }> {
+    // Subscribed before the first read, so a batch persisted between a read and the wait is not missed;
+    // here rather than at creation, so a follower never read holds no subscription.
+    const latch = local ? undefined : new WakeUpLatch(wakeUps, 'turn', turnId);
+    try {
+      yield* readAll(latch);
+    } finally {
+      latch?.close();
+    }
+  }
+
+  async function* readAll(
+    latch: WakeUpLatch | undefined,
+  ): AsyncGenerator<StoredTurnEvent | { event: TurnDoneEvent }> {
     for (;;) {
       if (local && local.persisted.seq <= cursor) {
         // Caught up with what this process persisted: no database read needed to wait for more.
@@ -158,7 +177,8 @@ export function followTurn(options: FollowTurnOptions): TurnFollower {
         yield { event: { type: 'done', reason: 'error', message: LOST_TURN_MESSAGE } };
         return;
       }
-      await sleepOn(timers, options.pollMilliseconds);
+      const pause = wakeUps.pushing ? wakeUps.fallbackPollMilliseconds : options.pollMilliseconds;
+      await latch!.wait(timers, pause);
     }
   }
 

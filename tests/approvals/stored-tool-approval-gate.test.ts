@@ -5,10 +5,10 @@
  * wait at once as `cancel` / `interrupted` and mark the row; a turn whose fence fails asks nothing.
  */
 import { describe, expect, test } from 'bun:test';
-import { ApprovalWakeups } from '../../src/approvals/approval-wakeups.ts';
 import { StoredToolApprovalGate } from '../../src/approvals/stored-tool-approval-gate.ts';
 import { InMemoryChatRepository } from '../../src/chat/in-memory-chat-repository.ts';
 import { type TurnFence, TurnFencedError } from '../../src/turns/turn-fence.ts';
+import { LocalWakeUps } from '../../src/turns/wake-up-source.ts';
 import { manualTimers } from '../helpers/manual-timers.ts';
 import { testChat } from '../helpers/test-chat.ts';
 
@@ -26,7 +26,7 @@ async function setUp(options: { pollMilliseconds?: number } = {}) {
     leaseExpiresAt: iso(T0 + 60_000),
   }))!;
   const timers = manualTimers();
-  const wakeups = new ApprovalWakeups();
+  const wakeups = new LocalWakeUps();
   let lost = false;
   const fence = (): TurnFence => ({ turnId: turn.id, fencingToken: turn.fencingToken, now: iso(T0) });
   const gate = new StoredToolApprovalGate({
@@ -70,7 +70,7 @@ describe('StoredToolApprovalGate', () => {
         now: iso(T0 + 1),
       }),
     ).toBe(true);
-    wakeups.notify(id);
+    wakeups.notify('approval', id);
     expect(await asked.answer).toEqual({ decision: 'approved', by: 'user', reason: 'fine' });
   });
 
@@ -131,7 +131,7 @@ describe('StoredToolApprovalGate', () => {
       isLost: () => false,
       now: () => T0,
       pollMilliseconds: 60_000,
-      wakeups: new ApprovalWakeups(),
+      wakeups: new LocalWakeUps(),
       log: () => {},
     });
     expect(gate).toBeDefined();

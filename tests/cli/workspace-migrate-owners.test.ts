@@ -354,6 +354,7 @@ describe.skipIf(!asRoot).each(BACKENDS)('mango workspace migrate-owners on %s', 
     expect(after.host).toEqual(hostAfter);
     expect(after.workspaces).toEqual({
       '.': after.workspaces['.']!, // the workspaces directory is the server's to set at its start
+      '.instances': '0:0 700', // where a running server keeps its marker (empty once it stopped)
       '.mcp-state': after.workspaces['.mcp-state']!,
       [`.mcp-state/${bo.id}`]: after.workspaces[`.mcp-state/${bo.id}`]!,
       [`.mcp-state/${bo.id}/memory`]: `${b} 700`,

@@ -25,8 +25,15 @@ export interface ApprovalServers {
   close(): Promise<void>;
 }
 
-/** Starts A, then B (A creates the first user and prints its token), with `MANGO_TURN_LEASE_MS=leaseMs`. */
-export async function startApprovalServers(backend: Backend, leaseMs: number): Promise<ApprovalServers> {
+/**
+ * Starts A, then B (A creates the first user and prints its token), with `MANGO_TURN_LEASE_MS=leaseMs`
+ * and any further variables of `extraEnv`.
+ */
+export async function startApprovalServers(
+  backend: Backend,
+  leaseMs: number,
+  extraEnv: Readonly<Record<string, string>> = {},
+): Promise<ApprovalServers> {
   const replay = startReplayServer();
   const root = await realpath(await mkdtemp(join(tmpdir(), `mango-approvals-${backend}-`)));
   // The shell sandbox's uid must reach the users' workspaces below it (mkdtemp makes it 0700).
@@ -38,6 +45,7 @@ export async function startApprovalServers(backend: Backend, leaseMs: number): P
     MANGO_TURN_LEASE_MS: String(leaseMs),
     OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1`,
     ...(postgres ? { DATABASE_URL: postgres.url } : {}),
+    ...extraEnv,
   };
   const started: ServerProcess[] = [];
   const close = async () => {

@@ -29,7 +29,7 @@ let token: string;
 
 async function startInstance(): Promise<ServerProcess> {
   const server = await startServerProcess({
-    MANGO_DATA_DIR: join(root, `data-${servers.length}`),
+    MANGO_DATA_DIR: join(root, 'data'), // shared, as instances of one database must
     MANGO_WORKSPACES_DIR: join(root, 'workspaces'),
     DATABASE_URL: postgres.url,
     MANGO_TURN_LEASE_MS: String(LEASE_MS),

@@ -45,9 +45,9 @@ let root: string;
 let postgres: { url: string; drop: () => Promise<void> };
 const servers: ServerProcess[] = [];
 
-function startInstance(index: number): Promise<ServerProcess> {
+function startInstance(): Promise<ServerProcess> {
   return startServerProcess({
-    MANGO_DATA_DIR: join(root, `data-${index}`),
+    MANGO_DATA_DIR: join(root, 'data'), // shared, as instances of one database must
     MANGO_WORKSPACES_DIR: join(root, 'workspaces'),
     DATABASE_URL: postgres.url,
     MANGO_TURN_LEASE_MS: String(LEASE_MS),
@@ -60,9 +60,9 @@ beforeAll(async () => {
   root = await realpath(await mkdtemp(join(tmpdir(), 'mango-load-kill-')));
   postgres = await createPostgresDatabase();
   // The first one migrates the database; the others start on it together.
-  servers.push(await startInstance(0));
-  const others = Array.from({ length: INSTANCES - 1 }, (_unused, index) => index + 1);
-  servers.push(...(await Promise.all(others.map(startInstance))));
+  servers.push(await startInstance());
+  const others = Array.from({ length: INSTANCES - 1 }, () => startInstance());
+  servers.push(...(await Promise.all(others)));
   // Three processes starting on a loaded 2-core machine take longer than the default hook timeout.
 }, 60_000);
 

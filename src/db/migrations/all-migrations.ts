@@ -15,6 +15,7 @@ import { userMcpServersMigration } from './0011-user-mcp-servers.ts';
 import { sandboxIdsMigration } from './0012-sandbox-ids.ts';
 import { userDiskQuotasMigration } from './0013-user-disk-quotas.ts';
 import { chatSearchAndActivityMigration } from './0014-chat-search-and-activity.ts';
+import { instancesAndSecretProbeMigration } from './0015-instances-and-secret-probe.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly Migration[] = [
   sandboxIdsMigration,
   userDiskQuotasMigration,
   chatSearchAndActivityMigration,
+  instancesAndSecretProbeMigration,
 ];

@@ -21,6 +21,7 @@ import type { ToolRegistry } from '../../tools/registry.ts';
 import type { UserCallSlots } from '../../tools/user-call-slots.ts';
 import type { UserToolSource } from '../../tools/user-tool-source.ts';
 import { turnTimingFor } from '../../turns/turn-timing.ts';
+import type { WakeUpSource } from '../../turns/wake-up-source.ts';
 import type { WorkspaceService } from '../../workspaces/workspace-service.ts';
 import { isDatabaseUnavailableError } from '../database-outage.ts';
 
@@ -43,6 +44,8 @@ export interface ChatServiceFactoryOptions {
   dataDirectory: string;
   now: () => number;
   repository?: ChatRepository;
+  /** How answers, cancels and turn events reach other instances; default: this process only. */
+  wakeUps?: WakeUpSource;
 }
 
 export function createServerChatService(options: ChatServiceFactoryOptions): ChatService {
@@ -74,5 +77,6 @@ export function createServerChatService(options: ChatServiceFactoryOptions): Cha
     },
     approvalTimers: options.approvalTimers,
     isDatabaseUnavailable: isDatabaseUnavailableError,
+    wakeUps: options.wakeUps,
   });
 }
