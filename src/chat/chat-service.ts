@@ -30,7 +30,7 @@ import type { ModelProvider } from '../providers/model-provider.ts';
 import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
 import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';
-import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
+import type { ChatFreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry } from '../tools/registry.ts';
 import { type CancelTurnOutcome, TurnCoordinator } from '../turns/turn-coordinator.ts';
 import type { TurnFollower } from '../turns/turn-follower.ts';
@@ -43,7 +43,7 @@ import type { BoundAccess, WorkspaceService } from '../workspaces/workspace-serv
 import { ChatError } from './chat-errors.ts';
 import type { Chat, ChatMessage, ChatRepository } from './chat-repository.ts';
 import { DEFAULT_CHAT_TITLE, titleProblem } from './chat-title.ts';
-import { prepareChatTurn } from './prepare-chat-turn.ts';
+import { type FindRerunPoint, prepareChatTurn } from './prepare-chat-turn.ts';
 import { invalid, isStorableText, requireStorable } from './storable-text.ts';
 
 export { DEFAULT_CHAT_TITLE, MAX_TITLE_LENGTH } from './chat-title.ts';
@@ -59,7 +59,7 @@ export interface ChatServiceDependencies {
   /** The user's enabled tools and saved settings, e.g. `getEnabledToolRuntime(repository, userId)`. */
   loadToolRuntime: (userId: string, reachable: ReachableSet) => Promise<EnabledToolRuntime>;
   /** The chat's freshness ledger (database-backed on the server). */
-  createLedger: (chatId: string) => FreshnessLedger;
+  createLedger: (chatId: string) => ChatFreshnessLedger;
   /** The users' workspaces: where a chat may work and what its tools reach. */
   workspaces: WorkspaceService;
   /** Clock in epoch milliseconds. */
@@ -130,6 +130,14 @@ function toChatError(error: unknown): unknown {
   if (!WorkspaceError.isInstance(error)) return error;
   const code = error.code === 'unrestricted_not_allowed' ? 'invalid_request' : 'invalid_working_directory';
   return new ChatError(code, error.message);
+}
+
+/** @throws ChatError `invalid_request` for a message no turn can start with. */
+function checkMessage(message: string): void {
+  if (message.trim() === '') throw invalid('message must not be empty.');
+  if (message.length > MAX_MESSAGE_LENGTH) {
+    throw invalid(`message must be at most ${MAX_MESSAGE_LENGTH} characters, got ${message.length}.`);
+  }
 }
 
 function isProviderId(value: string): value is ProviderId {
@@ -229,6 +237,35 @@ export class ChatService {
     if (!(await this.#dependencies.repository.renameChat(chatId, trimmed))) throw this.#notFound(chatId);
     const present = await this.#presenter(userId);
     return present({ ...chat, title: trimmed });
+  }
+
+  /**
+   * Changes what a chat's owner may change after creating it: its title (`renameChat`'s rules), the
+   * model of its next turns (`changeModel`'s). Every field given is checked before any is written.
+   * @throws ChatError `not_found`, `invalid_request` (no field, or a value it cannot have).
+   */
+  async updateChat(
+    userId: string,
+    chatId: string,
+    update: { title?: string; model?: string; provider?: string },
+  ): Promise<ChatView> {
+    if (update.title === undefined && update.model === undefined && update.provider === undefined) {
+      throw invalid('Give title, model or both; the body had neither.');
+    }
+    if (update.title !== undefined) {
+      const title = update.title.trim();
+      requireStorable('title', title);
+      const problem = titleProblem(title);
+      if (problem !== undefined) throw invalid(problem);
+    }
+    let view: ChatView | undefined;
+    if (update.model !== undefined || update.provider !== undefined) {
+      const chat = await this.#requireChat(userId, chatId);
+      view = await this.changeModel(userId, chatId, update.model ?? chat.model, update.provider);
+    }
+    if (update.title !== undefined) view = await this.renameChat(userId, chatId, update.title);
+    if (view === undefined) throw invalid('Give title, model or both; the body had neither.');
+    return view;
   }
 
   /** Reports a chat as it applies now: its working directory's path, whether it is confined. */
@@ -348,6 +385,98 @@ export class ChatService {
   }
 
   /**
+   * Sets the model of the chat's next turns (trimmed, 1–`MAX_MODEL_LENGTH` characters), among the models
+   * of the chat's own provider: a turn already running keeps the model it started with. A chat's
+   * provider never changes (its history may hold items only that provider reads): asking for another
+   * one is refused, saying to start a new chat.
+   * @throws ChatError `not_found`, `invalid_request`.
+   */
+  async changeModel(userId: string, chatId: string, model: string, provider?: string): Promise<ChatView> {
+    const chat = await this.#requireChat(userId, chatId);
+    if (provider !== undefined && provider !== chat.provider) {
+      throw invalid(
+        `A chat's provider cannot change (this chat's is "${chat.provider}", got "${provider}"): its history holds items of that provider that another one cannot read. Start a new chat with provider "${provider}" instead.`,
+      );
+    }
+    const trimmed = model.trim();
+    if (trimmed === '' || trimmed.length > MAX_MODEL_LENGTH) {
+      throw invalid(`model must be 1–${MAX_MODEL_LENGTH} characters, got ${trimmed.length}.`);
+    }
+    requireStorable('model', trimmed);
+    if (!(await this.#dependencies.repository.changeModel(chatId, trimmed))) throw this.#notFound(chatId);
+    const present = await this.#presenter(userId);
+    return present({ ...chat, model: trimmed });
+  }
+
+  /**
+   * Runs the chat's last user message again: the answer after it (and anything after it) is replaced.
+   * Everything else is `startTurn`'s, from the claim to the follower.
+   * @throws ChatError `nothing_to_rerun` when the chat has no user message, and `startTurn`'s.
+   */
+  async regenerateTurn(userId: string, chatId: string): Promise<TurnFollower> {
+    const chat = await this.#requireChat(userId, chatId);
+    const find: FindRerunPoint = (messages) => {
+      const last = messages.findLast((row) => row.item.type === 'user_text');
+      if (last?.item.type !== 'user_text') {
+        throw new ChatError('nothing_to_rerun', `Chat ${chatId} has no message to answer again.`);
+      }
+      return { seq: last.seq, createdAt: last.createdAt, text: last.item.text };
+    };
+    // Checked before the claim too, so a refused rerun leaves no turn record behind.
+    const { text } = find(await this.#dependencies.repository.listMessages(chatId));
+    return this.#startTurn(chat, text, find);
+  }
+
+  /**
+   * Runs the chat's last user message again after its turn failed (`error`, or `lost` with its
+   * instance): a regenerate that is refused when the last turn did not fail.
+   * @throws ChatError `nothing_to_rerun`, and `regenerateTurn`'s.
+   */
+  async retryTurn(userId: string, chatId: string): Promise<TurnFollower> {
+    await this.#requireChat(userId, chatId);
+    const latest = await this.#turns.current(chatId);
+    if (latest?.state !== 'error' && latest?.state !== 'lost') {
+      const what = latest === undefined ? 'never ran a turn' : `last turn is ${latest.state}`;
+      throw new ChatError(
+        'nothing_to_rerun',
+        `Only a turn that failed (error or lost) can be retried; chat ${chatId}'s ${what}. Regenerate to answer it again anyway.`,
+      );
+    }
+    return this.regenerateTurn(userId, chatId);
+  }
+
+  /**
+   * Replaces one of the user's messages with `message` and runs the chat again from there: the
+   * messages after it are replaced too. Everything else is `startTurn`'s.
+   * @throws ChatError `not_found` (no such message in the chat, or replaced already), `invalid_request`
+   * (not a user message, or an empty one), and `startTurn`'s.
+   */
+  async editMessage(
+    userId: string,
+    chatId: string,
+    messageId: string,
+    message: string,
+  ): Promise<TurnFollower> {
+    checkMessage(message);
+    const chat = await this.#requireChat(userId, chatId);
+    const find: FindRerunPoint = (messages) => {
+      const target = messages.find((row) => row.id === messageId);
+      if (!target) {
+        throw new ChatError('not_found', `Chat ${chatId} has no message ${messageId} (or it was replaced).`);
+      }
+      if (target.item.type !== 'user_text') {
+        throw invalid(
+          `Only the user's messages can be edited; message ${messageId} is a ${target.item.type}.`,
+        );
+      }
+      return { seq: target.seq, createdAt: target.createdAt, text: message };
+    };
+    // Checked before the claim too, so a refused edit leaves no turn record behind.
+    find(isStorableText(messageId) ? await this.#dependencies.repository.listMessages(chatId) : []);
+    return this.#startTurn(chat, message, find);
+  }
+
+  /**
    * Starts a turn and returns a follower of its events from the first. Fails before any event with
    * `not_found`, `busy`, `too_many_turns`, `invalid_request` (empty message), `provider_unavailable` or
    * `turn_not_started` (the message could not be committed under the turn's lease). Resolves only once
@@ -355,11 +484,14 @@ export class ChatService {
    * follower is read; only `cancelTurn` stops it.
    */
   async startTurn(userId: string, chatId: string, message: string): Promise<TurnFollower> {
-    if (message.trim() === '') throw invalid('message must not be empty.');
-    if (message.length > MAX_MESSAGE_LENGTH) {
-      throw invalid(`message must be at most ${MAX_MESSAGE_LENGTH} characters.`);
-    }
+    checkMessage(message);
     const chat = await this.#requireChat(userId, chatId);
+    return this.#startTurn(chat, message, undefined);
+  }
+
+  /** The one path of every turn, a rerun's (`rerun`: where it replaces the chat) included. */
+  #startTurn(chat: Chat, message: string, rerun: FindRerunPoint | undefined): Promise<TurnFollower> {
+    const chatId = chat.id;
     // Claimed first, checked after: two concurrent starts cannot both pass the claim while one awaits
     // the filesystem, and a refused binding ends the claimed turn as an error.
     return this.#turns.start(
@@ -375,6 +507,7 @@ export class ChatService {
             return toolAccessContext(access.reachable);
           },
           message,
+          ...(rerun ? { rerun } : {}),
           run,
           now: this.#now,
           pollMilliseconds: this.#timing.cancelPollMilliseconds,

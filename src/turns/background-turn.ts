@@ -299,11 +299,14 @@ export class BackgroundTurn {
     return this.#write(read, retryable);
   }
 
-  /** Persists one conversation item of the turn (fenced, retried). */
-  saveItem(item: ConversationItem): Promise<ChatMessage> {
+  /**
+   * Persists one conversation item of the turn (fenced, retried). With `replaceFromSeq` (a rerun's user
+   * message), the chat from that message on is replaced in the same write (`appendTurnMessage`).
+   */
+  saveItem(item: ConversationItem, replaceFromSeq?: number): Promise<ChatMessage> {
     const messageId = crypto.randomUUID();
     const written = this.#write((fence) =>
-      this.#store.appendTurnMessage(fence, this.chatId, messageId, item),
+      this.#store.appendTurnMessage(fence, this.chatId, messageId, item, replaceFromSeq),
     ).then((message) => {
       this.#trace.itemSaved();
       return message;

@@ -14,6 +14,7 @@ import { toolApprovalsMigration } from './0010-tool-approvals.ts';
 import { userMcpServersMigration } from './0011-user-mcp-servers.ts';
 import { sandboxIdsMigration } from './0012-sandbox-ids.ts';
 import { userDiskQuotasMigration } from './0013-user-disk-quotas.ts';
+import { messageRewindsMigration } from './0015-message-rewinds.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly Migration[] = [
   userMcpServersMigration,
   sandboxIdsMigration,
   userDiskQuotasMigration,
+  messageRewindsMigration,
 ];

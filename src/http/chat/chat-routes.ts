@@ -20,9 +20,10 @@ import {
   chatWithMessagesSchema,
   createChatBodySchema,
   followTurnQuerySchema,
-  renameChatBodySchema,
+  messageParamsSchema,
   startTurnBodySchema,
   turnRecordSchema,
+  updateChatBodySchema,
 } from './chat-schemas.ts';
 import { parseAfterSeq } from './follow-turn-query.ts';
 import { createTurnEventStream, SSE_HEADERS } from './turn-sse.ts';
@@ -47,9 +48,31 @@ const TOO_MANY_TURNS_RESPONSE = {
   },
 };
 
+/** The statuses a route that starts a turn answers besides its stream (a rerun's as a new turn's). */
+const TURN_START_ERRORS = {
+  ...notFound,
+  409: errorBodySchema,
+  413: errorBodySchema,
+  422: errorBodySchema,
+  429: errorBodySchema,
+  503: errorBodySchema,
+};
+
+const RERUN_DESCRIPTION =
+  "A rerun is a turn like startTurn's (the same stream, approvals, cancel, lease and re-attach through GET …/turns/current/events), whose user message replaces the chat from its point on: that message and everything after it leave the chat (GET /api/chats/:id no longer lists them). Tools' effects of the replaced part (files written, commands run) are not undone; the model is told which calls ran, and forgets what that part read (write_file and edit_file ask for a read again). 409 busy while a turn runs.";
+
 export function createChatRoutes(deps: AppDependencies) {
   const parse = ({ request }: { request: Request }) =>
     parseJsonBody(request, deps.config.maxRequestBodyBytes);
+  /** A started turn's follower as the SSE response every turn route answers with. */
+  const turnStream = (events: Awaited<ReturnType<typeof deps.chats.startTurn>>) =>
+    new Response(
+      createTurnEventStream(events, {
+        openingComment: true,
+        heartbeatMilliseconds: keepAliveMillisecondsFor(deps.config),
+      }),
+      { headers: { ...SSE_HEADERS } },
+    );
   return new Elysia({ name: 'mango-chat-routes', seed: deps })
     .use(deps.authentication)
     .post(
@@ -79,21 +102,19 @@ export function createChatRoutes(deps: AppDependencies) {
       response: { 200: chatWithMessagesSchema, ...notFound },
       detail: { summary: 'A chat with its stored messages', tags: ['chats'], operationId: 'getChat' },
     })
-    .patch(
-      '/api/chats/:id',
-      ({ user, params, body }) => deps.chats.renameChat(user.id, params.id, body.title),
-      {
-        parse,
-        params: chatIdParamsSchema,
-        body: renameChatBodySchema,
-        response: { 200: chatSchema, ...notFound, 413: errorBodySchema, 422: errorBodySchema },
-        detail: {
-          summary: 'Rename a chat (its title: one line, 1–200 characters, no control characters)',
-          tags: ['chats'],
-          operationId: 'renameChat',
-        },
+    .patch('/api/chats/:id', ({ user, params, body }) => deps.chats.updateChat(user.id, params.id, body), {
+      parse,
+      params: chatIdParamsSchema,
+      body: updateChatBodySchema,
+      response: { 200: chatSchema, ...notFound, 413: errorBodySchema, 422: errorBodySchema },
+      detail: {
+        summary: "Rename a chat, or change the model of its next turns (among its provider's)",
+        description:
+          "title: one line, 1–200 characters, no control characters. model: used from the chat's next turn on; a running turn keeps its own. provider: a chat's provider cannot change (its history may hold items only that provider reads), so another one than the chat's is 422 invalid_request, saying to start a new chat. At least one field; every field is checked before any is written.",
+        tags: ['chats'],
+        operationId: 'updateChat',
       },
-    )
+    })
     .delete(
       '/api/chats/:id',
       async ({ user, params, set }) => {
@@ -108,34 +129,67 @@ export function createChatRoutes(deps: AppDependencies) {
     )
     .post(
       '/api/chats/:id/turns',
-      async ({ user, params, body }) => {
-        const events = await deps.chats.startTurn(user.id, params.id, body.message);
-        return new Response(
-          createTurnEventStream(events, {
-            openingComment: true,
-            heartbeatMilliseconds: keepAliveMillisecondsFor(deps.config),
-          }),
-          { headers: { ...SSE_HEADERS } },
-        );
-      },
+      async ({ user, params, body }) =>
+        turnStream(await deps.chats.startTurn(user.id, params.id, body.message)),
       {
         parse,
         params: chatIdParamsSchema,
         body: startTurnBodySchema,
-        response: {
-          ...notFound,
-          409: errorBodySchema,
-          413: errorBodySchema,
-          422: errorBodySchema,
-          429: errorBodySchema,
-          503: errorBodySchema,
-        },
+        response: TURN_START_ERRORS,
         detail: {
           summary: 'Send a message and stream the turn as text/event-stream',
           description:
             'On success: 200 text/event-stream, first the comment ": turn started", then one "data: {json}" line per turn event (text_delta, tool_call_started, tool_call_arguments_delta, tool_call_completed, provider_item, provider_retry {attempt, waitSeconds}, finish, tool_approval_requested {callId, name, arguments, reason, expiresAt}, tool_approval_resolved {callId, name, decision: approved | denied, by: user | timeout | cancel | interrupted, reason?, remembered?: {setting, rule}}, tool_progress, tool_result), last done {reason: completed | max_iterations | cancelled | error, message?, finishReason?: length | refusal | content_filter}. Each event has an SSE id (its sequence number). The turn runs until it ends or is cancelled (POST …/cancel): closing the stream does not stop it, and GET …/turns/current/events?after=ID resumes it on any instance. 429 too_many_turns, with Retry-After: the user already runs MANGO_USER_MAX_TURNS turns at once; nothing was stored.',
           tags: ['chats'],
           operationId: 'startTurn',
+          responses: { 200: TURN_EVENT_STREAM_RESPONSE, 429: TOO_MANY_TURNS_RESPONSE },
+        },
+      },
+    )
+    .post(
+      '/api/chats/:id/turns/regenerate',
+      async ({ user, params }) => turnStream(await deps.chats.regenerateTurn(user.id, params.id)),
+      {
+        params: chatIdParamsSchema,
+        response: TURN_START_ERRORS,
+        detail: {
+          summary: "Answer the chat's last user message again, replacing the answer after it",
+          description: `${RERUN_DESCRIPTION} 409 nothing_to_rerun: the chat has no user message.`,
+          tags: ['chats'],
+          operationId: 'regenerateTurn',
+          responses: { 200: TURN_EVENT_STREAM_RESPONSE, 429: TOO_MANY_TURNS_RESPONSE },
+        },
+      },
+    )
+    .post(
+      '/api/chats/:id/turns/retry',
+      async ({ user, params }) => turnStream(await deps.chats.retryTurn(user.id, params.id)),
+      {
+        params: chatIdParamsSchema,
+        response: TURN_START_ERRORS,
+        detail: {
+          summary: "Run the chat's last user message again after its turn failed (error or lost)",
+          description: `${RERUN_DESCRIPTION} 409 nothing_to_rerun: the chat's last turn did not fail (regenerate answers again anyway).`,
+          tags: ['chats'],
+          operationId: 'retryTurn',
+          responses: { 200: TURN_EVENT_STREAM_RESPONSE, 429: TOO_MANY_TURNS_RESPONSE },
+        },
+      },
+    )
+    .post(
+      '/api/chats/:id/messages/:messageId/edit',
+      async ({ user, params, body }) =>
+        turnStream(await deps.chats.editMessage(user.id, params.id, params.messageId, body.message)),
+      {
+        parse,
+        params: messageParamsSchema,
+        body: startTurnBodySchema,
+        response: TURN_START_ERRORS,
+        detail: {
+          summary: 'Replace one of your messages and run the chat again from there',
+          description: `${RERUN_DESCRIPTION} 404: no such message in the chat (or it was replaced already); 422: not a user message, or an empty message.`,
+          tags: ['chats'],
+          operationId: 'editMessage',
           responses: { 200: TURN_EVENT_STREAM_RESPONSE, 429: TOO_MANY_TURNS_RESPONSE },
         },
       },
@@ -153,14 +207,7 @@ export function createChatRoutes(deps: AppDependencies) {
       '/api/chats/:id/turns/current/events',
       async ({ user, params, query, headers }) => {
         const after = parseAfterSeq(query.after ?? headers['last-event-id']);
-        const events = await deps.chats.followTurn(user.id, params.id, after);
-        return new Response(
-          createTurnEventStream(events, {
-            openingComment: true,
-            heartbeatMilliseconds: keepAliveMillisecondsFor(deps.config),
-          }),
-          { headers: { ...SSE_HEADERS } },
-        );
+        return turnStream(await deps.chats.followTurn(user.id, params.id, after));
       },
       {
         params: chatIdParamsSchema,

@@ -41,10 +41,30 @@ export const createChatBodySchema = t.Object(
 );
 
 // No length limit here: the service says what was wrong with a title (422), not a generic 400.
-export const renameChatBodySchema = t.Object(
-  { title: t.String({ description: 'One line, 1–200 characters after trimming, no control characters.' }) },
+export const updateChatBodySchema = t.Object(
+  {
+    title: t.Optional(
+      t.String({ description: 'One line, 1–200 characters after trimming, no control characters.' }),
+    ),
+    model: t.Optional(
+      t.String({
+        description: `The model of the chat's next turns (1–${MAX_MODEL_LENGTH} characters), one of its provider's; a running turn keeps its own.`,
+      }),
+    ),
+    provider: t.Optional(
+      t.String({
+        description:
+          "The chat's provider, which cannot change: another one than the chat's is refused (422), saying to start a new chat.",
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
+
+export const messageParamsSchema = t.Object({
+  id: t.String({ minLength: 1, maxLength: 200 }),
+  messageId: t.String({ minLength: 1, maxLength: 200 }),
+});
 
 export const startTurnBodySchema = t.Object(
   { message: t.String({ minLength: 1, maxLength: MAX_MESSAGE_LENGTH }) },
