@@ -73,6 +73,7 @@ test('app.css is every stylesheet of web/styles/ in file-name order, each whole'
     '04-chat.css',
     '05-chat-panels.css',
     '06-approvals.css',
+    '07-message-actions.css',
   ];
   let position = 0;
   for (const name of names) {
