@@ -2,7 +2,8 @@
  * The model picker of the chat header: which model the chat's next turns use, among the models of the
  * chat's provider (`PATCH /api/chats/:id {model}`; a running turn keeps its own). The provider's list
  * (`GET /api/providers/:id/models`) only suggests: a name the list lacks is sent as typed and the server
- * says what is wrong with it. The provider itself is shown, never offered: a chat keeps its provider.
+ * says what is wrong with it; it is asked for once, when the field is first focused, so opening a chat
+ * costs the provider nothing. The provider itself is shown, never offered: a chat keeps its provider.
  */
 import type { ApiClient, ChatSummary } from './api-client.ts';
 import { h, uniqueId } from './dom.ts';
@@ -60,12 +61,21 @@ export function createChatModelPicker(
     button,
     problem,
   );
-  void api
-    .listProviderModels(chat.provider)
-    .then(({ models }) => {
-      list.replaceChildren(...models.map((model) => h('option', { value: model })));
-    })
-    // Without the list the field still takes any name; the server checks it.
-    .catch(() => {});
+  input.addEventListener(
+    'focus',
+    () => {
+      void api
+        .listProviderModels(chat.provider)
+        .then(({ models }) => {
+          list.replaceChildren(...models.map((model) => h('option', { value: model })));
+          input.dataset.models = 'loaded';
+        })
+        // Without the list the field still takes any name; the server checks it.
+        .catch(() => {
+          input.dataset.models = 'unavailable';
+        });
+    },
+    { once: true },
+  );
   return { element: form };
 }

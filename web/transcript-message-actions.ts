@@ -2,7 +2,8 @@
  * The DOM of the transcript's message actions (docs/web.md, "Message actions"): the Edit button on a
  * user message, the form that edits it in place, and the Regenerate / Retry bar under the transcript.
  * Every action is a real button (keyboard reachable, named for screen readers); the Edit button shows
- * an icon whose name is its label, so the message's own text stays what the transcript reads.
+ * an icon and is named by its title, so the message's own text stays what the transcript reads and
+ * the composer stays the one control labelled "Message".
  * What each action says about tools' effects is written here once.
  */
 import { h, uniqueId } from './dom.ts';
@@ -37,12 +38,10 @@ function excerpt(text: string): string {
 }
 
 export function editButton(text: string, onClick: () => void): HTMLButtonElement {
-  const label = `Edit your message “${excerpt(text)}”`;
   const button = h('button', {
     type: 'button',
     class: 'message-edit-button',
-    'aria-label': label,
-    title: 'Edit and run again from here',
+    title: `Edit your message “${excerpt(text)}”`,
     onclick: onClick,
   });
   button.append(pencilIcon());
