@@ -6,9 +6,8 @@
  * re-attaches to the turn's stream. Entries are rendered keyed, so streaming never resets open sections.
  * A call waiting for approval shows its answer panel (`chat-approvals.ts`); after a reload the turn
  * record's `pendingApprovals` shows it at once, before the replayed stream places it.
- * Between turns each user message can be edited and the last answer regenerated (or a failed turn
- * retried) (`transcript-reruns.ts`); a rerun streams like a new turn. The header's model picker sets the
- * model of the next turns (`chat-model-picker.ts`).
+ * Between turns messages can be edited and answers regenerated or retried (`transcript-rerun-controller.ts`),
+ * streamed like a new turn; the header's model picker sets the next turns' model (`chat-model-picker.ts`).
  */
 import {
   ApiError,
@@ -38,14 +37,7 @@ import {
   type TranscriptEntry,
 } from './transcript.ts';
 import { transcriptFromHistory } from './transcript-from-history.ts';
-import { EFFECTS_NOT_UNDONE, editButton, editForm, rerunBar } from './transcript-message-actions.ts';
-import {
-  lastUserEntry,
-  replaceFrom,
-  replacesToolCalls,
-  rerunAction,
-  storedMessageId,
-} from './transcript-reruns.ts';
+import { createRerunController } from './transcript-rerun-controller.ts';
 import { totalUsage, usageText } from './usage-text.ts';
 
 export async function renderChatView(
@@ -141,63 +133,21 @@ export async function renderChatView(
   const emptyNote = h('p', { class: 'list-empty' }, 'No messages yet. Say something below.');
   const chatUsage = h('p', { class: 'chat-usage' });
 
-  /** The user message being edited in place, if any. */
-  let editing: (TranscriptEntry & { kind: 'user' }) | undefined;
-  /** Where the Regenerate / Retry button goes: under the transcript, outside its log. */
-  const rerunSlot = h('div', { class: 'rerun-slot' });
-  const userNode = (entry: TranscriptEntry & { kind: 'user' }): HTMLElement => {
-    const node = h(
-      'div',
-      { class: 'message message-user' },
-      h('span', { class: 'visually-hidden' }, 'You: '),
-    );
-    if (editing === entry) {
-      const form = editForm({
-        text: entry.text,
-        submit: (text) => void rerun({ kind: 'edit', entry, text }),
-        cancel: () => {
-          editing = undefined;
-          renderTranscript();
-          log.querySelector<HTMLElement>('.message-edit-button')?.focus();
-        },
-      });
-      node.classList.add('message-editing');
-      node.append(form.element);
-      queueMicrotask(form.focus);
-      return node;
-    }
-    node.append(entry.text);
-    if (!transcript.running) {
-      node.append(
-        editButton(entry.text, () => {
-          editing = entry;
-          renderTranscript();
-        }),
-      );
-    }
-    return node;
-  };
-
   const renderTranscript = () => {
     const nodes: HTMLElement[] = [];
     for (const [index, entry] of transcript.entries.entries()) {
-      if (entry.kind === 'assistant') {
-        nodes.push(answerNode(entry, !transcript.running || index < transcript.entries.length - 1));
+      if (entry.kind === 'assistant' || entry.kind === 'user') {
+        const complete = !transcript.running || index < transcript.entries.length - 1;
+        nodes.push(entry.kind === 'user' ? reruns.userNode(entry) : answerNode(entry, complete));
         continue;
       }
-      const signature =
-        entry.kind === 'user'
-          ? `${entrySignature(entry)}:${transcript.running}:${editing === entry}`
-          : entrySignature(entry);
+      const signature = entrySignature(entry);
       const previous = rendered.get(entry);
       if (previous && previous.signature === signature) {
         nodes.push(previous.node);
         continue;
       }
-      const node =
-        entry.kind === 'user'
-          ? userNode(entry)
-          : renderEntry(entry, options.loadImage, resultViewOf, approvals.panelFor);
+      const node = renderEntry(entry, options.loadImage, resultViewOf, approvals.panelFor);
       if (previous) keepDisclosureState(previous.node, node);
       rendered.set(entry, { node, signature });
       nodes.push(node);
@@ -211,13 +161,7 @@ export async function renderChatView(
       if (log.children[index] !== node) log.insertBefore(node, log.children[index] ?? null);
     });
     while (log.children.length > nodes.length) log.lastElementChild!.remove();
-    const action = editing === undefined ? rerunAction(transcript) : undefined;
-    const barKind = rerunSlot.firstElementChild?.getAttribute('data-kind') ?? undefined;
-    if (action !== barKind) {
-      const bar = action ? rerunBar(action, () => void rerun({ kind: action })) : undefined;
-      bar?.setAttribute('data-kind', action ?? '');
-      rerunSlot.replaceChildren(...(bar ? [bar] : []));
-    }
+    reruns.syncBar();
     elapsed.sync();
     approvals.sync(transcript, runningStatus);
     const usages = transcript.entries.filter((entry) => entry.kind === 'usage');
@@ -277,70 +221,13 @@ export async function renderChatView(
     return streamTurn((signal) => api.startTurn(chatId, message, signal));
   };
 
-  /** Reads the chat again (after a rerun the server refused, the page shows what the server kept). */
-  const reloadTranscript = async () => {
-    const reloaded = await api.getChat(chatId).catch(() => undefined);
-    if (!reloaded) return;
-    transcript = transcriptFromHistory(reloaded.messages, reloaded.turns);
-  };
+  const reruns = createRerunController({
+    ...{ api, chatId, log, transcript, showStatus, announcer },
+    render: () => renderTranscript(),
+    stream: (open) => streamTurn(open, true),
+  });
 
-  /**
-   * Regenerate, retry or edit: the part it replaces leaves the page (after a confirmation when it
-   * called tools, whose effects stay), then the rerun streams as a new turn.
-   */
-  const rerun = async (
-    request:
-      | { kind: 'regenerate' | 'retry' }
-      | { kind: 'edit'; entry: TranscriptEntry & { kind: 'user' }; text: string },
-  ) => {
-    if (transcript.running) return;
-    const entry = request.kind === 'edit' ? request.entry : lastUserEntry(transcript);
-    if (!entry) return;
-    if (request.kind !== 'edit') {
-      const after = transcript.entries.slice(transcript.entries.indexOf(entry) + 1);
-      if (replacesToolCalls(after)) {
-        const confirmed = await confirmWithDialog({
-          title: request.kind === 'retry' ? 'Retry your last message?' : 'Regenerate the answer?',
-          body: h('p', {}, `The answer is replaced. ${EFFECTS_NOT_UNDONE}`),
-          confirmLabel: request.kind === 'retry' ? 'Retry' : 'Regenerate',
-        });
-        if (!confirmed) return;
-      }
-    }
-    let messageId: string | undefined;
-    if (request.kind === 'edit') {
-      const shown = await api.getChat(chatId).catch(() => undefined);
-      messageId = shown ? storedMessageId(transcript, entry, shown.messages) : undefined;
-      if (messageId === undefined) {
-        showStatus(
-          'This chat changed since the page showed it (another tab?). Reload the page, then edit again.',
-        );
-        return;
-      }
-    }
-    editing = undefined;
-    replaceFrom(transcript, entry, request.kind !== 'edit');
-    if (request.kind === 'edit') transcript.entries.push({ kind: 'user', text: request.text });
-    announcer.announce(
-      request.kind === 'edit'
-        ? 'Your edited message was sent.'
-        : request.kind === 'retry'
-          ? 'Retrying…'
-          : 'Regenerating…',
-    );
-    await streamTurn(
-      (signal) =>
-        request.kind === 'edit'
-          ? api.editMessage(chatId, messageId!, request.text, signal)
-          : api.rerunTurn(chatId, request.kind, signal),
-      true,
-    );
-  };
-
-  /**
-   * Shows a turn's stream (a new one, a rerun, or one re-attached to) until its `done`. A rerun the
-   * server refused before it started (`refusedRestores`) shows the chat as the server kept it again.
-   */
+  /** Shows a turn's stream (new, rerun or re-attached) to its `done`; a refused rerun reloads. */
   const streamTurn = async (open: (signal: AbortSignal) => Promise<Response>, refusedRestores = false) => {
     setRunning(true);
     transcript.doneReason = undefined;
@@ -359,7 +246,7 @@ export async function renderChatView(
         // A `done` that arrived before the abort already said how the turn ended.
         if (transcript.doneReason === undefined) finishTurn(transcript, 'cancelled');
       } else {
-        if (refusedRestores && error instanceof ApiError) await reloadTranscript();
+        if (refusedRestores && error instanceof ApiError) await reruns.reload();
         transcript.entries.push({
           kind: 'notice',
           tone: 'error',
@@ -445,26 +332,19 @@ export async function renderChatView(
   );
 
   const facts: string[] = [];
+  const picker = createChatModelPicker(api, chat, (text) => announcer.announce(text)).element;
   if (chat.workingDirectory)
     facts.push(`in ${chat.workingDirectory}${chat.confined === false ? ' (reaches all my workspaces)' : ''}`);
-  const modelPicker = createChatModelPicker(api, chat, (text) => announcer.announce(text));
   replaceChildren(
     main,
     h(
       'div',
       { class: 'chat-header' },
-      h(
-        'div',
-        {},
-        titleEditor.element,
-        modelPicker.element,
-        h('p', { class: 'chat-meta' }, facts.join(' — ')),
-        chatUsage,
-      ),
+      h('div', {}, titleEditor.element, picker, h('p', { class: 'chat-meta' }, facts.join(' — ')), chatUsage),
       deleteButton,
     ),
     log,
-    rerunSlot,
+    reruns.slot,
     form,
     announcer.element,
   );
@@ -489,7 +369,7 @@ function entrySignature(entry: TranscriptEntry): string {
   }
 }
 
-/** Every entry but answers (`answerNode`'s incremental markdown views) and user messages (`userNode`). */
+/** Every entry but answers (`answerNode`'s markdown views) and user messages (the rerun controller's). */
 function renderEntry(
   entry: Exclude<TranscriptEntry, { kind: 'assistant' | 'user' }>,
   loadImage: ImageLoader,

@@ -22,122 +22,42 @@ import {
   type ToolApprovalAnswerResult,
 } from '../approvals/answer-tool-approval.ts';
 import { ApprovalWakeups } from '../approvals/approval-wakeups.ts';
-import type { PendingToolApproval, RememberedApprovalRule } from '../approvals/tool-approval-gate.ts';
 import { toPendingApproval } from '../approvals/tool-approval-repository.ts';
 import { PROVIDER_IDS, type ProviderId } from '../contracts/provider-id.ts';
-import type { ModelLoopLimits } from '../model-loop/model-loop.ts';
-import type { ModelProvider } from '../providers/model-provider.ts';
-import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
-import type { ReachableSet } from '../tools/access/reachable-set.ts';
-import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';
-import type { ChatFreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry } from '../tools/registry.ts';
 import { type CancelTurnOutcome, TurnCoordinator } from '../turns/turn-coordinator.ts';
 import type { TurnFollower } from '../turns/turn-follower.ts';
-import type { TurnRecord } from '../turns/turn-repository.ts';
-import type { TurnTimers } from '../turns/turn-timers.ts';
 import { type TurnTiming, turnTimingFor } from '../turns/turn-timing.ts';
 import { toolAccessContext } from '../workspaces/tool-access.ts';
 import { WorkspaceError } from '../workspaces/workspace-error.ts';
-import type { BoundAccess, WorkspaceService } from '../workspaces/workspace-service.ts';
+import type { BoundAccess } from '../workspaces/workspace-service.ts';
 import { ChatError } from './chat-errors.ts';
-import type { Chat, ChatMessage, ChatRepository } from './chat-repository.ts';
-import { DEFAULT_CHAT_TITLE, titleProblem } from './chat-title.ts';
+import { checkMessage, checkModel, checkTitle, MAX_SYSTEM_PROMPT_LENGTH } from './chat-limits.ts';
+import type { Chat } from './chat-repository.ts';
+import type { ChatServiceDependencies } from './chat-service-dependencies.ts';
+import { DEFAULT_CHAT_TITLE } from './chat-title.ts';
+import {
+  type ChatView,
+  type ChatWithMessages,
+  type CreateChatInput,
+  type CurrentTurn,
+  summarizeTurn,
+} from './chat-views.ts';
 import { type FindRerunPoint, prepareChatTurn } from './prepare-chat-turn.ts';
+import { editedMessagePoint, lastUserMessagePoint, requireFailedTurn } from './rerun-points.ts';
 import { invalid, isStorableText, requireStorable } from './storable-text.ts';
 
+export { MAX_MESSAGE_LENGTH, MAX_MODEL_LENGTH, MAX_SYSTEM_PROMPT_LENGTH } from './chat-limits.ts';
+export type { ChatServiceDependencies } from './chat-service-dependencies.ts';
 export { DEFAULT_CHAT_TITLE, MAX_TITLE_LENGTH } from './chat-title.ts';
+export type { ChatView, ChatWithMessages, CreateChatInput, CurrentTurn, TurnSummary } from './chat-views.ts';
 export { isStorableText } from './storable-text.ts';
-export const MAX_MODEL_LENGTH = 200;
-export const MAX_SYSTEM_PROMPT_LENGTH = 50_000;
-export const MAX_MESSAGE_LENGTH = 1_000_000;
-
-export interface ChatServiceDependencies {
-  repository: ChatRepository;
-  /** Builds the provider of a chat; throws when it is not configured (no key). */
-  createProvider: (providerId: ProviderId) => ModelProvider;
-  /** The user's enabled tools and saved settings, e.g. `getEnabledToolRuntime(repository, userId)`. */
-  loadToolRuntime: (userId: string, reachable: ReachableSet) => Promise<EnabledToolRuntime>;
-  /** The chat's freshness ledger (database-backed on the server). */
-  createLedger: (chatId: string) => ChatFreshnessLedger;
-  /** The users' workspaces: where a chat may work and what its tools reach. */
-  workspaces: WorkspaceService;
-  /** Clock in epoch milliseconds. */
-  now?: () => number;
-  createId?: () => string;
-  /** Where tools store generated files. */
-  dataDirectory?: string;
-  /** `maxIterations` comes from `MANGO_MAX_TOOL_ITERATIONS`. */
-  limits?: ModelLoopLimits;
-  executeOptions?: ExecuteToolOptions;
-  /** Lease length and polling intervals of turns (default: a 30 s lease). */
-  turnTiming?: TurnTiming;
-  /** What turns' renewals, polls and retries wait on (tests drive them by hand; default: real). */
-  turnTimers?: TurnTimers;
-  /** Most turns one user runs at once, in any chat or instance (`MANGO_USER_MAX_TURNS`); absent: none. */
-  userTurnLimit?: number;
-  /** Where a turn that stops for a lost lease or a failing database says so (default: stderr). */
-  log?: (line: string) => void;
-  /**
-   * Adds a rule the user remembered while approving to their saved settings of the tool (the settings
-   * service on the server). Absent: asking to remember is refused.
-   */
-  rememberApprovalRule?: (userId: string, toolName: string, rule: RememberedApprovalRule) => Promise<void>;
-  /** The approval timeout's timer (tests fire it without waiting). */
-  approvalTimers?: ToolTimers;
-  /**
-   * True for a failure that says the database cannot be reached right now (the server passes its
-   * driver-code check). A turn retries such a failure of the access check before a call while its
-   * lease holds, instead of failing the call. Default: none is.
-   */
-  isDatabaseUnavailable?: (error: unknown) => boolean;
-}
-
-export interface CreateChatInput {
-  title?: string;
-  provider: string;
-  model: string;
-  /** Absolute, `~` or `~/…`, inside one of the user's workspaces; omitted = the personal workspace. */
-  workingDirectory?: string;
-  /** True: reach all of the user's workspaces, not only the working directory (the user must be allowed it). */
-  unrestricted?: boolean;
-  systemPrompt?: string;
-}
-
-/** A chat as the service reports it: its working directory's real path and whether it is confined now. */
-export type ChatView = Chat & { workingDirectory: string };
-
-/** What a client shows of an ended or running turn besides its messages. */
-export type TurnSummary = Omit<TurnRecord, 'holder' | 'leaseExpiresAt' | 'cancelRequestedAt'>;
-
-/** The current turn as the API shows it: the record without its holder, and what waits for approval. */
-export type CurrentTurn = Omit<TurnRecord, 'holder'> & { pendingApprovals: PendingToolApproval[] };
-
-export interface ChatWithMessages {
-  chat: ChatView;
-  messages: ChatMessage[];
-  /** The chat's turns, oldest first: usage, durations, error and trace of each (`turn-trace.ts`). */
-  turns: TurnSummary[];
-}
-
-function summarizeTurn(record: TurnRecord): TurnSummary {
-  const { holder: _holder, leaseExpiresAt: _lease, cancelRequestedAt: _cancel, ...summary } = record;
-  return summary;
-}
 
 /** A workspace refusal as the chat API reports it. */
 function toChatError(error: unknown): unknown {
   if (!WorkspaceError.isInstance(error)) return error;
   const code = error.code === 'unrestricted_not_allowed' ? 'invalid_request' : 'invalid_working_directory';
   return new ChatError(code, error.message);
-}
-
-/** @throws ChatError `invalid_request` for a message no turn can start with. */
-function checkMessage(message: string): void {
-  if (message.trim() === '') throw invalid('message must not be empty.');
-  if (message.length > MAX_MESSAGE_LENGTH) {
-    throw invalid(`message must be at most ${MAX_MESSAGE_LENGTH} characters, got ${message.length}.`);
-  }
 }
 
 function isProviderId(value: string): value is ProviderId {
@@ -169,19 +89,12 @@ export class ChatService {
     if (!isProviderId(input.provider)) {
       throw invalid(`Unknown provider "${input.provider}". Use one of: ${PROVIDER_IDS.join(', ')}.`);
     }
-    const model = input.model.trim();
-    if (model === '' || model.length > MAX_MODEL_LENGTH) {
-      throw invalid(`model must be 1–${MAX_MODEL_LENGTH} characters.`);
-    }
-    const title = input.title?.trim() || DEFAULT_CHAT_TITLE;
-    requireStorable('title', title);
-    const problem = titleProblem(title);
-    if (problem !== undefined) throw invalid(problem);
+    const model = checkModel(input.model);
+    const title = checkTitle(input.title?.trim() || DEFAULT_CHAT_TITLE);
     const systemPrompt = input.systemPrompt?.trim() || null;
     if (systemPrompt !== null && systemPrompt.length > MAX_SYSTEM_PROMPT_LENGTH) {
       throw invalid(`systemPrompt must be at most ${MAX_SYSTEM_PROMPT_LENGTH} characters.`);
     }
-    requireStorable('model', model);
     requireStorable('systemPrompt', systemPrompt);
     const { workspaces } = this.#dependencies;
     let workingDirectory: string;
@@ -229,10 +142,7 @@ export class ChatService {
    */
   async renameChat(userId: string, chatId: string, title: string): Promise<ChatView> {
     const chat = await this.#requireChat(userId, chatId);
-    const trimmed = title.trim();
-    requireStorable('title', trimmed);
-    const problem = titleProblem(trimmed);
-    if (problem !== undefined) throw invalid(problem);
+    const trimmed = checkTitle(title);
     // Deleted between the check and the update: the same answer as for a chat that never existed.
     if (!(await this.#dependencies.repository.renameChat(chatId, trimmed))) throw this.#notFound(chatId);
     const present = await this.#presenter(userId);
@@ -240,24 +150,16 @@ export class ChatService {
   }
 
   /**
-   * Changes what a chat's owner may change after creating it: its title (`renameChat`'s rules), the
-   * model of its next turns (`changeModel`'s). Every field given is checked before any is written.
-   * @throws ChatError `not_found`, `invalid_request` (no field, or a value it cannot have).
+   * Renames and/or sets the model (`renameChat`'s and `changeModel`'s rules); every field is checked
+   * before any is written. @throws ChatError `not_found`, `invalid_request`.
    */
   async updateChat(
     userId: string,
     chatId: string,
     update: { title?: string; model?: string; provider?: string },
   ): Promise<ChatView> {
-    if (update.title === undefined && update.model === undefined && update.provider === undefined) {
-      throw invalid('Give title, model or both; the body had neither.');
-    }
-    if (update.title !== undefined) {
-      const title = update.title.trim();
-      requireStorable('title', title);
-      const problem = titleProblem(title);
-      if (problem !== undefined) throw invalid(problem);
-    }
+    if (update.title !== undefined) checkTitle(update.title);
+    if (update.model !== undefined) checkModel(update.model);
     let view: ChatView | undefined;
     if (update.model !== undefined || update.provider !== undefined) {
       const chat = await this.#requireChat(userId, chatId);
@@ -385,11 +287,8 @@ export class ChatService {
   }
 
   /**
-   * Sets the model of the chat's next turns (trimmed, 1–`MAX_MODEL_LENGTH` characters), among the models
-   * of the chat's own provider: a turn already running keeps the model it started with. A chat's
-   * provider never changes (its history may hold items only that provider reads): asking for another
-   * one is refused, saying to start a new chat.
-   * @throws ChatError `not_found`, `invalid_request`.
+   * Sets the model of the chat's next turns (a running turn keeps its own). The provider never changes
+   * (the history holds its items): another one is refused. @throws ChatError `not_found`, `invalid_request`.
    */
   async changeModel(userId: string, chatId: string, model: string, provider?: string): Promise<ChatView> {
     const chat = await this.#requireChat(userId, chatId);
@@ -398,58 +297,34 @@ export class ChatService {
         `A chat's provider cannot change (this chat's is "${chat.provider}", got "${provider}"): its history holds items of that provider that another one cannot read. Start a new chat with provider "${provider}" instead.`,
       );
     }
-    const trimmed = model.trim();
-    if (trimmed === '' || trimmed.length > MAX_MODEL_LENGTH) {
-      throw invalid(`model must be 1–${MAX_MODEL_LENGTH} characters, got ${trimmed.length}.`);
-    }
-    requireStorable('model', trimmed);
+    const trimmed = checkModel(model);
     if (!(await this.#dependencies.repository.changeModel(chatId, trimmed))) throw this.#notFound(chatId);
     const present = await this.#presenter(userId);
     return present({ ...chat, model: trimmed });
   }
 
   /**
-   * Runs the chat's last user message again: the answer after it (and anything after it) is replaced.
-   * Everything else is `startTurn`'s, from the claim to the follower.
-   * @throws ChatError `nothing_to_rerun` when the chat has no user message, and `startTurn`'s.
+   * Runs the last user message again, replacing what follows; otherwise `startTurn`'s turn.
+   * @throws ChatError `nothing_to_rerun` (no user message), and `startTurn`'s.
    */
   async regenerateTurn(userId: string, chatId: string): Promise<TurnFollower> {
     const chat = await this.#requireChat(userId, chatId);
-    const find: FindRerunPoint = (messages) => {
-      const last = messages.findLast((row) => row.item.type === 'user_text');
-      if (last?.item.type !== 'user_text') {
-        throw new ChatError('nothing_to_rerun', `Chat ${chatId} has no message to answer again.`);
-      }
-      return { seq: last.seq, createdAt: last.createdAt, text: last.item.text };
-    };
+    const find = lastUserMessagePoint(chatId);
     // Checked before the claim too, so a refused rerun leaves no turn record behind.
     const { text } = find(await this.#dependencies.repository.listMessages(chatId));
     return this.#startTurn(chat, text, find);
   }
 
-  /**
-   * Runs the chat's last user message again after its turn failed (`error`, or `lost` with its
-   * instance): a regenerate that is refused when the last turn did not fail.
-   * @throws ChatError `nothing_to_rerun`, and `regenerateTurn`'s.
-   */
+  /** A regenerate after a failed turn only. @throws ChatError `nothing_to_rerun`, and `regenerateTurn`'s. */
   async retryTurn(userId: string, chatId: string): Promise<TurnFollower> {
     await this.#requireChat(userId, chatId);
-    const latest = await this.#turns.current(chatId);
-    if (latest?.state !== 'error' && latest?.state !== 'lost') {
-      const what = latest === undefined ? 'never ran a turn' : `last turn is ${latest.state}`;
-      throw new ChatError(
-        'nothing_to_rerun',
-        `Only a turn that failed (error or lost) can be retried; chat ${chatId}'s ${what}. Regenerate to answer it again anyway.`,
-      );
-    }
+    requireFailedTurn(chatId, await this.#turns.current(chatId));
     return this.regenerateTurn(userId, chatId);
   }
 
   /**
-   * Replaces one of the user's messages with `message` and runs the chat again from there: the
-   * messages after it are replaced too. Everything else is `startTurn`'s.
-   * @throws ChatError `not_found` (no such message in the chat, or replaced already), `invalid_request`
-   * (not a user message, or an empty one), and `startTurn`'s.
+   * Replaces a user message (and all after it) with `message` and runs from there; otherwise
+   * `startTurn`'s turn. @throws ChatError `not_found`, `invalid_request`, and `startTurn`'s.
    */
   async editMessage(
     userId: string,
@@ -459,18 +334,7 @@ export class ChatService {
   ): Promise<TurnFollower> {
     checkMessage(message);
     const chat = await this.#requireChat(userId, chatId);
-    const find: FindRerunPoint = (messages) => {
-      const target = messages.find((row) => row.id === messageId);
-      if (!target) {
-        throw new ChatError('not_found', `Chat ${chatId} has no message ${messageId} (or it was replaced).`);
-      }
-      if (target.item.type !== 'user_text') {
-        throw invalid(
-          `Only the user's messages can be edited; message ${messageId} is a ${target.item.type}.`,
-        );
-      }
-      return { seq: target.seq, createdAt: target.createdAt, text: message };
-    };
+    const find = editedMessagePoint(chatId, messageId, message);
     // Checked before the claim too, so a refused edit leaves no turn record behind.
     find(isStorableText(messageId) ? await this.#dependencies.repository.listMessages(chatId) : []);
     return this.#startTurn(chat, message, find);

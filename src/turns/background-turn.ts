@@ -299,10 +299,7 @@ export class BackgroundTurn {
     return this.#write(read, retryable);
   }
 
-  /**
-   * Persists one conversation item of the turn (fenced, retried). With `replaceFromSeq` (a rerun's user
-   * message), the chat from that message on is replaced in the same write (`appendTurnMessage`).
-   */
+  /** Persists one item (fenced, retried); `replaceFromSeq`: a rerun's (`appendTurnMessage`). */
   saveItem(item: ConversationItem, replaceFromSeq?: number): Promise<ChatMessage> {
     const messageId = crypto.randomUUID();
     const written = this.#write((fence) =>
