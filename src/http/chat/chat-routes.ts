@@ -61,6 +61,21 @@ const TURN_START_ERRORS = {
 const RERUN_DESCRIPTION =
   "A rerun is a turn like startTurn's (the same stream, approvals, cancel, lease and re-attach through GET …/turns/current/events), whose user message replaces the chat from its point on: that message and everything after it leave the chat (GET /api/chats/:id no longer lists them). Tools' effects of the replaced part (files written, commands run) are not undone; the model is told which calls ran, and forgets what that part read (write_file and edit_file ask for a read again). 409 busy while a turn runs.";
 
+/** The options of a rerun route: a turn stream like startTurn's, and the refusal of its own. */
+function rerunRoute<Params>(params: Params, operationId: string, summary: string, refusal: string) {
+  return {
+    params,
+    response: TURN_START_ERRORS,
+    detail: {
+      summary,
+      description: `${RERUN_DESCRIPTION} ${refusal}`,
+      tags: ['chats'],
+      operationId,
+      responses: { 200: TURN_EVENT_STREAM_RESPONSE, 429: TOO_MANY_TURNS_RESPONSE },
+    },
+  };
+}
+
 export function createChatRoutes(deps: AppDependencies) {
   const parse = ({ request }: { request: Request }) =>
     parseJsonBody(request, deps.config.maxRequestBodyBytes);
@@ -149,32 +164,22 @@ export function createChatRoutes(deps: AppDependencies) {
     .post(
       '/api/chats/:id/turns/regenerate',
       async ({ user, params }) => turnStream(await deps.chats.regenerateTurn(user.id, params.id)),
-      {
-        params: chatIdParamsSchema,
-        response: TURN_START_ERRORS,
-        detail: {
-          summary: "Answer the chat's last user message again, replacing the answer after it",
-          description: `${RERUN_DESCRIPTION} 409 nothing_to_rerun: the chat has no user message.`,
-          tags: ['chats'],
-          operationId: 'regenerateTurn',
-          responses: { 200: TURN_EVENT_STREAM_RESPONSE, 429: TOO_MANY_TURNS_RESPONSE },
-        },
-      },
+      rerunRoute(
+        chatIdParamsSchema,
+        'regenerateTurn',
+        "Answer the chat's last user message again, replacing the answer after it",
+        '409 nothing_to_rerun: the chat has no user message.',
+      ),
     )
     .post(
       '/api/chats/:id/turns/retry',
       async ({ user, params }) => turnStream(await deps.chats.retryTurn(user.id, params.id)),
-      {
-        params: chatIdParamsSchema,
-        response: TURN_START_ERRORS,
-        detail: {
-          summary: "Run the chat's last user message again after its turn failed (error or lost)",
-          description: `${RERUN_DESCRIPTION} 409 nothing_to_rerun: the chat's last turn did not fail (regenerate answers again anyway).`,
-          tags: ['chats'],
-          operationId: 'retryTurn',
-          responses: { 200: TURN_EVENT_STREAM_RESPONSE, 429: TOO_MANY_TURNS_RESPONSE },
-        },
-      },
+      rerunRoute(
+        chatIdParamsSchema,
+        'retryTurn',
+        "Run the chat's last user message again after its turn failed (error or lost)",
+        "409 nothing_to_rerun: the chat's last turn did not fail (regenerate answers again anyway).",
+      ),
     )
     .post(
       '/api/chats/:id/messages/:messageId/edit',
@@ -182,16 +187,13 @@ export function createChatRoutes(deps: AppDependencies) {
         turnStream(await deps.chats.editMessage(user.id, params.id, params.messageId, body.message)),
       {
         parse,
-        params: messageParamsSchema,
         body: startTurnBodySchema,
-        response: TURN_START_ERRORS,
-        detail: {
-          summary: 'Replace one of your messages and run the chat again from there',
-          description: `${RERUN_DESCRIPTION} 404: no such message in the chat (or it was replaced already); 422: not a user message, or an empty message.`,
-          tags: ['chats'],
-          operationId: 'editMessage',
-          responses: { 200: TURN_EVENT_STREAM_RESPONSE, 429: TOO_MANY_TURNS_RESPONSE },
-        },
+        ...rerunRoute(
+          messageParamsSchema,
+          'editMessage',
+          'Replace one of your messages and run the chat again from there',
+          '404: no such message in the chat (or it was replaced already); 422: not a user message, or an empty message.',
+        ),
       },
     )
     .get('/api/chats/:id/turns/current', ({ user, params }) => deps.chats.currentTurn(user.id, params.id), {

@@ -310,4 +310,23 @@ describe.each(BACKENDS)('reruns over the %s chat repository', (backend) => {
       expect([path, response.status]).toEqual([path, 404]);
     }
   });
+
+  test('the OpenAPI document states the rerun routes and the PATCH body', async () => {
+    const document = (await (await request('GET', '/api/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
+    };
+    const statuses = ['200', '400', '401', '404', '409', '413', '422', '429', '503'];
+    for (const [path, operationId] of [
+      ['/api/chats/{id}/turns/regenerate', 'regenerateTurn'],
+      ['/api/chats/{id}/turns/retry', 'retryTurn'],
+      ['/api/chats/{id}/messages/{messageId}/edit', 'editMessage'],
+    ] as const) {
+      const operation = document.paths[path]!.post!;
+      expect([operation.operationId, Object.keys(operation.responses).sort()]).toEqual([
+        operationId,
+        statuses,
+      ]);
+    }
+    expect(document.paths['/api/chats/{id}']!.patch!.operationId).toBe('updateChat');
+  });
 });
