@@ -318,7 +318,8 @@ export class ChatService {
   /** A regenerate after a failed turn only. @throws ChatError `nothing_to_rerun`, and `regenerateTurn`'s. */
   async retryTurn(userId: string, chatId: string): Promise<TurnFollower> {
     await this.#requireChat(userId, chatId);
-    requireFailedTurn(chatId, await this.#turns.current(chatId));
+    const { repository } = this.#dependencies;
+    requireFailedTurn(chatId, await this.#turns.current(chatId), await repository.listMessages(chatId));
     return this.regenerateTurn(userId, chatId);
   }
 

@@ -5,6 +5,7 @@
  */
 import type { TurnRecord } from '../turns/turn-repository.ts';
 import { ChatError } from './chat-errors.ts';
+import type { ChatMessage } from './chat-message.ts';
 import type { FindRerunPoint } from './prepare-chat-turn.ts';
 import { invalid } from './storable-text.ts';
 
@@ -34,15 +35,27 @@ export function editedMessagePoint(chatId: string, messageId: string, text: stri
 }
 
 /**
- * Retry is for a turn that failed (`error`, or `lost` with its instance): a chat whose last turn did
- * not is refused, so a retry never replaces a good answer unasked.
+ * Retry is for a turn that failed (`error`, or `lost` with its instance) after its message was kept: a
+ * chat whose last turn did not fail is refused, so a retry never replaces a good answer unasked, and
+ * so is one whose failed turn kept no message (it never started), which would rerun an older message.
  * @throws ChatError `nothing_to_rerun`.
  */
-export function requireFailedTurn(chatId: string, latest: TurnRecord | undefined): void {
-  if (latest?.state === 'error' || latest?.state === 'lost') return;
-  const what = latest === undefined ? 'never ran a turn' : `last turn is ${latest.state}`;
-  throw new ChatError(
-    'nothing_to_rerun',
-    `Only a turn that failed (error or lost) can be retried; chat ${chatId}'s ${what}. Regenerate to answer it again anyway.`,
-  );
+export function requireFailedTurn(
+  chatId: string,
+  latest: TurnRecord | undefined,
+  messages: readonly ChatMessage[],
+): void {
+  if (latest?.state !== 'error' && latest?.state !== 'lost') {
+    const what = latest === undefined ? 'never ran a turn' : `last turn is ${latest.state}`;
+    throw new ChatError(
+      'nothing_to_rerun',
+      `Only a turn that failed (error or lost) can be retried; chat ${chatId}'s ${what}. Regenerate to answer it again anyway.`,
+    );
+  }
+  if (!messages.some((row) => row.seq > latest.messageSeqAtStart)) {
+    throw new ChatError(
+      'nothing_to_rerun',
+      `Chat ${chatId}'s last turn failed before its message was kept (${latest.error?.message ?? 'no reason recorded'}); send the message again.`,
+    );
+  }
 }

@@ -36,7 +36,7 @@ async function drain(events: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
   return all;
 }
 
-function setUp(provider: ScriptedProvider) {
+function setUp(provider: ScriptedProvider, available: () => boolean = () => true) {
   const { registry } = createTurnTools();
   const repository = new InMemoryChatRepository();
   let clock = Date.parse('2026-01-01T00:00:00Z');
@@ -44,7 +44,10 @@ function setUp(provider: ScriptedProvider) {
   const ledger = new InMemoryFreshnessLedger(now);
   const service = new ChatService({
     repository,
-    createProvider: () => provider,
+    createProvider: () => {
+      if (!available()) throw new Error('no key');
+      return provider;
+    },
     loadToolRuntime: () => loadRuntime(registry),
     createLedger: () => ledger,
     workspaces: workspaces.service,
@@ -124,5 +127,25 @@ describe('reruns over the in-memory repositories', () => {
     expect((await repository.listMessages(chat.id)).map((row) => row.seq)).toEqual([1, 2, 3]);
     await service.cancelTurn('u1', chat.id);
     await drain(running);
+  });
+
+  test('retry refuses a failed turn that kept no message: it would rerun an older one', async () => {
+    let available = true;
+    const { service, repository } = setUp(new ScriptedProvider([textResponse('A1')]), () => available);
+    const chat = await service.createChat('u1', {
+      provider: 'openai',
+      model: 'm',
+      workingDirectory: temporary,
+    });
+    await drain(await service.startTurn('u1', chat.id, 'Q1'));
+    available = false;
+    const unavailable = await service.startTurn('u1', chat.id, 'Q2').catch((error: unknown) => error);
+    expect(ChatError.isInstance(unavailable) && unavailable.code).toBe('provider_unavailable');
+    const refused = await service.retryTurn('u1', chat.id).catch((error: unknown) => error);
+    expect(ChatError.isInstance(refused) && [refused.code, refused.message]).toEqual([
+      'nothing_to_rerun',
+      `Chat ${chat.id}'s last turn failed before its message was kept (The turn could not start: ChatError: Provider "openai" is not available: no key); send the message again.`,
+    ]);
+    expect((await repository.listMessages(chat.id)).map((row) => row.seq)).toEqual([1, 2]);
   });
 });
