@@ -118,14 +118,14 @@ export function createRerunController(options: RerunControllerOptions): RerunCon
       return node;
     }
     node.append(entry.text);
-    if (!transcript.running) {
-      node.append(
-        editButton(entry.text, () => {
-          editing = entry;
-          options.render();
-        }),
-      );
-    }
+    // Present while a turn runs too (disabled, and hidden by the style), so the message's height never
+    // changes when the turn ends: a reader scrolled up keeps exactly what they read.
+    const button = editButton(entry.text, () => {
+      editing = entry;
+      options.render();
+    });
+    button.disabled = transcript.running;
+    node.append(button);
     return node;
   };
 
