@@ -184,10 +184,16 @@ export interface ApiClient {
   createChat(body: CreateChatBody): Promise<ChatSummary>;
   /** `PATCH /api/chats/:id`: the chat with its new title (422 names what is wrong with it). */
   renameChat(id: string, title: string): Promise<ChatSummary>;
+  /** `PATCH /api/chats/:id {model}`: the model of the chat's next turns, among its provider's. */
+  changeChatModel(id: string, model: string): Promise<ChatSummary>;
   deleteChat(id: string): Promise<void>;
   /** Starts a turn; resolves with the open `text/event-stream` response. */
   startTurn(chatId: string, message: string, signal?: AbortSignal): Promise<Response>;
   cancelTurn(chatId: string): Promise<void>;
+  /** Answers the chat's last message again (`regenerate`) or after its turn failed (`retry`); the stream as startTurn's. */
+  rerunTurn(chatId: string, kind: 'regenerate' | 'retry', signal?: AbortSignal): Promise<Response>;
+  /** Replaces a user message and runs the chat again from there; the stream as startTurn's. */
+  editMessage(chatId: string, messageId: string, message: string, signal?: AbortSignal): Promise<Response>;
   /** The chat's newest turn (`state`, `messageSeqAtStart`), or undefined when it never ran one. */
   currentTurn(chatId: string): Promise<CurrentTurn | undefined>;
   /** Re-attaches to the chat's newest turn: its events after `afterSeq`, then live. */
@@ -311,11 +317,22 @@ export function createApiClient(token: string, onUnauthorized: () => void): ApiC
     getChat: async (id) => unwrapChat(await json<unknown>('GET', `/api/chats/${encodeURIComponent(id)}`)),
     createChat: async (body) => unwrapChat(await json<unknown>('POST', '/api/chats', body)),
     renameChat: (id, title) => json<ChatSummary>('PATCH', `/api/chats/${encodeURIComponent(id)}`, { title }),
+    changeChatModel: (id, model) =>
+      json<ChatSummary>('PATCH', `/api/chats/${encodeURIComponent(id)}`, { model }),
     deleteChat: async (id) => {
       await send('DELETE', `/api/chats/${encodeURIComponent(id)}`);
     },
     startTurn: (chatId, message, signal) =>
       send('POST', `/api/chats/${encodeURIComponent(chatId)}/turns`, { message }, signal),
+    rerunTurn: (chatId, kind, signal) =>
+      send('POST', `/api/chats/${encodeURIComponent(chatId)}/turns/${kind}`, undefined, signal),
+    editMessage: (chatId, messageId, message, signal) =>
+      send(
+        'POST',
+        `/api/chats/${encodeURIComponent(chatId)}/messages/${encodeURIComponent(messageId)}/edit`,
+        { message },
+        signal,
+      ),
     cancelTurn: async (chatId) => {
       await send('POST', `/api/chats/${encodeURIComponent(chatId)}/cancel`);
     },

@@ -11,7 +11,9 @@
  * started, and rebuilds from the history when one ended unseen. A send the server refuses (a turn
  * already runs) leaves the text in the composer. The log follows its end while the reader is there
  * (`scroll-follower.ts`); a message just sent and a call waiting for an answer are always brought into
- * view. Escape stops the running turn.
+ * view. Escape stops the running turn. Between turns messages can be edited and answers regenerated or
+ * retried (`transcript-rerun-controller.ts`), streamed like a new turn; the header's model picker sets
+ * the next turns' model (`chat-model-picker.ts`).
  */
 import {
   ApiError,
@@ -22,6 +24,7 @@ import {
 } from './api-client.ts';
 import { autoGrow } from './auto-grow.ts';
 import { createChatApprovals } from './chat-approvals.ts';
+import { createChatModelPicker } from './chat-model-picker.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
 import { createChatTitleEditor } from './chat-title-editor.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
@@ -35,6 +38,7 @@ import { createMarkdownView, type MarkdownView } from './markdown-view.ts';
 import { createScrollFollower } from './scroll-follower.ts';
 import { readTurnStream } from './sse-parser.ts';
 import { applyTurnEvent, type Transcript, type TranscriptEntry } from './transcript.ts';
+import { createRerunController } from './transcript-rerun-controller.ts';
 import { createTurnPoller, transcriptAt } from './turn-poller.ts';
 import { totalUsage, usageText } from './usage-text.ts';
 
@@ -124,8 +128,9 @@ export async function renderChatView(
     const nodes: HTMLElement[] = [];
     const toReveal: HTMLElement[] = [];
     for (const [index, entry] of transcript.entries.entries()) {
-      if (entry.kind === 'assistant') {
-        nodes.push(answerNode(entry, !transcript.running || index < transcript.entries.length - 1));
+      if (entry.kind === 'assistant' || entry.kind === 'user') {
+        const complete = !transcript.running || index < transcript.entries.length - 1;
+        nodes.push(entry.kind === 'user' ? reruns.userNode(entry) : answerNode(entry, complete));
         continue;
       }
       const signature = entrySignature(entry);
@@ -155,6 +160,7 @@ export async function renderChatView(
     while (log.children.length > nodes.length) log.lastElementChild!.remove();
     elapsed.sync();
     approvals.sync(transcript, runningStatus);
+    reruns.syncBar();
     const usages = transcript.entries.filter((entry) => entry.kind === 'usage');
     chatUsage.textContent = usages.length > 0 ? `This chat: ${usageText(totalUsage(usages))}` : '';
     follower.update();
@@ -225,14 +231,24 @@ export async function renderChatView(
     void poller.check();
   };
 
+  const reruns = createRerunController({
+    ...{ api, chatId, log, transcript, showStatus, announcer },
+    render: () => renderTranscript(),
+    stream: async (open) => {
+      await streamTurn(open, undefined, true);
+    },
+  });
+
   /**
-   * Shows a turn's stream (a new one, or one re-attached to) until its `done`. When a new turn is
+   * Shows a turn's stream (a new one, a rerun, or one re-attached to) until its `done`. A refused rerun
+   * reloads the chat as stored (`refusedRestores`). When a new turn is
    * refused before it starts (another tab's turn runs, too many turns), says why on the status line and
    * answers "refused"; `shown` runs once the first render is on screen.
    */
   const streamTurn = async (
     open: (signal: AbortSignal) => Promise<Response>,
     shown?: () => void,
+    refusedRestores = false,
   ): Promise<'streamed' | 'refused'> => {
     setRunning(true);
     transcript.doneReason = undefined;
@@ -261,6 +277,7 @@ export async function renderChatView(
         // A `done` that arrived before the abort already said how the turn ended.
         if (transcript.doneReason === undefined) finishTurn(transcript, 'cancelled');
       } else {
+        if (refusedRestores && error instanceof ApiError) await reruns.reload();
         transcript.entries.push({
           kind: 'notice',
           tone: 'error',
@@ -297,7 +314,12 @@ export async function renderChatView(
       chat = loaded;
       titleEditor.setTitle(loaded.title);
       const runningNow = current.state === 'running' ? current : undefined;
-      transcript = transcriptAt(loaded, runningNow);
+      // In place: the rerun controller holds this transcript.
+      Object.assign(
+        transcript,
+        { doneReason: undefined, turnUsage: undefined },
+        transcriptAt(loaded, runningNow),
+      );
       if (runningNow) void streamTurn((signal) => api.followTurn(chatId, 0, signal));
       else renderTranscript();
     },
@@ -366,7 +388,8 @@ export async function renderChatView(
     'Delete chat',
   );
 
-  const facts = [`${chat.provider} · ${chat.model}`];
+  const facts: string[] = [];
+  const picker = createChatModelPicker(api, chat, (text) => announcer.announce(text)).element;
   if (chat.workingDirectory)
     facts.push(`in ${chat.workingDirectory}${chat.confined === false ? ' (reaches all my workspaces)' : ''}`);
   replaceChildren(
@@ -374,10 +397,11 @@ export async function renderChatView(
     h(
       'div',
       { class: 'chat-header' },
-      h('div', {}, titleEditor.element, h('p', { class: 'chat-meta' }, facts.join(' — ')), chatUsage),
+      h('div', {}, titleEditor.element, picker, h('p', { class: 'chat-meta' }, facts.join(' — ')), chatUsage),
       deleteButton,
     ),
     h('div', { class: 'transcript-frame' }, log, follower.button),
+    reruns.slot,
     form,
     announcer.element,
   );

@@ -24,21 +24,14 @@ export function entrySignature(entry: TranscriptEntry): string {
   }
 }
 
-/** Every entry but answers, which `answerNode` keeps as incremental markdown views. */
+/** Every entry but answers (`answerNode`'s markdown views) and user messages (the rerun controller's). */
 export function renderEntry(
-  entry: Exclude<TranscriptEntry, { kind: 'assistant' }>,
+  entry: Exclude<TranscriptEntry, { kind: 'assistant' | 'user' }>,
   loadImage: ImageLoader,
   resultViewOf: (toolName: string) => ToolResultView,
   approvalPanelOf: (call: ToolCallEntry) => HTMLElement | undefined,
 ): HTMLElement {
   switch (entry.kind) {
-    case 'user':
-      return h(
-        'div',
-        { class: 'message message-user' },
-        h('span', { class: 'visually-hidden' }, 'You: '),
-        entry.text,
-      );
     case 'notice':
       return h('p', { class: `notice notice-${entry.tone}` }, entry.text);
     case 'usage':

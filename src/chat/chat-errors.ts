@@ -1,6 +1,6 @@
 /**
  * Errors of the chat service, each with a stable `code`. Only `src/http/` maps codes to statuses:
- * `not_found` → 404, `busy` and `approval_closed` → 409, `invalid_working_directory` and `invalid_request` → 422,
+ * `not_found` → 404, `busy`, `approval_closed` and `nothing_to_rerun` → 409, `invalid_working_directory` and `invalid_request` → 422,
  * `too_many_turns` → 429 with `Retry-After`, `provider_unavailable` and `turn_not_started` → 503.
  */
 import { MangoError } from '../errors/mango-error.ts';
@@ -17,6 +17,8 @@ export type ChatErrorCode =
   | 'provider_unavailable'
   /** The approval question was answered, timed out, or its turn ended or lost its lease. */
   | 'approval_closed'
+  /** A regenerate in a chat without a user message, or a retry when the chat's last turn did not fail. */
+  | 'nothing_to_rerun'
   /**
    * The turn was claimed but its user message could not be committed under its lease (lost lease,
    * database away past the lease): nothing was acknowledged, the message was not kept; send it again.

@@ -13,6 +13,12 @@ export interface ChatMessage {
   item: ConversationItem;
   /** ISO 8601. */
   createdAt: string;
+  /**
+   * Set only on a message a rerun replaced (regenerate, edit, retry): the id of the turn that replaced
+   * it. Such a message is no longer part of the chat; it is kept so the history can say which of its
+   * tool calls ran (`rerun-history.ts`).
+   */
+  discardedBy?: string;
 }
 
 export function getMessageRole(item: ConversationItem): MessageRole {

@@ -106,8 +106,12 @@ export interface ChatRepository {
   deleteChat(chatId: string): Promise<boolean>;
   /** Appends one item with the next `seq`; rejects when the chat does not exist (e.g. deleted mid-turn). */
   appendMessage(chatId: string, item: ConversationItem, createdAt: string): Promise<ChatMessage>;
-  /** Every message of the chat in `seq` order. */
+  /** Every message of the chat in `seq` order, without those a rerun replaced. */
   listMessages(chatId: string): Promise<ChatMessage[]>;
+  /** Every message of the chat in `seq` order, those a rerun replaced included (with `discardedBy`). */
+  listMessageHistory(chatId: string): Promise<ChatMessage[]>;
+  /** Sets the model the chat's next turns use; false when there was no such chat. */
+  changeModel(chatId: string, model: string): Promise<boolean>;
   /** The chat's turn records and their events (leases, fencing, replay). */
   readonly turns: TurnRepository;
   /** The approval questions of the chat's turns. */

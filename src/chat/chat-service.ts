@@ -15,115 +15,46 @@
  *   the database; a turn runs until it ends or is explicitly cancelled, whatever its clients do, and any
  *   client can follow it from any instance (`turn-coordinator.ts`; leases and replay: docs/turns.md).
  */
+
 import {
   answerToolApproval,
   type ToolApprovalAnswerBody,
   type ToolApprovalAnswerResult,
 } from '../approvals/answer-tool-approval.ts';
-import type { PendingToolApproval, RememberedApprovalRule } from '../approvals/tool-approval-gate.ts';
 import { toPendingApproval } from '../approvals/tool-approval-repository.ts';
 import { PROVIDER_IDS, type ProviderId } from '../contracts/provider-id.ts';
-import type { ModelLoopLimits } from '../model-loop/model-loop.ts';
-import type { ModelProvider } from '../providers/model-provider.ts';
-import type { EnabledToolRuntime } from '../settings/tool-runtime.ts';
-import type { ReachableSet } from '../tools/access/reachable-set.ts';
-import type { ExecuteToolOptions, ToolTimers } from '../tools/execution.ts';
-import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry } from '../tools/registry.ts';
 import { type CancelTurnOutcome, TurnCoordinator } from '../turns/turn-coordinator.ts';
 import type { TurnFollower } from '../turns/turn-follower.ts';
-import type { TurnRecord } from '../turns/turn-repository.ts';
-import type { TurnTimers } from '../turns/turn-timers.ts';
 import { type TurnTiming, turnTimingFor } from '../turns/turn-timing.ts';
-import type { WakeUpSource } from '../turns/wake-up-source.ts';
 import { toolAccessContext } from '../workspaces/tool-access.ts';
 import { WorkspaceError } from '../workspaces/workspace-error.ts';
-import type { BoundAccess, WorkspaceService } from '../workspaces/workspace-service.ts';
+import type { BoundAccess } from '../workspaces/workspace-service.ts';
 import { ChatError } from './chat-errors.ts';
+import { checkMessage, checkModel, checkTitle, MAX_SYSTEM_PROMPT_LENGTH } from './chat-limits.ts';
 import { ChatOrganizer } from './chat-organizer.ts';
-import type { Chat, ChatListFilter, ChatMessage, ChatRepository, NewChat } from './chat-repository.ts';
-import { DEFAULT_CHAT_TITLE, titleProblem } from './chat-title.ts';
+import type { Chat, ChatListFilter, NewChat } from './chat-repository.ts';
+import type { ChatServiceDependencies } from './chat-service-dependencies.ts';
+import { DEFAULT_CHAT_TITLE } from './chat-title.ts';
 import {
   type ChatView,
+  type ChatWithMessages,
+  type CreateChatInput,
+  type CurrentTurn,
   chatNotFound,
   chatPresenter,
   requireUserChat,
   summarizeTurn,
-  type TurnSummary,
 } from './chat-views.ts';
-import { prepareChatTurn } from './prepare-chat-turn.ts';
-import { invalid, requireStorable } from './storable-text.ts';
+import { type FindRerunPoint, prepareChatTurn } from './prepare-chat-turn.ts';
+import { editedMessagePoint, lastUserMessagePoint, requireFailedTurn } from './rerun-points.ts';
+import { invalid, isStorableText, requireStorable } from './storable-text.ts';
 
+export { MAX_MESSAGE_LENGTH, MAX_MODEL_LENGTH, MAX_SYSTEM_PROMPT_LENGTH } from './chat-limits.ts';
+export type { ChatServiceDependencies } from './chat-service-dependencies.ts';
 export { DEFAULT_CHAT_TITLE, MAX_TITLE_LENGTH } from './chat-title.ts';
-export type { ChatView, TurnSummary } from './chat-views.ts';
+export type { ChatView, ChatWithMessages, CreateChatInput, CurrentTurn, TurnSummary } from './chat-views.ts';
 export { isStorableText } from './storable-text.ts';
-export const MAX_MODEL_LENGTH = 200;
-export const MAX_SYSTEM_PROMPT_LENGTH = 50_000;
-export const MAX_MESSAGE_LENGTH = 1_000_000;
-
-export interface ChatServiceDependencies {
-  repository: ChatRepository;
-  /** Builds the provider of a chat; throws when it is not configured (no key). */
-  createProvider: (providerId: ProviderId) => ModelProvider;
-  /** The user's enabled tools and saved settings, e.g. `getEnabledToolRuntime(repository, userId)`. */
-  loadToolRuntime: (userId: string, reachable: ReachableSet) => Promise<EnabledToolRuntime>;
-  /** The chat's freshness ledger (database-backed on the server). */
-  createLedger: (chatId: string) => FreshnessLedger;
-  /** The users' workspaces: where a chat may work and what its tools reach. */
-  workspaces: WorkspaceService;
-  /** Clock in epoch milliseconds. */
-  now?: () => number;
-  createId?: () => string;
-  /** Where tools store generated files. */
-  dataDirectory?: string;
-  /** `maxIterations` comes from `MANGO_MAX_TOOL_ITERATIONS`. */
-  limits?: ModelLoopLimits;
-  executeOptions?: ExecuteToolOptions;
-  /** Lease length and polling intervals of turns (default: a 30 s lease). */
-  turnTiming?: TurnTiming;
-  /** What turns' renewals, polls and retries wait on (tests drive them by hand; default: real). */
-  turnTimers?: TurnTimers;
-  /** How answers, cancels and events reach their waiters on any instance (default: this process only). */
-  wakeUps?: WakeUpSource;
-  /** Most turns one user runs at once, in any chat or instance (`MANGO_USER_MAX_TURNS`); absent: none. */
-  userTurnLimit?: number;
-  /** Where a turn that stops for a lost lease or a failing database says so (default: stderr). */
-  log?: (line: string) => void;
-  /**
-   * Adds a rule the user remembered while approving to their saved settings of the tool (the settings
-   * service on the server). Absent: asking to remember is refused.
-   */
-  rememberApprovalRule?: (userId: string, toolName: string, rule: RememberedApprovalRule) => Promise<void>;
-  /** The approval timeout's timer (tests fire it without waiting). */
-  approvalTimers?: ToolTimers;
-  /**
-   * True for a failure that says the database cannot be reached right now (the server passes its
-   * driver-code check). A turn retries such a failure of the access check before a call while its
-   * lease holds, instead of failing the call. Default: none is.
-   */
-  isDatabaseUnavailable?: (error: unknown) => boolean;
-}
-
-export interface CreateChatInput {
-  title?: string;
-  provider: string;
-  model: string;
-  /** Absolute, `~` or `~/…`, inside one of the user's workspaces; omitted = the personal workspace. */
-  workingDirectory?: string;
-  /** True: reach all of the user's workspaces, not only the working directory (the user must be allowed it). */
-  unrestricted?: boolean;
-  systemPrompt?: string;
-}
-
-/** The current turn as the API shows it: the record without its holder, and what waits for approval. */
-export type CurrentTurn = Omit<TurnRecord, 'holder'> & { pendingApprovals: PendingToolApproval[] };
-
-export interface ChatWithMessages {
-  chat: ChatView;
-  messages: ChatMessage[];
-  /** The chat's turns, oldest first: usage, durations, error and trace of each (`turn-trace.ts`). */
-  turns: TurnSummary[];
-}
 
 /** A workspace refusal as the chat API reports it. */
 function toChatError(error: unknown): unknown {
@@ -168,19 +99,12 @@ export class ChatService {
     if (!isProviderId(input.provider)) {
       throw invalid(`Unknown provider "${input.provider}". Use one of: ${PROVIDER_IDS.join(', ')}.`);
     }
-    const model = input.model.trim();
-    if (model === '' || model.length > MAX_MODEL_LENGTH) {
-      throw invalid(`model must be 1–${MAX_MODEL_LENGTH} characters.`);
-    }
-    const title = input.title?.trim() || DEFAULT_CHAT_TITLE;
-    requireStorable('title', title);
-    const problem = titleProblem(title);
-    if (problem !== undefined) throw invalid(problem);
+    const model = checkModel(input.model);
+    const title = checkTitle(input.title?.trim() || DEFAULT_CHAT_TITLE);
     const systemPrompt = input.systemPrompt?.trim() || null;
     if (systemPrompt !== null && systemPrompt.length > MAX_SYSTEM_PROMPT_LENGTH) {
       throw invalid(`systemPrompt must be at most ${MAX_SYSTEM_PROMPT_LENGTH} characters.`);
     }
-    requireStorable('model', model);
     requireStorable('systemPrompt', systemPrompt);
     const { workspaces } = this.#dependencies;
     let workingDirectory: string;
@@ -229,7 +153,35 @@ export class ChatService {
     return this.organizer.update(userId, chatId, { title });
   }
 
-  async #presenter(userId: string): Promise<(chat: Chat) => ChatView> {
+  /**
+   * Renames, pins, archives (the organizer's rules) and/or sets the model (`changeModel`'s rules); every
+   * field is checked before any is written. @throws ChatError `not_found`, `invalid_request`.
+   */
+  async updateChat(
+    userId: string,
+    chatId: string,
+    update: { title?: string; pinned?: boolean; archived?: boolean; model?: string; provider?: string },
+  ): Promise<ChatView> {
+    const { model, provider, ...organized } = update;
+    if (update.title !== undefined) checkTitle(update.title);
+    if (model !== undefined) checkModel(model);
+    const organizes = Object.values(organized).some((value) => value !== undefined);
+    if (!organizes && model === undefined && provider === undefined) {
+      throw invalid(
+        'The body must set at least one of title, pinned, archived, model or provider; got none.',
+      );
+    }
+    let view: ChatView | undefined;
+    if (model !== undefined || provider !== undefined) {
+      const chat = await this.#requireChat(userId, chatId);
+      view = await this.changeModel(userId, chatId, model ?? chat.model, provider);
+    }
+    if (organizes) view = await this.organizer.update(userId, chatId, organized);
+    return view!;
+  }
+
+  /** Reports a chat as it applies now: its working directory's path, whether it is confined. */
+  #presenter(userId: string): Promise<(chat: Chat) => ChatView> {
     return chatPresenter(this.#dependencies.workspaces, userId);
   }
 
@@ -282,7 +234,8 @@ export class ChatService {
   }
 
   /**
-   * The chat's current (newest) turn record without its holder (running or how it ended, usage, durations).
+   * The chat's current (newest) turn record without its holder: running or how it ended, its usage
+   * and durations.
    * @throws ChatError `not_found` when the chat is not the user's or never ran a turn.
    */
   async currentTurn(userId: string, chatId: string): Promise<CurrentTurn> {
@@ -335,6 +288,61 @@ export class ChatService {
   }
 
   /**
+   * Sets the model of the chat's next turns (a running turn keeps its own). The provider never changes
+   * (the history holds its items): another one is refused. @throws ChatError `not_found`, `invalid_request`.
+   */
+  async changeModel(userId: string, chatId: string, model: string, provider?: string): Promise<ChatView> {
+    const chat = await this.#requireChat(userId, chatId);
+    if (provider !== undefined && provider !== chat.provider) {
+      throw invalid(
+        `A chat's provider cannot change (this chat's is "${chat.provider}", got "${provider}"): its history holds items of that provider that another one cannot read. Start a new chat with provider "${provider}" instead.`,
+      );
+    }
+    const trimmed = checkModel(model);
+    if (!(await this.#dependencies.repository.changeModel(chatId, trimmed))) throw this.#notFound(chatId);
+    const present = await this.#presenter(userId);
+    return present({ ...chat, model: trimmed });
+  }
+
+  /**
+   * Runs the last user message again, replacing what follows; otherwise `startTurn`'s turn.
+   * @throws ChatError `nothing_to_rerun` (no user message), and `startTurn`'s.
+   */
+  async regenerateTurn(userId: string, chatId: string): Promise<TurnFollower> {
+    const chat = await this.#requireChat(userId, chatId);
+    const find = lastUserMessagePoint(chatId);
+    // Checked before the claim too, so a refused rerun leaves no turn record behind.
+    const { text } = find(await this.#dependencies.repository.listMessages(chatId));
+    return this.#startTurn(chat, text, find);
+  }
+
+  /** A regenerate after a failed turn only. @throws ChatError `nothing_to_rerun`, and `regenerateTurn`'s. */
+  async retryTurn(userId: string, chatId: string): Promise<TurnFollower> {
+    await this.#requireChat(userId, chatId);
+    const { repository } = this.#dependencies;
+    requireFailedTurn(chatId, await this.#turns.current(chatId), await repository.listMessages(chatId));
+    return this.regenerateTurn(userId, chatId);
+  }
+
+  /**
+   * Replaces a user message (and all after it) with `message` and runs from there; otherwise
+   * `startTurn`'s turn. @throws ChatError `not_found`, `invalid_request`, and `startTurn`'s.
+   */
+  async editMessage(
+    userId: string,
+    chatId: string,
+    messageId: string,
+    message: string,
+  ): Promise<TurnFollower> {
+    checkMessage(message);
+    const chat = await this.#requireChat(userId, chatId);
+    const find = editedMessagePoint(chatId, messageId, message);
+    // Checked before the claim too, so a refused edit leaves no turn record behind.
+    find(isStorableText(messageId) ? await this.#dependencies.repository.listMessages(chatId) : []);
+    return this.#startTurn(chat, message, find);
+  }
+
+  /**
    * Starts a turn and returns a follower of its events from the first. Fails before any event with
    * `not_found`, `busy`, `too_many_turns`, `invalid_request` (empty message), `provider_unavailable` or
    * `turn_not_started` (the message could not be committed under the turn's lease). Resolves only once
@@ -342,11 +350,14 @@ export class ChatService {
    * follower is read; only `cancelTurn` stops it.
    */
   async startTurn(userId: string, chatId: string, message: string): Promise<TurnFollower> {
-    if (message.trim() === '') throw invalid('message must not be empty.');
-    if (message.length > MAX_MESSAGE_LENGTH) {
-      throw invalid(`message must be at most ${MAX_MESSAGE_LENGTH} characters.`);
-    }
+    checkMessage(message);
     const chat = await this.#requireChat(userId, chatId);
+    return this.#startTurn(chat, message, undefined);
+  }
+
+  /** The one path of every turn, a rerun's (`rerun`: where it replaces the chat) included. */
+  #startTurn(chat: Chat, message: string, rerun: FindRerunPoint | undefined): Promise<TurnFollower> {
+    const chatId = chat.id;
     // Claimed first, checked after: two concurrent starts cannot both pass the claim while one awaits
     // the filesystem, and a refused binding ends the claimed turn as an error.
     return this.#turns.start(
@@ -362,6 +373,7 @@ export class ChatService {
             return toolAccessContext(access.reachable);
           },
           message,
+          ...(rerun ? { rerun } : {}),
           run,
           now: this.#now,
           pollMilliseconds: this.#timing.cancelPollMilliseconds,

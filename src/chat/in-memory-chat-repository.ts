@@ -137,6 +137,24 @@ export class InMemoryChatRepository implements ChatRepository {
   }
 
   async listMessages(chatId: string): Promise<ChatMessage[]> {
+    const messages = this.#messages.get(chatId) ?? [];
+    return structuredClone(messages.filter((message) => message.discardedBy === undefined));
+  }
+
+  async listMessageHistory(chatId: string): Promise<ChatMessage[]> {
     return structuredClone(this.#messages.get(chatId) ?? []);
+  }
+
+  async changeModel(chatId: string, model: string): Promise<boolean> {
+    const chat = this.#chats.get(chatId);
+    if (chat) chat.model = model;
+    return chat !== undefined;
+  }
+
+  /** Marks the chat's messages from `fromSeq` on as replaced by `turnId` (the turn repository's rewind). */
+  discardMessages(chatId: string, fromSeq: number, turnId: string): void {
+    for (const message of this.#messages.get(chatId) ?? []) {
+      if (message.seq >= fromSeq && message.discardedBy === undefined) message.discardedBy = turnId;
+    }
   }
 }

@@ -237,4 +237,14 @@ export class DatabaseChatRepository implements ChatRepository {
   listMessages(chatId: string): Promise<ChatMessage[]> {
     return listMessageRows(this.#database.sql, chatId);
   }
+
+  listMessageHistory(chatId: string): Promise<ChatMessage[]> {
+    return listMessageRows(this.#database.sql, chatId, { discarded: true });
+  }
+
+  async changeModel(chatId: string, model: string): Promise<boolean> {
+    const rows = await this.#database
+      .sql`UPDATE chats SET model = ${model} WHERE id = ${chatId} RETURNING id`;
+    return rows.length > 0;
+  }
 }

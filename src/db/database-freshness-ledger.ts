@@ -5,8 +5,8 @@
  * remembers nothing beyond itself (in memory), as `getInMemoryLedgerForChat` does.
  */
 import {
+  type ChatFreshnessLedger,
   type FileObservation,
-  type FreshnessLedger,
   InMemoryFreshnessLedger,
 } from '../tools/freshness-ledger.ts';
 import type { Database } from './database.ts';
@@ -41,7 +41,7 @@ function parseRanges(text: string | null): [number, number][] | undefined {
   }
 }
 
-export class DatabaseFreshnessLedger implements FreshnessLedger {
+export class DatabaseFreshnessLedger implements ChatFreshnessLedger {
   readonly #database: Database;
   readonly #chatId: string;
   readonly #now: () => number;
@@ -92,13 +92,20 @@ export class DatabaseFreshnessLedger implements FreshnessLedger {
     await this.#database
       .sql`DELETE FROM file_observations WHERE chat_id = ${this.#chatId} AND path = ${path}`;
   }
+
+  async forgetSince(since: number): Promise<void> {
+    // ISO-8601 UTC text sorts like the instant it names.
+    const sinceIso = new Date(since).toISOString();
+    await this.#database
+      .sql`DELETE FROM file_observations WHERE chat_id = ${this.#chatId} AND updated_at >= ${sinceIso}`;
+  }
 }
 
 /** Returns the factory `ledgerForChat(chatId)` over `database`. */
 export function createDatabaseLedgerFactory(
   database: Database,
   now: () => number = Date.now,
-): (chatId: string | undefined) => FreshnessLedger {
+): (chatId: string | undefined) => ChatFreshnessLedger {
   return (chatId) =>
     chatId === undefined ? new InMemoryFreshnessLedger() : new DatabaseFreshnessLedger(database, chatId, now);
 }

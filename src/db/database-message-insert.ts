@@ -16,6 +16,7 @@ interface MessageRow {
   role: string;
   content_json: string;
   created_at: string;
+  discarded_by?: string | null;
 }
 
 export function toMessage(row: MessageRow): ChatMessage {
@@ -26,6 +27,7 @@ export function toMessage(row: MessageRow): ChatMessage {
     role: row.role as MessageRole,
     item: JSON.parse(row.content_json) as ConversationItem,
     createdAt: row.created_at,
+    ...(row.discarded_by ? { discardedBy: row.discarded_by } : {}),
   };
 }
 
@@ -70,8 +72,14 @@ export async function selectMessage(sql: SQL, id: string): Promise<ChatMessage |
   return rows[0] ? toMessage(rows[0]) : undefined;
 }
 
-export async function listMessageRows(sql: SQL, chatId: string): Promise<ChatMessage[]> {
-  const rows: MessageRow[] = await sql`SELECT id, chat_id, seq, role, content_json, created_at
-    FROM messages WHERE chat_id = ${chatId} ORDER BY seq`;
+/** The chat's messages in `seq` order; with `discarded`, those a rerun replaced too. */
+export async function listMessageRows(
+  sql: SQL,
+  chatId: string,
+  options: { discarded: boolean } = { discarded: false },
+): Promise<ChatMessage[]> {
+  const rows: MessageRow[] = await sql`SELECT id, chat_id, seq, role, content_json, created_at, discarded_by
+    FROM messages WHERE chat_id = ${chatId} AND (${options.discarded ? 1 : 0} = 1 OR discarded_by IS NULL)
+    ORDER BY seq`;
   return rows.map(toMessage);
 }

@@ -229,9 +229,12 @@ export class DatabaseTurnRepository implements TurnRepository {
     chatId: string,
     messageId: string,
     item: ConversationItem,
+    replaceFromSeq?: number,
   ): Promise<ChatMessage> {
     const message = { id: messageId, chatId, item, createdAt: fence.now };
-    if (this.#database.dialect === 'sqlite') {
+    // A rerun's replacement is three statements: a transaction on SQLite too, its first statement the
+    // fence's update, so it holds the write lock from the start and a turn taken over replaces nothing.
+    if (this.#database.dialect === 'sqlite' && replaceFromSeq === undefined) {
       const inserted = await insertMessage(this.#database.sql, message, fence);
       if (inserted) return inserted;
       const existing = await selectMessage(this.#database.sql, messageId);
@@ -241,10 +244,17 @@ export class DatabaseTurnRepository implements TurnRepository {
     }
     return this.#database.sql.begin(async (sql) => {
       await this.#lockFence(sql, fence);
+      const existing = await selectMessage(sql, messageId);
+      if (existing) return existing; // an earlier attempt committed it (and its replacement)
+      if (replaceFromSeq !== undefined) {
+        await sql`UPDATE messages SET discarded_by = ${fence.turnId}
+          WHERE chat_id = ${chatId} AND seq >= ${replaceFromSeq} AND discarded_by IS NULL`;
+        await sql`UPDATE chat_turns SET discarded_by = ${fence.turnId}
+          WHERE chat_id = ${chatId} AND message_seq_at_start >= ${replaceFromSeq - 1}
+            AND id <> ${fence.turnId} AND discarded_by IS NULL`;
+      }
       const inserted = await insertMessage(sql, message);
       if (inserted) return inserted;
-      const existing = await selectMessage(sql, messageId);
-      if (existing) return existing;
       throw new Error(`Chat ${chatId} does not exist.`);
     });
   }
@@ -276,7 +286,7 @@ export class DatabaseTurnRepository implements TurnRepository {
     const rows: TurnRow[] = await this.#database
       .sql`SELECT id, chat_id, fencing_token, holder, state, lease_expires_at, cancel_requested_at,
       started_at, ended_at, message_seq_at_start, usage_json, durations_json, progress_json, error_json
-      FROM chat_turns WHERE chat_id = ${chatId} ORDER BY fencing_token`;
+      FROM chat_turns WHERE chat_id = ${chatId} AND discarded_by IS NULL ORDER BY fencing_token`;
     return rows.map(toTurn);
   }
 

@@ -41,7 +41,7 @@ import { ToolSettingsEvents } from '../settings/tool-settings-events.ts';
 import type { ToolSettingsRepository } from '../settings/tool-settings-repository.ts';
 import { ToolSettingsService } from '../settings/tool-settings-service.ts';
 import type { ToolTimers } from '../tools/execution.ts';
-import type { FreshnessLedger } from '../tools/freshness-ledger.ts';
+import type { ChatFreshnessLedger } from '../tools/freshness-ledger.ts';
 import { defaultToolRegistry, type ToolRegistry } from '../tools/registry.ts';
 import { UserCallSlots } from '../tools/user-call-slots.ts';
 import type { WakeUpSource } from '../turns/wake-up-source.ts';
@@ -69,7 +69,7 @@ export interface AppDependencies {
   /** The live MCP Streamable HTTP sessions of this app (closed by `closeAll` on shutdown). */
   mcpSessions: McpHttpSessions;
   /** The freshness ledger of a chat, in the database (`file_observations`). */
-  ledgerForChat: (chatId: string | undefined) => FreshnessLedger;
+  ledgerForChat: (chatId: string | undefined) => ChatFreshnessLedger;
   /** `.use()` it in a route module to require a bearer token and receive `user`. */
   authentication: AuthenticationPlugin;
   /** Where server faults are logged (default: console.error). */

@@ -19,7 +19,7 @@
  * | `timeout`                                          | 504    | `timeout`               |
  * | `cancelled`                                        | 499    | `cancelled`             |
  * | `quota_exceeded` (the workspace or its disk is full) | 507  | `quota_exceeded`        |
- * | `ChatError` not_found / busy, approval_closed      | 404 / 409 | its `code`           |
+ * | `ChatError` not_found / busy, approval_closed, nothing_to_rerun | 404 / 409 | its `code` |
  * | `ChatError` invalid_request / invalid_working_directory | 422 | its `code`           |
  * | `ChatError` too_many_turns                        | 429 + `Retry-After` | `too_many_turns` |
  * | `ChatError` provider_unavailable / turn_not_started | 503   | its `code`              |
@@ -84,6 +84,7 @@ const CHAT_ERROR_STATUS: Record<ChatErrorCode, number> = {
   invalid_working_directory: 422,
   provider_unavailable: 503,
   approval_closed: 409,
+  nothing_to_rerun: 409,
   turn_not_started: 503,
   too_many_turns: 429,
 };

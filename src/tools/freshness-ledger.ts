@@ -38,6 +38,17 @@ export interface FreshnessLedger {
   delete(path: string): Promise<void>;
 }
 
+/** A chat's ledger as the chat service holds it: the tools' view, and forgetting for reruns. */
+export interface ChatFreshnessLedger extends FreshnessLedger {
+  /**
+   * Forgets every observation recorded at or after `since` (epoch milliseconds, on the ledger's clock):
+   * a rerun replaced the part of the chat that made them, so the model no longer has those reads in
+   * front of it. An observation an earlier read made and a later one updated is forgotten too, which
+   * only costs the model a read again; a write is never let through on a read it cannot see.
+   */
+  forgetSince(since: number): Promise<void>;
+}
+
 /** A deep copy: ledgers hand out and keep observations that share nothing with their callers. */
 export function copyObservation(observation: FileObservation): FileObservation {
   const copy = { ...observation };
@@ -48,8 +59,15 @@ export function copyObservation(observation: FileObservation): FileObservation {
 }
 
 /** A ledger that lives as long as the process. One instance per chat. */
-export class InMemoryFreshnessLedger implements FreshnessLedger {
+export class InMemoryFreshnessLedger implements ChatFreshnessLedger {
   readonly #observations = new Map<string, FileObservation>();
+  /** When each observation was last recorded, for `forgetSince`. */
+  readonly #recordedAt = new Map<string, number>();
+  readonly #now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
 
   async get(path: string): Promise<FileObservation | undefined> {
     const observation = this.#observations.get(path);
@@ -58,10 +76,18 @@ export class InMemoryFreshnessLedger implements FreshnessLedger {
 
   async put(observation: FileObservation): Promise<void> {
     this.#observations.set(observation.path, copyObservation(observation));
+    this.#recordedAt.set(observation.path, this.#now());
   }
 
   async delete(path: string): Promise<void> {
     this.#observations.delete(path);
+    this.#recordedAt.delete(path);
+  }
+
+  async forgetSince(since: number): Promise<void> {
+    for (const [path, recordedAt] of this.#recordedAt) {
+      if (recordedAt >= since) await this.delete(path);
+    }
   }
 }
 
@@ -71,7 +97,7 @@ const ledgersByChat = new Map<string, InMemoryFreshnessLedger>();
  * The process-wide in-memory ledger of a chat, used when a caller gives no ledger. A call without a
  * chat id gets a ledger of its own (nothing it reads is remembered for a later call).
  */
-export function getInMemoryLedgerForChat(chatId: string | undefined): FreshnessLedger {
+export function getInMemoryLedgerForChat(chatId: string | undefined): ChatFreshnessLedger {
   if (chatId === undefined) return new InMemoryFreshnessLedger();
   let ledger = ledgersByChat.get(chatId);
   if (!ledger) {

@@ -296,11 +296,11 @@ export class BackgroundTurn {
     return this.#write(read, retryable);
   }
 
-  /** Persists one conversation item of the turn (fenced, retried). */
-  saveItem(item: ConversationItem): Promise<ChatMessage> {
+  /** Persists one item (fenced, retried); `replaceFromSeq`: a rerun's (`appendTurnMessage`). */
+  saveItem(item: ConversationItem, replaceFromSeq?: number): Promise<ChatMessage> {
     const messageId = crypto.randomUUID();
     const written = this.#write((fence) =>
-      this.#store.appendTurnMessage(fence, this.chatId, messageId, item),
+      this.#store.appendTurnMessage(fence, this.chatId, messageId, item, replaceFromSeq),
     ).then((message) => {
       this.#trace.itemSaved();
       return message;

@@ -17,12 +17,16 @@ import type {
 } from './turn-repository.ts';
 import { UserTurnLimitError } from './user-turn-limit-error.ts';
 
-type MessageSink = Pick<ChatRepository, 'getChat' | 'appendMessage' | 'listMessages'>;
+type MessageSink = Pick<ChatRepository, 'getChat' | 'appendMessage' | 'listMessageHistory'> & {
+  discardMessages(chatId: string, fromSeq: number, turnId: string): void;
+};
 
 export class InMemoryTurnRepository implements TurnRepository {
   readonly #chats: MessageSink;
   readonly #turns = new Map<string, TurnRecord>();
   readonly #events = new Map<string, StoredTurnEvent[]>();
+  /** Turns a rerun replaced. */
+  readonly #discarded = new Set<string>();
   /** Each claimed chat's owner, for the user limit (a turn record names only its chat). */
   readonly #owners = new Map<string, string>();
 
@@ -64,7 +68,7 @@ export class InMemoryTurnRepository implements TurnRepository {
   async claimTurn(input: ClaimTurnInput): Promise<TurnRecord | undefined> {
     const [chat, messages] = await Promise.all([
       this.#chats.getChat(input.chatId),
-      this.#chats.listMessages(input.chatId),
+      this.#chats.listMessageHistory(input.chatId),
     ]);
     if (!chat) return undefined;
     const reason = 'The instance running this turn stopped renewing its lease; the turn was taken over.';
@@ -127,8 +131,16 @@ export class InMemoryTurnRepository implements TurnRepository {
     chatId: string,
     _messageId: string,
     item: ConversationItem,
+    replaceFromSeq?: number,
   ): Promise<ChatMessage> {
     if (!this.#holds(fence)) throw new TurnFencedError();
+    if (replaceFromSeq !== undefined) {
+      this.#chats.discardMessages(chatId, replaceFromSeq, fence.turnId);
+      for (const turn of this.#ofChat(chatId)) {
+        const later = turn.messageSeqAtStart >= replaceFromSeq - 1;
+        if (turn.id !== fence.turnId && later) this.#discarded.add(turn.id);
+      }
+    }
     return this.#chats.appendMessage(chatId, item, fence.now);
   }
 
@@ -152,7 +164,9 @@ export class InMemoryTurnRepository implements TurnRepository {
   }
 
   async listTurns(chatId: string): Promise<TurnRecord[]> {
-    const turns = this.#ofChat(chatId).sort((left, right) => left.fencingToken - right.fencingToken);
+    const turns = this.#ofChat(chatId)
+      .filter((turn) => !this.#discarded.has(turn.id))
+      .sort((left, right) => left.fencingToken - right.fencingToken);
     return structuredClone(turns);
   }
 
@@ -204,6 +218,7 @@ export class InMemoryTurnRepository implements TurnRepository {
     for (const turn of this.#ofChat(chatId)) {
       this.#turns.delete(turn.id);
       this.#events.delete(turn.id);
+      this.#discarded.delete(turn.id);
     }
     this.#owners.delete(chatId);
   }

@@ -95,18 +95,25 @@ export interface TurnRepository {
   renewTurn(fence: TurnFence, leaseExpiresAt: string): Promise<boolean>;
   /** Appends events with the given seqs (the holder numbers them 1, 2, 3…). */
   appendTurnEvents(fence: TurnFence, events: readonly StoredTurnEvent[]): Promise<void>;
-  /** Appends one conversation item to the chat's messages under the turn's fence. */
+  /**
+   * Appends one conversation item to the chat's messages under the turn's fence. With `replaceFromSeq`
+   * (a rerun's user message), the same atomic step first replaces the chat from that message on: every
+   * message with that `seq` or a higher one, and every other turn that began at or after it
+   * (`messageSeqAtStart >= replaceFromSeq - 1`), is marked discarded by the fence's turn. A retry with
+   * the same message id after that step committed changes nothing more.
+   */
   appendTurnMessage(
     fence: TurnFence,
     chatId: string,
     messageId: string,
     item: ConversationItem,
+    replaceFromSeq?: number,
   ): Promise<ChatMessage>;
   /** Ends the turn and its lease. False when the fence no longer holds (it was already ended). */
   finishTurn(fence: TurnFence, outcome: FinishTurnInput): Promise<boolean>;
   /** Ends a running turn as `lost` if its lease expired at `now` or it is `deadTurnId`. */
   markTurnLost(chatId: string, now: string, reason: string, deadTurnId?: string): Promise<boolean>;
-  /** Every turn of the chat, oldest first (by fencing token). */
+  /** Every turn of the chat a rerun did not discard, oldest first (by fencing token). */
   listTurns(chatId: string): Promise<TurnRecord[]>;
   /** The chat's newest turn (highest token), running or ended. */
   latestTurn(chatId: string): Promise<TurnRecord | undefined>;

@@ -206,7 +206,7 @@ describe('ChatService.createChat: working directory', () => {
       message:
         'Unknown provider "mystery". Use one of: openai, openai-compatible, gemini, gemini-generate-content, anthropic.',
     },
-    { input: { provider: 'openai', model: '  ' }, message: 'model must be 1–200 characters.' },
+    { input: { provider: 'openai', model: '  ' }, message: 'model must be 1–200 characters, got 0.' },
   ];
   for (const { input, message } of invalidRequests) {
     test(`refuses ${JSON.stringify(input)} with invalid_request`, async () => {

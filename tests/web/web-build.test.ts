@@ -82,6 +82,7 @@ test('app.css is every stylesheet of web/styles/ in file-name order, each whole'
     '05-chat-panels.css',
     '06-approvals.css',
     '07-chat-list.css',
+    '07-message-actions.css',
     '07-new-chat.css',
   ];
   let position = 0;

@@ -16,6 +16,7 @@ import { sandboxIdsMigration } from './0012-sandbox-ids.ts';
 import { userDiskQuotasMigration } from './0013-user-disk-quotas.ts';
 import { chatSearchAndActivityMigration } from './0014-chat-search-and-activity.ts';
 import { instancesAndSecretProbeMigration } from './0015-instances-and-secret-probe.ts';
+import { messageRewindsMigration } from './0016-message-rewinds.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly Migration[] = [
   userDiskQuotasMigration,
   chatSearchAndActivityMigration,
   instancesAndSecretProbeMigration,
+  messageRewindsMigration,
 ];

@@ -25,6 +25,7 @@ import {
   exportChatQuerySchema,
   followTurnQuerySchema,
   listChatsQuerySchema,
+  messageParamsSchema,
   searchChatsQuerySchema,
   startTurnBodySchema,
   turnRecordSchema,
@@ -53,9 +54,46 @@ const TOO_MANY_TURNS_RESPONSE = {
   },
 };
 
+/** The statuses a route that starts a turn answers besides its stream (a rerun's as a new turn's). */
+const TURN_START_ERRORS = {
+  ...notFound,
+  409: errorBodySchema,
+  413: errorBodySchema,
+  422: errorBodySchema,
+  429: errorBodySchema,
+  503: errorBodySchema,
+};
+
+const RERUN_DESCRIPTION =
+  "A rerun is a turn like startTurn's (the same stream, approvals, cancel, lease and re-attach through GET …/turns/current/events), whose user message replaces the chat from its point on: that message and everything after it leave the chat (GET /api/chats/:id no longer lists them). Tools' effects of the replaced part (files written, commands run) are not undone; the model is told which calls ran, and forgets what that part read (write_file and edit_file ask for a read again). 409 busy while a turn runs.";
+
+/** The options of a rerun route: a turn stream like startTurn's, and the refusal of its own. */
+function rerunRoute<Params>(params: Params, operationId: string, summary: string, refusal: string) {
+  return {
+    params,
+    response: TURN_START_ERRORS,
+    detail: {
+      summary,
+      description: `${RERUN_DESCRIPTION} ${refusal}`,
+      tags: ['chats'],
+      operationId,
+      responses: { 200: TURN_EVENT_STREAM_RESPONSE, 429: TOO_MANY_TURNS_RESPONSE },
+    },
+  };
+}
+
 export function createChatRoutes(deps: AppDependencies) {
   const parse = ({ request }: { request: Request }) =>
     parseJsonBody(request, deps.config.maxRequestBodyBytes);
+  /** A started turn's follower as the SSE response every turn route answers with. */
+  const turnStream = (events: Awaited<ReturnType<typeof deps.chats.startTurn>>) =>
+    new Response(
+      createTurnEventStream(events, {
+        openingComment: true,
+        heartbeatMilliseconds: keepAliveMillisecondsFor(deps.config),
+      }),
+      { headers: { ...SSE_HEADERS } },
+    );
   return new Elysia({ name: 'mango-chat-routes', seed: deps })
     .use(deps.authentication)
     .post(
@@ -111,21 +149,20 @@ export function createChatRoutes(deps: AppDependencies) {
       response: { 200: chatWithMessagesSchema, ...notFound },
       detail: { summary: 'A chat with its stored messages', tags: ['chats'], operationId: 'getChat' },
     })
-    .patch(
-      '/api/chats/:id',
-      ({ user, params, body }) => deps.chats.organizer.update(user.id, params.id, body),
-      {
-        parse,
-        params: chatIdParamsSchema,
-        body: updateChatBodySchema,
-        response: { 200: chatSchema, ...notFound, 413: errorBodySchema, 422: errorBodySchema },
-        detail: {
-          summary: 'Rename, pin or archive a chat (title: one line, 1–200 characters, no control characters)',
-          tags: ['chats'],
-          operationId: 'updateChat',
-        },
+    .patch('/api/chats/:id', ({ user, params, body }) => deps.chats.updateChat(user.id, params.id, body), {
+      parse,
+      params: chatIdParamsSchema,
+      body: updateChatBodySchema,
+      response: { 200: chatSchema, ...notFound, 413: errorBodySchema, 422: errorBodySchema },
+      detail: {
+        summary:
+          "Rename, pin or archive a chat, or change the model of its next turns (among its provider's)",
+        description:
+          "title: one line, 1–200 characters, no control characters. pinned: listed first. archived: listed with ?archived=true only (also unpins). model: used from the chat's next turn on; a running turn keeps its own. provider: a chat's provider cannot change (its history may hold items only that provider reads), so another one than the chat's is 422 invalid_request, saying to start a new chat. At least one field; every field is checked before any is written.",
+        tags: ['chats'],
+        operationId: 'updateChat',
       },
-    )
+    })
     .get(
       '/api/chats/:id/export',
       async ({ user, params, query }) =>
@@ -172,28 +209,13 @@ export function createChatRoutes(deps: AppDependencies) {
     )
     .post(
       '/api/chats/:id/turns',
-      async ({ user, params, body }) => {
-        const events = await deps.chats.startTurn(user.id, params.id, body.message);
-        return new Response(
-          createTurnEventStream(events, {
-            openingComment: true,
-            heartbeatMilliseconds: keepAliveMillisecondsFor(deps.config),
-          }),
-          { headers: { ...SSE_HEADERS } },
-        );
-      },
+      async ({ user, params, body }) =>
+        turnStream(await deps.chats.startTurn(user.id, params.id, body.message)),
       {
         parse,
         params: chatIdParamsSchema,
         body: startTurnBodySchema,
-        response: {
-          ...notFound,
-          409: errorBodySchema,
-          413: errorBodySchema,
-          422: errorBodySchema,
-          429: errorBodySchema,
-          503: errorBodySchema,
-        },
+        response: TURN_START_ERRORS,
         detail: {
           summary: 'Send a message and stream the turn as text/event-stream',
           description:
@@ -202,6 +224,41 @@ export function createChatRoutes(deps: AppDependencies) {
           operationId: 'startTurn',
           responses: { 200: TURN_EVENT_STREAM_RESPONSE, 429: TOO_MANY_TURNS_RESPONSE },
         },
+      },
+    )
+    .post(
+      '/api/chats/:id/turns/regenerate',
+      async ({ user, params }) => turnStream(await deps.chats.regenerateTurn(user.id, params.id)),
+      rerunRoute(
+        chatIdParamsSchema,
+        'regenerateTurn',
+        "Answer the chat's last user message again, replacing the answer after it",
+        '409 nothing_to_rerun: the chat has no user message.',
+      ),
+    )
+    .post(
+      '/api/chats/:id/turns/retry',
+      async ({ user, params }) => turnStream(await deps.chats.retryTurn(user.id, params.id)),
+      rerunRoute(
+        chatIdParamsSchema,
+        'retryTurn',
+        "Run the chat's last user message again after its turn failed (error or lost)",
+        "409 nothing_to_rerun: the chat's last turn did not fail (regenerate answers again anyway).",
+      ),
+    )
+    .post(
+      '/api/chats/:id/messages/:messageId/edit',
+      async ({ user, params, body }) =>
+        turnStream(await deps.chats.editMessage(user.id, params.id, params.messageId, body.message)),
+      {
+        parse,
+        body: startTurnBodySchema,
+        ...rerunRoute(
+          messageParamsSchema,
+          'editMessage',
+          'Replace one of your messages and run the chat again from there',
+          '404: no such message in the chat (or it was replaced already); 422: not a user message, or an empty message.',
+        ),
       },
     )
     .get('/api/chats/:id/turns/current', ({ user, params }) => deps.chats.currentTurn(user.id, params.id), {
@@ -217,14 +274,7 @@ export function createChatRoutes(deps: AppDependencies) {
       '/api/chats/:id/turns/current/events',
       async ({ user, params, query, headers }) => {
         const after = parseAfterSeq(query.after ?? headers['last-event-id']);
-        const events = await deps.chats.followTurn(user.id, params.id, after);
-        return new Response(
-          createTurnEventStream(events, {
-            openingComment: true,
-            heartbeatMilliseconds: keepAliveMillisecondsFor(deps.config),
-          }),
-          { headers: { ...SSE_HEADERS } },
-        );
+        return turnStream(await deps.chats.followTurn(user.id, params.id, after));
       },
       {
         params: chatIdParamsSchema,

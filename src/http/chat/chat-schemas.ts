@@ -56,8 +56,22 @@ export const updateChatBodySchema = t.Object(
           'True archives the chat (listed with ?archived=true only; also unpins it); false brings it back.',
       }),
     ),
+    model: t.Optional(
+      t.String({
+        description: `The model of the chat's next turns (1–${MAX_MODEL_LENGTH} characters), one of its provider's; a running turn keeps its own.`,
+      }),
+    ),
+    provider: t.Optional(
+      t.String({
+        description:
+          "The chat's provider, which cannot change: another one than the chat's is refused (422), saying to start a new chat.",
+      }),
+    ),
   },
-  { additionalProperties: false, description: 'At least one of title, pinned, archived.' },
+  {
+    additionalProperties: false,
+    description: 'At least one of title, pinned, archived, model and provider.',
+  },
 );
 
 // Strings, checked by the service: a bad value is a 422 that names it, not a generic 400.
@@ -86,6 +100,11 @@ export const searchChatsQuerySchema = t.Object({
 
 export const exportChatQuerySchema = t.Object({
   format: t.Optional(t.String({ maxLength: 20, description: 'markdown (default) or json.' })),
+});
+
+export const messageParamsSchema = t.Object({
+  id: t.String({ minLength: 1, maxLength: 200 }),
+  messageId: t.String({ minLength: 1, maxLength: 200 }),
 });
 
 export const startTurnBodySchema = t.Object(

@@ -16,7 +16,7 @@ import { getEnabledToolRuntime } from '../../settings/tool-runtime.ts';
 import type { ToolSettingsRepository } from '../../settings/tool-settings-repository.ts';
 import type { ToolSettingsService } from '../../settings/tool-settings-service.ts';
 import type { ToolTimers } from '../../tools/execution.ts';
-import type { FreshnessLedger } from '../../tools/freshness-ledger.ts';
+import type { ChatFreshnessLedger } from '../../tools/freshness-ledger.ts';
 import type { ToolRegistry } from '../../tools/registry.ts';
 import type { UserCallSlots } from '../../tools/user-call-slots.ts';
 import type { UserToolSource } from '../../tools/user-tool-source.ts';
@@ -38,7 +38,7 @@ export interface ChatServiceFactoryOptions {
   toolSettings: ToolSettingsService;
   /** The approval timeout's timer (tests fire it without waiting). */
   approvalTimers?: ToolTimers;
-  ledgerForChat: (chatId: string) => FreshnessLedger;
+  ledgerForChat: (chatId: string) => ChatFreshnessLedger;
   /** The instance's per-user tool call slots, shared with its MCP sessions. */
   toolCallSlots?: UserCallSlots;
   dataDirectory: string;

@@ -89,7 +89,11 @@ describe.each(BACKENDS)('migration 14 (chat search and activity) on %s', (backen
         VALUES (${id}, ${chat}, ${seq}, ${role}, ${content}, ${at})`;
     }
 
-    expect((await migrate(database)).applied).toEqual([14]);
+    // Migration 14 and every later one, as an upgrade from the schema before it applies them.
+    expect((await migrate(database)).applied).toEqual(
+      MIGRATIONS.filter((migration) => migration.version >= 14).map((migration) => migration.version),
+    );
+    expect(MIGRATIONS.find((migration) => migration.version === 14)?.name).toBe('chat-search-and-activity');
     const repository = new DatabaseChatRepository(database);
     const listed = await repository.listChats('u1');
     expect(listed.map((chat) => [chat.id, chat.lastActivityAt, chat.pinnedAt, chat.archivedAt])).toEqual([
