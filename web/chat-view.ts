@@ -397,11 +397,19 @@ export async function renderChatView(
     h(
       'div',
       { class: 'chat-header' },
-      h('div', {}, titleEditor.element, picker, h('p', { class: 'chat-meta' }, facts.join(' — ')), chatUsage),
+      h(
+        'div',
+        {},
+        titleEditor.element,
+        // The picker and the facts share a line, so the header leaves the transcript its height.
+        h('div', { class: 'chat-facts' }, picker, h('p', { class: 'chat-meta' }, facts.join(' — '))),
+        chatUsage,
+      ),
       deleteButton,
     ),
-    h('div', { class: 'transcript-frame' }, log, follower.button),
-    reruns.slot,
+    // The Regenerate / Retry bar floats over the transcript's end, so it takes none of its height; it
+    // comes after the log in the page's order, so Shift+Tab from the composer reaches it first.
+    h('div', { class: 'transcript-frame' }, log, follower.button, reruns.slot),
     form,
     announcer.element,
   );
