@@ -9,7 +9,8 @@
  * - a client whose connection is cut mid-turn re-attaches through the other instance and gets the rest;
  * - an approval asked by a turn on one instance is answered through the other;
  * - a file uploaded through one instance is downloaded through both;
- * - an image made through MCP (every MCP request on the first instance) is fetched through both.
+ * - an image made through MCP (every MCP request on the first instance) is fetched through both;
+ * - MCP's event streams carry `X-Accel-Buffering: no` too (the SDK's transport sets it).
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -260,4 +261,51 @@ test('an image made through MCP on the first instance is fetched through both', 
   expect(mcpUpstreams.length).toBeGreaterThanOrEqual(4);
   expect(new Set(mcpUpstreams)).toEqual(new Set([first]));
   expect(images.requests.map((request) => request.prompt)).toEqual(['a fox']);
+}, 30_000);
+
+test('MCP event streams carry X-Accel-Buffering: no, as turn streams do', async () => {
+  const mcp = `${setup.servers[0].url}/mcp`;
+  const headers = {
+    authorization: `Bearer ${setup.token}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
+  const initialized = await fetch(mcp, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
+  });
+  expect(initialized.status).toBe(200);
+  expect(initialized.headers.get('content-type')).toBe('text/event-stream');
+  expect(initialized.headers.get('x-accel-buffering')).toBe('no');
+  await initialized.arrayBuffer();
+  const session = initialized.headers.get('mcp-session-id');
+  expect(session).toBeString();
+  const withSession = { ...headers, 'mcp-session-id': session!, 'mcp-protocol-version': '2025-06-18' };
+
+  const notifications = new AbortController();
+  // Answered with the stream's first bytes, its first keep-alive comment (5 s): Bun sends a streamed
+  // response's headers with its first chunk.
+  const stream = await fetch(mcp, {
+    headers: { ...withSession, accept: 'text/event-stream' },
+    signal: notifications.signal,
+  });
+  expect(stream.status).toBe(200);
+  expect(stream.headers.get('content-type')).toBe('text/event-stream');
+  expect(stream.headers.get('x-accel-buffering')).toBe('no');
+  notifications.abort();
+
+  const acknowledged = await fetch(mcp, {
+    method: 'POST',
+    headers: withSession,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  expect(acknowledged.status).toBe(202);
+  expect(acknowledged.headers.get('x-accel-buffering')).toBeNull();
+  expect((await fetch(mcp, { method: 'DELETE', headers: withSession })).status).toBe(200);
 }, 30_000);
