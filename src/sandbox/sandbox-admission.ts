@@ -9,6 +9,14 @@ import { ToolError } from '../tools/errors.ts';
 import { parseSandboxInitPid } from './sandbox-teardown.ts';
 import type { AdmittedSandbox, UserShares } from './user-shares.ts';
 
+function killSandboxInit(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Gone already.
+  }
+}
+
 /** How long a sandbox that reported no pid is given to show it failed by exiting. */
 const FAILED_START_LIMIT_MS = 1000;
 
@@ -42,6 +50,10 @@ export async function admitSandbox(admission: SandboxAdmission): Promise<Admitte
     if (!failed) throw new Error('per-user limits: bubblewrap did not report the sandbox it started.');
     return undefined;
   } catch (error) {
+    // The sandbox's PID 1 first: a bubblewrap killed in the middle of its setup can leave it waiting,
+    // re-parented to init, so killing bubblewrap alone is not enough. It is this sandbox's own process
+    // (bubblewrap reported it a moment ago), killed by its pid.
+    if (pid !== undefined) killSandboxInit(pid);
     admission.discard();
     // The message names the share first (user-shares.ts): "per-user memory share: EACCES …".
     throw new ToolError('execution_error', `The shell sandbox cannot apply the ${(error as Error).message}`);
