@@ -13,6 +13,7 @@ import type { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts'
 import { DEFAULT_SANDBOX_ID_RANGE } from '../../src/sandbox/sandbox-id-range.ts';
 import type { ProgramProcess } from '../../src/sandbox/shell-sandbox.ts';
 import { openUserProcessCgroups, PIDS_CGROUP_ROOT } from '../../src/sandbox/user-process-cgroups.ts';
+import { liveProcessesWith } from '../helpers/live-processes.ts';
 import { holdsFor, waitUntil } from '../helpers/wait-until.ts';
 import { createTestSandbox, describeSandbox, useTestSandbox } from './sandbox-host.ts';
 
@@ -137,6 +138,9 @@ describeSandbox('a program in its sandbox counts against its user’s process li
         );
         // What did not happen: the program never ran, watched for a while after the refusal.
         expect(await holdsFor(() => !existsSync(marker), 300)).toBe(true);
+        // And nothing of the sandbox is left: no process whose command line names the marker (the
+        // sandbox's PID 1 once outlived the bubblewrap that was killed during its setup).
+        expect(await waitUntil(async () => (await liveProcessesWith(marker)).length === 0, 5_000)).toBe(true);
       } finally {
         unjoinable.dispose();
         rmSync(root, { recursive: true, force: true });
