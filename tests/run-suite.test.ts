@@ -2,7 +2,7 @@
  * The suite runner's choices: how many worker processes, and the `bun test` command line it starts.
  */
 import { describe, expect, test } from 'bun:test';
-import { bunTestArguments, testWorkers } from './run-suite.ts';
+import { bunTestArguments, RUNS_ALONE, splitSuite, testWorkers } from './run-suite.ts';
 
 describe('testWorkers', () => {
   test('unset or empty: one more than the cores, at most 4', () => {
@@ -46,5 +46,22 @@ describe('bunTestArguments', () => {
       '--parallel=2',
       '--timeout=9000',
     ]);
+  });
+});
+
+describe('splitSuite', () => {
+  test('a file marked to run alone goes to the second part; every other file to the first, sorted', () => {
+    const marked = `/** A test. */\n// Runs alone (tests/run-suite.ts): it attaches loop devices.\nimport 'x';\n`;
+    expect(
+      splitSuite([
+        { path: 'tests/b.test.ts', text: 'plain' },
+        { path: 'tests/disks.test.ts', text: marked },
+        { path: 'tests/a.test.ts', text: '// Runs alone, but not marked so' },
+      ]),
+    ).toEqual({ together: ['./tests/a.test.ts', './tests/b.test.ts'], alone: ['./tests/disks.test.ts'] });
+  });
+
+  test('a mark without its reason does not count', () => {
+    expect(RUNS_ALONE.test('// Runs alone (tests/run-suite.ts): ')).toBe(false);
   });
 });

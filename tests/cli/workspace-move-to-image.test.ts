@@ -12,6 +12,7 @@
  * - a move killed while it copies leaves the workspace refused by every server and command, and
  *   running it again finishes it.
  */
+// Runs alone (tests/run-suite.ts): it attaches loop devices, which files running beside it would race for.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import {
   chmodSync,

@@ -6,6 +6,7 @@
  * behind; meanwhile bob's commands write, and the database takes writes. Once alice removes her files
  * (a failed `fallocate` keeps the blocks it got), her writes land again.
  */
+// Runs alone (tests/run-suite.ts): it attaches loop devices, which files running beside it would race for.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readdirSync, statfsSync } from 'node:fs';
 import { formatBytes } from '../../src/config/byte-size.ts';

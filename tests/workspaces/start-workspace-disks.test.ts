@@ -4,6 +4,7 @@
  * or on with the default and the counts. A running server holds the data directory's lock, so a move
  * is refused until it stops.
  */
+// Runs alone (tests/run-suite.ts): it attaches loop devices, which files running beside it would race for.
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

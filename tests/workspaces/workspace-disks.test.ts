@@ -5,6 +5,7 @@
  * its files intact; a workspace whose move did not finish is refused; a process that cannot mount
  * images makes plain workspaces and refuses the ones on an image; the reachable set carries the quota.
  */
+// Runs alone (tests/run-suite.ts): it attaches loop devices, which files running beside it would race for.
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import {
   lstatSync,

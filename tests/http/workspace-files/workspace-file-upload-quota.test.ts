@@ -4,6 +4,7 @@
  * figure and the limit; replacing a file with one too large leaves the old file and no temp file;
  * another user's upload lands meanwhile, and so does a write to the database.
  */
+// Runs alone (tests/run-suite.ts): it attaches loop devices, which files running beside it would race for.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readdirSync, readFileSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -5,6 +5,7 @@
  * old file as it was and no temp file, and names the filesystem's figures. write_file and edit_file
  * keep the old file when the new content does not fit.
  */
+// Runs alone (tests/run-suite.ts): it attaches loop devices, which files running beside it would race for.
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { readdirSync, readFileSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
