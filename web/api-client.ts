@@ -8,18 +8,30 @@ import type {
   ToolSettingsUpdate,
 } from '../src/contracts/tool-settings-descriptor.ts';
 import type { UserMcpServerView } from '../src/contracts/user-mcp-server-view.ts';
-import type { ChatExportFile, ChatSearchResults, ChatSummary, ChatUpdateBody } from './chat-types.ts';
+import type {
+  ChatExportFile,
+  ChatMessage,
+  ChatSearchResults,
+  ChatSummary,
+  ChatUpdateBody,
+  ChatWithMessages,
+  TurnSummary,
+} from './chat-types.ts';
 import { exportFilename } from './chat-types.ts';
 
 // The server's own types (type-only imports: nothing of the server is bundled).
 export type { ToolResultView } from '../src/contracts/tool-result-view.ts';
 export type {
   ChatExportFile,
+  ChatMessage,
   ChatSearchResult,
   ChatSearchResults,
   ChatSummary,
   ChatUpdateBody,
+  ChatWithMessages,
   SnippetPart,
+  TurnSummary,
+  TurnUsage,
 } from './chat-types.ts';
 export type { ToolSettingsDescriptor, UserMcpServerView };
 /** The body of `PUT /api/settings/tools/:toolName`. */
@@ -98,41 +110,6 @@ export interface ChatModelPreference {
   updatedAt: string;
 }
 
-/** A stored message; `content` is whatever the server persisted (text, tool calls, tool results). */
-export interface ChatMessage {
-  id?: string;
-  seq?: number;
-  role: string;
-  /** The provider-neutral history item (`ConversationItem`) the server stored. */
-  item?: unknown;
-  content?: unknown;
-  createdAt?: string;
-}
-
-/** Tokens a turn's model calls used (the server sums every call of the turn). */
-export interface TurnUsage {
-  inputTokens: number;
-  outputTokens: number;
-}
-
-/** One turn of a chat as `GET /api/chats/:id` reports it, oldest first. */
-export interface TurnSummary {
-  id: string;
-  state: string;
-  /** The chat's last message seq when the turn began: later messages (to the next turn's) are its own. */
-  messageSeqAtStart: number;
-  usage: TurnUsage | null;
-  durations: { totalMs: number; toolMs: number } | null;
-  /** The turn trace once it ended; null for turns from before traces were kept. */
-  progress: { events: { at: number; event: Record<string, unknown> }[] } | null;
-  error: { message: string } | null;
-}
-
-export interface ChatWithMessages extends ChatSummary {
-  messages: ChatMessage[];
-  turns: TurnSummary[];
-}
-
 /** A failed API call: HTTP status plus the server's message and stable code when it sent them. */
 export class ApiError extends Error {
   readonly status: number;
@@ -178,14 +155,14 @@ export interface ApiClient {
   uploadWorkspaceFile(workspaceId: string, directory: string, file: File, overwrite: boolean): Promise<void>;
   listChats(archived?: boolean): Promise<ChatSummary[]>;
   searchChats(query: string, offset?: number): Promise<ChatSearchResults>;
+  /**
+   * `PATCH /api/chats/:id`: rename, pin, archive, or set the model of the chat's next turns (among its
+   * provider's); the chat as it is now (422 names what is wrong).
+   */
   updateChat(id: string, body: ChatUpdateBody): Promise<ChatSummary>;
   exportChat(id: string, format: 'markdown' | 'json'): Promise<ChatExportFile>;
   getChat(id: string): Promise<ChatWithMessages>;
   createChat(body: CreateChatBody): Promise<ChatSummary>;
-  /** `PATCH /api/chats/:id`: the chat with its new title (422 names what is wrong with it). */
-  renameChat(id: string, title: string): Promise<ChatSummary>;
-  /** `PATCH /api/chats/:id {model}`: the model of the chat's next turns, among its provider's. */
-  changeChatModel(id: string, model: string): Promise<ChatSummary>;
   deleteChat(id: string): Promise<void>;
   /** Starts a turn; resolves with the open `text/event-stream` response. */
   startTurn(chatId: string, message: string, signal?: AbortSignal): Promise<Response>;
@@ -316,9 +293,6 @@ export function createApiClient(token: string, onUnauthorized: () => void): ApiC
     },
     getChat: async (id) => unwrapChat(await json<unknown>('GET', `/api/chats/${encodeURIComponent(id)}`)),
     createChat: async (body) => unwrapChat(await json<unknown>('POST', '/api/chats', body)),
-    renameChat: (id, title) => json<ChatSummary>('PATCH', `/api/chats/${encodeURIComponent(id)}`, { title }),
-    changeChatModel: (id, model) =>
-      json<ChatSummary>('PATCH', `/api/chats/${encodeURIComponent(id)}`, { model }),
     deleteChat: async (id) => {
       await send('DELETE', `/api/chats/${encodeURIComponent(id)}`);
     },

@@ -43,7 +43,7 @@ export function createChatModelPicker(
         if (model === current) return;
         button.disabled = true;
         try {
-          const changed = await api.changeChatModel(chat.id, model);
+          const changed = await api.updateChat(chat.id, { model });
           current = changed.model;
           input.value = current;
           announce(`The next turns use ${current}.`);

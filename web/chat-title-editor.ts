@@ -49,7 +49,7 @@ export function createChatTitleEditor(
       renameButton.focus();
     };
     const { form, input } = createRenameForm(title, {
-      rename: (value) => api.renameChat(chatId, value),
+      rename: (value) => api.updateChat(chatId, { title: value }),
       renamed: (chat) => {
         title = chat.title;
         heading.textContent = title;

@@ -1,7 +1,7 @@
 /**
- * The chats as the API sends them, what the chat list's calls send and receive (search results, the
- * update body, an export's file), and the name an export is saved under: the server's exact
- * `filename*`, read from its header.
+ * The chats as the API sends them (a chat with its messages and turns too), what the chat list's calls
+ * send and receive (search results, the update body, an export's file), and the name an export is
+ * saved under: the server's exact `filename*`, read from its header.
  */
 
 export interface ChatSummary {
@@ -17,6 +17,41 @@ export interface ChatSummary {
   lastActivityAt?: string;
   pinnedAt?: string | null;
   archivedAt?: string | null;
+}
+
+/** A stored message; `content` is whatever the server persisted (text, tool calls, tool results). */
+export interface ChatMessage {
+  id?: string;
+  seq?: number;
+  role: string;
+  /** The provider-neutral history item (`ConversationItem`) the server stored. */
+  item?: unknown;
+  content?: unknown;
+  createdAt?: string;
+}
+
+/** Tokens a turn's model calls used (the server sums every call of the turn). */
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** One turn of a chat as `GET /api/chats/:id` reports it, oldest first. */
+export interface TurnSummary {
+  id: string;
+  state: string;
+  /** The chat's last message seq when the turn began: later messages (to the next turn's) are its own. */
+  messageSeqAtStart: number;
+  usage: TurnUsage | null;
+  durations: { totalMs: number; toolMs: number } | null;
+  /** The turn trace once it ended; null for turns from before traces were kept. */
+  progress: { events: { at: number; event: Record<string, unknown> }[] } | null;
+  error: { message: string } | null;
+}
+
+export interface ChatWithMessages extends ChatSummary {
+  messages: ChatMessage[];
+  turns: TurnSummary[];
 }
 
 /** A piece of a search excerpt: plain text, `match` marking a word that matched. */
@@ -42,6 +77,7 @@ export interface ChatUpdateBody {
   title?: string;
   pinned?: boolean;
   archived?: boolean;
+  model?: string;
 }
 
 /** A downloaded export: the file and the name the server gave it. */

@@ -24,10 +24,9 @@ import {
 } from './api-client.ts';
 import { autoGrow } from './auto-grow.ts';
 import { createChatApprovals } from './chat-approvals.ts';
-import { createChatModelPicker } from './chat-model-picker.ts';
+import { createChatHeader } from './chat-header.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
 import { createChatTitleEditor } from './chat-title-editor.ts';
-import { confirmWithDialog } from './confirm-dialog.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
 import { createElapsedTicker } from './elapsed-time.ts';
 import { entrySignature, keepDisclosureState, renderEntry } from './entry-node.ts';
@@ -364,49 +363,17 @@ export async function renderChatView(
     }
   });
 
-  const deleteButton = h(
-    'button',
-    {
-      type: 'button',
-      class: 'button-quiet',
-      onclick: async () => {
-        const confirmed = await confirmWithDialog({
-          title: 'Delete this chat?',
-          body: h('p', {}, 'Its messages are deleted from the server. This cannot be undone.'),
-          confirmLabel: 'Delete chat',
-          danger: true,
-        });
-        if (!confirmed) return;
-        try {
-          await api.deleteChat(chatId);
-          options.navigate('/chats');
-        } catch (error) {
-          showStatus(`Could not delete: ${(error as Error).message}`);
-        }
-      },
-    },
-    'Delete chat',
-  );
-
-  const facts: string[] = [];
-  const picker = createChatModelPicker(api, chat, (text) => announcer.announce(text)).element;
-  if (chat.workingDirectory)
-    facts.push(`in ${chat.workingDirectory}${chat.confined === false ? ' (reaches all my workspaces)' : ''}`);
   replaceChildren(
     main,
-    h(
-      'div',
-      { class: 'chat-header' },
-      h(
-        'div',
-        {},
-        titleEditor.element,
-        // The picker and the facts share a line, so the header leaves the transcript its height.
-        h('div', { class: 'chat-facts' }, picker, h('p', { class: 'chat-meta' }, facts.join(' — '))),
-        chatUsage,
-      ),
-      deleteButton,
-    ),
+    createChatHeader({
+      api,
+      chat,
+      title: titleEditor.element,
+      usage: chatUsage,
+      announce: (text) => announcer.announce(text),
+      navigate: options.navigate,
+      showStatus,
+    }),
     // The Regenerate / Retry bar floats over the transcript's end, so it takes none of its height; it
     // comes after the log in the page's order, so Shift+Tab from the composer reaches it first.
     h('div', { class: 'transcript-frame' }, log, follower.button, reruns.slot),

@@ -1,0 +1,65 @@
+/**
+ * The open chat's header: its title (the editor the view owns), the model picker on one line with the
+ * chat's facts (its folder, whether it reaches all workspaces), the chat's token usage, and Delete,
+ * which asks first and then leaves for the chat list. A failed delete is said on the view's status line.
+ */
+import type { ApiClient, ChatSummary } from './api-client.ts';
+import { createChatModelPicker } from './chat-model-picker.ts';
+import { confirmWithDialog } from './confirm-dialog.ts';
+import { h } from './dom.ts';
+
+export interface ChatHeaderOptions {
+  api: ApiClient;
+  chat: ChatSummary;
+  /** The title editor's element. */
+  title: HTMLElement;
+  /** Where the view writes the chat's token usage. */
+  usage: HTMLElement;
+  announce: (text: string) => void;
+  navigate: (path: string) => void;
+  showStatus: (text: string) => void;
+}
+
+export function createChatHeader(options: ChatHeaderOptions): HTMLElement {
+  const { api, chat } = options;
+  const deleteButton = h(
+    'button',
+    {
+      type: 'button',
+      class: 'button-quiet',
+      onclick: async () => {
+        const confirmed = await confirmWithDialog({
+          title: 'Delete this chat?',
+          body: h('p', {}, 'Its messages are deleted from the server. This cannot be undone.'),
+          confirmLabel: 'Delete chat',
+          danger: true,
+        });
+        if (!confirmed) return;
+        try {
+          await api.deleteChat(chat.id);
+          options.navigate('/chats');
+        } catch (error) {
+          options.showStatus(`Could not delete: ${(error as Error).message}`);
+        }
+      },
+    },
+    'Delete chat',
+  );
+  const facts: string[] = [];
+  if (chat.workingDirectory)
+    facts.push(`in ${chat.workingDirectory}${chat.confined === false ? ' (reaches all my workspaces)' : ''}`);
+  const picker = createChatModelPicker(api, chat, options.announce).element;
+  return h(
+    'div',
+    { class: 'chat-header' },
+    h(
+      'div',
+      {},
+      options.title,
+      // The picker and the facts share a line, so the header leaves the transcript its height.
+      h('div', { class: 'chat-facts' }, picker, h('p', { class: 'chat-meta' }, facts.join(' — '))),
+      options.usage,
+    ),
+    deleteButton,
+  );
+}
