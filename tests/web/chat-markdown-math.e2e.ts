@@ -17,6 +17,7 @@ import { waitUntil } from '../helpers/wait-until.ts';
 import {
   callApi,
   launchTestBrowser,
+  PHONE_VIEWPORT,
   SCREENSHOT_DIRECTORY,
   signIn,
   startWebTestServer,
@@ -109,6 +110,9 @@ function katexChunkName(): string {
   return names[0]!;
 }
 
+/** A sum far wider than a phone. */
+const LONG_SUM = (letter: string) =>
+  Array.from({ length: 40 }, (_, index) => `${letter}_{${index + 1}}`).join(' + ');
 const PLAIN_ANSWER = 'The plan costs $5 and $10 per seat, so **$15** in all.';
 const MATH_ANSWER = [
   'Euler: $e^{i\\pi} + 1 = 0$, and \\(x^2\\) too.',
@@ -122,7 +126,13 @@ const MATH_ANSWER = [
   'Refused: $\\href{javascript:window.__pwned=1}{click}$ $\\url{javascript:window.__pwned=2}$ ' +
     '$\\htmlClass{copy-code}{x}$ $\\htmlStyle{color:red}{y}$.',
   '',
-  'Styled by KaTeX, stripped here: $\\fcolorbox{red}{yellow}{z}$ $\\pmb{w}$, for $5 or $6.',
+  'Styled by KaTeX, stripped here: $\\fcolorbox{red}{yellow}{z}$ $\\pmb{w}$.',
+  '',
+  `Long, inline: $${LONG_SUM('a')}$ and displayed:`,
+  '',
+  `$$${LONG_SUM('b')}$$`,
+  '',
+  'For $5 or $6.',
 ].join('\n');
 
 describe('markdown math and task lists in Chromium', () => {
@@ -155,11 +165,11 @@ describe('markdown math and task lists in Chromium', () => {
 
       await send(page, 'And the formulas?');
       const answer = page.locator('.message-assistant .markdown-body').nth(1);
-      await answer.getByText('for $5 or $6.').waitFor();
-      // Two inline, one display, four refused commands, two styled: nine typeset; one invalid.
+      await answer.getByText('For $5 or $6.').waitFor();
+      // Two inline, one display, four refused commands, two styled, two long: eleven typeset; one invalid.
       expect(
-        await waitUntil(async () => (await answer.locator('.math.math-typeset').count()) === 9, 8_000),
-      ).toBe(true); // nine formulas typeset
+        await waitUntil(async () => (await answer.locator('.math.math-typeset').count()) === 11, 8_000),
+      ).toBe(true); // eleven formulas typeset
       const error = answer.locator('.math.math-error');
       expect(await error.textContent()).toBe('\\frac{a}{');
       expect(await error.getAttribute('title')).toBe(
@@ -186,7 +196,19 @@ describe('markdown math and task lists in Chromium', () => {
         };
       });
       expect(facts.namespaces).toEqual(['http://www.w3.org/1998/Math/MathML']);
-      expect(facts.displays).toEqual([null, null, 'block', null, null, null, null, null, null]);
+      expect(facts.displays).toEqual([
+        null,
+        null,
+        'block',
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        'block',
+      ]);
       expect(facts.tags.filter((tag) => !MATHML_TAGS.includes(tag))).toEqual([]);
       expect(facts.tags).toContain('mfrac');
       expect(facts.styled).toEqual([]);
@@ -218,16 +240,38 @@ describe('markdown math and task lists in Chromium', () => {
         path: path.join(SCREENSHOT_DIRECTORY, 'chat-math-desktop.png'),
         fullPage: true,
       });
-
       // From history after a reload: the same MathML, the same error, still no violation.
       await page.reload();
       const stored = page.locator('.message-assistant .markdown-body').nth(1);
       expect(
-        await waitUntil(async () => (await stored.locator('.math.math-typeset').count()) === 9, 8_000),
-      ).toBe(true); // nine formulas typeset after the reload
+        await waitUntil(async () => (await stored.locator('.math.math-typeset').count()) === 11, 8_000),
+      ).toBe(true); // eleven formulas typeset after the reload
       expect(await stored.locator('.math.math-error').textContent()).toBe('\\frac{a}{');
       expect(await stored.locator('[style]').count()).toBe(0);
       expect(await violations()).toEqual([]);
+
+      // On a phone, the long formulas scroll inside the answer; the page itself never gets wider.
+      const phone = await browser.newPage(PHONE_VIEWPORT);
+      const phoneViolations = await watchViolations(phone);
+      await phone.goto(page.url());
+      const small = phone.locator('.message-assistant .markdown-body').nth(1);
+      expect(
+        await waitUntil(async () => (await small.locator('.math.math-typeset').count()) === 11, 8_000),
+      ).toBe(true); // eleven formulas typeset on the phone
+      expect(
+        await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      ).toBeLessThanOrEqual(0);
+      const overflowing = await small.evaluate((root) => {
+        const right = root.getBoundingClientRect().right;
+        return [...root.querySelectorAll('.math-typeset')].filter(
+          (math) => math.getBoundingClientRect().right > right + 1,
+        ).length;
+      });
+      expect(overflowing).toBe(0);
+      await small.locator('div.math-display').last().scrollIntoViewIfNeeded();
+      await phone.screenshot({ path: path.join(SCREENSHOT_DIRECTORY, 'chat-math-phone.png') });
+      expect(await phoneViolations()).toEqual([]);
+      await phone.close();
       expect(replay.failures).toEqual([]);
       await page.close();
     },
@@ -242,6 +286,8 @@ describe('markdown math and task lists in Chromium', () => {
         '',
         '- [x] write the tests',
         '- [ ] ship **it**',
+        '',
+        '3. [x] third, numbered',
         '',
         '```ts',
         'const first = 1;',
@@ -273,6 +319,15 @@ describe('markdown math and task lists in Chromium', () => {
       expect([await open.isChecked(), await open.isDisabled()]).toEqual([false, true]);
       await open.click({ force: true });
       expect(await open.isChecked()).toBe(false);
+      // An ordered task list keeps its number (DOMPurify once dropped `start` and `type` as non-URLs).
+      const numbered = body.getByRole('checkbox', { name: 'third, numbered', exact: true });
+      expect(await numbered.isChecked()).toBe(true);
+      expect(await body.locator('ol').getAttribute('start')).toBe('3');
+      expect(
+        await body
+          .locator('input')
+          .evaluateAll((inputs) => inputs.map((input) => input.getAttribute('type'))),
+      ).toEqual(['checkbox', 'checkbox', 'checkbox']);
 
       const names = await body
         .getByRole('button')
