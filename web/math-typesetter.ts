@@ -42,10 +42,11 @@ export function sanitizeMathMl(markup: string): DocumentFragment {
 type Typeset = (tex: string, display: boolean) => TexToMathMlResult;
 let typeset: Typeset | undefined;
 let loading: Promise<void> | undefined;
-
 let stylesheetAdded = false;
+/** Who asked while KaTeX was loading, each once (a stream asks on every frame). */
+const waiting = new Set<() => void>();
 
-function loadTypesetter(): Promise<void> {
+function loadTypesetter(): void {
   if (!stylesheetAdded) {
     document.head.append(h('link', { rel: 'stylesheet', href: KATEX_STYLESHEET }));
     stylesheetAdded = true;
@@ -53,14 +54,17 @@ function loadTypesetter(): Promise<void> {
   loading ??= import('./tex-to-mathml.ts').then(
     (module) => {
       typeset = module.texToMathMl;
+      const callbacks = [...waiting];
+      waiting.clear();
+      for (const callback of callbacks) callback();
     },
-    (error: unknown) => {
-      // Offline for a moment: the next answer with math tries again.
+    () => {
+      // KaTeX could not be fetched (offline for a moment): the TeX source stays readable, and the next
+      // answer with math tries again.
       loading = undefined;
-      throw error;
+      waiting.clear();
     },
   );
-  return loading;
 }
 
 const PENDING_SELECTOR = '.math:not(.math-open):not(.math-typeset):not(.math-error)';
@@ -89,7 +93,6 @@ export function typesetMath(root: ParentNode, whenLoaded: () => void): void {
     for (const element of pending) typesetElement(element, typeset);
     return;
   }
-  loadTypesetter().then(whenLoaded, () => {
-    // KaTeX could not be fetched: the TeX source stays readable as it is.
-  });
+  waiting.add(whenLoaded);
+  loadTypesetter();
 }
