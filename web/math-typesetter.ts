@@ -60,9 +60,8 @@ function loadTypesetter(): void {
     },
     () => {
       // KaTeX could not be fetched (offline for a moment): the TeX source stays readable, and the next
-      // answer with math tries again.
+      // formula tries again; whoever waited is called back when one succeeds.
       loading = undefined;
-      waiting.clear();
     },
   );
 }

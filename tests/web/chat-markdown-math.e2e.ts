@@ -144,6 +144,8 @@ describe('markdown math and task lists in Chromium', () => {
       const page = await browser.newPage();
       const requests: string[] = [];
       page.on('request', (request) => requests.push(request.url()));
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
       const dialogs: string[] = [];
       page.on('dialog', (dialog) => {
         dialogs.push(dialog.message());
@@ -236,6 +238,7 @@ describe('markdown math and task lists in Chromium', () => {
       expect(await violations()).toEqual([]);
       expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
       expect(dialogs).toEqual([]);
+      expect(errors).toEqual([]);
       await page.screenshot({
         path: path.join(SCREENSHOT_DIRECTORY, 'chat-math-desktop.png'),
         fullPage: true,
@@ -346,6 +349,45 @@ describe('markdown math and task lists in Chromium', () => {
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('const second = 2;\n');
       await page.screenshot({ path: path.join(SCREENSHOT_DIRECTORY, 'chat-task-list-desktop.png') });
       expect(browser.offOriginRequests).toEqual([]);
+      expect(replay.failures).toEqual([]);
+      await page.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  test(
+    'when KaTeX cannot be fetched the TeX stays readable, and a later formula fetches it and typesets both',
+    async () => {
+      const katexChunk = katexChunkName();
+      replay.enqueue(
+        { body: streamedText('Offline: $a^2 + b^2$ here.', 4) },
+        { body: streamedText('Back: $c^2$.', 4) },
+      );
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      let refused = 0;
+      await page.route(`**/${katexChunk}`, (route) => {
+        refused += 1;
+        return route.abort();
+      });
+      await openNewChat(page, 'Offline math chat');
+      await send(page, 'Formula?');
+      const first = page.locator('.message-assistant .markdown-body').first();
+      await first.getByText('here.').waitFor();
+      expect(await waitUntil(() => refused > 0, 8_000)).toBe(true); // the chunk was asked for
+      expect(await first.locator('.math').textContent()).toBe('a^2 + b^2');
+      expect(await first.locator('.math-typeset, .math-error').count()).toBe(0);
+
+      await page.unroute(`**/${katexChunk}`);
+      await send(page, 'Another?');
+      const second = page.locator('.message-assistant .markdown-body').nth(1);
+      await second.getByText('Back:').waitFor();
+      expect(
+        await waitUntil(async () => (await page.locator('.math.math-typeset').count()) === 2, 8_000),
+      ).toBe(true); // both answers typeset
+      expect(await first.locator('annotation').textContent()).toBe('a^2 + b^2');
+      expect(errors).toEqual([]);
       expect(replay.failures).toEqual([]);
       await page.close();
     },
