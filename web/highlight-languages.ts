@@ -9,7 +9,7 @@ import hljs from 'highlight.js/lib/core';
 type LanguageModule = { default: Parameters<typeof hljs.registerLanguage>[1] };
 
 /** The languages offered, each with its fence names; every name maps to one chunk. */
-const LANGUAGE_LOADERS: Record<string, () => Promise<LanguageModule>> = {
+const LANGUAGE_LOADERS = {
   bash: () => import('highlight.js/lib/languages/bash'),
   c: () => import('highlight.js/lib/languages/c'),
   cpp: () => import('highlight.js/lib/languages/cpp'),
@@ -34,7 +34,8 @@ const LANGUAGE_LOADERS: Record<string, () => Promise<LanguageModule>> = {
   typescript: () => import('highlight.js/lib/languages/typescript'),
   xml: () => import('highlight.js/lib/languages/xml'),
   yaml: () => import('highlight.js/lib/languages/yaml'),
-};
+} satisfies Record<string, () => Promise<LanguageModule>>;
+type OfferedLanguage = keyof typeof LANGUAGE_LOADERS;
 
 const ALIASES: Record<string, string> = {
   sh: 'bash',
@@ -62,6 +63,56 @@ const ALIASES: Record<string, string> = {
   svg: 'xml',
   yml: 'yaml',
 };
+
+/** How each offered language is called in a sentence ("Copy TypeScript code"). */
+const DISPLAY_NAMES: Record<OfferedLanguage, string> = {
+  bash: 'Bash',
+  c: 'C',
+  cpp: 'C++',
+  csharp: 'C#',
+  css: 'CSS',
+  diff: 'diff',
+  dockerfile: 'Dockerfile',
+  go: 'Go',
+  ini: 'INI',
+  java: 'Java',
+  javascript: 'JavaScript',
+  json: 'JSON',
+  kotlin: 'Kotlin',
+  markdown: 'Markdown',
+  php: 'PHP',
+  python: 'Python',
+  ruby: 'Ruby',
+  rust: 'Rust',
+  shell: 'shell',
+  sql: 'SQL',
+  swift: 'Swift',
+  typescript: 'TypeScript',
+  xml: 'XML',
+  yaml: 'YAML',
+};
+/** Aliases that name a language of their own, though another one's highlighter serves them. */
+const ALIAS_DISPLAY_NAMES: Record<string, string> = {
+  zsh: 'Zsh',
+  toml: 'TOML',
+  jsx: 'JSX',
+  tsx: 'TSX',
+  console: 'console',
+  html: 'HTML',
+  svg: 'SVG',
+  patch: 'patch',
+};
+
+/**
+ * The name of the language a fence name stands for, as people write it ("ts" → "TypeScript"), or
+ * undefined when no highlighter is offered for it (the block is then just "code").
+ */
+export function languageDisplayName(fenceName: string): string | undefined {
+  const name = fenceName.trim().toLowerCase();
+  const language = languageFor(name);
+  if (language === undefined) return undefined;
+  return ALIAS_DISPLAY_NAMES[name] ?? DISPLAY_NAMES[language as OfferedLanguage];
+}
 
 /** The highlight.js language a fence name stands for, or undefined when none is offered. */
 export function languageFor(fenceName: string): string | undefined {
@@ -94,7 +145,9 @@ export function isLanguageLoaded(language: string): boolean {
 const loading = new Map<string, Promise<void>>();
 /** Loads and registers a language once; resolves when it can highlight. */
 export function loadLanguage(language: string): Promise<void> {
-  const loader = LANGUAGE_LOADERS[language];
+  const loader = Object.hasOwn(LANGUAGE_LOADERS, language)
+    ? LANGUAGE_LOADERS[language as OfferedLanguage]
+    : undefined;
   if (!loader) return Promise.reject(new Error(`No highlighter for "${language}".`));
   let pending = loading.get(language);
   if (!pending) {

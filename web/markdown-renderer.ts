@@ -9,11 +9,23 @@
  * - no style attribute (the page's policy would refuse it): table alignment is a class;
  * - a fenced code block is escaped text in `<pre><code>`, highlighted once its language is loaded, with a
  *   Copy button; its language name is reduced to a safe class name and shown as text. An unclosed fence
- *   runs to the end of the text, as CommonMark says, so a streaming answer renders at every step.
+ *   runs to the end of the text, as CommonMark says, so a streaming answer renders at every step. The
+ *   Copy button is named after its block ("Copy TypeScript code", "Copy code" when the language is
+ *   unknown); the words after "Copy" are visually hidden;
+ * - TeX math becomes placeholders holding its source as text (`markdown-math.ts`), typeset by the page;
+ * - GFM task lists become disabled, labelled checkboxes (`markdown-task-lists.ts`).
  * Pure (no DOM), so the XSS cases are unit-tested without a browser.
  */
 import MarkdownIt from 'markdown-it';
-import { escapeHtml, highlightCode, isLanguageLoaded, languageFor } from './highlight-languages.ts';
+import {
+  escapeHtml,
+  highlightCode,
+  isLanguageLoaded,
+  languageDisplayName,
+  languageFor,
+} from './highlight-languages.ts';
+import { markdownMath } from './markdown-math.ts';
+import { markdownTaskLists } from './markdown-task-lists.ts';
 
 /** What one render found and what it wants: languages that are offered but not loaded yet. */
 export interface MarkdownRenderEnvironment {
@@ -83,9 +95,13 @@ function createMarkdownIt() {
     const caption = fenceName
       ? `<span class="code-language">${escapeHtml(fenceName.slice(0, 40))}</span>`
       : '';
+    const displayName = languageDisplayName(fenceName);
+    const copyButton =
+      `<button type="button" class="copy-code"><span class="copy-code-action">Copy</span>` +
+      `<span class="visually-hidden"> ${displayName ? `${escapeHtml(displayName)} ` : ''}code</span></button>`;
     return (
       `<div class="markdown-code">` +
-      `<div class="markdown-code-bar">${caption}<button type="button" class="copy-code">Copy</button></div>` +
+      `<div class="markdown-code-bar">${caption}${copyButton}</div>` +
       `<pre><code class="hljs${languageClass}">${body}</code></pre></div>\n`
     );
   };
@@ -102,6 +118,8 @@ function createMarkdownIt() {
   rules.td_open = alignedCell;
   rules.table_open = () => '<div class="markdown-table"><table>\n';
   rules.table_close = () => '</table></div>\n';
+  md.use(markdownMath);
+  md.use(markdownTaskLists);
   return md;
 }
 

@@ -4,21 +4,29 @@
  * selection, scroll position and copy buttons of earlier blocks survive. Every piece of HTML passes
  * DOMPurify with an allow-list of tags and attributes before it touches the document (the renderer
  * already emits no raw HTML; this is the second lock). Server images are fetched with the token;
- * a code block's language is loaded on first use and its chunk re-rendered once it is.
+ * a code block's language is loaded on first use and its chunk re-rendered once it is; math is typeset
+ * by `math-typesetter.ts` (KaTeX fetched on first use) and Copy buttons are named per block
+ * (`copy-button-names.ts`).
  */
 import DOMPurify from 'dompurify';
+import { nameCopyButtons } from './copy-button-names.ts';
 import { h } from './dom.ts';
 import { loadLanguage } from './highlight-languages.ts';
 import { isSafeLink, isServerImage } from './markdown-renderer.ts';
 import { IncrementalMarkdown, type MarkdownChunk, type MarkdownStep } from './markdown-stream.ts';
+import { typesetMath } from './math-typesetter.ts';
 import type { ImageLoader } from './tool-result-view.ts';
 
 /** The markup the renderer writes, and nothing else (no style: the page's policy refuses inline styles). */
 const ALLOWED_TAGS = (
-  'a blockquote br button code del div em h1 h2 h3 h4 h5 h6 hr img li ol p pre s span strong ' +
-  'table tbody td th thead tr ul'
+  'a blockquote br button code del div em h1 h2 h3 h4 h5 h6 hr img input label li ol p pre s span ' +
+  'strong table tbody td th thead tr ul'
 ).split(' ');
-const ALLOWED_ATTR = 'alt class data-server-image href rel start target title type'.split(' ');
+const ALLOWED_ATTR = 'alt checked class data-server-image disabled href rel start target title type'.split(
+  ' ',
+);
+/** Attributes whose values are not URLs, so DOMPurify must not judge them as one (it would drop them). */
+const NOT_URL_ATTR = 'checked disabled rel start target type'.split(' ');
 
 /** Sanitized nodes for `html`: allow-listed markup only, links and images checked again. */
 export function sanitizeMarkdownHtml(html: string, loadImage: ImageLoader): DocumentFragment {
@@ -26,9 +34,15 @@ export function sanitizeMarkdownHtml(html: string, loadImage: ImageLoader): Docu
     ALLOWED_TAGS,
     ALLOWED_ATTR,
     ALLOW_DATA_ATTR: false,
+    ADD_URI_SAFE_ATTR: NOT_URL_ATTR,
     ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#|\/(?!\/))/i,
     RETURN_DOM_FRAGMENT: true,
   });
+  // The only input the renderer writes is a task list's checkbox, which an answer never lets anyone tick.
+  for (const input of fragment.querySelectorAll('input')) {
+    if (input.type !== 'checkbox') input.remove();
+    else input.disabled = true;
+  }
   for (const link of fragment.querySelectorAll('a')) {
     const href = link.getAttribute('href') ?? '';
     if (!isSafeLink(href)) {
@@ -96,9 +110,11 @@ async function onCopyClick(button: HTMLButtonElement): Promise<void> {
     selection?.removeAllRanges();
     selection?.addRange(range);
   }
-  button.textContent = copied ? 'Copied' : 'Selected: press Ctrl+C';
+  // Only the visible word changes: the hidden rest of the name still says which block it is.
+  const action = button.querySelector('.copy-code-action') ?? button;
+  action.textContent = copied ? 'Copied' : 'Selected: press Ctrl+C';
   setTimeout(() => {
-    button.textContent = 'Copy';
+    action.textContent = 'Copy';
   }, 2000);
 }
 
@@ -118,11 +134,16 @@ export function createMarkdownView(loadImage: ImageLoader, afterStep: () => void
   element.append(live);
   let lastText: string | undefined;
   let finished = false;
+  // KaTeX arrived: typeset what holds math by now (the live block may have changed meanwhile).
+  const afterMathLoaded = () => {
+    typesetMath(element, afterMathLoaded);
+    afterStep();
+  };
 
   element.addEventListener('click', (event) => {
     const target = event.target;
-    if (target instanceof HTMLButtonElement && target.classList.contains('copy-code'))
-      void onCopyClick(target);
+    const button = target instanceof Element ? target.closest('button.copy-code') : null;
+    if (button instanceof HTMLButtonElement) void onCopyClick(button);
   });
 
   const mountChunk = (chunk: MarkdownChunk) => {
@@ -134,6 +155,8 @@ export function createMarkdownView(loadImage: ImageLoader, afterStep: () => void
         () => {
           if (!element.contains(node)) return;
           node.replaceChildren(sanitizeMarkdownHtml(renderer.renderChunk(chunk.source).html, loadImage));
+          nameCopyButtons(element);
+          typesetMath(node, afterMathLoaded);
         },
         () => {
           // The chunk stays plain text: a missing highlighter must not hide the code.
@@ -146,6 +169,8 @@ export function createMarkdownView(loadImage: ImageLoader, afterStep: () => void
     if (step.reset) for (const old of element.querySelectorAll(':scope > .markdown-chunk')) old.remove();
     for (const chunk of step.completed) mountChunk(chunk);
     live.replaceChildren(sanitizeMarkdownHtml(step.live, loadImage));
+    nameCopyButtons(element);
+    typesetMath(element, afterMathLoaded);
   };
 
   /** Renders the latest text, one step per frame while a burst is waiting. */

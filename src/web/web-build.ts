@@ -5,7 +5,9 @@
  * `app.js.br`; `precompress-web-files.ts`), which the server sends to browsers that accept them.
  * `app.css` is the stylesheets of `web/styles/` joined in file-name order (their cascade order), so each
  * part of the style stays a file of one concern while the page still loads one stylesheet.
- * No framework and no CDN: the bundle holds everything the page runs.
+ * KaTeX's stylesheet and WOFF2 fonts (`katex.css`, `KaTeX_*.woff2`, `katex-assets.ts`) go beside them;
+ * the page fetches them, and KaTeX's own chunk, only when an answer holds math.
+ * No framework and no CDN: the build holds everything the page runs.
  *
  * Last it writes `build-manifest.json`, the SHA-256 of every file, which the server checks when it loads
  * the build into memory (`load-web-app.ts`).
@@ -14,6 +16,7 @@
  */
 import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { writeKatexAssets } from './katex-assets.ts';
 import {
   isWebFileName,
   sha256Hex,
@@ -74,6 +77,7 @@ export async function buildWebApp(options: WebBuildOptions = {}): Promise<WebBui
     await copyFile(path.join(sourceDirectory, file), path.join(outputDirectory, file));
   }
   await writeFile(path.join(outputDirectory, 'app.css'), await joinStylesheets(sourceDirectory));
+  await writeKatexAssets(outputDirectory, PROJECT_ROOT);
   await precompressWebFiles(outputDirectory, WEB_BUILD_MANIFEST_FILE);
   await writeBuildManifest(outputDirectory);
   const files = (await readdir(outputDirectory)).sort();
@@ -165,9 +169,13 @@ if (import.meta.main) {
     const built = await buildWebApp();
     const where = path.relative(process.cwd(), built.outputDirectory) || '.';
     const chunks = built.files.filter((name) => name.startsWith('chunk-')).length;
-    const main = built.files.filter((name) => !name.startsWith('chunk-')).join(', ');
+    const fonts = built.files.filter((name) => name.endsWith('.woff2')).length;
+    const main = built.files
+      .filter((name) => !name.startsWith('chunk-') && !name.endsWith('.woff2'))
+      .join(', ');
     console.log(
-      `built ${main} and ${chunks} on-demand chunk files into ${where} in ${Math.round(built.durationMs)} ms`,
+      `built ${main}, ${fonts} font files and ${chunks} on-demand chunk files into ${where} ` +
+        `in ${Math.round(built.durationMs)} ms`,
     );
   }
 }

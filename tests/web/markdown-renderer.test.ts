@@ -3,7 +3,7 @@
  * images are only what is allowed, code is escaped and highlighted once its language is loaded.
  */
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { languageFor, loadLanguage } from '../../web/highlight-languages.ts';
+import { languageDisplayName, languageFor, loadLanguage } from '../../web/highlight-languages.ts';
 import { isSafeLink, isServerImage, renderMarkdown } from '../../web/markdown-renderer.ts';
 
 /** Every tag name the output contains. */
@@ -19,6 +19,14 @@ function attributesOf(html: string): string[] {
     for (const attribute of tag[0].matchAll(/\s([a-z-]+)=/gi)) names.add(attribute[1]!.toLowerCase());
   return [...names].sort();
 }
+
+/** A Copy button as the renderer writes it: "Copy" shown, the block's kind for screen readers. */
+const COPY_CODE_BUTTON =
+  '<button type="button" class="copy-code"><span class="copy-code-action">Copy</span>' +
+  '<span class="visually-hidden"> code</span></button>';
+const TYPESCRIPT_COPY_BUTTON =
+  '<button type="button" class="copy-code"><span class="copy-code-action">Copy</span>' +
+  '<span class="visually-hidden"> TypeScript code</span></button>';
 
 const ALLOWED_TAGS = [
   'a',
@@ -37,6 +45,8 @@ const ALLOWED_TAGS = [
   'h6',
   'hr',
   'img',
+  'input',
+  'label',
   'li',
   'ol',
   'p',
@@ -101,6 +111,39 @@ describe('XSS: what the model writes never becomes markup', () => {
       '<p><a href="https://a.example" title="t&quot; onmouseover=&quot;alert(1)" target="_blank" rel="noopener noreferrer">x</a></p>\n',
     ],
     ['HTML inside inline code', '`<b onclick=x>`', '<p><code>&lt;b onclick=x&gt;</code></p>\n'],
+    [
+      'HTML inside inline math',
+      '$<img src=x onerror=alert(1)>$',
+      '<p><span class="math math-inline">&lt;img src=x onerror=alert(1)&gt;</span></p>\n',
+    ],
+    [
+      'a script inside \\( \\)',
+      '\\(</span><script>alert(1)</script>\\)',
+      '<p><span class="math math-inline">&lt;/span&gt;&lt;script&gt;alert(1)&lt;/script&gt;</span></p>\n',
+    ],
+    [
+      'a math block closing the placeholder early',
+      '$$\n</div><script>alert(1)</script>\n$$',
+      '<div class="math math-display">&lt;/div&gt;&lt;script&gt;alert(1)&lt;/script&gt;</div>\n',
+    ],
+    [
+      '\\href with a javascript: URL (stays TeX source; the typesetter refuses it)',
+      '$\\href{javascript:alert(1)}{x}$',
+      '<p><span class="math math-inline">\\href{javascript:alert(1)}{x}</span></p>\n',
+    ],
+    [
+      'HTML as a task item',
+      '- [x] <img src=x onerror=alert(1)>',
+      '<ul class="task-list">\n<li class="task-list-item"><label class="task-list-label">' +
+        '<input type="checkbox" class="task-list-checkbox" disabled checked> ' +
+        '&lt;img src=x onerror=alert(1)&gt;</label></li>\n</ul>\n',
+    ],
+    [
+      'a javascript: link as a task item',
+      '- [ ] [x](javascript:alert(1))',
+      '<ul class="task-list">\n<li class="task-list-item"><label class="task-list-label">' +
+        '<input type="checkbox" class="task-list-checkbox" disabled> [x](javascript:alert(1))</label></li>\n</ul>\n',
+    ],
   ])('%s', (_name, input, expected) => {
     expect(renderMarkdown(input)).toBe(expected);
   });
@@ -109,8 +152,8 @@ describe('XSS: what the model writes never becomes markup', () => {
     const html = renderMarkdown('```<img src=x onerror=alert(1)> "q\n<script>alert(1)</script>\n```');
     expect(html).toBe(
       '<div class="markdown-code"><div class="markdown-code-bar"><span class="code-language">&lt;img</span>' +
-        '<button type="button" class="copy-code">Copy</button></div><pre><code class="hljs">' +
-        '&lt;script&gt;alert(1)&lt;/script&gt;\n</code></pre></div>\n',
+        COPY_CODE_BUTTON +
+        '</div><pre><code class="hljs">&lt;script&gt;alert(1)&lt;/script&gt;\n</code></pre></div>\n',
     );
   });
 
@@ -125,6 +168,18 @@ describe('XSS: what the model writes never becomes markup', () => {
       '| ![c](https://evil.example/track.png) | external image |',
       '| <svg><script>alert(1)</script></svg> | svg |',
       '| `<style>*{}</style>` | code |',
+      '| $\\href{javascript:alert(1)}{x}$ | math href |',
+      '| $\\htmlClass{copy-code}{x}\\htmlStyle{color:red}{y}$ | math html |',
+      '| $\\url{javascript:alert(1)}$ \\(\\includegraphics{/api/x}\\) | math url, image |',
+      '| $<script>alert(1)</script>$ | html in math |',
+      '',
+      '$$',
+      '</div><iframe src="javascript:alert(1)"></iframe>',
+      '$$',
+      '',
+      '- [x] <svg onload=alert(1)>',
+      '- [ ] "><input type=text autofocus onfocus=alert(1)>',
+      '- [x]<script>alert(1)</script>',
       '',
       '```"><script>alert(1)</script>',
       '</code></pre><script>alert(2)</script>',
@@ -134,6 +189,17 @@ describe('XSS: what the model writes never becomes markup', () => {
     expect(tagsOf(html).filter((tag) => !ALLOWED_TAGS.includes(tag))).toEqual([]);
     expect(attributesOf(html)).toEqual(['class', 'href', 'rel', 'target', 'type']);
     expect(html).not.toMatch(/<(?:script|svg|style|iframe)/i);
+    // Math is a placeholder holding the TeX as text; task items are disabled checkboxes, nothing else.
+    expect(html.match(/<span class="math math-inline">/g)?.length).toBe(5);
+    expect(html).toContain(
+      '<div class="math math-display">&lt;/div&gt;&lt;iframe src=&quot;javascript:alert(1)&quot;&gt;&lt;/iframe&gt;</div>',
+    );
+    expect(html.match(/<input /g)).toEqual(['<input ', '<input ']);
+    expect(html.match(/<input [^>]*>/g)).toEqual([
+      '<input type="checkbox" class="task-list-checkbox" disabled checked>',
+      '<input type="checkbox" class="task-list-checkbox" disabled>',
+    ]);
+    expect(html).toContain('<li>[x]&lt;script&gt;alert(1)&lt;/script&gt;</li>');
     expect(html).toContain(
       '<td><a href="https://evil.example/track.png" target="_blank" rel="noopener noreferrer">c</a></td>',
     );
@@ -217,7 +283,8 @@ describe('structure and code', () => {
     expect(languageFor('ts')).toBe('typescript');
     expect(renderMarkdown('```ts\nconst a: number = 1;\n```')).toBe(
       '<div class="markdown-code"><div class="markdown-code-bar"><span class="code-language">ts</span>' +
-        '<button type="button" class="copy-code">Copy</button></div><pre><code class="hljs language-typescript">' +
+        TYPESCRIPT_COPY_BUTTON +
+        '</div><pre><code class="hljs language-typescript">' +
         '<span class="hljs-keyword">const</span> <span class="hljs-attr">a</span>: <span class="hljs-built_in">number</span> = ' +
         '<span class="hljs-number">1</span>;\n</code></pre></div>\n',
     );
@@ -234,7 +301,8 @@ describe('structure and code', () => {
   test('an unclosed fence runs to the end and is still a code block', () => {
     expect(renderMarkdown('Here:\n\n```ts\nlet x = "<b>')).toBe(
       '<p>Here:</p>\n<div class="markdown-code"><div class="markdown-code-bar"><span class="code-language">ts</span>' +
-        '<button type="button" class="copy-code">Copy</button></div><pre><code class="hljs language-typescript">' +
+        TYPESCRIPT_COPY_BUTTON +
+        '</div><pre><code class="hljs language-typescript">' +
         '<span class="hljs-keyword">let</span> x = <span class="hljs-string">&quot;&lt;b&gt;</span></code></pre></div>\n',
     );
   });
@@ -243,5 +311,27 @@ describe('structure and code', () => {
     expect(renderMarkdown('```ts\nlet x = 1;\n```', { plainCode: true })).toContain(
       '<code class="hljs language-typescript">let x = 1;\n</code>',
     );
+  });
+
+  test('a Copy button is named after its block: the language as people write it, or just "code"', () => {
+    const copyNames = (text: string) =>
+      [...renderMarkdown(text).matchAll(/<span class="visually-hidden">([^<]*)<\/span><\/button>/g)].map(
+        (match) => `Copy${match[1]}`,
+      );
+    expect(copyNames('```ts\na\n```\n\n```toml\nb = 1\n```\n\n```klingon\nc\n```\n\n```\nd\n```')).toEqual([
+      'Copy TypeScript code',
+      'Copy TOML code',
+      'Copy code',
+      'Copy code',
+    ]);
+    expect(['py', 'C++', 'sh', 'cs', 'yml', 'html', 'nope'].map(languageDisplayName)).toEqual([
+      'Python',
+      'C++',
+      'Bash',
+      'C#',
+      'YAML',
+      'HTML',
+      undefined,
+    ]);
   });
 });

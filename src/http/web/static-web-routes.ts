@@ -58,6 +58,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.ico': 'image/x-icon',
   '.webp': 'image/webp',
   '.txt': 'text/plain; charset=utf-8',
+  '.woff2': 'font/woff2',
 };
 
 /** The client-side routes of the app (web/main.ts), answered with `index.html`. */
