@@ -41,7 +41,8 @@ export function sanitizeMathMl(markup: string): DocumentFragment {
 
 type Typeset = (tex: string, display: boolean) => TexToMathMlResult;
 let typeset: Typeset | undefined;
-let loading: Promise<void> | undefined;
+/** True while the chunk is being fetched, so a formula streamed meanwhile does not fetch it again. */
+let loading = false;
 let stylesheetAdded = false;
 /** Who asked while KaTeX was loading, each once (a stream asks on every frame). */
 const waiting = new Set<() => void>();
@@ -51,8 +52,11 @@ function loadTypesetter(): void {
     document.head.append(h('link', { rel: 'stylesheet', href: KATEX_STYLESHEET }));
     stylesheetAdded = true;
   }
-  loading ??= import('./tex-to-mathml.ts').then(
+  if (loading) return;
+  loading = true;
+  import('./tex-to-mathml.ts').then(
     (module) => {
+      loading = false;
       typeset = module.texToMathMl;
       const callbacks = [...waiting];
       waiting.clear();
@@ -61,7 +65,7 @@ function loadTypesetter(): void {
     () => {
       // KaTeX could not be fetched (offline for a moment): the TeX source stays readable, and the next
       // formula tries again; whoever waited is called back when one succeeds.
-      loading = undefined;
+      loading = false;
     },
   );
 }
