@@ -113,7 +113,7 @@ describe('tools page in Chromium', () => {
       const error = card.locator('.field-error:not([hidden])');
       await error.waitFor();
       expect(await error.textContent()).toBe(
-        'Tool "bash" setting "timeoutSeconds" must be at most 600, got 9999.',
+        'Tool "bash" setting "Timeout (seconds)" must be at most 600, got 9999.',
       );
       expect(await timeout.getAttribute('aria-invalid')).toBe('true');
       expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('timeoutSeconds');
