@@ -16,6 +16,11 @@ export const CATEGORY_TITLES: Readonly<Record<string, string>> = {
   external: 'External MCP servers',
 };
 
+/** "1 tool", "13 tools": how the page counts tools everywhere. */
+export function toolCountText(count: number): string {
+  return `${count} tool${count === 1 ? '' : 's'}`;
+}
+
 export interface ServerGroup {
   /** `server:NAME`; `server:` alone for the tools of no listed server. */
   id: string;

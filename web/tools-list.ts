@@ -1,56 +1,37 @@
 /**
  * The Tools page's list: a foldable section per category, and under "External MCP servers" a foldable
- * group per server with its state (and a Remove button for the user's own), its tools as compact rows.
- * Search and filters only hide and show what is built (nothing is rebuilt as the user types, so unsaved
- * fields survive a search). A group the user folded stays folded across reloads (fold-state.ts), unless
- * a search or filter finds something inside it: then it opens, until the user folds it again or the
- * search changes. Adding or removing a server changes its group in place, so the page never jumps.
+ * group per server (mcp-server-group.ts), its tools as compact rows. Search and filters only hide and
+ * show what is built — nothing is rebuilt as the user types, so unsaved fields survive a search — and
+ * open the groups they find something in (group-openness.ts). Adding or removing a server changes its
+ * group in place, so the page never jumps.
  */
 import type { ApiClient, ToolSettingsDescriptor, UserMcpServerView } from './api-client.ts';
 import { h } from './dom.ts';
 import { createFoldGroup, type FoldGroup } from './fold-group.ts';
 import type { FoldStore } from './fold-state.ts';
-import { createRemoveServerButton } from './mcp-server-form.ts';
-import { createToolCard, type ToolCard } from './tool-card.ts';
+import { GroupOpenness } from './group-openness.ts';
 import {
-  isFiltering,
-  NO_TOOL_FILTERS,
-  serverMatches,
-  type ToolEntry,
-  type ToolFilters,
-  toolMatches,
-} from './tool-filter.ts';
-import { groupOfServer, type ServerGroup, serverGroupId, type ToolSection } from './tool-groups.ts';
+  createServerGroupView,
+  domIdOf,
+  type ListedTool,
+  listedTool,
+  type ServerGroupView,
+} from './mcp-server-group.ts';
+import { isFiltering, NO_TOOL_FILTERS, serverMatches, type ToolFilters, toolMatches } from './tool-filter.ts';
+import {
+  groupOfServer,
+  type ServerGroup,
+  serverGroupId,
+  type ToolSection,
+  toolCountText,
+} from './tool-groups.ts';
 
-interface Item {
-  entry: ToolEntry;
-  card: ToolCard;
-}
-
-interface GroupView {
+interface SectionView {
   id: string;
-  fold: FoldGroup;
-  items: Item[];
-  /** Folded unless the user unfolded it (servers), or open unless folded (categories). */
   openByDefault: boolean;
-}
-
-interface ServerView extends GroupView {
-  group: ServerGroup;
-}
-
-interface SectionView extends GroupView {
-  servers: ServerView[];
-}
-
-export interface ToolsList {
-  element: HTMLElement;
-  /** Shows what `filters` keep; returns how many tools are shown and how many there are. */
-  apply(filters: ToolFilters): { shown: number; total: number };
-  /** Inserts a server's group (after the other servers); undefined when the page has no external section. */
-  addServer(server: UserMcpServerView, tools: readonly ToolSettingsDescriptor[]): HTMLElement | undefined;
-  /** Whether a server's group is shown (not hidden by the filters). */
-  isServerShown(name: string): boolean;
+  fold: FoldGroup;
+  items: ListedTool[];
+  servers: ServerGroupView[];
 }
 
 export interface ToolsListOptions {
@@ -60,89 +41,68 @@ export interface ToolsListOptions {
   onServerRemoved: (name: string, next: HTMLElement | undefined) => void;
 }
 
-function plural(count: number): string {
-  return `${count} tool${count === 1 ? '' : 's'}`;
-}
+export class ToolsList {
+  readonly element: HTMLElement;
+  readonly #options: ToolsListOptions;
+  readonly #openness: GroupOpenness;
+  readonly #sections: SectionView[];
+  readonly #external: SectionView | undefined;
+  #filters: ToolFilters = { ...NO_TOOL_FILTERS };
 
-function serverState(server: UserMcpServerView, toolCount: number): string {
-  if (server.state.status === 'failed') return `Failed: ${server.state.error ?? 'no reason given'}`;
-  return `Connected · ${plural(server.state.toolCount ?? toolCount)}`;
-}
+  constructor(sections: readonly ToolSection[], options: ToolsListOptions) {
+    this.#options = options;
+    this.#openness = new GroupOpenness(options.folds);
+    this.#sections = sections.map((section) => this.#buildSection(section));
+    this.#external = this.#sections.find((view) => view.id === 'category:external');
+    this.element = h(
+      'div',
+      { class: 'tools-list' },
+      this.#sections.map((view) => view.fold.element),
+    );
+  }
 
-function domIdOf(id: string): string {
-  return `group-${id.replace(/[^A-Za-z0-9_-]/g, '-')}`;
-}
+  /** Shows what `filters` keep; returns how many tools are shown and how many there are. */
+  apply(filters: ToolFilters): { shown: number; total: number } {
+    if (JSON.stringify(filters) !== JSON.stringify(this.#filters))
+      this.#openness.searchChanged(isFiltering(filters));
+    this.#filters = { ...filters };
+    let shown = 0;
+    let total = 0;
+    for (const view of this.#sections) {
+      const counts = this.#applySection(view);
+      shown += counts.shown;
+      total += counts.total;
+    }
+    return { shown, total };
+  }
 
-export function createToolsList(sections: readonly ToolSection[], options: ToolsListOptions): ToolsList {
-  const { api, folds } = options;
-  let filters: ToolFilters = { ...NO_TOOL_FILTERS };
-  /** Groups the user folded while the current search had opened them. */
-  const dismissed = new Set<string>();
-  const views: SectionView[] = [];
+  /** Inserts a server's group after the other servers; undefined when the page has no external section. */
+  addServer(server: UserMcpServerView, tools: readonly ToolSettingsDescriptor[]): HTMLElement | undefined {
+    const external = this.#external;
+    if (!external) return undefined;
+    this.#dropServer(server.name);
+    const view = this.#buildServer(groupOfServer(server, tools));
+    // Before the group of tools of no listed server, which stays last.
+    const stray = external.servers.findIndex((item) => item.id === serverGroupId(undefined));
+    const at = stray === -1 ? external.servers.length : stray;
+    external.fold.body.insertBefore(view.fold.element, external.servers[at]?.fold.element ?? null);
+    external.servers.splice(at, 0, view);
+    this.apply(this.#filters);
+    return view.fold.element;
+  }
 
-  /** A search or filter with matches inside a group opens it. */
-  const forcedOpen = (visible: number) => isFiltering(filters) && visible > 0;
-  const isOpen = (view: GroupView, visible: number) =>
-    forcedOpen(visible) ? !dismissed.has(view.id) : folds.isOpen(view.id, view.openByDefault);
-  const visibleCount = new Map<string, number>();
-  const toggle = (view: GroupView) => {
-    const visible = visibleCount.get(view.id) ?? 0;
-    if (forcedOpen(visible)) {
-      if (dismissed.has(view.id)) dismissed.delete(view.id);
-      else dismissed.add(view.id);
-    } else folds.setOpen(view.id, !folds.isOpen(view.id, view.openByDefault));
-    view.fold.setOpen(isOpen(view, visible));
-  };
+  /** Whether a server's group is shown (not hidden by the filters). */
+  isServerShown(name: string): boolean {
+    return (
+      this.#external?.servers.some(
+        (view) => view.group.server?.name === name && !view.fold.element.hidden,
+      ) === true
+    );
+  }
 
-  const cardOf = (entry: ToolEntry, compact: boolean): Item => ({
-    entry,
-    card: createToolCard(entry.tool, api, { headingLevel: compact ? 4 : 3, compact }),
-  });
-
-  const buildServer = (group: ServerGroup): ServerView => {
-    const items = group.entries.map((entry) => cardOf(entry, true));
-    const { server } = group;
-    const name = server?.name ?? 'Other MCP tools';
-    const origin = server === undefined ? '' : server.origin === 'user' ? '(yours)' : '(operator)';
-    const view: ServerView = {
-      id: group.id,
-      group,
-      items,
-      openByDefault: false,
-      fold: createFoldGroup({
-        domId: domIdOf(group.id),
-        level: 3,
-        className: 'mcp-server',
-        attributes: server === undefined ? {} : { 'data-mcp-server': server.name },
-        title: [`${name} `, h('span', { class: 'mcp-server-origin' }, origin)],
-        aside: server
-          ? [
-              h(
-                'p',
-                {
-                  class:
-                    server.state.status === 'failed' ? 'mcp-server-state error-text' : 'mcp-server-state',
-                },
-                serverState(server, items.length),
-              ),
-              server.origin === 'user'
-                ? createRemoveServerButton(api, server.name, () => removeServer(server.name))
-                : null,
-            ]
-          : null,
-        body:
-          items.length > 0
-            ? items.map((item) => item.card.element)
-            : h('p', { class: 'tool-note' }, 'No tools to list.'),
-        onToggle: () => toggle(view),
-      }),
-    };
-    return view;
-  };
-
-  for (const section of sections) {
-    const items = section.entries.map((entry) => cardOf(entry, false));
-    const servers = section.servers.map(buildServer);
+  #buildSection(section: ToolSection): SectionView {
+    const items = section.entries.map((entry) => listedTool(entry, this.#options.api, false));
+    const servers = section.servers.map((group) => this.#buildServer(group));
     const view: SectionView = {
       id: section.id,
       items,
@@ -155,110 +115,85 @@ export function createToolsList(sections: readonly ToolSection[], options: Tools
         attributes: { 'data-category': section.category },
         title: section.title,
         body: [...items.map((item) => item.card.element), ...servers.map((server) => server.fold.element)],
-        onToggle: () => toggle(view),
+        onToggle: () => view.fold.setOpen(this.#openness.toggle(view)),
       }),
     };
-    views.push(view);
+    return view;
   }
-  const external = views.find((view) => view.id === 'category:external');
 
-  /** Shows the items `filters` keep; returns how many are shown. */
-  const applyItems = (items: readonly Item[]): number => {
+  #buildServer(group: ServerGroup): ServerGroupView {
+    return createServerGroupView(group, this.#options.api, {
+      onToggle: (view) => view.fold.setOpen(this.#openness.toggle(view)),
+      onRemoved: (name) => this.#removeServer(name),
+    });
+  }
+
+  /** Shows the tools the filters keep; returns how many are shown. */
+  #applyItems(items: readonly ListedTool[]): number {
     let shown = 0;
     for (const item of items) {
-      const keep = toolMatches({ ...item.entry, tool: item.card.current() }, filters);
+      const keep = toolMatches({ ...item.entry, tool: item.card.current() }, this.#filters);
       item.card.element.hidden = !keep;
       if (keep) shown += 1;
     }
     return shown;
-  };
+  }
 
-  const applyServer = (view: ServerView): number => {
-    const shown = applyItems(view.items);
-    const filtering = isFiltering(filters);
+  /** Shows a server's group when a tool of it matches, or the server itself does; returns its matching tools. */
+  #applyServer(view: ServerGroupView): { shown: number; kept: boolean } {
+    const shown = this.#applyItems(view.items);
+    const filtering = isFiltering(this.#filters);
     const { server } = view.group;
-    const keep =
+    const kept =
       !filtering ||
       shown > 0 ||
-      (server !== undefined && serverMatches({ name: server.name, source: view.group.source }, filters));
-    view.fold.element.hidden = !keep;
+      (server !== undefined &&
+        serverMatches({ name: server.name, source: view.group.source }, this.#filters));
+    view.fold.element.hidden = !kept;
     view.fold.count.textContent =
-      filtering && view.items.length > 0 ? `${shown} of ${plural(view.items.length)}` : '';
-    visibleCount.set(view.id, shown);
-    view.fold.setOpen(isOpen(view, shown));
-    return keep ? Math.max(shown, 1) : 0;
-  };
+      filtering && view.items.length > 0 ? `${shown} of ${toolCountText(view.items.length)}` : '';
+    view.fold.setOpen(this.#openness.isOpen(view, shown));
+    return { shown, kept };
+  }
 
-  const apply = (next: ToolFilters) => {
-    if (JSON.stringify(next) !== JSON.stringify(filters)) dismissed.clear();
-    filters = { ...next };
-    const filtering = isFiltering(filters);
-    let shown = 0;
-    let total = 0;
-    for (const view of views) {
-      const own = applyItems(view.items);
-      let servers = 0;
-      let serverTools = 0;
-      for (const server of view.servers) {
-        servers += applyServer(server) > 0 ? 1 : 0;
-        serverTools += visibleCount.get(server.id) ?? 0;
-      }
-      const all = view.items.length + view.servers.reduce((sum, server) => sum + server.items.length, 0);
-      const visible = own + serverTools;
-      shown += visible;
-      total += all;
-      view.fold.element.hidden = filtering && own === 0 && servers === 0;
-      view.fold.count.textContent = filtering ? `${visible} of ${plural(all)}` : plural(all);
-      visibleCount.set(view.id, own + servers);
-      view.fold.setOpen(isOpen(view, own + servers));
+  #applySection(view: SectionView): { shown: number; total: number } {
+    const filtering = isFiltering(this.#filters);
+    const own = this.#applyItems(view.items);
+    let keptServers = 0;
+    let serverTools = 0;
+    for (const server of view.servers) {
+      const result = this.#applyServer(server);
+      if (result.kept) keptServers += 1;
+      serverTools += result.shown;
     }
+    const total = view.items.length + view.servers.reduce((sum, server) => sum + server.items.length, 0);
+    const shown = own + serverTools;
+    view.fold.element.hidden = filtering && own === 0 && keptServers === 0;
+    view.fold.count.textContent = filtering ? `${shown} of ${toolCountText(total)}` : toolCountText(total);
+    view.fold.setOpen(this.#openness.isOpen(view, own + keptServers));
     return { shown, total };
-  };
+  }
 
-  /** The fold button of the server group next to `index` (after it, else before it). */
-  const neighbourOf = (list: readonly ServerView[], index: number): HTMLElement | undefined => {
-    const candidates = [...list.slice(index + 1), ...list.slice(0, index).reverse()];
-    return candidates.find((view) => !view.fold.element.hidden)?.fold.button;
-  };
-
-  const removeServer = (name: string) => {
-    if (!external) return;
-    const index = external.servers.findIndex((view) => view.group.server?.name === name);
-    if (index === -1) return;
-    const next = neighbourOf(external.servers, index);
-    const [removed] = external.servers.splice(index, 1);
-    removed?.fold.element.remove();
-    apply(filters);
-    options.onServerRemoved(name, next);
-  };
-
-  const addServer = (server: UserMcpServerView, tools: readonly ToolSettingsDescriptor[]) => {
-    if (!external) return undefined;
-    const existing = external.servers.findIndex((view) => view.group.server?.name === server.name);
-    if (existing !== -1) {
-      external.servers[existing]?.fold.element.remove();
-      external.servers.splice(existing, 1);
+  /** Drops a server's group; returns its index in the external section's servers, or -1. */
+  #dropServer(name: string): number {
+    const servers = this.#external?.servers ?? [];
+    const index = servers.findIndex((view) => view.group.server?.name === name);
+    if (index !== -1) {
+      servers[index]?.fold.element.remove();
+      servers.splice(index, 1);
     }
-    const view = buildServer(groupOfServer(server, tools));
-    // Before the group of tools of no listed server, which stays last.
-    const stray = external.servers.findIndex((item) => item.id === serverGroupId(undefined));
-    const at = stray === -1 ? external.servers.length : stray;
-    external.fold.body.insertBefore(view.fold.element, external.servers[at]?.fold.element ?? null);
-    external.servers.splice(at, 0, view);
-    apply(filters);
-    return view.fold.element;
-  };
+    return index;
+  }
 
-  return {
-    element: h(
-      'div',
-      { class: 'tools-list' },
-      views.map((view) => view.fold.element),
-    ),
-    apply,
-    addServer,
-    isServerShown: (name) =>
-      external?.servers.some((view) => view.group.server?.name === name && !view.fold.element.hidden) ===
-      true,
-  };
+  #removeServer(name: string): void {
+    const servers = this.#external?.servers ?? [];
+    const index = servers.findIndex((view) => view.group.server?.name === name);
+    if (index === -1) return;
+    // Focus goes to the next shown server's group, else the one before it.
+    const candidates = [...servers.slice(index + 1), ...servers.slice(0, index).reverse()];
+    const next = candidates.find((view) => !view.fold.element.hidden)?.fold.button;
+    this.#dropServer(name);
+    this.apply(this.#filters);
+    this.#options.onServerRemoved(name, next);
+  }
 }

@@ -14,8 +14,8 @@ import { createAddServerForm } from './mcp-server-form.ts';
 import { isFiltering, type ToolFilters } from './tool-filter.ts';
 import { addressForFilters, filtersFromAddress } from './tool-filter-address.ts';
 import { CATEGORY_TITLES, groupTools, type ToolSection } from './tool-groups.ts';
-import { createToolsList, type ToolsList } from './tools-list.ts';
-import { createToolsToolbar, type FilterChoice } from './tools-toolbar.ts';
+import { ToolsList } from './tools-list.ts';
+import { createToolsToolbar, type FilterChoice, type ToolsToolbar } from './tools-toolbar.ts';
 
 const SOURCE_LABELS: Readonly<Record<string, string>> = {
   builtin: 'Built-in',
@@ -41,34 +41,73 @@ function filterChoices(sections: readonly ToolSection[], hasUserServers: boolean
   return { categories, sources };
 }
 
+/** What shows when nothing matches: the search in words, and the way back to every tool. */
+function createEmptyState(clear: () => void) {
+  const text = h('p', { class: 'tools-empty-text' });
+  const element = h(
+    'div',
+    { class: 'tools-empty', hidden: true },
+    text,
+    h('button', { type: 'button', class: 'button-secondary', onclick: clear }, 'Show every tool'),
+  );
+  return {
+    element,
+    show: (filters: ToolFilters, nothingShown: boolean) => {
+      element.hidden = !(isFiltering(filters) && nothingShown);
+      const query = filters.query.trim();
+      text.textContent =
+        query === '' ? 'No tool matches these filters.' : `No tool matches “${query}” with these filters.`;
+    },
+  };
+}
+
+/**
+ * After "Add server": the new server's group goes in place with its tools, comes into view, and the
+ * form says how it went (focus stays on the form).
+ */
+function onServerAdded(api: ApiClient, list: ToolsList, refresh: () => void) {
+  return async (server: UserMcpServerView): Promise<string> => {
+    let tools: ToolSettingsDescriptor[];
+    try {
+      tools = await api.listTools();
+    } catch (error) {
+      return `Added ${server.name}, but its tools could not be listed: ${(error as Error).message} Reload to see them.`;
+    }
+    const group = list.addServer(server, tools);
+    refresh();
+    const shown = list.isServerShown(server.name);
+    if (group && shown) group.scrollIntoView({ block: 'nearest' });
+    const state =
+      server.state.status === 'failed' ? `failed: ${server.state.error ?? 'no reason given'}` : 'connected';
+    return `Added ${server.name} (${state}).${shown ? '' : ' The search or filters hide it.'}`;
+  };
+}
+
+async function loadTools(api: ApiClient) {
+  // A server that keeps no MCP servers for users answers 404 here: then there is nothing to show.
+  const [tools, servers] = await Promise.all([api.listTools(), api.listMcpServers().catch(() => undefined)]);
+  return { tools, servers };
+}
+
 export async function renderToolsPage(container: HTMLElement, api: ApiClient): Promise<void> {
   const heading = h('h1', { tabindex: -1 }, 'Tools');
   const status = h('p', { class: 'page-status', role: 'status' }, 'Loading tools…');
-  replaceChildren(
-    container,
-    heading,
-    h(
-      'p',
-      { class: 'page-intro' },
-      'Choose which tools models may call in your chats, and tune their settings.',
-    ),
-    status,
-  );
+  const intro = 'Choose which tools models may call in your chats, and tune their settings.';
+  replaceChildren(container, heading, h('p', { class: 'page-intro' }, intro), status);
   heading.focus();
-  let tools: ToolSettingsDescriptor[];
-  let servers: UserMcpServerView[] | undefined;
+  let loaded: Awaited<ReturnType<typeof loadTools>>;
   try {
-    // A server that keeps no MCP servers for users answers 404 here: then there is nothing to show.
-    [tools, servers] = await Promise.all([api.listTools(), api.listMcpServers().catch(() => undefined)]);
+    loaded = await loadTools(api);
   } catch (error) {
     status.textContent = `Could not load tools: ${(error as Error).message}`;
     status.classList.add('error-text');
     return;
   }
   status.textContent = '';
-  const sections = groupTools(tools, servers);
+  const sections = groupTools(loaded.tools, loaded.servers);
   const { filters: initial, problems } = filtersFromAddress(window.location.search);
-  const list: ToolsList = createToolsList(sections, {
+  let addForm: HTMLElement | undefined;
+  const list = new ToolsList(sections, {
     api,
     folds: createFoldStore(window.localStorage),
     onServerRemoved: (name, next) => {
@@ -79,64 +118,30 @@ export async function renderToolsPage(container: HTMLElement, api: ApiClient): P
       target.scrollIntoView({ block: 'nearest' });
     },
   });
-  const empty = h(
-    'div',
-    { class: 'tools-empty', hidden: true },
-    h('p', { class: 'tools-empty-text' }),
-    h(
-      'button',
-      { type: 'button', class: 'button-secondary', onclick: () => toolbar.clear() },
-      'Show every tool',
-    ),
-  );
-  const emptyText = empty.querySelector('p')!;
-
+  const empty = createEmptyState(() => toolbar.clear());
   const show = (filters: ToolFilters) => {
     const { shown, total } = list.apply(filters);
-    const filtering = isFiltering(filters);
-    toolbar.showCount(shown, total, filtering);
-    empty.hidden =
-      !filtering || shown > 0 || list.element.querySelector('.mcp-server:not([hidden])') !== null;
-    emptyText.textContent =
-      filters.query.trim() === ''
-        ? 'No tool matches these filters.'
-        : `No tool matches “${filters.query.trim()}” with these filters.`;
+    toolbar.showCount(shown, total, isFiltering(filters));
+    empty.show(filters, shown === 0 && list.element.querySelector('.mcp-server:not([hidden])') === null);
   };
-  const toolbar = createToolsToolbar({
+  const toolbar: ToolsToolbar = createToolsToolbar({
     initial,
-    ...filterChoices(sections, servers !== undefined),
+    ...filterChoices(sections, loaded.servers !== undefined),
     onChange: (filters) => {
       const address = `${window.location.pathname}${addressForFilters(filters, window.location.search)}`;
       window.history.replaceState(window.history.state, '', address);
       show(filters);
     },
   });
-
-  const addForm =
-    servers === undefined
-      ? undefined
-      : createAddServerForm(api, async (server) => {
-          let withTools: ToolSettingsDescriptor[] = [];
-          try {
-            withTools = await api.listTools();
-          } catch (error) {
-            return `Added ${server.name}, but its tools could not be listed: ${(error as Error).message} Reload to see them.`;
-          }
-          const group = list.addServer(server, withTools);
-          show(toolbar.filters());
-          if (group && list.isServerShown(server.name)) group.scrollIntoView({ block: 'nearest' });
-          const state =
-            server.state.status === 'failed'
-              ? `failed: ${server.state.error ?? 'no reason given'}`
-              : 'connected';
-          const hidden = list.isServerShown(server.name) ? '' : ' The search or filters hide it.';
-          return `Added ${server.name} (${state}).${hidden}`;
-        });
-
+  if (loaded.servers !== undefined)
+    addForm = createAddServerForm(
+      api,
+      onServerAdded(api, list, () => show(toolbar.filters())),
+    );
   container.append(
     toolbar.element,
     ...problems.map((problem) => h('p', { class: 'tool-note address-problem' }, problem)),
-    empty,
+    empty.element,
     list.element,
     addForm ?? '',
   );

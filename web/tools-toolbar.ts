@@ -5,6 +5,7 @@
  */
 import { h } from './dom.ts';
 import { NO_TOOL_FILTERS, type ToolFilters } from './tool-filter.ts';
+import { toolCountText } from './tool-groups.ts';
 
 export interface FilterChoice {
   value: string;
@@ -42,44 +43,61 @@ function select(
   return { field: h('div', { class: 'toolbar-field' }, h('label', { for: id }, label), control), control };
 }
 
-function plural(count: number): string {
-  return `${count} tool${count === 1 ? '' : 's'}`;
-}
-
-export function createToolsToolbar(options: ToolsToolbarOptions): ToolsToolbar {
-  const { initial } = options;
+/** The search field: it reports each keystroke; Escape empties it. */
+function createSearchField(query: string, changed: () => void): HTMLInputElement {
   const search = h('input', {
     id: 'tool-search',
     name: 'q',
     type: 'search',
-    value: initial.query,
+    value: query,
     autocomplete: 'off',
     spellcheck: 'false',
     placeholder: 'Title, name or description',
     'aria-describedby': 'tool-count',
   });
-  const status = select(
-    'tool-status-filter',
-    'Status',
-    [
-      { value: 'all', label: 'On and off' },
-      { value: 'on', label: 'On' },
-      { value: 'off', label: 'Off' },
-    ],
-    initial.status,
-  );
-  const category = select(
-    'tool-category-filter',
-    'Category',
-    [{ value: 'all', label: 'All categories' }, ...options.categories],
-    initial.category,
-  );
-  const source = select(
-    'tool-source-filter',
-    'Source',
-    [{ value: 'all', label: 'All sources' }, ...options.sources],
-    initial.source,
-  );
+  search.addEventListener('input', changed);
+  search.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && search.value !== '') {
+      event.preventDefault();
+      search.value = '';
+      changed();
+    }
+  });
+  return search;
+}
+
+function createFilterSelects(options: ToolsToolbarOptions) {
+  const { initial } = options;
+  return {
+    status: select(
+      'tool-status-filter',
+      'Status',
+      [
+        { value: 'all', label: 'On and off' },
+        { value: 'on', label: 'On' },
+        { value: 'off', label: 'Off' },
+      ],
+      initial.status,
+    ),
+    category: select(
+      'tool-category-filter',
+      'Category',
+      [{ value: 'all', label: 'All categories' }, ...options.categories],
+      initial.category,
+    ),
+    source: select(
+      'tool-source-filter',
+      'Source',
+      [{ value: 'all', label: 'All sources' }, ...options.sources],
+      initial.source,
+    ),
+  };
+}
+
+export function createToolsToolbar(options: ToolsToolbarOptions): ToolsToolbar {
+  const changed = () => options.onChange(filters());
+  const search = createSearchField(options.initial.query, changed);
+  const { status, category, source } = createFilterSelects(options);
   const count = h('p', { class: 'tool-count', id: 'tool-count', role: 'status' });
   const clearButton = h('button', { type: 'button', class: 'button-quiet' }, 'Clear search and filters');
 
@@ -89,7 +107,6 @@ export function createToolsToolbar(options: ToolsToolbarOptions): ToolsToolbar {
     category: category.control.value,
     source: source.control.value as ToolFilters['source'],
   });
-  const changed = () => options.onChange(filters());
   const clear = () => {
     search.value = NO_TOOL_FILTERS.query;
     status.control.value = NO_TOOL_FILTERS.status;
@@ -97,14 +114,6 @@ export function createToolsToolbar(options: ToolsToolbarOptions): ToolsToolbar {
     source.control.value = NO_TOOL_FILTERS.source;
     changed();
   };
-  search.addEventListener('input', changed);
-  search.addEventListener('keydown', (event) => {
-    if (event.key === 'Escape' && search.value !== '') {
-      event.preventDefault();
-      search.value = '';
-      changed();
-    }
-  });
   for (const control of [status.control, category.control, source.control])
     control.addEventListener('change', changed);
   clearButton.addEventListener('click', () => {
@@ -131,7 +140,7 @@ export function createToolsToolbar(options: ToolsToolbarOptions): ToolsToolbar {
     filters,
     clear,
     showCount: (shown, total, filtering) => {
-      count.textContent = filtering ? `${shown} of ${plural(total)}` : plural(total);
+      count.textContent = filtering ? `${shown} of ${toolCountText(total)}` : toolCountText(total);
       clearButton.hidden = !filtering;
     },
   };
