@@ -103,6 +103,8 @@ describe('external MCP servers on the tools page', () => {
       await foldButton(page, 'everything').click();
       await echo.waitFor();
       expect(await group.locator('article.tool-row:visible').count()).toBe(toolCount);
+      await page.locator('section[data-category="external"]').evaluate((section) => section.scrollIntoView());
+      await page.screenshot({ path: path.join(SCREENSHOT_DIRECTORY, 'tools-external-servers.png') });
 
       // A compact row: title, name and switch; its description and settings unfold with its title.
       const description = echo.locator('.tool-description');
@@ -121,7 +123,6 @@ describe('external MCP servers on the tools page', () => {
 
       const failed = serverGroup(page, 'gone').locator('.mcp-server-state');
       expect(await failed.textContent()).toStartWith('Failed: The MCP server "gone" could not be connected');
-      await page.screenshot({ path: path.join(SCREENSHOT_DIRECTORY, 'tools-external-servers.png') });
 
       await page.reload();
       await page.getByRole('switch', { name: 'Enable Echo Tool (everything)' }).waitFor();
@@ -176,6 +177,7 @@ describe('external MCP servers on the tools page', () => {
       expect(await foldButton(page, 'everything').getAttribute('aria-expanded')).toBe('true');
       expect(await serverGroup(page, 'gone').isVisible()).toBe(false);
       expect(new URL(page.url()).search).toBe('?q=echo');
+      await page.screenshot({ path: path.join(SCREENSHOT_DIRECTORY, 'tools-search.png') });
 
       await page.reload();
       await serverGroup(page, 'everything').locator('article[data-tool="mcp__everything__echo"]').waitFor();
