@@ -150,8 +150,7 @@ export class ToolsList {
       (server !== undefined &&
         serverMatches({ name: server.name, source: view.group.source }, this.#filters));
     view.fold.element.hidden = !kept;
-    view.fold.count.textContent =
-      filtering && view.items.length > 0 ? `${shown} of ${toolCountText(view.items.length)}` : '';
+    view.fold.count.textContent = filtering && view.items.length > 0 ? `${shown} matching ·` : '';
     view.fold.setOpen(this.#openness.isOpen(view, shown));
     return { shown, kept };
   }
