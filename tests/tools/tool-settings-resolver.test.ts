@@ -55,18 +55,8 @@ describe('normalizeToolParameters', () => {
   });
 
   const rejected: [string, unknown, string, string][] = [
-    [
-      'timeoutSeconds',
-      4,
-      'out_of_range',
-      'Tool "tunable" setting "Timeout" must be at least 5, got 4.',
-    ],
-    [
-      'timeoutSeconds',
-      601,
-      'out_of_range',
-      'Tool "tunable" setting "Timeout" must be at most 600, got 601.',
-    ],
+    ['timeoutSeconds', 4, 'out_of_range', 'Tool "tunable" setting "Timeout" must be at least 5, got 4.'],
+    ['timeoutSeconds', 601, 'out_of_range', 'Tool "tunable" setting "Timeout" must be at most 600, got 601.'],
     [
       'timeoutSeconds',
       5.5,
