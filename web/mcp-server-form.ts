@@ -31,6 +31,7 @@ export function createAddServerForm(
   const name = h('input', {
     id: 'mcp-add-name',
     name: 'name',
+    type: 'text',
     required: true,
     maxlength: 32,
     autocomplete: 'off',
