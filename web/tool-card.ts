@@ -89,7 +89,7 @@ function createSwitch(
   api: ApiClient,
   ids: { switchId: string; explanationId: string },
   status: HTMLElement,
-  onSaved: () => void,
+  hooks: { onSaved: () => void; focusFallback: () => HTMLElement },
 ): SwitchParts {
   const { tool } = state;
   const toggle = h('input', {
@@ -109,22 +109,26 @@ function createSwitch(
       toggle.focus();
       return;
     }
-    await keepingFocus(toggle, async () => {
-      toggle.disabled = true;
-      status.textContent = 'Saving…';
-      try {
-        state.tool = await api.updateTool(state.tool.name, { enabled: wanted });
-        toggle.checked = state.tool.enabled;
-        status.textContent = `${state.tool.title} ${state.tool.enabled ? 'enabled' : 'disabled'}.`;
-      } catch (error) {
-        toggle.checked = !wanted;
-        status.textContent = `Not saved: ${(error as Error).message}`;
-      } finally {
-        toggle.disabled = !canToggle(state.tool);
-        switchLabel.textContent = toggle.checked ? 'On' : 'Off';
-        onSaved();
-      }
-    });
+    await keepingFocus(
+      toggle,
+      async () => {
+        toggle.disabled = true;
+        status.textContent = 'Saving…';
+        try {
+          state.tool = await api.updateTool(state.tool.name, { enabled: wanted });
+          toggle.checked = state.tool.enabled;
+          status.textContent = `${state.tool.title} ${state.tool.enabled ? 'enabled' : 'disabled'}.`;
+        } catch (error) {
+          toggle.checked = !wanted;
+          status.textContent = `Not saved: ${(error as Error).message}`;
+        } finally {
+          toggle.disabled = !canToggle(state.tool);
+          switchLabel.textContent = toggle.checked ? 'On' : 'Off';
+          hooks.onSaved();
+        }
+      },
+      hooks.focusFallback,
+    );
   });
   const row = h(
     'div',
@@ -148,12 +152,13 @@ export function createToolCard(
   const bodyId = `tool-${tool.name}-details`;
   const status = h('p', { class: 'tool-status', role: 'status' });
   const markOff = () => card.classList.toggle('tool-off', !state.tool.enabled);
+  // Switched off while unavailable, the switch cannot come back on: focus goes to the tool's title.
   const { row: switchRow } = createSwitch(
     state,
     api,
     { switchId: `tool-${tool.name}-enabled`, explanationId },
     status,
-    markOff,
+    { onSaved: markOff, focusFallback: () => title.querySelector<HTMLElement>('button') ?? title },
   );
   const settings =
     tool.parameterDescriptors.length > 0
@@ -190,7 +195,7 @@ export function createToolCard(
     title = h(heading, { id: titleId }, unfold);
     body = [status, content];
   } else {
-    title = h(heading, { id: titleId }, tool.title);
+    title = h(heading, { id: titleId, tabindex: -1 }, tool.title);
     body = [
       ...details.filter((item): item is HTMLElement => item !== null),
       ...(settings ? [settings] : []),

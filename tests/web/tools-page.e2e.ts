@@ -194,6 +194,35 @@ describe('tools page in Chromium', () => {
   );
 
   test(
+    'an unavailable tool switched off cannot come back on: focus moves to its title, not to the top of the page',
+    async () => {
+      const page = await browser.newPage();
+      await signIn(page, server.url, server.token);
+      const card = page.locator('article[data-tool="generate_image"]');
+      await card.getByText('Unavailable here:', { exact: false }).waitFor();
+      const toggle = card.getByRole('switch', { name: 'Enable Image generation' });
+      expect(await toggle.isChecked()).toBe(true);
+      await toggle.focus();
+      await page.keyboard.press('Space');
+      await card.getByText('Image generation disabled.').waitFor();
+      expect(await toggle.isDisabled()).toBe(true);
+      expect(
+        await page.evaluate(() => [document.activeElement?.tagName, document.activeElement?.textContent]),
+      ).toEqual(['H3', 'Image generation']);
+      // Nor through the API: the server refuses to enable it, as the page's disabled switch says.
+      const response = await fetch(`${server.url}/api/settings/tools/generate_image`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ enabled: true }),
+      });
+      expect(response.status).toBe(422);
+      expect(((await response.json()) as { code: string }).code).toBe('tool_unavailable');
+      await page.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  test(
     'path list editor: add an entry, switch it off, save, reload, remove',
     async () => {
       const page = await browser.newPage();
