@@ -126,10 +126,12 @@ export class ApiError extends Error {
   }
 }
 
-/** Finds the parameter a settings error is about: the body's `parameter`, else `setting "x"` in the text. */
-export function parameterNamedInError(message: string, explicit?: unknown): string | undefined {
-  if (typeof explicit === 'string' && explicit.length > 0) return explicit;
-  return /setting "([^"]+)"/.exec(message)?.[1];
+/**
+ * The setting a settings error is about: the body's `parameter`, its key. The message names the setting
+ * by its label, for people, so the key is never read out of the text.
+ */
+export function parameterNamedInError(explicit: unknown): string | undefined {
+  return typeof explicit === 'string' && explicit.length > 0 ? explicit : undefined;
 }
 
 export interface ApiClient {
@@ -376,5 +378,5 @@ async function toApiError(response: Response): Promise<ApiError> {
   } catch {
     // Not JSON: keep the status line.
   }
-  return new ApiError(response.status, message, code, parameterNamedInError(message, parameter));
+  return new ApiError(response.status, message, code, parameterNamedInError(parameter));
 }

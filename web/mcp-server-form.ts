@@ -1,12 +1,14 @@
 /**
  * On the Tools page: the form that adds one of the user's own MCP servers (`POST /api/mcp-servers`:
  * name, Streamable HTTP URL, optional headers one `Name: value` a line) and the button that removes
- * one (`DELETE /api/mcp-servers/:name`). A refusal shows the server's message next to the form; after
- * a change the page is rendered again, so the new server's group shows its state and tools. Header
- * values go to the server and are never shown again (the server does not return them).
+ * one (`DELETE /api/mcp-servers/:name`). A refusal shows the server's message next to the form. After
+ * a change the page inserts or drops that server's group in place (no reload of the page, so the scroll
+ * position and every unsaved field elsewhere stay); focus stays on the form. Header values go to the
+ * server and are never shown again (the server does not return them).
  */
-import type { ApiClient } from './api-client.ts';
+import type { ApiClient, UserMcpServerView } from './api-client.ts';
 import { h } from './dom.ts';
+import { keepingFocus } from './keep-focus.ts';
 
 /** `Name: value` lines → headers; a line without a colon is an error naming its number. */
 export function parseHeaderLines(text: string): Record<string, string> | string {
@@ -21,10 +23,15 @@ export function parseHeaderLines(text: string): Record<string, string> | string 
   return headers;
 }
 
-export function createAddServerForm(api: ApiClient, onChanged: () => void): HTMLElement {
+/** `onAdded` shows the new server on the page and returns what the form then says. */
+export function createAddServerForm(
+  api: ApiClient,
+  onAdded: (server: UserMcpServerView) => Promise<string>,
+): HTMLElement {
   const name = h('input', {
     id: 'mcp-add-name',
     name: 'name',
+    type: 'text',
     required: true,
     maxlength: 32,
     autocomplete: 'off',
@@ -47,7 +54,7 @@ export function createAddServerForm(api: ApiClient, onChanged: () => void): HTML
   const form = h(
     'form',
     { class: 'mcp-add-server', 'aria-labelledby': 'mcp-add-title' },
-    h('h3', { id: 'mcp-add-title' }, 'Add your own MCP server'),
+    h('h2', { id: 'mcp-add-title' }, 'Add your own MCP server'),
     h('label', { for: 'mcp-add-name' }, 'Name'),
     name,
     h('label', { for: 'mcp-add-url' }, 'Streamable HTTP URL'),
@@ -65,34 +72,40 @@ export function createAddServerForm(api: ApiClient, onChanged: () => void): HTML
       headers.focus();
       return;
     }
-    submit.disabled = true;
-    status.textContent = 'Adding…';
-    try {
-      await api.addMcpServer({
-        name: name.value.trim(),
-        url: url.value.trim(),
-        ...(Object.keys(parsed).length > 0 ? { headers: parsed } : {}),
-      });
-      onChanged();
-    } catch (error) {
-      status.textContent = `Not added: ${(error as Error).message}`;
-      submit.disabled = false;
-    }
+    await keepingFocus(submit, async () => {
+      submit.disabled = true;
+      status.textContent = 'Adding…';
+      try {
+        const added = await api.addMcpServer({
+          name: name.value.trim(),
+          url: url.value.trim(),
+          ...(Object.keys(parsed).length > 0 ? { headers: parsed } : {}),
+        });
+        form.reset();
+        status.textContent = await onAdded(added);
+      } catch (error) {
+        status.textContent = `Not added: ${(error as Error).message}`;
+      } finally {
+        submit.disabled = false;
+      }
+    });
   });
   return form;
 }
 
-export function createRemoveServerButton(api: ApiClient, server: string, onChanged: () => void): HTMLElement {
+/** `onRemoved` drops the server's group from the page. */
+export function createRemoveServerButton(api: ApiClient, server: string, onRemoved: () => void): HTMLElement {
   const status = h('span', { class: 'tool-status', role: 'status' });
   const button = h('button', { type: 'button', class: 'secondary' }, `Remove ${server}`);
   button.addEventListener('click', async () => {
     button.disabled = true;
     try {
       await api.deleteMcpServer(server);
-      onChanged();
+      onRemoved();
     } catch (error) {
       status.textContent = `Not removed: ${(error as Error).message}`;
       button.disabled = false;
+      button.focus({ preventScroll: true });
     }
   });
   return h('div', { class: 'mcp-server-actions' }, button, status);

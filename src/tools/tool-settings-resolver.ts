@@ -38,7 +38,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Validates one value against its descriptor and returns a normalized copy. */
 /** A number setting outside its descriptor's bounds is `out_of_range`, naming the bound. */
 function checkSettingRange(
   toolName: string,
@@ -80,12 +79,20 @@ function isPathList(value: unknown): value is PathListEntry[] {
   );
 }
 
+/**
+ * How a message names a setting: by the label people see on the Tools page, never by its key. The key
+ * goes with the error as its `parameter`, for programs and for the page to find the field.
+ */
+function settingWhere(toolName: string, descriptor: ToolParameterDescriptor): string {
+  return `Tool "${toolName}" setting "${descriptor.label}"`;
+}
+
 function normalizeParameterValue(
   toolName: string,
   descriptor: ToolParameterDescriptor,
   value: unknown,
 ): unknown {
-  const where = `Tool "${toolName}" setting "${descriptor.name}"`;
+  const where = settingWhere(toolName, descriptor);
   const typeError = (expected: string) =>
     new ToolParameterError(
       toolName,
@@ -176,7 +183,7 @@ function checkRequired(tool: RegisteredTool, parameters: Record<string, unknown>
         tool.definition.name,
         descriptor.name,
         'missing_required',
-        `Tool "${tool.definition.name}" setting "${descriptor.name}" is required.`,
+        `${settingWhere(tool.definition.name, descriptor)} is required.`,
       );
     }
   }

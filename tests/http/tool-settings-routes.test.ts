@@ -217,7 +217,7 @@ describe.each(BACKENDS)('tool settings API on %s', (backend) => {
       body: { parameters: { timeoutSeconds: 601 } },
     });
     expect(json).toEqual({
-      error: 'Tool "tunable" setting "timeoutSeconds" must be at most 600, got 601.',
+      error: 'Tool "tunable" setting "Timeout" must be at most 600, got 601.',
       code: 'out_of_range',
       parameter: 'timeoutSeconds',
     });

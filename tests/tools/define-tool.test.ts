@@ -103,7 +103,7 @@ test('execute gets validated arguments and the saved settings, typed', async () 
   expect(seen.at(-1)).toMatchObject({ args: { to: 30 }, settings: { limit: 20, unitName: 'steps' } });
   // A saved value the settings resolver refuses falls back to its default before execute sees it.
   expect(await run({ to: 30 }, { limit: 500 })).toEqual({ ok: true, result: { counted: 10, unit: 'items' } });
-  expect(invalid).toEqual(['Tool "counter" setting "limit" must be at most 50, got 500.']);
+  expect(invalid).toEqual(['Tool "counter" setting "Limit" must be at most 50, got 500.']);
   expect(await run({ to: 0 }, {})).toEqual({
     ok: false,
     error: { classification: 'validation_failed', message: 'Argument "to" must be at least 1, got 0.' },

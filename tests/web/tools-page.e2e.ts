@@ -113,8 +113,13 @@ describe('tools page in Chromium', () => {
       const error = card.locator('.field-error:not([hidden])');
       await error.waitFor();
       expect(await error.textContent()).toBe(
-        'Tool "bash" setting "timeoutSeconds" must be at most 600, got 9999.',
+        'Tool "bash" setting "Timeout (seconds)" must be at most 600, got 9999.',
       );
+      // The message names the setting by the label its field shows, never by its key.
+      const label = await card.locator(`label[for="${await timeout.getAttribute('id')}"]`).textContent();
+      expect(label).toBe('Timeout (seconds)');
+      expect(await error.textContent()).toContain(`"${label}"`);
+      expect(await error.textContent()).not.toContain('timeoutSeconds');
       expect(await timeout.getAttribute('aria-invalid')).toBe('true');
       expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('timeoutSeconds');
 
@@ -131,6 +136,87 @@ describe('tools page in Chromium', () => {
       await bashCard(page).getByRole('button', { name: 'Reset to defaults' }).click();
       await bashCard(page).getByText('Settings reset to defaults.').waitFor();
       expect(await bashCard(page).getByLabel('Timeout (seconds)', { exact: true }).inputValue()).toBe('30');
+      await page.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  test(
+    'saving, resetting and switching keep the scroll position and leave focus on the control used',
+    async () => {
+      const page = await browser.newPage();
+      await signIn(page, server.url, server.token);
+      const main = page.locator('#main');
+      const card = bashCard(page);
+      await card.getByText(/^Settings \(/).click();
+      const save = card.getByRole('button', { name: 'Save settings' });
+      await save.focus();
+      const at = await main.evaluate((element) => element.scrollTop);
+      expect(at).toBeGreaterThan(200);
+      await page.keyboard.press('Enter');
+      await card.getByText('Settings saved.').waitFor();
+      expect(await save.evaluate((element) => element === document.activeElement)).toBe(true);
+      expect(await main.evaluate((element) => element.scrollTop)).toBe(at);
+
+      const reset = card.getByRole('button', { name: 'Reset to defaults' });
+      await reset.focus();
+      await page.keyboard.press('Enter');
+      await card.getByText('Settings reset to defaults.').waitFor();
+      expect(await reset.evaluate((element) => element === document.activeElement)).toBe(true);
+      expect(await main.evaluate((element) => element.scrollTop)).toBe(at);
+
+      // The last tool on the page that can be switched off and on again without a warning.
+      const name = await page
+        .locator('article.tool-card')
+        .filter({ hasNot: page.locator('.tool-warning, .tool-unavailable') })
+        .filter({ has: page.locator('input[role="switch"]:not([disabled])') })
+        .last()
+        .getAttribute('data-tool');
+      const last = page.locator(`article[data-tool="${name}"]`);
+      const toggle = last.getByRole('switch');
+      await toggle.focus();
+      const before = await main.evaluate((element) => element.scrollTop);
+      expect(before).toBeGreaterThan(at);
+      const wasOn = await toggle.isChecked();
+      await page.keyboard.press('Space');
+      await last.getByText(wasOn ? /disabled\.$/ : /enabled\.$/).waitFor();
+      expect(await toggle.evaluate((element) => element === document.activeElement)).toBe(true);
+      expect(await main.evaluate((element) => element.scrollTop)).toBe(before);
+      await page.keyboard.press('Space');
+      await last.getByText(wasOn ? /enabled\.$/ : /disabled\.$/).waitFor();
+      const stored = await fetch(`${server.url}/api/settings/tools`, {
+        headers: { authorization: `Bearer ${server.token}` },
+      }).then((response) => response.json() as Promise<{ tools: { name: string; enabled: boolean }[] }>);
+      expect(stored.tools.find((tool) => tool.name === name)?.enabled).toBe(wasOn);
+      await page.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  test(
+    'an unavailable tool switched off cannot come back on: focus moves to its title, not to the top of the page',
+    async () => {
+      const page = await browser.newPage();
+      await signIn(page, server.url, server.token);
+      const card = page.locator('article[data-tool="generate_image"]');
+      await card.getByText('Unavailable here:', { exact: false }).waitFor();
+      const toggle = card.getByRole('switch', { name: 'Enable Image generation' });
+      expect(await toggle.isChecked()).toBe(true);
+      await toggle.focus();
+      await page.keyboard.press('Space');
+      await card.getByText('Image generation disabled.').waitFor();
+      expect(await toggle.isDisabled()).toBe(true);
+      expect(
+        await page.evaluate(() => [document.activeElement?.tagName, document.activeElement?.textContent]),
+      ).toEqual(['H3', 'Image generation']);
+      // Nor through the API: the server refuses to enable it, as the page's disabled switch says.
+      const response = await fetch(`${server.url}/api/settings/tools/generate_image`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ enabled: true }),
+      });
+      expect(response.status).toBe(422);
+      expect(((await response.json()) as { code: string }).code).toBe('tool_unavailable');
       await page.close();
     },
     TIMEOUT_MS,

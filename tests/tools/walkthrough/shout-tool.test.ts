@@ -242,17 +242,25 @@ describe.each(BACKENDS)('the settings API, the tools page and MCP on %s', (backe
 
   test('PUT enforces the declared bounds and allowed values', async () => {
     for (const [parameters, code, error] of [
-      [{ maxMarks: 11 }, 'out_of_range', 'Tool "shout" setting "maxMarks" must be at most 10, got 11.'],
-      [{ maxMarks: 0 }, 'out_of_range', 'Tool "shout" setting "maxMarks" must be at least 1, got 0.'],
+      [
+        { maxMarks: 11 },
+        'out_of_range',
+        'Tool "shout" setting "Most exclamation marks" must be at most 10, got 11.',
+      ],
+      [
+        { maxMarks: 0 },
+        'out_of_range',
+        'Tool "shout" setting "Most exclamation marks" must be at least 1, got 0.',
+      ],
       [
         { maxMarks: 2.5 },
         'invalid_type',
-        'Tool "shout" setting "maxMarks" must be an integer, got the number 2.5.',
+        'Tool "shout" setting "Most exclamation marks" must be an integer, got the number 2.5.',
       ],
       [
         { defaultStyle: 'loud' },
         'not_allowed_value',
-        'Tool "shout" setting "defaultStyle" must be one of "plain", "spaced", got "loud".',
+        'Tool "shout" setting "Default style" must be one of "plain", "spaced", got "loud".',
       ],
       [
         { volume: 1 },
