@@ -29,14 +29,16 @@ import type { ChatPageOptions } from './chat-page-options.ts';
 import { createChatTitleEditor } from './chat-title-editor.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
 import { createElapsedTicker } from './elapsed-time.ts';
-import { entrySignature, keepDisclosureState, renderEntry } from './entry-node.ts';
+import { entrySignature, renderEntry } from './entry-node.ts';
 import { finishTurn } from './finish-turn.ts';
 import { takeFirstMessage } from './first-message.ts';
 import { createLiveAnnouncer } from './live-announcer.ts';
 import { createMarkdownView, type MarkdownView } from './markdown-view.ts';
 import { createScrollFollower } from './scroll-follower.ts';
 import { readTurnStream } from './sse-parser.ts';
+import { createToolCallNodes } from './tool-call-nodes.ts';
 import { applyTurnEvent, type Transcript, type TranscriptEntry } from './transcript.ts';
+import { transcriptItems } from './transcript-groups.ts';
 import { createRerunController } from './transcript-rerun-controller.ts';
 import { createTurnPoller, transcriptAt } from './turn-poller.ts';
 import { totalUsage, usageText } from './usage-text.ts';
@@ -93,9 +95,12 @@ export async function renderChatView(
   const announcer = createLiveAnnouncer();
   const elapsed = createElapsedTicker(log);
   const follower = createScrollFollower(log);
-  /** Approval panels already brought into view once; the reader may scroll away from them after. */
-  const revealed = new WeakSet<HTMLElement>();
   const rendered = new Map<TranscriptEntry, { node: HTMLElement; signature: string }>();
+  const toolCalls = createToolCallNodes({
+    loadImage: options.loadImage,
+    resultViewOf,
+    panelFor: (call) => approvals.panelFor(call),
+  });
   /** One incremental markdown view per answer: streaming appends to it instead of replacing it. */
   const answers = new Map<TranscriptEntry, { node: HTMLElement; view: MarkdownView }>();
   const answerNode = (entry: TranscriptEntry & { kind: 'assistant' }, complete: boolean): HTMLElement => {
@@ -126,31 +131,27 @@ export async function renderChatView(
   const renderTranscript = () => {
     const nodes: HTMLElement[] = [];
     const toReveal: HTMLElement[] = [];
-    for (const [index, entry] of transcript.entries.entries()) {
+    for (const item of transcriptItems(transcript.entries)) {
+      if (item.kind === 'calls') {
+        nodes.push(toolCalls.render(item.calls, toReveal));
+        continue;
+      }
+      const { entry } = item;
       if (entry.kind === 'assistant' || entry.kind === 'user') {
-        const complete = !transcript.running || index < transcript.entries.length - 1;
+        const complete = !transcript.running || entry !== transcript.entries.at(-1);
         nodes.push(entry.kind === 'user' ? reruns.userNode(entry) : answerNode(entry, complete));
         continue;
       }
       const signature = entrySignature(entry);
       const previous = rendered.get(entry);
-      if (previous && previous.signature === signature) {
-        nodes.push(previous.node);
-        continue;
-      }
-      const node = renderEntry(entry, options.loadImage, resultViewOf, approvals.panelFor);
-      const panel = entry.kind === 'tool' ? approvals.panelFor(entry) : undefined;
-      if (panel && !revealed.has(panel)) {
-        revealed.add(panel);
-        toReveal.push(node);
-      }
-      if (previous) keepDisclosureState(previous.node, node);
+      const node = previous?.signature === signature ? previous.node : renderEntry(entry);
       rendered.set(entry, { node, signature });
       nodes.push(node);
     }
     const current = new Set(transcript.entries);
     for (const key of rendered.keys()) if (!current.has(key)) rendered.delete(key);
     for (const key of answers.keys()) if (!current.has(key)) answers.delete(key);
+    toolCalls.forget(current);
     if (nodes.length === 0) nodes.push(emptyNote);
     // Reorder/replace only where needed so open <details> and text selection survive streaming.
     nodes.forEach((node, index) => {

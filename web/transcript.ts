@@ -23,8 +23,15 @@ export type {
   TranscriptEntry,
 } from './transcript-entries.ts';
 
+/** The step a call arriving now belongs to: the open response's, or a new one it opens. */
+export function stepOf(transcript: Transcript, callId: string): string {
+  transcript.openStep ??= callId;
+  return transcript.openStep;
+}
+
 export function emptyTranscript(): Transcript {
-  return { entries: [], running: false };
+  // `openStep` is an own key, so assigning a rebuilt transcript over a live one clears it too.
+  return { entries: [], running: false, openStep: undefined };
 }
 
 export function findToolCall(transcript: Transcript, callId: string): ToolCallEntry | undefined {
@@ -76,8 +83,21 @@ function approvalAnswerOf(event: TurnStreamEvent): Parameters<typeof resolveAppr
 }
 
 /** A call the stream announces before any record of it was shown. */
-function newToolCall(callId: string, event: TurnStreamEvent, status: 'streaming' | 'running'): ToolCallEntry {
-  return { kind: 'tool', callId, name: String(event.name ?? ''), argumentsText: '', status, progress: [] };
+function newToolCall(
+  transcript: Transcript,
+  callId: string,
+  event: TurnStreamEvent,
+  status: 'streaming' | 'running',
+): ToolCallEntry {
+  return {
+    kind: 'tool',
+    callId,
+    name: String(event.name ?? ''),
+    argumentsText: '',
+    status,
+    progress: [],
+    step: stepOf(transcript, callId),
+  };
 }
 
 /** A call's `tool_result`: its duration and outcome, with the result or error when the event carries one. */
@@ -101,7 +121,7 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
       break;
     case 'tool_call_started':
       if (!placeCallFromRecord(transcript, callId) && !findToolCall(transcript, callId)) {
-        transcript.entries.push(newToolCall(callId, event, 'streaming'));
+        transcript.entries.push(newToolCall(transcript, callId, event, 'streaming'));
       }
       break;
     case 'tool_call_arguments_delta': {
@@ -112,7 +132,7 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
     case 'tool_call_completed': {
       let call = placeCallFromRecord(transcript, callId) ?? findToolCall(transcript, callId);
       if (!call) {
-        call = newToolCall(callId, event, 'running');
+        call = newToolCall(transcript, callId, event, 'running');
         transcript.entries.push(call);
       }
       if (typeof event.arguments === 'string') call.argumentsText = event.arguments;
@@ -138,6 +158,8 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
       break;
     }
     case 'finish':
+      // The model's response ended: calls after this one are the next response's.
+      transcript.openStep = undefined;
       addUsage(transcript, event.usage);
       if (event.reason === 'error') {
         const text =
@@ -160,6 +182,7 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
       break;
     }
     case 'done':
+      transcript.openStep = undefined;
       finishTurn(
         transcript,
         typeof event.reason === 'string' ? event.reason : 'completed',
@@ -235,6 +258,8 @@ function requestApproval(transcript: Transcript, request: PendingApproval): Tool
       argumentsText: '',
       status: 'waiting',
       progress: [],
+      // Its own group until the stream places it (a card from the turn record opens no response).
+      step: request.callId,
     };
     transcript.entries.push(call);
   }
@@ -282,6 +307,7 @@ function placeCallFromRecord(transcript: Transcript, callId: string): ToolCallEn
   if (index < 0) return undefined;
   const [call] = transcript.entries.splice(index, 1) as [ToolCallEntry];
   call.fromRecord = undefined;
+  call.step = stepOf(transcript, callId);
   transcript.entries.push(call);
   return call;
 }
