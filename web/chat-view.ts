@@ -15,6 +15,8 @@
  * retried (`transcript-rerun-controller.ts`), streamed like a new turn; the header's model picker sets
  * the next turns' model (`chat-model-picker.ts`).
  */
+
+import { createAnswerNodes } from './answer-nodes.ts';
 import {
   ApiError,
   type ChatSummary,
@@ -33,7 +35,6 @@ import { entrySignature, renderEntry } from './entry-node.ts';
 import { finishTurn } from './finish-turn.ts';
 import { takeFirstMessage } from './first-message.ts';
 import { createLiveAnnouncer } from './live-announcer.ts';
-import { createMarkdownView, type MarkdownView } from './markdown-view.ts';
 import { createScrollFollower } from './scroll-follower.ts';
 import { readTurnStream } from './sse-parser.ts';
 import { createToolCallNodes } from './tool-call-nodes.ts';
@@ -101,30 +102,11 @@ export async function renderChatView(
     resultViewOf,
     panelFor: (call) => approvals.panelFor(call),
   });
-  /** One incremental markdown view per answer: streaming appends to it instead of replacing it. */
-  const answers = new Map<TranscriptEntry, { node: HTMLElement; view: MarkdownView }>();
-  const answerNode = (entry: TranscriptEntry & { kind: 'assistant' }, complete: boolean): HTMLElement => {
-    let answer = answers.get(entry);
-    if (!answer) {
-      const view = createMarkdownView(options.loadImage, follower.update);
-      const node = h(
-        'div',
-        { class: 'message message-assistant' },
-        h('span', { class: 'visually-hidden' }, 'Model: '),
-        view.element,
-      );
-      answer = { node, view };
-      answers.set(entry, answer);
-    }
-    if (complete) {
-      answer.view.finish(entry.text);
-      announcer.finish(entry, entry.text);
-    } else {
-      answer.view.update(entry.text);
-      announcer.update(entry, entry.text);
-    }
-    return answer.node;
-  };
+  const answers = createAnswerNodes({
+    ...{ loadImage: options.loadImage, announcer, log },
+    entries: () => transcript.entries,
+    afterStep: () => follower.update(),
+  });
   const emptyNote = h('p', { class: 'list-empty' }, 'No messages yet. Say something below.');
   const chatUsage = h('p', { class: 'chat-usage' });
 
@@ -139,7 +121,7 @@ export async function renderChatView(
       const { entry } = item;
       if (entry.kind === 'assistant' || entry.kind === 'user') {
         const complete = !transcript.running || entry !== transcript.entries.at(-1);
-        nodes.push(entry.kind === 'user' ? reruns.userNode(entry) : answerNode(entry, complete));
+        nodes.push(entry.kind === 'user' ? reruns.userNode(entry) : answers.node(entry, complete));
         continue;
       }
       const signature = entrySignature(entry);
@@ -150,7 +132,7 @@ export async function renderChatView(
     }
     const current = new Set(transcript.entries);
     for (const key of rendered.keys()) if (!current.has(key)) rendered.delete(key);
-    for (const key of answers.keys()) if (!current.has(key)) answers.delete(key);
+    answers.forget(current);
     toolCalls.forget(current);
     if (nodes.length === 0) nodes.push(emptyNote);
     // Reorder/replace only where needed so open <details> and text selection survive streaming.

@@ -51,6 +51,7 @@ export function createToolCallGroup(): ToolCallGroup {
     cards.forEach((card, index) => {
       card.hidden = !open && calls[index]!.status !== 'waiting';
     });
+    rows.hidden = cards.every((card) => card.hidden);
   };
 
   toggle.addEventListener('click', () => {

@@ -291,7 +291,9 @@ function renderImages(images: ImageReference[], loadImage: ImageLoader): HTMLEle
             element.alt = `${image.alt} (could not be loaded)`;
           },
         );
-      return h('figure', {}, element, h('figcaption', {}, image.alt));
+      // The source names the figure for an answer that refers to it (`answer-images.ts`); data URLs never do.
+      const named = image.source.startsWith('data:') ? undefined : image.source;
+      return h('figure', { 'data-image-source': named }, element, h('figcaption', {}, image.alt));
     }),
   );
 }
