@@ -1,6 +1,7 @@
 /**
  * One open chat: its stored history, a composer, and the live turn — the answer rendered as markdown
- * as it arrives (`markdown-view.ts`, appended block by block), a card per tool call, and a Cancel
+ * as it arrives (`answer-nodes.ts`, appended block by block), the tool calls of each model response as
+ * one group of one-line cards (`tool-call-nodes.ts`), and a Cancel
  * button that asks the server to stop the turn. The turn runs on the server whatever the page does:
  * opening the chat while a turn runs (a reload, another tab) shows the history before it and
  * re-attaches to the turn's stream. Entries are rendered keyed, so streaming never resets open sections.

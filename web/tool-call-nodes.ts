@@ -1,7 +1,8 @@
 /**
  * The chat view's tool call nodes: one group per model response (`tool-call-group.ts`), one card per
  * call (`tool-call-card.ts`), each card drawn again only when its call changed (its signature), with the
- * user's open/closed disclosures carried over, so streaming never folds what the user opened. A card
+ * user's open/closed disclosures and its loaded pictures carried over, so streaming never folds what the
+ * user opened nor fetches an image twice. A card
  * whose call waits for approval is handed back once to be brought into view.
  */
 import type { ToolResultView } from './api-client.ts';
@@ -25,6 +26,23 @@ export interface ToolCallNodes {
   forget(current: ReadonlySet<TranscriptEntry>): void;
 }
 
+/**
+ * Moves the old card's pictures into the new one where they show the same image, so a card drawn
+ * again (its next progress event, its result) does not fetch its images again.
+ */
+function keepLoadedImages(previous: HTMLElement, next: HTMLElement): void {
+  const loaded = new Map<string, HTMLElement>();
+  for (const figure of previous.querySelectorAll<HTMLElement>('.call-images figure[data-image-source]'))
+    loaded.set(figure.dataset.imageSource!, figure);
+  for (const figure of next.querySelectorAll<HTMLElement>('.call-images figure[data-image-source]')) {
+    const old = loaded.get(figure.dataset.imageSource!);
+    const caption = (element: HTMLElement) => element.querySelector('figcaption')?.textContent;
+    if (!old || caption(old) !== caption(figure)) continue;
+    figure.dataset.replaced = 'true';
+    figure.replaceWith(old);
+  }
+}
+
 export function createToolCallNodes(options: ToolCallNodesOptions): ToolCallNodes {
   const cards = new Map<ToolCallEntry, { node: HTMLElement; signature: string }>();
   /** Keyed by the group's first call, which stays first while the response's calls arrive. */
@@ -42,7 +60,10 @@ export function createToolCallNodes(options: ToolCallNodesOptions): ToolCallNode
       revealed.add(panel);
       toReveal.push(node);
     }
-    if (previous) keepDisclosureState(previous.node, node);
+    if (previous) {
+      keepDisclosureState(previous.node, node);
+      keepLoadedImages(previous.node, node);
+    }
     cards.set(call, { node, signature });
     return node;
   };

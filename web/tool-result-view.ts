@@ -275,6 +275,10 @@ function isShowableImageUrl(url: string): boolean {
   }
 }
 
+/**
+ * The pictures of a result. A server image is fetched after the current task, unless by then the
+ * figure was marked `replaced` (a re-drawn card keeps its old, loaded figure: `tool-call-nodes.ts`).
+ */
 function renderImages(images: ImageReference[], loadImage: ImageLoader): HTMLElement {
   return h(
     'div',
@@ -282,18 +286,22 @@ function renderImages(images: ImageReference[], loadImage: ImageLoader): HTMLEle
     images.map((image) => {
       const element = h('img', { alt: image.alt, loading: 'lazy' });
       if (image.source.startsWith('data:')) element.src = image.source;
-      else
-        loadImage(image.source).then(
-          (objectUrl) => {
-            element.src = objectUrl;
-          },
-          () => {
-            element.alt = `${image.alt} (could not be loaded)`;
-          },
-        );
       // The source names the figure for an answer that refers to it (`answer-images.ts`); data URLs never do.
       const named = image.source.startsWith('data:') ? undefined : image.source;
-      return h('figure', { 'data-image-source': named }, element, h('figcaption', {}, image.alt));
+      const figure = h('figure', { 'data-image-source': named }, element, h('figcaption', {}, image.alt));
+      if (named !== undefined)
+        queueMicrotask(() => {
+          if (figure.dataset.replaced === 'true') return;
+          loadImage(named).then(
+            (objectUrl) => {
+              element.src = objectUrl;
+            },
+            () => {
+              element.alt = `${image.alt} (could not be loaded)`;
+            },
+          );
+        });
+      return figure;
     }),
   );
 }
