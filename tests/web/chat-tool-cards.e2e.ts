@@ -4,7 +4,8 @@
  * whose rows are one line each (and so after a reload); list_directory's result is a table (a hostile
  * file name stays text), glob's a list; edit_file's diff, shown while it waits for approval, stays after
  * the approval and the result (and after a reload) instead of a JSON hash; a generated image is shown
- * once — under its call's line, unfolded — and the answer that embeds it gets a reference instead.
+ * once — under its call's line, unfolded — and the answer that embeds it gets a reference instead; a
+ * call waiting for approval inside a group comes into view and is never folded away, also after a reload.
  * Run by `npm run test:e2e`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -82,12 +83,14 @@ beforeAll(async () => {
     await writeFile(path.join(project, name), `mango ${name}\n`);
   await writeFile(path.join(project, HOSTILE_NAME), 'hostile\n');
   await writeFile(path.join(project, 'notes.md'), 'mango: green\nend\n');
-  // Stated rather than relied on as a default: the edit waits for the user's yes.
-  const saved = await api('PUT', '/api/settings/tools/edit_file', {
-    enabled: true,
-    parameters: { approval: 'always' },
-  });
-  expect(saved.status).toBe(200);
+  // Stated rather than relied on as defaults: edits and commands wait for the user's yes.
+  for (const tool of ['edit_file', 'bash']) {
+    const saved = await api('PUT', `/api/settings/tools/${tool}`, {
+      enabled: true,
+      parameters: { approval: 'always' },
+    });
+    expect(saved.status).toBe(200);
+  }
   browser = await launchTestBrowser(server.url);
 }, TIMEOUT_MS);
 
@@ -201,6 +204,64 @@ describe('tool cards in Chromium', () => {
       await page.reload();
       await page.getByText('Read them all.').waitFor();
       group = await checkFolded();
+      expect(replay.failures).toEqual([]);
+      await page.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  test(
+    'a call waiting for approval in a group is in view, stays shown when the group is folded, and after a reload',
+    async () => {
+      replay.enqueue(
+        {
+          body: chatBody({
+            calls: [
+              call('call_ra', 'read_file', { path: 'a.txt' }),
+              call('call_rb', 'read_file', { path: 'b.txt' }),
+              call('call_echo', 'bash', { command: 'echo grouped' }),
+            ],
+          }),
+        },
+        { body: chatBody({ text: 'Echoed after reading.' }) },
+      );
+      const page = await browser.newPage();
+      await openNewChat(page, 'Grouped approval chat');
+      await send(page, 'Read, then echo');
+      const waiting = page.locator('article[data-call-id="call_echo"]');
+      const group = page.locator('.call-group', { has: waiting });
+      const checkShown = async () => {
+        await waiting.locator('.call-status', { hasText: 'waiting for your approval' }).waitFor();
+        await group.locator('.call-group-summary', { hasText: '3 tool calls: read_file ×2, bash' }).waitFor();
+        expect(await page.locator('.call-group').count()).toBe(1);
+        expect(await group.locator('.call-group-status').textContent()).toBe('1 waiting for your approval');
+        // Asked, so the group is open, and the waiting card was brought into view.
+        expect(await group.locator('.call-group-toggle').getAttribute('aria-expanded')).toBe('true');
+        await page.waitForFunction(() => {
+          const card = document.querySelector('article[data-call-id="call_echo"]')!.getBoundingClientRect();
+          const log = document.querySelector('.transcript')!.getBoundingClientRect();
+          return card.top >= log.top && card.top < log.bottom;
+        });
+        // Folded by the user, the group still shows the card that waits, and only it.
+        await group.locator('.call-group-toggle').click();
+        expect(await group.locator('.call-group-toggle').getAttribute('aria-expanded')).toBe('false');
+        expect(await page.locator('article[data-call-id="call_ra"]').isHidden()).toBe(true);
+        expect(await page.locator('article[data-call-id="call_rb"]').isHidden()).toBe(true);
+        expect(await waiting.isVisible()).toBe(true);
+        expect(await waiting.getByRole('button', { name: 'Approve' }).isVisible()).toBe(true);
+        expect(await waiting.locator('.approval-command').textContent()).toBe('echo grouped');
+      };
+      await checkShown();
+      await page.screenshot({ path: path.join(SCREENSHOT_DIRECTORY, 'chat-tool-group-waiting.png') });
+      // After a reload the turn record shows the waiting card at once; the replayed stream then puts
+      // it in its response's group.
+      await page.reload();
+      await checkShown();
+
+      await waiting.getByRole('button', { name: 'Approve' }).click();
+      await page.getByText('Echoed after reading.').waitFor();
+      await group.locator('.call-group-status', { hasText: 'done' }).waitFor();
+      expect(await page.locator('.call-group').count()).toBe(1);
       expect(replay.failures).toEqual([]);
       await page.close();
     },
