@@ -60,7 +60,6 @@ export function readError(value: unknown): { classification?: string; message: s
   return { message: String(value) };
 }
 
-/** Folds one live turn event into the transcript (mutates and returns it). Unknown types are ignored. */
 /** The question a `tool_approval_requested` event asks. */
 function approvalRequestOf(callId: string, event: TurnStreamEvent): Parameters<typeof requestApproval>[1] {
   return {
@@ -113,6 +112,20 @@ function settleToolCall(call: ToolCallEntry, event: TurnStreamEvent): void {
   }
 }
 
+/** A `done`: how the turn ended, and its usage line under it. */
+function endTurn(transcript: Transcript, event: TurnStreamEvent): void {
+  transcript.openStep = undefined;
+  finishTurn(
+    transcript,
+    typeof event.reason === 'string' ? event.reason : 'completed',
+    typeof event.message === 'string' ? event.message : undefined,
+    typeof event.finishReason === 'string' ? event.finishReason : undefined,
+  );
+  if (transcript.turnUsage) transcript.entries.push({ kind: 'usage', ...transcript.turnUsage });
+  transcript.turnUsage = undefined;
+}
+
+/** Folds one live turn event into the transcript (mutates and returns it). Unknown types are ignored. */
 export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): Transcript {
   const callId = typeof event.callId === 'string' ? event.callId : '';
   switch (event.type) {
@@ -182,15 +195,7 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
       break;
     }
     case 'done':
-      transcript.openStep = undefined;
-      finishTurn(
-        transcript,
-        typeof event.reason === 'string' ? event.reason : 'completed',
-        typeof event.message === 'string' ? event.message : undefined,
-        typeof event.finishReason === 'string' ? event.finishReason : undefined,
-      );
-      if (transcript.turnUsage) transcript.entries.push({ kind: 'usage', ...transcript.turnUsage });
-      transcript.turnUsage = undefined;
+      endTurn(transcript, event);
       break;
   }
   markQueuedCalls(transcript);
