@@ -19,7 +19,9 @@ import { type ReplayServer, startReplayServer } from '../helpers/replay-server.t
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import {
   callApi,
+  DESKTOP_VIEWPORT,
   launchTestBrowser,
+  PHONE_VIEWPORT,
   SCREENSHOT_DIRECTORY,
   signIn,
   startWebTestServer,
@@ -200,6 +202,14 @@ describe('tool cards in Chromium', () => {
       expect(await glob.locator('details.call-arguments').getAttribute('open')).toBeNull();
       expect(await glob.locator('.call-arguments pre').isVisible()).toBe(false);
       await page.screenshot({ path: path.join(SCREENSHOT_DIRECTORY, 'chat-tool-group-open.png') });
+      // At phone width too, every call stays one line and nothing runs past the screen.
+      await page.setViewportSize(PHONE_VIEWPORT);
+      for (const card of cards.filter((_card, index) => index < 4))
+        expect(await height(card)).toBeLessThanOrEqual(ONE_LINE_PX);
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      ).toBeLessThanOrEqual(0);
+      await page.setViewportSize(DESKTOP_VIEWPORT);
 
       await page.reload();
       await page.getByText('Read them all.').waitFor();
