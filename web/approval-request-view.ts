@@ -5,7 +5,8 @@
  * shape (never by the tool's name); every value is inserted as text.
  */
 import { h } from './dom.ts';
-import { diffCounts, lineDiff, splitLines } from './line-diff.ts';
+import { readFileEditArguments, renderEditDiff } from './edit-diff-view.ts';
+import { splitLines } from './line-diff.ts';
 import { prettyJson } from './tool-result-view.ts';
 
 export type ApprovalArguments = Record<string, unknown>;
@@ -59,38 +60,8 @@ export function renderApprovalRequest(
         : null,
     );
   }
-  if (
-    args &&
-    typeof args.path === 'string' &&
-    typeof args.oldString === 'string' &&
-    typeof args.newString === 'string'
-  ) {
-    const lines = lineDiff(args.oldString, args.newString);
-    const counts = diffCounts(lines);
-    return h(
-      'div',
-      { class: 'approval-request' },
-      h(
-        'p',
-        { class: 'result-caption' },
-        'Edit ',
-        h('code', {}, args.path),
-        ` — ${plural(counts.removed, 'line')} removed, ${counts.added} added`,
-        args.replaceAll === true ? ', every occurrence' : '',
-      ),
-      h(
-        'pre',
-        { class: 'code-block approval-diff', 'aria-label': `Changes to ${args.path}` },
-        lines.map((line) =>
-          line.kind === 'removed'
-            ? h('del', {}, `- ${line.text}\n`)
-            : line.kind === 'added'
-              ? h('ins', {}, `+ ${line.text}\n`)
-              : h('span', {}, `  ${line.text}\n`),
-        ),
-      ),
-    );
-  }
+  const edit = readFileEditArguments(args);
+  if (edit) return renderEditDiff(edit, 'Edit', [], 'approval-request', 'approval-diff');
   if (args && typeof args.path === 'string' && typeof args.content === 'string') {
     const bytes = new TextEncoder().encode(args.content).length;
     return h(

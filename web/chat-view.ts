@@ -1,6 +1,7 @@
 /**
  * One open chat: its stored history, a composer, and the live turn — the answer rendered as markdown
- * as it arrives (`markdown-view.ts`, appended block by block), a card per tool call, and a Cancel
+ * as it arrives (`answer-nodes.ts`, appended block by block), the tool calls of each model response as
+ * one group of one-line cards (`tool-call-nodes.ts`), and a Cancel
  * button that asks the server to stop the turn. The turn runs on the server whatever the page does:
  * opening the chat while a turn runs (a reload, another tab) shows the history before it and
  * re-attaches to the turn's stream. Entries are rendered keyed, so streaming never resets open sections.
@@ -15,6 +16,8 @@
  * retried (`transcript-rerun-controller.ts`), streamed like a new turn; the header's model picker sets
  * the next turns' model (`chat-model-picker.ts`).
  */
+
+import { createAnswerNodes } from './answer-nodes.ts';
 import {
   ApiError,
   type ChatSummary,
@@ -29,14 +32,15 @@ import type { ChatPageOptions } from './chat-page-options.ts';
 import { createChatTitleEditor } from './chat-title-editor.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
 import { createElapsedTicker } from './elapsed-time.ts';
-import { entrySignature, keepDisclosureState, renderEntry } from './entry-node.ts';
+import { entrySignature, renderEntry } from './entry-node.ts';
 import { finishTurn } from './finish-turn.ts';
 import { takeFirstMessage } from './first-message.ts';
 import { createLiveAnnouncer } from './live-announcer.ts';
-import { createMarkdownView, type MarkdownView } from './markdown-view.ts';
 import { createScrollFollower } from './scroll-follower.ts';
 import { readTurnStream } from './sse-parser.ts';
+import { createToolCallNodes } from './tool-call-nodes.ts';
 import { applyTurnEvent, type Transcript, type TranscriptEntry } from './transcript.ts';
+import { transcriptItems } from './transcript-groups.ts';
 import { createRerunController } from './transcript-rerun-controller.ts';
 import { createTurnPoller, transcriptAt } from './turn-poller.ts';
 import { totalUsage, usageText } from './usage-text.ts';
@@ -93,64 +97,44 @@ export async function renderChatView(
   const announcer = createLiveAnnouncer();
   const elapsed = createElapsedTicker(log);
   const follower = createScrollFollower(log);
-  /** Approval panels already brought into view once; the reader may scroll away from them after. */
-  const revealed = new WeakSet<HTMLElement>();
   const rendered = new Map<TranscriptEntry, { node: HTMLElement; signature: string }>();
-  /** One incremental markdown view per answer: streaming appends to it instead of replacing it. */
-  const answers = new Map<TranscriptEntry, { node: HTMLElement; view: MarkdownView }>();
-  const answerNode = (entry: TranscriptEntry & { kind: 'assistant' }, complete: boolean): HTMLElement => {
-    let answer = answers.get(entry);
-    if (!answer) {
-      const view = createMarkdownView(options.loadImage, follower.update);
-      const node = h(
-        'div',
-        { class: 'message message-assistant' },
-        h('span', { class: 'visually-hidden' }, 'Model: '),
-        view.element,
-      );
-      answer = { node, view };
-      answers.set(entry, answer);
-    }
-    if (complete) {
-      answer.view.finish(entry.text);
-      announcer.finish(entry, entry.text);
-    } else {
-      answer.view.update(entry.text);
-      announcer.update(entry, entry.text);
-    }
-    return answer.node;
-  };
+  const toolCalls = createToolCallNodes({
+    loadImage: options.loadImage,
+    resultViewOf,
+    panelFor: (call) => approvals.panelFor(call),
+  });
+  const answers = createAnswerNodes({
+    ...{ loadImage: options.loadImage, announcer, log },
+    entries: () => transcript.entries,
+    afterStep: () => follower.update(),
+  });
   const emptyNote = h('p', { class: 'list-empty' }, 'No messages yet. Say something below.');
   const chatUsage = h('p', { class: 'chat-usage' });
 
   const renderTranscript = () => {
     const nodes: HTMLElement[] = [];
     const toReveal: HTMLElement[] = [];
-    for (const [index, entry] of transcript.entries.entries()) {
+    for (const item of transcriptItems(transcript.entries)) {
+      if (item.kind === 'calls') {
+        nodes.push(toolCalls.render(item.calls, toReveal));
+        continue;
+      }
+      const { entry } = item;
       if (entry.kind === 'assistant' || entry.kind === 'user') {
-        const complete = !transcript.running || index < transcript.entries.length - 1;
-        nodes.push(entry.kind === 'user' ? reruns.userNode(entry) : answerNode(entry, complete));
+        const complete = !transcript.running || entry !== transcript.entries.at(-1);
+        nodes.push(entry.kind === 'user' ? reruns.userNode(entry) : answers.node(entry, complete));
         continue;
       }
       const signature = entrySignature(entry);
       const previous = rendered.get(entry);
-      if (previous && previous.signature === signature) {
-        nodes.push(previous.node);
-        continue;
-      }
-      const node = renderEntry(entry, options.loadImage, resultViewOf, approvals.panelFor);
-      const panel = entry.kind === 'tool' ? approvals.panelFor(entry) : undefined;
-      if (panel && !revealed.has(panel)) {
-        revealed.add(panel);
-        toReveal.push(node);
-      }
-      if (previous) keepDisclosureState(previous.node, node);
+      const node = previous?.signature === signature ? previous.node : renderEntry(entry);
       rendered.set(entry, { node, signature });
       nodes.push(node);
     }
     const current = new Set(transcript.entries);
     for (const key of rendered.keys()) if (!current.has(key)) rendered.delete(key);
-    for (const key of answers.keys()) if (!current.has(key)) answers.delete(key);
+    answers.forget(current);
+    toolCalls.forget(current);
     if (nodes.length === 0) nodes.push(emptyNote);
     // Reorder/replace only where needed so open <details> and text selection survive streaming.
     nodes.forEach((node, index) => {

@@ -1,20 +1,14 @@
 /**
- * How the chat view draws a transcript entry other than an answer (a user message, a notice, a usage
- * line, a tool call card), the signature that says when a drawn entry must be drawn again, and how an
- * old card's open/closed disclosures carry over to its replacement, so streaming never closes a
- * section the user opened.
+ * How the chat view draws a notice or a usage line (tool calls: `tool-call-nodes.ts`), the signature
+ * that says when a drawn entry must be drawn again, and how an old card's open/closed disclosures carry
+ * over to its replacement, so streaming never closes a section the user opened.
  */
-import type { ToolResultView } from './api-client.ts';
 import { h } from './dom.ts';
-import { renderToolCallCard, toolCallSignature } from './tool-call-card.ts';
-import type { ImageLoader } from './tool-result-view.ts';
-import type { ToolCallEntry, TranscriptEntry } from './transcript.ts';
+import type { TranscriptEntry } from './transcript.ts';
 import { usageText } from './usage-text.ts';
 
-export function entrySignature(entry: TranscriptEntry): string {
+export function entrySignature(entry: Exclude<TranscriptEntry, { kind: 'tool' }>): string {
   switch (entry.kind) {
-    case 'tool':
-      return toolCallSignature(entry);
     case 'notice':
       return entry.text;
     case 'usage':
@@ -24,20 +18,15 @@ export function entrySignature(entry: TranscriptEntry): string {
   }
 }
 
-/** Every entry but answers (`answerNode`'s markdown views) and user messages (the rerun controller's). */
+/** Notices and usage lines (answers: `answerNode`'s markdown views; user messages: the rerun controller's). */
 export function renderEntry(
-  entry: Exclude<TranscriptEntry, { kind: 'assistant' | 'user' }>,
-  loadImage: ImageLoader,
-  resultViewOf: (toolName: string) => ToolResultView,
-  approvalPanelOf: (call: ToolCallEntry) => HTMLElement | undefined,
+  entry: Exclude<TranscriptEntry, { kind: 'assistant' | 'user' | 'tool' }>,
 ): HTMLElement {
   switch (entry.kind) {
     case 'notice':
       return h('p', { class: `notice notice-${entry.tone}` }, entry.text);
     case 'usage':
       return h('p', { class: 'turn-usage' }, usageText(entry));
-    case 'tool':
-      return renderToolCallCard(entry, loadImage, resultViewOf(entry.name), approvalPanelOf(entry));
   }
 }
 

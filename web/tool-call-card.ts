@@ -1,12 +1,23 @@
 /**
- * One tool call as a card: name, status, duration (elapsed time while it runs), the arguments as they stream in, progress
- * events, and the result or error in a collapsible section (errors open by default). A call waiting for
- * approval shows the chat view's approval panel in place of its arguments; an approved one says so.
+ * One tool call, compact: a line with its name, a short summary of its arguments, status and duration
+ * (elapsed time while it runs), which unfolds to the card — the arguments (folded: they are for
+ * checking, the line already says what the call does), progress events, and the result in its tool's
+ * view or the error. A call waiting for approval shows the chat view's approval panel, unfolded; an
+ * answered one keeps what was judged (the command, the edit's diff) and says who answered. Images a call
+ * made are shown under its line, outside the fold, and nowhere else in the card.
  */
 
 import type { ToolResultView } from './api-client.ts';
+import { parseApprovalArguments, renderApprovalRequest } from './approval-request-view.ts';
 import { h } from './dom.ts';
-import { findImages, formatArguments, type ImageLoader, renderToolResult } from './tool-result-view.ts';
+import { readFileEditArguments, renderEditDiff } from './edit-diff-view.ts';
+import { argumentSummary } from './tool-call-summary.ts';
+import {
+  formatArguments,
+  type ImageLoader,
+  renderResultImages,
+  renderToolResult,
+} from './tool-result-view.ts';
 import type { ToolCallEntry } from './transcript.ts';
 
 const STATUS_TEXT: Record<ToolCallEntry['status'], string> = {
@@ -49,6 +60,94 @@ function approvedNote(call: ToolCallEntry): HTMLElement | null {
   );
 }
 
+/** The call's one line: tool, what it works on, how far it got, how long it took. */
+function callLine(call: ToolCallEntry, statusText: string, live: boolean): HTMLElement[] {
+  const summary = call.status === 'streaming' ? '' : argumentSummary(call.argumentsText);
+  return [
+    h('span', { class: 'call-icon', 'aria-hidden': 'true' }, '⚙'),
+    h('code', { class: 'call-name' }, call.name),
+    summary !== '' ? h('span', { class: 'call-summary', title: summary }, summary) : null,
+    h('span', { class: `call-status status-${call.status}` }, statusText),
+    call.durationMs !== undefined
+      ? h('span', { class: 'call-duration' }, formatDuration(call.durationMs))
+      : live
+        ? // Filled and advanced by the chat view's elapsed-time ticker (`elapsed-time.ts`).
+          h('span', {
+            class: 'call-duration call-elapsed',
+            'data-elapsed-for': call.callId,
+            'aria-label': 'elapsed time',
+          })
+        : null,
+  ].filter((node): node is HTMLElement => node !== null);
+}
+
+/**
+ * What the call was asked to do, in readable form, above its result: an edit's diff (always, for the
+ * `file_edit` view: the diff the approval showed stays after the answer and the result), else for a
+ * call that asked for approval what was approved or denied (the command, the content written).
+ */
+function requestView(call: ToolCallEntry, resultView: ToolResultView): HTMLElement | null {
+  const args = parseApprovalArguments(call.argumentsText);
+  const edit = resultView === 'file_edit' ? readFileEditArguments(args) : undefined;
+  if (edit) return renderEditDiff(edit, 'Edit', [], 'call-request', 'approval-diff');
+  if (call.approval === undefined || call.status === 'streaming') return null;
+  const request = renderApprovalRequest(args, call.argumentsText);
+  request.classList.add('call-request');
+  return request;
+}
+
+/** The folded card's content: the approval's outcome, the request, arguments, progress, result, error. */
+function callBody(call: ToolCallEntry, resultView: ToolResultView): HTMLElement {
+  return h(
+    'div',
+    { class: 'call-body' },
+    approvedNote(call),
+    requestView(call, resultView),
+    h(
+      'details',
+      { class: 'call-arguments' },
+      h('summary', {}, 'Arguments'),
+      h(
+        'pre',
+        { class: 'code-block' },
+        call.status === 'streaming' ? call.argumentsText : formatArguments(call.argumentsText),
+      ),
+    ),
+    call.progress.length > 0
+      ? h(
+          'ul',
+          { class: 'call-progress' },
+          call.progress.map((progress) => h('li', {}, describeProgress(progress))),
+        )
+      : null,
+    call.status === 'succeeded'
+      ? h('div', { class: 'call-result' }, renderToolResult(resultView, call.result))
+      : null,
+    call.status === 'failed'
+      ? h(
+          'div',
+          { class: 'call-error' },
+          h('p', { class: 'error-text' }, call.error?.message ?? 'Unknown error.'),
+        )
+      : null,
+  );
+}
+
+/**
+ * The images a call made, shown once and outside the fold: from its result, or while it runs from the
+ * progress events that announce each finished image.
+ */
+export function callImages(call: ToolCallEntry, loadImage: ImageLoader): HTMLElement | null {
+  const gallery = renderResultImages(call.status === 'succeeded' ? call.result : call.progress, loadImage);
+  gallery?.classList.add('call-images');
+  return gallery;
+}
+
+/**
+ * One call: a single line (a `<details>` summary: name, argument summary, status, duration) that opens
+ * to the card. A waiting call is never folded: its line and the answer panel show as they are. A call
+ * that asked for approval opens unfolded, so what the user judged stays in view after the answer.
+ */
 export function renderToolCallCard(
   call: ToolCallEntry,
   loadImage: ImageLoader,
@@ -61,7 +160,7 @@ export function renderToolCallCard(
   const statusText =
     failed && call.error?.classification ? `failed: ${call.error.classification}` : STATUS_TEXT[call.status];
   const live = call.status === 'streaming' || call.status === 'running';
-  const hasImages = call.status === 'succeeded' && findImages(call.result).length > 0;
+  const line = callLine(call, statusText, live);
   return h(
     'article',
     {
@@ -73,58 +172,15 @@ export function renderToolCallCard(
       // "Review" in the status line moves focus here; Tab then reaches Approve.
       tabindex: waitingPanel ? -1 : undefined,
     },
-    h(
-      'header',
-      { class: 'call-header' },
-      h('span', { class: 'call-icon', 'aria-hidden': 'true' }, '⚙'),
-      h('code', { class: 'call-name' }, call.name),
-      h('span', { class: `call-status status-${call.status}` }, statusText),
-      call.durationMs !== undefined
-        ? h('span', { class: 'call-duration' }, formatDuration(call.durationMs))
-        : live
-          ? // Filled and advanced by the chat view's elapsed-time ticker (`elapsed-time.ts`).
-            h('span', {
-              class: 'call-duration call-elapsed',
-              'data-elapsed-for': call.callId,
-              'aria-label': 'elapsed time',
-            })
-          : null,
-    ),
-    approvedNote(call),
-    waitingPanel ??
-      h(
-        'details',
-        { class: 'call-arguments', open: true },
-        h('summary', {}, 'Arguments'),
-        h(
-          'pre',
-          { class: 'code-block' },
-          call.status === 'streaming' ? call.argumentsText : formatArguments(call.argumentsText),
+    waitingPanel
+      ? [h('div', { class: 'call-header' }, line), waitingPanel]
+      : h(
+          'details',
+          { class: 'call-row', open: call.approval !== undefined },
+          h('summary', { class: 'call-header' }, line),
+          callBody(call, resultView),
         ),
-      ),
-    call.progress.length > 0
-      ? h(
-          'ul',
-          { class: 'call-progress' },
-          call.progress.map((progress) => h('li', {}, describeProgress(progress))),
-        )
-      : null,
-    call.status === 'succeeded'
-      ? h(
-          'details',
-          { class: 'call-result', open: hasImages },
-          h('summary', {}, 'Result'),
-          renderToolResult(resultView, call.result, loadImage),
-        )
-      : null,
-    failed
-      ? h(
-          'details',
-          { class: 'call-error', open: true },
-          h('summary', {}, 'Error'),
-          h('p', { class: 'error-text' }, call.error?.message ?? 'Unknown error.'),
-        )
-      : null,
+    callImages(call, loadImage),
   );
 }
 

@@ -1,13 +1,25 @@
 /**
  * Readable renderings of tool results inside a tool card, chosen by the `resultView` trait the tool
  * declares (never by its name): `file_content` as the file's text with its range, `search_matches` as
- * matches grouped by file, `command_output` as stdout/stderr blocks. A result whose shape does not fit its
- * view falls back to the generic one. Images anywhere in any result are shown inline (data URLs, or
- * same-origin URLs fetched with the bearer token — never another host), above pretty JSON.
+ * matches grouped by file, `command_output` as stdout/stderr blocks, and the views whose shapes the
+ * contract names (`tool-result-listings.ts`: a directory table, a path list, an edit's outcome, an image
+ * caption). A result whose shape does not fit its view falls back to the generic one, pretty JSON.
+ * Images anywhere in any result are found here and shown by the card (data URLs, or same-origin URLs
+ * fetched with the bearer token — never another host).
  */
 import type { ShellTermination } from '../src/contracts/shell-termination.ts';
 import type { ToolResultView } from './api-client.ts';
 import { type Child, h } from './dom.ts';
+import {
+  imageResultLines,
+  readDirectoryListing,
+  readFileEditResult,
+  readPathList,
+  renderDirectoryListing,
+  renderFileEditResult,
+  renderImageResultLines,
+  renderPathList,
+} from './tool-result-listings.ts';
 
 /** Turns an image reference into something an `<img>` can show without leaving the server. */
 export type ImageLoader = (url: string) => Promise<string>;
@@ -35,16 +47,50 @@ export function formatArguments(text: string): string {
   }
 }
 
-export function renderToolResult(view: ToolResultView, result: unknown, loadImage: ImageLoader): Child {
+/**
+ * The result's body in its tool's view, or the generic one when the result does not have the view's
+ * shape. Images are not part of it: the card shows them once, above (`renderResultImages`), so the
+ * generic view shows the rest of such a result with long strings (base64) cut.
+ */
+export function renderToolResult(view: ToolResultView, result: unknown): Child {
   if (view === 'file_content' && isRecord(result) && typeof result.content === 'string')
     return renderReadFile(result);
   if (view === 'search_matches' && isRecord(result) && Array.isArray(result.matches))
     return renderGrep(result);
   if (view === 'command_output' && isRecord(result) && ('stdout' in result || 'stderr' in result))
     return renderShell(result);
+  const structured = renderStructured(view, result);
+  if (structured) return structured;
+  return renderJson(findImages(result).length > 0 ? stripLargeStrings(result) : result);
+}
+
+function renderStructured(view: ToolResultView, result: unknown): HTMLElement | undefined {
+  switch (view) {
+    case 'directory_listing': {
+      const listing = readDirectoryListing(result);
+      return listing && renderDirectoryListing(listing);
+    }
+    case 'path_list': {
+      const list = readPathList(result);
+      return list && renderPathList(list);
+    }
+    case 'file_edit': {
+      const edit = readFileEditResult(result);
+      return edit && renderFileEditResult(edit);
+    }
+    case 'images': {
+      const lines = imageResultLines(result);
+      return lines && renderImageResultLines(lines);
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The images anywhere in a result, as a gallery; null when it has none. */
+export function renderResultImages(result: unknown, loadImage: ImageLoader): HTMLElement | null {
   const images = findImages(result);
-  if (images.length > 0) return [renderImages(images, loadImage), renderJson(stripLargeStrings(result))];
-  return renderJson(result);
+  return images.length > 0 ? renderImages(images, loadImage) : null;
 }
 
 function renderJson(value: unknown): HTMLElement {
@@ -229,6 +275,10 @@ function isShowableImageUrl(url: string): boolean {
   }
 }
 
+/**
+ * The pictures of a result. A server image is fetched after the current task, unless by then the
+ * figure was marked `replaced` (a re-drawn card keeps its old, loaded figure: `tool-call-nodes.ts`).
+ */
 function renderImages(images: ImageReference[], loadImage: ImageLoader): HTMLElement {
   return h(
     'div',
@@ -236,16 +286,22 @@ function renderImages(images: ImageReference[], loadImage: ImageLoader): HTMLEle
     images.map((image) => {
       const element = h('img', { alt: image.alt, loading: 'lazy' });
       if (image.source.startsWith('data:')) element.src = image.source;
-      else
-        loadImage(image.source).then(
-          (objectUrl) => {
-            element.src = objectUrl;
-          },
-          () => {
-            element.alt = `${image.alt} (could not be loaded)`;
-          },
-        );
-      return h('figure', {}, element, h('figcaption', {}, image.alt));
+      // The source names the figure for an answer that refers to it (`answer-images.ts`); data URLs never do.
+      const named = image.source.startsWith('data:') ? undefined : image.source;
+      const figure = h('figure', { 'data-image-source': named }, element, h('figcaption', {}, image.alt));
+      if (named !== undefined)
+        queueMicrotask(() => {
+          if (figure.dataset.replaced === 'true') return;
+          loadImage(named).then(
+            (objectUrl) => {
+              element.src = objectUrl;
+            },
+            () => {
+              element.alt = `${image.alt} (could not be loaded)`;
+            },
+          );
+        });
+      return figure;
     }),
   );
 }

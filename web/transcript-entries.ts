@@ -38,6 +38,11 @@ export interface ToolCallEntry {
   approval?: ToolApproval;
   /** Made from the turn record before the stream replayed the call; moved into place when it does. */
   fromRecord?: boolean;
+  /**
+   * The model response that made the call, named by that response's first call id (so a live stream and
+   * the stored history name it alike): consecutive calls of one step are one group on screen.
+   */
+  step: string;
 }
 
 export type TranscriptEntry =
@@ -55,4 +60,9 @@ export interface Transcript {
   doneReason?: string;
   /** Tokens of the running turn's model calls so far (its `finish` events). */
   turnUsage?: TurnUsage;
+  /**
+   * The `step` of the model response whose calls are arriving: set by its first call, ended by its
+   * `finish` (in stored history also by a result, as a turn from before traces has no `finish`).
+   */
+  openStep?: string;
 }

@@ -12,6 +12,7 @@ import {
   emptyTranscript,
   findToolCall,
   readError,
+  stepOf,
   type Transcript,
 } from './transcript.ts';
 
@@ -158,9 +159,12 @@ export function transcriptFromHistory(
             typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {}),
           status: 'running',
           progress: [],
+          step: stepOf(transcript, String(item.callId ?? '')),
         });
         break;
       case 'tool_result': {
+        // Stored calls carry no response: a call after a result is the next response's.
+        transcript.openStep = undefined;
         const call = findToolCall(transcript, String(item.callId ?? ''));
         if (!call) break;
         const ok = item.ok === true;
@@ -174,6 +178,7 @@ export function transcriptFromHistory(
     }
   }
   transcript.running = false;
+  transcript.openStep = undefined;
   // A stored call without a stored result was interrupted (server stopped mid-call).
   for (const entry of transcript.entries) {
     if (

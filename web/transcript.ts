@@ -23,8 +23,15 @@ export type {
   TranscriptEntry,
 } from './transcript-entries.ts';
 
+/** The step a call arriving now belongs to: the open response's, or a new one it opens. */
+export function stepOf(transcript: Transcript, callId: string): string {
+  transcript.openStep ??= callId;
+  return transcript.openStep;
+}
+
 export function emptyTranscript(): Transcript {
-  return { entries: [], running: false };
+  // `openStep` is an own key, so assigning a rebuilt transcript over a live one clears it too.
+  return { entries: [], running: false, openStep: undefined };
 }
 
 export function findToolCall(transcript: Transcript, callId: string): ToolCallEntry | undefined {
@@ -53,7 +60,6 @@ export function readError(value: unknown): { classification?: string; message: s
   return { message: String(value) };
 }
 
-/** Folds one live turn event into the transcript (mutates and returns it). Unknown types are ignored. */
 /** The question a `tool_approval_requested` event asks. */
 function approvalRequestOf(callId: string, event: TurnStreamEvent): Parameters<typeof requestApproval>[1] {
   return {
@@ -76,8 +82,21 @@ function approvalAnswerOf(event: TurnStreamEvent): Parameters<typeof resolveAppr
 }
 
 /** A call the stream announces before any record of it was shown. */
-function newToolCall(callId: string, event: TurnStreamEvent, status: 'streaming' | 'running'): ToolCallEntry {
-  return { kind: 'tool', callId, name: String(event.name ?? ''), argumentsText: '', status, progress: [] };
+function newToolCall(
+  transcript: Transcript,
+  callId: string,
+  event: TurnStreamEvent,
+  status: 'streaming' | 'running',
+): ToolCallEntry {
+  return {
+    kind: 'tool',
+    callId,
+    name: String(event.name ?? ''),
+    argumentsText: '',
+    status,
+    progress: [],
+    step: stepOf(transcript, callId),
+  };
 }
 
 /** A call's `tool_result`: its duration and outcome, with the result or error when the event carries one. */
@@ -93,6 +112,20 @@ function settleToolCall(call: ToolCallEntry, event: TurnStreamEvent): void {
   }
 }
 
+/** A `done`: how the turn ended, and its usage line under it. */
+function endTurn(transcript: Transcript, event: TurnStreamEvent): void {
+  transcript.openStep = undefined;
+  finishTurn(
+    transcript,
+    typeof event.reason === 'string' ? event.reason : 'completed',
+    typeof event.message === 'string' ? event.message : undefined,
+    typeof event.finishReason === 'string' ? event.finishReason : undefined,
+  );
+  if (transcript.turnUsage) transcript.entries.push({ kind: 'usage', ...transcript.turnUsage });
+  transcript.turnUsage = undefined;
+}
+
+/** Folds one live turn event into the transcript (mutates and returns it). Unknown types are ignored. */
 export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): Transcript {
   const callId = typeof event.callId === 'string' ? event.callId : '';
   switch (event.type) {
@@ -101,7 +134,7 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
       break;
     case 'tool_call_started':
       if (!placeCallFromRecord(transcript, callId) && !findToolCall(transcript, callId)) {
-        transcript.entries.push(newToolCall(callId, event, 'streaming'));
+        transcript.entries.push(newToolCall(transcript, callId, event, 'streaming'));
       }
       break;
     case 'tool_call_arguments_delta': {
@@ -112,7 +145,7 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
     case 'tool_call_completed': {
       let call = placeCallFromRecord(transcript, callId) ?? findToolCall(transcript, callId);
       if (!call) {
-        call = newToolCall(callId, event, 'running');
+        call = newToolCall(transcript, callId, event, 'running');
         transcript.entries.push(call);
       }
       if (typeof event.arguments === 'string') call.argumentsText = event.arguments;
@@ -138,6 +171,8 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
       break;
     }
     case 'finish':
+      // The model's response ended: calls after this one are the next response's.
+      transcript.openStep = undefined;
       addUsage(transcript, event.usage);
       if (event.reason === 'error') {
         const text =
@@ -160,14 +195,7 @@ export function applyTurnEvent(transcript: Transcript, event: TurnStreamEvent): 
       break;
     }
     case 'done':
-      finishTurn(
-        transcript,
-        typeof event.reason === 'string' ? event.reason : 'completed',
-        typeof event.message === 'string' ? event.message : undefined,
-        typeof event.finishReason === 'string' ? event.finishReason : undefined,
-      );
-      if (transcript.turnUsage) transcript.entries.push({ kind: 'usage', ...transcript.turnUsage });
-      transcript.turnUsage = undefined;
+      endTurn(transcript, event);
       break;
   }
   markQueuedCalls(transcript);
@@ -235,6 +263,8 @@ function requestApproval(transcript: Transcript, request: PendingApproval): Tool
       argumentsText: '',
       status: 'waiting',
       progress: [],
+      // Its own group until the stream places it (a card from the turn record opens no response).
+      step: request.callId,
     };
     transcript.entries.push(call);
   }
@@ -282,6 +312,7 @@ function placeCallFromRecord(transcript: Transcript, callId: string): ToolCallEn
   if (index < 0) return undefined;
   const [call] = transcript.entries.splice(index, 1) as [ToolCallEntry];
   call.fromRecord = undefined;
+  call.step = stepOf(transcript, callId);
   transcript.entries.push(call);
   return call;
 }

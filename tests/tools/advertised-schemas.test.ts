@@ -8,7 +8,9 @@
  * Differences explained: converting the builtins to `defineTool()` changed nothing. The approvals
  * added, on purpose: the `approvalDefault` trait on every tool (`never` for the read-only ones),
  * `autoApprovedPaths` on write_file and edit_file, and `autoApprovedCommands` /
- * `autoApprovedExactCommands` on bash and zsh (not PowerShell, whose commands are not parsed).
+ * `autoApprovedExactCommands` on bash and zsh (not PowerShell, whose commands are not parsed). The
+ * result views added, on purpose: `directory_listing` on list_directory, `path_list` on glob and
+ * `file_edit` on edit_file (each returns its view's shape from src/contracts/tool-result-view.ts).
  */
 import { expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';

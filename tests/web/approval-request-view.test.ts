@@ -46,6 +46,7 @@ describe('approvalSummary and waitingStatusText', () => {
     argumentsText: JSON.stringify(args),
     status: 'waiting',
     progress: [],
+    step: name,
   });
   test('a command, else a path, else the tool name', () => {
     expect(approvalSummary('bash', { command: 'rm -rf build' })).toBe('bash: rm -rf build');

@@ -54,7 +54,9 @@ describe('approvals on the chat page in Chromium', () => {
       await page.getByText('It printed mango ripe.').waitFor();
       expect(await card.getByRole('button', { name: 'Approve' }).count()).toBe(0);
       expect(await card.locator('.call-approval').textContent()).toBe('Approved by you.');
-      await card.getByText('Result').click();
+      // Answered, the card stays open: the command judged, then its output.
+      expect(await card.locator('details.call-row').getAttribute('open')).toBe('');
+      expect(await card.locator('.call-request .approval-command').textContent()).toBe(command);
       expect(await card.locator('.result-shell').textContent()).toContain('mango ripe');
       expect(approvals.fixture.toolMessageSent('call_ok')).toContain('mango ripe');
       expect(await page.locator('.turn-status').textContent()).toBe('');
@@ -181,7 +183,7 @@ describe('approvals on the chat page in Chromium', () => {
       const order = () =>
         page.evaluate(() =>
           [...document.querySelectorAll('.transcript > *')].map((node) =>
-            node.classList.contains('call-card') ? 'card' : (node.textContent ?? '').trim(),
+            node.classList.contains('call-group') ? 'card' : (node.textContent ?? '').trim(),
           ),
         );
       const expected = ['You: Echo', 'Model: Let me run it.', 'card'];
@@ -195,7 +197,6 @@ describe('approvals on the chat page in Chromium', () => {
       await card.getByRole('button', { name: 'Approve' }).click();
       await card.locator('.call-status', { hasText: 'done' }).waitFor();
       await page.getByText('Printed after-reload.').waitFor();
-      await card.getByText('Result').click();
       expect(await card.locator('.result-shell').textContent()).toContain('after-reload');
       expect(approvals.fixture.replay.failures).toEqual([]);
       await page.close();

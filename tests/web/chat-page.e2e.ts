@@ -17,6 +17,7 @@ import '../../src/tools/builtin/register-builtin-tools.ts';
 import { defaultToolRegistry, ToolRegistry } from '../../src/tools/registry.ts';
 import { makeTool } from '../helpers/fake-tools.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
+import { openToolCall } from '../helpers/tool-call-card.ts';
 import { waitUntil } from '../helpers/wait-until.ts';
 import {
   callApi,
@@ -181,7 +182,11 @@ describe('chat page in Chromium', () => {
         '{\n  "command": "echo hello-from-bash"\n}',
       );
       expect(await card.locator('.call-duration').textContent()).toMatch(/^\d+(\.\d+)? m?s$/);
-      await card.getByText('Result').click();
+      // One line, folded: it opens to the card, whose Arguments stay folded.
+      expect(await card.locator('.call-summary').textContent()).toBe('echo hello-from-bash');
+      expect(await card.locator('.call-result').isVisible()).toBe(false);
+      await card.locator('summary.call-header').click();
+      expect(await card.locator('details.call-arguments').getAttribute('open')).toBeNull();
       expect(await card.locator('.result-shell').textContent()).toContain('hello-from-bash');
       expect(await page.getByRole('button', { name: 'Cancel' }).isHidden()).toBe(true);
 
@@ -201,7 +206,7 @@ describe('chat page in Chromium', () => {
       expect(await page.getByText('Let me run it.').count()).toBe(1);
       const reloadedCard = page.locator('article[data-tool="bash"]');
       expect(await reloadedCard.locator('.call-status').textContent()).toBe('done');
-      await reloadedCard.getByText('Result').click();
+      await reloadedCard.locator('summary.call-header').click();
       expect(await reloadedCard.locator('.code-block').last().textContent()).toContain('hello-from-bash');
       expect(replay.failures).toEqual([]);
       expect(browser.offOriginRequests).toEqual([]);
@@ -230,8 +235,11 @@ describe('chat page in Chromium', () => {
       await send(page, 'Where is mango?');
       await page.getByText('Line 2 mentions mango.').waitFor();
 
+      // Called together, so one group, folded to its summary line until opened.
+      const group = page.locator('.call-group', { has: page.locator('article[data-tool="read_file"]') });
+      expect(await group.locator('.call-group-summary').textContent()).toBe('2 tool calls: read_file, grep');
       const read = page.locator('article[data-tool="read_file"]');
-      await read.getByText('Result').click();
+      await openToolCall(read);
       expect(await read.locator('.result-caption').textContent()).toBe(
         'notes.txt — lines 1–3 of 3, 29 bytes',
       );
@@ -240,7 +248,7 @@ describe('chat page in Chromium', () => {
       );
 
       const grep = page.locator('article[data-tool="grep"]');
-      await grep.getByText('Result').click();
+      await openToolCall(grep);
       expect(await grep.locator('.result-caption').first().textContent()).toBe('1 match in 1 file');
       expect(await grep.locator('.grep-file-name').textContent()).toBe('notes.txt');
       expect(await grep.locator('.grep-line').textContent()).toBe('2: mango season\n');

@@ -10,6 +10,7 @@ import path from 'node:path';
 import '../../src/tools/builtin/register-builtin-tools.ts';
 import { type ReplayServer, startReplayServer } from '../helpers/replay-server.ts';
 import { chatBody } from '../helpers/scripted-provider-streams.ts';
+import { openToolCall } from '../helpers/tool-call-card.ts';
 import {
   callApi,
   launchTestBrowser,
@@ -99,7 +100,7 @@ test(
     await page.getByLabel('Message').press('Enter');
     await page.getByText('I read it and wrote result.txt.').waitFor();
     const read = page.locator('article[data-tool="read_file"]');
-    await read.getByText('Result').click();
+    await openToolCall(read);
     expect(await read.locator('.file-content').textContent()).toBe('     1\tuploaded through the panel');
 
     await panel.getByRole('button', { name: 'Refresh' }).click();

@@ -273,6 +273,7 @@ describe('after a reload', () => {
       progress: [],
       approval: { reason: REASON, expiresAt: EXPIRES },
       fromRecord: true,
+      step: 'c1',
     });
     fold(transcript, [{ type: 'text_delta', delta: 'Checking.' }, ...callEvents('c1', 'git status')]);
     expect(transcript.entries.map((entry) => entry.kind)).toEqual(['user', 'assistant', 'tool']);

@@ -99,6 +99,7 @@ describe('the waiting approval card after a reload', () => {
       status: 'waiting',
       progress: [],
       approval: { reason: REASON, expiresAt: EXPIRES },
+      step: CALL,
     });
   });
 

@@ -26,6 +26,7 @@ const tool: TranscriptEntry = {
   argumentsText: '{}',
   status: 'succeeded',
   progress: [],
+  step: 'c1',
 };
 
 describe('transcript reruns', () => {

@@ -153,6 +153,7 @@ describe('transcriptFromHistory', () => {
         result: { content: '1\thi' },
         error: undefined,
         progress: [],
+        step: 'c1',
       },
       { kind: 'assistant', text: 'It says hi.' },
     ]);

@@ -5,6 +5,7 @@
  */
 
 import { type Static, Type } from '@sinclair/typebox';
+import type { FileEditArguments, FileEditResult } from '../../contracts/tool-result-view.ts';
 import { sandboxFileOwner } from '../../sandbox/sandbox-file-owner.ts';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
@@ -18,12 +19,8 @@ import { WRITE_APPROVAL_SETTINGS } from '../fs/write-approval-settings.ts';
 import { registerTool } from '../registry.ts';
 import type { ToolContext } from '../types.ts';
 
-export interface EditFileResult {
-  path: string;
-  replacements: number;
-  sha256: string;
-  firstChangedLine: number;
-}
+/** The `file_edit` result view's shape; the view draws its diff from the call's arguments. */
+export type EditFileResult = FileEditResult;
 
 /** Start offsets of the non-overlapping occurrences of `needle`, left to right. */
 export function findOccurrences(text: string, needle: string): number[] {
@@ -47,7 +44,8 @@ const parameters = Type.Object({
 });
 
 async function editFile(args: Static<typeof parameters>, context: ToolContext): Promise<EditFileResult> {
-  const { path, oldString, newString } = args;
+  // Typed as the contract's: the web app's diff reads these names, so a renamed parameter fails to compile.
+  const { path, oldString, newString }: FileEditArguments = args;
   const replaceAll = args.replaceAll ?? false;
   if (oldString === newString) {
     throw new ToolArgumentError('oldString and newString are identical; there is nothing to change.');
@@ -125,7 +123,7 @@ export const editFileTool = defineTool({
     idempotent: false,
     openWorld: false,
     confirmBeforeEnable: false,
-    resultView: 'json',
+    resultView: 'file_edit',
     approvalDefault: 'always',
   },
   title: 'Edit file',

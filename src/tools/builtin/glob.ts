@@ -9,6 +9,7 @@
  * (see fs/result-paths.ts); the `absolute` setting opts out.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import type { PathListResult } from '../../contracts/tool-result-view.ts';
 import { getAccessPolicy } from '../access/access-policy.ts';
 import { protectedPathCovering } from '../access/reachable-set.ts';
 import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
@@ -30,15 +31,11 @@ export const GLOB_DEFAULT_MAX_RESULTS = 200;
 export const GLOB_MAX_MAX_RESULTS = 5000;
 export const GLOB_PATTERN_MAX_LENGTH = 1000;
 
-export interface GlobResult {
-  pattern: string;
-  /** The cwd argument as given, or the resolved directory when it was omitted. */
-  cwd: string;
-  matches: string[];
-  truncated: boolean;
-  /** Present only when `truncated`: what was left out and how to see it. */
-  notice?: string;
-}
+/**
+ * The `path_list` result view's shape, read by the web app's list; `cwd` is the argument as given, or
+ * the resolved directory when it was omitted.
+ */
+export type GlobResult = PathListResult;
 
 const parameters = Type.Object({
   pattern: Type.String({
@@ -122,7 +119,7 @@ export const globTool = defineTool({
   description:
     'Finds files and directories whose path matches a glob pattern (*, **, ?, [abc], {a,b}; a leading ! lists everything that does not match). Returns paths relative to the working directory, sorted.',
   parameters,
-  traits: readOnlyLocalTraits('json'),
+  traits: readOnlyLocalTraits('path_list'),
   title: 'Glob',
   summary: 'Lets the model find files by name pattern.',
   category: 'system',

@@ -4,6 +4,7 @@
  * reach, or an entry the settings deny, is left out and counted in a notice.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import type { DirectoryEntryType, DirectoryListingResult } from '../../contracts/tool-result-view.ts';
 import { type ResolvedPath, resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError } from '../errors.ts';
@@ -16,14 +17,8 @@ import { registerTool } from '../registry.ts';
 import { readOnlyLocalTraits } from '../tool-traits.ts';
 import type { ToolContext } from '../types.ts';
 
-export type DirectoryEntryType = 'file' | 'directory' | 'symlink' | 'other';
-
-export interface ListDirectoryResult {
-  path: string;
-  entries: { name: string; type: DirectoryEntryType }[];
-  /** Present only when entries were left out by the access policy: how many. */
-  notice?: string;
-}
+/** The `directory_listing` result view's shape, read by the web app's table. */
+export type ListDirectoryResult = DirectoryListingResult;
 
 function entryType(entry: {
   isFile(): boolean;
@@ -82,7 +77,7 @@ export const listDirectoryTool = defineTool({
   description:
     'Lists the entries of a directory as {name, type} sorted by name; type is file, directory, symlink or other.',
   parameters,
-  traits: readOnlyLocalTraits('json'),
+  traits: readOnlyLocalTraits('directory_listing'),
   title: 'List directory',
   summary: 'Lets the model list directories.',
   category: 'system',
