@@ -82,7 +82,7 @@ export function createRefreshCoalescer(
 }
 
 /**
- * Runs `refresh` (coalesced) after every tool result heard on `events` whose tool can change files;
+ * Runs `refresh` (coalesced, `defer` as the coalescer's) after every tool result heard on `events` whose tool can change files;
  * the tools' declarations are listed once (until they arrive, or when they cannot be, every result
  * counts).
  */
@@ -90,8 +90,9 @@ export function refreshAfterToolResults(
   api: { listTools(): Promise<readonly { name: string; readOnly: boolean }[]> },
   events: EventTarget,
   refresh: () => Promise<void>,
+  defer?: (run: () => void) => void,
 ): void {
-  const refresher = createRefreshCoalescer(refresh);
+  const refresher = createRefreshCoalescer(refresh, defer);
   let tools: ReadonlyMap<string, { readOnly: boolean }> | undefined;
   void api
     .listTools()
