@@ -8,7 +8,7 @@
  * and the sent message shows it again after a reload. Run by `npm run test:e2e`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import '../../src/tools/builtin/register-builtin-tools.ts';
@@ -41,11 +41,17 @@ let personal: string;
 beforeAll(async () => {
   replay = startReplayServer();
   server = await startWebTestServer({ environment: { OPENAI_COMPATIBLE_BASE_URL: `${replay.baseUrl}/v1` } });
-  // The panel is the subject here, not approvals: the tool's writes run without asking.
-  const settings = await callApi(server, 'PUT', '/api/settings/tools/write_file', {
-    parameters: { approval: 'never' },
-  });
-  expect(settings.status).toBe(200);
+  // The panel is the subject here, not approvals: the file tool's writes and the shell run without asking.
+  for (const [tool, enabled] of [
+    ['write_file', {}],
+    ['bash', { enabled: true }],
+  ] as const) {
+    const settings = await callApi(server, 'PUT', `/api/settings/tools/${tool}`, {
+      ...enabled,
+      parameters: { approval: 'never' },
+    });
+    expect(settings.status).toBe(200);
+  }
   const listed = (await (await callApi(server, 'GET', '/api/workspaces')).json()) as {
     workspaces: { kind: string; path: string; name: string }[];
   };
@@ -184,7 +190,7 @@ describe('the files panel in a chat at desktop size', () => {
       const { page, panel } = await openChat('Personal chat', undefined);
       await panel.locator('.files-where', { hasText: /^My workspace$/ }).waitFor();
       await page.locator('.chat-header .chat-meta', { hasText: /^in My workspace$/ }).waitFor();
-      expect(await page.evaluate(() => document.body.innerText)).not.toContain(personal);
+      expect(await page.evaluate(() => document.body.textContent)).not.toContain(personal);
       expect(personal).toContain('/workspaces/');
       await page.close();
     },
@@ -329,10 +335,12 @@ describe('the files panel in a chat at desktop size', () => {
 
 describe('the files panel on the phone layout', () => {
   test(
-    'the sheet is current after a tool wrote, names the place, previews within the screen, attaches',
+    'the sheet is current after a shell command wrote, names the place, previews within the screen, attaches',
     async () => {
       const project = path.join(server.root, 'phone');
       await mkdir(project, { recursive: true });
+      // The shell runs as the sandbox's account, which must be able to write here.
+      await chmod(project, 0o777);
       await writeFile(path.join(project, 'readme.txt'), 'hello from the phone\n');
       const { page, panel } = await openChat('Phone files', project, PHONE_VIEWPORT);
       const filesButton = page.getByRole('button', { name: 'Files', exact: true });
@@ -343,13 +351,23 @@ describe('the files panel on the phone layout', () => {
       await page.getByRole('heading', { name: 'Files', level: 2 }).waitFor({ state: 'hidden' });
 
       replay.enqueue(
-        { body: chatBody({ calls: [writeCall('p1', 'from-tool.txt')] }) },
+        {
+          body: chatBody({
+            calls: [
+              {
+                id: 'p1',
+                name: 'bash',
+                fragments: [JSON.stringify({ command: 'echo made > from-shell.txt' })],
+              },
+            ],
+          }),
+        },
         { body: chatBody({ text: 'Written on the phone.' }) },
       );
-      await send(page, 'Write a file', 'Written on the phone.');
+      await send(page, 'Make a file in the shell', 'Written on the phone.');
       await filesButton.click();
-      // Listed again while the sheet was closed: no Refresh needed.
-      await panel.getByRole('button', { name: 'Preview from-tool.txt' }).waitFor();
+      // Listed again while the sheet was closed, after the shell's result: no Refresh needed.
+      await panel.getByRole('button', { name: 'Preview from-shell.txt' }).waitFor();
 
       await panel.getByRole('button', { name: 'Preview readme.txt' }).click();
       const dialog = page.getByRole('dialog', { name: 'readme.txt' });
