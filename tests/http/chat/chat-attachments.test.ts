@@ -2,7 +2,7 @@
  * Files attached to a message, through `POST /api/chats/:id/turns` over the real chat repository on
  * SQLite and PostgreSQL: each path is checked against what the chat's tools reach (a confined chat: its
  * working directory) and stored as its real path with the message, the text stays as typed, the model
- * reads the paths after the message on this turn and later ones, a regenerate keeps them, and the
+ * reads the paths after the message on this turn and later ones, a regenerate and an edit keep them, and the
  * stored message still lists them after a restart. Every refusal is a 422 `invalid_attachment` naming
  * the attachment, and leaves no message and no turn behind.
  */
@@ -31,7 +31,12 @@ describe.each(BACKENDS)('message attachments over the %s chat repository', (back
   let token: string;
   let chatId: string;
   const provider = new ScriptedProvider(
-    [textResponse('Read them.'), textResponse('Still here.'), textResponse('Again.')],
+    [
+      textResponse('Read them.'),
+      textResponse('Still here.'),
+      textResponse('Again.'),
+      textResponse('Edited.'),
+    ],
     { id: 'openai' },
   );
 
@@ -62,7 +67,11 @@ describe.each(BACKENDS)('message attachments over the %s chat repository', (back
   const storedMessages = async () =>
     (
       (await (await request('GET', `/api/chats/${chatId}`)).json()) as {
-        messages: { role: string; item: { type: string; text?: string; attachments?: unknown } }[];
+        messages: {
+          id: string;
+          role: string;
+          item: { type: string; text?: string; attachments?: unknown };
+        }[];
       }
     ).messages;
   const lastUserText = (index: number) =>
@@ -166,12 +175,21 @@ describe.each(BACKENDS)('message attachments over the %s chat repository', (back
       { type: 'user_text', text: 'And now?' },
     ]);
 
+    // An edit replaces the text and keeps the files.
+    const first = (await storedMessages())[0] as { id?: string };
+    await collectSseEvents(
+      await request('POST', `/api/chats/${chatId}/messages/${first.id}/edit`, { message: 'Compare them.' }),
+    );
+    expect(lastUserText(3)).toEqual({
+      type: 'user_text',
+      text: told.replace('What is in these?', 'Compare them.'),
+    });
+
     await handle.reopen();
     build();
     const users = (await storedMessages()).filter((message) => message.role === 'user');
     expect(users.map((message) => message.item)).toEqual([
-      { type: 'user_text', text: 'What is in these?', attachments: attached },
-      { type: 'user_text', text: 'And now?' },
+      { type: 'user_text', text: 'Compare them.', attachments: attached },
     ]);
   });
 });
