@@ -191,5 +191,9 @@ describe.each(BACKENDS)('message attachments over the %s chat repository', (back
     expect(users.map((message) => message.item)).toEqual([
       { type: 'user_text', text: 'Compare them.', attachments: attached },
     ]);
+    const exported = await (await request('GET', `/api/chats/${chatId}/export`)).text();
+    expect(exported).toContain(
+      `Compare them.\n\nAttached files:\n\n\`\`\`\n${attached.map((file) => file.path).join('\n')}\n\`\`\``,
+    );
   });
 });
