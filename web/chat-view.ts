@@ -215,7 +215,11 @@ export async function renderChatView(
 
   const runModelLoop = async (message: string, attached: MessageAttachment[] = []) => {
     const paths = attached.map((attachment) => attachment.path);
-    const entry: TranscriptEntry = { kind: 'user', text: message, attachments: paths };
+    const entry: TranscriptEntry = {
+      kind: 'user',
+      text: message,
+      ...(paths.length > 0 ? { attachments: paths } : {}),
+    };
     transcript.entries.push(entry);
     const started = await streamTurn(
       (signal) => api.startTurn(chatId, message, signal, paths),

@@ -8,7 +8,7 @@
  * and the sent message shows it again after a reload. Run by `npm run test:e2e`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import '../../src/tools/builtin/register-builtin-tools.ts';
@@ -318,6 +318,19 @@ describe('the files panel in a chat at desktop size', () => {
           .last()
           .evaluate((node) => node.firstChild?.nextSibling?.textContent),
       ).toBe('Summarise these');
+
+      // A file gone since it was attached: the server says so, and text and chip come back to the composer.
+      await panel.getByRole('button', { name: 'Open folder notes' }).click();
+      await panel.getByRole('button', { name: 'Attach plan.md' }).click();
+      await rm(path.join(project, 'notes', 'plan.md'));
+      await page.getByLabel('Message').fill('Read the plan');
+      await page.getByLabel('Message').press('Enter');
+      const planPath = JSON.stringify(path.join(project, 'notes', 'plan.md'));
+      await page
+        .locator('.turn-status', { hasText: `Not sent: Attachment 1 (${planPath}) does not exist.` })
+        .waitFor();
+      expect(await page.getByLabel('Message').inputValue()).toBe('Read the plan');
+      expect(await chips.locator('.attachment-name').allTextContents()).toEqual(['plan.md']);
 
       // A path outside the chat's folder is refused by the server with a clear message.
       const refused = await callApi(server, 'POST', `/api/chats/${id}/turns`, {
