@@ -18,6 +18,8 @@ import type {
   TurnSummary,
 } from './chat-types.ts';
 import { exportFilename } from './chat-types.ts';
+import { type FileStart, readAtMost } from './file-preview-content.ts';
+import type { DirectoryListing, WorkspaceFileListing, WorkspaceList } from './workspace-types.ts';
 
 // The server's own types (type-only imports: nothing of the server is bundled).
 export type { ToolResultView } from '../src/contracts/tool-result-view.ts';
@@ -33,6 +35,13 @@ export type {
   TurnSummary,
   TurnUsage,
 } from './chat-types.ts';
+export type {
+  DirectoryListing,
+  WorkspaceFileEntry,
+  WorkspaceFileListing,
+  WorkspaceList,
+  WorkspaceSummary,
+} from './workspace-types.ts';
 export type { ToolSettingsDescriptor, UserMcpServerView };
 /** The body of `PUT /api/settings/tools/:toolName`. */
 export type UpdateToolSettingsBody = ToolSettingsUpdate;
@@ -47,45 +56,6 @@ export interface CreateChatBody {
   workingDirectory?: string;
   unrestricted?: boolean;
   systemPrompt?: string;
-}
-
-/** One of the caller's workspaces (`GET /api/workspaces`). */
-export interface WorkspaceSummary {
-  /** Opaque id for `/api/workspaces/:id/files`. */
-  id: string;
-  path: string;
-  access: 'read-only' | 'read-write';
-  kind: 'personal' | 'granted';
-}
-
-export interface WorkspaceList {
-  workspaces: WorkspaceSummary[];
-  /** Whether this user may create chats that reach all their workspaces. */
-  allowUnrestricted: boolean;
-}
-
-/** `GET /api/workspaces/directories?path=`: sorted subdirectory names of a folder inside a workspace. */
-export interface DirectoryListing {
-  path: string;
-  directories: string[];
-}
-
-/** One entry of `GET /api/workspaces/:id/files`. */
-export interface WorkspaceFileEntry {
-  name: string;
-  type: 'file' | 'directory' | 'symlink' | 'other';
-  size?: number;
-  modifiedAt?: string;
-}
-
-/** `GET /api/workspaces/:id/files?path=`: a directory of a workspace, folders first. */
-export interface WorkspaceFileListing {
-  workspace: string;
-  /** Relative to the workspace root; `''` for the root. */
-  path: string;
-  entries: WorkspaceFileEntry[];
-  omitted: number;
-  truncated: boolean;
 }
 
 export interface ProviderSummary {
@@ -154,6 +124,12 @@ export interface ApiClient {
   listWorkspaceFiles(workspaceId: string, path: string): Promise<WorkspaceFileListing>;
   /** A file's bytes, fetched with the token (a link with the token in its URL would leak it). */
   downloadWorkspaceFile(workspaceId: string, path: string): Promise<Blob>;
+  /** A file's first bytes, at most `limit(contentType)` of them (the rest is never read). */
+  readWorkspaceFileStart(
+    workspaceId: string,
+    path: string,
+    limit: (contentType: string) => number,
+  ): Promise<FileStart>;
   uploadWorkspaceFile(workspaceId: string, directory: string, file: File, overwrite: boolean): Promise<void>;
   listChats(archived?: boolean): Promise<ChatSummary[]>;
   searchChats(query: string, offset?: number): Promise<ChatSearchResults>;
@@ -166,8 +142,16 @@ export interface ApiClient {
   getChat(id: string): Promise<ChatWithMessages>;
   createChat(body: CreateChatBody): Promise<ChatSummary>;
   deleteChat(id: string): Promise<void>;
-  /** Starts a turn; resolves with the open `text/event-stream` response. */
-  startTurn(chatId: string, message: string, signal?: AbortSignal): Promise<Response>;
+  /**
+   * Starts a turn, with the files attached to the message (paths as the chat's tools take them);
+   * resolves with the open `text/event-stream` response.
+   */
+  startTurn(
+    chatId: string,
+    message: string,
+    signal?: AbortSignal,
+    attachments?: readonly string[],
+  ): Promise<Response>;
   cancelTurn(chatId: string): Promise<void>;
   /** Answers the chat's last message again (`regenerate`) or after its turn failed (`retry`); the stream as startTurn's. */
   rerunTurn(chatId: string, kind: 'regenerate' | 'retry', signal?: AbortSignal): Promise<Response>;
@@ -277,6 +261,11 @@ export function createApiClient(token: string, onUnauthorized: () => void): ApiC
       json<WorkspaceFileListing>('GET', `${filesPath(id)}?path=${encodeURIComponent(path)}`),
     downloadWorkspaceFile: async (id, path) =>
       (await send('GET', `${filesPath(id)}/content?path=${encodeURIComponent(path)}`)).blob(),
+    readWorkspaceFileStart: async (id, path, limit) => {
+      const response = await send('GET', `${filesPath(id)}/content?path=${encodeURIComponent(path)}`);
+      const contentType = response.headers.get('content-type') ?? 'application/octet-stream';
+      return { contentType, ...(await readAtMost(response, limit(contentType))) };
+    },
     uploadWorkspaceFile: async (id, directory, file, overwrite) => {
       const query = `path=${encodeURIComponent(directory)}&name=${encodeURIComponent(file.name)}`;
       await send('POST', `${filesPath(id)}?${query}${overwrite ? '&overwrite=true' : ''}`, file);
@@ -298,8 +287,15 @@ export function createApiClient(token: string, onUnauthorized: () => void): ApiC
     deleteChat: async (id) => {
       await send('DELETE', `/api/chats/${encodeURIComponent(id)}`);
     },
-    startTurn: (chatId, message, signal) =>
-      send('POST', `/api/chats/${encodeURIComponent(chatId)}/turns`, { message }, signal),
+    startTurn: (chatId, message, signal, attachments = []) =>
+      send(
+        'POST',
+        `/api/chats/${encodeURIComponent(chatId)}/turns`,
+        attachments.length === 0
+          ? { message }
+          : { message, attachments: attachments.map((path) => ({ path })) },
+        signal,
+      ),
     rerunTurn: (chatId, kind, signal) =>
       send('POST', `/api/chats/${encodeURIComponent(chatId)}/turns/${kind}`, undefined, signal),
     editMessage: (chatId, messageId, message, signal) =>

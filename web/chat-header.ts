@@ -1,10 +1,11 @@
 /**
  * The open chat's header: its title (the editor the view owns), the model picker on one line with the
- * chat's facts (its folder, whether it reaches all workspaces), the chat's token usage, and Delete,
+ * chat's place (its workspace by name and folder, whether it reaches all workspaces: `chat-place.ts`), the chat's token usage, and Delete,
  * which asks first and then leaves for the chat list. A failed delete is said on the view's status line.
  */
 import type { ApiClient, ChatSummary } from './api-client.ts';
 import { createChatModelPicker } from './chat-model-picker.ts';
+import { showChatPlace } from './chat-place.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
 import { h } from './dom.ts';
 
@@ -45,9 +46,8 @@ export function createChatHeader(options: ChatHeaderOptions): HTMLElement {
     },
     'Delete chat',
   );
-  const facts: string[] = [];
-  if (chat.workingDirectory)
-    facts.push(`in ${chat.workingDirectory}${chat.confined === false ? ' (reaches all my workspaces)' : ''}`);
+  const place = h('p', { class: 'chat-meta' });
+  showChatPlace(api, chat, place);
   const picker = createChatModelPicker(api, chat, options.announce).element;
   return h(
     'div',
@@ -57,7 +57,7 @@ export function createChatHeader(options: ChatHeaderOptions): HTMLElement {
       {},
       options.title,
       // The picker and the facts share a line, so the header leaves the transcript its height.
-      h('div', { class: 'chat-facts' }, picker, h('p', { class: 'chat-meta' }, facts.join(' — '))),
+      h('div', { class: 'chat-facts' }, picker, place),
       options.usage,
     ),
     deleteButton,

@@ -4,6 +4,7 @@
  * page that imports them.
  */
 import type { ApiClient } from './api-client.ts';
+import type { AttachmentTray } from './message-attachments.ts';
 import type { ImageLoader } from './tool-result-view.ts';
 
 export interface ChatPageOptions {
@@ -11,4 +12,6 @@ export interface ChatPageOptions {
   chatId: string | undefined;
   navigate: (path: string) => void;
   loadImage: ImageLoader;
+  /** The open chat's message attachments, shared by its composer and the files panel. */
+  attachments?: AttachmentTray;
 }

@@ -3,7 +3,8 @@
  * read as an SSE stream. The two panels live in `new-chat-form.ts` and `chat-view.ts`, the list (search,
  * groups, pin, archive, export) in `chat-list.ts`; on a phone the chat list is a drawer
  * (`chat-drawer.ts`) and the Files panel a bottom sheet (`files-sheet.ts`), so the chat is one column
- * with its composer on screen.
+ * with its composer on screen. The panel hears the chat view's tool results through the layout (it
+ * lists its folder again) and fills the composer's attachments (`message-attachments.ts`).
  */
 import { createChatDrawer } from './chat-drawer.ts';
 import { mountChatList } from './chat-list.ts';
@@ -12,6 +13,7 @@ import { renderChatView } from './chat-view.ts';
 import { h, replaceChildren } from './dom.ts';
 import { mountFilesPanel } from './files-panel.ts';
 import { createFilesSheet } from './files-sheet.ts';
+import { createAttachmentTray } from './message-attachments.ts';
 import { renderNewChatForm } from './new-chat-form.ts';
 
 export async function renderChatPage(container: HTMLElement, options: ChatPageOptions): Promise<void> {
@@ -43,14 +45,16 @@ export async function renderChatPage(container: HTMLElement, options: ChatPageOp
     files,
   );
   replaceChildren(container, layout);
+  // The files panel attaches files to the message the chat view's composer sends.
+  const attachments = options.chatId ? createAttachmentTray() : undefined;
   if (files && sheet && options.chatId) {
-    void mountFilesPanel(files, options.api, options.chatId);
+    void mountFilesPanel(files, { api: options.api, chatId: options.chatId, events: layout, attachments });
     // After the panel drew its content (it does so before its first request).
     files.prepend(sheet.close);
   }
 
   mountChatList(chatList, { api: options.api, activeId: options.chatId, events: layout });
 
-  if (options.chatId) await renderChatView(main, options, options.chatId);
+  if (options.chatId) await renderChatView(main, { ...options, attachments }, options.chatId);
   else await renderNewChatForm(main, options);
 }

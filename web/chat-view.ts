@@ -12,7 +12,9 @@
  * started, and rebuilds from the history when one ended unseen. A send the server refuses (a turn
  * already runs) leaves the text in the composer. The log follows its end while the reader is there
  * (`scroll-follower.ts`); a message just sent and a call waiting for an answer are always brought into
- * view. Escape stops the running turn. Between turns messages can be edited and answers regenerated or
+ * view. Escape stops the running turn. The composer (`chat-composer.ts`) sends the message with its
+ * attachments; every tool result is announced to the page (`files-refresh.ts`), so the files panel
+ * shows what a tool changed. Between turns messages can be edited and answers regenerated or
  * retried (`transcript-rerun-controller.ts`), streamed like a new turn; the header's model picker sets
  * the next turns' model (`chat-model-picker.ts`).
  */
@@ -25,17 +27,19 @@ import {
   type ToolResultView,
   type ToolSettingsDescriptor,
 } from './api-client.ts';
-import { autoGrow } from './auto-grow.ts';
 import { createChatApprovals } from './chat-approvals.ts';
+import { createComposer } from './chat-composer.ts';
 import { createChatHeader } from './chat-header.ts';
 import type { ChatPageOptions } from './chat-page-options.ts';
 import { createChatTitleEditor } from './chat-title-editor.ts';
-import { h, replaceChildren, uniqueId } from './dom.ts';
+import { h, replaceChildren } from './dom.ts';
 import { createElapsedTicker } from './elapsed-time.ts';
 import { entrySignature, renderEntry } from './entry-node.ts';
+import { announceToolResult } from './files-refresh.ts';
 import { finishTurn } from './finish-turn.ts';
 import { takeFirstMessage } from './first-message.ts';
 import { createLiveAnnouncer } from './live-announcer.ts';
+import type { MessageAttachment } from './message-attachments.ts';
 import { createScrollFollower } from './scroll-follower.ts';
 import { readTurnStream } from './sse-parser.ts';
 import { createToolCallNodes } from './tool-call-nodes.ts';
@@ -160,15 +164,12 @@ export async function renderChatView(
     });
   };
 
-  const textarea = h('textarea', {
-    id: uniqueId('message'),
-    name: 'message',
-    rows: 2,
-    required: true,
-    placeholder: 'Ask something… (Enter sends, Shift+Enter for a new line)',
+  const composer = createComposer({
+    busy: () => transcript.running,
+    send: (message, attached) => void runModelLoop(message, attached),
+    attachments: options.attachments,
   });
-  const composerSize = autoGrow(textarea);
-  const turnStatus = h('p', { class: 'turn-status' });
+  const { textarea, turnStatus, sendButton, cancelButton } = composer;
   /** What the status line says while the turn runs and no call waits. */
   let runningStatus = WORKING_TEXT;
   /** The visible status line; what it says is spoken through the announcer, in order with the answer. */
@@ -185,8 +186,6 @@ export async function renderChatView(
     home: textarea,
   });
   approvals.setTools(toolList);
-  const sendButton = h('button', { type: 'submit', class: 'button-primary' }, 'Send');
-  const cancelButton = h('button', { type: 'button', class: 'button-danger', hidden: true }, 'Cancel');
   let turnController: AbortController | undefined;
 
   const setRunning = (running: boolean) => {
@@ -198,19 +197,23 @@ export async function renderChatView(
     showStatus(running ? WORKING_TEXT : '');
   };
 
-  const runModelLoop = async (message: string) => {
-    const entry: TranscriptEntry = { kind: 'user', text: message };
+  const runModelLoop = async (message: string, attached: MessageAttachment[] = []) => {
+    const paths = attached.map((attachment) => attachment.path);
+    const entry: TranscriptEntry = {
+      kind: 'user',
+      text: message,
+      ...(paths.length > 0 ? { attachments: paths } : {}),
+    };
     transcript.entries.push(entry);
     const started = await streamTurn(
-      (signal) => api.startTurn(chatId, message, signal),
+      (signal) => api.startTurn(chatId, message, signal, paths),
       () => follower.jumpToLatest(),
     );
     if (started !== 'refused') return;
     // Nothing was stored: the bubble goes and the text comes back, unless something new was typed.
     transcript.entries = transcript.entries.filter((candidate) => candidate !== entry);
     renderTranscript();
-    if (textarea.value.trim() === '') textarea.value = message;
-    composerSize.resize();
+    composer.restore(message, attached);
     void poller.check();
   };
 
@@ -244,6 +247,7 @@ export async function renderChatView(
       opened = true;
       await readTurnStream(response, (event) => {
         applyTurnEvent(transcript, event);
+        if (event.type === 'tool_result') announceToolResult(log, String(event.name ?? ''));
         scheduleRender();
       });
       if (transcript.doneReason === undefined)
@@ -323,30 +327,6 @@ export async function renderChatView(
     }
   });
 
-  const form = h(
-    'form',
-    {
-      class: 'composer',
-      onsubmit: (event: Event) => {
-        event.preventDefault();
-        const message = textarea.value.trim();
-        if (message === '' || transcript.running) return;
-        textarea.value = '';
-        composerSize.resize();
-        void runModelLoop(message);
-      },
-    },
-    h('label', { for: textarea.id, class: 'visually-hidden' }, 'Message'),
-    textarea,
-    h('div', { class: 'composer-actions' }, turnStatus, cancelButton, sendButton),
-  );
-  textarea.addEventListener('keydown', (event) => {
-    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-      event.preventDefault();
-      form.requestSubmit();
-    }
-  });
-
   replaceChildren(
     main,
     createChatHeader({
@@ -361,7 +341,7 @@ export async function renderChatView(
     // The Regenerate / Retry bar floats over the transcript's end, so it takes none of its height; it
     // comes after the log in the page's order, so Shift+Tab from the composer reaches it first.
     h('div', { class: 'transcript-frame' }, log, follower.button, reruns.slot),
-    form,
+    composer.form,
     announcer.element,
   );
   renderTranscript();

@@ -1,9 +1,11 @@
 /**
  * Where the files panel is, as data free of the DOM: the workspace holding a chat's working directory
  * (the deepest one), the panel's root (the working directory, relative to that workspace), and moves in
- * and out that never leave the root — the panel shows what the chat's tools reach.
+ * and out that never leave the root — the panel shows what the chat's tools reach — and the place as
+ * people read it, by the workspace's name rather than the server's path.
  */
 import type { WorkspaceSummary } from './api-client.ts';
+import type { MessageAttachment } from './message-attachments.ts';
 
 export interface FilesLocation {
   workspace: WorkspaceSummary;
@@ -29,6 +31,21 @@ export function locateFiles(
   if (!best) return undefined;
   const rest = workingDirectory.slice(best.path.length).replace(/^\/+/, '');
   return { workspace: best, root: rest };
+}
+
+/** How people see a place: the workspace's name, then the folders below its root (`My workspace / app/src`). */
+export function placeName(location: FilesLocation, directory = location.root): string {
+  return directory === '' ? location.workspace.name : `${location.workspace.name} / ${directory}`;
+}
+
+/** The attachment of the file at `path` (relative to the workspace root), named `name`. */
+export function attachmentAt(location: FilesLocation, path: string, name: string): MessageAttachment {
+  const slash = path.lastIndexOf('/');
+  return {
+    path: location.workspace.path.replace(/\/+$/, '') + (path === '' ? '' : `/${path}`),
+    name,
+    place: placeName(location, slash < 0 ? '' : path.slice(0, slash)),
+  };
 }
 
 /** `directory` (relative) joined with one entry name the server listed. */

@@ -1,9 +1,14 @@
 /**
- * The files panel beside an open chat: the chat's working directory, folders first; walk into folders
- * and back (never above the working directory, which is what the chat's tools reach); upload by drag
- * and drop or with a file input; download a file, fetched with the bearer token and saved through a
- * `blob:` link (the token never appears in a URL). Errors are shown in the panel. Every name is a text
- * node, so no file name can become markup.
+ * The files panel beside an open chat: the chat's working directory, folders first, named by its
+ * workspace ("My workspace / app"), never by the server's path; walk into folders and back (never above
+ * the working directory, which is what the chat's tools reach); upload by drag and drop or with a file
+ * input; preview a text file or an image (`files-preview.ts`); download a file (`files-transfer.ts`);
+ * attach a file to the message being written. Errors are shown in the panel.
+ *
+ * The panel stays current by itself: after every tool result that can have changed files
+ * (`files-refresh.ts`, from the tool's declared traits) it lists its folder again, a burst of results
+ * once. A refresh keeps the folder the user is in, the rows that did not change (and so focus and the
+ * list's scroll); when the folder itself went away, it shows the nearest folder above that still exists.
  */
 import {
   type ApiClient,
@@ -11,130 +16,181 @@ import {
   type WorkspaceFileEntry,
   type WorkspaceFileListing,
 } from './api-client.ts';
-import { confirmWithDialog } from './confirm-dialog.ts';
 import { h, replaceChildren, uniqueId } from './dom.ts';
-import { childPath, type FilesLocation, formatSize, locateFiles, parentPath } from './files-location.ts';
+import { createFileRows, type FileRows, fileEntryItem } from './files-entry.ts';
+import {
+  attachmentAt,
+  childPath,
+  type FilesLocation,
+  locateFiles,
+  parentPath,
+  placeName,
+} from './files-location.ts';
+import { openFilePreview } from './files-preview.ts';
+import { refreshAfterToolResults } from './files-refresh.ts';
+import { acceptDroppedFiles, downloadFile, uploadFiles } from './files-transfer.ts';
+import { type AttachmentTray, MAX_ATTACHMENTS } from './message-attachments.ts';
 
-export async function mountFilesPanel(panel: HTMLElement, api: ApiClient, chatId: string): Promise<void> {
-  const { where, status, error, list, upButton, refreshButton, input, inputLabel } = buildPanel(panel);
+export interface FilesPanelOptions {
+  api: ApiClient;
+  chatId: string;
+  /** Where the chat view's tool results bubble to (the chat page's layout). */
+  events: EventTarget;
+  /** The message's attachments; absent, files cannot be attached. */
+  attachments?: AttachmentTray;
+}
 
-  let location: FilesLocation | undefined;
-  let directory = '';
-  const showError = (message: string) => {
-    error.textContent = message;
+export async function mountFilesPanel(panel: HTMLElement, options: FilesPanelOptions): Promise<void> {
+  const parts = buildPanel(panel);
+  const state: PanelState = {
+    api: options.api,
+    attachments: options.attachments,
+    parts,
+    rows: createFileRows(parts.list, options.attachments !== undefined),
+    location: undefined,
+    directory: '',
   };
-
-  const render = async () => {
-    if (!location) return;
-    showError('');
-    status.textContent = 'Loading…';
-    const workspaceId = location.workspace.id;
-    try {
-      const listing = await api.listWorkspaceFiles(workspaceId, directory);
-      directory = listing.path;
-      where.textContent = `${location.workspace.path}${directory === '' ? '' : `/${directory}`}`;
-      upButton.disabled = parentPath(directory, location.root) === undefined;
-      status.textContent = listingNotes(listing);
-      if (listing.entries.length === 0) {
-        replaceChildren(list, h('li', { class: 'list-empty' }, 'This folder is empty.'));
-        return;
-      }
-      replaceChildren(
-        list,
-        listing.entries.map((entry) => {
-          const path = childPath(directory, entry.name);
-          return fileEntryItem(entry, {
-            open: () => {
-              directory = path;
-              void render();
-            },
-            download: () => void download(api, workspaceId, path, entry.name, showError),
-          });
-        }),
-      );
-    } catch (caught) {
-      status.textContent = '';
-      showError(`Could not list the folder: ${(caught as Error).message}`);
-    }
+  const go = (directory: string | undefined) => {
+    if (directory === undefined) return;
+    state.directory = directory;
+    void renderFolder(state, true);
   };
-
-  const upload = async (files: readonly File[]) => {
-    if (!location || files.length === 0) return;
-    showError('');
-    const target = { api, workspaceId: location.workspace.id, directory: () => directory };
-    if (await uploadFiles(target, files, { status, showError })) await render();
-  };
-
-  upButton.addEventListener('click', () => {
-    const parent = location ? parentPath(directory, location.root) : undefined;
-    if (parent === undefined) return;
-    directory = parent;
-    void render();
+  refreshAfterToolResults(state.api, options.events, () => renderFolder(state, false));
+  wireControls(panel, parts, {
+    up: () => go(state.location ? parentPath(state.directory, state.location.root) : undefined),
+    refresh: () => void renderFolder(state, true),
+    upload: (files) => void uploadInto(state, files, state.directory),
   });
-  refreshButton.addEventListener('click', () => void render());
-  input.addEventListener('change', () => {
-    const chosen = [...(input.files ?? [])];
-    input.value = '';
-    void upload(chosen);
-  });
-  acceptDroppedFiles(panel, (files) => void upload(files));
 
   try {
-    location = await chatFilesLocation(api, chatId);
+    const location = await chatFilesLocation(state.api, options.chatId);
     if (!location) {
-      showError('No workspace holds this chat’s working directory.');
+      showError(state, 'No workspace holds this chat’s working directory.');
       return;
     }
+    state.location = location;
     if (location.workspace.access === 'read-only') {
-      input.disabled = true;
-      inputLabel.setAttribute('aria-disabled', 'true');
+      parts.input.disabled = true;
+      parts.inputLabel.setAttribute('aria-disabled', 'true');
+    } else {
+      // An upload from the composer lands in the chat's own folder, then is attached.
+      state.attachments?.setUploader(async (files) => {
+        for (const name of await uploadInto(state, files, location.root))
+          attachFile(state, childPath(location.root, name), name);
+      });
     }
-    directory = location.root;
-    await render();
+    state.directory = location.root;
+    await renderFolder(state, true);
   } catch (caught) {
-    showError(`Could not load the files: ${(caught as Error).message}`);
+    showError(state, `Could not load the files: ${(caught as Error).message}`);
   }
 }
 
-/** One entry of the listing: a folder opens, a file or link downloads, anything else is only named. */
-function fileEntryItem(
-  entry: WorkspaceFileEntry,
-  actions: { open: () => void; download: () => void },
-): HTMLElement {
-  if (entry.type === 'directory') {
-    return h(
-      'li',
-      { class: 'files-entry' },
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'files-folder',
-          'aria-label': `Open folder ${entry.name}`,
-          onclick: actions.open,
-        },
-        `📁 ${entry.name}`,
-      ),
-    );
+/** What one mounted panel knows: where it is and the parts it updates. */
+interface PanelState {
+  api: ApiClient;
+  attachments: AttachmentTray | undefined;
+  parts: ReturnType<typeof buildPanel>;
+  rows: FileRows;
+  location: FilesLocation | undefined;
+  /** The folder shown, relative to the workspace root. */
+  directory: string;
+}
+
+function showError(state: PanelState, message: string): void {
+  state.parts.error.textContent = message;
+}
+
+function attachFile(state: PanelState, path: string, name: string): void {
+  if (!state.location || !state.attachments) return;
+  const added = state.attachments.add(attachmentAt(state.location, path, name));
+  showError(state, added ? '' : `A message carries at most ${MAX_ATTACHMENTS} files; remove one first.`);
+}
+
+/** Uploads into `directory`, shows the folder again, and answers the names uploaded. */
+async function uploadInto(state: PanelState, files: readonly File[], directory: string): Promise<string[]> {
+  if (!state.location || files.length === 0) return [];
+  showError(state, '');
+  const target = { api: state.api, workspaceId: state.location.workspace.id, directory: () => directory };
+  const report = (message: string) => showError(state, message);
+  const { uploaded } = await uploadFiles(target, files, { status: state.parts.status, showError: report });
+  await renderFolder(state, false);
+  return uploaded;
+}
+
+function rowFor(state: PanelState, entry: WorkspaceFileEntry, workspaceId: string): HTMLElement {
+  const { api } = state;
+  const path = childPath(state.directory, entry.name);
+  const report = (message: string) => showError(state, message);
+  const download = () => void downloadFile(api, workspaceId, path, entry.name, report);
+  const attach = state.attachments ? () => attachFile(state, path, entry.name) : undefined;
+  const place = state.location ? placeName(state.location, state.directory) : '';
+  return fileEntryItem(entry, {
+    open: () => {
+      state.directory = path;
+      void renderFolder(state, true);
+    },
+    preview: () =>
+      openFilePreview({
+        api,
+        workspaceId,
+        path,
+        name: entry.name,
+        place,
+        size: entry.size,
+        download,
+        attach,
+      }),
+    download,
+    attach,
+  });
+}
+
+/**
+ * Lists the panel's folder. A navigation says "Loading…"; a refresh replaces the rows only once it has
+ * them, and when the folder went away (a tool removed it) shows the nearest one above that still exists.
+ */
+async function renderFolder(state: PanelState, navigation: boolean): Promise<void> {
+  const { location, parts } = state;
+  if (!location) return;
+  const workspaceId = location.workspace.id;
+  if (navigation) {
+    showError(state, '');
+    parts.status.textContent = 'Loading…';
   }
-  const downloadable = entry.type === 'file' || entry.type === 'symlink';
-  return h(
-    'li',
-    { class: 'files-entry' },
-    h('span', { class: 'files-name' }, entry.name),
-    h('span', { class: 'files-size' }, entry.size === undefined ? '' : formatSize(entry.size)),
-    downloadable &&
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'button-secondary files-download',
-          'aria-label': `Download ${entry.name}`,
-          onclick: actions.download,
-        },
-        'Download',
-      ),
-  );
+  try {
+    const listing = await state.api.listWorkspaceFiles(workspaceId, state.directory);
+    state.directory = listing.path;
+    parts.where.textContent = placeName(location, listing.path);
+    parts.upButton.disabled = parentPath(listing.path, location.root) === undefined;
+    parts.status.textContent = listingNotes(listing);
+    if (!navigation) showError(state, '');
+    state.rows.show(listing, (entry) => rowFor(state, entry, workspaceId));
+  } catch (caught) {
+    const parent = parentPath(state.directory, location.root);
+    if (!navigation && caught instanceof ApiError && caught.status === 404 && parent !== undefined) {
+      state.directory = parent;
+      return renderFolder(state, false);
+    }
+    parts.status.textContent = '';
+    showError(state, `Could not list the folder: ${(caught as Error).message}`);
+  }
+}
+
+/** The toolbar's buttons, the file input and drops on the panel, wired to the panel's actions. */
+function wireControls(
+  panel: HTMLElement,
+  parts: ReturnType<typeof buildPanel>,
+  actions: { up: () => void; refresh: () => void; upload: (files: File[]) => void },
+): void {
+  parts.upButton.addEventListener('click', actions.up);
+  parts.refreshButton.addEventListener('click', actions.refresh);
+  parts.input.addEventListener('change', () => {
+    const chosen = [...(parts.input.files ?? [])];
+    parts.input.value = '';
+    actions.upload(chosen);
+  });
+  acceptDroppedFiles(panel, actions.upload);
 }
 
 /** The folder the panel opens at: the chat's working directory, else the first workspace's root. */
@@ -142,71 +198,6 @@ async function chatFilesLocation(api: ApiClient, chatId: string): Promise<FilesL
   const [chat, { workspaces }] = await Promise.all([api.getChat(chatId), api.listWorkspaces()]);
   const location = chat.workingDirectory ? locateFiles(workspaces, chat.workingDirectory) : undefined;
   return location ?? (workspaces[0] && { workspace: workspaces[0], root: '' });
-}
-
-/** Downloads one file of the workspace; a failure is shown in the panel. */
-async function download(
-  api: ApiClient,
-  workspaceId: string,
-  path: string,
-  name: string,
-  showError: (message: string) => void,
-): Promise<void> {
-  showError('');
-  try {
-    saveBlob(await api.downloadWorkspaceFile(workspaceId, path), name);
-  } catch (caught) {
-    showError(`Could not download ${name}: ${(caught as Error).message}`);
-  }
-}
-
-/** Saves `blob` as `name` through a `blob:` link, so the download needs no token in a URL. */
-function saveBlob(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(blob);
-  const link = h('a', { href: url, download: name, class: 'visually-hidden' });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}
-
-/**
- * Uploads `files` one by one into the folder; a name that exists is replaced only when the user says
- * so. The first failure stops the rest and is shown. True when the listing should be shown again.
- */
-async function uploadFiles(
-  target: { api: ApiClient; workspaceId: string; directory: () => string },
-  files: readonly File[],
-  view: { status: HTMLElement; showError: (message: string) => void },
-): Promise<boolean> {
-  const { api, workspaceId } = target;
-  for (const file of files) {
-    view.status.textContent = `Uploading ${file.name}…`;
-    try {
-      await api.uploadWorkspaceFile(workspaceId, target.directory(), file, false);
-    } catch (caught) {
-      if (caught instanceof ApiError && caught.code === 'file_exists') {
-        const replace = await confirmWithDialog({
-          title: 'Replace file?',
-          body: `${file.name} already exists in this folder. Replace it?`,
-          confirmLabel: 'Replace',
-          danger: true,
-        });
-        if (!replace) continue;
-        try {
-          await api.uploadWorkspaceFile(workspaceId, target.directory(), file, true);
-        } catch (again) {
-          view.showError(`Could not upload ${file.name}: ${(again as Error).message}`);
-          return false;
-        }
-      } else {
-        view.showError(`Could not upload ${file.name}: ${(caught as Error).message}`);
-        view.status.textContent = '';
-        return false;
-      }
-    }
-  }
-  return true;
 }
 
 /** The panel's heading, toolbar and regions, mounted in `panel`; the parts the panel updates. */
@@ -248,18 +239,4 @@ function listingNotes(listing: WorkspaceFileListing): string {
   ]
     .filter(Boolean)
     .join(' ');
-}
-
-/** Files dropped on `panel` are uploaded; the panel is marked as a drop target while one is dragged over. */
-function acceptDroppedFiles(panel: HTMLElement, upload: (files: File[]) => void): void {
-  panel.addEventListener('dragover', (event) => {
-    event.preventDefault();
-    panel.classList.add('files-drop-target');
-  });
-  panel.addEventListener('dragleave', () => panel.classList.remove('files-drop-target'));
-  panel.addEventListener('drop', (event) => {
-    event.preventDefault();
-    panel.classList.remove('files-drop-target');
-    upload([...(event.dataTransfer?.files ?? [])]);
-  });
 }

@@ -46,7 +46,8 @@ export interface ToolCallEntry {
 }
 
 export type TranscriptEntry =
-  | { kind: 'user'; text: string }
+  /** `attachments`: the real paths of the files sent with the message. */
+  | { kind: 'user'; text: string; attachments?: readonly string[] }
   | { kind: 'assistant'; text: string }
   | ToolCallEntry
   | { kind: 'notice'; text: string; tone: 'info' | 'error' }

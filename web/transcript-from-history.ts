@@ -145,7 +145,11 @@ export function transcriptFromHistory(
     }
     switch (item.type) {
       case 'user_text':
-        transcript.entries.push({ kind: 'user', text: String(item.text ?? '') });
+        transcript.entries.push({
+          kind: 'user',
+          text: String(item.text ?? ''),
+          ...attachmentsOf(item.attachments),
+        });
         break;
       case 'assistant_text':
         appendAssistantText(transcript, String(item.text ?? ''));
@@ -190,4 +194,15 @@ export function transcriptFromHistory(
     }
   }
   return transcript;
+}
+
+/** A stored message's attachments as the transcript keeps them (their paths); nothing when it has none. */
+function attachmentsOf(value: unknown): { attachments?: string[] } {
+  if (!Array.isArray(value)) return {};
+  const paths = value.flatMap((entry) =>
+    typeof entry === 'object' && entry !== null && typeof (entry as { path?: unknown }).path === 'string'
+      ? [(entry as { path: string }).path]
+      : [],
+  );
+  return paths.length === 0 ? {} : { attachments: paths };
 }

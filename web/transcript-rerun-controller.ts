@@ -6,6 +6,7 @@
  * as the server kept it (`reload`).
  */
 import type { ApiClient } from './api-client.ts';
+import { sentAttachments } from './attachment-chips.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
 import { h } from './dom.ts';
 import type { Transcript, TranscriptEntry } from './transcript-entries.ts';
@@ -86,7 +87,9 @@ export function createRerunController(options: RerunControllerOptions): RerunCon
     }
     editing = undefined;
     replaceFrom(transcript, entry, request.kind !== 'edit');
-    if (request.kind === 'edit') transcript.entries.push({ kind: 'user', text: request.text });
+    // An edit keeps the message's attachments (the server does too).
+    if (request.kind === 'edit')
+      transcript.entries.push({ kind: 'user', text: request.text, attachments: entry.attachments });
     const said = { edit: 'Your edited message was sent.', retry: 'Retrying…', regenerate: 'Regenerating…' };
     options.announcer.announce(said[request.kind]);
     await options.stream((signal) =>
@@ -118,6 +121,8 @@ export function createRerunController(options: RerunControllerOptions): RerunCon
       return node;
     }
     node.append(entry.text);
+    const attached = sentAttachments(entry.attachments);
+    if (attached) node.append(attached);
     // Present while a turn runs too (disabled, and hidden by the style), so the message's height never
     // changes when the turn ends: a reader scrolled up keeps exactly what they read.
     const button = editButton(entry.text, () => {

@@ -1,6 +1,6 @@
 /**
  * The new-chat form's workspace choice as data, free of the DOM so it is unit-tested: how a workspace is
- * named in the select, the trail of folders from a workspace's root to the chosen folder, and the
+ * named in the select (by the name the server gives it, never its path), the trail of folders from a workspace's root to the chosen folder, and the
  * `POST /api/chats` body built from the choice. A folder is always inside the chosen workspace: the
  * picker only walks from its root into subdirectory names the server listed, and back up to the root.
  */
@@ -12,12 +12,12 @@ export interface FolderStep {
   path: string;
 }
 
-/** The select's text for a workspace: the personal one by name, a granted one by its path. */
+/** The select's text for a workspace: its name (the server's), whether granted, its access. */
 export function workspaceLabel(workspace: WorkspaceSummary): string {
   const access = workspace.access === 'read-only' ? 'read-only' : 'read-write';
   return workspace.kind === 'personal'
-    ? `My workspace (${access})`
-    : `${workspace.path} (granted, ${access})`;
+    ? `${workspace.name} (${access})`
+    : `${workspace.name} (granted, ${access})`;
 }
 
 /** The workspace a new chat starts in: the personal one, else the first listed. */
@@ -44,8 +44,7 @@ function isInside(root: string, candidate: string): boolean {
  * the workspace yields only the root: the picker never shows a trail it cannot walk.
  */
 export function folderTrail(workspace: WorkspaceSummary, folder: string): FolderStep[] {
-  const rootName = workspace.kind === 'personal' ? 'My workspace' : workspace.path;
-  const trail: FolderStep[] = [{ name: rootName, path: workspace.path }];
+  const trail: FolderStep[] = [{ name: workspace.name, path: workspace.path }];
   if (folder === workspace.path || !isInside(workspace.path, folder)) return trail;
   const relative = folder.slice(workspace.path.length).split('/').filter(Boolean);
   let current = workspace.path;

@@ -1,6 +1,6 @@
 /**
  * Errors of the chat service, each with a stable `code`. Only `src/http/` maps codes to statuses:
- * `not_found` → 404, `busy`, `approval_closed` and `nothing_to_rerun` → 409, `invalid_working_directory` and `invalid_request` → 422,
+ * `not_found` → 404, `busy`, `approval_closed` and `nothing_to_rerun` → 409, `invalid_working_directory`, `invalid_request` and `invalid_attachment` → 422,
  * `too_many_turns` → 429 with `Retry-After`, `provider_unavailable` and `turn_not_started` → 503.
  */
 import { MangoError } from '../errors/mango-error.ts';
@@ -28,7 +28,12 @@ export type ChatErrorCode =
    * The user already runs as many turns as one user may at once (`MANGO_USER_MAX_TURNS`), across chats
    * and instances: nothing was stored; send the message again once one of them ended.
    */
-  | 'too_many_turns';
+  | 'too_many_turns'
+  /**
+   * A file attached to a message is not one the chat's tools can read: outside what the chat reaches,
+   * missing, a directory or a special file; the message names which attachment and why.
+   */
+  | 'invalid_attachment';
 
 const CHAT_ERROR_MARKER = Symbol.for('mango.chat.error');
 

@@ -29,8 +29,12 @@ function prettyJson(text: string): string {
 function messageMarkdown(message: ChatMessage): string | undefined {
   const { item } = message;
   switch (item.type) {
-    case 'user_text':
-      return `## User · ${message.createdAt}\n\n${item.text}`;
+    case 'user_text': {
+      // The files attached to it, one real path a line (a fence, so no name becomes markdown).
+      const paths = item.attachments?.map((attachment) => attachment.path) ?? [];
+      const files = paths.length === 0 ? '' : `\n\nAttached files:\n\n${fencedBlock(paths.join('\n'))}`;
+      return `## User · ${message.createdAt}\n\n${item.text}${files}`;
+    }
     case 'assistant_text':
       return `## Assistant · ${message.createdAt}\n\n${item.text}`;
     case 'tool_call':

@@ -22,6 +22,7 @@ import {
   type ToolApprovalAnswerResult,
 } from '../approvals/answer-tool-approval.ts';
 import { toPendingApproval } from '../approvals/tool-approval-repository.ts';
+import type { MessageAttachment } from '../contracts/conversation-item.ts';
 import { PROVIDER_IDS, type ProviderId } from '../contracts/provider-id.ts';
 import { defaultToolRegistry } from '../tools/registry.ts';
 import { type CancelTurnOutcome, TurnCoordinator } from '../turns/turn-coordinator.ts';
@@ -46,6 +47,7 @@ import {
   requireUserChat,
   summarizeTurn,
 } from './chat-views.ts';
+import { checkAttachments } from './message-attachments.ts';
 import { type FindRerunPoint, prepareChatTurn } from './prepare-chat-turn.ts';
 import { editedMessagePoint, lastUserMessagePoint, requireFailedTurn } from './rerun-points.ts';
 import { invalid, isStorableText, requireStorable } from './storable-text.ts';
@@ -344,19 +346,20 @@ export class ChatService {
 
   /**
    * Starts a turn and returns a follower of its events from the first. Fails before any event with
-   * `not_found`, `busy`, `too_many_turns`, `invalid_request` (empty message), `provider_unavailable` or
-   * `turn_not_started` (the message could not be committed under the turn's lease). Resolves only once
-   * the turn record and the user's message are committed. The turn runs to its end whether or not the
-   * follower is read; only `cancelTurn` stops it.
+   * `not_found`, `busy`, `too_many_turns`, `invalid_request` (empty message), `invalid_attachment` (one of
+   * `paths`, checked before the claim: no turn record is left), `provider_unavailable` or `turn_not_started`
+   * (the message could not be committed under the turn's lease). Resolves once the turn record and the
+   * user's message are committed; the turn runs to its end, read or not (only `cancelTurn` stops it).
    */
-  async startTurn(userId: string, chatId: string, message: string): Promise<TurnFollower> {
+  async startTurn(userId: string, chatId: string, message: string, paths: readonly string[] = []) {
     checkMessage(message);
     const chat = await this.#requireChat(userId, chatId);
-    return this.#startTurn(chat, message, undefined);
+    const attachments = await checkAttachments(paths, () => this.#accessOf(chat), userId, this.#now);
+    return this.#startTurn(chat, message, undefined, attachments);
   }
 
   /** The one path of every turn, a rerun's (`rerun`: where it replaces the chat) included. */
-  #startTurn(chat: Chat, message: string, rerun: FindRerunPoint | undefined): Promise<TurnFollower> {
+  #startTurn(chat: Chat, message: string, rerun?: FindRerunPoint, files?: MessageAttachment[]) {
     const chatId = chat.id;
     // Claimed first, checked after: two concurrent starts cannot both pass the claim while one awaits
     // the filesystem, and a refused binding ends the claimed turn as an error.
@@ -373,6 +376,7 @@ export class ChatService {
             return toolAccessContext(access.reachable);
           },
           message,
+          attachments: files,
           ...(rerun ? { rerun } : {}),
           run,
           now: this.#now,

@@ -9,6 +9,7 @@
  */
 
 import { StoredToolApprovalGate } from '../approvals/stored-tool-approval-gate.ts';
+import type { ConversationItem, MessageAttachment } from '../contracts/conversation-item.ts';
 import type { ProviderId } from '../contracts/provider-id.ts';
 import type { TurnEvent } from '../contracts/turn-event.ts';
 import { errorMessage } from '../errors/error-message.ts';
@@ -27,6 +28,7 @@ import type { BoundAccess } from '../workspaces/workspace-service.ts';
 import { ChatError } from './chat-errors.ts';
 import type { Chat, ChatMessage, ChatRepository } from './chat-repository.ts';
 import { DEFAULT_CHAT_TITLE, titleFromMessage } from './chat-title.ts';
+import { withAttachmentNotes } from './message-attachments.ts';
 import { historyWithRerunNotes } from './rerun-history.ts';
 
 /** Where a rerun replaces the chat: from this stored user message on. */
@@ -37,6 +39,8 @@ export interface RerunPoint {
   createdAt: string;
   /** The rerun's user message: the same text (regenerate, retry) or the edited one. */
   text: string;
+  /** The files the message had attached (an edit keeps them). */
+  attachments?: MessageAttachment[];
 }
 
 /**
@@ -67,6 +71,8 @@ export interface PrepareChatTurnInput {
   accessForCall: () => Promise<Partial<ModelLoopToolContext>>;
   /** The user's message of a new turn; a rerun's comes from its point. */
   message: string;
+  /** The new message's attachments, checked (`checkAttachments`); a rerun's come from its point. */
+  attachments?: MessageAttachment[];
   /** Absent: a new turn after the chat's messages. */
   rerun?: FindRerunPoint;
   run: BackgroundTurn;
@@ -114,9 +120,14 @@ export async function prepareChatTurn(input: PrepareChatTurnInput): Promise<Asyn
   }
   // Committed (under the turn's fence) before the caller acknowledges the turn: a client that saw the
   // stream start must find its message stored whatever happens to this instance afterwards.
-  const userItem = { type: 'user_text' as const, text: message };
+  const attachments = point ? point.attachments : input.attachments;
+  const userItem: ConversationItem =
+    attachments !== undefined && attachments.length > 0
+      ? { type: 'user_text', text: message, attachments }
+      : { type: 'user_text', text: message };
   await run.saveItem(userItem, replaceFromSeq);
-  const history = historyWithRerunNotes([...messages, { item: userItem }]);
+  // What the model reads: a replaced part's note, and the paths of each message's attachments.
+  const history = withAttachmentNotes(historyWithRerunNotes([...messages, { item: userItem }]));
   const sent = history.pop();
   return runModelLoop({
     provider,

@@ -62,7 +62,7 @@ export function historyWithRerunNotes(
       continue;
     }
     if (item.type === 'user_text' && replaced.size > 0) {
-      items.push({ type: 'user_text', text: `${rerunNote([...replaced.values()])}\n\n${item.text}` });
+      items.push({ ...item, text: `${rerunNote([...replaced.values()])}\n\n${item.text}` });
       replaced = new Map();
       continue;
     }

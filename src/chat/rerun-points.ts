@@ -16,11 +16,16 @@ export function lastUserMessagePoint(chatId: string): FindRerunPoint {
     if (last?.item.type !== 'user_text') {
       throw new ChatError('nothing_to_rerun', `Chat ${chatId} has no message to answer again.`);
     }
-    return { seq: last.seq, createdAt: last.createdAt, text: last.item.text };
+    return {
+      seq: last.seq,
+      createdAt: last.createdAt,
+      text: last.item.text,
+      attachments: last.item.attachments,
+    };
   };
 }
 
-/** Edit: the user's message `messageId`, run again as `text`. */
+/** Edit: the user's message `messageId`, run again as `text` with the files it had attached. */
 export function editedMessagePoint(chatId: string, messageId: string, text: string): FindRerunPoint {
   return (messages) => {
     const target = messages.find((row) => row.id === messageId);
@@ -30,7 +35,7 @@ export function editedMessagePoint(chatId: string, messageId: string, text: stri
     if (target.item.type !== 'user_text') {
       throw invalid(`Only the user's messages can be edited; message ${messageId} is a ${target.item.type}.`);
     }
-    return { seq: target.seq, createdAt: target.createdAt, text };
+    return { seq: target.seq, createdAt: target.createdAt, text, attachments: target.item.attachments };
   };
 }
 

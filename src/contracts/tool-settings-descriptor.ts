@@ -24,6 +24,11 @@ export interface ToolSettingsDescriptor {
   notice?: string;
   /** Enabling it needs an explicit yes (declared on the tool as a trait). */
   confirmBeforeEnable: boolean;
+  /**
+   * It only observes: a call changes no file (declared on the tool as a trait). The files panel shows
+   * the workspace again after every result of a tool that is not read-only.
+   */
+  readOnly: boolean;
   /** How a result of this tool is rendered (declared on the tool as a trait). */
   resultView: ToolResultView;
   /** Effective values: defaults < saved. */

@@ -87,6 +87,7 @@ const CHAT_ERROR_STATUS: Record<ChatErrorCode, number> = {
   nothing_to_rerun: 409,
   turn_not_started: 503,
   too_many_turns: 429,
+  invalid_attachment: 422,
 };
 
 const MCP_SERVER_ERROR_STATUS: Record<McpServerErrorCode, number> = {

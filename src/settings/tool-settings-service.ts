@@ -197,6 +197,7 @@ function describeTool(
     canDisable: tool.settings.canDisable,
     ...availabilityOf(tool),
     confirmBeforeEnable: traits.confirmBeforeEnable,
+    readOnly: traits.readOnly,
     resultView: traits.resultView,
     parameters,
     parameterDescriptors: structuredClone(toolSettingsMetadataOf(tool).parameterDescriptors),

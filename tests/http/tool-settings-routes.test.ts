@@ -43,6 +43,7 @@ describe.each(BACKENDS)('tool settings API on %s', (backend) => {
       available: true,
       // It declares the cautious traits (except that its calls run without asking).
       confirmBeforeEnable: true,
+      readOnly: false,
       resultView: 'json',
       parameters: TUNABLE_DEFAULTS,
       parameterDescriptors: expect.any(Array),

@@ -21,6 +21,7 @@ function descriptor(overrides: Partial<ToolSettingsDescriptor>): ToolSettingsDes
     canDisable: true,
     available: true,
     confirmBeforeEnable: false,
+    readOnly: true,
     resultView: 'file_content',
     parameters: {},
     parameterDescriptors: [],

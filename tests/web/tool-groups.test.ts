@@ -12,6 +12,7 @@ function tool(name: string, category: ToolSettingsDescriptor['category']): ToolS
     canDisable: true,
     available: true,
     confirmBeforeEnable: false,
+    readOnly: false,
     resultView: 'json',
     parameters: {},
     parameterDescriptors: [],

@@ -11,12 +11,14 @@ import {
 
 const personal: WorkspaceSummary = {
   id: 'ws_00000000000000000001',
+  name: 'My workspace',
   path: '/srv/mango/workspaces/u-1',
   access: 'read-write',
   kind: 'personal',
 };
 const granted: WorkspaceSummary = {
   id: 'ws_00000000000000000002',
+  name: 'shared',
   path: '/data/shared',
   access: 'read-only',
   kind: 'granted',
@@ -25,8 +27,8 @@ const granted: WorkspaceSummary = {
 describe('workspaceLabel and defaultWorkspace', () => {
   test.each([
     [personal, 'My workspace (read-write)'],
-    [granted, '/data/shared (granted, read-only)'],
-    [{ ...granted, access: 'read-write' as const }, '/data/shared (granted, read-write)'],
+    [granted, 'shared (granted, read-only)'],
+    [{ ...granted, access: 'read-write' as const }, 'shared (granted, read-write)'],
   ])('%j → %s', (workspace, label) => {
     expect(workspaceLabel(workspace)).toBe(label);
   });
@@ -45,13 +47,13 @@ describe('folderTrail, parentFolder and childFolder', () => {
       { name: 'app', path: '/srv/mango/workspaces/u-1/app' },
       { name: 'src', path: '/srv/mango/workspaces/u-1/app/src' },
     ]);
-    expect(folderTrail(granted, '/data/shared')).toEqual([{ name: '/data/shared', path: '/data/shared' }]);
+    expect(folderTrail(granted, '/data/shared')).toEqual([{ name: 'shared', path: '/data/shared' }]);
   });
 
   test.each(['/data/shared-other/x', '/data', '/etc'])(
     'a folder outside the workspace (%s) gives only the root, and no parent',
     (outside) => {
-      expect(folderTrail(granted, outside)).toEqual([{ name: '/data/shared', path: '/data/shared' }]);
+      expect(folderTrail(granted, outside)).toEqual([{ name: 'shared', path: '/data/shared' }]);
       expect(parentFolder(granted, outside)).toBeUndefined();
     },
   );
@@ -65,6 +67,7 @@ describe('folderTrail, parentFolder and childFolder', () => {
   test('a workspace at / walks like any other', () => {
     const root: WorkspaceSummary = {
       id: 'ws_00000000000000000003',
+      name: '/',
       path: '/',
       access: 'read-write',
       kind: 'granted',

@@ -116,6 +116,7 @@ describe('isolation over the real HTTP API', () => {
       workspaces: [
         {
           id: workspaceId(realpathSync(personal)),
+          name: 'My workspace',
           path: realpathSync(personal),
           access: 'read-write',
           kind: 'personal',

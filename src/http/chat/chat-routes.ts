@@ -210,7 +210,14 @@ export function createChatRoutes(deps: AppDependencies) {
     .post(
       '/api/chats/:id/turns',
       async ({ user, params, body }) =>
-        turnStream(await deps.chats.startTurn(user.id, params.id, body.message)),
+        turnStream(
+          await deps.chats.startTurn(
+            user.id,
+            params.id,
+            body.message,
+            body.attachments?.map((attachment) => attachment.path),
+          ),
+        ),
       {
         parse,
         params: chatIdParamsSchema,

@@ -11,6 +11,7 @@ import {
   MAX_SYSTEM_PROMPT_LENGTH,
   MAX_TITLE_LENGTH,
 } from '../../chat/chat-service.ts';
+import { MAX_ATTACHMENTS } from '../../chat/message-attachments.ts';
 import { PROVIDER_IDS } from '../../contracts/provider-id.ts';
 import { describeProviderIds } from '../../providers/provider-adapters.ts';
 
@@ -108,7 +109,29 @@ export const messageParamsSchema = t.Object({
 });
 
 export const startTurnBodySchema = t.Object(
-  { message: t.String({ minLength: 1, maxLength: MAX_MESSAGE_LENGTH }) },
+  {
+    message: t.String({ minLength: 1, maxLength: MAX_MESSAGE_LENGTH }),
+    attachments: t.Optional(
+      t.Array(
+        t.Object(
+          {
+            path: t.String({
+              minLength: 1,
+              maxLength: 4096,
+              description:
+                "A file the chat's tools can read: absolute, ~/…, or relative to the chat's working directory.",
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          maxItems: MAX_ATTACHMENTS,
+          description:
+            "Files attached to the message: the model is told each one's real path after the message; the stored user_text item lists them in attachments. 422 invalid_attachment names one that is outside the chat's reach, missing, a directory or a special file.",
+        },
+      ),
+    ),
+  },
   { additionalProperties: false },
 );
 

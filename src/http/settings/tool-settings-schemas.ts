@@ -54,6 +54,10 @@ export const toolSettingsDescriptorSchema = t.Object({
   confirmBeforeEnable: t.Boolean({
     description: 'The tool can do anything the server can: the page asks before switching it on.',
   }),
+  readOnly: t.Boolean({
+    description:
+      'The tool only observes: its calls change no file (false for file writes, shells and tools of unknown kind).',
+  }),
   resultView: t.UnionEnum(TOOL_RESULT_VIEWS, {
     description: 'How the web app renders its results; `json` is the generic view.',
   }),

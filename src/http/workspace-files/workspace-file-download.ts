@@ -4,12 +4,15 @@
  * swapped in after the decision fails the open instead of being followed), `O_RDONLY | O_NONBLOCK |
  * O_NOCTTY` so a FIFO returns at once, and its descriptor is verified against the policy again; `fstat`
  * must show a regular file before a byte is sent, and every byte is read through that descriptor. The answer is always a download
- * (`Content-Disposition: attachment`, `application/octet-stream`, `nosniff`, a sandboxing CSP): a
- * workspace file is never rendered by the browser, whatever its content.
+ * (`Content-Disposition: attachment`, `nosniff`, a sandboxing CSP): a workspace file is never rendered
+ * by the browser as a page, whatever its content. Its type is `application/octet-stream`, except a
+ * PNG, JPEG, GIF or WebP image recognised by its bytes, which gets its image type so the files panel
+ * can preview it (fetched with the token, shown from a `blob:` URL).
  */
 import type { FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { HeldDirectory } from '../../descriptors/held-directory.ts';
+import { detectImageFormat } from '../../images/image-files.ts';
 import { SAFE_READ_FLAGS, verifyDescriptor } from '../../tools/fs/open-verified-file.ts';
 import { HttpError } from '../http-errors.ts';
 import { attachmentDisposition } from './download-filename.ts';
@@ -49,6 +52,20 @@ function streamOf(handle: FileHandle, size: number): ReadableStream<Uint8Array> 
   });
 }
 
+/** Bytes enough to recognise every image format served (WebP's marker ends at byte 12). */
+const SIGNATURE_BYTES = 16;
+
+/**
+ * The served type: a PNG, JPEG, GIF or WebP image by its own first bytes (read through the verified
+ * descriptor, never from the name), so the page can show it in an `<img>`; anything else, SVG included
+ * (it can carry script), is `application/octet-stream`.
+ */
+async function contentTypeOf(handle: FileHandle): Promise<string> {
+  const signature = new Uint8Array(SIGNATURE_BYTES);
+  const { bytesRead } = await handle.read(signature, 0, SIGNATURE_BYTES, 0);
+  return detectImageFormat(signature.subarray(0, bytesRead))?.mimeType ?? 'application/octet-stream';
+}
+
 export async function downloadWorkspaceFile(scope: WorkspaceFileScope, path: string): Promise<Response> {
   const resolved = await resolveInWorkspace(scope, path);
   let handle: FileHandle;
@@ -67,6 +84,7 @@ export async function downloadWorkspaceFile(scope: WorkspaceFileScope, path: str
     throw describeFileError(error, path);
   }
   let size: number;
+  let contentType: string;
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) {
@@ -79,6 +97,7 @@ export async function downloadWorkspaceFile(scope: WorkspaceFileScope, path: str
       );
     }
     size = stats.size;
+    contentType = await contentTypeOf(handle);
   } catch (error) {
     await handle.close();
     throw error;
@@ -86,7 +105,7 @@ export async function downloadWorkspaceFile(scope: WorkspaceFileScope, path: str
   return new Response(streamOf(handle, size), {
     status: 200,
     headers: {
-      'content-type': 'application/octet-stream',
+      'content-type': contentType,
       'content-length': String(size),
       'content-disposition': attachmentDisposition(basename(resolved.absolute)),
       'x-content-type-options': 'nosniff',

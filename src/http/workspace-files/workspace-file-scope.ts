@@ -12,11 +12,11 @@
  * - The user's tool settings (`allowedPaths`, `deniedPaths`) narrow what a model may reach; they do not
  *   apply here, where the user acts on their own files within the isolation rules.
  */
-import type { ReachableSet, Workspace } from '../../tools/access/reachable-set.ts';
+import type { Workspace } from '../../tools/access/reachable-set.ts';
 import { type ResolvedPath, resolveAndValidatePath } from '../../tools/access/resolve-and-validate-path.ts';
 import { ToolError } from '../../tools/errors.ts';
-import { InMemoryFreshnessLedger } from '../../tools/freshness-ledger.ts';
 import type { ToolContext } from '../../tools/types.ts';
+import { userFileContext } from '../../tools/user-file-context.ts';
 import { outsideWorkspaces } from '../../workspaces/workspace-error.ts';
 import { WORKSPACE_ID_PATTERN, workspaceId } from '../../workspaces/workspace-id.ts';
 import type { WorkspaceService } from '../../workspaces/workspace-service.ts';
@@ -27,21 +27,6 @@ export interface WorkspaceFileScope {
   workspace: Workspace;
   /** A tool context over the workspace's reachable set, for the shared resolver and verified opens. */
   context: ToolContext;
-}
-
-function contextFor(userId: string, reachable: ReachableSet, now: () => number): ToolContext {
-  return {
-    userId,
-    chatId: undefined,
-    reachable,
-    settings: { enabled: true, parameters: {} },
-    signal: new AbortController().signal,
-    // Nothing the panel reads or writes is an observation of a chat: a chat re-reads what changed.
-    ledger: new InMemoryFreshnessLedger(),
-    onProgress: () => {},
-    now,
-    dataDirectory: undefined,
-  };
 }
 
 /**
@@ -61,7 +46,7 @@ export async function openWorkspaceFileScope(
     workingDirectory: workspace.path,
     confined: true,
   });
-  return { id, workspace, context: contextFor(userId, reachable, now) };
+  return { id, workspace, context: userFileContext(userId, reachable, now) };
 }
 
 /**

@@ -6,12 +6,17 @@
  */
 import { Elysia, t } from 'elysia';
 import { workspaceId } from '../../workspaces/workspace-id.ts';
+import { workspaceNames } from '../../workspaces/workspace-names.ts';
 import type { AppDependencies } from '../app-dependencies.ts';
 import { errorBodySchema } from '../settings/tool-settings-schemas.ts';
 
 const workspaceSchema = t.Object({
   id: t.String({
     description: 'Opaque id of this workspace, for /api/workspaces/:id/files (stable while the grant is).',
+  }),
+  name: t.String({
+    description:
+      'What to call it: "My workspace" for the personal one, a grant by its folder name (with the folder above when two share it).',
   }),
   path: t.String({ description: 'Real absolute path.' }),
   access: t.Union([t.Literal('read-only'), t.Literal('read-write')]),
@@ -42,8 +47,13 @@ export function createWorkspaceRoutes(deps: AppDependencies) {
           deps.workspaces.listWorkspaces(user.id),
           deps.workspaces.isUnrestrictedAllowed(user.id),
         ]);
+        const names = workspaceNames(workspaces);
         return {
-          workspaces: workspaces.map((workspace) => ({ id: workspaceId(workspace.path), ...workspace })),
+          workspaces: workspaces.map((workspace, index) => ({
+            id: workspaceId(workspace.path),
+            name: names[index]!,
+            ...workspace,
+          })),
           allowUnrestricted,
         };
       },

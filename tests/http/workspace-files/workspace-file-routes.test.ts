@@ -19,7 +19,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createApp } from '../../../src/http/app.ts';
 import { createAppDependencies } from '../../../src/http/app-dependencies.ts';
 import { installationDirectory } from '../../../src/workspaces/installation-directory.ts';
@@ -84,8 +84,9 @@ describe.each(BACKENDS)('workspace files routes on %s', (backend) => {
     expect(response.status).toBe(200);
     expect(response.json).toEqual({
       workspaces: [
-        { id: aliceId, path: homes.alice, access: 'read-write', kind: 'personal' },
-        { id: sharedId, path: shared, access: 'read-only', kind: 'granted' },
+        { id: aliceId, name: 'My workspace', path: homes.alice, access: 'read-write', kind: 'personal' },
+        // A grant is called by its folder's name, never by the server's path of the personal one.
+        { id: sharedId, name: basename(shared), path: shared, access: 'read-only', kind: 'granted' },
       ],
       allowUnrestricted: false,
     });
@@ -127,6 +128,39 @@ describe.each(BACKENDS)('workspace files routes on %s', (backend) => {
     const viaLink = await send(tokens.alice, 'GET', files(aliceId, '/content?path=inside-link'));
     expect(viaLink.status).toBe(200);
     expect(await viaLink.text()).toBe('alpha\n');
+  });
+
+  test('an image by its bytes gets its image type (for the preview); SVG and a renamed text do not', async () => {
+    const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+    const webp = new TextEncoder().encode('RIFF\u0000\u0000\u0000\u0000WEBPVP8 ');
+    const cases: [string, Uint8Array | string, string][] = [
+      ['shot.bin', png, 'image/png'],
+      ['photo.jpg', Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0, 16]), 'image/jpeg'],
+      ['anim.gif', 'GIF89a', 'image/gif'],
+      ['pic.webp', webp, 'image/webp'],
+      [
+        'drawing.svg',
+        '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+        'application/octet-stream',
+      ],
+      ['fake.png', 'not an image', 'application/octet-stream'],
+      ['empty.png', '', 'application/octet-stream'],
+    ];
+    for (const [name, bytes] of cases) writeFileSync(join(homes.alice, name), bytes);
+    try {
+      for (const [name, bytes, type] of cases) {
+        const response = await send(tokens.alice, 'GET', files(aliceId, `/content?path=${name}`));
+        expect([name, response.status, response.headers.get('content-type')]).toEqual([name, 200, type]);
+        // Whatever its type, it stays an attachment that the browser never renders as a page.
+        expect(response.headers.get('content-disposition')).toStartWith('attachment; ');
+        expect(response.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+        expect([...new Uint8Array(await response.arrayBuffer())]).toEqual([
+          ...(typeof bytes === 'string' ? new TextEncoder().encode(bytes) : bytes),
+        ]);
+      }
+    } finally {
+      for (const [name] of cases) rmSync(join(homes.alice, name));
+    }
   });
 
   test('a file name cannot break out of Content-Disposition', async () => {

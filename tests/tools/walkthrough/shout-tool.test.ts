@@ -232,6 +232,7 @@ describe.each(BACKENDS)('the settings API, the tools page and MCP on %s', (backe
         canDisable: true,
         available: true,
         confirmBeforeEnable: false,
+        readOnly: true,
         resultView: 'json',
         // Its own settings, then the approval settings every tool gets (read-only: no question by default).
         parameters: { maxMarks: 3, defaultStyle: 'plain', approval: 'never', approvalTimeoutSeconds: 600 },
