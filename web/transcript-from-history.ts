@@ -134,52 +134,7 @@ export function transcriptFromHistory(
       applyTurnEvent(transcript, step.event);
       continue;
     }
-    const { message } = step;
-    const item = conversationItem(message);
-    if (!item) {
-      // A plain `{role, content: string}` row still renders as text.
-      if (typeof message.content === 'string' && (message.role === 'user' || message.role === 'assistant')) {
-        transcript.entries.push({ kind: message.role, text: message.content });
-      }
-      continue;
-    }
-    switch (item.type) {
-      case 'user_text':
-        transcript.entries.push({
-          kind: 'user',
-          text: String(item.text ?? ''),
-          ...attachmentsOf(item.attachments),
-        });
-        break;
-      case 'assistant_text':
-        appendAssistantText(transcript, String(item.text ?? ''));
-        break;
-      case 'tool_call':
-        transcript.entries.push({
-          kind: 'tool',
-          callId: String(item.callId ?? ''),
-          name: String(item.name ?? ''),
-          argumentsText:
-            typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {}),
-          status: 'running',
-          progress: [],
-          step: stepOf(transcript, String(item.callId ?? '')),
-        });
-        break;
-      case 'tool_result': {
-        // Stored calls carry no response: a call after a result is the next response's.
-        transcript.openStep = undefined;
-        const call = findToolCall(transcript, String(item.callId ?? ''));
-        if (!call) break;
-        const ok = item.ok === true;
-        const parsed = parseToolOutput(item.output ?? item.result ?? item.error, ok);
-        call.status = ok ? 'succeeded' : 'failed';
-        call.result = parsed.result;
-        call.error = parsed.error;
-        if (typeof item.durationMs === 'number') call.durationMs = item.durationMs;
-        break;
-      }
-    }
+    applyStoredMessage(transcript, step.message);
   }
   transcript.running = false;
   transcript.openStep = undefined;
@@ -194,6 +149,55 @@ export function transcriptFromHistory(
     }
   }
   return transcript;
+}
+
+/** One stored message as the transcript shows it: its text, a call, or a call's result. */
+function applyStoredMessage(transcript: Transcript, message: ChatMessage): void {
+  const item = conversationItem(message);
+  if (!item) {
+    // A plain `{role, content: string}` row still renders as text.
+    if (typeof message.content === 'string' && (message.role === 'user' || message.role === 'assistant')) {
+      transcript.entries.push({ kind: message.role, text: message.content });
+    }
+    return;
+  }
+  switch (item.type) {
+    case 'user_text':
+      transcript.entries.push({
+        kind: 'user',
+        text: String(item.text ?? ''),
+        ...attachmentsOf(item.attachments),
+      });
+      break;
+    case 'assistant_text':
+      appendAssistantText(transcript, String(item.text ?? ''));
+      break;
+    case 'tool_call':
+      transcript.entries.push({
+        kind: 'tool',
+        callId: String(item.callId ?? ''),
+        name: String(item.name ?? ''),
+        argumentsText:
+          typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {}),
+        status: 'running',
+        progress: [],
+        step: stepOf(transcript, String(item.callId ?? '')),
+      });
+      break;
+    case 'tool_result': {
+      // Stored calls carry no response: a call after a result is the next response's.
+      transcript.openStep = undefined;
+      const call = findToolCall(transcript, String(item.callId ?? ''));
+      if (!call) break;
+      const ok = item.ok === true;
+      const parsed = parseToolOutput(item.output ?? item.result ?? item.error, ok);
+      call.status = ok ? 'succeeded' : 'failed';
+      call.result = parsed.result;
+      call.error = parsed.error;
+      if (typeof item.durationMs === 'number') call.durationMs = item.durationMs;
+      break;
+    }
+  }
 }
 
 /** A stored message's attachments as the transcript keeps them (their paths); nothing when it has none. */
