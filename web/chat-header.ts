@@ -1,10 +1,12 @@
 /**
  * The open chat's header: its title (the editor the view owns), the model picker on one line with the
- * chat's facts (its folder, whether it reaches all workspaces), the chat's token usage, and Delete,
- * which asks first and then leaves for the chat list. A failed delete is said on the view's status line.
+ * chat's facts (its folder, whether it reaches all workspaces), the chat's token usage, the system
+ * prompt's button and panel (`chat-system-prompt.ts`), and Delete, which asks first and then leaves for
+ * the chat list. A failed delete is said on the view's status line.
  */
 import type { ApiClient, ChatSummary } from './api-client.ts';
 import { createChatModelPicker } from './chat-model-picker.ts';
+import { createChatSystemPrompt } from './chat-system-prompt.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
 import { h } from './dom.ts';
 
@@ -49,6 +51,7 @@ export function createChatHeader(options: ChatHeaderOptions): HTMLElement {
   if (chat.workingDirectory)
     facts.push(`in ${chat.workingDirectory}${chat.confined === false ? ' (reaches all my workspaces)' : ''}`);
   const picker = createChatModelPicker(api, chat, options.announce).element;
+  const systemPrompt = createChatSystemPrompt(api, chat, options.announce);
   return h(
     'div',
     { class: 'chat-header' },
@@ -60,6 +63,8 @@ export function createChatHeader(options: ChatHeaderOptions): HTMLElement {
       h('div', { class: 'chat-facts' }, picker, h('p', { class: 'chat-meta' }, facts.join(' — '))),
       options.usage,
     ),
-    deleteButton,
+    h('div', { class: 'chat-header-actions' }, systemPrompt.button, deleteButton),
+    // Under the header's line, the width of the header (it wraps there).
+    systemPrompt.panel,
   );
 }
