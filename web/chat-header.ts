@@ -1,7 +1,7 @@
 /**
  * The open chat's header: its title (the editor the view owns), the model picker on one line with the
  * chat's facts (its folder, whether it reaches all workspaces), the chat's token usage, the system
- * prompt's button and panel (`chat-system-prompt.ts`), and Delete, which asks first and then leaves for
+ * prompt's button (beside the model picker) and panel (`chat-system-prompt.ts`), and Delete, which asks first and then leaves for
  * the chat list. A failed delete is said on the view's status line.
  */
 import type { ApiClient, ChatSummary } from './api-client.ts';
@@ -22,7 +22,8 @@ export interface ChatHeaderOptions {
   showStatus: (text: string) => void;
 }
 
-export function createChatHeader(options: ChatHeaderOptions): HTMLElement {
+/** The header, and under it the system prompt's panel (hidden until its button opens it). */
+export function createChatHeader(options: ChatHeaderOptions): [HTMLElement, HTMLElement] {
   const { api, chat } = options;
   const deleteButton = h(
     'button',
@@ -52,19 +53,26 @@ export function createChatHeader(options: ChatHeaderOptions): HTMLElement {
     facts.push(`in ${chat.workingDirectory}${chat.confined === false ? ' (reaches all my workspaces)' : ''}`);
   const picker = createChatModelPicker(api, chat, options.announce).element;
   const systemPrompt = createChatSystemPrompt(api, chat, options.announce);
-  return h(
+  const element = h(
     'div',
     { class: 'chat-header' },
     h(
       'div',
       {},
-      options.title,
+      // The system prompt's button on the title's line, or on phones beside the model picker, whose
+      // line has room: either way it costs the transcript no height.
+      h('div', { class: 'chat-title-line' }, options.title, systemPrompt.buttons.wide),
       // The picker and the facts share a line, so the header leaves the transcript its height.
-      h('div', { class: 'chat-facts' }, picker, h('p', { class: 'chat-meta' }, facts.join(' — '))),
+      h(
+        'div',
+        { class: 'chat-facts' },
+        picker,
+        systemPrompt.buttons.narrow,
+        h('p', { class: 'chat-meta' }, facts.join(' — ')),
+      ),
       options.usage,
     ),
-    h('div', { class: 'chat-header-actions' }, systemPrompt.button, deleteButton),
-    // Under the header's line, the width of the header (it wraps there).
-    systemPrompt.panel,
+    deleteButton,
   );
+  return [element, systemPrompt.panel];
 }

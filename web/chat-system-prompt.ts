@@ -12,8 +12,11 @@ import { autoGrow } from './auto-grow.ts';
 import { h, uniqueId } from './dom.ts';
 
 export interface ChatSystemPrompt {
-  /** The header's button that opens and closes the panel. */
-  button: HTMLButtonElement;
+  /**
+   * The header's buttons that open and close the panel: one for the title's line (wide windows), one
+   * for the model's line (phones); the page's style shows one of them.
+   */
+  buttons: { wide: HTMLButtonElement; narrow: HTMLButtonElement };
   /** The panel, hidden until the button opens it. */
   panel: HTMLElement;
 }
@@ -61,6 +64,31 @@ function createPromptPanel(panelId: string): PromptPanel {
   return { form, textarea, error, save, cancel, hintId };
 }
 
+/** The two buttons (`ChatSystemPrompt.buttons`), changed together. */
+function createToggles(panelId: string, label: string) {
+  const toggle = (where: string) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        class: `button-quiet system-prompt-button-${where}`,
+        'aria-expanded': 'false',
+        'aria-controls': panelId,
+      },
+      label,
+    );
+  const buttons = { wide: toggle('wide'), narrow: toggle('narrow') };
+  return {
+    buttons,
+    setExpanded(expanded: boolean) {
+      for (const each of Object.values(buttons)) each.setAttribute('aria-expanded', String(expanded));
+    },
+    setLabel(text: string) {
+      for (const each of Object.values(buttons)) each.textContent = text;
+    },
+  };
+}
+
 export function createChatSystemPrompt(
   api: ApiClient,
   chat: ChatSummary,
@@ -68,17 +96,16 @@ export function createChatSystemPrompt(
 ): ChatSystemPrompt {
   let current = chat.systemPrompt ?? null;
   const panelId = uniqueId('system-prompt-panel');
-  const button = h(
-    'button',
-    { type: 'button', class: 'button-quiet', 'aria-expanded': 'false', 'aria-controls': panelId },
-    buttonLabel(current),
-  );
+  const toggles = createToggles(panelId, buttonLabel(current));
+  const { buttons } = toggles;
+  /** The button that opened the panel, where focus goes back to. */
+  let button = buttons.wide;
   const { form: panel, textarea, error, save, cancel, hintId } = createPromptPanel(panelId);
   const grow = autoGrow(textarea);
 
   const close = () => {
     panel.hidden = true;
-    button.setAttribute('aria-expanded', 'false');
+    toggles.setExpanded(false);
     button.focus();
   };
   const open = () => {
@@ -87,7 +114,7 @@ export function createChatSystemPrompt(
     textarea.removeAttribute('aria-invalid');
     textarea.setAttribute('aria-describedby', hintId);
     panel.hidden = false;
-    button.setAttribute('aria-expanded', 'true');
+    toggles.setExpanded(true);
     grow.resize();
     textarea.focus();
   };
@@ -98,7 +125,7 @@ export function createChatSystemPrompt(
     try {
       const changed = await api.updateChat(chat.id, { systemPrompt: textarea.value });
       current = changed.systemPrompt ?? null;
-      button.textContent = buttonLabel(current);
+      toggles.setLabel(buttonLabel(current));
       close();
       announce(
         current === null
@@ -119,7 +146,13 @@ export function createChatSystemPrompt(
     event.preventDefault();
     void submit();
   });
-  button.addEventListener('click', () => (panel.hidden ? open() : close()));
+  for (const each of Object.values(buttons)) {
+    each.addEventListener('click', () => {
+      button = each;
+      if (panel.hidden) open();
+      else close();
+    });
+  }
   cancel.addEventListener('click', close);
   // Escape here closes the panel, not the chat's running turn (the view leaves a used Escape alone).
   panel.addEventListener('keydown', (event) => {
@@ -131,5 +164,5 @@ export function createChatSystemPrompt(
       panel.requestSubmit();
     }
   });
-  return { button, panel };
+  return { buttons, panel };
 }

@@ -3,7 +3,8 @@
  * OpenAI-compatible provider is a scripted replay server: the header's button opens the prompt by
  * keyboard, Escape closes it without a change and without stopping the running turn, Ctrl+Enter saves,
  * the next turn sends the new prompt, a refusal keeps the text with the server's reason, and an empty
- * prompt removes it. The screenshot goes to `test-results/`. Run by `npm run test:e2e`.
+ * prompt removes it; on a phone the button sits on the model's line. The screenshot goes to
+ * `test-results/`. Run by `npm run test:e2e`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { chatTextDeltasBody } from '../helpers/scripted-provider-streams.ts';
 import {
   callApi,
   launchTestBrowser,
+  PHONE_VIEWPORT,
   SCREENSHOT_DIRECTORY,
   SHORT_DESKTOP_VIEWPORT,
   signIn,
@@ -163,6 +165,32 @@ describe('the system prompt on the chat page in Chromium', () => {
       await page.getByRole('button', { name: 'Add system prompt' }).waitFor();
       expect(replay.failures).toEqual([]);
       expect(browser.offOriginRequests).toEqual([]);
+      await page.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  test(
+    'on a phone the button sits on the model’s line and opens the same panel',
+    async () => {
+      const created = await api('POST', '/api/chats', {
+        provider: 'openai-compatible',
+        model: 'test-model',
+        title: 'Phone prompt',
+        systemPrompt: 'Short answers.',
+      });
+      const { id } = (await created.json()) as { id: string };
+      const page = await browser.newPage(PHONE_VIEWPORT);
+      await signIn(page, server.url, server.token);
+      await page.goto(`${server.url}/chats/${id}`);
+      await page.getByRole('heading', { name: 'Phone prompt', level: 1 }).waitFor();
+      const toggle = page.getByRole('button', { name: 'System prompt', exact: true });
+      expect(await toggle.evaluate((button) => button.parentElement?.className)).toBe('chat-facts');
+      await toggle.click();
+      expect(await page.getByLabel('System prompt of this chat').inputValue()).toBe('Short answers.');
+      await page.keyboard.press('Escape');
+      await page.getByRole('form', { name: 'System prompt' }).waitFor({ state: 'hidden' });
+      expect(await toggle.getAttribute('aria-expanded')).toBe('false');
       await page.close();
     },
     TIMEOUT_MS,
