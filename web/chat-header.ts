@@ -1,11 +1,13 @@
 /**
  * The open chat's header: its title (the editor the view owns), the model picker on one line with the
- * chat's place (its workspace by name and folder, whether it reaches all workspaces: `chat-place.ts`), the chat's token usage, and Delete,
- * which asks first and then leaves for the chat list. A failed delete is said on the view's status line.
+ * chat's place (its workspace by name and folder, whether it reaches all workspaces: `chat-place.ts`), the chat's token usage, the system
+ * prompt's button (beside the model picker) and panel (`chat-system-prompt.ts`), and Delete, which asks first and then leaves for
+ * the chat list. A failed delete is said on the view's status line.
  */
 import type { ApiClient, ChatSummary } from './api-client.ts';
 import { createChatModelPicker } from './chat-model-picker.ts';
 import { showChatPlace } from './chat-place.ts';
+import { createChatSystemPrompt } from './chat-system-prompt.ts';
 import { confirmWithDialog } from './confirm-dialog.ts';
 import { h } from './dom.ts';
 
@@ -21,7 +23,8 @@ export interface ChatHeaderOptions {
   showStatus: (text: string) => void;
 }
 
-export function createChatHeader(options: ChatHeaderOptions): HTMLElement {
+/** The header, and under it the system prompt's panel (hidden until its button opens it). */
+export function createChatHeader(options: ChatHeaderOptions): [HTMLElement, HTMLElement] {
   const { api, chat } = options;
   const deleteButton = h(
     'button',
@@ -49,17 +52,21 @@ export function createChatHeader(options: ChatHeaderOptions): HTMLElement {
   const place = h('p', { class: 'chat-meta' });
   showChatPlace(api, chat, place);
   const picker = createChatModelPicker(api, chat, options.announce).element;
-  return h(
+  const systemPrompt = createChatSystemPrompt(api, chat, options.announce);
+  const element = h(
     'div',
     { class: 'chat-header' },
     h(
       'div',
       {},
-      options.title,
+      // The system prompt's button on the title's line, or on phones beside the model picker, whose
+      // line has room: either way it costs the transcript no height.
+      h('div', { class: 'chat-title-line' }, options.title, systemPrompt.buttons.wide),
       // The picker and the facts share a line, so the header leaves the transcript its height.
-      h('div', { class: 'chat-facts' }, picker, place),
+      h('div', { class: 'chat-facts' }, picker, systemPrompt.buttons.narrow, place),
       options.usage,
     ),
     deleteButton,
   );
+  return [element, systemPrompt.panel];
 }

@@ -9,6 +9,8 @@ export interface ChatSummary {
   title: string;
   provider: string;
   model: string;
+  /** The chat's own instructions, sent after the server's; null when it has none. */
+  systemPrompt?: string | null;
   workingDirectory?: string | null;
   /** True: tools reach only `workingDirectory`; false: all of the owner's workspaces. */
   confined?: boolean;
@@ -78,6 +80,8 @@ export interface ChatUpdateBody {
   pinned?: boolean;
   archived?: boolean;
   model?: string;
+  /** Blank or null removes the chat's own prompt. */
+  systemPrompt?: string | null;
 }
 
 /** A downloaded export: the file and the name the server gave it. */

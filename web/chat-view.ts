@@ -329,7 +329,7 @@ export async function renderChatView(
 
   replaceChildren(
     main,
-    createChatHeader({
+    ...createChatHeader({
       api,
       chat,
       title: titleEditor.element,

@@ -2,7 +2,8 @@
  * Incremental markdown for a streaming answer: each update parses only the text after the blocks
  * already rendered, hands back the blocks that just became complete (rendered once, highlighted, never
  * touched again) and the one still open (re-rendered on the next update, code left plain so a long
- * streaming block stays cheap), at most about a frame's worth of text per step. A top-level block is complete once another block starts after it: no
+ * streaming block stays cheap), at most about a frame's worth of text per step; with `deferHighlighting`
+ * complete blocks come plain too, and `highlightChunk` gives their final HTML later. A top-level block is complete once another block starts after it: no
  * later text can change it. The concatenated output equals rendering the whole text at once, except that a
  * link reference defined after its use is resolved only in blocks rendered after the definition.
  * Pure (no DOM), so that equality is unit-tested.
@@ -14,6 +15,20 @@ export interface MarkdownChunk {
   source: string;
   html: string;
   missingLanguages: Set<string>;
+  /**
+   * Set when the chunk was rendered with its code left plain (`deferHighlighting`) and has code: the
+   * link references it was rendered with, for `highlightChunk` to render it again the same way.
+   */
+  deferred?: Record<string, unknown>;
+}
+
+export interface IncrementalMarkdownOptions {
+  /**
+   * Complete chunks come with their code plain, to be highlighted later (`highlightChunk`, at idle
+   * time): highlighting, and compiling a language's grammar on first use, are the costliest part of a
+   * step, and a step runs in a frame.
+   */
+  deferHighlighting?: boolean;
 }
 
 export interface MarkdownStep {
@@ -54,16 +69,45 @@ export class IncrementalMarkdown {
   private committed = 0;
   /** Shared by every render, so link references carry from one block to the next. */
   private readonly references: MarkdownRenderEnvironment = {};
+  private readonly deferHighlighting: boolean;
+
+  constructor(options: IncrementalMarkdownOptions = {}) {
+    this.deferHighlighting = options.deferHighlighting === true;
+  }
 
   /** Renders `source` (complete blocks) with highlighting; used again when a language arrives. */
   renderChunk(source: string): MarkdownChunk {
+    return this.renderComplete(source, false);
+  }
+
+  private renderComplete(source: string, plainCode: boolean): MarkdownChunk {
     const env: MarkdownRenderEnvironment = this.references;
     env.missingLanguages = new Set<string>();
-    env.plainCode = false;
+    env.plainCode = plainCode;
     const html = markdown.render(source, env);
     const missingLanguages = env.missingLanguages;
     delete env.missingLanguages;
-    return { source, html, missingLanguages };
+    env.plainCode = false;
+    if (!plainCode || !html.includes('<div class="markdown-code">'))
+      return { source, html, missingLanguages };
+    // The references as this render saw them (its own definitions included), not as later text extends them.
+    const known = env.references as Record<string, unknown> | undefined;
+    return { source, html, missingLanguages, deferred: known ? { ...known } : {} };
+  }
+
+  /**
+   * The chunk's HTML with its code highlighted: what `renderChunk` gives (with the languages loaded
+   * now), rendered with the link references the chunk first saw.
+   */
+  highlightChunk(chunk: MarkdownChunk): string {
+    if (chunk.deferred === undefined) return this.renderChunk(chunk.source).html;
+    const env: MarkdownRenderEnvironment = { references: { ...chunk.deferred } };
+    return markdown.render(chunk.source, env);
+  }
+
+  /** A complete run of blocks as a step hands it out: highlighted now, or later when deferring. */
+  private completeChunk(source: string): MarkdownChunk {
+    return this.renderComplete(source, this.deferHighlighting);
   }
 
   private scratchEnvironment(): MarkdownRenderEnvironment {
@@ -96,7 +140,7 @@ export class IncrementalMarkdown {
     if (windowEnd > 0) {
       const split = this.lastBlockStart(tail.slice(0, windowEnd));
       if (split > 0) {
-        const chunk = this.renderChunk(tail.slice(0, split));
+        const chunk = this.completeChunk(tail.slice(0, split));
         this.committed += split;
         return { reset, completed: [chunk], live: '', pending: true };
       }
@@ -105,7 +149,7 @@ export class IncrementalMarkdown {
     let open = tail;
     const split = this.lastBlockStart(tail);
     if (split > 0) {
-      completed.push(this.renderChunk(tail.slice(0, split)));
+      completed.push(this.completeChunk(tail.slice(0, split)));
       this.committed += split;
       open = tail.slice(split);
     }
@@ -126,7 +170,7 @@ export class IncrementalMarkdown {
     const step = this.update(rawText, budget);
     if (step.pending) return step;
     const rest = this.text.slice(this.committed);
-    if (rest.trim() !== '') step.completed.push(this.renderChunk(rest));
+    if (rest.trim() !== '') step.completed.push(this.completeChunk(rest));
     this.committed = this.text.length;
     return { ...step, live: '' };
   }

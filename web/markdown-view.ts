@@ -3,10 +3,12 @@
  * appended once (`markdown-stream.ts`), only the open block at the end is replaced on each update, so
  * selection, scroll position and copy buttons of earlier blocks survive. Every piece of HTML passes
  * DOMPurify with an allow-list of tags and attributes before it touches the document (the renderer
- * already emits no raw HTML; this is the second lock). Server images are fetched with the token;
- * a code block's language is loaded on first use and its chunk re-rendered once it is; math is typeset
- * by `math-typesetter.ts` (KaTeX fetched on first use) and Copy buttons are named per block
- * (`copy-button-names.ts`).
+ * already emits no raw HTML; this is the second lock). Server images are fetched with the token.
+ * Code is highlighted at idle time, not in the step that mounts its chunk: a chunk with code is shown
+ * plain, then replaced by its highlighted HTML (same text) once its languages are loaded (each on first
+ * use) and the page is idle, so highlighting never lengthens a frame of the stream. Math is typeset by
+ * `math-typesetter.ts` (KaTeX fetched on first use) and Copy buttons are named per block
+ * (`copy-button-names.ts`), also in a chunk replaced by its highlighted HTML.
  */
 import DOMPurify from 'dompurify';
 import { nameCopyButtons } from './copy-button-names.ts';
@@ -118,6 +120,36 @@ async function onCopyClick(button: HTMLButtonElement): Promise<void> {
   }, 2000);
 }
 
+/**
+ * Jobs run one after another at idle time (`requestIdleCallback`, within a second even on a busy
+ * page; a timer where the browser has none), as many per idle period as it leaves time for.
+ */
+function highlightQueue(): { add(job: () => void): void } {
+  const jobs: (() => void)[] = [];
+  let scheduled = false;
+  const idle =
+    typeof requestIdleCallback === 'function'
+      ? (run: (deadline?: IdleDeadline) => void) => requestIdleCallback(run, { timeout: 1000 })
+      : (run: (deadline?: IdleDeadline) => void) => setTimeout(run, 50);
+  const drain = (deadline?: IdleDeadline) => {
+    scheduled = false;
+    do jobs.shift()?.();
+    while (jobs.length > 0 && deadline !== undefined && !deadline.didTimeout && deadline.timeRemaining() > 8);
+    if (jobs.length > 0) schedule();
+  };
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    idle(drain);
+  };
+  return {
+    add(job) {
+      jobs.push(job);
+      schedule();
+    },
+  };
+}
+
 export interface MarkdownView {
   element: HTMLElement;
   /** The answer so far; cheap when nothing changed. */
@@ -128,7 +160,7 @@ export interface MarkdownView {
 
 /** `afterStep` runs after each step changed the view (the chat keeps its scroll position with it). */
 export function createMarkdownView(loadImage: ImageLoader, afterStep: () => void = () => {}): MarkdownView {
-  const renderer = new IncrementalMarkdown();
+  const renderer = new IncrementalMarkdown({ deferHighlighting: true });
   const element = h('div', { class: 'markdown-body' });
   const live = h('div', { class: 'markdown-live' });
   element.append(live);
@@ -146,23 +178,26 @@ export function createMarkdownView(loadImage: ImageLoader, afterStep: () => void
     if (button instanceof HTMLButtonElement) void onCopyClick(button);
   });
 
+  const highlighter = highlightQueue();
+  /** Puts the chunk's highlighted HTML in place of its plain one, once its languages are loaded. */
+  const highlightLater = (node: HTMLElement, chunk: MarkdownChunk) => {
+    const loads = [...chunk.missingLanguages].map((language) => loadLanguage(language));
+    // A language that fails to load leaves its code plain: a missing highlighter must not hide the code.
+    void Promise.allSettled(loads).then(() =>
+      highlighter.add(() => {
+        if (!element.contains(node)) return;
+        node.replaceChildren(sanitizeMarkdownHtml(renderer.highlightChunk(chunk), loadImage));
+        nameCopyButtons(element);
+        typesetMath(node, afterMathLoaded);
+      }),
+    );
+  };
+
   const mountChunk = (chunk: MarkdownChunk) => {
     const node = h('div', { class: 'markdown-chunk' });
     node.append(sanitizeMarkdownHtml(chunk.html, loadImage));
     element.insertBefore(node, live);
-    for (const language of chunk.missingLanguages) {
-      loadLanguage(language).then(
-        () => {
-          if (!element.contains(node)) return;
-          node.replaceChildren(sanitizeMarkdownHtml(renderer.renderChunk(chunk.source).html, loadImage));
-          nameCopyButtons(element);
-          typesetMath(node, afterMathLoaded);
-        },
-        () => {
-          // The chunk stays plain text: a missing highlighter must not hide the code.
-        },
-      );
-    }
+    if (chunk.deferred !== undefined || chunk.missingLanguages.size > 0) highlightLater(node, chunk);
   };
 
   const apply = (step: MarkdownStep) => {

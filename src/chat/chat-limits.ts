@@ -1,6 +1,7 @@
 /**
- * The limits of what a chat stores, and the checks of a model name and a message against them; each
- * refusal is a `ChatError` `invalid_request` saying what was expected and what came.
+ * The limits of what a chat stores, and the checks of a model name, a system prompt, a title and a
+ * message against them; each refusal is a `ChatError` `invalid_request` saying what was expected and
+ * what came.
  */
 import { titleProblem } from './chat-title.ts';
 import { invalid, requireStorable } from './storable-text.ts';
@@ -16,6 +17,22 @@ export function checkModel(model: string): string {
     throw invalid(`model must be 1–${MAX_MODEL_LENGTH} characters, got ${trimmed.length}.`);
   }
   requireStorable('model', trimmed);
+  return trimmed;
+}
+
+/**
+ * @returns the system prompt trimmed, or null when blank (the chat then has no prompt of its own).
+ * @throws ChatError `invalid_request` for a prompt over `MAX_SYSTEM_PROMPT_LENGTH` or not storable.
+ */
+export function checkSystemPrompt(systemPrompt: string | null | undefined): string | null {
+  const trimmed = systemPrompt?.trim() ?? '';
+  if (trimmed === '') return null;
+  if (trimmed.length > MAX_SYSTEM_PROMPT_LENGTH) {
+    throw invalid(
+      `systemPrompt must be at most ${MAX_SYSTEM_PROMPT_LENGTH} characters after trimming, got ${trimmed.length}.`,
+    );
+  }
+  requireStorable('systemPrompt', trimmed);
   return trimmed;
 }
 

@@ -112,6 +112,8 @@ export interface ChatRepository {
   listMessageHistory(chatId: string): Promise<ChatMessage[]>;
   /** Sets the model the chat's next turns use; false when there was no such chat. */
   changeModel(chatId: string, model: string): Promise<boolean>;
+  /** Sets (null: removes) the chat's own system prompt for its next turns; false when there was no such chat. */
+  changeSystemPrompt(chatId: string, systemPrompt: string | null): Promise<boolean>;
   /** The chat's turn records and their events (leases, fencing, replay). */
   readonly turns: TurnRepository;
   /** The approval questions of the chat's turns. */

@@ -32,10 +32,16 @@ import { toolAccessContext } from '../workspaces/tool-access.ts';
 import { WorkspaceError } from '../workspaces/workspace-error.ts';
 import type { BoundAccess } from '../workspaces/workspace-service.ts';
 import { ChatError } from './chat-errors.ts';
-import { checkMessage, checkModel, checkTitle, MAX_SYSTEM_PROMPT_LENGTH } from './chat-limits.ts';
-import { ChatOrganizer } from './chat-organizer.ts';
+import { checkMessage, checkModel, checkSystemPrompt, checkTitle } from './chat-limits.ts';
+import { ChatOrganizer, type ChatUpdate } from './chat-organizer.ts';
 import type { Chat, ChatListFilter, NewChat } from './chat-repository.ts';
 import type { ChatServiceDependencies } from './chat-service-dependencies.ts';
+import {
+  type ChatSettingsUpdate,
+  changeChatSettings,
+  changesSettings,
+  checkChatSettings,
+} from './chat-settings.ts';
 import { DEFAULT_CHAT_TITLE } from './chat-title.ts';
 import {
   type ChatView,
@@ -50,7 +56,7 @@ import {
 import { checkAttachments } from './message-attachments.ts';
 import { type FindRerunPoint, prepareChatTurn } from './prepare-chat-turn.ts';
 import { editedMessagePoint, lastUserMessagePoint, requireFailedTurn } from './rerun-points.ts';
-import { invalid, isStorableText, requireStorable } from './storable-text.ts';
+import { invalid, isStorableText } from './storable-text.ts';
 
 export { MAX_MESSAGE_LENGTH, MAX_MODEL_LENGTH, MAX_SYSTEM_PROMPT_LENGTH } from './chat-limits.ts';
 export type { ChatServiceDependencies } from './chat-service-dependencies.ts';
@@ -103,11 +109,7 @@ export class ChatService {
     }
     const model = checkModel(input.model);
     const title = checkTitle(input.title?.trim() || DEFAULT_CHAT_TITLE);
-    const systemPrompt = input.systemPrompt?.trim() || null;
-    if (systemPrompt !== null && systemPrompt.length > MAX_SYSTEM_PROMPT_LENGTH) {
-      throw invalid(`systemPrompt must be at most ${MAX_SYSTEM_PROMPT_LENGTH} characters.`);
-    }
-    requireStorable('systemPrompt', systemPrompt);
+    const systemPrompt = checkSystemPrompt(input.systemPrompt);
     const { workspaces } = this.#dependencies;
     let workingDirectory: string;
     try {
@@ -156,27 +158,29 @@ export class ChatService {
   }
 
   /**
-   * Renames, pins, archives (the organizer's rules) and/or sets the model (`changeModel`'s rules); every
-   * field is checked before any is written. @throws ChatError `not_found`, `invalid_request`.
+   * Renames, pins, archives (the organizer's rules) and/or sets the model and the system prompt of the
+   * next turns (`chat-settings.ts`); every field is checked before any is written.
+   * @throws ChatError `not_found`, `invalid_request`.
    */
   async updateChat(
     userId: string,
     chatId: string,
-    update: { title?: string; pinned?: boolean; archived?: boolean; model?: string; provider?: string },
+    update: ChatUpdate & ChatSettingsUpdate,
   ): Promise<ChatView> {
-    const { model, provider, ...organized } = update;
+    const { model, provider, systemPrompt, ...organized } = update;
     if (update.title !== undefined) checkTitle(update.title);
-    if (model !== undefined) checkModel(model);
+    const checked = checkChatSettings({ model, systemPrompt });
     const organizes = Object.values(organized).some((value) => value !== undefined);
-    if (!organizes && model === undefined && provider === undefined) {
+    const settings = { model, provider, systemPrompt };
+    if (!organizes && !changesSettings(settings)) {
       throw invalid(
-        'The body must set at least one of title, pinned, archived, model or provider; got none.',
+        'The body must set at least one of title, pinned, archived, model, provider or systemPrompt; got none.',
       );
     }
     let view: ChatView | undefined;
-    if (model !== undefined || provider !== undefined) {
+    if (changesSettings(settings)) {
       const chat = await this.#requireChat(userId, chatId);
-      view = await this.changeModel(userId, chatId, model ?? chat.model, provider);
+      view = await changeChatSettings(this.#dependencies, chat, provider, checked);
     }
     if (organizes) view = await this.organizer.update(userId, chatId, organized);
     return view!;
@@ -287,23 +291,6 @@ export class ChatService {
     const follower = await this.#turns.follow(chatId, afterSeq);
     if (!follower) throw new ChatError('not_found', `Chat ${chatId} has not run a turn yet.`);
     return follower;
-  }
-
-  /**
-   * Sets the model of the chat's next turns (a running turn keeps its own). The provider never changes
-   * (the history holds its items): another one is refused. @throws ChatError `not_found`, `invalid_request`.
-   */
-  async changeModel(userId: string, chatId: string, model: string, provider?: string): Promise<ChatView> {
-    const chat = await this.#requireChat(userId, chatId);
-    if (provider !== undefined && provider !== chat.provider) {
-      throw invalid(
-        `A chat's provider cannot change (this chat's is "${chat.provider}", got "${provider}"): its history holds items of that provider that another one cannot read. Start a new chat with provider "${provider}" instead.`,
-      );
-    }
-    const trimmed = checkModel(model);
-    if (!(await this.#dependencies.repository.changeModel(chatId, trimmed))) throw this.#notFound(chatId);
-    const present = await this.#presenter(userId);
-    return present({ ...chat, model: trimmed });
   }
 
   /**

@@ -151,6 +151,12 @@ export class InMemoryChatRepository implements ChatRepository {
     return chat !== undefined;
   }
 
+  async changeSystemPrompt(chatId: string, systemPrompt: string | null): Promise<boolean> {
+    const chat = this.#chats.get(chatId);
+    if (chat) chat.systemPrompt = systemPrompt;
+    return chat !== undefined;
+  }
+
   /** Marks the chat's messages from `fromSeq` on as replaced by `turnId` (the turn repository's rewind). */
   discardMessages(chatId: string, fromSeq: number, turnId: string): void {
     for (const message of this.#messages.get(chatId) ?? []) {

@@ -247,4 +247,10 @@ export class DatabaseChatRepository implements ChatRepository {
       .sql`UPDATE chats SET model = ${model} WHERE id = ${chatId} RETURNING id`;
     return rows.length > 0;
   }
+
+  async changeSystemPrompt(chatId: string, systemPrompt: string | null): Promise<boolean> {
+    const rows = await this.#database
+      .sql`UPDATE chats SET system_prompt = ${systemPrompt} WHERE id = ${chatId} RETURNING id`;
+    return rows.length > 0;
+  }
 }

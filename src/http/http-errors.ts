@@ -131,6 +131,14 @@ function allowedLiterals(schema: unknown): unknown[] | undefined {
   return values.every((value) => value !== undefined) ? values : undefined;
 }
 
+/** The types a union of plain types allows (`t.Union([t.String(), t.Null()])`), e.g. "string or null". */
+function allowedTypes(schema: unknown): string | undefined {
+  const anyOf = (schema as { anyOf?: unknown })?.anyOf;
+  if (!Array.isArray(anyOf) || anyOf.length === 0) return undefined;
+  const types = anyOf.map((member) => (member as { type?: unknown })?.type);
+  return types.every((type) => typeof type === 'string') ? types.join(' or ') : undefined;
+}
+
 function describeReceived(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;
@@ -148,7 +156,9 @@ function describeValidation(error: unknown): string {
     const allowed = literals.map((value) => JSON.stringify(value)).join(', ');
     return `Invalid ${where}: ${at} must be one of ${allowed}, got ${describeReceived(first.value)}.`;
   }
-  const message = first.message ?? 'is invalid';
+  // TypeBox says "Expected union value" for a value no member takes, which names no type to send.
+  const types = first.message === 'Expected union value' ? allowedTypes(first.schema) : undefined;
+  const message = types === undefined ? (first.message ?? 'is invalid') : `Expected ${types}`;
   const received =
     message.startsWith('Expected') && !message.startsWith('Expected required') && first.value !== undefined
       ? `, got ${describeReceived(first.value)}`

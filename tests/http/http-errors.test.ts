@@ -1,6 +1,6 @@
 /**
  * A body that does not match a route's schema is answered 400 `invalid_request` with what was wrong:
- * where, what was expected and what was received (a union of literals lists its values). A full
+ * where, what was expected and what was received (a union of literals lists its values, a union of types its types). A full
  * workspace is 507 `quota_exceeded`, and not logged as a fault.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -33,6 +33,13 @@ describe('request body validation messages', () => {
       '/api/settings/tools/tunable',
       { enabled: 'yes' },
       'Invalid request body: /enabled Expected boolean, got "yes".',
+    ],
+    [
+      'a value no member of a union of types takes',
+      'PATCH',
+      '/api/chats/some-chat',
+      { systemPrompt: 42 },
+      'Invalid request body: /systemPrompt Expected string or null, got 42.',
     ],
     [
       'a missing property',

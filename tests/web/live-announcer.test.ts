@@ -1,6 +1,11 @@
 /** What the live region speaks of a streaming answer: whole sentences, then the rest; no markdown. */
 import { describe, expect, test } from 'bun:test';
-import { nextAnnouncement, speakable, statusAnnouncement } from '../../web/live-announcer.ts';
+import {
+  MAX_ANNOUNCEMENT_LENGTH,
+  nextAnnouncement,
+  speakable,
+  statusAnnouncement,
+} from '../../web/live-announcer.ts';
 
 describe('nextAnnouncement', () => {
   test('speaks up to the last sentence end, and nothing while a sentence is unfinished', () => {
@@ -20,6 +25,32 @@ describe('nextAnnouncement', () => {
   test('when final, everything left is spoken; nothing left is nothing', () => {
     expect(nextAnnouncement('Done. Bye', 6, true)).toEqual({ chunk: 'Bye', upTo: 9 });
     expect(nextAnnouncement('Done.', 5, true)).toBeUndefined();
+  });
+  test('more than one announcement holds: its newest whole sentences, at most the limit, all of it marked spoken', () => {
+    const sentences = Array.from({ length: 400 }, (_, index) => `Sentence ${index} is **here** now.`);
+    const text = `${sentences.join(' ')} Unfinished`;
+    const upTo = text.length - ' Unfinished'.length;
+    const next = nextAnnouncement(text, 0, false)!;
+    expect(next.upTo).toBe(upTo);
+    expect(MAX_ANNOUNCEMENT_LENGTH).toBe(500);
+    expect(next.chunk.length).toBeLessThanOrEqual(500);
+    expect(next.chunk.endsWith('Sentence 399 is here now.')).toBe(true);
+    // Whole sentences: the chunk starts where one does, and is every sentence from there on.
+    const first = Number(/^Sentence (\d+) /.exec(next.chunk)![1]);
+    expect(next.chunk).toBe(speakable(sentences.slice(first).join(' ')));
+    expect(speakable(sentences.slice(first - 1).join(' ')).length).toBeGreaterThan(500);
+    // Final: the same bound, ending with the unfinished rest.
+    const final = nextAnnouncement(text, 0, true)!;
+    expect(final.upTo).toBe(text.length);
+    expect(final.chunk.endsWith('Sentence 399 is here now. Unfinished')).toBe(true);
+    expect(final.chunk.length).toBeLessThanOrEqual(500);
+  });
+  test('one sentence longer than the limit: its newest words, starting at a word', () => {
+    const words = Array.from({ length: 200 }, (_, index) => `w${index}`);
+    const next = nextAnnouncement(`${words.join(' ')}. Next`, 0, false)!;
+    expect(next.chunk.length).toBeLessThanOrEqual(500);
+    expect(next.chunk.endsWith('w199.')).toBe(true);
+    expect(words.includes(next.chunk.split(' ')[0]!)).toBe(true);
   });
   test('a chunk of only markup advances without speaking', () => {
     expect(nextAnnouncement('## \n', 0, false)).toEqual({ chunk: '', upTo: 4 });

@@ -56,8 +56,8 @@ function stream(
   text: string,
   sizes: number[],
   budget?: number,
+  renderer = new IncrementalMarkdown(),
 ): { chunks: MarkdownChunk[]; html: string; lives: string[]; steps: number } {
-  const renderer = new IncrementalMarkdown();
   const chunks: MarkdownChunk[] = [];
   const lives: string[] = [];
   let steps = 0;
@@ -92,6 +92,27 @@ describe('IncrementalMarkdown', () => {
       expect(html).toBe(renderMarkdown(ANSWER));
       // Each source character belongs to exactly one chunk: nothing rendered twice, nothing dropped.
       expect(chunks.map((chunk) => chunk.source).join('')).toBe(ANSWER);
+    },
+  );
+
+  test.each([[[1]], [[2, 7, 3]], [[64]], [[ANSWER.length]]])(
+    'with highlighting deferred (pieces of %j): chunks with code come plain, and highlighted they are the whole render',
+    (sizes) => {
+      const renderer = new IncrementalMarkdown({ deferHighlighting: true });
+      const { chunks } = stream(ANSWER, sizes, undefined, renderer);
+      const withCode = chunks.filter((chunk) => chunk.deferred !== undefined);
+      expect(withCode.length).toBeGreaterThan(0);
+      for (const chunk of withCode) {
+        expect(chunk.html).toContain('<div class="markdown-code">');
+        expect(chunk.html).not.toContain('hljs-');
+        expect(renderer.highlightChunk(chunk)).toContain('hljs-');
+      }
+      for (const chunk of chunks.filter((candidate) => candidate.deferred === undefined)) {
+        expect(chunk.html).not.toContain('<div class="markdown-code">');
+      }
+      expect(chunks.map((chunk) => renderer.highlightChunk(chunk)).join('')).toBe(renderMarkdown(ANSWER));
+      // Highlighting later renders each chunk as it was first rendered: same as highlighting at once.
+      expect(chunks.map((chunk) => renderer.highlightChunk(chunk)).join('')).toBe(stream(ANSWER, sizes).html);
     },
   );
 

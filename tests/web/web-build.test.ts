@@ -127,6 +127,7 @@ test('app.css is every stylesheet of web/styles/ in file-name order, each whole'
     '07-chat-list.css',
     '07-message-actions.css',
     '07-new-chat.css',
+    '07-system-prompt.css',
     '08-files.css',
   ];
   let position = 0;

@@ -156,9 +156,9 @@ export function createChatRoutes(deps: AppDependencies) {
       response: { 200: chatSchema, ...notFound, 413: errorBodySchema, 422: errorBodySchema },
       detail: {
         summary:
-          "Rename, pin or archive a chat, or change the model of its next turns (among its provider's)",
+          "Rename, pin or archive a chat, or change the model (among its provider's) or the system prompt of its next turns",
         description:
-          "title: one line, 1–200 characters, no control characters. pinned: listed first. archived: listed with ?archived=true only (also unpins). model: used from the chat's next turn on; a running turn keeps its own. provider: a chat's provider cannot change (its history may hold items only that provider reads), so another one than the chat's is 422 invalid_request, saying to start a new chat. At least one field; every field is checked before any is written.",
+          "title: one line, 1–200 characters, no control characters. pinned: listed first. archived: listed with ?archived=true only (also unpins). model: used from the chat's next turn on; a running turn keeps its own. provider: a chat's provider cannot change (its history may hold items only that provider reads), so another one than the chat's is 422 invalid_request, saying to start a new chat. systemPrompt: the chat's own instructions from its next turn on (a running turn keeps its own), trimmed, at most 50,000 characters; blank or null removes them. At least one field; every field is checked before any is written.",
         tags: ['chats'],
         operationId: 'updateChat',
       },

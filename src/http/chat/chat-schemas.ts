@@ -68,10 +68,15 @@ export const updateChatBodySchema = t.Object(
           "The chat's provider, which cannot change: another one than the chat's is refused (422), saying to start a new chat.",
       }),
     ),
+    systemPrompt: t.Optional(
+      t.Union([t.String(), t.Null()], {
+        description: `The chat's own instructions for its next turns, after the server's (at most ${MAX_SYSTEM_PROMPT_LENGTH} characters after trimming); blank or null removes them. A running turn keeps the prompt it started with.`,
+      }),
+    ),
   },
   {
     additionalProperties: false,
-    description: 'At least one of title, pinned, archived, model and provider.',
+    description: 'At least one of title, pinned, archived, model, provider and systemPrompt.',
   },
 );
 

@@ -362,7 +362,8 @@ describe.each(BACKENDS)('finding and keeping chats on %s', (backend) => {
       status: 422,
       body: {
         code: 'invalid_request',
-        error: 'The body must set at least one of title, pinned, archived, model or provider; got none.',
+        error:
+          'The body must set at least one of title, pinned, archived, model, provider or systemPrompt; got none.',
       },
     });
   });
