@@ -57,7 +57,9 @@ export function createComposer(options: ComposerOptions): Composer {
     h('label', { for: textarea.id, class: 'visually-hidden' }, 'Message'),
     attached?.chips,
     textarea,
-    h('div', { class: 'composer-actions' }, attached?.attach, turnStatus, cancelButton, sendButton),
+    // The status line (with Review while a call waits) comes first, so Tab from the message reaches a
+    // waiting call before anything else.
+    h('div', { class: 'composer-actions' }, turnStatus, attached?.attach, cancelButton, sendButton),
   );
   textarea.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
