@@ -13,6 +13,7 @@ import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
 import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
 import { BINARY_PROBE_BYTES, looksBinary } from '../fs/binary-probe.ts';
+import type { FileContent, ReadFileOutcome } from '../fs/file-operations.ts';
 import { countLines, recordRead, sha256Hex } from '../fs/freshness.ts';
 import { filePathParameter, PATH_ACCESS_SETTINGS } from '../fs/path-access-settings.ts';
 import { cutLine, formatBytes, readWindowNotice } from '../output/cut-notices.ts';
@@ -131,20 +132,13 @@ const parameters = Type.Object({
   ),
 });
 
-async function readFile(args: Static<typeof parameters>, context: ToolContext): Promise<ReadFileResult> {
-  const { path, startLine: startLineArgument, maxLines: maxLinesArgument } = args;
-  const view = args.view ?? 'text';
-  if (view !== 'text' && (startLineArgument !== undefined || maxLinesArgument !== undefined)) {
-    throw new ToolArgumentError(
-      `startLine and maxLines apply to view "text" only; view "${view}" always returns the whole file. Remove them, or use view "text".`,
-    );
-  }
-
-  assertFilePathSyntax(path);
-  const ceiling = view === 'text' ? TEXT_VIEW_CEILING_BYTES : BYTE_VIEW_CEILING_BYTES;
-  const outcome = await fileOperationsFor(context).readFile({ path, need: 'read', ceiling, action: 'read' });
-  // The second wall: wherever the file work ran, the location it read is decided here again.
-  (await getAccessPolicy(context)).require(outcome.real, 'read', path, outcome.real);
+/** The file that was read, or the refusal of what was found instead, worded for the view. */
+function fileOrRefusal(
+  outcome: ReadFileOutcome,
+  path: string,
+  view: ReadFileView,
+  ceiling: number,
+): FileContent {
   if (outcome.kind === 'directory') {
     throw new ToolExecutionError(
       `Cannot read ${JSON.stringify(path)}: it is a directory. Use list_directory or glob to see its contents.`,
@@ -160,7 +154,24 @@ async function readFile(args: Static<typeof parameters>, context: ToolContext): 
         : `Cannot read ${JSON.stringify(path)} with view "${view}": it is larger than the ${formatBytes(ceiling)} ceiling of the byte views, and byte views are never truncated. Use view "text" for a text file.`,
     );
   }
-  const { real, bytes, mtimeMs } = outcome;
+  return outcome;
+}
+
+async function readFile(args: Static<typeof parameters>, context: ToolContext): Promise<ReadFileResult> {
+  const { path, startLine: startLineArgument, maxLines: maxLinesArgument } = args;
+  const view = args.view ?? 'text';
+  if (view !== 'text' && (startLineArgument !== undefined || maxLinesArgument !== undefined)) {
+    throw new ToolArgumentError(
+      `startLine and maxLines apply to view "text" only; view "${view}" always returns the whole file. Remove them, or use view "text".`,
+    );
+  }
+
+  assertFilePathSyntax(path);
+  const ceiling = view === 'text' ? TEXT_VIEW_CEILING_BYTES : BYTE_VIEW_CEILING_BYTES;
+  const outcome = await fileOperationsFor(context).readFile({ path, need: 'read', ceiling, action: 'read' });
+  // The second wall: wherever the file work ran, the location it read is decided here again.
+  (await getAccessPolicy(context)).require(outcome.real, 'read', path, outcome.real);
+  const { real, bytes, mtimeMs } = fileOrRefusal(outcome, path, view, ceiling);
   const sha256 = sha256Hex(bytes);
   const totalLines = countLines(bytes);
   const observation = { path: real, sha256, size: bytes.length, mtimeMs, totalLines };
