@@ -2,7 +2,8 @@
  * The Linux calls that act relative to a held directory descriptor, reached through `bun:ffi` because
  * neither Bun nor Node exposes them: `openat2` (through libc's `syscall`, which glibc does not wrap),
  * `mkdirat`, `unlinkat`, `renameat2` and `fchownat` (Node's `fchown` refuses the `O_PATH` descriptors
- * that hold a symlink or a FIFO as itself), `flock`, which locks an open file, and `syncfs`. Each returns a result
+ * that hold a symlink or a FIFO as itself), `flock`, which locks an open file, `syncfs`, and `fcntl`'s
+ * pipe capacity (the file worker's pipe). Each returns a result
  * or throws a SystemCallError; none follows a name the caller did not hand it.
  *
  * They run on the calling thread: a metadata call on a local directory takes microseconds (an
