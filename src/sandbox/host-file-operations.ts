@@ -15,7 +15,8 @@ import { sandboxFileOwner } from './sandbox-file-owner.ts';
 /** Where the file work of one call runs. */
 export type FileOperationsFactory = (context: ToolContext) => FileOperations;
 
-let installed: FileOperationsFactory | undefined;
+/** Installed factories, the latest last: the latest one still installed decides. */
+const installed: FileOperationsFactory[] = [];
 /** One object per call, so every step of a call goes the same way. */
 const perCall = new WeakMap<ToolContext, FileOperations>();
 
@@ -28,20 +29,22 @@ export function inProcessFileOperations(context: ToolContext): FileOperations {
 export function fileOperationsFor(context: ToolContext): FileOperations {
   let operations = perCall.get(context);
   if (operations === undefined) {
-    operations = (installed ?? inProcessFileOperations)(context);
+    operations = (installed.at(-1) ?? inProcessFileOperations)(context);
     perCall.set(context, operations);
   }
   return operations;
 }
 
 /**
- * Makes `factory` decide where every later call's file work runs. The returned function puts back the
- * one used before, unless another was installed since.
+ * Makes `factory` decide where every later call's file work runs, until the returned function takes it
+ * away again. Installs and removals may interleave (servers that stop in another order than they
+ * started): removing one never brings back a factory already removed.
  */
 export function installFileOperations(factory: FileOperationsFactory): () => void {
-  const previous = installed;
-  installed = factory;
+  const entry = (context: ToolContext) => factory(context);
+  installed.push(entry);
   return () => {
-    if (installed === factory) installed = previous;
+    const index = installed.indexOf(entry);
+    if (index !== -1) installed.splice(index, 1);
   };
 }
