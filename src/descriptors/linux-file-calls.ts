@@ -2,7 +2,8 @@
  * The Linux calls that act relative to a held directory descriptor, reached through `bun:ffi` because
  * neither Bun nor Node exposes them: `openat2` (through libc's `syscall`, which glibc does not wrap),
  * `mkdirat`, `unlinkat`, `renameat2` and `fchownat` (Node's `fchown` refuses the `O_PATH` descriptors
- * that hold a symlink or a FIFO as itself), `flock`, which locks an open file, and `syncfs`. Each returns a result
+ * that hold a symlink or a FIFO as itself), `flock`, which locks an open file, `syncfs`, and `fcntl`'s
+ * pipe capacity (the file worker's pipe). Each returns a result
  * or throws a SystemCallError; none follows a name the caller did not hand it.
  *
  * They run on the calling thread: a metadata call on a local directory takes microseconds (an
@@ -73,6 +74,7 @@ const symbols = {
   },
   flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
   syncfs: { args: [FFIType.i32], returns: FFIType.i32 },
+  fcntl: { args: [FFIType.i32, FFIType.i32, FFIType.i32], returns: FFIType.i32 },
   __errno_location: { args: [], returns: FFIType.ptr },
 } as const;
 
@@ -205,6 +207,21 @@ export function syncfs(fd: number, shown: string): void {
 }
 
 /** Closes a descriptor these calls returned; a second close of the same number is the caller's bug. */
+/** `fcntl`'s command that sets a pipe's capacity. */
+const F_SETPIPE_SZ = 1031;
+
+/**
+ * Sets the capacity of the pipe `fd` to at least `bytes` (`fcntl(F_SETPIPE_SZ)`; the kernel rounds up
+ * to a power of two of pages and refuses more than `/proc/sys/fs/pipe-max-size` unprivileged); returns
+ * the capacity it has now.
+ */
+export function setPipeCapacity(fd: number, bytes: number, shown: string): number {
+  const { calls } = load();
+  const capacity = calls.fcntl(fd, F_SETPIPE_SZ, bytes);
+  if (capacity === -1) fail('fcntl', shown);
+  return capacity;
+}
+
 export function closeDescriptor(fd: number): void {
   // node:fs's close is the plain close(2) on the number.
   closeSync(fd);

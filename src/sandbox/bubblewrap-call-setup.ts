@@ -37,7 +37,7 @@ export interface BubblewrapCallSetup {
     identity: SandboxIdentity,
     command: Pick<SandboxedCommand, 'reachable' | 'cwd' | 'deniedPaths'>,
     probing?: boolean,
-    program?: Pick<SandboxedProgram, 'argv' | 'network'>,
+    program?: Pick<SandboxedProgram, 'argv' | 'network' | 'runtimeFiles'>,
   ): PlanArgument[];
 }
 

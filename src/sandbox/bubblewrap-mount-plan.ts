@@ -29,6 +29,7 @@
  * - A fresh `/proc` of the sandbox's PID namespace, a minimal read-only `/dev` (null, zero, full, random,
  *   urandom, tty, pts, and the waiter's script, sandbox-waiter.ts), and size-limited private tmpfs mounts for `/tmp`, `/dev/shm` and the sandbox
  *   `HOME`.
+ * - A program's runtime files (the file worker's Bun and its code), read-only by descriptor, when asked.
  * - Nothing else: no data directory, installation directory, server home or other user's workspace,
  *   unless a root contains it (then it is covered when protected).
  *
@@ -138,6 +139,8 @@ export interface MountPlanInput {
   tmpBytes: number;
   homeBytes: number;
   shmBytes: number;
+  /** Host files a program runs on, read-only at their destinations (`SandboxedProgram.runtimeFiles`). */
+  runtimeFiles?: readonly { source: string; destination: string }[];
 }
 
 interface MountOperation {
@@ -183,6 +186,12 @@ function systemOperations(input: MountPlanInput, host: HostLayout): MountOperati
       arguments: ['--size', String(input.shmBytes), '--perms', '1777', '--tmpfs', '/dev/shm'],
     },
   );
+  for (const file of input.runtimeFiles ?? []) {
+    operations.push({
+      destination: file.destination,
+      arguments: [held(file.source, file.destination, 'file')],
+    });
+  }
   // A root that contains /tmp (the operator's `/`) shows the host's own, so a working directory there
   // (`mango tool call --cwd /tmp/x`) exists in the sandbox; every other sandbox gets a private one.
   if (!shownByRoot('/tmp')) {

@@ -31,7 +31,9 @@ export async function prepareBubblewrapProgram(
   );
   const launch = {
     argv: describePlan(plan),
-    environment: { ...setup.environmentFor(identity, '/bin/sh', []), ...program.environment },
+    environment: program.environmentOnly
+      ? { ...program.environment }
+      : { ...setup.environmentFor(identity, '/bin/sh', []), ...program.environment },
     cwd: program.cwd,
   };
   return {

@@ -50,6 +50,7 @@ import { runBubblewrapCommand } from './bubblewrap-command-run.ts';
 import { type HostLayout, type PlanArgument, systemProgramDirectories } from './bubblewrap-mount-plan.ts';
 import { prepareBubblewrapProgram } from './bubblewrap-program-launch.ts';
 import { bubblewrapStatus } from './bubblewrap-status.ts';
+import { prepareFileWorkerSandbox } from './file-worker-sandbox.ts';
 import { hostLayout } from './host-layout.ts';
 import { type LaunchedSandbox, launchSandbox } from './launched-sandbox.ts';
 import {
@@ -209,6 +210,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
       systemDirectories: systemProgramDirectories(host),
     }),
     prepareProgram: (program) => prepareBubblewrapProgram(program, context),
+    prepareFileWorker: (worker) => prepareFileWorkerSandbox(worker, context),
     run: (command) => runBubblewrapCommand(command, context),
   };
 }

@@ -89,7 +89,7 @@ export interface SandboxArgumentsInput {
   /** The start-up probe: run synchronously, without bubblewrap's info descriptor. */
   probing?: boolean;
   /** A long-running program to run behind the program launcher instead of the waiter (see the module header). */
-  program?: Pick<SandboxedProgram, 'argv' | 'network'>;
+  program?: Pick<SandboxedProgram, 'argv' | 'network' | 'runtimeFiles'>;
 }
 
 /** The whole argument vector of one sandbox, ending with the waiter. */
@@ -143,6 +143,7 @@ export function sandboxArguments(input: SandboxArgumentsInput): PlanArgument[] {
         tmpBytes: limits.tmpBytes,
         homeBytes: limits.homeBytes,
         shmBytes: limits.shmBytes,
+        runtimeFiles: program?.runtimeFiles ?? [],
       },
       input.host,
     ),

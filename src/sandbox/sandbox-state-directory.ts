@@ -57,6 +57,11 @@ export interface SandboxStateDirectory {
   accounts(identity: SandboxIdentity): { passwd: string; group: string };
   /** The waiter's script (sandbox-waiter.ts). */
   waiter: string;
+  /**
+   * `text` placed as `<prefix>-<hash of text><suffix>` (never replaced once there, like the waiter),
+   * readable by every sandbox uid; its path. Throws with the reason when the directory became unsafe.
+   */
+  placeProgram(prefix: string, suffix: string, text: string): string;
   emptyFile: string;
   emptyDirectory: string;
   /** Recreates any file that went missing. Throws with the reason when the directory became unsafe. */
@@ -235,11 +240,17 @@ export function openSandboxStateDirectory(
     });
     return { passwd: join(path, passwd), group: join(path, group) };
   };
+  const placeProgram = (prefix: string, suffix: string, text: string) => {
+    const file = `${prefix}-${contentTag(text)}${suffix}`;
+    inDirectory((directory) => placeOnce(directory, file, text));
+    return join(path, file);
+  };
   ensure();
   accounts(identity);
   return {
     path,
     accounts,
+    placeProgram,
     waiter: join(path, names.waiter),
     emptyFile: join(path, names.emptyFile),
     emptyDirectory: join(path, names.emptyDirectory),

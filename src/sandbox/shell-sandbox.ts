@@ -54,6 +54,22 @@ export interface SandboxedProgram {
   network: 'none' | 'host';
   /** The Mango user the program runs for: its processes count against that user's process limit. */
   userId: string;
+  /**
+   * Files of the server's own the program runs on (a runtime, its code), each mounted read-only by
+   * descriptor at its destination: the one exception to "nothing of the installation is visible",
+   * used by the file worker (file-worker-sandbox.ts).
+   */
+  runtimeFiles?: readonly RuntimeFile[];
+  /** True: the program gets `environment` alone, not the shell's allowlisted variables beneath it. */
+  environmentOnly?: boolean;
+}
+
+/** A host file mounted read-only into a program's sandbox. */
+export interface RuntimeFile {
+  /** Absolute real path on the host, opened with links refused. */
+  source: string;
+  /** Where the sandbox shows it; outside every root of the reachable set. */
+  destination: string;
 }
 
 /** A started program: its stdin, stdout and stderr are pipes; killing it ends its sandbox. */
@@ -110,6 +126,21 @@ export interface ShellSandbox {
    * program is checked against the sandbox that will run it (mcp-client/stdio-program-check.ts).
    */
   programView?(variables: Readonly<Record<string, string>>): ProgramView;
+  /**
+   * The launch of a file worker (src/file-worker/) for `worker.userId` over `worker.reachable`: the
+   * program `script` run by this process's Bun runtime in a sandbox of that user, with nothing else of
+   * the installation visible and no variable but its own. Absent when this sandbox cannot hold one.
+   * Throws a classified ToolError when the sandbox is unavailable.
+   */
+  prepareFileWorker?(worker: FileWorkerLaunchRequest): Promise<SandboxedProgramLaunch>;
+}
+
+/** What a file worker's sandbox is built for. */
+export interface FileWorkerLaunchRequest {
+  userId: string;
+  reachable: ReachableSet;
+  /** The worker's program, one JavaScript file (file-worker-bundle.ts). */
+  script: string;
 }
 
 /** Where a sandboxed program's name is looked up, and which host directories it can see. */

@@ -39,6 +39,7 @@ import { readVariable } from '../config/environment-variables.ts';
 import { DatabaseSandboxIdRepository } from '../db/database-sandbox-id-repository.ts';
 import { DatabaseSecretKeyProbeRepository } from '../db/database-secret-key-probe-repository.ts';
 import type { FileLock } from '../descriptors/file-lock.ts';
+import { type InstalledFileWorkers, installFileWorkers } from '../file-worker/install-file-workers.ts';
 import { checkSecretKey } from '../mcp-client/secret-key-probe.ts';
 import { installShellSandbox } from '../sandbox/host-shell-sandbox.ts';
 import type { ShellSandbox } from '../sandbox/shell-sandbox.ts';
@@ -182,6 +183,7 @@ export async function startServer(
   const database = await openDatabase(config);
   let server: ReturnType<typeof Bun.serve> | undefined;
   let uninstallSandbox: (() => void) | undefined;
+  let fileWorkers: InstalledFileWorkers | undefined;
   let serverLock: FileLock | undefined;
   let wakeUps: PostgresWakeUps | undefined;
   let instance: RegisteredInstance | undefined;
@@ -207,6 +209,8 @@ export async function startServer(
       });
     uninstallSandbox = installShellSandbox(shellSandbox);
     print(describeShellSandbox(shellSandbox.status()));
+    fileWorkers = installFileWorkers(shellSandbox);
+    print(fileWorkers.summary);
     const instanceId = crypto.randomUUID();
     if (database.dialect === 'postgres') {
       wakeUps = await PostgresWakeUps.start(database, {
@@ -261,6 +265,7 @@ export async function startServer(
       stop: () => {
         stopping ??= (async () => {
           await drainAndStop(running, deps, config.shutdownTimeoutMs);
+          fileWorkers?.stop();
           uninstallSandbox?.();
           // Its sandboxes built ahead end with it; one the caller passed is the caller's.
           if (options.shellSandbox === undefined) shellSandbox.dispose?.();
@@ -274,6 +279,7 @@ export async function startServer(
     };
   } catch (error) {
     server?.stop(true);
+    fileWorkers?.stop();
     uninstallSandbox?.();
     serverLock?.release();
     await wakeUps?.close();

@@ -6,15 +6,15 @@
 
 import { type Static, Type } from '@sinclair/typebox';
 import type { FileEditArguments, FileEditResult } from '../../contracts/tool-result-view.ts';
-import { sandboxFileOwner } from '../../sandbox/sandbox-file-owner.ts';
-import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
+import { fileOperationsFor } from '../../sandbox/host-file-operations.ts';
+import { getAccessPolicy } from '../access/access-policy.ts';
 import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
 import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError, ToolNotFoundError } from '../errors.ts';
 import { looksBinary } from '../fs/binary-probe.ts';
-import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
+import { countLines, recordWrite, sha256Hex } from '../fs/freshness.ts';
+import { readExistingForOverwrite } from '../fs/overwrite-guard.ts';
 import { filePathParameter, PATH_ACCESS_SETTINGS } from '../fs/path-access-settings.ts';
-import { replaceFile } from '../fs/replace-file.ts';
 import { WRITE_APPROVAL_SETTINGS } from '../fs/write-approval-settings.ts';
 import { registerTool } from '../registry.ts';
 import type { ToolContext } from '../types.ts';
@@ -51,13 +51,18 @@ async function editFile(args: Static<typeof parameters>, context: ToolContext): 
     throw new ToolArgumentError('oldString and newString are identical; there is nothing to change.');
   }
   assertFilePathSyntax(path);
-  const resolved = await resolveAndValidatePath(path, context, 'path', 'write');
-  if ((await inspectWriteTarget(resolved, path)) === 'missing') {
+  const operations = fileOperationsFor(context);
+  const policy = await getAccessPolicy(context);
+  const target = await operations.inspectWriteTarget(path);
+  // The second wall: every location the file work names is decided here again.
+  policy.require(target.real, 'write', path, target.real);
+  if (target.kind === 'missing') {
     throw new ToolNotFoundError(
       `Cannot edit ${JSON.stringify(path)}: it does not exist. Create it with write_file.`,
     );
   }
-  const existing = await readExistingForOverwrite(resolved, context, path);
+  const existing = await readExistingForOverwrite(operations, context, path);
+  policy.require(existing.real, 'write', path, existing.real);
   if (looksBinary(existing.bytes)) {
     throw new ToolExecutionError(
       `Cannot edit ${JSON.stringify(path)}: it is a binary file. Use write_file instead.`,
@@ -101,14 +106,22 @@ async function editFile(args: Static<typeof parameters>, context: ToolContext): 
   for (let index = text.indexOf('\n'); index !== -1 && index < first; index = text.indexOf('\n', index + 1)) {
     firstChangedLine += 1;
   }
-  const { sha256 } = await replaceFile(
-    existing.real,
-    new TextEncoder().encode(updated),
-    existing.mode,
-    context,
-    path,
-    await sandboxFileOwner(context.userId),
-  );
+  const data = new TextEncoder().encode(updated);
+  const written = await operations.replaceFile({
+    target: existing.real,
+    data,
+    mode: existing.mode,
+    shown: path,
+  });
+  policy.require(written.real, 'write', path, written.real);
+  const sha256 = sha256Hex(data);
+  await recordWrite(context.ledger, {
+    path: written.real,
+    sha256,
+    size: written.size,
+    mtimeMs: written.mtimeMs,
+    totalLines: countLines(data),
+  });
   return { path, replacements: occurrences.length, sha256, firstChangedLine };
 }
 

@@ -1,19 +1,21 @@
 /**
  * read_file: a file as line-numbered text (`cat -n` style) or as
- * its raw bytes in hex or base64. One descriptor, verified against the path policy after opening; the
+ * its raw bytes in hex or base64. Read by the call's file operations (in the user's sandbox where the
+ * server has one) through one descriptor, verified against the path policy after opening; the
  * ceiling bounds the bytes read, not the size stat claims; the whole-file sha256 is always recorded in the
  * chat's freshness ledger, which is what lets write_file and edit_file overwrite the file later.
  */
 
 import { type Static, Type } from '@sinclair/typebox';
-import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
+import { fileOperationsFor } from '../../sandbox/host-file-operations.ts';
+import { getAccessPolicy } from '../access/access-policy.ts';
 import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
 import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
 import { BINARY_PROBE_BYTES, looksBinary } from '../fs/binary-probe.ts';
+import type { FileContent, ReadFileOutcome } from '../fs/file-operations.ts';
 import { countLines, recordRead, sha256Hex } from '../fs/freshness.ts';
 import { filePathParameter, PATH_ACCESS_SETTINGS } from '../fs/path-access-settings.ts';
-import { readVerifiedFile } from '../fs/read-verified-file.ts';
 import { cutLine, formatBytes, readWindowNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
 import { StringEnum } from '../tool-schema.ts';
@@ -130,6 +132,31 @@ const parameters = Type.Object({
   ),
 });
 
+/** The file that was read, or the refusal of what was found instead, worded for the view. */
+function fileOrRefusal(
+  outcome: ReadFileOutcome,
+  path: string,
+  view: ReadFileView,
+  ceiling: number,
+): FileContent {
+  if (outcome.kind === 'directory') {
+    throw new ToolExecutionError(
+      `Cannot read ${JSON.stringify(path)}: it is a directory. Use list_directory or glob to see its contents.`,
+    );
+  }
+  if (outcome.kind === 'special') {
+    throw new ToolExecutionError(`Cannot read ${JSON.stringify(path)}: it is not a regular file.`);
+  }
+  if (outcome.kind === 'over_ceiling') {
+    throw new ToolExecutionError(
+      view === 'text'
+        ? `Cannot read ${JSON.stringify(path)}: it is larger than the ${formatBytes(ceiling)} ceiling of the text view. Search it with grep instead.`
+        : `Cannot read ${JSON.stringify(path)} with view "${view}": it is larger than the ${formatBytes(ceiling)} ceiling of the byte views, and byte views are never truncated. Use view "text" for a text file.`,
+    );
+  }
+  return outcome;
+}
+
 async function readFile(args: Static<typeof parameters>, context: ToolContext): Promise<ReadFileResult> {
   const { path, startLine: startLineArgument, maxLines: maxLinesArgument } = args;
   const view = args.view ?? 'text';
@@ -140,24 +167,14 @@ async function readFile(args: Static<typeof parameters>, context: ToolContext): 
   }
 
   assertFilePathSyntax(path);
-  const resolved = await resolveAndValidatePath(path, context);
   const ceiling = view === 'text' ? TEXT_VIEW_CEILING_BYTES : BYTE_VIEW_CEILING_BYTES;
-  const { real, bytes, stats } = await readVerifiedFile(resolved, context, {
-    ceiling,
-    action: 'read',
-    shown: path,
-    notRegularFile: (isDirectory) =>
-      isDirectory
-        ? `Cannot read ${JSON.stringify(path)}: it is a directory. Use list_directory or glob to see its contents.`
-        : `Cannot read ${JSON.stringify(path)}: it is not a regular file.`,
-    overCeiling: () =>
-      view === 'text'
-        ? `Cannot read ${JSON.stringify(path)}: it is larger than the ${formatBytes(ceiling)} ceiling of the text view. Search it with grep instead.`
-        : `Cannot read ${JSON.stringify(path)} with view "${view}": it is larger than the ${formatBytes(ceiling)} ceiling of the byte views, and byte views are never truncated. Use view "text" for a text file.`,
-  });
+  const outcome = await fileOperationsFor(context).readFile({ path, need: 'read', ceiling, action: 'read' });
+  // The second wall: wherever the file work ran, the location it read is decided here again.
+  (await getAccessPolicy(context)).require(outcome.real, 'read', path, outcome.real);
+  const { real, bytes, mtimeMs } = fileOrRefusal(outcome, path, view, ceiling);
   const sha256 = sha256Hex(bytes);
   const totalLines = countLines(bytes);
-  const observation = { path: real, sha256, size: bytes.length, mtimeMs: stats.mtimeMs, totalLines };
+  const observation = { path: real, sha256, size: bytes.length, mtimeMs, totalLines };
 
   if (view !== 'text') {
     await recordRead(context.ledger, { ...observation, startLine: 1, endLine: totalLines, byteView: true });

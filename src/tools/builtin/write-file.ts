@@ -6,13 +6,13 @@
  */
 
 import { type Static, Type } from '@sinclair/typebox';
-import { sandboxFileOwner } from '../../sandbox/sandbox-file-owner.ts';
-import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
+import { fileOperationsFor } from '../../sandbox/host-file-operations.ts';
+import { getAccessPolicy } from '../access/access-policy.ts';
 import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
 import { defineTool } from '../define-tool.ts';
-import { inspectWriteTarget, readExistingForOverwrite } from '../fs/overwrite-guard.ts';
+import { countLines, recordWrite, sha256Hex } from '../fs/freshness.ts';
+import { readExistingForOverwrite } from '../fs/overwrite-guard.ts';
 import { filePathParameter, PATH_ACCESS_SETTINGS } from '../fs/path-access-settings.ts';
-import { replaceFile } from '../fs/replace-file.ts';
 import { WRITE_APPROVAL_SETTINGS } from '../fs/write-approval-settings.ts';
 import { registerTool } from '../registry.ts';
 import type { ToolContext } from '../types.ts';
@@ -34,30 +34,31 @@ async function writeFile(
   context: ToolContext,
 ): Promise<WriteFileResult> {
   assertFilePathSyntax(path);
-  const resolved = await resolveAndValidatePath(path, context, 'path', 'write');
-  const kind = await inspectWriteTarget(resolved, path);
+  const operations = fileOperationsFor(context);
+  const policy = await getAccessPolicy(context);
+  const target = await operations.inspectWriteTarget(path);
+  // The second wall: the location the file work decided is decided here again before it is written.
+  policy.require(target.real, 'write', path, target.real);
+  const existing =
+    target.kind === 'missing' ? undefined : await readExistingForOverwrite(operations, context, path);
+  if (existing !== undefined) policy.require(existing.real, 'write', path, existing.real);
   const data = new TextEncoder().encode(content);
-  if (kind === 'missing') {
-    const { sha256 } = await replaceFile(
-      resolved.real,
-      data,
-      undefined,
-      context,
-      path,
-      await sandboxFileOwner(context.userId),
-    );
-    return { path, bytesWritten: data.length, created: true, sha256 };
-  }
-  const existing = await readExistingForOverwrite(resolved, context, path);
-  const { sha256 } = await replaceFile(
-    existing.real,
+  const written = await operations.replaceFile({
+    target: existing?.real ?? target.real,
     data,
-    existing.mode,
-    context,
-    path,
-    await sandboxFileOwner(context.userId),
-  );
-  return { path, bytesWritten: data.length, created: false, sha256 };
+    mode: existing?.mode,
+    shown: path,
+  });
+  policy.require(written.real, 'write', path, written.real);
+  const sha256 = sha256Hex(data);
+  await recordWrite(context.ledger, {
+    path: written.real,
+    sha256,
+    size: written.size,
+    mtimeMs: written.mtimeMs,
+    totalLines: countLines(data),
+  });
+  return { path, bytesWritten: data.length, created: existing === undefined, sha256 };
 }
 
 export const writeFileTool = defineTool({

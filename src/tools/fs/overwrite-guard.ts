@@ -3,14 +3,17 @@
  * not exist yet (a symlink, a FIFO, a socket, a device or a directory is refused before anything is
  * opened or replaced, and the opened descriptor must show a regular file again), and an existing file may
  * be replaced only when the chat holds a complete observation of it that still matches the disk.
+ *
+ * The file work goes through the call's file operations (file-operations.ts); the freshness decision
+ * and the wording stay here, with the chat's ledger.
  */
 import { lstat } from 'node:fs/promises';
 import type { ResolvedPath } from '../access/resolve-and-validate-path.ts';
 import { ToolExecutionError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
 import { describeSystemError } from './describe-system-error.ts';
+import type { FileOperations } from './file-operations.ts';
 import { assertFreshForOverwrite, sha256Hex } from './freshness.ts';
-import { readVerifiedFile } from './read-verified-file.ts';
 
 /** Largest file write_file / edit_file will re-read to check freshness (read_file's text ceiling). */
 export const OVERWRITE_READ_CEILING_BYTES = 10 * 1024 * 1024;
@@ -49,24 +52,29 @@ export interface ExistingFile {
 }
 
 /**
- * Opens an existing file (verified against policy), reads it and checks the chat's observation. Throws a
- * ToolExecutionError that tells the model what to do when the chat may not overwrite it.
+ * Reads an existing file for writing (verified against policy) and checks the chat's observation. Throws
+ * a ToolExecutionError that tells the model what to do when the chat may not overwrite it.
  */
 export async function readExistingForOverwrite(
-  resolved: ResolvedPath,
+  operations: FileOperations,
   context: ToolContext,
   shown: string,
 ): Promise<ExistingFile> {
-  const { real, bytes, stats } = await readVerifiedFile(resolved, context, {
+  const outcome = await operations.readFile({
+    path: shown,
+    need: 'write',
     ceiling: OVERWRITE_READ_CEILING_BYTES,
     action: 'open',
-    shown,
-    need: 'write',
-    notRegularFile: () => `Refusing to write ${JSON.stringify(shown)}: it is not a regular file.`,
-    overCeiling: () =>
-      `Refusing to overwrite ${JSON.stringify(shown)}: it is larger than ${OVERWRITE_READ_CEILING_BYTES / (1024 * 1024)} MiB, more than read_file can show, so this chat cannot have read all of it.`,
   });
-  const sha256 = sha256Hex(bytes);
-  await assertFreshForOverwrite(context.ledger, real, shown, { size: bytes.length, sha256 });
-  return { real, bytes, sha256, mode: stats.mode & 0o7777 };
+  if (outcome.kind === 'directory' || outcome.kind === 'special') {
+    throw new ToolExecutionError(`Refusing to write ${JSON.stringify(shown)}: it is not a regular file.`);
+  }
+  if (outcome.kind === 'over_ceiling') {
+    throw new ToolExecutionError(
+      `Refusing to overwrite ${JSON.stringify(shown)}: it is larger than ${OVERWRITE_READ_CEILING_BYTES / (1024 * 1024)} MiB, more than read_file can show, so this chat cannot have read all of it.`,
+    );
+  }
+  const sha256 = sha256Hex(outcome.bytes);
+  await assertFreshForOverwrite(context.ledger, outcome.real, shown, { size: outcome.bytes.length, sha256 });
+  return { real: outcome.real, bytes: outcome.bytes, sha256, mode: outcome.mode };
 }

@@ -1,7 +1,7 @@
 /**
  * The final step of write_file and edit_file: replace (or create) the file atomically at a path whose
- * directory is verified for writing against the access policy, then record the new content in the chat's
- * ledger so a second write needs no re-read.
+ * directory is verified for writing against the access policy. The tool records the new content in the
+ * chat's ledger from the result, so a second write needs no re-read.
  *
  * `target` is a real path (decided already). Missing parent directories are created through held
  * directories with links refused (`holdParentDirectory`): if a directory on the way was swapped for a
@@ -16,13 +16,14 @@ import { ToolExecutionError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
 import { writeFileAtomicallyIn } from './atomic-write.ts';
 import { describeSystemError } from './describe-system-error.ts';
-import { countLines, recordWrite, sha256Hex } from './freshness.ts';
 import { holdParentDirectory } from './held-parent-directory.ts';
 import { diskUsageAt, noRoomError } from './workspace-room.ts';
 
 export interface ReplaceFileResult {
   real: string;
-  sha256: string;
+  /** Size and mtime of the file written, from its own descriptor. */
+  size: number;
+  mtimeMs: number;
 }
 
 /**
@@ -59,15 +60,7 @@ export async function replaceFile(
     } finally {
       parent.close();
     }
-    const sha256 = sha256Hex(data);
-    await recordWrite(context.ledger, {
-      path: written.path,
-      sha256,
-      size: written.size,
-      mtimeMs: written.mtimeMs,
-      totalLines: countLines(data),
-    });
-    return { real: written.path, sha256 };
+    return { real: written.path, size: written.size, mtimeMs: written.mtimeMs };
   } catch (error) {
     if ((error as { code?: unknown }).code === 'EEXIST') {
       throw new ToolExecutionError(

@@ -1,0 +1,168 @@
+/**
+ * The file worker's own program: what runs inside a user's sandbox, as that user's uid, seeing only
+ * that user's reachable set (and the Bun runtime and this program, read-only). It is bundled into one
+ * file (file-worker-bundle.ts) and started by the file worker pool; it speaks the protocol of
+ * file-worker-protocol.ts on stdin and stdout.
+ *
+ * It does each call with the in-process file operations (tools/fs/in-process-file-operations.ts), the
+ * same code the server runs in operator mode, on a context built from the call: the reachable set
+ * given at `init` and the call's path settings. It holds no ledger (the server keeps the chat's) and
+ * creates files as the uid it runs as, which is the user's.
+ *
+ * It ends when stdin ends (the server closed the pipe, or died), and on any frame it cannot read.
+ */
+import { setPipeCapacity } from '../descriptors/linux-file-calls.ts';
+import { errorMessage } from '../errors/error-message.ts';
+import type { ReachableSet } from '../tools/access/reachable-set.ts';
+import { ToolError } from '../tools/errors.ts';
+import type { FileObservation, FreshnessLedger } from '../tools/freshness-ledger.ts';
+import type { FileOperations } from '../tools/fs/file-operations.ts';
+import { createInProcessFileOperations } from '../tools/fs/in-process-file-operations.ts';
+import type { ToolContext } from '../tools/types.ts';
+import { encodeFrame, FILE_WORKER_PROTOCOL, type Frame, FrameReader } from './file-worker-protocol.ts';
+
+/** The worker keeps no observations: the chat's ledger lives with the server. */
+const NO_LEDGER: FreshnessLedger = {
+  get: (_path: string): Promise<FileObservation | undefined> => {
+    throw new Error('the file worker has no freshness ledger');
+  },
+  put: (): Promise<void> => {
+    throw new Error('the file worker has no freshness ledger');
+  },
+  delete: (): Promise<void> => {
+    throw new Error('the file worker has no freshness ledger');
+  },
+};
+
+interface Scope {
+  userId: string;
+  reachable: ReachableSet;
+}
+
+interface Call {
+  id: number;
+  op: string;
+  parameters: Record<string, unknown>;
+  args: Record<string, unknown>;
+}
+
+// A large read crosses the pipe in fewer turns of both event loops: 1 MiB is the most an unprivileged
+// process may ask for by default (`/proc/sys/fs/pipe-max-size`); a refusal keeps the kernel's 64 KiB.
+try {
+  setPipeCapacity(1, 1024 * 1024, 'stdout');
+} catch {
+  // Works at the smaller capacity too, only slower for large files.
+}
+const output = Bun.stdout.writer();
+
+function send(header: unknown, payload?: Uint8Array): void {
+  output.write(encodeFrame(header, payload));
+  void output.flush();
+}
+
+function fail(reason: string): never {
+  process.stderr.write(`mango file worker: ${reason}\n`);
+  process.exit(2);
+}
+
+function contextFor(scope: Scope, parameters: Record<string, unknown>): ToolContext {
+  return {
+    userId: scope.userId,
+    chatId: undefined,
+    reachable: scope.reachable,
+    settings: { enabled: true, parameters },
+    signal: new AbortController().signal,
+    ledger: NO_LEDGER,
+    onProgress: () => {},
+    now: () => Date.now(),
+    dataDirectory: undefined,
+  };
+}
+
+async function perform(
+  operations: FileOperations,
+  call: Call,
+  payload: Uint8Array,
+): Promise<{ result: unknown; payload?: Uint8Array }> {
+  const args = call.args;
+  switch (call.op) {
+    case 'readFile': {
+      const outcome = await operations.readFile({
+        path: String(args.path),
+        need: args.need === 'write' ? 'write' : 'read',
+        ceiling: Number(args.ceiling),
+        action: String(args.action),
+      });
+      if (outcome.kind !== 'file') return { result: outcome };
+      const { bytes, ...rest } = outcome;
+      return { result: rest, payload: bytes };
+    }
+    case 'inspectWriteTarget':
+      return { result: await operations.inspectWriteTarget(String(args.path)) };
+    case 'replaceFile':
+      return {
+        result: await operations.replaceFile({
+          target: String(args.target),
+          data: payload,
+          mode: typeof args.mode === 'number' ? args.mode : undefined,
+          shown: String(args.shown),
+        }),
+      };
+    case 'listDirectory':
+      return { result: await operations.listDirectory(String(args.path)) };
+    default:
+      throw new Error(`there is no operation ${JSON.stringify(call.op)}`);
+  }
+}
+
+async function answer(scope: Scope, call: Call, payload: Uint8Array): Promise<void> {
+  const operations = createInProcessFileOperations(contextFor(scope, call.parameters), async () => undefined);
+  try {
+    const done = await perform(operations, call, payload);
+    send({ type: 'reply', id: call.id, ok: true, result: done.result }, done.payload);
+  } catch (error) {
+    const failure = ToolError.isInstance(error)
+      ? { classification: error.classification, message: error.message }
+      : { classification: 'execution_error', message: `The file worker failed: ${errorMessage(error)}` };
+    send({ type: 'reply', id: call.id, ok: false, error: failure });
+  }
+}
+
+function asCall(header: Record<string, unknown>): Call {
+  if (typeof header.id !== 'number' || typeof header.op !== 'string') fail('a call without an id or an op');
+  const record = (value: unknown) =>
+    typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  return { id: header.id, op: header.op, parameters: record(header.parameters), args: record(header.args) };
+}
+
+let scope: Scope | undefined;
+
+function receive(frame: Frame): void {
+  const header = frame.header as Record<string, unknown>;
+  if (scope === undefined) {
+    if (header?.type !== 'init') fail('the first frame is not init');
+    // Answered with this worker's version either way: the server refuses one it does not speak.
+    send({ type: 'hello', protocol: FILE_WORKER_PROTOCOL });
+    if (header.protocol !== FILE_WORKER_PROTOCOL)
+      fail(`the server speaks protocol ${String(header.protocol)}`);
+    scope = { userId: String(header.userId), reachable: header.reachable as ReachableSet };
+    return;
+  }
+  if (header?.type !== 'call') fail(`a frame of type ${JSON.stringify(header?.type)}`);
+  void answer(scope, asCall(header), frame.payload);
+}
+
+const reader = new FrameReader();
+const input = Bun.stdin.stream().getReader();
+try {
+  for (;;) {
+    const { done, value } = await input.read();
+    if (done) break;
+    for (const frame of reader.push(value)) receive(frame);
+  }
+} catch (error) {
+  fail(errorMessage(error));
+}
+// stdin ended: the server closed the pipe or is gone.
+await output.flush();
+process.exit(0);

@@ -1,0 +1,149 @@
+/**
+ * A file worker's replies, judged as untrusted input, like a model's arguments: the worker runs as the
+ * user, in a sandbox the user's own commands share a uid with, so anything it says may have been made
+ * up. Each validator takes the raw result (and payload) and returns a fresh object of exactly the
+ * interface's shape (tools/fs/file-operations.ts), or says what is wrong; a wrong reply stops the
+ * worker and fails the call. The server's path policy then judges every location a result names again.
+ */
+import { normalize } from 'node:path';
+import type { ToolErrorClassification } from '../contracts/tool-error-classification.ts';
+import { ToolError } from '../tools/errors.ts';
+import type {
+  DirectoryEntryType,
+  DirectoryListing,
+  ReadFileOutcome,
+  ReplacedFile,
+  WriteTarget,
+} from '../tools/fs/file-operations.ts';
+
+/** The classifications a worker may fail a call with: those of file work, never the server's own. */
+const WORKER_CLASSIFICATIONS: readonly ToolErrorClassification[] = [
+  'validation_failed',
+  'permission_denied',
+  'not_found',
+  'quota_exceeded',
+  'execution_error',
+];
+const MESSAGE_LIMIT = 16 * 1024;
+const PATH_LIMIT = 4096;
+const NAME_LIMIT = 255;
+const ENTRY_LIMIT = 1_000_000;
+const ENTRY_TYPES: readonly DirectoryEntryType[] = ['file', 'directory', 'symlink', 'other'];
+
+/** A reply's result that breaks its operation's shape. */
+export class InvalidReplyError extends Error {}
+
+function record(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InvalidReplyError(`${what} is not an object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function realPath(value: unknown, what: string): string {
+  if (
+    typeof value !== 'string' ||
+    value.length === 0 ||
+    value.length > PATH_LIMIT ||
+    !value.startsWith('/') ||
+    value.includes('\0') ||
+    normalize(value) !== value ||
+    (value.length > 1 && value.endsWith('/'))
+  ) {
+    throw new InvalidReplyError(`${what} is not an absolute, normalised path`);
+  }
+  return value;
+}
+
+function count(value: unknown, what: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new InvalidReplyError(`${what} is not a whole number of zero or more`);
+  }
+  return value;
+}
+
+function time(value: unknown, what: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new InvalidReplyError(`${what} is not a time`);
+  return value;
+}
+
+/** The ToolError a failed reply carries, or undefined when it is not a valid failure. */
+export function failureOfReply(value: unknown): ToolError | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { classification, message } = value as Record<string, unknown>;
+  if (!WORKER_CLASSIFICATIONS.includes(classification as ToolErrorClassification)) return undefined;
+  if (typeof message !== 'string' || message.length === 0 || message.length > MESSAGE_LIMIT) return undefined;
+  return new ToolError(classification as ToolErrorClassification, message);
+}
+
+export function readFileReply(result: unknown, payload: Uint8Array, ceiling: number): ReadFileOutcome {
+  const fields = record(result, 'the result');
+  const real = realPath(fields.real, 'real');
+  switch (fields.kind) {
+    case 'directory':
+    case 'special':
+    case 'over_ceiling':
+      if (payload.length > 0) throw new InvalidReplyError(`a ${fields.kind} result carries bytes`);
+      return { kind: fields.kind, real };
+    case 'file': {
+      if (payload.length > ceiling) {
+        throw new InvalidReplyError(`it sent ${payload.length} bytes, more than the ${ceiling} asked for`);
+      }
+      const mode = count(fields.mode, 'mode');
+      if (mode > 0o7777) throw new InvalidReplyError('mode has more than permission bits');
+      return { kind: 'file', real, bytes: payload, mode, mtimeMs: time(fields.mtimeMs, 'mtimeMs') };
+    }
+    default:
+      throw new InvalidReplyError('kind is none of file, directory, special, over_ceiling');
+  }
+}
+
+export function writeTargetReply(result: unknown): WriteTarget {
+  const fields = record(result, 'the result');
+  if (fields.kind !== 'missing' && fields.kind !== 'file') {
+    throw new InvalidReplyError('kind is neither missing nor file');
+  }
+  return { real: realPath(fields.real, 'real'), kind: fields.kind };
+}
+
+export function replacedFileReply(result: unknown, written: number): ReplacedFile {
+  const fields = record(result, 'the result');
+  const size = count(fields.size, 'size');
+  if (size !== written) throw new InvalidReplyError(`size is ${size}, but ${written} bytes were sent`);
+  return { real: realPath(fields.real, 'real'), size, mtimeMs: time(fields.mtimeMs, 'mtimeMs') };
+}
+
+function entryName(value: unknown): string {
+  if (
+    typeof value !== 'string' ||
+    value.length === 0 ||
+    Buffer.byteLength(value) > NAME_LIMIT ||
+    value === '.' ||
+    value === '..' ||
+    value.includes('/') ||
+    value.includes('\0')
+  ) {
+    throw new InvalidReplyError('an entry name is not a name a directory can hold');
+  }
+  return value;
+}
+
+export function listingReply(result: unknown): DirectoryListing {
+  const fields = record(result, 'the result');
+  const raw = fields.entries;
+  if (!Array.isArray(raw) || raw.length > ENTRY_LIMIT) {
+    throw new InvalidReplyError(`entries is not a list of at most ${ENTRY_LIMIT}`);
+  }
+  const entries = raw.map((entry) => {
+    const item = record(entry, 'an entry');
+    if (!ENTRY_TYPES.includes(item.type as DirectoryEntryType)) {
+      throw new InvalidReplyError('an entry type is none of file, directory, symlink, other');
+    }
+    return { name: entryName(item.name), type: item.type as DirectoryEntryType };
+  });
+  const names = new Set(entries.map((entry) => entry.name));
+  if (names.size !== entries.length) throw new InvalidReplyError('an entry name comes twice');
+  entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+  return { real: realPath(fields.real, 'real'), entries, refused: count(fields.refused, 'refused') };
+}

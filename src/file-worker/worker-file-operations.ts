@@ -1,0 +1,93 @@
+/**
+ * The file operations (tools/fs/file-operations.ts) of a call done by the file worker of its user and
+ * reachable set (file-worker-pool.ts), inside that user's sandbox, as that user. Each request carries
+ * the call's path settings (the worker's access policy applies them as the server's would); each
+ * reply is validated (file-worker-replies.ts) before anything of it is used, and a wrong one stops the
+ * worker and fails the call. The tools then judge every location a result names with the server's own
+ * policy: the second wall.
+ *
+ * `fileWorkerOperations` is the factory a server installs (sandbox/host-file-operations.ts): calls of
+ * operator mode (a root holding the worker's own directory, the whole filesystem) keep doing their
+ * file work in the server, since a sandbox of everything would hold nothing back.
+ */
+
+import { FILE_WORKER_DIRECTORY } from '../sandbox/file-worker-sandbox.ts';
+import { type FileOperationsFactory, inProcessFileOperations } from '../sandbox/host-file-operations.ts';
+import { isPathInside } from '../tools/access/reachable-set.ts';
+import { getEnabledPathListSetting } from '../tools/arg-parsing.ts';
+import { ToolError } from '../tools/errors.ts';
+import type { FileOperations } from '../tools/fs/file-operations.ts';
+import type { ToolContext } from '../tools/types.ts';
+import type { FileWorkerPool } from './file-worker-pool.ts';
+import type { FileWorkerProcess } from './file-worker-process.ts';
+import type { FileWorkerOperation } from './file-worker-protocol.ts';
+import {
+  InvalidReplyError,
+  listingReply,
+  readFileReply,
+  replacedFileReply,
+  writeTargetReply,
+} from './file-worker-replies.ts';
+
+/** The settings the worker's access policy reads, as the call has them. */
+function pathSettings(context: ToolContext): Record<string, unknown> {
+  const parameters = context.settings.parameters;
+  return {
+    allowedPaths: getEnabledPathListSetting(parameters, 'allowedPaths').map((path) => ({
+      path,
+      enabled: true,
+    })),
+    deniedPaths: getEnabledPathListSetting(parameters, 'deniedPaths').map((path) => ({
+      path,
+      enabled: true,
+    })),
+  };
+}
+
+export function createWorkerFileOperations(context: ToolContext, pool: FileWorkerPool): FileOperations {
+  const parameters = pathSettings(context);
+  const ask = async <T>(
+    op: FileWorkerOperation,
+    args: Record<string, unknown>,
+    judge: (result: unknown, payload: Uint8Array) => T,
+    payload?: Uint8Array,
+  ): Promise<T> => {
+    const worker: FileWorkerProcess = await pool.acquire(context.userId, context.reachable);
+    try {
+      const reply = await worker.call(op, parameters, args, payload);
+      try {
+        return judge(reply.result, reply.payload);
+      } catch (error) {
+        if (!(error instanceof InvalidReplyError)) throw error;
+        worker.invalid(`its reply to ${op} is not valid (${error.message})`);
+        throw new ToolError(
+          'execution_error',
+          `The file worker of this call sent a reply that is not valid (${error.message}); it was stopped, and nothing of the reply was used.`,
+        );
+      }
+    } finally {
+      pool.touch(worker);
+    }
+  };
+  return {
+    readFile: (request) =>
+      ask('readFile', { ...request }, (result, bytes) => readFileReply(result, bytes, request.ceiling)),
+    inspectWriteTarget: (path) => ask('inspectWriteTarget', { path }, (result) => writeTargetReply(result)),
+    replaceFile: (request) =>
+      ask(
+        'replaceFile',
+        { target: request.target, mode: request.mode ?? null, shown: request.shown },
+        (result) => replacedFileReply(result, request.data.length),
+        request.data,
+      ),
+    listDirectory: (path) => ask('listDirectory', { path }, (result) => listingReply(result)),
+  };
+}
+
+/** The factory a server installs: the call's worker, or the server itself in operator mode. */
+export function fileWorkerOperations(pool: FileWorkerPool): FileOperationsFactory {
+  return (context) =>
+    context.reachable.roots.some((root) => isPathInside(FILE_WORKER_DIRECTORY, root.path))
+      ? inProcessFileOperations(context)
+      : createWorkerFileOperations(context, pool);
+}
