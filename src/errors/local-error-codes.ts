@@ -26,6 +26,8 @@ export const LOCAL_ERROR_CODES = {
   turn_fenced: 'the turn no longer holds its chat: its lease expired or another turn replaced it',
   persistence_failed: 'the conversation could not be saved; the turn ends with an error',
   provider_stalled: "the provider's stream sent nothing for longer than the stall limit",
+  file_worker_protocol:
+    "a file worker's reply broke its operation's shape; the worker is stopped and the call fails",
 } as const;
 
 export type LocalErrorCode = keyof typeof LOCAL_ERROR_CODES;

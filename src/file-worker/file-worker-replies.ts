@@ -7,6 +7,7 @@
  */
 import { normalize } from 'node:path';
 import type { ToolErrorClassification } from '../contracts/tool-error-classification.ts';
+import { MangoError } from '../errors/mango-error.ts';
 import { ToolError } from '../tools/errors.ts';
 import type {
   DirectoryEntryType,
@@ -31,7 +32,11 @@ const ENTRY_LIMIT = 1_000_000;
 const ENTRY_TYPES: readonly DirectoryEntryType[] = ['file', 'directory', 'symlink', 'other'];
 
 /** A reply's result that breaks its operation's shape. */
-export class InvalidReplyError extends Error {}
+export class InvalidReplyError extends MangoError {
+  constructor(message: string) {
+    super('file_worker_protocol', message);
+  }
+}
 
 function record(value: unknown, what: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

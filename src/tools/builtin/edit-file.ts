@@ -43,35 +43,17 @@ const parameters = Type.Object({
   replaceAll: Type.Optional(Type.Boolean({ description: 'Replace every occurrence (default false).' })),
 });
 
-async function editFile(args: Static<typeof parameters>, context: ToolContext): Promise<EditFileResult> {
-  // Typed as the contract's: the web app's diff reads these names, so a renamed parameter fails to compile.
-  const { path, oldString, newString }: FileEditArguments = args;
-  const replaceAll = args.replaceAll ?? false;
-  if (oldString === newString) {
-    throw new ToolArgumentError('oldString and newString are identical; there is nothing to change.');
-  }
-  assertFilePathSyntax(path);
-  const operations = fileOperationsFor(context);
-  const policy = await getAccessPolicy(context);
-  const target = await operations.inspectWriteTarget(path);
-  // The second wall: every location the file work names is decided here again.
-  policy.require(target.real, 'write', path, target.real);
-  if (target.kind === 'missing') {
-    throw new ToolNotFoundError(
-      `Cannot edit ${JSON.stringify(path)}: it does not exist. Create it with write_file.`,
-    );
-  }
-  const existing = await readExistingForOverwrite(operations, context, path);
-  policy.require(existing.real, 'write', path, existing.real);
-  if (looksBinary(existing.bytes)) {
-    throw new ToolExecutionError(
-      `Cannot edit ${JSON.stringify(path)}: it is a binary file. Use write_file instead.`,
-    );
-  }
+/** The file's text with the edit made: decoded strictly, the old string matched (CRLF-aware) and replaced. */
+function applyEdit(
+  bytes: Uint8Array,
+  path: string,
+  { oldString, newString }: FileEditArguments,
+  replaceAll: boolean,
+): { updated: string; replacements: number; firstChangedLine: number } {
   let text: string;
   try {
     // ignoreBOM keeps a byte-order mark in the text, so the write puts back every byte outside the edit.
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(existing.bytes);
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     throw new ToolExecutionError(
       `Cannot edit ${JSON.stringify(path)}: it is not valid UTF-8, so a text edit could corrupt it. Use write_file instead.`,
@@ -106,6 +88,35 @@ async function editFile(args: Static<typeof parameters>, context: ToolContext): 
   for (let index = text.indexOf('\n'); index !== -1 && index < first; index = text.indexOf('\n', index + 1)) {
     firstChangedLine += 1;
   }
+  return { updated, replacements: occurrences.length, firstChangedLine };
+}
+
+async function editFile(args: Static<typeof parameters>, context: ToolContext): Promise<EditFileResult> {
+  // Typed as the contract's: the web app's diff reads these names, so a renamed parameter fails to compile.
+  const { path, oldString, newString }: FileEditArguments = args;
+  const replaceAll = args.replaceAll ?? false;
+  if (oldString === newString) {
+    throw new ToolArgumentError('oldString and newString are identical; there is nothing to change.');
+  }
+  assertFilePathSyntax(path);
+  const operations = fileOperationsFor(context);
+  const policy = await getAccessPolicy(context);
+  const target = await operations.inspectWriteTarget(path);
+  // The second wall: every location the file work names is decided here again.
+  policy.require(target.real, 'write', path, target.real);
+  if (target.kind === 'missing') {
+    throw new ToolNotFoundError(
+      `Cannot edit ${JSON.stringify(path)}: it does not exist. Create it with write_file.`,
+    );
+  }
+  const existing = await readExistingForOverwrite(operations, context, path);
+  policy.require(existing.real, 'write', path, existing.real);
+  if (looksBinary(existing.bytes)) {
+    throw new ToolExecutionError(
+      `Cannot edit ${JSON.stringify(path)}: it is a binary file. Use write_file instead.`,
+    );
+  }
+  const { updated, replacements, firstChangedLine } = applyEdit(existing.bytes, path, args, replaceAll);
   const data = new TextEncoder().encode(updated);
   const written = await operations.replaceFile({
     target: existing.real,
@@ -122,7 +133,7 @@ async function editFile(args: Static<typeof parameters>, context: ToolContext): 
     mtimeMs: written.mtimeMs,
     totalLines: countLines(data),
   });
-  return { path, replacements: occurrences.length, sha256, firstChangedLine };
+  return { path, replacements, sha256, firstChangedLine };
 }
 
 export const editFileTool = defineTool({
