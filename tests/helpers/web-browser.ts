@@ -5,7 +5,7 @@
  * reaches past its server (no CDN fonts or scripts).
  */
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { chmod, lchown, lstat, mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -169,4 +169,27 @@ export function callApi(
     headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+}
+
+/**
+ * Gives `directory` and what it holds (made by the test, as root) to the tester's own uid and group,
+ * those of their personal workspace: a user's file tools work in their sandbox as that uid, so a folder
+ * of a grant they are to write in must be theirs, as `mango workspace grant --fix-owner` makes it for
+ * a group. Links are changed themselves, never followed.
+ */
+export async function handToTester(
+  server: Pick<WebTestServer, 'url' | 'token'>,
+  directory: string,
+): Promise<void> {
+  const response = await callApi(server, 'GET', '/api/workspaces');
+  const { workspaces } = (await response.json()) as { workspaces: { kind: string; path: string }[] };
+  const personal = workspaces.find((workspace) => workspace.kind === 'personal');
+  if (personal === undefined) throw new Error('the tester has no personal workspace to take the owner from');
+  const { uid, gid } = await lstat(personal.path);
+  const give = async (entry: string): Promise<void> => {
+    await lchown(entry, uid, gid);
+    if (!(await lstat(entry)).isDirectory()) return;
+    for (const name of await readdir(entry)) await give(path.join(entry, name));
+  };
+  await give(directory);
 }

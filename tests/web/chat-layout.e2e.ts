@@ -305,7 +305,10 @@ describe('chat layout in Chromium', () => {
       });
       await page.getByLabel('Message').fill('Stream a big answer.');
       await page.getByLabel('Message').press('Enter');
-      await page.getByText('Sentence 1999', { exact: false }).waitFor({ timeout: 60_000 });
+      await page
+        .locator('.transcript')
+        .getByText('Sentence 1999', { exact: false })
+        .waitFor({ timeout: 60_000 });
       await page
         .getByRole('button', { name: 'Send' })
         .and(page.locator(':not([disabled])'))

@@ -98,11 +98,14 @@ async function streamHeldHalfWay(title: string) {
   await page.getByRole('heading', { name: title, level: 1 }).waitFor();
   await page.getByLabel('Message').fill('Stream a big answer.');
   await page.getByLabel('Message').press('Enter');
-  await page.getByText('Sentence 0999', { exact: false }).waitFor({ timeout: 60_000 });
+  await page.locator('.transcript').getByText('Sentence 0999', { exact: false }).waitFor({ timeout: 60_000 });
   await settle(page);
-  expect(await page.getByText('Sentence 1001', { exact: false }).count()).toBe(0);
+  expect(await page.locator('.transcript').getByText('Sentence 1001', { exact: false }).count()).toBe(0);
   const finished = async () => {
-    await page.getByText('Sentence 1999', { exact: false }).waitFor({ timeout: 60_000 });
+    await page
+      .locator('.transcript')
+      .getByText('Sentence 1999', { exact: false })
+      .waitFor({ timeout: 60_000 });
     await page
       .getByRole('button', { name: 'Send' })
       .and(page.locator(':not([disabled])'))
