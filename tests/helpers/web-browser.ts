@@ -5,7 +5,7 @@
  * reaches past its server (no CDN fonts or scripts).
  */
 import { existsSync } from 'node:fs';
-import { chmod, lchown, lstat, mkdir, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -75,6 +75,7 @@ export async function startWebTestServer(options: WebTestServerOptions = {}): Pr
   const server = await startServer(config, { print: () => {}, env: environment, registry: options.registry });
   const { token, user } = await server.deps.users.create('web-tester');
   await server.deps.workspaces.grant(user.id, root, false);
+  await shareWithTester({ url: server.url, token }, root);
   return {
     url: server.url,
     token,
@@ -172,24 +173,17 @@ export function callApi(
 }
 
 /**
- * Gives `directory` and what it holds (made by the test, as root) to the tester's own uid and group,
- * those of their personal workspace: a user's file tools work in their sandbox as that uid, so a folder
- * of a grant they are to write in must be theirs, as `mango workspace grant --fix-owner` makes it for
- * a group. Links are changed themselves, never followed.
+ * The tester's file tools work as their own uid in their sandbox, so the grant the tests make folders
+ * in (as root) is shared with that uid's group the way `mango workspace grant --fix-owner` shares a
+ * grant with its group: the directory gets the group and setgid (what is made below inherits the group)
+ * and this test process makes files group-writable (umask 0002, the sandbox's own).
  */
-export async function handToTester(
-  server: Pick<WebTestServer, 'url' | 'token'>,
-  directory: string,
-): Promise<void> {
+async function shareWithTester(server: Pick<WebTestServer, 'url' | 'token'>, root: string): Promise<void> {
   const response = await callApi(server, 'GET', '/api/workspaces');
   const { workspaces } = (await response.json()) as { workspaces: { kind: string; path: string }[] };
   const personal = workspaces.find((workspace) => workspace.kind === 'personal');
-  if (personal === undefined) throw new Error('the tester has no personal workspace to take the owner from');
-  const { uid, gid } = await lstat(personal.path);
-  const give = async (entry: string): Promise<void> => {
-    await lchown(entry, uid, gid);
-    if (!(await lstat(entry)).isDirectory()) return;
-    for (const name of await readdir(entry)) await give(path.join(entry, name));
-  };
-  await give(directory);
+  if (personal === undefined) throw new Error('the tester has no personal workspace to take the group from');
+  await chown(root, -1, (await stat(personal.path)).gid);
+  await chmod(root, 0o2775);
+  process.umask(0o002);
 }

@@ -13,7 +13,6 @@ import { chatBody } from '../helpers/scripted-provider-streams.ts';
 import { openToolCall } from '../helpers/tool-call-card.ts';
 import {
   callApi,
-  handToTester,
   launchTestBrowser,
   PHONE_VIEWPORT,
   SCREENSHOT_DIRECTORY,
@@ -40,8 +39,6 @@ beforeAll(async () => {
   project = path.join(server.root, 'project');
   await mkdir(path.join(project, 'docs'), { recursive: true });
   await writeFile(path.join(project, '<img src=x onerror="window.__pwned=1">.txt'), 'x');
-  // write_file works as the tester's uid in their sandbox: the folder must be theirs to write in.
-  await handToTester(server, project);
   browser = await launchTestBrowser(server.url);
 }, TIMEOUT_MS);
 
