@@ -12,8 +12,7 @@ import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
 import { defineTool } from '../define-tool.ts';
 import { ToolArgumentError, ToolExecutionError, ToolNotFoundError } from '../errors.ts';
 import { looksBinary } from '../fs/binary-probe.ts';
-import { countLines, recordWrite, sha256Hex } from '../fs/freshness.ts';
-import { readExistingForOverwrite } from '../fs/overwrite-guard.ts';
+import { readExistingForOverwrite, replaceAndRecord } from '../fs/overwrite-guard.ts';
 import { filePathParameter, PATH_ACCESS_SETTINGS } from '../fs/path-access-settings.ts';
 import { WRITE_APPROVAL_SETTINGS } from '../fs/write-approval-settings.ts';
 import { registerTool } from '../registry.ts';
@@ -118,20 +117,11 @@ async function editFile(args: Static<typeof parameters>, context: ToolContext): 
   }
   const { updated, replacements, firstChangedLine } = applyEdit(existing.bytes, path, args, replaceAll);
   const data = new TextEncoder().encode(updated);
-  const written = await operations.replaceFile({
+  const sha256 = await replaceAndRecord(operations, policy, context, {
     target: existing.real,
     data,
     mode: existing.mode,
     shown: path,
-  });
-  policy.require(written.real, 'write', path, written.real);
-  const sha256 = sha256Hex(data);
-  await recordWrite(context.ledger, {
-    path: written.real,
-    sha256,
-    size: written.size,
-    mtimeMs: written.mtimeMs,
-    totalLines: countLines(data),
   });
   return { path, replacements, sha256, firstChangedLine };
 }

@@ -10,8 +10,7 @@ import { fileOperationsFor } from '../../sandbox/host-file-operations.ts';
 import { getAccessPolicy } from '../access/access-policy.ts';
 import { assertFilePathSyntax } from '../access/tool-path-syntax.ts';
 import { defineTool } from '../define-tool.ts';
-import { countLines, recordWrite, sha256Hex } from '../fs/freshness.ts';
-import { readExistingForOverwrite } from '../fs/overwrite-guard.ts';
+import { readExistingForOverwrite, replaceAndRecord } from '../fs/overwrite-guard.ts';
 import { filePathParameter, PATH_ACCESS_SETTINGS } from '../fs/path-access-settings.ts';
 import { WRITE_APPROVAL_SETTINGS } from '../fs/write-approval-settings.ts';
 import { registerTool } from '../registry.ts';
@@ -43,20 +42,11 @@ async function writeFile(
     target.kind === 'missing' ? undefined : await readExistingForOverwrite(operations, context, path);
   if (existing !== undefined) policy.require(existing.real, 'write', path, existing.real);
   const data = new TextEncoder().encode(content);
-  const written = await operations.replaceFile({
+  const sha256 = await replaceAndRecord(operations, policy, context, {
     target: existing?.real ?? target.real,
     data,
     mode: existing?.mode,
     shown: path,
-  });
-  policy.require(written.real, 'write', path, written.real);
-  const sha256 = sha256Hex(data);
-  await recordWrite(context.ledger, {
-    path: written.real,
-    sha256,
-    size: written.size,
-    mtimeMs: written.mtimeMs,
-    totalLines: countLines(data),
   });
   return { path, bytesWritten: data.length, created: existing === undefined, sha256 };
 }

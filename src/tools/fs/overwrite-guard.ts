@@ -8,12 +8,13 @@
  * and the wording stay here, with the chat's ledger.
  */
 import { lstat } from 'node:fs/promises';
+import type { AccessPolicy } from '../access/access-policy.ts';
 import type { ResolvedPath } from '../access/resolve-and-validate-path.ts';
 import { ToolExecutionError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
 import { describeSystemError } from './describe-system-error.ts';
-import type { FileOperations } from './file-operations.ts';
-import { assertFreshForOverwrite, sha256Hex } from './freshness.ts';
+import type { FileOperations, ReplaceFileRequest } from './file-operations.ts';
+import { assertFreshForOverwrite, countLines, recordWrite, sha256Hex } from './freshness.ts';
 
 /** Largest file write_file / edit_file will re-read to check freshness (read_file's text ceiling). */
 export const OVERWRITE_READ_CEILING_BYTES = 10 * 1024 * 1024;
@@ -77,4 +78,28 @@ export async function readExistingForOverwrite(
   const sha256 = sha256Hex(outcome.bytes);
   await assertFreshForOverwrite(context.ledger, outcome.real, shown, { size: outcome.bytes.length, sha256 });
   return { real: outcome.real, bytes: outcome.bytes, sha256, mode: outcome.mode };
+}
+
+/**
+ * Replaces the file through the call's file operations, decides the location written again (the second
+ * wall: wherever the work ran, the server's policy has the last word) and records the whole new content
+ * in the chat's ledger, so a second write needs no re-read. Returns the content's SHA-256.
+ */
+export async function replaceAndRecord(
+  operations: FileOperations,
+  policy: AccessPolicy,
+  context: ToolContext,
+  request: ReplaceFileRequest,
+): Promise<string> {
+  const written = await operations.replaceFile(request);
+  policy.require(written.real, 'write', request.shown, written.real);
+  const sha256 = sha256Hex(request.data);
+  await recordWrite(context.ledger, {
+    path: written.real,
+    sha256,
+    size: written.size,
+    mtimeMs: written.mtimeMs,
+    totalLines: countLines(request.data),
+  });
+  return sha256;
 }
