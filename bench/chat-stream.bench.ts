@@ -19,6 +19,7 @@ import {
   SHORT_DESKTOP_VIEWPORT,
   signIn,
   startWebTestServer,
+  waitForWholeAnswer,
 } from '../tests/helpers/web-browser.ts';
 
 const RUNS = Number(process.env.CHAT_STREAM_BENCH_RUNS ?? 3);
@@ -156,26 +157,6 @@ function selfTimes(profile: CpuProfile, count: number, window?: { from: number; 
     .map(([key, us]) => `${(us / 1000).toFixed(1).padStart(7)} ms  ${key}`);
 }
 
-/**
- * Resolves once the answer holds its last sentence and Send is enabled again, looked at from here every
- * 250 ms: a locator's text search over the whole answer, polled every frame, would be a long task of
- * the measurement's own.
- */
-async function answerComplete(page: Page): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    const done = await page.evaluate(() => {
-      const send = document.querySelector('.composer button[type="submit"]') as HTMLButtonElement | null;
-      const answers = document.querySelectorAll('.message-assistant');
-      const last = answers[answers.length - 1];
-      return send?.disabled === false && (last?.textContent ?? '').includes('Sentence 1999');
-    });
-    if (done) return;
-    await Bun.sleep(250);
-  }
-  throw new Error('the answer did not arrive whole within 120 s');
-}
-
 async function streamOnce(page: Page, run: number) {
   replay.enqueue({ body: chatTextDeltasBody(bigMarkdownAnswerPieces()) });
   const title = `Big answer ${run}`;
@@ -208,7 +189,7 @@ async function streamOnce(page: Page, run: number) {
   const events = await traceEvents(session, async () => {
     await page.getByLabel('Message').fill('Stream a big answer.');
     await page.getByLabel('Message').press('Enter');
-    await answerComplete(page);
+    await waitForWholeAnswer(page, 'Sentence 1999');
   });
   const seconds = (performance.now() - started) / 1000;
   const measured = await page.evaluate(() => {

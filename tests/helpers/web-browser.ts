@@ -187,3 +187,21 @@ async function shareWithTester(server: Pick<WebTestServer, 'url' | 'token'>, roo
   await chmod(root, 0o2775);
   process.umask(0o002);
 }
+
+/**
+ * Resolves once the last answer holds `lastText` and Send is enabled again, looked at every 250 ms: a
+ * locator's text search over a long answer, polled every frame, would be a long task of the
+ * measurement's own (the streaming measurements use this).
+ */
+export async function waitForWholeAnswer(page: Page, lastText: string, timeout = 120_000): Promise<void> {
+  await page.waitForFunction(
+    (text) => {
+      const send = document.querySelector('.composer button[type="submit"]') as HTMLButtonElement | null;
+      const answers = document.querySelectorAll('.message-assistant');
+      const last = answers[answers.length - 1];
+      return send?.disabled === false && (last?.textContent ?? '').includes(text);
+    },
+    lastText,
+    { polling: 250, timeout },
+  );
+}

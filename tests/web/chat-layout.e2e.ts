@@ -26,6 +26,7 @@ import {
   startWebTestServer,
   type TestBrowser,
   type WebTestServer,
+  waitForWholeAnswer,
 } from '../helpers/web-browser.ts';
 
 const TIMEOUT_MS = 90_000;
@@ -305,14 +306,7 @@ describe('chat layout in Chromium', () => {
       });
       await page.getByLabel('Message').fill('Stream a big answer.');
       await page.getByLabel('Message').press('Enter');
-      await page
-        .locator('.transcript')
-        .getByText('Sentence 1999', { exact: false })
-        .waitFor({ timeout: 60_000 });
-      await page
-        .getByRole('button', { name: 'Send' })
-        .and(page.locator(':not([disabled])'))
-        .waitFor({ timeout: 60_000 });
+      await waitForWholeAnswer(page, 'Sentence 1999', 60_000);
       const measured = await page.evaluate(() => {
         const record = window as unknown as { __longTasks: number[]; __gaps: number[]; __stop: boolean };
         record.__stop = true;
