@@ -16,6 +16,7 @@ import { chatTextDeltasBody } from '../tests/helpers/scripted-provider-streams.t
 import {
   callApi,
   launchTestBrowser,
+  recordMainThread,
   SHORT_DESKTOP_VIEWPORT,
   signIn,
   startWebTestServer,
@@ -163,22 +164,7 @@ async function streamOnce(page: Page, run: number) {
   const id = await newChat(title);
   await page.goto(`${server.url}/chats/${id}`);
   await page.getByRole('heading', { name: title, level: 1 }).waitFor();
-  await page.evaluate(() => {
-    const record = window as unknown as { __longTasks: number[]; __gaps: number[]; __stop: boolean };
-    record.__longTasks = [];
-    record.__gaps = [];
-    record.__stop = false;
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) record.__longTasks.push(entry.duration);
-    }).observe({ type: 'longtask', buffered: false });
-    let last = performance.now();
-    const frame = (time: number) => {
-      record.__gaps.push(time - last);
-      last = time;
-      if (!record.__stop) requestAnimationFrame(frame);
-    };
-    requestAnimationFrame(frame);
-  });
+  const stopRecording = await recordMainThread(page);
   const session = await page.context().newCDPSession(page);
   if (PROFILE) {
     await session.send('Profiler.enable');
@@ -192,15 +178,7 @@ async function streamOnce(page: Page, run: number) {
     await waitForWholeAnswer(page, 'Sentence 1999');
   });
   const seconds = (performance.now() - started) / 1000;
-  const measured = await page.evaluate(() => {
-    const record = window as unknown as { __longTasks: number[]; __gaps: number[]; __stop: boolean };
-    record.__stop = true;
-    return {
-      longestTask: Math.max(0, ...record.__longTasks),
-      longTasks: record.__longTasks.length,
-      longestFrameGap: Math.max(0, ...record.__gaps.slice(1)),
-    };
-  });
+  const measured = await stopRecording();
   const tasks = longestTasks(events, PROFILE ? 5 : 1);
   console.log(
     `stream ${run + 1}: longest long task ${measured.longestTask.toFixed(0)} ms (${measured.longTasks} over 50 ms), longest traced task ${tasks[0]?.ms.toFixed(0)} ms, longest frame gap ${measured.longestFrameGap.toFixed(0)} ms, ${seconds.toFixed(1)} s`,

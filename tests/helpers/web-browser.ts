@@ -205,3 +205,47 @@ export async function waitForWholeAnswer(page: Page, lastText: string, timeout =
     { polling: 250, timeout },
   );
 }
+
+/** What the main thread did while a recording ran (`recordMainThread`). */
+export interface MainThreadRecord {
+  /** The longest task the browser reported as long (over 50 ms); 0 when none was. */
+  longestTask: number;
+  /** How many tasks were long. */
+  longTasks: number;
+  /** The longest time between two animation frames, the wait for the first one left out. */
+  longestFrameGap: number;
+}
+
+/**
+ * Starts recording the page's long tasks (`PerformanceObserver` of `longtask`) and the gaps between its
+ * animation frames; the function returned stops the recording and reads it. The streaming measurements
+ * (the browser test and the bench) use this.
+ */
+export async function recordMainThread(page: Page): Promise<() => Promise<MainThreadRecord>> {
+  await page.evaluate(() => {
+    const record = window as unknown as { __longTasks: number[]; __gaps: number[]; __stop: boolean };
+    record.__longTasks = [];
+    record.__gaps = [];
+    record.__stop = false;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) record.__longTasks.push(entry.duration);
+    }).observe({ type: 'longtask', buffered: false });
+    let last = performance.now();
+    const frame = (time: number) => {
+      record.__gaps.push(time - last);
+      last = time;
+      if (!record.__stop) requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  });
+  return () =>
+    page.evaluate(() => {
+      const record = window as unknown as { __longTasks: number[]; __gaps: number[]; __stop: boolean };
+      record.__stop = true;
+      return {
+        longestTask: Math.max(0, ...record.__longTasks),
+        longTasks: record.__longTasks.length,
+        longestFrameGap: Math.max(0, ...record.__gaps.slice(1)),
+      };
+    });
+}

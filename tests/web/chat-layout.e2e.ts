@@ -20,6 +20,7 @@ import {
   launchTestBrowser,
   openChatOptions,
   PHONE_VIEWPORT,
+  recordMainThread,
   SCREENSHOT_DIRECTORY,
   SHORT_DESKTOP_VIEWPORT,
   signIn,
@@ -288,34 +289,11 @@ describe('chat layout in Chromium', () => {
       await signIn(page, server.url, server.token);
       await page.goto(`${server.url}/chats/${id}`);
       await page.getByRole('heading', { name: 'Big answer', level: 1 }).waitFor();
-      await page.evaluate(() => {
-        const record = window as unknown as { __longTasks: number[]; __gaps: number[]; __stop: boolean };
-        record.__longTasks = [];
-        record.__gaps = [];
-        record.__stop = false;
-        new PerformanceObserver((list) => {
-          for (const entry of list.getEntries()) record.__longTasks.push(entry.duration);
-        }).observe({ type: 'longtask', buffered: false });
-        let last = performance.now();
-        const frame = (time: number) => {
-          record.__gaps.push(time - last);
-          last = time;
-          if (!record.__stop) requestAnimationFrame(frame);
-        };
-        requestAnimationFrame(frame);
-      });
+      const stopRecording = await recordMainThread(page);
       await page.getByLabel('Message').fill('Stream a big answer.');
       await page.getByLabel('Message').press('Enter');
       await waitForWholeAnswer(page, 'Sentence 1999', 60_000);
-      const measured = await page.evaluate(() => {
-        const record = window as unknown as { __longTasks: number[]; __gaps: number[]; __stop: boolean };
-        record.__stop = true;
-        return {
-          longestTask: Math.max(0, ...record.__longTasks),
-          longTasks: record.__longTasks.length,
-          longestFrameGap: Math.max(0, ...record.__gaps),
-        };
-      });
+      const measured = await stopRecording();
       console.log(
         `200 KB in 2,000 deltas: longest long task ${measured.longestTask.toFixed(0)} ms (${measured.longTasks} tasks over 50 ms), longest gap between frames ${measured.longestFrameGap.toFixed(0)} ms`,
       );
