@@ -50,17 +50,23 @@ describeSandbox("a user's commands are scheduled in that user's cpu cgroup", () 
       expect(await waitUntil(() => existsSync(join(flags, 'running')), 10_000)).toBe(true);
       const user = userCgroupOf('cpu', userId);
       expect(readFileSync(join(user, 'cpu.shares'), 'utf8')).toBe(`${USER_CPU_SHARES}\n`);
-      // The waiter, bash, its loop's sleep and the two background sleeps, at least.
-      const names = readFileSync(join(user, 'cgroup.procs'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((pid) => {
-          try {
-            return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-          } catch {
-            return 'gone';
-          }
-        });
+      // The waiter, bash, its loop's sleep and the two background sleeps, at least. A background job
+      // is a fork of bash until it has exec'd sleep, which may come after `running` is touched: wait
+      // for both sleeps rather than read the cgroup once.
+      const namesInCgroup = () =>
+        readFileSync(join(user, 'cgroup.procs'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((pid) => {
+            try {
+              return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+            } catch {
+              return 'gone';
+            }
+          });
+      const sleeps = () => namesInCgroup().filter((name) => name === 'sleep').length;
+      expect(await waitUntil(() => sleeps() >= 2, 10_000)).toBe(true);
+      const names = namesInCgroup();
       expect(names.filter((name) => name === 'sleep').length).toBeGreaterThanOrEqual(2);
       expect(names).toContain('bash');
       writeFileSync(join(flags, 'release'), '');
