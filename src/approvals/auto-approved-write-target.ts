@@ -10,6 +10,7 @@
  * write may happen at all; this only decides whether the user is asked first.
  */
 import { resolvePathListEntries } from '../tools/access/access-policy.ts';
+import { locationResolverFor } from '../tools/access/location-resolution.ts';
 import { isPathInside } from '../tools/access/reachable-set.ts';
 import { resolveAndValidatePath } from '../tools/access/resolve-and-validate-path.ts';
 import { getEnabledPathListSetting } from '../tools/arg-parsing.ts';
@@ -42,6 +43,7 @@ export async function assessAutoApprovedWriteTarget(
   const entries = await resolvePathListEntries(
     getEnabledPathListSetting(parameters, 'autoApprovedPaths'),
     context.reachable,
+    locationResolverFor(toolContext),
   );
   const containing = entries.find((entry) => isPathInside(real, entry.real));
   return containing === undefined ? { real } : { real, autoApprovedBy: containing.setting };

@@ -20,6 +20,7 @@ import type { FileOperations } from '../tools/fs/file-operations.ts';
 import { createInProcessFileOperations } from '../tools/fs/in-process-file-operations.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { encodeFrame, FILE_WORKER_PROTOCOL, type Frame, FrameReader } from './file-worker-protocol.ts';
+import { LOCATION_FAILURES } from './file-worker-replies.ts';
 
 /** The worker keeps no observations: the chat's ledger lives with the server. */
 const NO_LEDGER: FreshnessLedger = {
@@ -79,6 +80,23 @@ function contextFor(scope: Scope, parameters: Record<string, unknown>): ToolCont
   };
 }
 
+/**
+ * A resolution's answer, failures included: the server words a loop, a denied directory or a path
+ * changing under the walk itself (resolve-and-validate-path.ts), so those come back by their code.
+ */
+async function locate(operations: FileOperations, absolute: string): Promise<unknown> {
+  try {
+    const location = await operations.resolveLocation(absolute);
+    return { outcome: 'located', real: location.real, exists: location.exists };
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && (LOCATION_FAILURES as readonly string[]).includes(code)) {
+      return { outcome: 'failed', code, message: errorMessage(error) };
+    }
+    throw error;
+  }
+}
+
 async function perform(
   operations: FileOperations,
   call: Call,
@@ -110,6 +128,8 @@ async function perform(
       };
     case 'listDirectory':
       return { result: await operations.listDirectory(String(args.path)) };
+    case 'resolveLocation':
+      return { result: await locate(operations, String(args.absolute)) };
     default:
       throw new Error(`there is no operation ${JSON.stringify(call.op)}`);
   }

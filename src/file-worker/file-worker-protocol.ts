@@ -122,5 +122,6 @@ export const FILE_WORKER_OPERATIONS = [
   'inspectWriteTarget',
   'replaceFile',
   'listDirectory',
+  'resolveLocation',
 ] as const;
 export type FileWorkerOperation = (typeof FILE_WORKER_OPERATIONS)[number];

@@ -8,6 +8,11 @@
 import { normalize } from 'node:path';
 import type { ToolErrorClassification } from '../contracts/tool-error-classification.ts';
 import { MangoError } from '../errors/mango-error.ts';
+import {
+  PathChangedWhileResolvingError,
+  type RealLocation,
+  SymlinkLoopError,
+} from '../tools/access/real-location.ts';
 import { ToolError } from '../tools/errors.ts';
 import type {
   DirectoryEntryType,
@@ -151,4 +156,36 @@ export function listingReply(result: unknown): DirectoryListing {
   if (names.size !== entries.length) throw new InvalidReplyError('an entry name comes twice');
   entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
   return { real: realPath(fields.real, 'real'), entries, refused: count(fields.refused, 'refused') };
+}
+
+/** The failures of a resolution the server words itself, by their `code` (resolve-and-validate-path.ts). */
+export const LOCATION_FAILURES = ['ELOOP', 'EACCES', 'EPERM', 'path_changed'] as const;
+type LocationFailure = (typeof LOCATION_FAILURES)[number];
+
+/** The error `resolveRealLocation` would have thrown here for a failure the worker met. */
+function locationError(code: LocationFailure, message: string): Error {
+  if (code === 'ELOOP') return new SymlinkLoopError(message);
+  if (code === 'path_changed') return new PathChangedWhileResolvingError(message);
+  return new MangoError(code, message);
+}
+
+/**
+ * A resolution's location; a failure the worker met comes back as the error it carries (its message
+ * bounded like a failed call's), so the caller words it as if the resolution had run here.
+ */
+export function locationReply(result: unknown): RealLocation {
+  const fields = record(result, 'the result');
+  if (fields.outcome === 'failed') {
+    const { code, message } = fields;
+    if (!LOCATION_FAILURES.includes(code as LocationFailure)) {
+      throw new InvalidReplyError(`code is none of ${LOCATION_FAILURES.join(', ')}`);
+    }
+    if (typeof message !== 'string' || message.length === 0 || message.length > MESSAGE_LIMIT) {
+      throw new InvalidReplyError('a failure carries no message of at most 16 KiB');
+    }
+    throw locationError(code as LocationFailure, message);
+  }
+  if (fields.outcome !== 'located') throw new InvalidReplyError('outcome is neither located nor failed');
+  if (typeof fields.exists !== 'boolean') throw new InvalidReplyError('exists is not true or false');
+  return { real: realPath(fields.real, 'real'), exists: fields.exists };
 }

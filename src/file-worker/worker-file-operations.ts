@@ -24,6 +24,7 @@ import type { FileWorkerOperation } from './file-worker-protocol.ts';
 import {
   InvalidReplyError,
   listingReply,
+  locationReply,
   readFileReply,
   replacedFileReply,
   writeTargetReply,
@@ -81,6 +82,7 @@ export function createWorkerFileOperations(context: ToolContext, pool: FileWorke
         request.data,
       ),
     listDirectory: (path) => ask('listDirectory', { path }, (result) => listingReply(result)),
+    resolveLocation: (absolute) => ask('resolveLocation', { absolute }, (result) => locationReply(result)),
   };
 }
 

@@ -5,8 +5,13 @@
  * user's file work in that user's sandbox (src/file-worker/); anything that installs none (operator
  * mode, the CLI, tests of the mechanics) does the work in this process, on verified descriptors, with
  * created files given to the user's uid.
+ *
+ * A call's names are resolved where its file work runs (tools/access/location-resolution.ts): the path
+ * resolver and the access policy's path settings ask this call's operations, so with workers the
+ * server follows no link of a tenant's tree, not even to decide.
  */
 
+import { setLocationResolution } from '../tools/access/location-resolution.ts';
 import type { FileOperations } from '../tools/fs/file-operations.ts';
 import { createInProcessFileOperations } from '../tools/fs/in-process-file-operations.ts';
 import type { ToolContext } from '../tools/types.ts';
@@ -34,6 +39,8 @@ export function fileOperationsFor(context: ToolContext): FileOperations {
   }
   return operations;
 }
+
+setLocationResolution((context) => (absolute) => fileOperationsFor(context).resolveLocation(absolute));
 
 /**
  * Makes `factory` decide where every later call's file work runs, until the returned function takes it

@@ -3,6 +3,7 @@ import {
   failureOfReply,
   InvalidReplyError,
   listingReply,
+  locationReply,
   readFileReply,
   replacedFileReply,
   writeTargetReply,
@@ -113,12 +114,59 @@ describe("a worker's replies are judged as untrusted input", () => {
       'refused is not a whole number of zero or more',
     ],
     ['not an object', () => listingReply([]), 'the result is not an object'],
+    [
+      'a location without its outcome',
+      () => locationReply({ real: '/w', exists: true }),
+      'outcome is neither located nor failed',
+    ],
+    [
+      'a relative location',
+      () => locationReply({ outcome: 'located', real: 'w/a', exists: true }),
+      'real is not an absolute, normalised path',
+    ],
+    [
+      'a location that may or may not exist',
+      () => locationReply({ outcome: 'located', real: '/w/a', exists: 'yes' }),
+      'exists is not true or false',
+    ],
+    [
+      "a resolution failure of the server's own kind",
+      () => locationReply({ outcome: 'failed', code: 'ENOMEM', message: 'x' }),
+      'code is none of ELOOP, EACCES, EPERM, path_changed',
+    ],
+    [
+      'a resolution failure without a message',
+      () => locationReply({ outcome: 'failed', code: 'ELOOP', message: '' }),
+      'a failure carries no message of at most 16 KiB',
+    ],
   ];
   for (const [name, judge, message] of refused) {
     test(`refused: ${name}`, () => {
       expect(judge).toThrow(new InvalidReplyError(message));
     });
   }
+
+  test('a location comes back as itself; a failed resolution as the error resolving here would throw', () => {
+    expect(locationReply({ outcome: 'located', real: '/w/a', exists: false, extra: 1 })).toEqual({
+      real: '/w/a',
+      exists: false,
+    });
+    for (const code of ['ELOOP', 'EACCES', 'EPERM', 'path_changed']) {
+      let thrown: unknown;
+      try {
+        locationReply({ outcome: 'failed', code, message: `failed with ${code}` });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(Error);
+      expect(thrown).not.toBeInstanceOf(InvalidReplyError);
+      const caught = thrown as { code?: unknown; message: string };
+      expect({ code: caught.code, message: caught.message }).toEqual({
+        code,
+        message: `failed with ${code}`,
+      });
+    }
+  });
 
   test('a failure carries only a classification of file work and a bounded message', () => {
     expect(failureOfReply({ classification: 'not_found', message: 'gone' })).toMatchObject({

@@ -78,8 +78,8 @@ export function startServerProcess(mode: 'worker' | 'in-process') {
       base = ready.base;
       return ready;
     },
-    async turn(): Promise<string[]> {
-      child.stdin.write('turn\n');
+    async turn(kind: 'turn' | 'turn-with-path-settings' = 'turn'): Promise<string[]> {
+      child.stdin.write(`${kind}\n`);
       await child.stdin.flush();
       return ((await nextLine()) as { done: string[] }).done;
     },

@@ -4,7 +4,9 @@
  * of the server's own threads (strace attached to its pid, following its threads, not the worker,
  * which is another process started before) shows no open, stat, link, directory or rename call naming
  * a path in the layout, nor one made through a descriptor of one (`-y`). The same turn done by the
- * server itself is the control: its trace names the workspace, so the test can tell.
+ * server itself is the control: its trace names the workspace, so the test can tell. With
+ * `allowedPaths` and `deniedPaths` entries in alice's tree, the entries are resolved in her worker too:
+ * the server follows none of her links, not even to decide what the settings cover.
  */
 import { expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -49,7 +51,10 @@ const strace = Bun.which('strace');
 const traced = strace !== null || process.env.MANGO_REQUIRE_SANDBOX === '1' ? test : test.skip;
 
 /** The server's calls that name a path under `base` during one turn, run in `mode`. */
-async function turnTrace(mode: 'worker' | 'in-process'): Promise<{ outcomes: string[]; lines: string[] }> {
+async function turnTrace(
+  mode: 'worker' | 'in-process',
+  kind: 'turn' | 'turn-with-path-settings' = 'turn',
+): Promise<{ outcomes: string[]; lines: string[] }> {
   if (strace === null) throw new Error('strace is not installed (.ci/setup installs it)');
   const server = startServerProcess(mode);
   const directory = mkdtempSync(join(tmpdir(), 'mango-server-opens-'));
@@ -70,14 +75,15 @@ async function turnTrace(mode: 'worker' | 'in-process'): Promise<{ outcomes: str
         said += new TextDecoder().decode(chunk);
     })();
     expect(await waitUntil(() => said.includes(`Process ${ready.pid} attached`), 10_000)).toBe(true);
-    const outcomes = await server.turn();
+    const outcomes = await server.turn(kind);
     tracer.kill('SIGINT');
     await tracer.exited;
     const lines = readFileSync(output, 'utf8')
       .split('\n')
       .filter((line) => line.includes(ready.base));
     await server.quit();
-    return { outcomes, lines };
+    // Each run has a layout of its own: outcomes name it as <base>.
+    return { outcomes: outcomes.map((outcome) => outcome.replaceAll(ready.base, '<base>')), lines };
   } finally {
     server.cleanUp();
     rmSync(directory, { recursive: true, force: true });
@@ -95,6 +101,22 @@ describeSandbox('what the server itself opens during a turn', () => {
       expect(control.outcomes).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
       expect(control.lines.length).toBeGreaterThan(5);
       expect(control.lines.some((line) => line.includes('plan.txt'))).toBe(true);
+    },
+    60_000,
+  );
+  traced(
+    'with path settings naming the workspace: the entries are resolved in the worker, not by the server',
+    async () => {
+      const worker = await turnTrace('worker', 'turn-with-path-settings');
+      const refused = worker.outcomes.at(-1) ?? '';
+      expect(worker.outcomes.slice(0, 5)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+      expect(refused).toBe(
+        'permission_denied: Access to "private/key.txt" (resolved to <base>/workspaces/alice/private/key.txt) is denied: it is inside the denied path "<base>/workspaces/alice/hidden" (deniedPaths setting).',
+      );
+      expect(worker.lines).toEqual([]);
+      const control = await turnTrace('in-process', 'turn-with-path-settings');
+      expect(control.outcomes).toEqual(worker.outcomes);
+      expect(control.lines.some((line) => line.includes('hidden'))).toBe(true);
     },
     60_000,
   );

@@ -5,12 +5,14 @@
  * protocol stops the worker; a crashed worker fails its call clearly and is replaced; an idle one ends.
  */
 import { expect, test } from 'bun:test';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileWorkerScript } from '../../src/file-worker/file-worker-bundle.ts';
 import { FileWorkerProcess } from '../../src/file-worker/file-worker-process.ts';
 import { FILE_WORKER_DIRECTORY } from '../../src/sandbox/file-worker-sandbox.ts';
+import { resolveAndValidatePath } from '../../src/tools/access/resolve-and-validate-path.ts';
 import { sha256Hex } from '../../src/tools/fs/freshness.ts';
+import { userFileContext } from '../../src/tools/user-file-context.ts';
 import { installationDirectory } from '../../src/workspaces/installation-directory.ts';
 import { expectFailure, expectOk } from '../helpers/call-tool.ts';
 import { manualClock } from '../helpers/manual-clock.ts';
@@ -127,6 +129,28 @@ describeSandbox('file tools through the worker', () => {
       classification: 'permission_denied',
     });
     expect(readFileSync(join(projects, 'readme.txt'), 'utf8')).toBe('shared project readme\n');
+  });
+
+  test("the server's own path resolution asks alice's worker: her links, and a directory only root may enter", async () => {
+    const { alice } = host.layout;
+    mkdirSync(join(alice, 'drafts'));
+    symlinkSync('drafts', join(alice, 'via'));
+    symlinkSync('loop', join(alice, 'loop'));
+    // Root may enter it, alice's uid may not: only a resolution done as alice is refused.
+    mkdirSync(join(alice, 'rootonly'), { mode: 0o700 });
+    const context = userFileContext('alice', host.layout.reachable, Date.now);
+    expect(await resolveAndValidatePath('via/new.txt', context)).toEqual({
+      input: 'via/new.txt',
+      absolute: join(alice, 'via', 'new.txt'),
+      real: join(alice, 'drafts', 'new.txt'),
+      exists: false,
+    });
+    await expect(resolveAndValidatePath('loop', context)).rejects.toThrow(
+      'Cannot resolve path "loop": it runs into a symlink loop.',
+    );
+    await expect(resolveAndValidatePath('rootonly/inner/file.txt', context)).rejects.toThrow(
+      'Cannot resolve path "rootonly/inner/file.txt": the operating system denied access to a directory on the way (EACCES).',
+    );
   });
 
   test('another user and another reachable set get workers of their own', async () => {

@@ -17,8 +17,8 @@ import { getEnabledPathListSetting } from '../arg-parsing.ts';
 import { ToolPermissionError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
 import { logProtectedPathRefusal } from './access-log.ts';
+import { type LocationResolver, locationResolverFor } from './location-resolution.ts';
 import { isPathInside, protectedPathCovering, type ReachableSet, rootContaining } from './reachable-set.ts';
-import { resolveRealLocation } from './real-location.ts';
 import { expandToolPath } from './tool-path-syntax.ts';
 
 /** What a call does at a location: reading (and listing) needs any access, writing needs `read-write`. */
@@ -54,18 +54,20 @@ export interface ResolvedPathListEntry {
 
 /**
  * A path list setting's entries at their lexical and real locations (the rules `allowedPaths` and
- * `deniedPaths` are decided by; `autoApprovedPaths` uses the same).
+ * `deniedPaths` are decided by; `autoApprovedPaths` uses the same), resolved by `resolve`: where the
+ * call's file work runs (location-resolution.ts), never by the server in a tenant's tree.
  */
 export async function resolvePathListEntries(
   settings: string[],
   reachable: ReachableSet,
+  resolve: LocationResolver,
 ): Promise<ResolvedPathListEntry[]> {
   return Promise.all(
     settings.map(async (setting) => {
       const absolute = expandToolPath(setting, reachable);
       let real = absolute;
       try {
-        real = (await resolveRealLocation(absolute)).real;
+        real = (await resolve(absolute)).real;
       } catch {
         // An unresolvable entry (loop, unreadable) still matches lexically.
       }
@@ -88,9 +90,10 @@ export function describeReach(reachable: ReachableSet): string {
 export async function createAccessPolicy(context: ToolContext): Promise<AccessPolicy> {
   const reachable = context.reachable;
   const parameters = context.settings.parameters;
+  const resolve = locationResolverFor(context);
   const [allowed, denied] = await Promise.all([
-    resolvePathListEntries(getEnabledPathListSetting(parameters, 'allowedPaths'), reachable),
-    resolvePathListEntries(getEnabledPathListSetting(parameters, 'deniedPaths'), reachable),
+    resolvePathListEntries(getEnabledPathListSetting(parameters, 'allowedPaths'), reachable, resolve),
+    resolvePathListEntries(getEnabledPathListSetting(parameters, 'deniedPaths'), reachable, resolve),
   ]);
 
   const refusalFor = (

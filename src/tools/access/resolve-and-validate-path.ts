@@ -1,8 +1,8 @@
 /**
  * The one path resolver every path-taking tool uses. A path argument may be absolute, `~` / `~/…` (the
  * user's personal workspace), or relative to the call's working directory; it is resolved to its real
- * location (every symlink followed, a not-yet-existing tail appended to its nearest existing ancestor) and
- * decided there by the call's access policy. Nothing falls back to the server process's own directory.
+ * location (every symlink followed, a not-yet-existing tail appended to its nearest existing ancestor),
+ * where the call's file work runs (location-resolution.ts), and decided there by the call's access policy. Nothing falls back to the server process's own directory.
  *
  * This check names a path string. A tool that then opens the path must verify what it actually opened
  * (`openVerifiedForReading`, `verifyDescriptor`), which closes the check-then-open race.
@@ -11,7 +11,7 @@ import { errorMessage } from '../../errors/error-message.ts';
 import { ToolArgumentError, ToolExecutionError, ToolPermissionError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
 import { type AccessNeed, getAccessPolicy } from './access-policy.ts';
-import { resolveRealLocation } from './real-location.ts';
+import { locationResolverFor } from './location-resolution.ts';
 import { assertPathArgument, expandToolPath } from './tool-path-syntax.ts';
 
 export interface ResolvedPath {
@@ -52,7 +52,7 @@ export async function resolveAndValidatePath(
   if (lexicalRefusal?.protectedPath !== undefined) policy.require(absolute, need, input, absolute);
   let location: { real: string; exists: boolean };
   try {
-    location = await resolveRealLocation(absolute);
+    location = await locationResolverFor(context)(absolute);
   } catch (error) {
     const code = errorCode(error);
     if (code === 'EACCES' || code === 'EPERM') {

@@ -19,6 +19,7 @@
  */
 import type { DirectoryEntryType } from '../../contracts/tool-result-view.ts';
 import type { AccessNeed } from '../access/access-policy.ts';
+import type { RealLocation } from '../access/real-location.ts';
 
 /** The entry kinds of a listing: the `directory_listing` result view's own. */
 export type { DirectoryEntryType };
@@ -95,4 +96,10 @@ export interface FileOperations {
   replaceFile(request: ReplaceFileRequest): Promise<ReplacedFile>;
   /** Resolves `path` and lists the directory there through its descriptor. */
   listDirectory(path: string): Promise<DirectoryListing>;
+  /**
+   * The real location of an absolute, lexically normalised path, undecided (the caller decides it):
+   * how the server's path resolver and access policy learn where a tenant's name leads without
+   * following it themselves (access/location-resolution.ts). Fails as `resolveRealLocation` does.
+   */
+  resolveLocation(absolute: string): Promise<RealLocation>;
 }

@@ -6,6 +6,7 @@
  * user, so the code that does the work is one.
  */
 import type { Dirent } from 'node:fs';
+import { resolveHere } from '../access/location-resolution.ts';
 import { type ResolvedPath, resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { ToolArgumentError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
@@ -85,5 +86,6 @@ export function createInProcessFileOperations(context: ToolContext, owner: FileO
       return replaceFile(request.target, request.data, request.mode, context, request.shown, await owner());
     },
     listDirectory: (path: string) => listDirectory(path, context),
+    resolveLocation: resolveHere,
   };
 }

@@ -3,9 +3,11 @@
  * server's file workers (or, given `in-process`, leaves the file work to itself, for a control), warms
  * alice's worker with one call, and prints `{"ready":…}` with the layout's paths and its own pid. On
  * the line `turn` it runs one turn's file tool calls and prints `{"done":…}` with their outcomes; on
- * `quit` it cleans up and exits. A test may kill it instead.
+ * `turn-with-path-settings` the same calls with `allowedPaths` and `deniedPaths` entries inside
+ * alice's workspace (a denied link among them) and one read the denial refuses; on `quit` it cleans up
+ * and exits. A test may kill it instead.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { installFileWorkers } from '../../../src/file-worker/install-file-workers.ts';
 import { executeTool } from '../../../src/tools/execution.ts';
@@ -18,9 +20,20 @@ const sandbox = createTestSandbox();
 const layout = await createSandboxLayout(sandbox);
 const workers = mode === 'worker' ? installFileWorkers(sandbox) : undefined;
 writeFileSync(join(layout.alice, 'plan.txt'), 'first\nsecond\n');
+mkdirSync(join(layout.alice, 'private'));
+writeFileSync(join(layout.alice, 'private', 'key.txt'), 'secret\n');
+symlinkSync('private', join(layout.alice, 'hidden'));
 const ledger = new InMemoryFreshnessLedger();
+/** Path settings whose entries name alice's tree: resolving them means following her links. */
+const pathSettings = {
+  parameters: {
+    allowedPaths: [{ path: layout.alice, enabled: true }],
+    deniedPaths: [{ path: join(layout.alice, 'hidden'), enabled: true }],
+  },
+};
+let settings: typeof pathSettings | undefined;
 const call = (name: string, args: Record<string, unknown>) =>
-  executeTool(name, args, { userId: 'alice', chatId: 'chat-1', reachable: layout.reachable, ledger });
+  executeTool(name, args, { userId: 'alice', chatId: 'chat-1', reachable: layout.reachable, ledger }, settings);
 
 // Warm: the worker exists before the turn, as it does after a chat's first call.
 const warm = await call('list_directory', { path: '.' });
@@ -36,8 +49,13 @@ const turn = async () => {
     await call('list_directory', { path: 'notes' }),
     await call('read_file', { path: 'notes/today.txt' }),
   ];
-  return outcomes.map((outcome) => (outcome.ok ? 'ok' : `${outcome.error.classification}: ${outcome.error.message}`));
+  return Promise.all(outcomes.map((outcome) => describe(Promise.resolve(outcome))));
 };
+
+async function describe(call: ReturnType<typeof executeTool>): Promise<string> {
+  const outcome = await call;
+  return outcome.ok ? 'ok' : `${outcome.error.classification}: ${outcome.error.message}`;
+}
 
 const input = Bun.stdin.stream().getReader();
 let text = '';
@@ -50,6 +68,12 @@ for (;;) {
     const line = text.slice(0, newline);
     text = text.slice(newline + 1);
     if (line === 'turn') process.stdout.write(`${JSON.stringify({ done: await turn() })}\n`);
+    if (line === 'turn-with-path-settings') {
+      settings = pathSettings;
+      const done = [...(await turn()), await describe(call('read_file', { path: 'private/key.txt' }))];
+      settings = undefined;
+      process.stdout.write(`${JSON.stringify({ done })}\n`);
+    }
     if (line === 'quit') {
       workers?.stop();
       sandbox.dispose();
