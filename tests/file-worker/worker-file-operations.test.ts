@@ -5,7 +5,7 @@
  * protocol stops the worker; a crashed worker fails its call clearly and is replaced; an idle one ends.
  */
 import { expect, test } from 'bun:test';
-import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileWorkerScript } from '../../src/file-worker/file-worker-bundle.ts';
 import { FileWorkerProcess } from '../../src/file-worker/file-worker-process.ts';
@@ -18,31 +18,8 @@ import { expectFailure, expectOk } from '../helpers/call-tool.ts';
 import { manualClock } from '../helpers/manual-clock.ts';
 import { waitUntil } from '../helpers/wait-until.ts';
 import { describeSandbox, useTestSandbox } from '../sandbox/sandbox-host.ts';
+import { descendantsOf } from './file-worker-server-process.ts';
 import { useFileWorkers, workerChat } from './file-worker-test-host.ts';
-
-/** The pids below `pid` (children, theirs, …), from /proc. */
-function descendantsOf(pid: number): number[] {
-  const parents = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(parent, [...(parents.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const found: number[] = [];
-  const queue = [pid];
-  while (queue.length > 0) {
-    for (const child of parents.get(queue.shift() as number) ?? []) {
-      found.push(child);
-      queue.push(child);
-    }
-  }
-  return found;
-}
 
 /** The worker's own Bun process inside the sandbox of `worker`. */
 function bunOf(worker: FileWorkerProcess): number {
