@@ -122,5 +122,10 @@ export const FILE_WORKER_OPERATIONS = [
   'inspectWriteTarget',
   'replaceFile',
   'listDirectory',
+  // The workspace files routes.
+  'listFolder',
+  'openDownload',
+  'readRange',
+  'uploadFile',
 ] as const;
 export type FileWorkerOperation = (typeof FILE_WORKER_OPERATIONS)[number];
