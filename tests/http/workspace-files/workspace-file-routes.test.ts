@@ -3,11 +3,13 @@
  * download (attachment, nosniff, exact bytes), upload (atomic, no silent overwrite, size cap, names),
  * and isolation — alice cannot list, download or upload into bob's workspace, the data directory or the
  * installation directory; a symlink out, an unknown id and `..` get the one fixed 422; a FIFO is
- * refused without blocking; a read-only workspace takes no upload.
+ * refused without blocking; a read-only workspace takes no upload. Each runs with the file work in
+ * the user's file worker (as the user's uid, in their sandbox) and in the server's own process.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { execFileSync } from 'node:child_process';
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -22,15 +24,19 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createApp } from '../../../src/http/app.ts';
 import { createAppDependencies } from '../../../src/http/app-dependencies.ts';
+import { handToSandboxUser } from '../../../src/sandbox/sandbox-file-owner.ts';
 import { installationDirectory } from '../../../src/workspaces/installation-directory.ts';
 import { workspaceId } from '../../../src/workspaces/workspace-id.ts';
 import { createTestApp, FIXED_NOW, type TestApp } from '../../helpers/test-app.ts';
 import { BACKENDS } from '../../helpers/test-database.ts';
+import { FILE_WORK } from '../../helpers/test-file-workers.ts';
 
 const OUTSIDE_BODY =
   '{"error":"The working directory is not inside any of your workspaces (GET /api/workspaces lists them).","code":"invalid_working_directory"}';
 
-describe.each(BACKENDS)('workspace files routes on %s', (backend) => {
+const CASES = BACKENDS.flatMap((backend) => FILE_WORK.map((fileWork) => [backend, fileWork] as const));
+
+describe.each(CASES)('workspace files routes on %s, file work %s', (backend, fileWork) => {
   let api: TestApp;
   const tokens = { alice: '', bob: '' };
   const homes = { alice: '', bob: '' };
@@ -50,7 +56,7 @@ describe.each(BACKENDS)('workspace files routes on %s', (backend) => {
   const files = (id: string, query = '') => `/api/workspaces/${id}/files${query}`;
 
   beforeAll(async () => {
-    api = await createTestApp(backend);
+    api = await createTestApp(backend, undefined, { fileWork });
     for (const name of ['alice', 'bob'] as const) {
       const created = await api.deps.users.create(name);
       tokens[name] = created.token;
@@ -60,6 +66,10 @@ describe.each(BACKENDS)('workspace files routes on %s', (backend) => {
     bobId = workspaceId(homes.bob);
     mkdirSync(join(homes.alice, 'src', 'deep'), { recursive: true });
     mkdirSync(join(homes.alice, 'Zeta'));
+    const alice = await api.deps.users.findByName('alice');
+    // Made here by root: given to alice's uid, as what she makes herself would be (a no-op in process).
+    for (const directory of ['src', 'src/deep', 'Zeta'])
+      await handToSandboxUser(join(homes.alice, directory), alice!.id);
     writeFileSync(join(homes.alice, 'a.txt'), 'alpha\n');
     writeFileSync(join(homes.alice, 'src', 'main.ts'), 'export {};\n');
     writeFileSync(join(homes.bob, 'secret.txt'), 'bob-secret\n');
@@ -68,8 +78,9 @@ describe.each(BACKENDS)('workspace files routes on %s', (backend) => {
     symlinkSync(join(homes.alice, 'a.txt'), join(homes.alice, 'inside-link'));
     execFileSync('mkfifo', [join(homes.alice, 'pipe')]);
     shared = realpathSync(mkdtempSync(join(tmpdir(), 'mango-files-shared-')));
+    // Readable by alice's uid, as a grant must be for her commands (mkdtemp makes it 0700).
+    chmodSync(shared, 0o755);
     writeFileSync(join(shared, 'readme.md'), '# shared\n');
-    const alice = await api.deps.users.findByName('alice');
     await api.deps.workspaces.grant(alice!.id, shared, true);
     sharedId = workspaceId(shared);
   });
@@ -312,15 +323,57 @@ describe.each(BACKENDS)('workspace files routes on %s', (backend) => {
     const downloaded = await send(tokens.alice, 'GET', files(sharedId, '/content?path=readme.md'));
     expect(await downloaded.text()).toBe('# shared\n');
   });
+  test(
+    fileWork === 'worker'
+      ? "the file work runs in alice's worker, as her uid: a file only root may read is listed, not served"
+      : 'the server does the file work itself, as root: a file only root may read is served',
+    async () => {
+      const alice = await api.deps.users.findByName('alice');
+      writeFileSync(join(homes.alice, 'root-only.txt'), 'root\n', { mode: 0o600 });
+      try {
+        const listed = await api.request('GET', files(aliceId), { token: tokens.alice });
+        expect((listed.json as { entries: { name: string }[] }).entries.map((entry) => entry.name)).toContain(
+          'root-only.txt',
+        );
+        const uploaded = await send(tokens.alice, 'POST', files(aliceId, '?name=by-upload.txt'), 'up');
+        expect(uploaded.status).toBe(201);
+        const response = await send(tokens.alice, 'GET', files(aliceId, '/content?path=root-only.txt'));
+        const pool = api.fileWork.pool;
+        if (fileWork === 'worker') {
+          expect(response.status).toBe(403);
+          expect(await response.json()).toEqual({
+            error: 'Cannot open "root-only.txt": the operating system denied access (EACCES).',
+            code: 'permission_denied',
+          });
+          // Alice's workers: one per workspace her requests named (the read-only one's too), each over
+          // that workspace alone; the one of her personal workspace did this listing, upload and download.
+          const keys = [...(pool?.workers().keys() ?? [])].map((key) => JSON.parse(key) as unknown[]);
+          expect(
+            keys
+              .filter((key) => key[0] === alice!.id)
+              .map((key) => key[1])
+              .sort(),
+          ).toEqual([homes.alice, shared].sort());
+        } else {
+          expect(response.status).toBe(200);
+          expect(await response.text()).toBe('root\n');
+          expect(pool).toBeUndefined();
+        }
+      } finally {
+        rmSync(join(homes.alice, 'root-only.txt'));
+        rmSync(join(homes.alice, 'by-upload.txt'), { force: true });
+      }
+    },
+  );
 });
 
-describe('upload size cap', () => {
+describe.each(FILE_WORK)('upload size cap, file work %s', (fileWork) => {
   let api: TestApp;
   let token = '';
   let home = '';
 
   beforeAll(async () => {
-    api = await createTestApp('sqlite');
+    api = await createTestApp('sqlite', undefined, { fileWork });
     api.deps = createAppDependencies({
       config: { ...api.handle.config, maxUploadBytes: 2 * 1024 * 1024 },
       database: api.handle.database,
