@@ -166,7 +166,7 @@ const DATE_LIMIT_MS = 8.64e15;
 const IDENTITY = /^\d{1,20}:\d{1,20}$/;
 
 function noBytes(payload: Uint8Array, what: string): void {
-  if (payload.length > 0) throw new InvalidReplyError(`a ${what} result carries bytes`);
+  if (payload.length > 0) throw new InvalidReplyError(`the ${what} result carries bytes`);
 }
 
 function folderEntry(value: unknown): FolderEntry {

@@ -25,6 +25,7 @@ import { basename, join } from 'node:path';
 import { createApp } from '../../../src/http/app.ts';
 import { createAppDependencies } from '../../../src/http/app-dependencies.ts';
 import { handToSandboxUser } from '../../../src/sandbox/sandbox-file-owner.ts';
+import { sha256Hex } from '../../../src/tools/fs/freshness.ts';
 import { installationDirectory } from '../../../src/workspaces/installation-directory.ts';
 import { workspaceId } from '../../../src/workspaces/workspace-id.ts';
 import { createTestApp, FIXED_NOW, type TestApp } from '../../helpers/test-app.ts';
@@ -173,6 +174,54 @@ describe.each(CASES)('workspace files routes on %s, file work %s', (backend, fil
       for (const [name] of cases) rmSync(join(homes.alice, name));
     }
   });
+
+  test('a file larger than one range streams whole, in order', async () => {
+    const bytes = new Uint8Array(2.5 * 1024 * 1024);
+    for (let index = 0; index < bytes.length; index++) bytes[index] = (index * 31 + (index >> 12)) & 0xff;
+    writeFileSync(join(homes.alice, 'big.bin'), bytes);
+    try {
+      const response = await send(tokens.alice, 'GET', files(aliceId, '/content?path=big.bin'));
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-length')).toBe(String(bytes.length));
+      const received = new Uint8Array(await response.arrayBuffer());
+      expect([received.length, sha256Hex(received)]).toEqual([bytes.length, sha256Hex(bytes)]);
+    } finally {
+      rmSync(join(homes.alice, 'big.bin'));
+    }
+  });
+
+  if (fileWork === 'worker') {
+    test("a reply of the wrong shape stops alice's worker and fails the request clearly; the next gets a new worker", async () => {
+      const pool = api.fileWork.pool;
+      if (pool === undefined) throw new Error('file workers are installed in this mode');
+      const workerOf = () =>
+        [...pool.workers().entries()].find(([key]) => (JSON.parse(key) as unknown[])[1] === homes.alice)?.[1];
+      expect((await api.request('GET', files(aliceId), { token: tokens.alice })).status).toBe(200);
+      const worker = workerOf();
+      if (worker === undefined) throw new Error("alice's worker is not running");
+      const original = worker.call.bind(worker);
+      worker.call = async (...args) => {
+        const reply = await original(...args);
+        return args[0] === 'openDownload'
+          ? { ...reply, result: { ...(reply.result as object), identity: '../x' } }
+          : reply;
+      };
+      const failed = await api.request('GET', files(aliceId, '/content?path=a.txt'), { token: tokens.alice });
+      expect([failed.status, failed.json]).toEqual([
+        500,
+        {
+          error:
+            'The file worker of this call sent a reply that is not valid (identity is not a device:inode pair); it was stopped, and nothing of the reply was used.',
+          code: 'execution_error',
+        },
+      ]);
+      await worker.exited;
+      expect(worker.alive).toBe(false);
+      const again = await send(tokens.alice, 'GET', files(aliceId, '/content?path=a.txt'));
+      expect([again.status, await again.text()]).toEqual([200, 'alpha\n']);
+      expect(workerOf()).not.toBe(worker);
+    });
+  }
 
   test('a file name cannot break out of Content-Disposition', async () => {
     const name = 'we"ird\\\ná.txt';
