@@ -27,6 +27,7 @@ const config: ServerConfig = {
   host: '127.0.0.1',
   port: 0,
   dataDirectory: join(base, 'data'),
+  databaseUrl: undefined,
   shutdownTimeoutMs: 5_000,
   maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES,
   workspacesDirectory: join(base, 'workspaces'),
