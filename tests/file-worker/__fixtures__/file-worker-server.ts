@@ -12,6 +12,7 @@ import { executeTool } from '../../../src/tools/execution.ts';
 import { InMemoryFreshnessLedger } from '../../../src/tools/freshness-ledger.ts';
 import '../../../src/tools/builtin/register-builtin-tools.ts';
 import { createSandboxLayout, createTestSandbox } from '../../sandbox/sandbox-host.ts';
+import { serveFixtureCommands } from '../serve-fixture-commands.ts';
 
 const mode = process.argv[2] === 'in-process' ? 'in-process' : 'worker';
 const sandbox = createTestSandbox();
@@ -39,23 +40,11 @@ const turn = async () => {
   return outcomes.map((outcome) => (outcome.ok ? 'ok' : `${outcome.error.classification}: ${outcome.error.message}`));
 };
 
-const input = Bun.stdin.stream().getReader();
-let text = '';
-for (;;) {
-  const { done, value } = await input.read();
-  if (done) break;
-  text += new TextDecoder().decode(value);
-  let newline = text.indexOf('\n');
-  while (newline !== -1) {
-    const line = text.slice(0, newline);
-    text = text.slice(newline + 1);
-    if (line === 'turn') process.stdout.write(`${JSON.stringify({ done: await turn() })}\n`);
-    if (line === 'quit') {
-      workers?.stop();
-      sandbox.dispose();
-      layout.remove();
-      process.exit(0);
-    }
-    newline = text.indexOf('\n');
-  }
-}
+await serveFixtureCommands({
+  turn,
+  quit: () => {
+    workers?.stop();
+    sandbox.dispose();
+    layout.remove();
+  },
+});

@@ -18,6 +18,7 @@ import { createAppDependencies } from '../../../../src/http/app-dependencies.ts'
 import { handToSandboxUser } from '../../../../src/sandbox/sandbox-file-owner.ts';
 import { workspaceId } from '../../../../src/workspaces/workspace-id.ts';
 import { installTestFileWork } from '../../../helpers/test-file-workers.ts';
+import { serveFixtureCommands } from '../../../file-worker/serve-fixture-commands.ts';
 
 const mode = process.argv[2] === 'in-process' ? 'in-process' : 'worker';
 // Outside /tmp, like a real deployment (a sandbox's /tmp is private).
@@ -72,23 +73,11 @@ const turn = async () => {
   ];
 };
 
-const input = Bun.stdin.stream().getReader();
-let text = '';
-for (;;) {
-  const { done, value } = await input.read();
-  if (done) break;
-  text += new TextDecoder().decode(value);
-  let newline = text.indexOf('\n');
-  while (newline !== -1) {
-    const line = text.slice(0, newline);
-    text = text.slice(newline + 1);
-    if (line === 'turn') process.stdout.write(`${JSON.stringify({ done: await turn() })}\n`);
-    if (line === 'quit') {
-      fileWork.stop();
-      await database.close();
-      rmSync(base, { recursive: true, force: true });
-      process.exit(0);
-    }
-    newline = text.indexOf('\n');
-  }
-}
+await serveFixtureCommands({
+  turn,
+  quit: async () => {
+    fileWork.stop();
+    await database.close();
+    rmSync(base, { recursive: true, force: true });
+  },
+});
