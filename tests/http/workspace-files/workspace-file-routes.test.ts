@@ -292,6 +292,79 @@ describe.each(CASES)('workspace files routes on %s, file work %s', (backend, fil
     expect(readdirSync(homes.bob)).toEqual(['secret.txt']);
   });
 
+  test('a missing path is a 404 naming it, a file is not a folder, and the wrong thing at a name is refused', async () => {
+    const answers: [string, string, number, unknown][] = [
+      [
+        'GET',
+        files(aliceId, '?path=nope'),
+        404,
+        { error: 'Nothing exists at "nope" in this workspace.', code: 'not_found' },
+      ],
+      [
+        'GET',
+        files(aliceId, '/content?path=src/nope.ts'),
+        404,
+        { error: 'Nothing exists at "src/nope.ts" in this workspace.', code: 'not_found' },
+      ],
+      [
+        'GET',
+        files(aliceId, '?path=a.txt'),
+        422,
+        {
+          error: `"a.txt" is a file, not a directory; download it with GET /api/workspaces/${aliceId}/files/content?path=…`,
+          code: 'not_a_directory',
+        },
+      ],
+      [
+        'POST',
+        files(aliceId, '?path=nope&name=x.txt'),
+        404,
+        { error: 'Nothing exists at "nope" in this workspace.', code: 'not_found' },
+      ],
+      [
+        'POST',
+        files(aliceId, '?path=a.txt&name=x.txt'),
+        422,
+        { error: '"a.txt" is not a directory.', code: 'not_a_directory' },
+      ],
+      [
+        'POST',
+        files(aliceId, '?name=src&overwrite=true'),
+        422,
+        { error: 'Refusing to write "src": it is a directory.', code: 'not_a_regular_file' },
+      ],
+      [
+        'POST',
+        files(aliceId, '?name=pipe&overwrite=true'),
+        422,
+        { error: 'Refusing to write "pipe": it is not a regular file.', code: 'not_a_regular_file' },
+      ],
+    ];
+    for (const [method, path, status, body] of answers) {
+      const response = await send(tokens.alice, method, path, method === 'POST' ? 'x' : undefined);
+      expect([path, response.status, await response.json()]).toEqual([path, status, body]);
+    }
+    expect(existsSync(join(homes.alice, 'x.txt'))).toBe(false);
+  });
+
+  test('a listing holds at most 1000 entries, folders first, and says it was cut', async () => {
+    const crowded = join(homes.alice, 'crowded');
+    mkdirSync(crowded);
+    for (let index = 0; index < 1003; index++)
+      writeFileSync(join(crowded, `f${String(index).padStart(4, '0')}`), '');
+    for (const name of ['zz-dir', 'aa-dir']) mkdirSync(join(crowded, name));
+    try {
+      const response = await api.request('GET', files(aliceId, '?path=crowded'), { token: tokens.alice });
+      expect(response.status).toBe(200);
+      const listing = response.json as { entries: { name: string }[]; truncated: boolean; omitted: number };
+      expect([listing.entries.length, listing.truncated, listing.omitted]).toEqual([1000, true, 0]);
+      expect(listing.entries.slice(0, 3).map((entry) => entry.name)).toEqual(['aa-dir', 'zz-dir', 'f0000']);
+      expect(listing.entries.at(-1)?.name).toBe('f0997');
+    } finally {
+      rmSync(crowded, { recursive: true });
+    }
+  });
+
   test('absolute and ~ paths are refused as not relative', async () => {
     const response = await api.request('GET', files(aliceId, '?path=/etc'), { token: tokens.alice });
     expect(response.status).toBe(400);
