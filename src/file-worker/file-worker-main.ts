@@ -130,6 +130,35 @@ async function perform(
       return { result: await operations.listDirectory(String(args.path)) };
     case 'resolveLocation':
       return { result: await locate(operations, String(args.absolute)) };
+    // The workspace files routes.
+    case 'listFolder':
+      return { result: await operations.listFolder({ path: String(args.path), limit: Number(args.limit) }) };
+    case 'openDownload': {
+      const outcome = await operations.openDownload(String(args.path));
+      if (outcome.kind !== 'file') return { result: outcome };
+      const { signature, ...rest } = outcome;
+      return { result: rest, payload: signature };
+    }
+    case 'readRange': {
+      const bytes = await operations.readRange({
+        real: String(args.real),
+        identity: String(args.identity),
+        offset: Number(args.offset),
+        length: Number(args.length),
+        shown: String(args.shown),
+      });
+      return { result: { read: bytes.length }, payload: bytes };
+    }
+    case 'uploadFile':
+      return {
+        result: await operations.uploadFile({
+          directory: String(args.directory),
+          name: String(args.name),
+          overwrite: args.overwrite === true,
+          data: payload,
+          shown: String(args.shown),
+        }),
+      };
     default:
       throw new Error(`there is no operation ${JSON.stringify(call.op)}`);
   }

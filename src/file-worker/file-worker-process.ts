@@ -85,6 +85,9 @@ export class FileWorkerProcess {
     const greeted = new Promise<void>((resolve, reject) => {
       worker.#hello = { resolve, reject };
     });
+    // A worker that is gone before the init could be written (EPIPE) fails the start below; the
+    // handshake it never gave is rejected later, when its exit is seen, and must not go unhandled.
+    greeted.catch(() => {});
     void worker.#readStdout();
     void worker.#readStderr();
     void child.exited.then((status) => worker.#finish(`exit status ${status}`));

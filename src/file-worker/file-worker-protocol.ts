@@ -18,7 +18,10 @@ import { MangoError } from '../errors/mango-error.ts';
 export const FILE_WORKER_PROTOCOL = 1;
 /** Largest JSON header of one frame. */
 export const MAX_HEADER_BYTES = 4 * 1024 * 1024;
-/** Largest payload: read_file's 10 MiB ceiling plus one byte to tell it was passed, and room to spare. */
+/**
+ * Largest payload: read_file's 10 MiB ceiling plus one byte to tell it was passed, and an upload of the
+ * default 25 MiB cap (a download goes in ranges of 1 MiB), with room to spare.
+ */
 export const MAX_PAYLOAD_BYTES = 64 * 1024 * 1024;
 
 const PREFIX_BYTES = 8;
@@ -123,5 +126,10 @@ export const FILE_WORKER_OPERATIONS = [
   'replaceFile',
   'listDirectory',
   'resolveLocation',
+  // The workspace files routes.
+  'listFolder',
+  'openDownload',
+  'readRange',
+  'uploadFile',
 ] as const;
 export type FileWorkerOperation = (typeof FILE_WORKER_OPERATIONS)[number];

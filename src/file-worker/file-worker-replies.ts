@@ -14,13 +14,19 @@ import {
   SymlinkLoopError,
 } from '../tools/access/real-location.ts';
 import { ToolError } from '../tools/errors.ts';
-import type {
-  DirectoryEntryType,
-  DirectoryListing,
-  ReadFileOutcome,
-  ReplacedFile,
-  WriteTarget,
+import {
+  type DirectoryEntryType,
+  type DirectoryListing,
+  DOWNLOAD_SIGNATURE_BYTES,
+  type DownloadOutcome,
+  type FolderEntry,
+  type FolderListingOutcome,
+  type ReadFileOutcome,
+  type ReplacedFile,
+  type UploadOutcome,
+  type WriteTarget,
 } from '../tools/fs/file-operations.ts';
+import { compareFolderEntries } from '../tools/fs/list-folder.ts';
 
 /** The classifications a worker may fail a call with: those of file work, never the server's own. */
 const WORKER_CLASSIFICATIONS: readonly ToolErrorClassification[] = [
@@ -188,4 +194,150 @@ export function locationReply(result: unknown): RealLocation {
   if (fields.outcome !== 'located') throw new InvalidReplyError('outcome is neither located nor failed');
   if (typeof fields.exists !== 'boolean') throw new InvalidReplyError('exists is not true or false');
   return { real: realPath(fields.real, 'real'), exists: fields.exists };
+}
+
+// The workspace files routes' operations.
+
+/** The largest time a `Date` holds (ms from the epoch either way): a listing turns each into ISO 8601. */
+const DATE_LIMIT_MS = 8.64e15;
+const IDENTITY = /^\d{1,20}:\d{1,20}$/;
+
+function noBytes(payload: Uint8Array, what: string): void {
+  if (payload.length > 0) throw new InvalidReplyError(`the ${what} result carries bytes`);
+}
+
+function folderEntry(value: unknown): FolderEntry {
+  const item = record(value, 'an entry');
+  if (!ENTRY_TYPES.includes(item.type as DirectoryEntryType)) {
+    throw new InvalidReplyError('an entry type is none of file, directory, symlink, other');
+  }
+  const entry: FolderEntry = { name: entryName(item.name), type: item.type as DirectoryEntryType };
+  if (item.size !== undefined) {
+    if (entry.type !== 'file') throw new InvalidReplyError('an entry that is not a file has a size');
+    entry.size = count(item.size, 'an entry size');
+  }
+  if (item.mtimeMs !== undefined) {
+    const mtimeMs = time(item.mtimeMs, 'an entry mtimeMs');
+    if (Math.abs(mtimeMs) > DATE_LIMIT_MS) throw new InvalidReplyError('an entry mtimeMs is not a date');
+    entry.mtimeMs = mtimeMs;
+  }
+  return entry;
+}
+
+export function folderListingReply(
+  result: unknown,
+  payload: Uint8Array,
+  limit: number,
+): FolderListingOutcome {
+  const fields = record(result, 'the result');
+  noBytes(payload, 'listing');
+  switch (fields.kind) {
+    case 'refused':
+    case 'not_directory':
+      return { kind: fields.kind };
+    case 'directory': {
+      const raw = fields.entries;
+      if (!Array.isArray(raw) || raw.length > limit) {
+        throw new InvalidReplyError(`entries is not a list of at most ${limit}`);
+      }
+      const entries = raw.map(folderEntry);
+      const total = count(fields.total, 'total');
+      if (entries.length !== Math.min(total, limit)) {
+        throw new InvalidReplyError(
+          `it sent ${entries.length} entries of ${total}, with at most ${limit} asked for`,
+        );
+      }
+      // Strictly in folder-listing order: which entries are the first `limit` is the worker's to say only so.
+      for (let index = 1; index < entries.length; index++) {
+        if (compareFolderEntries(entries[index - 1] as FolderEntry, entries[index] as FolderEntry) >= 0) {
+          throw new InvalidReplyError('the entries are not in folder-listing order, each name once');
+        }
+      }
+      return {
+        kind: 'directory',
+        real: realPath(fields.real, 'real'),
+        entries,
+        total,
+        refused: count(fields.refused, 'refused'),
+      };
+    }
+    default:
+      throw new InvalidReplyError('kind is none of directory, not_directory, refused');
+  }
+}
+
+export function downloadReply(result: unknown, payload: Uint8Array): DownloadOutcome {
+  const fields = record(result, 'the result');
+  switch (fields.kind) {
+    case 'refused':
+    case 'directory':
+    case 'special':
+      noBytes(payload, fields.kind);
+      return { kind: fields.kind };
+    case 'file': {
+      const size = count(fields.size, 'size');
+      // Fewer than the file's first bytes only when it shrank between its fstat and the read.
+      const most = Math.min(size, DOWNLOAD_SIGNATURE_BYTES);
+      if (payload.length > most) {
+        throw new InvalidReplyError(
+          `it sent ${payload.length} first bytes of a file of ${size}, more than ${most}`,
+        );
+      }
+      if (typeof fields.identity !== 'string' || !IDENTITY.test(fields.identity)) {
+        throw new InvalidReplyError('identity is not a device:inode pair');
+      }
+      return {
+        kind: 'file',
+        real: realPath(fields.real, 'real'),
+        size,
+        signature: payload,
+        identity: fields.identity,
+      };
+    }
+    default:
+      throw new InvalidReplyError('kind is none of file, directory, special, refused');
+  }
+}
+
+export function rangeReply(result: unknown, payload: Uint8Array, length: number): Uint8Array {
+  const fields = record(result, 'the result');
+  const read = count(fields.read, 'read');
+  if (read !== payload.length)
+    throw new InvalidReplyError(`read is ${read}, but it sent ${payload.length} bytes`);
+  if (read > length) throw new InvalidReplyError(`it sent ${read} bytes, more than the ${length} asked for`);
+  return payload;
+}
+
+const FOUND = ['symlink', 'directory', 'special'] as const;
+
+export function uploadReply(result: unknown, payload: Uint8Array, written: number): UploadOutcome {
+  const fields = record(result, 'the result');
+  noBytes(payload, 'upload');
+  switch (fields.kind) {
+    case 'refused':
+    case 'not_directory':
+    case 'exists':
+    case 'appeared':
+      return { kind: fields.kind };
+    case 'missing':
+      if (fields.at !== 'directory' && fields.at !== 'file') {
+        throw new InvalidReplyError('at is neither directory nor file');
+      }
+      return { kind: 'missing', at: fields.at };
+    case 'not_regular_file': {
+      const found = FOUND.find((kind) => kind === fields.found);
+      if (found === undefined) throw new InvalidReplyError('found is none of symlink, directory, special');
+      return { kind: 'not_regular_file', found };
+    }
+    case 'written': {
+      const size = count(fields.size, 'size');
+      if (size !== written) throw new InvalidReplyError(`size is ${size}, but ${written} bytes were sent`);
+      if (typeof fields.replaced !== 'boolean') throw new InvalidReplyError('replaced is not true or false');
+      return { kind: 'written', real: realPath(fields.real, 'real'), size, replaced: fields.replaced };
+    }
+    default:
+      throw new InvalidReplyError(
+        'kind is none of written, not_directory, not_regular_file, exists, appeared, missing, refused',
+      );
+  }
 }

@@ -21,12 +21,17 @@ import type { ToolContext } from '../tools/types.ts';
 import type { FileWorkerPool } from './file-worker-pool.ts';
 import type { FileWorkerProcess } from './file-worker-process.ts';
 import type { FileWorkerOperation } from './file-worker-protocol.ts';
+import { MAX_PAYLOAD_BYTES } from './file-worker-protocol.ts';
 import {
+  downloadReply,
+  folderListingReply,
   InvalidReplyError,
   listingReply,
   locationReply,
+  rangeReply,
   readFileReply,
   replacedFileReply,
+  uploadReply,
   writeTargetReply,
 } from './file-worker-replies.ts';
 
@@ -83,6 +88,26 @@ export function createWorkerFileOperations(context: ToolContext, pool: FileWorke
       ),
     listDirectory: (path) => ask('listDirectory', { path }, (result) => listingReply(result)),
     resolveLocation: (absolute) => ask('resolveLocation', { absolute }, (result) => locationReply(result)),
+    // The workspace files routes.
+    listFolder: (request) =>
+      ask('listFolder', { ...request }, (result, payload) =>
+        folderListingReply(result, payload, request.limit),
+      ),
+    openDownload: (path) =>
+      ask('openDownload', { path }, (result, payload) => downloadReply(result, payload)),
+    readRange: (request) =>
+      ask('readRange', { ...request }, (result, payload) => rangeReply(result, payload, request.length)),
+    uploadFile: async (request) => {
+      // One frame carries the whole file: a larger one would break the protocol and stop the worker.
+      if (request.data.length > MAX_PAYLOAD_BYTES) {
+        throw new ToolError(
+          'validation_failed',
+          `Cannot upload ${JSON.stringify(request.shown)}: it is ${request.data.length} bytes, and a file worker takes at most ${MAX_PAYLOAD_BYTES} bytes in one upload (MANGO_MAX_UPLOAD_BYTES may not be set above it while file workers are on).`,
+        );
+      }
+      const { data, ...args } = request;
+      return ask('uploadFile', args, (result, payload) => uploadReply(result, payload, data.length), data);
+    },
   };
 }
 

@@ -1,11 +1,15 @@
 import { describe, expect, test } from 'bun:test';
 import {
+  downloadReply,
   failureOfReply,
+  folderListingReply,
   InvalidReplyError,
   listingReply,
   locationReply,
+  rangeReply,
   readFileReply,
   replacedFileReply,
+  uploadReply,
   writeTargetReply,
 } from '../../src/file-worker/file-worker-replies.ts';
 
@@ -181,4 +185,201 @@ describe("a worker's replies are judged as untrusted input", () => {
     ).toBeUndefined();
     expect(failureOfReply('not_found')).toBeUndefined();
   });
+});
+
+describe("a worker's replies to the files routes' operations are judged as untrusted input", () => {
+  test('a valid listing, download, range and upload come back as fresh objects of their shape', () => {
+    expect(
+      folderListingReply(
+        {
+          kind: 'directory',
+          real: '/w',
+          entries: [
+            { name: 'src', type: 'directory', mtimeMs: 7 },
+            { name: 'a.txt', type: 'file', size: 6, mtimeMs: 8, extra: 'dropped' },
+            { name: 'gone', type: 'file' },
+          ],
+          total: 5,
+          refused: 2,
+        },
+        none,
+        3,
+      ),
+    ).toEqual({
+      kind: 'directory',
+      real: '/w',
+      entries: [
+        { name: 'src', type: 'directory', mtimeMs: 7 },
+        { name: 'a.txt', type: 'file', size: 6, mtimeMs: 8 },
+        { name: 'gone', type: 'file' },
+      ],
+      total: 5,
+      refused: 2,
+    });
+    expect(folderListingReply({ kind: 'not_directory', real: '/w' }, none, 3)).toEqual({
+      kind: 'not_directory',
+    });
+    expect(folderListingReply({ kind: 'refused' }, none, 3)).toEqual({ kind: 'refused' });
+    const signature = new Uint8Array([0x89, 0x50]);
+    expect(
+      downloadReply({ kind: 'file', real: '/w/a.png', size: 2, identity: '2049:131' }, signature),
+    ).toEqual({ kind: 'file', real: '/w/a.png', size: 2, signature, identity: '2049:131' });
+    expect(downloadReply({ kind: 'special' }, none)).toEqual({ kind: 'special' });
+    expect(rangeReply({ read: 2 }, signature, 4)).toBe(signature);
+    expect(uploadReply({ kind: 'written', real: '/w/n.md', size: 5, replaced: true }, none, 5)).toEqual({
+      kind: 'written',
+      real: '/w/n.md',
+      size: 5,
+      replaced: true,
+    });
+    expect(uploadReply({ kind: 'missing', at: 'directory' }, none, 5)).toEqual({
+      kind: 'missing',
+      at: 'directory',
+    });
+    expect(uploadReply({ kind: 'not_regular_file', found: 'symlink' }, none, 5)).toEqual({
+      kind: 'not_regular_file',
+      found: 'symlink',
+    });
+  });
+
+  const listing = (entries: unknown[], total = entries.length, limit = 10) =>
+    folderListingReply({ kind: 'directory', real: '/w', entries, total, refused: 0 }, none, limit);
+  const refused: [string, () => unknown, string][] = [
+    [
+      'a listing of more entries than asked for',
+      () =>
+        listing(
+          [
+            { name: 'a', type: 'file' },
+            { name: 'b', type: 'file' },
+          ],
+          2,
+          1,
+        ),
+      'entries is not a list of at most 1',
+    ],
+    [
+      'a listing that leaves out entries below the limit',
+      () => listing([{ name: 'a', type: 'file' }], 3),
+      'it sent 1 entries of 3, with at most 10 asked for',
+    ],
+    [
+      'a listing with a file before a folder',
+      () =>
+        listing([
+          { name: 'a', type: 'file' },
+          { name: 'b', type: 'directory' },
+        ]),
+      'the entries are not in folder-listing order, each name once',
+    ],
+    [
+      'a listing with a name twice',
+      () =>
+        listing([
+          { name: 'a', type: 'file' },
+          { name: 'a', type: 'file' },
+        ]),
+      'the entries are not in folder-listing order, each name once',
+    ],
+    [
+      'a listing entry with a slash',
+      () => listing([{ name: 'x/y', type: 'file' }]),
+      'an entry name is not a name a directory can hold',
+    ],
+    [
+      'a size on a folder',
+      () => listing([{ name: 'a', type: 'directory', size: 4 }]),
+      'an entry that is not a file has a size',
+    ],
+    [
+      'a time no date holds',
+      () => listing([{ name: 'a', type: 'file', mtimeMs: 1e300 }]),
+      'an entry mtimeMs is not a date',
+    ],
+    [
+      'a listing carrying bytes',
+      () => folderListingReply({ kind: 'refused' }, new Uint8Array(1), 10),
+      'the listing result carries bytes',
+    ],
+    [
+      'a listing of an unknown kind',
+      () => folderListingReply({ kind: 'file', real: '/w' }, none, 10),
+      'kind is none of directory, not_directory, refused',
+    ],
+    [
+      'a listing of a relative location',
+      () => folderListingReply({ kind: 'directory', real: 'w', entries: [], total: 0, refused: 0 }, none, 10),
+      'real is not an absolute, normalised path',
+    ],
+    [
+      'a download with more first bytes than the file has',
+      () => downloadReply({ kind: 'file', real: '/w/a', size: 1, identity: '1:2' }, new Uint8Array(2)),
+      'it sent 2 first bytes of a file of 1, more than 1',
+    ],
+    [
+      'a download with more than 16 first bytes',
+      () => downloadReply({ kind: 'file', real: '/w/a', size: 99, identity: '1:2' }, new Uint8Array(17)),
+      'it sent 17 first bytes of a file of 99, more than 16',
+    ],
+    [
+      'a download without a device:inode identity',
+      () => downloadReply({ kind: 'file', real: '/w/a', size: 0, identity: '../x' }, none),
+      'identity is not a device:inode pair',
+    ],
+    [
+      'a download of a directory carrying bytes',
+      () => downloadReply({ kind: 'directory' }, new Uint8Array(1)),
+      'the directory result carries bytes',
+    ],
+    [
+      'a download of an unknown kind',
+      () => downloadReply({ kind: 'symlink' }, none),
+      'kind is none of file, directory, special, refused',
+    ],
+    [
+      'a range of more bytes than asked for',
+      () => rangeReply({ read: 5 }, new Uint8Array(5), 4),
+      'it sent 5 bytes, more than the 4 asked for',
+    ],
+    [
+      'a range whose count is not what it sent',
+      () => rangeReply({ read: 3 }, new Uint8Array(2), 4),
+      'read is 3, but it sent 2 bytes',
+    ],
+    [
+      'an upload of another size than sent',
+      () => uploadReply({ kind: 'written', real: '/w/a', size: 4, replaced: false }, none, 5),
+      'size is 4, but 5 bytes were sent',
+    ],
+    [
+      'an upload that does not say whether it replaced',
+      () => uploadReply({ kind: 'written', real: '/w/a', size: 5, replaced: 'yes' }, none, 5),
+      'replaced is not true or false',
+    ],
+    [
+      'an upload missing somewhere else',
+      () => uploadReply({ kind: 'missing', at: '/etc' }, none, 5),
+      'at is neither directory nor file',
+    ],
+    [
+      'an upload refused for an unknown thing found',
+      () => uploadReply({ kind: 'not_regular_file', found: 'fifo' }, none, 5),
+      'found is none of symlink, directory, special',
+    ],
+    [
+      'an upload of an unknown kind',
+      () => uploadReply({ kind: 'done' }, none, 5),
+      'kind is none of written, not_directory, not_regular_file, exists, appeared, missing, refused',
+    ],
+    [
+      'an upload carrying bytes',
+      () => uploadReply({ kind: 'exists' }, new Uint8Array(1), 5),
+      'the upload result carries bytes',
+    ],
+  ];
+  for (const [name, judge, message] of refused) {
+    test(`refused: ${name}`, () => {
+      expect(judge).toThrow(new InvalidReplyError(message));
+    });
+  }
 });

@@ -1,5 +1,6 @@
 /**
- * Test helper: the fixture process in the server's place (__fixtures__/file-worker-server.ts), its
+ * Test helper: a fixture process in the server's place (__fixtures__/file-worker-server.ts, or another
+ * that speaks the same lines: `{"ready":…}` first, `{"done":…}` after each `turn`, exit on `quit`), its
  * JSON lines read one at a time, and the processes it started, from /proc.
  */
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -49,8 +50,9 @@ export function isLive(pid: number): boolean {
   }
 }
 
-export function startServerProcess(mode: 'worker' | 'in-process') {
-  const child = Bun.spawn([process.execPath, FIXTURE, mode], {
+/** A fixture process (by default the file tools' one) whose file work runs in `mode`. */
+export function startServerProcess(mode: 'worker' | 'in-process', fixture = FIXTURE) {
+  const child = Bun.spawn([process.execPath, fixture, mode], {
     stdin: 'pipe',
     stdout: 'pipe',
     stderr: 'inherit',

@@ -9,45 +9,10 @@
  * the server follows none of her links, not even to decide what the settings cover.
  */
 import { expect, test } from 'bun:test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { waitUntil } from '../helpers/wait-until.ts';
+import { strace, traceNamesDuring } from '../helpers/server-trace.ts';
 import { describeSandbox } from '../sandbox/sandbox-host.ts';
 import { startServerProcess } from './file-worker-server-process.ts';
 
-/** The calls that take a name, or list a directory. */
-const TRACED = [
-  'open',
-  'openat',
-  'openat2',
-  'creat',
-  'stat',
-  'lstat',
-  'newfstatat',
-  'statx',
-  'access',
-  'faccessat',
-  'faccessat2',
-  'readlink',
-  'readlinkat',
-  'mkdir',
-  'mkdirat',
-  'unlink',
-  'unlinkat',
-  'rename',
-  'renameat',
-  'renameat2',
-  'link',
-  'linkat',
-  'getdents64',
-  'chown',
-  'fchownat',
-  'chmod',
-  'fchmodat',
-].join(',');
-
-const strace = Bun.which('strace');
 const traced = strace !== null || process.env.MANGO_REQUIRE_SANDBOX === '1' ? test : test.skip;
 
 /** The server's calls that name a path under `base` during one turn, run in `mode`. */
@@ -55,38 +20,16 @@ async function turnTrace(
   mode: 'worker' | 'in-process',
   kind: 'turn' | 'turn-with-path-settings' = 'turn',
 ): Promise<{ outcomes: string[]; lines: string[] }> {
-  if (strace === null) throw new Error('strace is not installed (.ci/setup installs it)');
   const server = startServerProcess(mode);
-  const directory = mkdtempSync(join(tmpdir(), 'mango-server-opens-'));
-  const output = join(directory, 'trace');
   try {
     const ready = await server.ready();
     expect(ready.ready).toBe(true);
-    const tracer = Bun.spawn(
-      [strace, '-f', '-y', '-e', `trace=${TRACED}`, '-o', output, '-p', String(ready.pid)],
-      {
-        stdout: 'ignore',
-        stderr: 'pipe',
-      },
-    );
-    let said = '';
-    void (async () => {
-      for await (const chunk of tracer.stderr as unknown as AsyncIterable<Uint8Array>)
-        said += new TextDecoder().decode(chunk);
-    })();
-    expect(await waitUntil(() => said.includes(`Process ${ready.pid} attached`), 10_000)).toBe(true);
-    const outcomes = await server.turn(kind);
-    tracer.kill('SIGINT');
-    await tracer.exited;
-    const lines = readFileSync(output, 'utf8')
-      .split('\n')
-      .filter((line) => line.includes(ready.base));
+    const { result, lines } = await traceNamesDuring(ready.pid, ready.base, () => server.turn(kind));
     await server.quit();
     // Each run has a layout of its own: outcomes name it as <base>.
-    return { outcomes: outcomes.map((outcome) => outcome.replaceAll(ready.base, '<base>')), lines };
+    return { outcomes: result.map((outcome) => outcome.replaceAll(ready.base, '<base>')), lines };
   } finally {
     server.cleanUp();
-    rmSync(directory, { recursive: true, force: true });
   }
 }
 

@@ -4,11 +4,14 @@
  * set (not bob's workspace, not the installation beyond its runtime and code); a reply that breaks the
  * protocol stops the worker; a crashed worker fails its call clearly and is replaced; an idle one ends.
  */
-import { expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileWorkerScript } from '../../src/file-worker/file-worker-bundle.ts';
+import type { FileWorkerPool } from '../../src/file-worker/file-worker-pool.ts';
 import { FileWorkerProcess } from '../../src/file-worker/file-worker-process.ts';
+import { MAX_PAYLOAD_BYTES } from '../../src/file-worker/file-worker-protocol.ts';
+import { createWorkerFileOperations } from '../../src/file-worker/worker-file-operations.ts';
 import { FILE_WORKER_DIRECTORY } from '../../src/sandbox/file-worker-sandbox.ts';
 import { resolveAndValidatePath } from '../../src/tools/access/resolve-and-validate-path.ts';
 import { sha256Hex } from '../../src/tools/fs/freshness.ts';
@@ -16,6 +19,7 @@ import { userFileContext } from '../../src/tools/user-file-context.ts';
 import { installationDirectory } from '../../src/workspaces/installation-directory.ts';
 import { expectFailure, expectOk } from '../helpers/call-tool.ts';
 import { manualClock } from '../helpers/manual-clock.ts';
+import { makeReachableSet } from '../helpers/tool-context.ts';
 import { waitUntil } from '../helpers/wait-until.ts';
 import { describeSandbox, useTestSandbox } from '../sandbox/sandbox-host.ts';
 import { descendantsOf } from './file-worker-server-process.ts';
@@ -276,5 +280,31 @@ describeSandbox('idle workers', () => {
     expect(workers.pool.workers().size).toBe(0);
     expectOk(await chat.call('read_file', { path: 'idle.txt' }));
     expect(workers.pool.workers().size).toBe(1);
+  });
+});
+
+describe("the files routes' operations through a worker", () => {
+  test('an upload larger than one frame is refused before any worker is asked', async () => {
+    const asked: string[] = [];
+    const pool: FileWorkerPool = {
+      acquire: async (userId) => {
+        asked.push(userId);
+        throw new Error('no worker may be asked');
+      },
+      touch: () => {},
+      sweep: () => {},
+      workers: () => new Map(),
+      dispose: () => {},
+    };
+    const reachable = makeReachableSet();
+    const operations = createWorkerFileOperations(userFileContext('alice', reachable, Date.now), pool);
+    const data = new Uint8Array(MAX_PAYLOAD_BYTES + 1);
+    await expect(
+      operations.uploadFile({ directory: '.', name: 'big.bin', overwrite: false, data, shown: 'big.bin' }),
+    ).rejects.toMatchObject({
+      classification: 'validation_failed',
+      message: `Cannot upload "big.bin": it is ${MAX_PAYLOAD_BYTES + 1} bytes, and a file worker takes at most ${MAX_PAYLOAD_BYTES} bytes in one upload (MANGO_MAX_UPLOAD_BYTES may not be set above it while file workers are on).`,
+    });
+    expect(asked).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import { type AppDependencies, createAppDependencies } from '../../src/http/app-
 import { ToolRegistry } from '../../src/tools/registry.ts';
 import { makeSettingsTool, makeTool } from './fake-tools.ts';
 import { type Backend, createTestDatabase, type TestDatabase } from './test-database.ts';
+import { type FileWork, type InstalledTestFileWork, installTestFileWork } from './test-file-workers.ts';
 
 export const FIXED_NOW = Date.UTC(2026, 10, 30, 6, 0, 0);
 
@@ -24,6 +25,8 @@ export interface TestApp {
   deps: AppDependencies;
   app: ReturnType<typeof createApp>;
   logged: string[];
+  /** Where its file work runs (`options.fileWork`, default in this process) and the workers' pool. */
+  fileWork: InstalledTestFileWork;
   /** Sends a request in process; `body` strings are sent as is, other values as JSON. */
   request(
     method: string,
@@ -35,8 +38,14 @@ export interface TestApp {
   dispose(): Promise<void>;
 }
 
-export async function createTestApp(backend: Backend, registry = createTestRegistry()): Promise<TestApp> {
+export async function createTestApp(
+  backend: Backend,
+  registry = createTestRegistry(),
+  options: { fileWork?: FileWork } = {},
+): Promise<TestApp> {
   const handle = await createTestDatabase(backend);
+  // Before the dependencies, as the server does: personal workspaces are made for the sandbox's uid.
+  const fileWork = installTestFileWork(handle.database, options.fileWork ?? 'in-process');
   const logged: string[] = [];
   const build = () =>
     createAppDependencies({
@@ -51,6 +60,7 @@ export async function createTestApp(backend: Backend, registry = createTestRegis
     deps: build(),
     app: undefined as unknown as ReturnType<typeof createApp>,
     logged,
+    fileWork,
     request: async (method, path, options = {}) => {
       const headers: Record<string, string> = { ...options.headers };
       if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
@@ -76,7 +86,10 @@ export async function createTestApp(backend: Backend, registry = createTestRegis
       result.deps = build();
       result.app = createApp(result.deps);
     },
-    dispose: () => handle.dispose(),
+    dispose: () => {
+      fileWork.stop();
+      return handle.dispose();
+    },
   };
   result.app = createApp(result.deps);
   return result;

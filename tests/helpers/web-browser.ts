@@ -59,6 +59,9 @@ export async function startWebTestServer(options: WebTestServerOptions = {}): Pr
   const webDirectory = path.join(serverRoot, 'web');
   // The shell sandbox's uid must be able to reach the workspaces (mkdtemp makes the root 0700).
   await chmod(root, 0o755);
+  // The workspaces directory lies inside the server's temp dir, and bubblewrap resolves each mount's
+  // source as the user's uid: that uid must pass through (not list) it, as through a deployment's /srv.
+  await chmod(serverRoot, 0o711);
   await buildWebApp({ outputDirectory: webDirectory });
   const config = {
     ...loadConfig(

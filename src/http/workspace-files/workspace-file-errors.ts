@@ -8,11 +8,13 @@ import { describeSystemError } from '../../tools/fs/describe-system-error.ts';
 import { WorkspaceError } from '../../workspaces/workspace-error.ts';
 import { HttpError } from '../http-errors.ts';
 
+/** The 404 of a path with nothing there. */
+export function nothingAt(path: string): HttpError {
+  return new HttpError(404, 'not_found', `Nothing exists at ${JSON.stringify(path)} in this workspace.`);
+}
+
 export function describeFileError(error: unknown, path: string): Error {
   if (error instanceof HttpError || WorkspaceError.isInstance(error)) return error;
   const described = describeSystemError(error, 'open', path);
-  if (described.classification === 'not_found') {
-    return new HttpError(404, 'not_found', `Nothing exists at ${JSON.stringify(path)} in this workspace.`);
-  }
-  return described;
+  return described.classification === 'not_found' ? nothingAt(path) : described;
 }

@@ -9,7 +9,6 @@
 
 import { Elysia, t } from 'elysia';
 import { maxUploadBytesOf, type ServerConfig } from '../../config.ts';
-import { sandboxFileOwner } from '../../sandbox/sandbox-file-owner.ts';
 import type { AppDependencies } from '../app-dependencies.ts';
 import { errorBodySchema } from '../settings/tool-settings-schemas.ts';
 import { downloadWorkspaceFile } from './workspace-file-download.ts';
@@ -115,7 +114,6 @@ export function createWorkspaceFileRoutes(deps: AppDependencies) {
           name: query.name,
           overwrite: query.overwrite === 'true',
           body: await readBodyWithin(request, maxUploadBytesOf(deps.config)),
-          owner: await sandboxFileOwner(user.id),
         });
         set.status = result.replaced ? 200 : 201;
         return result;

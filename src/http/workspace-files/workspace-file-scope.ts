@@ -2,7 +2,9 @@
  * What one request of the files routes may reach: the one workspace its `:id` names among the caller's
  * own, and nothing else. The reachable set comes from the workspaces layer (`reachableSetFor`, confined
  * to that workspace, checked again on every request), and every path is decided by the tools' own
- * resolver and access policy on that set — the routes take no access decision of their own.
+ * resolver and access policy on that set, in the file operations of the request's context (the user's
+ * file worker, or this process; see sandbox/host-file-operations.ts) — the routes take no access
+ * decision of their own beyond the second wall on what those operations answer.
  *
  * Guarantees:
  * - An id that is not one of the caller's workspaces, and every `path` whose real location lies outside
@@ -12,8 +14,8 @@
  * - The user's tool settings (`allowedPaths`, `deniedPaths`) narrow what a model may reach; they do not
  *   apply here, where the user acts on their own files within the isolation rules.
  */
+import { type AccessNeed, getAccessPolicy } from '../../tools/access/access-policy.ts';
 import type { Workspace } from '../../tools/access/reachable-set.ts';
-import { type ResolvedPath, resolveAndValidatePath } from '../../tools/access/resolve-and-validate-path.ts';
 import { ToolError } from '../../tools/errors.ts';
 import type { ToolContext } from '../../tools/types.ts';
 import { userFileContext } from '../../tools/user-file-context.ts';
@@ -25,7 +27,7 @@ import { HttpError } from '../http-errors.ts';
 export interface WorkspaceFileScope {
   id: string;
   workspace: Workspace;
-  /** A tool context over the workspace's reachable set, for the shared resolver and verified opens. */
+  /** A tool context over the workspace's reachable set: what the request's file operations work on. */
   context: ToolContext;
 }
 
@@ -66,32 +68,20 @@ export function workspaceRelativePath(path: string | undefined, parameter = 'pat
 }
 
 /**
- * Resolves `relative` inside the scope's workspace for `need`. Any location the policy refuses for
- * reading lies outside the workspace (the scope reaches that workspace only) and gets the fixed answer;
- * a refusal for writing inside it is the read-only workspace's, and keeps its own message.
- * @throws WorkspaceError `outside_workspaces`, ToolError (validation_failed, permission_denied).
+ * The second wall: a real location a file operation named (wherever its work ran) is decided again by
+ * this server's own policy, without asking the filesystem. Refused, it gets the fixed answer: the scope
+ * reaches its one workspace only.
+ * @throws WorkspaceError `outside_workspaces`.
  */
-export async function resolveInWorkspace(
+export async function requireInWorkspace(
   scope: WorkspaceFileScope,
-  relative: string,
-  need: 'read' | 'write' = 'read',
-): Promise<ResolvedPath> {
-  let resolved: ResolvedPath;
+  real: string,
+  need: AccessNeed,
+  shown: string,
+): Promise<void> {
+  const policy = await getAccessPolicy(scope.context);
   try {
-    resolved = await resolveAndValidatePath(relative, scope.context, 'path', 'read');
-  } catch (error) {
-    if (ToolError.isInstance(error) && error.classification === 'permission_denied')
-      throw outsideWorkspaces();
-    throw error;
-  }
-  if (need === 'write') return resolveAndValidatePath(relative, scope.context, 'path', 'write');
-  return resolved;
-}
-
-/** Runs a verified open or listing, turning a policy refusal of what was opened into the fixed answer. */
-export async function withinWorkspace<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
+    policy.require(real, need, shown, real);
   } catch (error) {
     if (ToolError.isInstance(error) && error.classification === 'permission_denied')
       throw outsideWorkspaces();

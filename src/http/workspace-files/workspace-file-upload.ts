@@ -16,18 +16,17 @@
  * - A workspace with a disk quota takes no upload its user's share cannot hold: `507 quota_exceeded`
  *   with the used figure and the limit, before the temp file exists (or when the disk fills while it is
  *   written, after it was removed).
- * - The new file gets the owner workspace files get (the shell sandbox's uid when commands run as one), set on the descriptor before it
- *   takes its name, so shell commands running as that uid can use it.
+ * - The new file belongs to the user's uid when commands run as one: the worker creates it as that uid,
+ *   and the server, doing the work itself, sets that owner on the descriptor before the file takes its
+ *   name, so shell commands running as that uid can use it.
  */
-import type { Stats } from 'node:fs';
 import { join, relative } from 'node:path';
-import { HeldDirectory, withHeldDirectory } from '../../descriptors/held-directory.ts';
-import { getAccessPolicy } from '../../tools/access/access-policy.ts';
-import { rootContaining } from '../../tools/access/reachable-set.ts';
-import { writeFileAtomicallyIn } from '../../tools/fs/atomic-write.ts';
+import { fileOperationsFor } from '../../sandbox/host-file-operations.ts';
+import type { UploadOutcome } from '../../tools/fs/file-operations.ts';
+import { outsideWorkspaces } from '../../workspaces/workspace-error.ts';
 import { HttpError } from '../http-errors.ts';
-import { describeFileError } from './workspace-file-errors.ts';
-import { resolveInWorkspace, type WorkspaceFileScope, withinWorkspace } from './workspace-file-scope.ts';
+import { describeFileError, nothingAt } from './workspace-file-errors.ts';
+import { requireInWorkspace, type WorkspaceFileScope } from './workspace-file-scope.ts';
 
 /** Longest file name most filesystems store, in bytes. */
 const MAX_NAME_BYTES = 255;
@@ -38,7 +37,6 @@ export interface UploadRequest {
   name: string;
   overwrite: boolean;
   body: Uint8Array;
-  owner?: { uid: number; gid: number };
 }
 
 export interface UploadResult {
@@ -111,84 +109,58 @@ export async function uploadWorkspaceFile(
       `The workspace ${scope.workspace.path} is read-only for you: nothing can be uploaded into it.`,
     );
   }
-  const directory = await resolveInWorkspace(scope, upload.directory);
-  let held: HeldDirectory;
-  try {
-    held = HeldDirectory.open(directory.real);
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'ENOTDIR' && directory.exists) {
-      throw new HttpError(422, 'not_a_directory', `${JSON.stringify(upload.directory)} is not a directory.`);
-    }
-    throw describeFileError(error, upload.directory);
-  }
   const shown = upload.directory === '.' ? upload.name : join(upload.directory, upload.name);
-  return withHeldDirectory(held, (parent) => uploadInto(scope, parent, directory.real, shown, upload));
-}
-
-/** The entry at `name`, described through the held directory without following a link. */
-function describeEntry(parent: HeldDirectory, name: string, shown: string): Stats | undefined {
+  let outcome: UploadOutcome;
   try {
-    return parent.statEntry(name);
+    outcome = await fileOperationsFor(scope.context).uploadFile({
+      directory: upload.directory,
+      name: upload.name,
+      overwrite: upload.overwrite,
+      data: upload.body,
+      shown,
+    });
   } catch (error) {
-    if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
     throw describeFileError(error, shown);
   }
-}
-
-async function uploadInto(
-  scope: WorkspaceFileScope,
-  parent: HeldDirectory,
-  directoryReal: string,
-  shown: string,
-  upload: UploadRequest,
-): Promise<UploadResult> {
-  // The name is joined to the directory's real path: the directory is decided, only the name is new.
-  await resolveInWorkspace(scope, join(directoryReal, upload.name), 'write');
-  const entry = describeEntry(parent, upload.name, shown);
-  if (entry !== undefined && !entry.isFile()) {
-    // A symlink, a directory or a special file at the name: the request names the wrong thing.
-    const what = entry.isSymbolicLink()
-      ? 'a symlink'
-      : entry.isDirectory()
-        ? 'a directory'
-        : 'not a regular file';
-    throw new HttpError(
-      422,
-      'not_a_regular_file',
-      `Refusing to write ${JSON.stringify(shown)}: it is ${what}.`,
-    );
-  }
-  if (entry !== undefined && !upload.overwrite) {
-    throw new HttpError(
-      409,
-      'file_exists',
-      `${JSON.stringify(shown)} already exists; send overwrite=true to replace it.`,
-    );
-  }
-  const policy = await getAccessPolicy(scope.context);
-  try {
-    const written = await withinWorkspace(() =>
-      writeFileAtomicallyIn(parent, upload.name, upload.body, {
-        create: entry === undefined,
-        owner: upload.owner,
-        quotaBytes: rootContaining(scope.context.reachable, directoryReal)?.diskQuotaBytes,
-        verifyTarget: async (realTarget) => policy.require(realTarget, 'write', shown, realTarget),
-      }),
-    );
-    return {
-      workspace: scope.id,
-      path: relative(scope.workspace.path, written.path),
-      size: written.size,
-      replaced: entry !== undefined,
-    };
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'EEXIST') {
+  switch (outcome.kind) {
+    case 'refused':
+      throw outsideWorkspaces();
+    case 'not_directory':
+      throw new HttpError(422, 'not_a_directory', `${JSON.stringify(upload.directory)} is not a directory.`);
+    case 'missing':
+      throw nothingAt(outcome.at === 'directory' ? upload.directory : shown);
+    case 'not_regular_file':
+      // A symlink, a directory or a special file at the name: the request names the wrong thing.
+      throw new HttpError(
+        422,
+        'not_a_regular_file',
+        `Refusing to write ${JSON.stringify(shown)}: it is ${FOUND_WORDS[outcome.found]}.`,
+      );
+    case 'exists':
+      throw new HttpError(
+        409,
+        'file_exists',
+        `${JSON.stringify(shown)} already exists; send overwrite=true to replace it.`,
+      );
+    case 'appeared':
       throw new HttpError(
         409,
         'file_exists',
         `${JSON.stringify(shown)} appeared while uploading; send overwrite=true to replace it.`,
       );
-    }
-    throw describeFileError(error, shown);
+    case 'written':
+      await requireInWorkspace(scope, outcome.real, 'write', shown);
+      return {
+        workspace: scope.id,
+        path: relative(scope.workspace.path, outcome.real),
+        size: outcome.size,
+        replaced: outcome.replaced,
+      };
   }
 }
+
+const FOUND_WORDS = {
+  symlink: 'a symlink',
+  directory: 'a directory',
+  special: 'not a regular file',
+} as const;

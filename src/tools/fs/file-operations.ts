@@ -5,6 +5,10 @@
  * wording, the chat's freshness ledger and, as a second wall, the call's path policy applied again to
  * every location a result names.
  *
+ * The workspace files routes (the files panel's folder listings, downloads and uploads) ask for their
+ * file work through the same interface, with operations of their own whose outcomes carry what the
+ * routes word as HTTP answers.
+ *
  * Two implementations: in this process (in-process-file-operations.ts: operator mode, tests, a server
  * without a sandbox) and a worker in the user's own sandbox (src/file-worker/), which runs the
  * in-process one there. A remote sandbox service would implement the same interface.
@@ -87,6 +91,109 @@ export interface DirectoryListing {
   refused: number;
 }
 
+// The workspace files routes (src/http/workspace-files/): a folder listing, a download in ranges, an
+// upload. A person acts on their own workspace there, so a path the access policy refuses is not an
+// error to word but one fixed answer (`RefusedPath`); every other refusal is a classified ToolError.
+
+/** The access policy refused the path, or what was opened there, for reading: it lies outside the request's reach. */
+export interface RefusedPath {
+  kind: 'refused';
+}
+
+/** One entry of a folder listing, described through the held directory without following it. */
+export interface FolderEntry {
+  name: string;
+  type: DirectoryEntryType;
+  /** Bytes, for a regular file. */
+  size?: number;
+  /** Absent when the entry vanished while being listed. */
+  mtimeMs?: number;
+}
+
+export interface FolderListingRequest {
+  path: string;
+  /** Most entries returned: the first ones in folder-listing order (folders first, then by name). */
+  limit: number;
+}
+
+export type FolderListingOutcome =
+  | {
+      kind: 'directory';
+      /** Real location of the listed directory. */
+      real: string;
+      /** The first `limit` admitted entries, folders first, then by name. */
+      entries: FolderEntry[];
+      /** How many entries were admitted in all. */
+      total: number;
+      /** How many entries the policy left out. */
+      refused: number;
+    }
+  | { kind: 'not_directory' }
+  | RefusedPath;
+
+/** Bytes enough to recognise every image type a download is served as (WebP's marker ends at byte 12). */
+export const DOWNLOAD_SIGNATURE_BYTES = 16;
+
+/** What a download found at its path: a regular file to read in ranges, or why there is none. */
+export type DownloadOutcome =
+  | {
+      kind: 'file';
+      /** Real location of the opened file. */
+      real: string;
+      /** Its size when it was opened: what the download sends. */
+      size: number;
+      /** Its first bytes (at most `DOWNLOAD_SIGNATURE_BYTES`), for the served type. */
+      signature: Uint8Array;
+      /** `device:inode` of the opened file: each range is read from that object only. */
+      identity: string;
+    }
+  | { kind: 'directory' }
+  | { kind: 'special' }
+  | RefusedPath;
+
+export interface ReadRangeRequest {
+  /** A `DownloadOutcome.real`. */
+  real: string;
+  /** Its `DownloadOutcome.identity`: another object at `real` fails the read as a changed path. */
+  identity: string;
+  offset: number;
+  /** Most bytes returned; fewer only at the end of the file. */
+  length: number;
+  /** How messages name the path (the request's spelling). */
+  shown: string;
+}
+
+export interface UploadFileRequest {
+  /** The directory, as the request names it. */
+  directory: string;
+  /** The new file's name in it (checked by the route: a name a directory can hold). */
+  name: string;
+  /** Whether an existing regular file may be replaced. */
+  overwrite: boolean;
+  data: Uint8Array;
+  /** How messages name the file (the request's spelling). */
+  shown: string;
+}
+
+export type UploadOutcome =
+  | {
+      kind: 'written';
+      /** Real path of the file written. */
+      real: string;
+      size: number;
+      /** True when an existing file was replaced. */
+      replaced: boolean;
+    }
+  | { kind: 'not_directory' }
+  | { kind: 'not_regular_file'; found: 'symlink' | 'directory' | 'special' }
+  /** A file is there and `overwrite` was not given. */
+  | { kind: 'exists' }
+  /** A file appeared at the name while the new one was written; it was left alone. */
+  | { kind: 'appeared' }
+  /** Nothing exists at the directory, or the file's path broke while it was written. */
+  | { kind: 'missing'; at: 'directory' | 'file' }
+  | RefusedPath;
+
 export interface FileOperations {
   /** Resolves `request.path`, decides it for `request.need` and reads the whole regular file. */
   readFile(request: ReadFileRequest): Promise<ReadFileOutcome>;
@@ -102,4 +209,14 @@ export interface FileOperations {
    * following it themselves (access/location-resolution.ts). Fails as `resolveRealLocation` does.
    */
   resolveLocation(absolute: string): Promise<RealLocation>;
+
+  // The workspace files routes.
+  /** Resolves `request.path` and lists the folder there, entries described, in folder-listing order. */
+  listFolder(request: FolderListingRequest): Promise<FolderListingOutcome>;
+  /** Resolves `path`, opens it by object, and says what is there; a file's bytes come by `readRange`. */
+  openDownload(path: string): Promise<DownloadOutcome>;
+  /** Reopens a download's file by object, links refused, and reads one range of it. */
+  readRange(request: ReadRangeRequest): Promise<Uint8Array>;
+  /** Writes an uploaded file into an existing directory, atomically, never over a link or a folder. */
+  uploadFile(request: UploadFileRequest): Promise<UploadOutcome>;
 }

@@ -11,6 +11,7 @@ import { type ResolvedPath, resolveAndValidatePath } from '../access/resolve-and
 import { ToolArgumentError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
 import { describeSystemError } from './describe-system-error.ts';
+import { openDownload, readRange } from './download-ranges.ts';
 import type {
   DirectoryEntryType,
   DirectoryListing,
@@ -21,11 +22,13 @@ import type {
   ReplaceFileRequest,
   WriteTarget,
 } from './file-operations.ts';
+import { listFolder } from './list-folder.ts';
 import { listVerifiedDirectory } from './list-verified-directory.ts';
 import { statVerified } from './open-verified-file.ts';
 import { inspectWriteTarget } from './overwrite-guard.ts';
 import { readVerifiedFile } from './read-verified-file.ts';
 import { replaceFile } from './replace-file.ts';
+import { uploadFile } from './upload-file.ts';
 
 /** Who files and directories created for the call's user must belong to; undefined keeps this process's. */
 export type FileOwnerLookup = () => Promise<{ uid: number; gid: number } | undefined>;
@@ -87,5 +90,10 @@ export function createInProcessFileOperations(context: ToolContext, owner: FileO
     },
     listDirectory: (path: string) => listDirectory(path, context),
     resolveLocation: resolveHere,
+    // The workspace files routes.
+    listFolder: (request) => listFolder(request.path, request.limit, context),
+    openDownload: (path) => openDownload(path, context),
+    readRange: (request) => readRange(request, context),
+    uploadFile: (request) => uploadFile(request, context, owner),
   };
 }

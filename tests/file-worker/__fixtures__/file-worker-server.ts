@@ -14,6 +14,7 @@ import { executeTool } from '../../../src/tools/execution.ts';
 import { InMemoryFreshnessLedger } from '../../../src/tools/freshness-ledger.ts';
 import '../../../src/tools/builtin/register-builtin-tools.ts';
 import { createSandboxLayout, createTestSandbox } from '../../sandbox/sandbox-host.ts';
+import { serveFixtureCommands } from '../serve-fixture-commands.ts';
 
 const mode = process.argv[2] === 'in-process' ? 'in-process' : 'worker';
 const sandbox = createTestSandbox();
@@ -57,29 +58,20 @@ async function describe(call: ReturnType<typeof executeTool>): Promise<string> {
   return outcome.ok ? 'ok' : `${outcome.error.classification}: ${outcome.error.message}`;
 }
 
-const input = Bun.stdin.stream().getReader();
-let text = '';
-for (;;) {
-  const { done, value } = await input.read();
-  if (done) break;
-  text += new TextDecoder().decode(value);
-  let newline = text.indexOf('\n');
-  while (newline !== -1) {
-    const line = text.slice(0, newline);
-    text = text.slice(newline + 1);
-    if (line === 'turn') process.stdout.write(`${JSON.stringify({ done: await turn() })}\n`);
-    if (line === 'turn-with-path-settings') {
-      settings = pathSettings;
-      const done = [...(await turn()), await describe(call('read_file', { path: 'private/key.txt' }))];
-      settings = undefined;
-      process.stdout.write(`${JSON.stringify({ done })}\n`);
-    }
-    if (line === 'quit') {
-      workers?.stop();
-      sandbox.dispose();
-      layout.remove();
-      process.exit(0);
-    }
-    newline = text.indexOf('\n');
+async function turnWithPathSettings(): Promise<string[]> {
+  settings = pathSettings;
+  try {
+    return [...(await turn()), await describe(call('read_file', { path: 'private/key.txt' }))];
+  } finally {
+    settings = undefined;
   }
 }
+
+await serveFixtureCommands({
+  rounds: { turn, 'turn-with-path-settings': turnWithPathSettings },
+  quit: () => {
+    workers?.stop();
+    sandbox.dispose();
+    layout.remove();
+  },
+});

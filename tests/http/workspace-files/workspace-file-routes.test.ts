@@ -3,11 +3,13 @@
  * download (attachment, nosniff, exact bytes), upload (atomic, no silent overwrite, size cap, names),
  * and isolation — alice cannot list, download or upload into bob's workspace, the data directory or the
  * installation directory; a symlink out, an unknown id and `..` get the one fixed 422; a FIFO is
- * refused without blocking; a read-only workspace takes no upload.
+ * refused without blocking; a read-only workspace takes no upload. Each runs with the file work in
+ * the user's file worker (as the user's uid, in their sandbox) and in the server's own process.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { execFileSync } from 'node:child_process';
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -22,15 +24,20 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createApp } from '../../../src/http/app.ts';
 import { createAppDependencies } from '../../../src/http/app-dependencies.ts';
+import { handToSandboxUser } from '../../../src/sandbox/sandbox-file-owner.ts';
+import { sha256Hex } from '../../../src/tools/fs/freshness.ts';
 import { installationDirectory } from '../../../src/workspaces/installation-directory.ts';
 import { workspaceId } from '../../../src/workspaces/workspace-id.ts';
 import { createTestApp, FIXED_NOW, type TestApp } from '../../helpers/test-app.ts';
 import { BACKENDS } from '../../helpers/test-database.ts';
+import { FILE_WORK } from '../../helpers/test-file-workers.ts';
 
 const OUTSIDE_BODY =
   '{"error":"The working directory is not inside any of your workspaces (GET /api/workspaces lists them).","code":"invalid_working_directory"}';
 
-describe.each(BACKENDS)('workspace files routes on %s', (backend) => {
+const CASES = BACKENDS.flatMap((backend) => FILE_WORK.map((fileWork) => [backend, fileWork] as const));
+
+describe.each(CASES)('workspace files routes on %s, file work %s', (backend, fileWork) => {
   let api: TestApp;
   const tokens = { alice: '', bob: '' };
   const homes = { alice: '', bob: '' };
@@ -50,7 +57,7 @@ describe.each(BACKENDS)('workspace files routes on %s', (backend) => {
   const files = (id: string, query = '') => `/api/workspaces/${id}/files${query}`;
 
   beforeAll(async () => {
-    api = await createTestApp(backend);
+    api = await createTestApp(backend, undefined, { fileWork });
     for (const name of ['alice', 'bob'] as const) {
       const created = await api.deps.users.create(name);
       tokens[name] = created.token;
@@ -60,6 +67,10 @@ describe.each(BACKENDS)('workspace files routes on %s', (backend) => {
     bobId = workspaceId(homes.bob);
     mkdirSync(join(homes.alice, 'src', 'deep'), { recursive: true });
     mkdirSync(join(homes.alice, 'Zeta'));
+    const alice = await api.deps.users.findByName('alice');
+    // Made here by root: given to alice's uid, as what she makes herself would be (a no-op in process).
+    for (const directory of ['src', 'src/deep', 'Zeta'])
+      await handToSandboxUser(join(homes.alice, directory), alice!.id);
     writeFileSync(join(homes.alice, 'a.txt'), 'alpha\n');
     writeFileSync(join(homes.alice, 'src', 'main.ts'), 'export {};\n');
     writeFileSync(join(homes.bob, 'secret.txt'), 'bob-secret\n');
@@ -68,8 +79,9 @@ describe.each(BACKENDS)('workspace files routes on %s', (backend) => {
     symlinkSync(join(homes.alice, 'a.txt'), join(homes.alice, 'inside-link'));
     execFileSync('mkfifo', [join(homes.alice, 'pipe')]);
     shared = realpathSync(mkdtempSync(join(tmpdir(), 'mango-files-shared-')));
+    // Readable by alice's uid, as a grant must be for her commands (mkdtemp makes it 0700).
+    chmodSync(shared, 0o755);
     writeFileSync(join(shared, 'readme.md'), '# shared\n');
-    const alice = await api.deps.users.findByName('alice');
     await api.deps.workspaces.grant(alice!.id, shared, true);
     sharedId = workspaceId(shared);
   });
@@ -163,6 +175,54 @@ describe.each(BACKENDS)('workspace files routes on %s', (backend) => {
     }
   });
 
+  test('a file larger than one range streams whole, in order', async () => {
+    const bytes = new Uint8Array(2.5 * 1024 * 1024);
+    for (let index = 0; index < bytes.length; index++) bytes[index] = (index * 31 + (index >> 12)) & 0xff;
+    writeFileSync(join(homes.alice, 'big.bin'), bytes);
+    try {
+      const response = await send(tokens.alice, 'GET', files(aliceId, '/content?path=big.bin'));
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-length')).toBe(String(bytes.length));
+      const received = new Uint8Array(await response.arrayBuffer());
+      expect([received.length, sha256Hex(received)]).toEqual([bytes.length, sha256Hex(bytes)]);
+    } finally {
+      rmSync(join(homes.alice, 'big.bin'));
+    }
+  });
+
+  if (fileWork === 'worker') {
+    test("a reply of the wrong shape stops alice's worker and fails the request clearly; the next gets a new worker", async () => {
+      const pool = api.fileWork.pool;
+      if (pool === undefined) throw new Error('file workers are installed in this mode');
+      const workerOf = () =>
+        [...pool.workers().entries()].find(([key]) => (JSON.parse(key) as unknown[])[1] === homes.alice)?.[1];
+      expect((await api.request('GET', files(aliceId), { token: tokens.alice })).status).toBe(200);
+      const worker = workerOf();
+      if (worker === undefined) throw new Error("alice's worker is not running");
+      const original = worker.call.bind(worker);
+      worker.call = async (...args) => {
+        const reply = await original(...args);
+        return args[0] === 'openDownload'
+          ? { ...reply, result: { ...(reply.result as object), identity: '../x' } }
+          : reply;
+      };
+      const failed = await api.request('GET', files(aliceId, '/content?path=a.txt'), { token: tokens.alice });
+      expect([failed.status, failed.json]).toEqual([
+        500,
+        {
+          error:
+            'The file worker of this call sent a reply that is not valid (identity is not a device:inode pair); it was stopped, and nothing of the reply was used.',
+          code: 'execution_error',
+        },
+      ]);
+      await worker.exited;
+      expect(worker.alive).toBe(false);
+      const again = await send(tokens.alice, 'GET', files(aliceId, '/content?path=a.txt'));
+      expect([again.status, await again.text()]).toEqual([200, 'alpha\n']);
+      expect(workerOf()).not.toBe(worker);
+    });
+  }
+
   test('a file name cannot break out of Content-Disposition', async () => {
     const name = 'we"ird\\\ná.txt';
     writeFileSync(join(homes.alice, name), 'x');
@@ -230,6 +290,79 @@ describe.each(BACKENDS)('workspace files routes on %s', (backend) => {
     }
     expect(existsSync(join(homes.bob, 'planted.txt'))).toBe(false);
     expect(readdirSync(homes.bob)).toEqual(['secret.txt']);
+  });
+
+  test('a missing path is a 404 naming it, a file is not a folder, and the wrong thing at a name is refused', async () => {
+    const answers: [string, string, number, unknown][] = [
+      [
+        'GET',
+        files(aliceId, '?path=nope'),
+        404,
+        { error: 'Nothing exists at "nope" in this workspace.', code: 'not_found' },
+      ],
+      [
+        'GET',
+        files(aliceId, '/content?path=src/nope.ts'),
+        404,
+        { error: 'Nothing exists at "src/nope.ts" in this workspace.', code: 'not_found' },
+      ],
+      [
+        'GET',
+        files(aliceId, '?path=a.txt'),
+        422,
+        {
+          error: `"a.txt" is a file, not a directory; download it with GET /api/workspaces/${aliceId}/files/content?path=…`,
+          code: 'not_a_directory',
+        },
+      ],
+      [
+        'POST',
+        files(aliceId, '?path=nope&name=x.txt'),
+        404,
+        { error: 'Nothing exists at "nope" in this workspace.', code: 'not_found' },
+      ],
+      [
+        'POST',
+        files(aliceId, '?path=a.txt&name=x.txt'),
+        422,
+        { error: '"a.txt" is not a directory.', code: 'not_a_directory' },
+      ],
+      [
+        'POST',
+        files(aliceId, '?name=src&overwrite=true'),
+        422,
+        { error: 'Refusing to write "src": it is a directory.', code: 'not_a_regular_file' },
+      ],
+      [
+        'POST',
+        files(aliceId, '?name=pipe&overwrite=true'),
+        422,
+        { error: 'Refusing to write "pipe": it is not a regular file.', code: 'not_a_regular_file' },
+      ],
+    ];
+    for (const [method, path, status, body] of answers) {
+      const response = await send(tokens.alice, method, path, method === 'POST' ? 'x' : undefined);
+      expect([path, response.status, await response.json()]).toEqual([path, status, body]);
+    }
+    expect(existsSync(join(homes.alice, 'x.txt'))).toBe(false);
+  });
+
+  test('a listing holds at most 1000 entries, folders first, and says it was cut', async () => {
+    const crowded = join(homes.alice, 'crowded');
+    mkdirSync(crowded);
+    for (let index = 0; index < 1003; index++)
+      writeFileSync(join(crowded, `f${String(index).padStart(4, '0')}`), '');
+    for (const name of ['zz-dir', 'aa-dir']) mkdirSync(join(crowded, name));
+    try {
+      const response = await api.request('GET', files(aliceId, '?path=crowded'), { token: tokens.alice });
+      expect(response.status).toBe(200);
+      const listing = response.json as { entries: { name: string }[]; truncated: boolean; omitted: number };
+      expect([listing.entries.length, listing.truncated, listing.omitted]).toEqual([1000, true, 0]);
+      expect(listing.entries.slice(0, 3).map((entry) => entry.name)).toEqual(['aa-dir', 'zz-dir', 'f0000']);
+      expect(listing.entries.at(-1)?.name).toBe('f0997');
+    } finally {
+      rmSync(crowded, { recursive: true });
+    }
   });
 
   test('absolute and ~ paths are refused as not relative', async () => {
@@ -312,15 +445,57 @@ describe.each(BACKENDS)('workspace files routes on %s', (backend) => {
     const downloaded = await send(tokens.alice, 'GET', files(sharedId, '/content?path=readme.md'));
     expect(await downloaded.text()).toBe('# shared\n');
   });
+  test(
+    fileWork === 'worker'
+      ? "the file work runs in alice's worker, as her uid: a file only root may read is listed, not served"
+      : 'the server does the file work itself, as root: a file only root may read is served',
+    async () => {
+      const alice = await api.deps.users.findByName('alice');
+      writeFileSync(join(homes.alice, 'root-only.txt'), 'root\n', { mode: 0o600 });
+      try {
+        const listed = await api.request('GET', files(aliceId), { token: tokens.alice });
+        expect((listed.json as { entries: { name: string }[] }).entries.map((entry) => entry.name)).toContain(
+          'root-only.txt',
+        );
+        const uploaded = await send(tokens.alice, 'POST', files(aliceId, '?name=by-upload.txt'), 'up');
+        expect(uploaded.status).toBe(201);
+        const response = await send(tokens.alice, 'GET', files(aliceId, '/content?path=root-only.txt'));
+        const pool = api.fileWork.pool;
+        if (fileWork === 'worker') {
+          expect(response.status).toBe(403);
+          expect(await response.json()).toEqual({
+            error: 'Cannot open "root-only.txt": the operating system denied access (EACCES).',
+            code: 'permission_denied',
+          });
+          // Alice's workers: one per workspace her requests named (the read-only one's too), each over
+          // that workspace alone; the one of her personal workspace did this listing, upload and download.
+          const keys = [...(pool?.workers().keys() ?? [])].map((key) => JSON.parse(key) as unknown[]);
+          expect(
+            keys
+              .filter((key) => key[0] === alice!.id)
+              .map((key) => key[1])
+              .sort(),
+          ).toEqual([homes.alice, shared].sort());
+        } else {
+          expect(response.status).toBe(200);
+          expect(await response.text()).toBe('root\n');
+          expect(pool).toBeUndefined();
+        }
+      } finally {
+        rmSync(join(homes.alice, 'root-only.txt'));
+        rmSync(join(homes.alice, 'by-upload.txt'), { force: true });
+      }
+    },
+  );
 });
 
-describe('upload size cap', () => {
+describe.each(FILE_WORK)('upload size cap, file work %s', (fileWork) => {
   let api: TestApp;
   let token = '';
   let home = '';
 
   beforeAll(async () => {
-    api = await createTestApp('sqlite');
+    api = await createTestApp('sqlite', undefined, { fileWork });
     api.deps = createAppDependencies({
       config: { ...api.handle.config, maxUploadBytes: 2 * 1024 * 1024 },
       database: api.handle.database,

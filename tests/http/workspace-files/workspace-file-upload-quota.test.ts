@@ -2,7 +2,9 @@
  * Uploads into a workspace with a disk quota, over the real app on both databases, each workspace a
  * real 8 MiB ext4 image: an upload the quota has no room for is `507 quota_exceeded` with the used
  * figure and the limit; replacing a file with one too large leaves the old file and no temp file;
- * another user's upload lands meanwhile, and so does a write to the database.
+ * another user's upload lands meanwhile, and so does a write to the database. Each runs with the file
+ * work in the user's file worker (as the user's uid, where the kernel itself stops a write at the
+ * quota) and in the server's own process.
  */
 // Runs alone (tests/run-suite.ts): it attaches loop devices, which files running beside it would race for.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -16,10 +18,17 @@ import { releaseMountsUnder } from '../../helpers/release-mounts.ts';
 import { FIXED_NOW } from '../../helpers/test-app.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../../helpers/test-database.ts';
 import { describeDisks, MIB } from '../../helpers/test-disks.ts';
+import {
+  FILE_WORK,
+  type InstalledTestFileWork,
+  installTestFileWork,
+} from '../../helpers/test-file-workers.ts';
 
 describeDisks('uploads into a workspace with a disk quota', () => {
-  describe.each(BACKENDS)('on %s', (backend) => {
+  const cases = BACKENDS.flatMap((backend) => FILE_WORK.map((fileWork) => [backend, fileWork] as const));
+  describe.each(cases)('on %s, file work %s', (backend, fileWork) => {
     let handle: TestDatabase;
+    let installed: InstalledTestFileWork;
     let deps: AppDependencies;
     let app: ReturnType<typeof createApp>;
     const tokens = { alice: '', bob: '' };
@@ -27,6 +36,8 @@ describeDisks('uploads into a workspace with a disk quota', () => {
 
     beforeAll(async () => {
       handle = await createTestDatabase(backend);
+      // Before the dependencies, as the server does: personal workspaces are made for the sandbox's uid.
+      installed = installTestFileWork(handle.database, fileWork);
       deps = createAppDependencies({
         config: { ...handle.config, userDiskBytes: 8 * MIB },
         database: handle.database,
@@ -44,6 +55,7 @@ describeDisks('uploads into a workspace with a disk quota', () => {
     });
 
     afterAll(async () => {
+      installed.stop();
       await releaseMountsUnder(handle.config.workspacesDirectory);
       await releaseMountsUnder(handle.config.dataDirectory);
       await handle.dispose();
