@@ -5,16 +5,19 @@
  *   then the file is opened without following links and checked on its descriptor, as a tool's read
  *   is. Anything outside gets one fixed answer per attachment, so nothing about what lies outside the
  *   chat's reach can be learnt from it; inside, the answer says what is wrong (missing, a directory…).
+ * - The file is looked at where the user's file work runs (`inspectFile` of the file operations: the
+ *   user's file worker, or this process), so with workers the server follows no name of the user's
+ *   tree for it; the real location answered is decided again by the server's own policy.
  * - The stored message keeps the text as typed and each file's real path; the model reads the message
  *   with a note listing those paths after it (`withAttachmentNotes`), on this turn and every later one.
  */
 import type { ConversationItem, MessageAttachment } from '../contracts/conversation-item.ts';
-import { HeldDirectory } from '../descriptors/held-directory.ts';
 import { errorMessage } from '../errors/error-message.ts';
+import { fileOperationsFor } from '../sandbox/host-file-operations.ts';
+import { getAccessPolicy } from '../tools/access/access-policy.ts';
 import type { ReachableSet } from '../tools/access/reachable-set.ts';
-import { type ResolvedPath, resolveAndValidatePath } from '../tools/access/resolve-and-validate-path.ts';
 import { ToolError } from '../tools/errors.ts';
-import { SAFE_READ_FLAGS, verifyDescriptor } from '../tools/fs/open-verified-file.ts';
+import type { InspectedFile } from '../tools/fs/file-operations.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { userFileContext } from '../tools/user-file-context.ts';
 import { ChatError } from './chat-errors.ts';
@@ -33,31 +36,22 @@ function reachOf(reachable: ReachableSet, confined: boolean): string {
     : "this chat's workspaces";
 }
 
-/** Opens the resolved file by descriptor and answers what it is; never reads a byte of it. */
-async function kindOf(resolved: ResolvedPath, context: ToolContext): Promise<'file' | 'directory' | 'other'> {
-  const handle = await HeldDirectory.openPathHandle(resolved.real, SAFE_READ_FLAGS);
-  try {
-    await verifyDescriptor(handle, resolved, context);
-    const stats = await handle.stat();
-    return stats.isFile() ? 'file' : stats.isDirectory() ? 'directory' : 'other';
-  } finally {
-    await handle.close();
-  }
-}
-
 async function checkOne(
   path: string,
   index: number,
   context: ToolContext,
   outside: string,
 ): Promise<MessageAttachment> {
-  let resolved: ResolvedPath;
+  let found: InspectedFile;
   try {
-    resolved = await resolveAndValidatePath(path, context, `attachments[${index}].path`, 'read');
-    if (!resolved.exists) throw refuse(index, path, 'does not exist.');
-    const kind = await kindOf(resolved, context);
-    if (kind === 'directory') throw refuse(index, path, 'is a directory; attach the files in it instead.');
-    if (kind === 'other') throw refuse(index, path, 'is not a regular file (a FIFO, socket or device).');
+    found = await fileOperationsFor(context).inspectFile({ path, argument: `attachments[${index}].path` });
+    if (found.kind === 'missing') throw refuse(index, path, 'does not exist.');
+    // The second wall: wherever the inspection ran, its answer is decided again here, lexically.
+    (await getAccessPolicy(context)).require(found.real, 'read', path, found.real);
+    if (found.kind === 'directory')
+      throw refuse(index, path, 'is a directory; attach the files in it instead.');
+    if (found.kind === 'special')
+      throw refuse(index, path, 'is not a regular file (a FIFO, socket or device).');
   } catch (error) {
     if (ChatError.isInstance(error)) throw error;
     if (ToolError.isInstance(error) && error.classification === 'permission_denied')
@@ -65,7 +59,7 @@ async function checkOne(
     if ((error as { code?: unknown }).code === 'ENOENT') throw refuse(index, path, 'does not exist.');
     throw refuse(index, path, `cannot be attached: ${errorMessage(error)}`);
   }
-  return { path: resolved.real };
+  return { path: found.real };
 }
 
 /**

@@ -159,6 +159,11 @@ async function perform(
           shown: String(args.shown),
         }),
       };
+    // A message's attachments.
+    case 'inspectFile':
+      return {
+        result: await operations.inspectFile({ path: String(args.path), argument: String(args.argument) }),
+      };
     default:
       throw new Error(`there is no operation ${JSON.stringify(call.op)}`);
   }

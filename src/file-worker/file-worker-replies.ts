@@ -21,6 +21,7 @@ import {
   type DownloadOutcome,
   type FolderEntry,
   type FolderListingOutcome,
+  type InspectedFile,
   type ReadFileOutcome,
   type ReplacedFile,
   type UploadOutcome,
@@ -339,5 +340,21 @@ export function uploadReply(result: unknown, payload: Uint8Array, written: numbe
       throw new InvalidReplyError(
         'kind is none of written, not_directory, not_regular_file, exists, appeared, missing, refused',
       );
+  }
+}
+
+// A message's attachments.
+
+export function inspectedFileReply(result: unknown): InspectedFile {
+  const fields = record(result, 'the result');
+  switch (fields.kind) {
+    case 'missing':
+      return { kind: 'missing' };
+    case 'file':
+    case 'directory':
+    case 'special':
+      return { kind: fields.kind, real: realPath(fields.real, 'real') };
+    default:
+      throw new InvalidReplyError('kind is none of missing, file, directory, special');
   }
 }

@@ -26,6 +26,7 @@ import {
   downloadReply,
   folderListingReply,
   InvalidReplyError,
+  inspectedFileReply,
   listingReply,
   locationReply,
   rangeReply,
@@ -108,6 +109,8 @@ export function createWorkerFileOperations(context: ToolContext, pool: FileWorke
       const { data, ...args } = request;
       return ask('uploadFile', args, (result, payload) => uploadReply(result, payload, data.length), data);
     },
+    // A message's attachments.
+    inspectFile: (request) => ask('inspectFile', { ...request }, (result) => inspectedFileReply(result)),
   };
 }
 

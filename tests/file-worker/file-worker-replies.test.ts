@@ -4,6 +4,7 @@ import {
   failureOfReply,
   folderListingReply,
   InvalidReplyError,
+  inspectedFileReply,
   listingReply,
   locationReply,
   rangeReply,
@@ -375,6 +376,49 @@ describe("a worker's replies to the files routes' operations are judged as untru
       'an upload carrying bytes',
       () => uploadReply({ kind: 'exists' }, new Uint8Array(1), 5),
       'the upload result carries bytes',
+    ],
+  ];
+  for (const [name, judge, message] of refused) {
+    test(`refused: ${name}`, () => {
+      expect(judge).toThrow(new InvalidReplyError(message));
+    });
+  }
+});
+
+describe("a worker's replies about an attachment are judged as untrusted input", () => {
+  test('each kind comes back fresh, with its real location', () => {
+    expect(inspectedFileReply({ kind: 'file', real: '/w/a.md', extra: 1 })).toEqual({
+      kind: 'file',
+      real: '/w/a.md',
+    });
+    expect(inspectedFileReply({ kind: 'directory', real: '/w' })).toEqual({ kind: 'directory', real: '/w' });
+    expect(inspectedFileReply({ kind: 'special', real: '/w/fifo' })).toEqual({
+      kind: 'special',
+      real: '/w/fifo',
+    });
+    expect(inspectedFileReply({ kind: 'missing', real: '/etc/passwd' })).toEqual({ kind: 'missing' });
+  });
+  const refused: [string, () => unknown, string][] = [
+    ['a result that is no object', () => inspectedFileReply('file'), 'the result is not an object'],
+    [
+      'an unknown kind',
+      () => inspectedFileReply({ kind: 'symlink', real: '/w/l' }),
+      'kind is none of missing, file, directory, special',
+    ],
+    [
+      'a relative location',
+      () => inspectedFileReply({ kind: 'file', real: 'w/a' }),
+      'real is not an absolute, normalised path',
+    ],
+    [
+      'a location with ..',
+      () => inspectedFileReply({ kind: 'file', real: '/w/../etc/passwd' }),
+      'real is not an absolute, normalised path',
+    ],
+    [
+      'a file without a location',
+      () => inspectedFileReply({ kind: 'file' }),
+      'real is not an absolute, normalised path',
     ],
   ];
   for (const [name, judge, message] of refused) {

@@ -194,6 +194,18 @@ export type UploadOutcome =
   | { kind: 'missing'; at: 'directory' | 'file' }
   | RefusedPath;
 
+// A message's attachments (src/chat/message-attachments.ts).
+
+export interface InspectFileRequest {
+  /** The path as the user gave it. */
+  path: string;
+  /** How messages name the argument (`attachments[0].path`). */
+  argument: string;
+}
+
+/** What is at an inspected path: nothing, or an object of a kind at its real location. */
+export type InspectedFile = { kind: 'missing' } | { kind: 'file' | 'directory' | 'special'; real: string };
+
 export interface FileOperations {
   /** Resolves `request.path`, decides it for `request.need` and reads the whole regular file. */
   readFile(request: ReadFileRequest): Promise<ReadFileOutcome>;
@@ -219,4 +231,8 @@ export interface FileOperations {
   readRange(request: ReadRangeRequest): Promise<Uint8Array>;
   /** Writes an uploaded file into an existing directory, atomically, never over a link or a folder. */
   uploadFile(request: UploadFileRequest): Promise<UploadOutcome>;
+
+  // A message's attachments.
+  /** Resolves `request.path` for reading, opens it by object and says what kind of object is there. */
+  inspectFile(request: InspectFileRequest): Promise<InspectedFile>;
 }

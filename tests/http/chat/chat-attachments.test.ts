@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../../src/http/app.ts';
@@ -19,11 +19,19 @@ import { collectSseEvents } from '../../helpers/sse-client.ts';
 import { createStubProviderRegistry } from '../../helpers/stub-provider-registry.ts';
 import { FIXED_NOW } from '../../helpers/test-app.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../../helpers/test-database.ts';
+import {
+  FILE_WORK,
+  type InstalledTestFileWork,
+  installTestFileWork,
+} from '../../helpers/test-file-workers.ts';
 
 const NOTE_HEAD = '[Files the user attached to this message; read them with the file tools:';
 
-describe.each(BACKENDS)('message attachments over the %s chat repository', (backend) => {
+const CASES = BACKENDS.flatMap((backend) => FILE_WORK.map((fileWork) => [backend, fileWork] as const));
+
+describe.each(CASES)('message attachments over the %s chat repository, file work %s', (backend, fileWork) => {
   let handle: TestDatabase;
+  let installed: InstalledTestFileWork;
   let project: string;
   let personal: string;
   let deps: AppDependencies;
@@ -79,7 +87,10 @@ describe.each(BACKENDS)('message attachments over the %s chat repository', (back
 
   beforeAll(async () => {
     handle = await createTestDatabase(backend);
+    installed = installTestFileWork(handle.database, fileWork);
     project = await realpath(await mkdtemp(join(tmpdir(), 'mango-attachments-')));
+    // Readable by dana's uid, as a grant must be for her file worker (mkdtemp makes it 0700).
+    await chmod(project, 0o755);
     await mkdir(join(project, 'notes', 'deep'), { recursive: true });
     await writeFile(join(project, 'notes', 'a.txt'), 'alpha\n');
     await writeFile(join(project, 'report "q3"\n.md'), '# Q3\n');
@@ -101,6 +112,7 @@ describe.each(BACKENDS)('message attachments over the %s chat repository', (back
     chatId = ((await created.json()) as { id: string }).id;
   }, 30_000);
   afterAll(async () => {
+    installed.stop();
     await handle.dispose();
     await rm(project, { recursive: true, force: true });
   });

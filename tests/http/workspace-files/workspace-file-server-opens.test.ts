@@ -1,6 +1,6 @@
 /**
  * The root server names nothing inside a workspace while it answers the files routes: with file
- * workers, a round of folder listings, an upload, downloads and a 404 is done in alice's worker, so a
+ * workers, a round of folder listings, an upload, downloads, a 404 and a message's attachments checked is done in alice's worker, so a
  * trace of the server's own threads (server-trace.ts) shows no open, stat, link, directory or rename
  * call naming a path inside her workspace, nor one made through a descriptor of one. (The request's
  * scope still locates the workspace's own directory, a path of the server's, by name.) The same round
@@ -16,23 +16,29 @@ const FIXTURE = join(import.meta.dir, '__fixtures__', 'files-routes-server.ts');
 const traced = strace !== null || process.env.MANGO_REQUIRE_SANDBOX === '1' ? test : test.skip;
 
 /** The round's answers, and the server's calls naming a path inside alice's workspace, in `mode`. */
-async function roundTrace(mode: 'worker' | 'in-process'): Promise<{ answers: string[]; lines: string[] }> {
+async function roundTrace(
+  mode: 'worker' | 'in-process',
+): Promise<{ answers: string[]; lines: string[]; home: string }> {
   const server = startServerProcess(mode, FIXTURE);
   try {
     const ready = await server.ready();
     expect(ready.ready).toBe(true);
     const { result, lines } = await traceNamesDuring(ready.pid, `${ready.alice}/`, () => server.turn());
     await server.quit();
-    return { answers: result, lines };
+    return { answers: result, lines, home: ready.alice };
   } finally {
     server.cleanUp();
   }
 }
 
-/** Each answer's status, and the bodies that do not carry modification times. */
-function summary(answers: string[]): unknown[] {
+/**
+ * Each answer's status, and the bodies that do not carry modification times; the attachments' answer
+ * names real paths, `home` (alice's workspace) written `~` there.
+ */
+function summary(answers: string[], home: string): unknown[] {
   return answers.map((answer, index) => {
     const status = answer.slice(0, 3);
+    if (index === 6) return answer.replaceAll(home, '~');
     return [0, 3].includes(index) ? status : answer;
   });
 }
@@ -44,6 +50,8 @@ const ROUND = [
   '200',
   '200 first\nsecond\n',
   '404 {"error":"Nothing exists at \\"missing.txt\\" in this workspace.","code":"not_found"}',
+  '[{"path":"~/plan.txt"},{"path":"~/notes/today-1.txt"}]',
+  'Attachment 1 ("notes") is a directory; attach the files in it instead.',
 ];
 
 describeSandbox('what the server itself opens while it answers the files routes', () => {
@@ -51,9 +59,9 @@ describeSandbox('what the server itself opens while it answers the files routes'
     'with file workers: nothing inside the workspace; doing the work itself: her files, many times',
     async () => {
       for (const mode of ['worker', 'in-process'] as const) {
-        const { answers, lines } = await roundTrace(mode);
+        const { answers, lines, home } = await roundTrace(mode);
         const workspace = /"workspace":"(ws_[0-9a-f]+)"/.exec(answers[1] ?? '')?.[1] ?? 'none';
-        expect(summary(answers)).toEqual(ROUND.map((answer) => answer.replace('WS', workspace)));
+        expect(summary(answers, home)).toEqual(ROUND.map((answer) => answer.replace('WS', workspace)));
         if (mode === 'worker') {
           expect(lines).toEqual([]);
         } else {

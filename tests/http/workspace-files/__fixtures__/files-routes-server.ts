@@ -4,13 +4,15 @@
  * workers (or, given `in-process`, neither, for a control), creates alice and her personal workspace
  * with one file, warms her worker with one listing, and prints `{"ready":…}` with its pid, the base and
  * her workspace. On the line `turn` it sends one round of the routes (list, upload, download, list a
- * folder, download a missing file) through the real app and prints `{"done":…}` with their statuses
+ * folder, download a missing file, and attachments of a message checked) through the real app and prints `{"done":…}` with their statuses
  * and bodies; on `quit` it cleans up and exits. A test may kill it instead.
  */
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { checkAttachments } from '../../../../src/chat/message-attachments.ts';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES, type ServerConfig } from '../../../../src/config.ts';
+import { errorMessage } from '../../../../src/errors/error-message.ts';
 import { openDatabase } from '../../../../src/db/database.ts';
 import { migrate } from '../../../../src/db/migrate.ts';
 import { createApp } from '../../../../src/http/app.ts';
@@ -54,6 +56,20 @@ const send = async (method: string, query: string, body?: string): Promise<strin
   return `${response.status} ${await response.text()}`;
 };
 
+// A message's attachments, checked as the chat service checks them for a chat in her workspace.
+const attach = async (paths: string[]): Promise<string> => {
+  const accessOf = async () => ({
+    reachable: (await deps.workspaces.reachableSetFor(user.id, { workingDirectory: home, confined: true }))
+      .reachable,
+    confined: true,
+  });
+  try {
+    return JSON.stringify(await checkAttachments(paths, accessOf, user.id, Date.now));
+  } catch (error) {
+    return errorMessage(error);
+  }
+};
+
 // Warm: the worker exists before the turn, as it does after the panel's first listing.
 const warm = await send('GET', '');
 process.stdout.write(
@@ -70,6 +86,8 @@ const turn = async () => {
     await send('GET', '?path=notes'),
     await send('GET', '/content?path=plan.txt'),
     await send('GET', '/content?path=missing.txt'),
+    await attach(['plan.txt', `notes/today-${round}.txt`]),
+    await attach(['notes']),
   ];
 };
 
