@@ -43,7 +43,7 @@ import type { MessageAttachment } from './message-attachments.ts';
 import { createScrollFollower } from './scroll-follower.ts';
 import { readTurnStream } from './sse-parser.ts';
 import { createToolCallNodes } from './tool-call-nodes.ts';
-import { applyTurnEvent, type Transcript, type TranscriptEntry } from './transcript.ts';
+import { applyTurnEvent, pendingToolCalls, type Transcript, type TranscriptEntry } from './transcript.ts';
 import { transcriptItems } from './transcript-groups.ts';
 import { createRerunController } from './transcript-rerun-controller.ts';
 import { createTurnPoller, transcriptAt } from './turn-poller.ts';
@@ -247,7 +247,8 @@ export async function renderChatView(
       opened = true;
       await readTurnStream(response, (event) => {
         applyTurnEvent(transcript, event);
-        if (event.type === 'tool_result') announceToolResult(log, String(event.name ?? ''));
+        if (event.type === 'tool_result')
+          announceToolResult(log, String(event.name ?? ''), pendingToolCalls(transcript));
         scheduleRender();
       });
       if (transcript.doneReason === undefined)

@@ -42,6 +42,15 @@ export function findToolCall(transcript: Transcript, callId: string): ToolCallEn
   return undefined;
 }
 
+/** Calls of the transcript that have no result yet (streaming, waiting for an answer, queued or running). */
+export function pendingToolCalls(transcript: Transcript): number {
+  let pending = 0;
+  for (const entry of transcript.entries) {
+    if (entry.kind === 'tool' && entry.status !== 'succeeded' && entry.status !== 'failed') pending += 1;
+  }
+  return pending;
+}
+
 export function appendAssistantText(transcript: Transcript, text: string): void {
   const last = transcript.entries.at(-1);
   if (last?.kind === 'assistant') last.text += text;

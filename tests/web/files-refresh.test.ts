@@ -156,4 +156,55 @@ describe('refreshAfterToolResults', () => {
     await settled();
     expect(refreshes).toBe(2);
   });
+
+  test("a response's results are one refresh, given by its last result, or by the hold at most", async () => {
+    const page = new EventTarget();
+    let refreshes = 0;
+    const api = {
+      listTools: async () => [
+        { name: 'read_file', readOnly: true },
+        { name: 'write_file', readOnly: false },
+      ],
+    };
+    const { due: scheduled, defer } = handDefer();
+    const { due: holds, defer: hold } = handDefer();
+    refreshAfterToolResults(
+      api,
+      page,
+      async () => {
+        refreshes += 1;
+      },
+      defer,
+      hold,
+    );
+    await settled();
+    // Four writes of one response, the results arriving one by one, however far apart.
+    announceToolResult(page, 'write_file', 3);
+    announceToolResult(page, 'write_file', 2);
+    announceToolResult(page, 'write_file', 1);
+    expect([scheduled.length, holds.length]).toEqual([0, 3]);
+    announceToolResult(page, 'write_file', 0);
+    expect(scheduled.length).toBe(1);
+    // The holds of the earlier results come after the refresh was given: they add none.
+    for (const run of holds.splice(0)) run();
+    expect(scheduled.length).toBe(1);
+    scheduled.shift()!();
+    await settled();
+    expect(refreshes).toBe(1);
+
+    // A slow sibling: the hold gives the refresh, and its own result gives the next.
+    announceToolResult(page, 'write_file', 1);
+    expect([scheduled.length, holds.length]).toEqual([0, 1]);
+    holds.shift()!();
+    expect(scheduled.length).toBe(1);
+    scheduled.shift()!();
+    await settled();
+    announceToolResult(page, 'read_file', 0);
+    expect(scheduled.length).toBe(0);
+    announceToolResult(page, 'write_file', 0);
+    expect(scheduled.length).toBe(1);
+    scheduled.shift()!();
+    await settled();
+    expect(refreshes).toBe(3);
+  });
 });
