@@ -123,21 +123,29 @@ describe('createRefreshCoalescer', () => {
   });
 });
 
+/** A page listening for results with `api`'s tools, its quiet windows and holds run by hand. */
+function listenForResults(api: { listTools(): Promise<{ name: string; readOnly: boolean }[]> }) {
+  const page = new EventTarget();
+  let refreshes = 0;
+  const { due: scheduled, defer } = handDefer();
+  const { due: holds, defer: hold } = handDefer();
+  refreshAfterToolResults(
+    api,
+    page,
+    async () => {
+      refreshes += 1;
+    },
+    defer,
+    hold,
+  );
+  return { page, scheduled, holds, refreshes: () => refreshes };
+}
+
 describe('refreshAfterToolResults', () => {
   test('results bubbling from the chat view refresh for file-changing tools only', async () => {
-    const page = new EventTarget();
-    let refreshes = 0;
     let listed: (tools: { name: string; readOnly: boolean }[]) => void = () => {};
     const api = { listTools: () => new Promise<{ name: string; readOnly: boolean }[]>((r) => (listed = r)) };
-    const { due: scheduled, defer } = handDefer();
-    refreshAfterToolResults(
-      api,
-      page,
-      async () => {
-        refreshes += 1;
-      },
-      defer,
-    );
+    const { page, scheduled, refreshes } = listenForResults(api);
     announceToolResult(page, 'read_file');
     expect(scheduled.length).toBe(1);
     scheduled.shift()!();
@@ -154,29 +162,17 @@ describe('refreshAfterToolResults', () => {
     expect(scheduled.length).toBe(1);
     scheduled.shift()!();
     await settled();
-    expect(refreshes).toBe(2);
+    expect(refreshes()).toBe(2);
   });
 
   test("a response's results are one refresh, given by its last result, or by the hold at most", async () => {
-    const page = new EventTarget();
-    let refreshes = 0;
     const api = {
       listTools: async () => [
         { name: 'read_file', readOnly: true },
         { name: 'write_file', readOnly: false },
       ],
     };
-    const { due: scheduled, defer } = handDefer();
-    const { due: holds, defer: hold } = handDefer();
-    refreshAfterToolResults(
-      api,
-      page,
-      async () => {
-        refreshes += 1;
-      },
-      defer,
-      hold,
-    );
+    const { page, scheduled, holds, refreshes } = listenForResults(api);
     await settled();
     // Four writes of one response, the results arriving one by one, however far apart.
     announceToolResult(page, 'write_file', 3);
@@ -190,7 +186,7 @@ describe('refreshAfterToolResults', () => {
     expect(scheduled.length).toBe(1);
     scheduled.shift()!();
     await settled();
-    expect(refreshes).toBe(1);
+    expect(refreshes()).toBe(1);
 
     // A slow sibling: the hold gives the refresh, and its own result gives the next.
     announceToolResult(page, 'write_file', 1);
@@ -205,6 +201,6 @@ describe('refreshAfterToolResults', () => {
     expect(scheduled.length).toBe(1);
     scheduled.shift()!();
     await settled();
-    expect(refreshes).toBe(3);
+    expect(refreshes()).toBe(3);
   });
 });
