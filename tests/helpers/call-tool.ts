@@ -14,7 +14,12 @@ import type { FileWork } from './test-file-workers.ts';
 import { makeReachableSet, type ReachableFixture } from './tool-context.ts';
 
 /** The tools whose file work runs in the user's file worker. */
-export const FILE_WORKER_TOOLS: readonly string[] = ['read_file', 'write_file', 'edit_file', 'list_directory'];
+export const FILE_WORKER_TOOLS: readonly string[] = [
+  'read_file',
+  'write_file',
+  'edit_file',
+  'list_directory',
+];
 
 export interface ChatFixture extends ReachableFixture {
   ledger?: FreshnessLedger;
