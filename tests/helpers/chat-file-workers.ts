@@ -10,8 +10,9 @@
  * to that uid, as what the user made themselves would be.
  */
 import { afterAll, describe } from 'bun:test';
-import { lchownSync, lstatSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, lchownSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { createFileWorkerPool, type FileWorkerPool } from '../../src/file-worker/file-worker-pool.ts';
 import { createWorkerFileOperations } from '../../src/file-worker/worker-file-operations.ts';
 import type { BubblewrapSandbox } from '../../src/sandbox/bubblewrap-sandbox.ts';
@@ -79,7 +80,9 @@ export async function throughChatFileWorkers<T>(call: () => Promise<T>): Promise
 
 /**
  * In `worker` mode, gives `path` and everything under it (not following links) to `userId`'s sandbox
- * uid; in process the files stay as the test made them.
+ * uid, and makes the test's own directories above it (those inside the temp directory, which mkdtemp
+ * makes 0700) passable by it, as bubblewrap opens each mount source as that uid; in process the files
+ * stay as the test made them.
  */
 export async function shareWithSandboxUser(
   path: string,
@@ -94,6 +97,10 @@ export async function shareWithSandboxUser(
     if (lstatSync(at).isDirectory()) for (const name of readdirSync(at)) give(join(at, name));
   };
   give(path);
+  const temp = realpathSync(tmpdir());
+  for (let above = dirname(path); isPathInside(above, temp) && above !== temp; above = dirname(above)) {
+    chmodSync(above, lstatSync(above).mode | 0o111);
+  }
 }
 
 /** `describe.each` over the modes file work runs in here, the workers stopped after the file's tests. */
