@@ -50,9 +50,9 @@ describeSandbox("the CLI's file tools in the user's file worker", () => {
     let home = '';
     let uid = 0;
 
-    const env = () => ({
+    const env = (): Record<string, string> => ({
       MANGO_DATA_DIR: handle.config.dataDirectory,
-      DATABASE_URL: handle.config.databaseUrl,
+      ...(handle.config.databaseUrl === undefined ? {} : { DATABASE_URL: handle.config.databaseUrl }),
       MANGO_WORKSPACES_DIR: handle.config.workspacesDirectory,
     });
     async function run(argv: string[]) {
