@@ -1,9 +1,10 @@
-import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { afterAll, beforeEach, describe, expect, test } from 'bun:test';
 import {
   chmodSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   symlinkSync,
   utimesSync,
@@ -15,16 +16,16 @@ import { createChat, expectFailure, expectOk } from '../../helpers/call-tool.ts'
 import { describeFileWork, shareWithSandboxUser } from '../../helpers/chat-file-workers.ts';
 import { makeTempDirectory } from '../../helpers/tool-context.ts';
 
-describeFileWork('write_file', (fileWork) => {
-  let temp: ReturnType<typeof makeTempDirectory>;
-  let wd: string;
+describeFileWork('write_file and edit_file', (fileWork) => {
+  // One directory, emptied before each test: the same reachable set keeps one warm worker.
+  const temp = makeTempDirectory('mango-write-');
+  const wd = temp.path;
   beforeEach(async () => {
-    temp = makeTempDirectory('mango-write-');
-    wd = temp.path;
+    for (const name of readdirSync(wd)) rmSync(join(wd, name), { recursive: true, force: true });
     writeFileSync(join(wd, 'notes.txt'), 'alpha\nbeta\ngamma\n');
     await shareWithSandboxUser(wd, fileWork);
   });
-  afterEach(() => temp.remove());
+  afterAll(() => temp.remove());
 
   const read = (path: string) => readFileSync(join(wd, path), 'utf8');
 
