@@ -79,7 +79,7 @@ describeSandbox('protected-path refusals in a worker', () => {
     captureAccessLog();
     expect(expectFailure(await chat.call('read_file', { path: 'a.txt' }))).toEqual({
       classification: 'execution_error',
-      message: `The file worker of this call sent a reply that is not valid (it refused a path as protected by ${alice}, which this server does not protect); it was stopped, and nothing of the reply was used.`,
+      message: `The file worker of this call sent a reply that is not valid (it refused a path as protected by ${alice}, which does not protect that path on this server); it was stopped, and nothing of the reply was used.`,
     });
     expect(logged).toEqual([]);
     await worker.exited;
