@@ -13,6 +13,8 @@
  */
 import { setPipeCapacity } from '../descriptors/linux-file-calls.ts';
 import { errorMessage } from '../errors/error-message.ts';
+import { setAccessLogWriter } from '../tools/access/access-log.ts';
+import { ProtectedPathRefusedError } from '../tools/access/protected-path-refused-error.ts';
 import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import { ToolError } from '../tools/errors.ts';
 import type { FileObservation, FreshnessLedger } from '../tools/freshness-ledger.ts';
@@ -176,7 +178,7 @@ async function answer(scope: Scope, call: Call, payload: Uint8Array): Promise<vo
     send({ type: 'reply', id: call.id, ok: true, result: done.result }, done.payload);
   } catch (error) {
     const failure = ToolError.isInstance(error)
-      ? { classification: error.classification, message: error.message }
+      ? { classification: error.classification, message: error.message, ...refusalOf(error) }
       : { classification: 'execution_error', message: `The file worker failed: ${errorMessage(error)}` };
     send({ type: 'reply', id: call.id, ok: false, error: failure });
   }
@@ -205,6 +207,16 @@ function receive(frame: Frame): void {
   if (header?.type !== 'call') fail(`a frame of type ${JSON.stringify(header?.type)}`);
   void answer(scope, asCall(header), frame.payload);
 }
+
+/**
+ * A refusal of the protected set travels with its locations, so the server logs it as its own
+ * (worker-protected-path-refusal.ts); the worker logs none itself: its stderr is no log of the server's.
+ */
+function refusalOf(error: ToolError): { refusal?: Record<string, string> } {
+  if (!(error instanceof ProtectedPathRefusedError)) return {};
+  return { refusal: { reason: 'protected_path', ...error.location } };
+}
+setAccessLogWriter(() => {});
 
 const reader = new FrameReader();
 const input = Bun.stdin.stream().getReader();

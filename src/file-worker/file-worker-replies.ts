@@ -8,6 +8,8 @@
 import { normalize } from 'node:path';
 import type { ToolErrorClassification } from '../contracts/tool-error-classification.ts';
 import { MangoError } from '../errors/mango-error.ts';
+import { ProtectedPathRefusedError } from '../tools/access/protected-path-refused-error.ts';
+import { isPathInside } from '../tools/access/reachable-set.ts';
 import {
   PathChangedWhileResolvingError,
   type RealLocation,
@@ -91,6 +93,7 @@ export function failureOfReply(value: unknown): ToolError | undefined {
   const { classification, message } = value as Record<string, unknown>;
   if (!WORKER_CLASSIFICATIONS.includes(classification as ToolErrorClassification)) return undefined;
   if (typeof message !== 'string' || message.length === 0 || message.length > MESSAGE_LIMIT) return undefined;
+  if ('refusal' in value) return protectedPathFailureOfReply(value as Record<string, unknown>, message);
   return new ToolError(classification as ToolErrorClassification, message);
 }
 
@@ -340,6 +343,35 @@ export function uploadReply(result: unknown, payload: Uint8Array, written: numbe
       throw new InvalidReplyError(
         'kind is none of written, not_directory, not_regular_file, exists, appeared, missing, refused',
       );
+  }
+}
+
+/**
+ * A refusal of the protected set the worker made (a `permission_denied` failure with `refusal`:
+ * `{reason: 'protected_path', path, real, protectedPath}`, exactly), so the server can log it as its own
+ * (worker-protected-path-refusal.ts); undefined when it has any other shape. The path is the call's
+ * own spelling, so only bounded; the locations are absolute and normalised, the real one inside the
+ * protected path. The server still checks that path is one of its own before it logs.
+ */
+function protectedPathFailureOfReply(
+  value: Record<string, unknown>,
+  message: string,
+): ProtectedPathRefusedError | undefined {
+  if (value.classification !== 'permission_denied' || Object.keys(value).length !== 3) return undefined;
+  const refusal = value.refusal;
+  if (typeof refusal !== 'object' || refusal === null || Array.isArray(refusal)) return undefined;
+  const fields = refusal as Record<string, unknown>;
+  if (Object.keys(fields).sort().join() !== 'path,protectedPath,real,reason') return undefined;
+  if (fields.reason !== 'protected_path') return undefined;
+  const { path } = fields;
+  if (typeof path !== 'string' || path.length === 0 || path.length > PATH_LIMIT) return undefined;
+  try {
+    const real = realPath(fields.real, 'real');
+    const protectedPath = realPath(fields.protectedPath, 'protectedPath');
+    if (!isPathInside(real, protectedPath)) return undefined;
+    return new ProtectedPathRefusedError(message, { path, real, protectedPath });
+  } catch {
+    return undefined;
   }
 }
 

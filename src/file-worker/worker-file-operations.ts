@@ -35,6 +35,7 @@ import {
   uploadReply,
   writeTargetReply,
 } from './file-worker-replies.ts';
+import { logWorkerProtectedPathRefusal } from './worker-protected-path-refusal.ts';
 
 /** The settings the worker's access policy reads, as the call has them. */
 function pathSettings(context: ToolContext): Record<string, unknown> {
@@ -61,7 +62,19 @@ export function createWorkerFileOperations(context: ToolContext, pool: FileWorke
   ): Promise<T> => {
     const worker: FileWorkerProcess = await pool.acquire(context.userId, context.reachable);
     try {
-      const reply = await worker.call(op, parameters, args, payload);
+      const reply = await worker.call(op, parameters, args, payload).catch((error: unknown) => {
+        // Logged here, by the server, checked against its own protected set; invalid otherwise.
+        try {
+          logWorkerProtectedPathRefusal(error, context);
+        } catch (invalid) {
+          worker.invalid(`its refusal of ${op} is not valid (${(invalid as Error).message})`);
+          throw new ToolError(
+            'execution_error',
+            `The file worker of this call sent a reply that is not valid (${(invalid as Error).message}); it was stopped, and nothing of the reply was used.`,
+          );
+        }
+        throw error;
+      });
       try {
         return judge(reply.result, reply.payload);
       } catch (error) {

@@ -18,6 +18,10 @@ import { createTestDatabase, type TestDatabase } from '../helpers/test-database.
 import { EVERYTHING_SCRIPT, NODE_MODULES } from '../mcp-client/external-servers.ts';
 import { describeSandbox } from '../sandbox/sandbox-host.ts';
 
+/** What `mango chat --user` says of its file tools where the sandbox can hold file workers. */
+const WORKERS_LINE =
+  "mango chat: File tools work in each user's sandbox: a file worker per user and reachable set, as the user's uid, seeing only what the call may reach.\n";
+
 describeSandbox('mango chat with external MCP tools', () => {
   let handle: TestDatabase;
   let directory: string;
@@ -79,7 +83,7 @@ describeSandbox('mango chat with external MCP tools', () => {
       textResponse('Echoed.'),
     ]);
     const result = await chat(['--user', 'nora', '--message', 'echo it'], provider, ['y']);
-    expect(result.stderr).toBe('');
+    expect(result.stderr).toBe(WORKERS_LINE);
     expect(result.code).toBe(0);
     const offered = provider.requests[0]?.tools.map((tool) => tool.name) ?? [];
     expect(offered).toContain('mcp__everything__echo');
@@ -107,7 +111,7 @@ describeSandbox('mango chat with external MCP tools', () => {
       ['--user', 'nora', '--enable', 'mcp__everything__echo', '--message', 'x'],
       new ScriptedProvider([textResponse('-')]),
     );
-    expect(enabled).toEqual({ code: 0, stdout: '-\n', stderr: '' });
+    expect(enabled).toEqual({ code: 0, stdout: '-\n', stderr: WORKERS_LINE });
     await expect(
       chat(
         ['--enable', 'mcp__everything__echo', '--message', 'x'],

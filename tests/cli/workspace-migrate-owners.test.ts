@@ -320,7 +320,8 @@ describe.skipIf(!asRoot).each(BACKENDS)('mango workspace migrate-owners on %s', 
         code: 1,
         output: {
           classification: 'execution_error',
-          message: `The workspace ${anaHome} still belongs to uid 61000 (MANGO_SANDBOX_UID), the one uid every user's commands ran as before each user had their own: commands cannot run there until an operator runs \`mango workspace migrate-owners\`.`,
+          // The command's cwd is resolved in her file worker, which cannot start there either.
+          message: `Cannot resolve cwd ${JSON.stringify(anaHome)}: The workspace ${anaHome} still belongs to uid 61000 (MANGO_SANDBOX_UID), the one uid every user's commands ran as before each user had their own: commands cannot run there until an operator runs \`mango workspace migrate-owners\`.`,
         },
       });
     },

@@ -35,6 +35,8 @@ import { runCli } from '../../src/cli/main.ts';
 import { formatBytes } from '../../src/config/byte-size.ts';
 import { DatabaseUserRepository } from '../../src/db/database-user-repository.ts';
 import { DatabaseWorkspaceRepository } from '../../src/db/database-workspace-repository.ts';
+import { installShellSandbox } from '../../src/sandbox/host-shell-sandbox.ts';
+import { createShellSandboxFromEnvironment } from '../../src/sandbox/shell-sandbox-config.ts';
 import { createWorkspaceService } from '../../src/workspaces/create-workspace-service.ts';
 import { mountAt } from '../../src/workspaces/mount-table.ts';
 import { WorkspaceDisks } from '../../src/workspaces/workspace-disks.ts';
@@ -92,8 +94,12 @@ describeDisks('mango workspace move-to-image', () => {
       return stats.blocks * stats.bsize;
     };
 
+    let restoreSandbox: (() => void) | undefined;
     beforeAll(async () => {
       handle = await createTestDatabase(backend);
+      // The shell sandbox these commands' environment selects (off): the owners here are test uids,
+      // not the users' sandbox uids, so their file work stays in this process.
+      restoreSandbox = installShellSandbox(createShellSandboxFromEnvironment(env(), { log: () => {} }));
       // Passable for the owners' uids, which run commands on the host below (no sandbox group here).
       chmodSync(handle.config.workspacesDirectory, 0o711);
       const users = new DatabaseUserRepository(handle.database);
@@ -149,6 +155,7 @@ describeDisks('mango workspace move-to-image', () => {
     }, 60_000);
 
     afterAll(async () => {
+      restoreSandbox?.();
       await releaseMountsUnder(handle.config.workspacesDirectory);
       await releaseMountsUnder(handle.config.dataDirectory);
       await handle.dispose();

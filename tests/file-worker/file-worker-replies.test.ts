@@ -13,6 +13,7 @@ import {
   uploadReply,
   writeTargetReply,
 } from '../../src/file-worker/file-worker-replies.ts';
+import { ProtectedPathRefusedError } from '../../src/tools/access/protected-path-refused-error.ts';
 
 const none = new Uint8Array(0);
 
@@ -185,6 +186,69 @@ describe("a worker's replies are judged as untrusted input", () => {
       failureOfReply({ classification: 'not_found', message: 'x'.repeat(16 * 1024 + 1) }),
     ).toBeUndefined();
     expect(failureOfReply('not_found')).toBeUndefined();
+  });
+
+  test('a refusal of the protected set carries exactly its reason and locations, the real one inside', () => {
+    const refusal = {
+      reason: 'protected_path',
+      path: 'data/db',
+      real: '/srv/data/db',
+      protectedPath: '/srv/data',
+    };
+    const failure = failureOfReply({ classification: 'permission_denied', message: 'denied', refusal });
+    expect(failure).toBeInstanceOf(ProtectedPathRefusedError);
+    expect([failure?.classification, failure?.message]).toEqual(['permission_denied', 'denied']);
+    expect((failure as ProtectedPathRefusedError).location).toEqual({
+      path: 'data/db',
+      real: '/srv/data/db',
+      protectedPath: '/srv/data',
+    });
+    const wrong: [string, Record<string, unknown>][] = [
+      ['another classification', { classification: 'not_found', message: 'x', refusal }],
+      ['a field more', { classification: 'permission_denied', message: 'x', refusal, extra: 1 }],
+      ['no object', { classification: 'permission_denied', message: 'x', refusal: 'protected_path' }],
+      [
+        'another reason',
+        { classification: 'permission_denied', message: 'x', refusal: { ...refusal, reason: 'denied' } },
+      ],
+      [
+        'a field less',
+        {
+          classification: 'permission_denied',
+          message: 'x',
+          refusal: { reason: 'protected_path', path: 'a', real: '/a' },
+        },
+      ],
+      [
+        'a location outside',
+        { classification: 'permission_denied', message: 'x', refusal: { ...refusal, real: '/srv/other' } },
+      ],
+      [
+        'a relative location',
+        { classification: 'permission_denied', message: 'x', refusal: { ...refusal, real: 'srv/data/db' } },
+      ],
+      [
+        'an unnormalised protected path',
+        {
+          classification: 'permission_denied',
+          message: 'x',
+          refusal: { ...refusal, protectedPath: '/srv/../srv/data' },
+        },
+      ],
+      [
+        'an empty path',
+        { classification: 'permission_denied', message: 'x', refusal: { ...refusal, path: '' } },
+      ],
+      [
+        'a path too long',
+        {
+          classification: 'permission_denied',
+          message: 'x',
+          refusal: { ...refusal, path: 'a'.repeat(4097) },
+        },
+      ],
+    ];
+    for (const [name, value] of wrong) expect([name, failureOfReply(value)]).toEqual([name, undefined]);
   });
 });
 

@@ -31,6 +31,7 @@ import type { ExecuteToolOptions } from '../../tools/execution.ts';
 import { InMemoryFreshnessLedger } from '../../tools/freshness-ledger.ts';
 import { defaultToolRegistry } from '../../tools/registry.ts';
 import { UserCallSlots } from '../../tools/user-call-slots.ts';
+import { withCliFileWorkers } from '../cli-file-workers.ts';
 import { resolveCliAccess } from '../cli-tool-access.ts';
 import { withCliToolRegistry } from '../cli-tool-registry.ts';
 import { createTurnPrinter } from '../turn-printer.ts';
@@ -124,83 +125,85 @@ export function createChatCommand(dependencies: ChatCommandDependencies): CliCom
     const builtins = dependencies.executeOptions?.registry ?? defaultToolRegistry;
     // With --user, that user's external MCP tools join the builtins for the whole session.
     const sessionUser = values.user === undefined ? undefined : userId;
-    return withCliToolRegistry(io, sessionUser, builtins, async (registry) => {
-      const settings = new InMemoryToolSettingsRepository();
-      for (const name of values.enable ?? []) {
-        if (!registry.get(name)) throw new UsageError(`--enable ${name}: no such tool.`);
-        await settings.put('cli', name, { enabled: true });
-      }
-
-      const tools = await getEnabledToolRuntime(settings, 'cli', { registry });
-      const systemPrompt = buildSystemPrompt({
-        reachable: access.reachable,
-        confined,
-        chatSystemPrompt: values.system,
-      });
-      const chatId = `cli-${randomUUID()}`;
-      const ledger = new InMemoryFreshnessLedger();
-      const history: ConversationItem[] = [];
-      const print = createTurnPrinter(io.stdout);
-      const onInterrupt = dependencies.onInterrupt ?? sigintListener;
-      // One reader of stdin for both the messages and the answers to approval questions: a question is
-      // asked only while a turn runs, when the message loop is not reading.
-      const lines = (dependencies.readLines ?? stdinLines)()[Symbol.asyncIterator]();
-      const approvals = createTerminalApprovalGate({
-        isTerminal: dependencies.stdinIsTerminal ?? process.stdin.isTTY === true,
-        readLine: async () => {
-          const next = await lines.next();
-          return next.done ? undefined : next.value;
-        },
-        write: io.stdout,
-        timers: dependencies.approvalTimers,
-      });
-
-      const runOne = async (message: string): Promise<TurnDoneReason> => {
-        const controller = new AbortController();
-        const stopListening = onInterrupt(() => controller.abort());
-        let reason: TurnDoneReason = 'error';
-        try {
-          for await (const event of runModelLoop({
-            provider,
-            model: values.model as string,
-            systemPrompt,
-            history: [...history],
-            userText: message,
-            tools,
-            toolContext: {
-              userId,
-              chatId,
-              ...access,
-              ledger,
-              dataDirectory: dataDirectoryOf(io.env, io.cwd),
-            },
-            signal: controller.signal,
-            limits: { maxIterations },
-            onItem: (item) => {
-              history.push(item);
-            },
-            executeOptions: { callSlots, ...dependencies.executeOptions, registry },
-            approvals,
-          })) {
-            print(event);
-            if (event.type === 'done') reason = event.reason;
-          }
-        } finally {
-          stopListening();
+    return withCliFileWorkers(io, 'mango chat', values.user, () =>
+      withCliToolRegistry(io, sessionUser, builtins, async (registry) => {
+        const settings = new InMemoryToolSettingsRepository();
+        for (const name of values.enable ?? []) {
+          if (!registry.get(name)) throw new UsageError(`--enable ${name}: no such tool.`);
+          await settings.put('cli', name, { enabled: true });
         }
-        return reason;
-      };
 
-      if (values.message !== undefined) {
-        return (await runOne(values.message)) === 'completed' ? 0 : 1;
-      }
-      const interactive = dependencies.interactive ?? process.stdin.isTTY === true;
-      if (interactive) io.stdout('> ');
-      for (let next = await lines.next(); !next.done; next = await lines.next()) {
-        if (next.value.trim() !== '') await runOne(next.value);
+        const tools = await getEnabledToolRuntime(settings, 'cli', { registry });
+        const systemPrompt = buildSystemPrompt({
+          reachable: access.reachable,
+          confined,
+          chatSystemPrompt: values.system,
+        });
+        const chatId = `cli-${randomUUID()}`;
+        const ledger = new InMemoryFreshnessLedger();
+        const history: ConversationItem[] = [];
+        const print = createTurnPrinter(io.stdout);
+        const onInterrupt = dependencies.onInterrupt ?? sigintListener;
+        // One reader of stdin for both the messages and the answers to approval questions: a question is
+        // asked only while a turn runs, when the message loop is not reading.
+        const lines = (dependencies.readLines ?? stdinLines)()[Symbol.asyncIterator]();
+        const approvals = createTerminalApprovalGate({
+          isTerminal: dependencies.stdinIsTerminal ?? process.stdin.isTTY === true,
+          readLine: async () => {
+            const next = await lines.next();
+            return next.done ? undefined : next.value;
+          },
+          write: io.stdout,
+          timers: dependencies.approvalTimers,
+        });
+
+        const runOne = async (message: string): Promise<TurnDoneReason> => {
+          const controller = new AbortController();
+          const stopListening = onInterrupt(() => controller.abort());
+          let reason: TurnDoneReason = 'error';
+          try {
+            for await (const event of runModelLoop({
+              provider,
+              model: values.model as string,
+              systemPrompt,
+              history: [...history],
+              userText: message,
+              tools,
+              toolContext: {
+                userId,
+                chatId,
+                ...access,
+                ledger,
+                dataDirectory: dataDirectoryOf(io.env, io.cwd),
+              },
+              signal: controller.signal,
+              limits: { maxIterations },
+              onItem: (item) => {
+                history.push(item);
+              },
+              executeOptions: { callSlots, ...dependencies.executeOptions, registry },
+              approvals,
+            })) {
+              print(event);
+              if (event.type === 'done') reason = event.reason;
+            }
+          } finally {
+            stopListening();
+          }
+          return reason;
+        };
+
+        if (values.message !== undefined) {
+          return (await runOne(values.message)) === 'completed' ? 0 : 1;
+        }
+        const interactive = dependencies.interactive ?? process.stdin.isTTY === true;
         if (interactive) io.stdout('> ');
-      }
-      return 0;
-    });
+        for (let next = await lines.next(); !next.done; next = await lines.next()) {
+          if (next.value.trim() !== '') await runOne(next.value);
+          if (interactive) io.stdout('> ');
+        }
+        return 0;
+      }),
+    );
   };
 }

@@ -22,6 +22,7 @@ import { UserCallSlots } from '../../tools/user-call-slots.ts';
 import { type BoundWorkingDirectory, bindWorkingDirectory } from '../../workspaces/bind-working-directory.ts';
 import { WorkspaceError } from '../../workspaces/workspace-error.ts';
 import { type OpenCliDependencies, openCliDependencies } from '../cli-dependencies.ts';
+import { withCliFileWorkers } from '../cli-file-workers.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
 import { type CliCommand, type CliIo, UsageError } from '../usage-error.ts';
 
@@ -100,19 +101,21 @@ export function createMcpCommand(
       });
       const restoreConsole = keepConsoleOffStdout(io);
       try {
-        await serveStdio(io, streams ?? { stdin: process.stdin, stdout: process.stdout }, (onClose) =>
-          createMcpToolServer({
-            toolSettings: dependencies.toolSettings,
-            toolSettingsEvents: dependencies.toolSettingsEvents,
-            dataDirectory: dependencies.dataDirectory,
-            userId: user.id,
-            resolveAccess: bound.resolveAccess,
-            log: (message) => io.stderr(`[mango mcp] ${message}\n`),
-            settingsPollMilliseconds: STDIO_SETTINGS_POLL_MILLISECONDS,
-            // This process's own share: the server's slots are the server's (one count per process).
-            executeOptions: { callSlots },
-            onClose,
-          }),
+        await withCliFileWorkers(io, 'mango mcp', values.user, () =>
+          serveStdio(io, streams ?? { stdin: process.stdin, stdout: process.stdout }, (onClose) =>
+            createMcpToolServer({
+              toolSettings: dependencies.toolSettings,
+              toolSettingsEvents: dependencies.toolSettingsEvents,
+              dataDirectory: dependencies.dataDirectory,
+              userId: user.id,
+              resolveAccess: bound.resolveAccess,
+              log: (message) => io.stderr(`[mango mcp] ${message}\n`),
+              settingsPollMilliseconds: STDIO_SETTINGS_POLL_MILLISECONDS,
+              // This process's own share: the server's slots are the server's (one count per process).
+              executeOptions: { callSlots },
+              onClose,
+            }),
+          ),
         );
         io.stderr(`mango mcp: session for ${user.name} ended.\n`);
         return 0;

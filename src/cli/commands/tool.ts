@@ -14,6 +14,7 @@ import { InMemoryFreshnessLedger } from '../../tools/freshness-ledger.ts';
 import { getTool, listTools } from '../../tools/registry.ts';
 import { mergeToolSettings } from '../../tools/tool-settings-resolver.ts';
 import type { EffectiveToolSettings, SavedToolSettings, ToolCallContext } from '../../tools/types.ts';
+import { withCliFileWorkers } from '../cli-file-workers.ts';
 import { resolveCliAccess } from '../cli-tool-access.ts';
 import { parseCommandLine } from '../parse-command-line.ts';
 import { parseAssignment, parseSettingValue } from '../settings-overrides.ts';
@@ -156,7 +157,10 @@ async function callCommand(argv: string[], io: CliIo, source: SavedSettingsSourc
   };
   const settings = effectiveSettings(name, await source.load(name), overrides);
   const context = await baseContext(io, source, values.cwd, values.unrestricted ?? false);
-  const envelope = await executeTool(name, parseJsonArguments(rawArgs, 'ARGS_JSON'), context, settings);
+  const args = parseJsonArguments(rawArgs, 'ARGS_JSON');
+  const envelope = await withCliFileWorkers(io, 'mango tool', source.userName, () =>
+    executeTool(name, args, context, settings),
+  );
   io.stdout(`${JSON.stringify(envelope, null, 2)}\n`);
   return envelope.ok ? 0 : 1;
 }
@@ -211,15 +215,17 @@ async function replayCommand(argv: string[], io: CliIo, source: SavedSettingsSou
 
   const context = await baseContext(io, source, values.cwd, values.unrestricted ?? false);
   const settingsCache = new Map<string, EffectiveToolSettings>();
-  for (const call of calls) {
-    let settings = settingsCache.get(call.name);
-    if (!settings && getTool(call.name)) {
-      settings = effectiveSettings(call.name, await source.load(call.name), overrides.get(call.name) ?? {});
-      settingsCache.set(call.name, settings);
+  await withCliFileWorkers(io, 'mango tool', source.userName, async () => {
+    for (const call of calls) {
+      let settings = settingsCache.get(call.name);
+      if (!settings && getTool(call.name)) {
+        settings = effectiveSettings(call.name, await source.load(call.name), overrides.get(call.name) ?? {});
+        settingsCache.set(call.name, settings);
+      }
+      const envelope = await executeTool(call.name, call.args, context, settings);
+      io.stdout(`${JSON.stringify(envelope)}\n`);
     }
-    const envelope = await executeTool(call.name, call.args, context, settings);
-    io.stdout(`${JSON.stringify(envelope)}\n`);
-  }
+  });
   return 0;
 }
 

@@ -18,6 +18,7 @@ import { ToolPermissionError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
 import { logProtectedPathRefusal } from './access-log.ts';
 import { type LocationResolver, locationResolverFor } from './location-resolution.ts';
+import { ProtectedPathRefusedError } from './protected-path-refused-error.ts';
 import { isPathInside, protectedPathCovering, type ReachableSet, rootContaining } from './reachable-set.ts';
 import { expandToolPath } from './tool-path-syntax.ts';
 
@@ -161,6 +162,11 @@ export async function createAccessPolicy(context: ToolContext): Promise<AccessPo
           real,
           protectedPath: refusal.protectedPath,
           at: context.now(),
+        });
+        throw new ProtectedPathRefusedError(refusal.message, {
+          path: shown,
+          real,
+          protectedPath: refusal.protectedPath,
         });
       }
       throw new ToolPermissionError(refusal.message);

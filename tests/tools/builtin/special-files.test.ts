@@ -13,6 +13,8 @@ import { runGrepSearch } from '../../../src/tools/fs/grep/run-grep-search.ts';
 import { searchFileSync } from '../../../src/tools/fs/grep/search-file.ts';
 import { createTextSearcher } from '../../../src/tools/fs/grep/text-searcher.ts';
 import { createChat, expectFailure, expectOk } from '../../helpers/call-tool.ts';
+import { describeFileWork, shareWithSandboxUser } from '../../helpers/chat-file-workers.ts';
+import type { FileWork } from '../../helpers/test-file-workers.ts';
 import { makeTempDirectory } from '../../helpers/tool-context.ts';
 
 const temp = makeTempDirectory('mango-special-');
@@ -45,7 +47,8 @@ afterAll(async () => {
   temp.remove();
 });
 
-const chat = () => createChat({ workingDirectory: tree, homeDirectory: tree, confined: true });
+const chat = (fileWork: FileWork = 'in-process') =>
+  createChat({ workingDirectory: tree, homeDirectory: tree, confined: true, fileWork });
 const specialNames = () => ['fifo', 'nested/fifo.txt', 'socket', ...(isRoot ? ['zero'] : [])];
 
 describe('grep', () => {
@@ -150,18 +153,28 @@ describe('grep', () => {
   }, 5000);
 });
 
-describe('read_file, write_file, edit_file', () => {
+describeFileWork('read_file, write_file, edit_file', (fileWork) => {
+  beforeAll(() => shareWithSandboxUser(tree, fileWork));
+
   test('read_file refuses every special file in every view, without blocking', async () => {
     for (const name of ['fifo', ...(isRoot ? ['zero'] : [])]) {
       for (const view of ['text', 'hex', 'base64']) {
-        expect(expectFailure(await chat().call('read_file', { path: name, view }))).toEqual({
-          classification: 'execution_error',
-          message: `Cannot read ${JSON.stringify(name)}: it is not a regular file.`,
-        });
+        // The worker's mounts are nodev: the kernel refuses to open a device there before it is seen.
+        const refusal =
+          fileWork === 'worker' && name === 'zero'
+            ? {
+                classification: 'permission_denied',
+                message: 'Cannot read "zero": the operating system denied access (EACCES).',
+              }
+            : {
+                classification: 'execution_error',
+                message: `Cannot read ${JSON.stringify(name)}: it is not a regular file.`,
+              };
+        expect(expectFailure(await chat(fileWork).call('read_file', { path: name, view }))).toEqual(refusal);
       }
     }
     // A socket cannot be opened at all: the operating system's answer is reported as such.
-    const socket = expectFailure(await chat().call('read_file', { path: 'socket' }));
+    const socket = expectFailure(await chat(fileWork).call('read_file', { path: 'socket' }));
     expect(socket.classification).toBe('execution_error');
     expect(socket.message).toStartWith('Cannot read "socket": ');
   }, 5000);
@@ -169,12 +182,12 @@ describe('read_file, write_file, edit_file', () => {
   test('write_file and edit_file refuse to replace a special file, which stays what it was', async () => {
     for (const name of specialNames()) {
       const message = `Refusing to write ${JSON.stringify(name)}: it is not a regular file.`;
-      expect(expectFailure(await chat().call('write_file', { path: name, content: 'x' }))).toEqual({
+      expect(expectFailure(await chat(fileWork).call('write_file', { path: name, content: 'x' }))).toEqual({
         classification: 'execution_error',
         message,
       });
       expect(
-        expectFailure(await chat().call('edit_file', { path: name, oldString: 'a', newString: 'b' })),
+        expectFailure(await chat(fileWork).call('edit_file', { path: name, oldString: 'a', newString: 'b' })),
       ).toEqual({ classification: 'execution_error', message });
     }
     expect(lstatSync(join(tree, 'fifo')).isFIFO()).toBe(true);

@@ -14,7 +14,9 @@ import { writeFileAtomically } from '../../../src/tools/fs/atomic-write.ts';
 import { createWorkspaceService } from '../../../src/workspaces/create-workspace-service.ts';
 import { InMemoryWorkspaceRepository } from '../../../src/workspaces/workspace-repository.ts';
 import { createChat } from '../../helpers/call-tool.ts';
+import { shareWithSandboxUser, stopChatFileWorkers } from '../../helpers/chat-file-workers.ts';
 import { createDiskTestBase, type DiskTestBase, describeDisks, MIB } from '../../helpers/test-disks.ts';
+import { FILE_WORK } from '../../helpers/test-file-workers.ts';
 
 const QUOTA = 8 * MIB;
 
@@ -95,29 +97,36 @@ describeDisks('atomic writes into a full workspace image', () => {
     expect(readdirSync(workspace)).toEqual(['old.txt']);
   });
 
-  test('write_file and edit_file keep the old file when the new content does not fit', async () => {
-    const chat = createChat({
-      workingDirectory: workspace,
-      homeDirectory: workspace,
-      workspaces: [{ path: workspace, access: 'read-write', kind: 'personal', diskQuotaBytes: QUOTA }],
-      parameters: { approval: 'never' },
-    });
-    expect((await chat.call('read_file', { path: 'old.txt' })).ok).toBe(true);
-    const written = await chat.call('write_file', { path: 'old.txt', content: 'w'.repeat(9 * MIB) });
-    expect(written).toEqual({
-      ok: false,
-      error: {
-        classification: 'quota_exceeded',
-        message: `The workspace is full: ${used(workspace)} of 8 MiB used, and this write needs 9 MiB; remove files to make room. Nothing was written.`,
-      },
-    });
-    const edited = await chat.call('edit_file', {
-      path: 'old.txt',
-      oldString: 'old',
-      newString: 'e'.repeat(9 * MIB),
-    });
-    expect(edited).toMatchObject({ ok: false, error: { classification: 'quota_exceeded' } });
-    expect(readFileSync(join(workspace, 'old.txt'), 'utf8')).toBe('the old content\n');
-    expect(readdirSync(workspace)).toEqual(['old.txt']);
-  });
+  afterAll(() => stopChatFileWorkers());
+
+  test.each(FILE_WORK)(
+    'write_file and edit_file keep the old file when the new content does not fit (file work %s)',
+    async (fileWork) => {
+      await shareWithSandboxUser(workspace, fileWork);
+      const chat = createChat({
+        fileWork,
+        workingDirectory: workspace,
+        homeDirectory: workspace,
+        workspaces: [{ path: workspace, access: 'read-write', kind: 'personal', diskQuotaBytes: QUOTA }],
+        parameters: { approval: 'never' },
+      });
+      expect((await chat.call('read_file', { path: 'old.txt' })).ok).toBe(true);
+      const written = await chat.call('write_file', { path: 'old.txt', content: 'w'.repeat(9 * MIB) });
+      expect(written).toEqual({
+        ok: false,
+        error: {
+          classification: 'quota_exceeded',
+          message: `The workspace is full: ${used(workspace)} of 8 MiB used, and this write needs 9 MiB; remove files to make room. Nothing was written.`,
+        },
+      });
+      const edited = await chat.call('edit_file', {
+        path: 'old.txt',
+        oldString: 'old',
+        newString: 'e'.repeat(9 * MIB),
+      });
+      expect(edited).toMatchObject({ ok: false, error: { classification: 'quota_exceeded' } });
+      expect(readFileSync(join(workspace, 'old.txt'), 'utf8')).toBe('the old content\n');
+      expect(readdirSync(workspace)).toEqual(['old.txt']);
+    },
+  );
 });
