@@ -11,12 +11,12 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { runCli } from '../../src/cli/main.ts';
 import { DatabaseSandboxIdRepository } from '../../src/db/database-sandbox-id-repository.ts';
 import { DatabaseUserRepository } from '../../src/db/database-user-repository.ts';
 import { FILE_WORKER_DIRECTORY } from '../../src/sandbox/file-worker-sandbox.ts';
 import { sha256Hex } from '../../src/tools/fs/freshness.ts';
 import { descendantsOf } from '../file-worker/file-worker-server-process.ts';
+import { runCliCaptured } from '../helpers/captured-io.ts';
 import { callResultData } from '../helpers/mcp-test-tools.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 import { makeTempDirectory } from '../helpers/tool-context.ts';
@@ -56,19 +56,7 @@ describeSandbox("the CLI's file tools in the user's file worker", () => {
       MANGO_WORKSPACES_DIR: handle.config.workspacesDirectory,
     });
     async function run(argv: string[]) {
-      let stdout = '';
-      let stderr = '';
-      const code = await runCli(argv, {
-        stdout: (text) => {
-          stdout += text;
-        },
-        stderr: (text) => {
-          stderr += text;
-        },
-        cwd: handle.config.dataDirectory,
-        env: env(),
-      });
-      return { code, stdout, stderr };
+      return runCliCaptured(argv, handle.config.dataDirectory, env());
     }
 
     beforeAll(async () => {

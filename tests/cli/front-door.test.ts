@@ -8,27 +8,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import packageJson from '../../package.json' with { type: 'json' };
-import { CLI_USAGE, runCli } from '../../src/cli/main.ts';
+import { CLI_USAGE } from '../../src/cli/main.ts';
 import { listTools } from '../../src/tools/registry.ts';
+import { runCliCaptured } from '../helpers/captured-io.ts';
 
 const temporary = await mkdtemp(join(tmpdir(), 'mango-cli-front-'));
 afterAll(() => rm(temporary, { recursive: true, force: true }));
 const ROOT = resolve(import.meta.dir, '..', '..');
 
 async function run(argv: string[], env: Record<string, string> = {}) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    cwd: temporary,
-    env,
-  });
-  return { code, stdout, stderr };
+  return runCliCaptured(argv, temporary, env);
 }
 
 describe('help and version', () => {

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../../src/cli/main.ts';
 import { DatabaseUserMcpServerRepository } from '../../src/db/database-user-mcp-server-repository.ts';
 import { DatabaseUserRepository } from '../../src/db/database-user-repository.ts';
+import { runCliCaptured } from '../helpers/captured-io.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 import { EVERYTHING_SCRIPT, NODE_MODULES } from '../mcp-client/external-servers.ts';
 import { describeSandbox } from '../sandbox/sandbox-host.ts';
@@ -40,24 +40,12 @@ describeSandbox('mango mcp-servers', () => {
   });
 
   async function run(argv: string[], env: Record<string, string> = {}) {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, {
-      stdout: (text) => {
-        stdout += text;
-      },
-      stderr: (text) => {
-        stderr += text;
-      },
-      cwd: directory,
-      env: {
-        MANGO_DATA_DIR: handle.config.dataDirectory,
-        MANGO_WORKSPACES_DIR: handle.config.workspacesDirectory,
-        MANGO_MCP_SERVERS: file,
-        ...env,
-      },
+    return runCliCaptured(argv, directory, {
+      MANGO_DATA_DIR: handle.config.dataDirectory,
+      MANGO_WORKSPACES_DIR: handle.config.workspacesDirectory,
+      MANGO_MCP_SERVERS: file,
+      ...env,
     });
-    return { code, stdout, stderr };
   }
 
   test('list shows the file; --json never shows header values', async () => {

@@ -2,27 +2,15 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { runCli } from '../../src/cli/main.ts';
 import { hostShellSandbox, installShellSandbox } from '../../src/sandbox/host-shell-sandbox.ts';
 import { createUnavailableShellSandbox } from '../../src/sandbox/shell-sandbox-config.ts';
+import { runCliCaptured } from '../helpers/captured-io.ts';
 
 const temporary = await mkdtemp(join(tmpdir(), 'mango-cli-'));
 afterAll(() => rm(temporary, { recursive: true, force: true }));
 
 async function run(argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    cwd: temporary,
-    env: {},
-  });
-  return { code, stdout, stderr };
+  return runCliCaptured(argv, temporary, {});
 }
 
 describe('mango tool call', () => {

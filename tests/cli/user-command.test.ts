@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { runCli } from '../../src/cli/main.ts';
 import { extractUserOption } from '../../src/cli/user-settings-source.ts';
 import { DatabaseToolSettingsRepository } from '../../src/db/database-tool-settings-repository.ts';
 import { DatabaseUserRepository } from '../../src/db/database-user-repository.ts';
+import { runCliCaptured } from '../helpers/captured-io.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
 describe.each(BACKENDS)('mango user and tool --user on %s', (backend) => {
@@ -13,19 +13,10 @@ describe.each(BACKENDS)('mango user and tool --user on %s', (backend) => {
   afterAll(() => handle.dispose());
 
   async function run(argv: string[]) {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, {
-      stdout: (text) => {
-        stdout += text;
-      },
-      stderr: (text) => {
-        stderr += text;
-      },
-      cwd: handle.config.dataDirectory,
-      env: { MANGO_DATA_DIR: handle.config.dataDirectory, DATABASE_URL: handle.config.databaseUrl },
+    return runCliCaptured(argv, handle.config.dataDirectory, {
+      MANGO_DATA_DIR: handle.config.dataDirectory,
+      DATABASE_URL: handle.config.databaseUrl,
     });
-    return { code, stdout, stderr };
   }
 
   test('user add prints the token alone on the last line, and it authenticates', async () => {

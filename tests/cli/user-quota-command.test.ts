@@ -10,12 +10,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readdirSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli } from '../../src/cli/main.ts';
 import { formatBytes } from '../../src/config/byte-size.ts';
 import { DatabaseUserRepository } from '../../src/db/database-user-repository.ts';
 import { DatabaseWorkspaceRepository } from '../../src/db/database-workspace-repository.ts';
 import { filesystemBytes, readExt4Superblock } from '../../src/workspaces/ext4-image.ts';
 import { mountAt } from '../../src/workspaces/mount-table.ts';
+import { runCliCaptured } from '../helpers/captured-io.ts';
 import { releaseMountsUnder } from '../helpers/release-mounts.ts';
 import { runAsHostAccount } from '../helpers/tenant-server.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
@@ -31,24 +31,12 @@ describeDisks('mango user quota', () => {
     const paths = { alice: '', bob: '' };
 
     async function run(argv: string[]) {
-      let stdout = '';
-      let stderr = '';
-      const code = await runCli(argv, {
-        stdout: (text) => {
-          stdout += text;
-        },
-        stderr: (text) => {
-          stderr += text;
-        },
-        cwd: handle.config.dataDirectory,
-        env: {
-          MANGO_DATA_DIR: handle.config.dataDirectory,
-          DATABASE_URL: handle.config.databaseUrl,
-          MANGO_WORKSPACES_DIR: handle.config.workspacesDirectory,
-          MANGO_USER_DISK_BYTES: '8MiB',
-        },
+      return runCliCaptured(argv, handle.config.dataDirectory, {
+        MANGO_DATA_DIR: handle.config.dataDirectory,
+        DATABASE_URL: handle.config.databaseUrl,
+        MANGO_WORKSPACES_DIR: handle.config.workspacesDirectory,
+        MANGO_USER_DISK_BYTES: '8MiB',
       });
-      return { code, stdout, stderr };
     }
 
     const image = (name: 'alice' | 'bob') => join(handle.config.dataDirectory, 'disks', `${ids[name]}.ext4`);

@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../../src/cli/main.ts';
 import { DatabaseChatRepository } from '../../src/db/database-chat-repository.ts';
 import { DatabaseUserRepository } from '../../src/db/database-user-repository.ts';
 import { DatabaseWorkspaceRepository } from '../../src/db/database-workspace-repository.ts';
+import { runCliCaptured } from '../helpers/captured-io.ts';
 import { testChat } from '../helpers/test-chat.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
@@ -32,24 +32,12 @@ describe.each(BACKENDS)('mango workspace and user token on %s', (backend) => {
   });
 
   async function run(argv: string[], env: Record<string, string | undefined> = {}) {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, {
-      stdout: (text) => {
-        stdout += text;
-      },
-      stderr: (text) => {
-        stderr += text;
-      },
-      cwd: work,
-      env: {
-        MANGO_DATA_DIR: handle.config.dataDirectory,
-        DATABASE_URL: handle.config.databaseUrl,
-        MANGO_WORKSPACES_DIR: handle.config.workspacesDirectory,
-        ...env,
-      },
+    return runCliCaptured(argv, work, {
+      MANGO_DATA_DIR: handle.config.dataDirectory,
+      DATABASE_URL: handle.config.databaseUrl,
+      MANGO_WORKSPACES_DIR: handle.config.workspacesDirectory,
+      ...env,
     });
-    return { code, stdout, stderr };
   }
 
   test('grant, list, tool call --user, revoke', async () => {

@@ -26,7 +26,6 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { runCli } from '../../src/cli/main.ts';
 import { DatabaseSandboxIdRepository } from '../../src/db/database-sandbox-id-repository.ts';
 import { DatabaseUserRepository } from '../../src/db/database-user-repository.ts';
 import { DatabaseWorkspaceRepository } from '../../src/db/database-workspace-repository.ts';
@@ -35,6 +34,7 @@ import { createUnavailableShellSandbox } from '../../src/sandbox/shell-sandbox-c
 import { countUnmigratedWorkspaces } from '../../src/sandbox/unmigrated-roots.ts';
 import { startServer } from '../../src/server/start-server.ts';
 import type { User } from '../../src/users/user-repository.ts';
+import { runCliCaptured } from '../helpers/captured-io.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 import { createTestSandbox } from '../sandbox/sandbox-host.ts';
 
@@ -186,23 +186,11 @@ describe.skipIf(!asRoot).each(BACKENDS)('mango workspace migrate-owners on %s', 
   }, 30_000);
 
   async function run(argv: string[]) {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, {
-      stdout: (text) => {
-        stdout += text;
-      },
-      stderr: (text) => {
-        stderr += text;
-      },
-      cwd: work,
-      env: {
-        MANGO_DATA_DIR: handle.config.dataDirectory,
-        DATABASE_URL: handle.config.databaseUrl,
-        MANGO_WORKSPACES_DIR: handle.config.workspacesDirectory,
-      },
+    return runCliCaptured(argv, work, {
+      MANGO_DATA_DIR: handle.config.dataDirectory,
+      DATABASE_URL: handle.config.databaseUrl,
+      MANGO_WORKSPACES_DIR: handle.config.workspacesDirectory,
     });
-    return { code, stdout, stderr };
   }
 
   /** `mango tool call bash` as `user`, in a process of its own (its sandbox pool ends with it). */

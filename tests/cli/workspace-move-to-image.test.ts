@@ -31,7 +31,6 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { runCli } from '../../src/cli/main.ts';
 import { formatBytes } from '../../src/config/byte-size.ts';
 import { DatabaseUserRepository } from '../../src/db/database-user-repository.ts';
 import { DatabaseWorkspaceRepository } from '../../src/db/database-workspace-repository.ts';
@@ -40,6 +39,7 @@ import { createShellSandboxFromEnvironment } from '../../src/sandbox/shell-sandb
 import { createWorkspaceService } from '../../src/workspaces/create-workspace-service.ts';
 import { mountAt } from '../../src/workspaces/mount-table.ts';
 import { WorkspaceDisks } from '../../src/workspaces/workspace-disks.ts';
+import { runCliCaptured } from '../helpers/captured-io.ts';
 import { releaseMountsUnder } from '../helpers/release-mounts.ts';
 import { runAsHostAccount } from '../helpers/tenant-server.ts';
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
@@ -69,19 +69,7 @@ describeDisks('mango workspace move-to-image', () => {
       MANGO_SHELL_SANDBOX: 'off',
     });
     async function run(argv: string[]) {
-      let stdout = '';
-      let stderr = '';
-      const code = await runCli(argv, {
-        stdout: (text) => {
-          stdout += text;
-        },
-        stderr: (text) => {
-          stderr += text;
-        },
-        cwd: handle.config.dataDirectory,
-        env: env(),
-      });
-      return { code, stdout, stderr };
+      return runCliCaptured(argv, handle.config.dataDirectory, env());
     }
     const workspace = (name: string) => join(handle.config.workspacesDirectory, ids[name]!);
     const image = (name: string) => join(handle.config.dataDirectory, 'disks', `${ids[name]}.ext4`);
