@@ -7,10 +7,11 @@
  * worker (as the tenant's uid) and in the server's own process.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { workspaceId } from '../../../src/workspaces/workspace-id.ts';
-import { describeSentinel, resetTenantTarget, startHostileTenant } from '../../helpers/hostile-tenant.ts';
+import { expectHostSentinelKept, makeHostSentinel } from '../../helpers/host-sentinel.ts';
+import { resetTenantTarget, startHostileTenant } from '../../helpers/hostile-tenant.ts';
 import { createTestApp, type TestApp } from '../../helpers/test-app.ts';
 import { FILE_WORK } from '../../helpers/test-file-workers.ts';
 import { makeTempDirectory } from '../../helpers/tool-context.ts';
@@ -21,7 +22,6 @@ const TIME_LIMIT_MS = 10_000;
 setDefaultTimeout(TIME_LIMIT_MS + 30_000);
 /** Large enough that writing it keeps the temp file open long enough for the watcher to act. */
 const BODY = new Uint8Array(256 * 1024).fill(0x77);
-const SENTINEL_BYTES = 'sentinel\n'.repeat(500);
 
 describe.each(FILE_WORK)('uploads against a tenant swapping temp files, file work %s', (fileWork) => {
   let api: TestApp;
@@ -46,14 +46,7 @@ describe.each(FILE_WORK)('uploads against a tenant swapping temp files, file wor
     'uploads while the temp file is swapped for a link to a host %s',
     (kind) => {
       test('the sentinel keeps its mode, owner and bytes, and no answer reports its size', async () => {
-        const sentinel = join(host.path, kind === 'file' ? 'secret' : 'sandbox-state');
-        if (kind === 'file') {
-          writeFileSync(sentinel, SENTINEL_BYTES, { mode: 0o700 });
-        } else {
-          mkdirSync(sentinel, { mode: 0o700 });
-        }
-        chmodSync(sentinel, 0o700);
-        const before = describeSentinel(sentinel);
+        const { sentinel, before } = makeHostSentinel(host.path, kind);
         const target = join(home, 'upload.bin');
         const tenant = await startHostileTenant('swap-temp', home, sentinel);
         const statuses = new Set<number>();
@@ -80,12 +73,7 @@ describe.each(FILE_WORK)('uploads against a tenant swapping temp files, file wor
         } finally {
           await tenant.stop();
         }
-        expect(describeSentinel(sentinel)).toEqual(before);
-        expect(before).toMatchObject({
-          mode: (kind === 'file' ? 0o100000 : 0o40000) | 0o700,
-          uid: 0,
-          gid: 0,
-        });
+        expectHostSentinelKept(sentinel, before, kind);
         expect([...sizes]).toEqual([BODY.length]);
         // Uploads landed between swaps; the others were refused as a changed path (403), nothing else.
         expect([...statuses].filter((status) => status !== 200 && status !== 403)).toEqual([]);

@@ -5,11 +5,12 @@
  * for the sandbox state directory) keeps its mode, owner and bytes.
  */
 import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createChat, expectOk } from '../../helpers/call-tool.ts';
 import { describeFileWork, shareWithSandboxUser } from '../../helpers/chat-file-workers.ts';
-import { describeSentinel, resetTenantTarget, startHostileTenant } from '../../helpers/hostile-tenant.ts';
+import { expectHostSentinelKept, makeHostSentinel } from '../../helpers/host-sentinel.ts';
+import { resetTenantTarget, startHostileTenant } from '../../helpers/hostile-tenant.ts';
 import { makeTempDirectory } from '../../helpers/tool-context.ts';
 
 const ITERATIONS = 300;
@@ -18,7 +19,6 @@ const TIME_LIMIT_MS = 10_000;
 setDefaultTimeout(TIME_LIMIT_MS + 30_000);
 /** Large enough that writing it keeps the temp file open long enough for the watcher to act. */
 const CONTENT = 'w'.repeat(256 * 1024);
-const SENTINEL_BYTES = 'sentinel\n'.repeat(500);
 
 describeFileWork('temp-file swaps', (fileWork) => {
   let temp: ReturnType<typeof makeTempDirectory>;
@@ -39,14 +39,7 @@ describeFileWork('temp-file swaps', (fileWork) => {
     'write_file while the temp file is swapped for a link to a host %s',
     (kind) => {
       test('the sentinel keeps its mode, owner and bytes', async () => {
-        const sentinel = join(outside, kind === 'file' ? 'secret' : 'sandbox-state');
-        if (kind === 'file') {
-          writeFileSync(sentinel, SENTINEL_BYTES, { mode: 0o700 });
-        } else {
-          mkdirSync(sentinel, { mode: 0o700 });
-        }
-        chmodSync(sentinel, 0o700);
-        const before = describeSentinel(sentinel);
+        const { sentinel, before } = makeHostSentinel(outside, kind);
         const chat = createChat({ workingDirectory: workspace, confined: true, fileWork });
         const target = join(workspace, 'target.txt');
         const tenant = await startHostileTenant('swap-temp', workspace, sentinel);
@@ -78,12 +71,7 @@ describeFileWork('temp-file swaps', (fileWork) => {
         } finally {
           await tenant.stop();
         }
-        expect(describeSentinel(sentinel)).toEqual(before);
-        expect(before).toMatchObject({
-          mode: (kind === 'file' ? 0o100000 : 0o40000) | 0o700,
-          uid: 0,
-          gid: 0,
-        });
+        expectHostSentinelKept(sentinel, before, kind);
         // Every refusal was the path-changed one.
         expect(unexpected).toEqual([]);
         // Every round either wrote the whole file or refused; how the race fell varies with the machine's
