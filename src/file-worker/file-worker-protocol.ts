@@ -131,5 +131,7 @@ export const FILE_WORKER_OPERATIONS = [
   'openDownload',
   'readRange',
   'uploadFile',
+  // glob.
+  'globFiles',
 ] as const;
 export type FileWorkerOperation = (typeof FILE_WORKER_OPERATIONS)[number];

@@ -14,6 +14,7 @@ import {
   SymlinkLoopError,
 } from '../tools/access/real-location.ts';
 import { ToolError } from '../tools/errors.ts';
+import type { GlobOutcome } from '../tools/fs/file-operations.ts';
 import {
   type DirectoryEntryType,
   type DirectoryListing,
@@ -27,6 +28,7 @@ import {
   type WriteTarget,
 } from '../tools/fs/file-operations.ts';
 import { compareFolderEntries } from '../tools/fs/list-folder.ts';
+import { decodeGlobPaths } from './glob-paths-payload.ts';
 
 /** The classifications a worker may fail a call with: those of file work, never the server's own. */
 const WORKER_CLASSIFICATIONS: readonly ToolErrorClassification[] = [
@@ -340,4 +342,43 @@ export function uploadReply(result: unknown, payload: Uint8Array, written: numbe
         'kind is none of written, not_directory, not_regular_file, exists, appeared, missing, refused',
       );
   }
+}
+
+// glob.
+
+/**
+ * A glob's outcome: the matches come as the payload (glob-paths-payload.ts), `count` of them, each a
+ * real absolute path below `start`, each once, at most `maxResults`; `truncated` only with all
+ * `maxResults` sent (the walk stops at the first match past the cap).
+ */
+export function globReply(result: unknown, payload: Uint8Array, maxResults: number): GlobOutcome {
+  const fields = record(result, 'the result');
+  const expected = ['count', 'real', 'refused', 'start', 'truncated'];
+  if (Object.keys(fields).sort().join() !== expected.join()) {
+    throw new InvalidReplyError(`the result's fields are not exactly ${expected.join(', ')}`);
+  }
+  const real = realPath(fields.real, 'real');
+  const start = realPath(fields.start, 'start');
+  const total = count(fields.count, 'count');
+  if (total > maxResults) {
+    throw new InvalidReplyError(`count is ${total}, more than the ${maxResults} asked for`);
+  }
+  if (typeof fields.truncated !== 'boolean') throw new InvalidReplyError('truncated is not true or false');
+  if (fields.truncated && total !== maxResults) {
+    throw new InvalidReplyError(`it says truncated with ${total} paths of the ${maxResults} asked for`);
+  }
+  const decoded = decodeGlobPaths(payload);
+  if (decoded === undefined) throw new InvalidReplyError('the paths are not UTF-8 text of NUL-ended paths');
+  if (decoded.length !== total)
+    throw new InvalidReplyError(`count is ${total}, but it sent ${decoded.length} paths`);
+  const below = start === '/' ? '/' : `${start}/`;
+  const paths = decoded.map((path) => {
+    const checked = realPath(path, 'a path');
+    if (!checked.startsWith(below) || checked === below) {
+      throw new InvalidReplyError('a path is not below start');
+    }
+    return checked;
+  });
+  if (new Set(paths).size !== paths.length) throw new InvalidReplyError('a path comes twice');
+  return { real, start, paths, truncated: fields.truncated, refused: count(fields.refused, 'refused') };
 }

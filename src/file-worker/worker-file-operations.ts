@@ -25,6 +25,7 @@ import { MAX_PAYLOAD_BYTES } from './file-worker-protocol.ts';
 import {
   downloadReply,
   folderListingReply,
+  globReply,
   InvalidReplyError,
   listingReply,
   locationReply,
@@ -108,6 +109,9 @@ export function createWorkerFileOperations(context: ToolContext, pool: FileWorke
       const { data, ...args } = request;
       return ask('uploadFile', args, (result, payload) => uploadReply(result, payload, data.length), data);
     },
+    // glob.
+    globFiles: (request) =>
+      ask('globFiles', { ...request }, (result, payload) => globReply(result, payload, request.maxResults)),
   };
 }
 
