@@ -29,7 +29,12 @@ export function useToolFileWork(mode: FileWork): ToolFileWork {
     const status = handle.sandbox.status();
     if (!status.available) throw new Error(`file workers cannot run here: ${status.reason}`);
     const sandbox = handle.sandbox;
-    handle.pool = createFileWorkerPool({ sandbox: () => sandbox, maxWorkers: 8, idleMs: 60_000, log: () => {} });
+    handle.pool = createFileWorkerPool({
+      sandbox: () => sandbox,
+      maxWorkers: 8,
+      idleMs: 60_000,
+      log: () => {},
+    });
     handle.uninstall = installFileOperations(fileWorkerOperations(handle.pool));
   });
   afterAll(() => {
