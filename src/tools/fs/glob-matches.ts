@@ -42,6 +42,8 @@ export function admittedGlobMatches(
   policy.require(outcome.real, 'read', shown, absolute);
   const realPrefix = withSlash(outcome.start);
   const spelledPrefix = withSlash(globStart(pattern, outcome.real));
+  // Most patterns spell their start as it really is: then the paths are reported as they came.
+  const respelled = spelledPrefix !== realPrefix;
   const paths: string[] = [];
   let refused = outcome.refused;
   for (const path of outcome.paths) {
@@ -50,7 +52,7 @@ export function admittedGlobMatches(
       refused += 1;
       continue;
     }
-    paths.push(spelledPrefix + path.slice(realPrefix.length));
+    paths.push(respelled ? spelledPrefix + path.slice(realPrefix.length) : path);
   }
   return { paths, refused };
 }
