@@ -419,6 +419,12 @@ describe("a worker's replies to glob are judged as untrusted input", () => {
     });
   });
 
+  test('names that only start with dots are names', () => {
+    expect(
+      globReply(fields({ count: 3 }), paths('/w/src/.b', '/w/src/..c', '/w/src/d./...'), 3).paths,
+    ).toEqual(['/w/src/.b', '/w/src/..c', '/w/src/d./...']);
+  });
+
   test('paths cross as NUL-ended UTF-8, names of any script included', () => {
     const payload = encodeGlobPaths(['/w/ä.txt', '/w/b']);
     expect([...payload]).toEqual([47, 119, 47, 0xc3, 0xa4, 46, 116, 120, 116, 0, 47, 119, 47, 98, 0]);
@@ -498,6 +504,26 @@ describe("a worker's replies to glob are judged as untrusted input", () => {
     [
       'a path with ..',
       () => globReply(fields(), paths('/w/src/a', '/w/src/../../etc/passwd'), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
+      'a path with an empty segment',
+      () => globReply(fields(), paths('/w/src/a', '/w/src//b'), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
+      'a path with a . segment',
+      () => globReply(fields(), paths('/w/src/a', '/w/src/./b'), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
+      'a path ending in ..',
+      () => globReply(fields(), paths('/w/src/a', '/w/src/b/..'), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
+      'a path longer than a path may be',
+      () => globReply(fields(), paths('/w/src/a', `/w/src/${'b'.repeat(4096)}`), 3),
       'a path is not an absolute, normalised path',
     ],
     [
