@@ -7,7 +7,17 @@
  * outcome names is decided again by the server's policy, whatever the file work said.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inProcessFileOperations, installFileOperations } from '../../../src/sandbox/host-file-operations.ts';
 import { computeReachableSet, type ReachableSet } from '../../../src/tools/access/reachable-set.ts';
@@ -22,7 +32,9 @@ import { useToolFileWork } from '../../helpers/tool-file-work.ts';
 import '../../../src/tools/builtin/register-builtin-tools.ts';
 
 // Outside /tmp, like a deployment's workspaces: the sandbox's /tmp is its own.
-const base = mkdtempSync('/var/tmp/mango-glob-work-');
+const base = realpathSync(
+  mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'mango-glob-work-')),
+);
 const ws = join(base, 'ws');
 const outside = join(base, 'outside');
 const served = join(ws, 'served');

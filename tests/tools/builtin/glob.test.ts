@@ -4,7 +4,17 @@
  * both ways except where the worker's sandbox does not hold a directory at all.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type ChatFixture,
@@ -17,7 +27,7 @@ import { pathList } from '../../helpers/tool-context.ts';
 import { useToolFileWork } from '../../helpers/tool-file-work.ts';
 
 // Outside /tmp (the sandbox's /tmp is its own) and passable by the sandbox's uids.
-const root = realpathSync(mkdtempSync('/var/tmp/mango-glob-'));
+const root = realpathSync(mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'mango-glob-')));
 const wd = join(root, 'project');
 const outside = join(root, 'outside');
 
