@@ -15,7 +15,10 @@ export function decodeGlobPaths(payload: Uint8Array): string[] | undefined {
   if (payload.length === 0) return [];
   if (payload[payload.length - 1] !== 0) return undefined;
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(payload.subarray(0, -1)).split('\0');
+    // A leading byte-order mark is kept, not dropped: the first path must then fail as not absolute.
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+      .decode(payload.subarray(0, -1))
+      .split('\0');
   } catch {
     return undefined;
   }

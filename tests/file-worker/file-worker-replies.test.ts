@@ -492,6 +492,11 @@ describe("a worker's replies to glob are judged as untrusted input", () => {
       'the paths are not UTF-8 text of NUL-ended paths',
     ],
     [
+      'a byte-order mark before the first path',
+      () => globReply(fields({ count: 1 }), new Uint8Array([0xef, 0xbb, 0xbf, ...paths('/w/src/a')]), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
       'an empty path',
       () => globReply(fields(), new TextEncoder().encode('/w/src/a\0\0'), 3),
       'a path is not an absolute, normalised path',
