@@ -192,3 +192,6 @@ if (!sandbox.status().available) {
   );
 }
 console.log(`GLOB_JSON ${JSON.stringify(figures)}`);
+// The warm worker's pool would keep this process alive until it idles out: end now (the exit handler
+// stops it and removes the tree).
+process.exit(0);
