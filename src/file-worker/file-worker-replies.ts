@@ -376,14 +376,24 @@ export function globReply(result: unknown, payload: Uint8Array, maxResults: numb
   if (decoded.length !== total)
     throw new InvalidReplyError(`count is ${total}, but it sent ${decoded.length} paths`);
   const below = start === '/' ? '/' : `${start}/`;
+  // From the slash that ends `below`, a normalised path below start (already checked) goes on.
+  const from = below.length - 1;
   for (const path of decoded) {
     // `realPath`'s rules, checked without normalising each of thousands of paths: absolute, bounded,
-    // and no empty, `.` or `..` segment nor a trailing slash (no NUL: the payload is split on them).
-    if (path.length > PATH_LIMIT || path.charCodeAt(0) !== SLASH || UNNORMALISED.test(path)) {
+    // and after the normalised start no empty, `.` or `..` segment nor a trailing slash (no NUL: the
+    // payload is split on them). Only a path with a `/.` needs the expression.
+    if (path.length > PATH_LIMIT || path.charCodeAt(0) !== SLASH) {
       throw new InvalidReplyError('a path is not an absolute, normalised path');
     }
     if (!path.startsWith(below) || path.length === below.length) {
       throw new InvalidReplyError('a path is not below start');
+    }
+    if (
+      path.indexOf('//', from) !== -1 ||
+      path.charCodeAt(path.length - 1) === SLASH ||
+      (path.indexOf('/.', from) !== -1 && UNNORMALISED.test(path))
+    ) {
+      throw new InvalidReplyError('a path is not an absolute, normalised path');
     }
   }
   if (new Set(decoded).size !== decoded.length) throw new InvalidReplyError('a path comes twice');

@@ -522,6 +522,16 @@ describe("a worker's replies to glob are judged as untrusted input", () => {
       'a path is not an absolute, normalised path',
     ],
     [
+      'a path ending in .',
+      () => globReply(fields(), paths('/w/src/a', '/w/src/b/.'), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
+      'a path from / that starts with two slashes',
+      () => globReply(fields({ start: '/' }), paths('/a', '//b'), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
       'a path ending in ..',
       () => globReply(fields(), paths('/w/src/a', '/w/src/b/..'), 3),
       'a path is not an absolute, normalised path',
