@@ -28,7 +28,7 @@ import {
   type WriteTarget,
 } from '../tools/fs/file-operations.ts';
 import { compareFolderEntries } from '../tools/fs/list-folder.ts';
-import { decodeGlobPaths } from './glob-paths-payload.ts';
+import { readGlobPaths } from './glob-paths-payload.ts';
 
 /** The classifications a worker may fail a call with: those of file work, never the server's own. */
 const WORKER_CLASSIFICATIONS: readonly ToolErrorClassification[] = [
@@ -346,13 +346,9 @@ export function uploadReply(result: unknown, payload: Uint8Array, written: numbe
 
 // glob.
 
-const SLASH = 0x2f;
-/** A slash that starts an empty, `.` or `..` segment, or ends the path: what `normalize` would change. */
-const UNNORMALISED = /\/(?:\.\.?)?(?:\/|$)/;
-
 /**
- * A glob's outcome: the matches come as the payload (glob-paths-payload.ts), `count` of them, each a
- * real absolute path below `start`, each once, at most `maxResults`; `truncated` only with all
+ * A glob's outcome: the matches come as the payload, `count` of them, each a real absolute path below
+ * `start`, each once (glob-paths-payload.ts), at most `maxResults`; `truncated` only with all
  * `maxResults` sent (the walk stops at the first match past the cap).
  */
 export function globReply(result: unknown, payload: Uint8Array, maxResults: number): GlobOutcome {
@@ -371,37 +367,10 @@ export function globReply(result: unknown, payload: Uint8Array, maxResults: numb
   if (fields.truncated && total !== maxResults) {
     throw new InvalidReplyError(`it says truncated with ${total} paths of the ${maxResults} asked for`);
   }
-  const decoded = decodeGlobPaths(payload);
-  if (decoded === undefined) throw new InvalidReplyError('the paths are not UTF-8 text of NUL-ended paths');
-  if (decoded.length !== total)
-    throw new InvalidReplyError(`count is ${total}, but it sent ${decoded.length} paths`);
-  const below = start === '/' ? '/' : `${start}/`;
-  // From the slash that ends `below`, a normalised path below start (already checked) goes on.
-  const from = below.length - 1;
-  for (const path of decoded) {
-    // `realPath`'s rules, checked without normalising each of thousands of paths: absolute, bounded,
-    // and after the normalised start no empty, `.` or `..` segment nor a trailing slash (no NUL: the
-    // payload is split on them). Only a path with a `/.` needs the expression.
-    if (path.length > PATH_LIMIT || path.charCodeAt(0) !== SLASH) {
-      throw new InvalidReplyError('a path is not an absolute, normalised path');
-    }
-    if (!path.startsWith(below) || path.length === below.length) {
-      throw new InvalidReplyError('a path is not below start');
-    }
-    if (
-      path.indexOf('//', from) !== -1 ||
-      path.charCodeAt(path.length - 1) === SLASH ||
-      (path.indexOf('/.', from) !== -1 && UNNORMALISED.test(path))
-    ) {
-      throw new InvalidReplyError('a path is not an absolute, normalised path');
-    }
-  }
-  if (new Set(decoded).size !== decoded.length) throw new InvalidReplyError('a path comes twice');
-  return {
-    real,
-    start,
-    paths: decoded,
-    truncated: fields.truncated,
-    refused: count(fields.refused, 'refused'),
-  };
+  const paths = readGlobPaths(payload, start, PATH_LIMIT);
+  if (!Array.isArray(paths)) throw new InvalidReplyError(paths.wrong);
+  if (paths.length !== total)
+    throw new InvalidReplyError(`count is ${total}, but it sent ${paths.length} paths`);
+  const refused = count(fields.refused, 'refused');
+  return { real, start, paths, truncated: fields.truncated, refused };
 }
