@@ -23,6 +23,7 @@ import { createInProcessFileOperations } from '../tools/fs/in-process-file-opera
 import type { ToolContext } from '../tools/types.ts';
 import { encodeFrame, FILE_WORKER_PROTOCOL, type Frame, FrameReader } from './file-worker-protocol.ts';
 import { LOCATION_FAILURES } from './file-worker-replies.ts';
+import { encodeGlobPaths } from './glob-paths-payload.ts';
 
 /** The worker keeps no observations: the chat's ledger lives with the server. */
 const NO_LEDGER: FreshnessLedger = {
@@ -166,6 +167,16 @@ async function perform(
       return {
         result: await operations.inspectFile({ path: String(args.path), argument: String(args.argument) }),
       };
+    // glob: the matches travel as the payload (glob-paths-payload.ts).
+    case 'globFiles': {
+      const { paths, ...rest } = await operations.globFiles({
+        pattern: String(args.pattern),
+        cwd: String(args.cwd),
+        dot: args.dot === true,
+        maxResults: Number(args.maxResults),
+      });
+      return { result: { ...rest, count: paths.length }, payload: encodeGlobPaths(paths) };
+    }
     default:
       throw new Error(`there is no operation ${JSON.stringify(call.op)}`);
   }

@@ -133,5 +133,7 @@ export const FILE_WORKER_OPERATIONS = [
   'uploadFile',
   // A message's attachments.
   'inspectFile',
+  // glob.
+  'globFiles',
 ] as const;
 export type FileWorkerOperation = (typeof FILE_WORKER_OPERATIONS)[number];

@@ -25,6 +25,7 @@ import { MAX_PAYLOAD_BYTES } from './file-worker-protocol.ts';
 import {
   downloadReply,
   folderListingReply,
+  globReply,
   InvalidReplyError,
   inspectedFileReply,
   listingReply,
@@ -124,6 +125,9 @@ export function createWorkerFileOperations(context: ToolContext, pool: FileWorke
     },
     // A message's attachments.
     inspectFile: (request) => ask('inspectFile', { ...request }, (result) => inspectedFileReply(result)),
+    // glob.
+    globFiles: (request) =>
+      ask('globFiles', { ...request }, (result, payload) => globReply(result, payload, request.maxResults)),
   };
 }
 

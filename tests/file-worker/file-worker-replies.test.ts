@@ -3,6 +3,7 @@ import {
   downloadReply,
   failureOfReply,
   folderListingReply,
+  globReply,
   InvalidReplyError,
   inspectedFileReply,
   listingReply,
@@ -13,6 +14,7 @@ import {
   uploadReply,
   writeTargetReply,
 } from '../../src/file-worker/file-worker-replies.ts';
+import { encodeGlobPaths } from '../../src/file-worker/glob-paths-payload.ts';
 import { ProtectedPathRefusedError } from '../../src/tools/access/protected-path-refused-error.ts';
 
 const none = new Uint8Array(0);
@@ -483,6 +485,186 @@ describe("a worker's replies about an attachment are judged as untrusted input",
       'a file without a location',
       () => inspectedFileReply({ kind: 'file' }),
       'real is not an absolute, normalised path',
+    ],
+  ];
+  for (const [name, judge, message] of refused) {
+    test(`refused: ${name}`, () => {
+      expect(judge).toThrow(new InvalidReplyError(message));
+    });
+  }
+});
+
+describe("a worker's replies to glob are judged as untrusted input", () => {
+  const paths = (...list: string[]) => encodeGlobPaths(list);
+  const fields = (overrides: Record<string, unknown> = {}) => ({
+    real: '/w',
+    start: '/w/src',
+    count: 2,
+    truncated: false,
+    refused: 1,
+    ...overrides,
+  });
+
+  test('valid matches come back as a fresh object of its shape, in the order sent', () => {
+    expect(globReply(fields(), paths('/w/src/b.ts', '/w/src/a/c.ts'), 5)).toEqual({
+      real: '/w',
+      start: '/w/src',
+      paths: ['/w/src/b.ts', '/w/src/a/c.ts'],
+      truncated: false,
+      refused: 1,
+    });
+    expect(globReply(fields({ count: 0, refused: 0 }), none, 5)).toEqual({
+      real: '/w',
+      start: '/w/src',
+      paths: [],
+      truncated: false,
+      refused: 0,
+    });
+    // Truncated with exactly the cap sent; from `/`, paths one level below it.
+    expect(globReply(fields({ start: '/', truncated: true }), paths('/a', '/b'), 2)).toMatchObject({
+      paths: ['/a', '/b'],
+      truncated: true,
+    });
+  });
+
+  test('names that only start with dots are names', () => {
+    expect(
+      globReply(fields({ count: 3 }), paths('/w/src/.b', '/w/src/..c', '/w/src/d./...'), 3).paths,
+    ).toEqual(['/w/src/.b', '/w/src/..c', '/w/src/d./...']);
+  });
+
+  test('paths cross as NUL-ended UTF-8, names of any script included', () => {
+    const payload = encodeGlobPaths(['/w/ä.txt', '/w/b']);
+    expect([...payload]).toEqual([47, 119, 47, 0xc3, 0xa4, 46, 116, 120, 116, 0, 47, 119, 47, 98, 0]);
+    expect(globReply(fields({ start: '/w' }), payload, 2).paths).toEqual(['/w/ä.txt', '/w/b']);
+  });
+
+  const refused: [string, () => unknown, string][] = [
+    ['not an object', () => globReply([], none, 5), 'the result is not an object'],
+    [
+      'a field more',
+      () => globReply(fields({ extra: 1 }), paths('/w/src/a', '/w/src/b'), 5),
+      "the result's fields are not exactly count, real, refused, start, truncated",
+    ],
+    [
+      'a field less',
+      () => {
+        const { refused: _refused, ...rest } = fields();
+        return globReply(rest, paths('/w/src/a', '/w/src/b'), 5);
+      },
+      "the result's fields are not exactly count, real, refused, start, truncated",
+    ],
+    [
+      'a relative cwd',
+      () => globReply(fields({ real: 'w' }), paths('/w/src/a', '/w/src/b'), 5),
+      'real is not an absolute, normalised path',
+    ],
+    [
+      'a start with ..',
+      () => globReply(fields({ start: '/w/../etc' }), paths('/w/src/a', '/w/src/b'), 5),
+      'start is not an absolute, normalised path',
+    ],
+    [
+      'more paths than asked for',
+      () => globReply(fields({ count: 3 }), paths('/w/src/a', '/w/src/b', '/w/src/c'), 2),
+      'count is 3, more than the 2 asked for',
+    ],
+    [
+      'truncated with fewer than the cap',
+      () => globReply(fields({ truncated: true }), paths('/w/src/a', '/w/src/b'), 3),
+      'it says truncated with 2 paths of the 3 asked for',
+    ],
+    [
+      'truncated that is not a boolean',
+      () => globReply(fields({ truncated: 'no' }), paths('/w/src/a', '/w/src/b'), 3),
+      'truncated is not true or false',
+    ],
+    [
+      'a count that is not the paths sent',
+      () => globReply(fields({ count: 2 }), paths('/w/src/a'), 3),
+      'count is 2, but it sent 1 paths',
+    ],
+    [
+      'a count that is not a whole number',
+      () => globReply(fields({ count: 1.5 }), paths('/w/src/a'), 3),
+      'count is not a whole number of zero or more',
+    ],
+    [
+      'a payload whose last path has no NUL',
+      () => globReply(fields({ count: 1 }), new TextEncoder().encode('/w/src/a'), 3),
+      'the paths are not UTF-8 text of NUL-ended paths',
+    ],
+    [
+      'a payload that is not UTF-8',
+      () => globReply(fields({ count: 1 }), new Uint8Array([47, 0xff, 0]), 3),
+      'the paths are not UTF-8 text of NUL-ended paths',
+    ],
+    [
+      'a byte-order mark before the first path',
+      () => globReply(fields({ count: 1 }), new Uint8Array([0xef, 0xbb, 0xbf, ...paths('/w/src/a')]), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
+      'an empty path',
+      () => globReply(fields(), new TextEncoder().encode('/w/src/a\0\0'), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
+      'a relative path',
+      () => globReply(fields(), paths('/w/src/a', 'src/b'), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
+      'a path with ..',
+      () => globReply(fields(), paths('/w/src/a', '/w/src/../../etc/passwd'), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
+      'a path with an empty segment',
+      () => globReply(fields(), paths('/w/src/a', '/w/src//b'), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
+      'a path with a . segment',
+      () => globReply(fields(), paths('/w/src/a', '/w/src/./b'), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
+      'a path ending in .',
+      () => globReply(fields(), paths('/w/src/a', '/w/src/b/.'), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
+      'a path from / that starts with two slashes',
+      () => globReply(fields({ start: '/' }), paths('/a', '//b'), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
+      'a path ending in ..',
+      () => globReply(fields(), paths('/w/src/a', '/w/src/b/..'), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
+      'a path longer than a path may be',
+      () => globReply(fields(), paths('/w/src/a', `/w/src/${'b'.repeat(4096)}`), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
+      'a path with a trailing slash',
+      () => globReply(fields(), paths('/w/src/a', '/w/src/b/'), 3),
+      'a path is not an absolute, normalised path',
+    ],
+    [
+      'a path outside start',
+      () => globReply(fields(), paths('/w/src/a', '/w/srcx/b'), 3),
+      'a path is not below start',
+    ],
+    ['start itself', () => globReply(fields(), paths('/w/src/a', '/w/src'), 3), 'a path is not below start'],
+    ['a path twice', () => globReply(fields(), paths('/w/src/a', '/w/src/a'), 3), 'a path comes twice'],
+    [
+      'a negative refused',
+      () => globReply(fields({ refused: -1 }), paths('/w/src/a', '/w/src/b'), 3),
+      'refused is not a whole number of zero or more',
     ],
   ];
   for (const [name, judge, message] of refused) {

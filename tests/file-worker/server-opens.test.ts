@@ -1,6 +1,6 @@
 /**
  * The root server touches no name inside a workspace during a turn: with file workers, every file tool
- * call of the turn (read, create with a parent, edit, list, read) is done in alice's worker, so a trace
+ * call of the turn (read, create with a parent, edit, list, read, glob) is done in alice's worker, so a trace
  * of the server's own threads (strace attached to its pid, following its threads, not the worker,
  * which is another process started before) shows no open, stat, link, directory or rename call naming
  * a path in the layout, nor one made through a descriptor of one (`-y`). The same turn done by the
@@ -12,6 +12,16 @@ import { expect, test } from 'bun:test';
 import { strace, traceNamesDuring } from '../helpers/server-trace.ts';
 import { describeSandbox } from '../sandbox/sandbox-host.ts';
 import { startServerProcess } from './file-worker-server-process.ts';
+
+/** The turn's glob of alice's tree: what it finds there. */
+const GLOBBED = {
+  pattern: '**/*.txt',
+  cwd: '<base>/workspaces/alice',
+  matches: ['notes/today.txt', 'plan.txt', 'private/key.txt'],
+  truncated: false,
+};
+const REFUSED_ONE =
+  '1 matching path was left out because the path policy refuses it (outside what this chat can reach, outside allowedPaths, or under deniedPaths); it cannot be read in this chat.';
 
 const traced = strace !== null || process.env.MANGO_REQUIRE_SANDBOX === '1' ? test : test.skip;
 
@@ -38,10 +48,10 @@ describeSandbox('what the server itself opens during a turn', () => {
     'with file workers: nothing in the workspace; doing the work itself: the workspace, many times',
     async () => {
       const worker = await turnTrace('worker');
-      expect(worker.outcomes).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+      expect(worker.outcomes).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', `ok: ${JSON.stringify(GLOBBED)}`]);
       expect(worker.lines).toEqual([]);
       const control = await turnTrace('in-process');
-      expect(control.outcomes).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+      expect(control.outcomes).toEqual(worker.outcomes);
       expect(control.lines.length).toBeGreaterThan(5);
       expect(control.lines.some((line) => line.includes('plan.txt'))).toBe(true);
     },
@@ -52,7 +62,14 @@ describeSandbox('what the server itself opens during a turn', () => {
     async () => {
       const worker = await turnTrace('worker', 'turn-with-path-settings');
       const refused = worker.outcomes.at(-1) ?? '';
-      expect(worker.outcomes.slice(0, 5)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+      expect(worker.outcomes.slice(0, 6)).toEqual([
+        'ok',
+        'ok',
+        'ok',
+        'ok',
+        'ok',
+        `ok: ${JSON.stringify({ ...GLOBBED, matches: ['notes/today.txt', 'plan.txt'], notice: REFUSED_ONE })}`,
+      ]);
       expect(refused).toBe(
         'permission_denied: Access to "private/key.txt" (resolved to <base>/workspaces/alice/private/key.txt) is denied: it is inside the denied path "<base>/workspaces/alice/hidden" (deniedPaths setting).',
       );

@@ -19,6 +19,7 @@ export const FILE_WORKER_TOOLS: readonly string[] = [
   'write_file',
   'edit_file',
   'list_directory',
+  'glob',
 ];
 
 export interface ChatFixture extends ReachableFixture {

@@ -1,26 +1,26 @@
 /**
  * glob: paths matching a glob pattern, evaluated by `Bun.Glob` (`*`, `**`, `?`, `[]`,
- * `{a,b}`; a leading `!` lists every path that does not match the rest). Every candidate is decided on
- * its real location by the call's access policy before it is reported, whatever the pattern looks like
- * (`..` anywhere, absolute patterns, a literal segment that is a symlink to a directory outside); the
- * tree is walked through held directory descriptors with links refused (see `scanGlob`), so a directory
- * swapped for a link while the walk runs is never listed; symlinks are listed but not followed, and one
- * whose target is out of reach is left out. Result paths are re-anchored to the chat working directory
- * (see fs/result-paths.ts); the `absolute` setting opts out.
+ * `{a,b}`; a leading `!` lists every path that does not match the rest). The walk is the call's file
+ * operations' (`globFiles`: in the user's file worker, or in this process; see fs/glob-files.ts): every
+ * candidate is decided on its real location by the call's access policy before it is reported, whatever
+ * the pattern looks like (`..` anywhere, absolute patterns, a literal segment that is a symlink to a
+ * directory outside); the tree is walked through held directory descriptors with links refused (see
+ * `scanGlob`), so a directory swapped for a link while the walk runs is never listed; symlinks are
+ * listed but not followed, and one whose target is out of reach is left out. The cwd and every match
+ * are decided again here by the server's own policy (the second wall, fs/glob-matches.ts). Result
+ * paths are re-anchored to the chat working directory (see fs/result-paths.ts); the `absolute` setting
+ * opts out.
  */
 import { type Static, Type } from '@sinclair/typebox';
 import type { PathListResult } from '../../contracts/tool-result-view.ts';
+import { fileOperationsFor } from '../../sandbox/host-file-operations.ts';
 import { getAccessPolicy } from '../access/access-policy.ts';
-import { protectedPathCovering } from '../access/reachable-set.ts';
-import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
-import { createWalkEntryFilter } from '../access/walk-entry-filter.ts';
+import { expandToolPath } from '../access/tool-path-syntax.ts';
 import { defineTool } from '../define-tool.ts';
-import { ToolArgumentError, ToolExecutionError } from '../errors.ts';
-import { describeSystemError } from '../fs/describe-system-error.ts';
-import { statVerified } from '../fs/open-verified-file.ts';
+import { ToolArgumentError } from '../errors.ts';
+import { admittedGlobMatches } from '../fs/glob-matches.ts';
 import { PATH_ACCESS_SETTINGS } from '../fs/path-access-settings.ts';
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
-import { scanGlob } from '../fs/scan-glob.ts';
 import { globCapNotice, policyOmissionNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
 import { type SettingValues, setting } from '../tool-settings.ts';
@@ -80,32 +80,19 @@ async function glob(
 ): Promise<GlobResult> {
   if (pattern.includes('\0')) throw new ToolArgumentError('Argument "pattern" contains a NUL byte.');
 
-  const resolved = await resolveAndValidatePath(cwdArgument ?? '.', context, 'cwd');
-  try {
-    if (!statVerified(resolved).isDirectory()) {
-      throw new ToolExecutionError(`cwd ${JSON.stringify(resolved.input)} is not a directory.`);
-    }
-  } catch (error) {
-    throw describeSystemError(error, 'search', resolved.input);
-  }
+  const cwd = cwdArgument ?? '.';
+  const outcome = await fileOperationsFor(context).globFiles({ pattern, cwd, dot, maxResults });
   const policy = await getAccessPolicy(context);
-  const filter = createWalkEntryFilter(policy);
-  const { paths, truncated } = await scanGlob({
-    pattern,
-    root: resolved.real,
-    shown: pattern,
-    dot,
-    maxResults,
-    signal: context.signal,
-    admits: (directory, name, kind) => filter.admitsEntry(directory, name, kind === 'link'),
-    // The server's own directories (a pattern from `/` meets /proc) are not walked: nothing in them may
-    // be reported.
-    skipsDirectory: (directory) => protectedPathCovering(policy.reachable, directory) !== undefined,
-  });
-  const refusedByPolicy = filter.refused;
+  const cwdAbsolute = expandToolPath(cwd, policy.reachable);
+  const { paths, refused: refusedByPolicy } = admittedGlobMatches(
+    outcome,
+    { pattern, shown: cwd, absolute: cwdAbsolute },
+    policy,
+  );
+  const truncated = outcome.truncated;
   const anchor = getResultPathAnchor(context, absolute);
   const matches = paths.map((path) => toResultPath(path, anchor)).sort();
-  const result: GlobResult = { pattern, cwd: cwdArgument ?? resolved.absolute, matches, truncated };
+  const result: GlobResult = { pattern, cwd: cwdArgument ?? cwdAbsolute, matches, truncated };
   const notices = [
     ...(truncated ? [globCapNotice(maxResults)] : []),
     ...(refusedByPolicy > 0 ? [policyOmissionNotice(refusedByPolicy, 'paths')] : []),

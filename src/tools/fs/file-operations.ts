@@ -235,4 +235,37 @@ export interface FileOperations {
   // A message's attachments.
   /** Resolves `request.path` for reading, opens it by object and says what kind of object is there. */
   inspectFile(request: InspectFileRequest): Promise<InspectedFile>;
+  // glob.
+  /** Resolves `request.cwd`, decides it, and walks it for the pattern's matches the policy admits. */
+  globFiles(request: GlobRequest): Promise<GlobOutcome>;
+}
+
+// glob: the paths below a directory that match a pattern.
+
+export interface GlobRequest {
+  /** The model's pattern (`Bun.Glob` syntax; a leading `!` lists what does not match the rest). */
+  pattern: string;
+  /** The model's `cwd` argument (`.` when it gave none): resolved and decided by the operation. */
+  cwd: string;
+  /** Whether `*` and `**` match names that start with a dot. */
+  dot: boolean;
+  /** Most matches returned; more existing makes the outcome `truncated`. */
+  maxResults: number;
+}
+
+export interface GlobOutcome {
+  /** Real location of the cwd the pattern was evaluated from. */
+  real: string;
+  /**
+   * Real location of the directory the matches were found below: where the pattern's leading literal
+   * segments lead from `real` (for a pattern without glob syntax, the directory holding the one path it
+   * names). A match is reported under the pattern's own spelling of that directory (`globStart`).
+   */
+  start: string;
+  /** Real locations of the admitted matches (each below `start`), in walk order, at most `maxResults`. */
+  paths: string[];
+  /** True when more than `maxResults` matched. */
+  truncated: boolean;
+  /** How many matches the policy left out. */
+  refused: number;
 }

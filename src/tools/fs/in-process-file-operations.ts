@@ -22,6 +22,7 @@ import type {
   ReplaceFileRequest,
   WriteTarget,
 } from './file-operations.ts';
+import { globFiles } from './glob-files.ts';
 import { inspectFile } from './inspect-file.ts';
 import { listFolder } from './list-folder.ts';
 import { listVerifiedDirectory } from './list-verified-directory.ts';
@@ -98,5 +99,7 @@ export function createInProcessFileOperations(context: ToolContext, owner: FileO
     uploadFile: (request) => uploadFile(request, context, owner),
     // A message's attachments.
     inspectFile: (request) => inspectFile(request, context),
+    // glob.
+    globFiles: (request) => globFiles(request, context),
   };
 }

@@ -4,7 +4,9 @@
  * link while the scan runs is never listed. The pattern's leading literal segments (`..` and an absolute
  * prefix included) are applied to its spelling first and name the directory the walk starts from; each
  * entry below it is matched on its path relative to that directory and passed to the caller's filter
- * (the access policy's walk entry filter) with the held directory it was listed in.
+ * (the access policy's walk entry filter) with the held directory it was listed in. Matches come back
+ * at their real locations, below the real location of that start directory; `globStart` gives the
+ * pattern's own spelling of it, lexically, so a caller can report them as the pattern spelled them.
  */
 import { realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
@@ -58,6 +60,26 @@ function splitPattern(pattern: string, root: string): { base: string; rest: stri
 }
 
 /**
+ * The pattern's own spelling of the directory its matches lie below, from the real directory `root`:
+ * its leading literal segments applied lexically (for a pattern without glob syntax, the directory
+ * holding the one path it names; for a `!` pattern, `root`). No filesystem access.
+ */
+export function globStart(pattern: string, root: string): string {
+  if (pattern.startsWith('!')) return root;
+  const { base, rest } = splitPattern(pattern, root);
+  return rest === undefined ? dirname(base) : base;
+}
+
+/** What a scan found: matches at their real locations, below the real location `start`. */
+export interface GlobScan {
+  /** Real location of the directory the matches lie below (see `globStart` for its spelling). */
+  start: string;
+  /** Real locations of the matches, in walk order, at most `maxResults`. */
+  paths: string[];
+  truncated: boolean;
+}
+
+/**
  * Whether entries below a directory at `depth` (its relative path has `depth` segments, the last being
  * `name`) can still match `rest`: before a `**`, each level must match its own segment. Braces holding a
  * `/` span segments, so such a pattern is not pruned.
@@ -81,39 +103,40 @@ function createDescentFilter(rest: string): (relative: string) => boolean {
  * `maxResults`, and whether more existed. The pattern's leading literal segments (`..` and absolute
  * prefixes included) are applied to its spelling and the directory they name is resolved once; from there
  * the walk goes through held directories with links refused (see fs/walk-tree.ts), matching each entry's
- * path below that directory, so a directory swapped for a link meanwhile is never listed. Reported paths
- * keep the pattern's spelling of the literal prefix. A `..` after a segment with glob syntax matches
+ * path below that directory, so a directory swapped for a link meanwhile is never listed. Paths are
+ * the entries' real locations (the held directory's real path and the entry's name); `globStart`
+ * spells the start directory as the pattern did. A `..` after a segment with glob syntax matches
  * nothing. Exported for the benchmark.
  */
-export async function scanGlob(options: GlobScanOptions): Promise<{ paths: string[]; truncated: boolean }> {
+export async function scanGlob(options: GlobScanOptions): Promise<GlobScan> {
   const negated = options.pattern.startsWith('!');
   const excluded = negated ? new Bun.Glob(options.pattern.slice(1)) : undefined;
   const { base, rest } = negated
     ? { base: options.root, rest: '**' }
     : splitPattern(options.pattern, options.root);
   const admits = options.admits ?? (() => true);
-  if (rest === undefined) return { paths: scanLiteral(base, admits), truncated: false };
+  if (rest === undefined) return { ...scanLiteral(base, admits), truncated: false };
   let real: string;
   try {
     // Resolving the literal prefix by name only decides where the walk starts; it is then opened at that
     // real location with links refused.
     real = await realpath(base);
   } catch {
-    return { paths: [], truncated: false };
+    return { start: base, paths: [], truncated: false };
   }
   let held: HeldDirectory;
   try {
     held = HeldDirectory.open(real);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code === 'ENOTDIR' || code === 'ENOENT') return { paths: [], truncated: false };
+    if (code === 'ENOTDIR' || code === 'ENOENT') return { start: real, paths: [], truncated: false };
     // A link where the resolved prefix had none: swapped since (described as the path changing).
     throw describeSystemError(error, 'search', options.shown ?? options.root);
   }
   const matcher = new Bun.Glob(rest);
   const descendsInto = createDescentFilter(rest);
   const skipsName = dotNameFilter(options.dot, rest);
-  const prefix = base.endsWith('/') ? base : `${base}/`;
+  const prefix = real.endsWith('/') ? real : `${real}/`;
   const skipsDirectory = options.skipsDirectory;
   const paths: string[] = [];
   let checked = 0;
@@ -128,26 +151,29 @@ export async function scanGlob(options: GlobScanOptions): Promise<{ paths: strin
       if (!matcher.match(entry.relative)) continue;
       if (excluded?.match(entry.relative)) continue;
       if (!admits(entry.directory, entry.name, entry.kind)) continue;
-      if (paths.length === options.maxResults) return { paths, truncated: true };
+      if (paths.length === options.maxResults) return { start: real, paths, truncated: true };
       paths.push(prefix + entry.relative);
     }
   } finally {
     held.close();
   }
-  return { paths, truncated: false };
+  return { start: real, paths, truncated: false };
 }
 
-/** A pattern without glob syntax: the one path it names, when it exists and is admitted. */
+/**
+ * A pattern without glob syntax: the one path it names, at its real location (its directory's real
+ * location and its name), when it exists and is admitted.
+ */
 function scanLiteral(
   path: string,
   admits: (directory: HeldDirectory, name: string, kind: WalkEntryKind) => boolean,
-): string[] {
-  if (path === '/') return [];
+): { start: string; paths: string[] } {
+  if (path === '/') return { start: '/', paths: [] };
   let parent: HeldDirectory;
   try {
     parent = HeldDirectory.open(realpathSync(dirname(path)));
   } catch {
-    return [];
+    return { start: dirname(path), paths: [] };
   }
   try {
     const name = basename(path);
@@ -159,9 +185,12 @@ function scanLiteral(
         : stats.isSymbolicLink()
           ? 'link'
           : 'other';
-    return admits(parent, name, kind) ? [path] : [];
+    return {
+      start: parent.path,
+      paths: admits(parent, name, kind) ? [entryLocation(parent.path, name)] : [],
+    };
   } catch {
-    return [];
+    return { start: parent.path, paths: [] };
   } finally {
     parent.close();
   }

@@ -2,7 +2,7 @@
  * Fixture: a process in the server's place. It builds a real sandbox and the test layout, installs the
  * server's file workers (or, given `in-process`, leaves the file work to itself, for a control), warms
  * alice's worker with one call, and prints `{"ready":…}` with the layout's paths and its own pid. On
- * the line `turn` it runs one turn's file tool calls and prints `{"done":…}` with their outcomes; on
+ * the line `turn` it runs one turn's file tool calls (a glob of her tree last) and prints `{"done":…}` with their outcomes; on
  * `turn-with-path-settings` the same calls with `allowedPaths` and `deniedPaths` entries inside
  * alice's workspace (a denied link among them) and one read the denial refuses; on `quit` it cleans up
  * and exits. A test may kill it instead.
@@ -50,7 +50,11 @@ const turn = async () => {
     await call('list_directory', { path: 'notes' }),
     await call('read_file', { path: 'notes/today.txt' }),
   ];
-  return Promise.all(outcomes.map((outcome) => describe(Promise.resolve(outcome))));
+  const described = await Promise.all(outcomes.map((outcome) => describe(Promise.resolve(outcome))));
+  // A walk of alice's tree, described by what it found, so the trace covers a glob that did its work.
+  const globbed = await call('glob', { pattern: '**/*.txt' });
+  const found = globbed.ok ? `ok: ${JSON.stringify(globbed.result)}` : await describe(Promise.resolve(globbed));
+  return [...described, found];
 };
 
 async function describe(call: ReturnType<typeof executeTool>): Promise<string> {
