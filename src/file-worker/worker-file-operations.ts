@@ -25,6 +25,7 @@ import { MAX_PAYLOAD_BYTES } from './file-worker-protocol.ts';
 import {
   downloadReply,
   folderListingReply,
+  grepReply,
   InvalidReplyError,
   listingReply,
   locationReply,
@@ -57,10 +58,11 @@ export function createWorkerFileOperations(context: ToolContext, pool: FileWorke
     args: Record<string, unknown>,
     judge: (result: unknown, payload: Uint8Array) => T,
     payload?: Uint8Array,
+    signal?: AbortSignal,
   ): Promise<T> => {
     const worker: FileWorkerProcess = await pool.acquire(context.userId, context.reachable);
     try {
-      const reply = await worker.call(op, parameters, args, payload);
+      const reply = await worker.call(op, parameters, args, payload, signal);
       try {
         return judge(reply.result, reply.payload);
       } catch (error) {
@@ -108,6 +110,15 @@ export function createWorkerFileOperations(context: ToolContext, pool: FileWorke
       const { data, ...args } = request;
       return ask('uploadFile', args, (result, payload) => uploadReply(result, payload, data.length), data);
     },
+    // grep: the call's signal (its budget, a stopped turn) cancels the work in the worker.
+    grepFiles: (request) =>
+      ask(
+        'grepFiles',
+        { ...request },
+        (result, payload) => grepReply(result, payload, request.options),
+        undefined,
+        context.signal,
+      ),
   };
 }
 

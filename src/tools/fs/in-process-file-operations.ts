@@ -22,6 +22,7 @@ import type {
   ReplaceFileRequest,
   WriteTarget,
 } from './file-operations.ts';
+import { grepFiles } from './grep/grep-files.ts';
 import { listFolder } from './list-folder.ts';
 import { listVerifiedDirectory } from './list-verified-directory.ts';
 import { statVerified } from './open-verified-file.ts';
@@ -95,5 +96,7 @@ export function createInProcessFileOperations(context: ToolContext, owner: FileO
     openDownload: (path) => openDownload(path, context),
     readRange: (request) => readRange(request, context),
     uploadFile: (request) => uploadFile(request, context, owner),
+    // grep.
+    grepFiles: (request) => grepFiles(request, context),
   };
 }

@@ -6,7 +6,7 @@
 import type { GrepOptions } from './grep-options.ts';
 import type { GrepWorkerReply, GrepWorkerRequest } from './grep-worker.ts';
 import { type BatchResult, summarizeBatch, unpackBatch } from './packed-outcome.ts';
-import { searchFileSync } from './search-file.ts';
+import { type FileOpening, searchFileSync } from './search-file.ts';
 import { createTextSearcher } from './text-searcher.ts';
 
 export interface BatchExecutor {
@@ -23,14 +23,17 @@ export interface BatchExecutor {
 export const IN_PROCESS_YIELD_INTERVAL_MS = 8;
 
 /** Searches in the calling thread, yielding to the event loop at least every IN_PROCESS_YIELD_INTERVAL_MS. */
-export function createInProcessExecutor(options: GrepOptions): BatchExecutor {
+export function createInProcessExecutor(
+  options: GrepOptions,
+  opening: FileOpening = 'verified',
+): BatchExecutor {
   if (options.spec.engine === 'javascript')
     throw new Error('The javascript grep engine must not run on the main thread.');
   const searcher = createTextSearcher(options.spec);
   let lastYield = performance.now();
   return {
     async run(files) {
-      const outcomes = summarizeBatch(files, (file) => searchFileSync(file, searcher, options));
+      const outcomes = summarizeBatch(files, (file) => searchFileSync(file, searcher, options, opening));
       if (performance.now() - lastYield >= IN_PROCESS_YIELD_INTERVAL_MS) {
         await new Promise((resolve) => setImmediate(resolve));
         lastYield = performance.now();
@@ -51,8 +54,24 @@ export interface WorkerExecutor extends BatchExecutor {
   readonly ready: boolean;
 }
 
+/**
+ * The worker thread's program: beside this module in the sources (`grep-worker.ts`), and beside the
+ * bundle that holds this module in a file worker's sandbox, where file-worker-bundle.ts builds it as
+ * {@link GREP_WORKER_BUNDLE_NAME} and file-worker-sandbox.ts mounts it next to the worker's program.
+ */
+export const GREP_WORKER_BUNDLE_NAME = 'grep-worker.js';
+
+function grepWorkerUrl(): string {
+  const here = import.meta.url;
+  return new URL(here.endsWith('.ts') ? './grep-worker.ts' : `./${GREP_WORKER_BUNDLE_NAME}`, here).href;
+}
+
 /** A pool of `size` workers; batches go to the worker with the fewest in flight. */
-export function createWorkerExecutor(options: GrepOptions, size: number): WorkerExecutor {
+export function createWorkerExecutor(
+  options: GrepOptions,
+  size: number,
+  opening: FileOpening = 'verified',
+): WorkerExecutor {
   const pending = new Map<number, Pending>();
   const inFlight: number[] = [];
   const owner = new Map<number, number>();
@@ -60,8 +79,8 @@ export function createWorkerExecutor(options: GrepOptions, size: number): Worker
   let closed: { reason: unknown } | undefined;
   let booted = 0;
   const workers = Array.from({ length: size }, (_, index) => {
-    const worker = new Worker(new URL('./grep-worker.ts', import.meta.url).href);
-    const init: GrepWorkerRequest = { type: 'init', options };
+    const worker = new Worker(grepWorkerUrl());
+    const init: GrepWorkerRequest = { type: 'init', options, opening };
     worker.postMessage(init);
     worker.onmessage = (event: MessageEvent<GrepWorkerReply>) => {
       if (event.data.type === 'ready') {

@@ -21,7 +21,7 @@ import {
 } from './batch-executors.ts';
 import type { GrepOptions } from './grep-options.ts';
 import type { BatchResult } from './packed-outcome.ts';
-import type { FileSearchOutcome } from './search-file.ts';
+import type { FileOpening, FileSearchOutcome } from './search-file.ts';
 
 /**
  * Files walked before the worker pool starts booting (~15 ms) while the calling thread keeps searching;
@@ -56,6 +56,8 @@ export interface GrepSearchScope {
   skipsDirectory?: (absolute: string) => boolean;
   /** `auto` (default): workers past IN_PROCESS_FILE_LIMIT files; a number forces that many workers. */
   workers?: 'auto' | number;
+  /** How each file is opened (search-file.ts); `verified` unless the caller knows better. */
+  opening?: FileOpening;
 }
 
 export interface GrepSearchOutcome {
@@ -77,9 +79,10 @@ export async function runGrepSearch(
     options.spec.engine === 'javascript' ||
     (forcedWorkers ?? 0) > 0 ||
     (scope.workers !== 0 && options.maxFileSizeBytes > IN_PROCESS_MAX_FILE_BYTES);
+  const opening = scope.opening ?? 'verified';
   let executor: BatchExecutor = needsWorkers
-    ? createWorkerExecutor(options, forcedWorkers ?? poolSize)
-    : createInProcessExecutor(options);
+    ? createWorkerExecutor(options, forcedWorkers ?? poolSize, opening)
+    : createInProcessExecutor(options, opening);
   let usingWorkers = needsWorkers;
   // Measured (docs/decisions/2026-11-30-grep-engine.md): once batches travel compactly, two workers beat
   // the calling thread for every engine on a big tree (they read and search on both cores while this
@@ -148,7 +151,7 @@ export async function runGrepSearch(
         if (batch.length === 0) return;
         if (!usingWorkers && scope.workers !== 0 && benefitsFromWorkers) {
           if (pool === undefined && !last && walked > WORKER_PREWARM_FILE_COUNT)
-            pool = createWorkerExecutor(options, poolSize);
+            pool = createWorkerExecutor(options, poolSize, opening);
           if (pool !== undefined && (pool.ready || walked > IN_PROCESS_FILE_LIMIT)) {
             const previous = executor;
             executor = pool;
