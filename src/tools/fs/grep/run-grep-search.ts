@@ -72,6 +72,8 @@ export async function runGrepSearch(
   options: GrepOptions,
   scope: GrepSearchScope,
 ): Promise<GrepSearchOutcome> {
+  // A signal that fired before the search began (while the path was resolved) fires no listener.
+  if (scope.signal.aborted) throw scope.signal.reason;
   const poolSize = Math.max(1, Math.min(2, availableParallelism()));
   const forcedWorkers = typeof scope.workers === 'number' ? scope.workers : undefined;
   // Big files could hold the event loop for too long even with a linear engine: search them off-thread.
