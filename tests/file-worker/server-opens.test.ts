@@ -1,6 +1,6 @@
 /**
  * The root server touches no name inside a workspace during a turn: with file workers, every file tool
- * call of the turn (read, create with a parent, edit, list, read) is done in alice's worker, so a trace
+ * call of the turn (read, create with a parent, edit, list, read, grep of the tree) is done in alice's worker, so a trace
  * of the server's own threads (strace attached to its pid, following its threads, not the worker,
  * which is another process started before) shows no open, stat, link, directory or rename call naming
  * a path in the layout, nor one made through a descriptor of one (`-y`). The same turn done by the
@@ -38,10 +38,10 @@ describeSandbox('what the server itself opens during a turn', () => {
     'with file workers: nothing in the workspace; doing the work itself: the workspace, many times',
     async () => {
       const worker = await turnTrace('worker');
-      expect(worker.outcomes).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+      expect(worker.outcomes).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
       expect(worker.lines).toEqual([]);
       const control = await turnTrace('in-process');
-      expect(control.outcomes).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+      expect(control.outcomes).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
       expect(control.lines.length).toBeGreaterThan(5);
       expect(control.lines.some((line) => line.includes('plan.txt'))).toBe(true);
     },
@@ -52,7 +52,7 @@ describeSandbox('what the server itself opens during a turn', () => {
     async () => {
       const worker = await turnTrace('worker', 'turn-with-path-settings');
       const refused = worker.outcomes.at(-1) ?? '';
-      expect(worker.outcomes.slice(0, 5)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+      expect(worker.outcomes.slice(0, 6)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
       expect(refused).toBe(
         'permission_denied: Access to "private/key.txt" (resolved to <base>/workspaces/alice/private/key.txt) is denied: it is inside the denied path "<base>/workspaces/alice/hidden" (deniedPaths setting).',
       );

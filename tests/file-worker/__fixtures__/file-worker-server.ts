@@ -49,6 +49,7 @@ const turn = async () => {
     await call('edit_file', { path: 'plan.txt', oldString: 'second', newString: 'third' }),
     await call('list_directory', { path: 'notes' }),
     await call('read_file', { path: 'notes/today.txt' }),
+    await call('grep', { pattern: 'third|turn', path: '.' }),
   ];
   return Promise.all(outcomes.map((outcome) => describe(Promise.resolve(outcome))));
 };
