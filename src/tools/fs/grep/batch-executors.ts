@@ -66,21 +66,56 @@ function grepWorkerUrl(): string {
   return new URL(here.endsWith('.ts') ? './grep-worker.ts' : `./${GREP_WORKER_BUNDLE_NAME}`, here).href;
 }
 
-/** A pool of `size` workers; batches go to the worker with the fewest in flight. */
+/** Bun's Worker, which can stop keeping the process alive (not in the DOM typings). */
+type ReferencedWorker = Worker & { ref(): void; unref(): void };
+
+/** A thread and the slot that says which search it serves (see `keep` below). */
+interface GrepThread {
+  worker: ReferencedWorker;
+  generation: Int32Array;
+}
+
+/** Threads kept booted between searches, at most {@link MAX_KEPT_THREADS}. */
+const kept: GrepThread[] = [];
+const MAX_KEPT_THREADS = 2;
+/** Batch ids are unique across searches: a kept thread may still answer one of the search before. */
+let nextBatchId = 0;
+
+/**
+ * A pool of `size` workers; batches go to the worker with the fewest in flight. With `keep`, threads
+ * kept by an earlier search are taken first and, when this one ends without a reason (not stopped by a
+ * signal, no thread failed), kept for the next instead of terminated: the batches still queued for them
+ * are dropped unanswered (their slot moved on), so the next search waits at most for the batch each is
+ * in. Only a confined file worker keeps threads (runGrepSearch's `keepThreads`): the server's never
+ * outlive their search.
+ */
 export function createWorkerExecutor(
   options: GrepOptions,
   size: number,
   opening: FileOpening = 'verified',
+  keep = false,
 ): WorkerExecutor {
   const pending = new Map<number, Pending>();
   const inFlight: number[] = [];
   const owner = new Map<number, number>();
-  let nextId = 0;
   let closed: { reason: unknown } | undefined;
+  let failed = false;
   let booted = 0;
-  const workers = Array.from({ length: size }, (_, index) => {
-    const worker = new Worker(grepWorkerUrl());
-    const init: GrepWorkerRequest = { type: 'init', options, opening };
+  const threads: GrepThread[] = Array.from({ length: size }, (_, index) => {
+    const thread = (keep ? kept.pop() : undefined) ?? {
+      worker: new Worker(grepWorkerUrl()) as ReferencedWorker,
+      generation: new Int32Array(new SharedArrayBuffer(4)),
+    };
+    const { worker } = thread;
+    worker.ref();
+    const init: GrepWorkerRequest = {
+      type: 'init',
+      options,
+      opening,
+      ...(keep
+        ? { generation: { shared: thread.generation, value: Atomics.add(thread.generation, 0, 1) + 1 } }
+        : {}),
+    };
     worker.postMessage(init);
     worker.onmessage = (event: MessageEvent<GrepWorkerReply>) => {
       if (event.data.type === 'ready') {
@@ -88,12 +123,14 @@ export function createWorkerExecutor(
         return;
       }
       const entry = pending.get(event.data.id);
+      if (entry === undefined) return;
       pending.delete(event.data.id);
       owner.delete(event.data.id);
       inFlight[index] = (inFlight[index] ?? 1) - 1;
-      entry?.resolve(unpackBatch(event.data.batch));
+      entry.resolve(unpackBatch(event.data.batch));
     };
     worker.onerror = (event) => {
+      failed = true;
       const error = new Error(`grep worker failed: ${event.message}`);
       for (const [id, entry] of pending) {
         if (owner.get(id) === index) {
@@ -103,15 +140,16 @@ export function createWorkerExecutor(
       }
     };
     inFlight.push(0);
-    return worker;
+    return thread;
   });
+  const workers = threads.map((thread) => thread.worker);
   return {
     get ready() {
       return booted === workers.length;
     },
     run(files) {
       if (closed) return Promise.reject(closed.reason);
-      const id = nextId++;
+      const id = nextBatchId++;
       let target = 0;
       for (let index = 1; index < workers.length; index += 1) {
         if (inFlight[index]! < inFlight[target]!) target = index;
@@ -127,7 +165,19 @@ export function createWorkerExecutor(
     close(reason) {
       if (closed) return;
       closed = { reason };
-      for (const worker of workers) worker.terminate();
+      for (const thread of threads) {
+        if (keep && reason === undefined && !failed && kept.length < MAX_KEPT_THREADS) {
+          // This search's batches still queued there are dropped: the slot no longer names it.
+          Atomics.add(thread.generation, 0, 1);
+          thread.worker.onmessage = null;
+          thread.worker.onerror = null;
+          // A kept thread keeps no process alive.
+          thread.worker.unref();
+          kept.push(thread);
+        } else {
+          thread.worker.terminate();
+        }
+      }
       for (const entry of pending.values()) entry.reject(reason);
       pending.clear();
     },

@@ -80,6 +80,8 @@ export async function grepFiles(request: GrepFilesRequest, context: ToolContext)
     rootIsFile,
     signal: context.signal,
     opening,
+    // A file worker's threads serve its user's next search too (its main thread serves no one else).
+    keepThreads: fileWorkIsConfined(),
     // The walk starts at a real directory and descends through held directories with links refused, so a
     // candidate's path is its real location (a component swapped meanwhile fails the file's open).
     allows: (candidate) => {

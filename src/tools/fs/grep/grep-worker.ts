@@ -13,12 +13,29 @@ import { createTextSearcher, type TextSearcher } from './text-searcher.ts';
 declare const self: Worker;
 
 export type GrepWorkerRequest =
-  | { type: 'init'; options: GrepOptions; opening: FileOpening }
+  | {
+      type: 'init';
+      options: GrepOptions;
+      opening: FileOpening;
+      /**
+       * A thread kept between searches (batch-executors.ts): its search's number and the shared slot
+       * holding the current one. A batch that arrives once the slot moved on belongs to a search that
+       * ended, and is dropped unanswered.
+       */
+      generation?: { shared: Int32Array; value: number };
+    }
   | { type: 'batch'; id: number; files: string[] };
 
 export type GrepWorkerReply = { type: 'ready' } | { type: 'batch'; id: number; batch: PackedBatch };
 
-let started: { searcher: TextSearcher; options: GrepOptions; opening: FileOpening } | undefined;
+let started:
+  | {
+      searcher: TextSearcher;
+      options: GrepOptions;
+      opening: FileOpening;
+      generation?: { shared: Int32Array; value: number } | undefined;
+    }
+  | undefined;
 
 function reply(message: GrepWorkerReply): void {
   self.postMessage(message);
@@ -27,12 +44,26 @@ function reply(message: GrepWorkerReply): void {
 self.onmessage = (event: MessageEvent<GrepWorkerRequest>) => {
   const message = event.data;
   if (message.type === 'init') {
-    const { options, opening } = message;
-    started = { searcher: createTextSearcher(options.spec, { offMainThread: true }), options, opening };
+    const { options, opening, generation } = message;
+    started = {
+      searcher: createTextSearcher(options.spec, { offMainThread: true }),
+      options,
+      opening,
+      generation,
+    };
     reply({ type: 'ready' });
     return;
   }
-  const { searcher, options, opening } = started!;
-  const batch = summarizeBatch(message.files, (file) => searchFileSync(file, searcher, options, opening));
-  reply({ type: 'batch', id: message.id, batch: packBatch(batch) });
+  const { searcher, options, opening, generation } = started!;
+  // A kept thread drops the rest of a search that ended, checked before each file (an atomic load).
+  const ended = () => generation !== undefined && Atomics.load(generation.shared, 0) !== generation.value;
+  let dropped = false;
+  const batch = summarizeBatch(message.files, (file) => {
+    if (dropped || ended()) {
+      dropped = true;
+      return { file, status: 'searched', matches: [], more: false, unsearchedLines: [] };
+    }
+    return searchFileSync(file, searcher, options, opening);
+  });
+  if (!dropped) reply({ type: 'batch', id: message.id, batch: packBatch(batch) });
 };

@@ -58,6 +58,12 @@ export interface GrepSearchScope {
   workers?: 'auto' | number;
   /** How each file is opened (search-file.ts); `verified` unless the caller knows better. */
   opening?: FileOpening;
+  /**
+   * Search on threads from the first file, and keep them booted for the next search (batch-executors.ts):
+   * a confined file worker's choice, whose main thread serves no one else's requests and whose threads
+   * may outlive a call.
+   */
+  keepThreads?: boolean;
 }
 
 export interface GrepSearchOutcome {
@@ -77,13 +83,15 @@ export async function runGrepSearch(
   const poolSize = Math.max(1, Math.min(2, availableParallelism()));
   const forcedWorkers = typeof scope.workers === 'number' ? scope.workers : undefined;
   // Big files could hold the event loop for too long even with a linear engine: search them off-thread.
+  const keep = scope.keepThreads === true;
   const needsWorkers =
+    keep ||
     options.spec.engine === 'javascript' ||
     (forcedWorkers ?? 0) > 0 ||
     (scope.workers !== 0 && options.maxFileSizeBytes > IN_PROCESS_MAX_FILE_BYTES);
   const opening = scope.opening ?? 'verified';
   let executor: BatchExecutor = needsWorkers
-    ? createWorkerExecutor(options, forcedWorkers ?? poolSize, opening)
+    ? createWorkerExecutor(options, forcedWorkers ?? poolSize, opening, keep)
     : createInProcessExecutor(options, opening);
   let usingWorkers = needsWorkers;
   // Measured (docs/decisions/2026-11-30-grep-engine.md): once batches travel compactly, two workers beat
