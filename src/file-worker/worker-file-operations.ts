@@ -25,7 +25,6 @@ import { MAX_PAYLOAD_BYTES } from './file-worker-protocol.ts';
 import {
   downloadReply,
   folderListingReply,
-  grepReply,
   InvalidReplyError,
   listingReply,
   locationReply,
@@ -35,6 +34,7 @@ import {
   uploadReply,
   writeTargetReply,
 } from './file-worker-replies.ts';
+import { grepReply } from './grep-reply.ts';
 
 /** The settings the worker's access policy reads, as the call has them. */
 function pathSettings(context: ToolContext): Record<string, unknown> {

@@ -3,7 +3,6 @@ import {
   downloadReply,
   failureOfReply,
   folderListingReply,
-  grepReply,
   InvalidReplyError,
   listingReply,
   locationReply,
@@ -13,6 +12,7 @@ import {
   uploadReply,
   writeTargetReply,
 } from '../../src/file-worker/file-worker-replies.ts';
+import { grepReply } from '../../src/file-worker/grep-reply.ts';
 
 const none = new Uint8Array(0);
 

@@ -81,6 +81,40 @@ const MAX_KEPT_THREADS = 2;
 /** Batch ids are unique across searches: a kept thread may still answer one of the search before. */
 let nextBatchId = 0;
 
+/** A kept thread (with `keep`) or a new one, told the search it now serves. */
+function takeThread(options: GrepOptions, opening: FileOpening, keep: boolean): GrepThread {
+  const thread = (keep ? kept.pop() : undefined) ?? {
+    worker: new Worker(grepWorkerUrl()) as ReferencedWorker,
+    generation: new Int32Array(new SharedArrayBuffer(4)),
+  };
+  thread.worker.ref();
+  const init: GrepWorkerRequest = {
+    type: 'init',
+    options,
+    opening,
+    ...(keep
+      ? { generation: { shared: thread.generation, value: Atomics.add(thread.generation, 0, 1) + 1 } }
+      : {}),
+  };
+  thread.worker.postMessage(init);
+  return thread;
+}
+
+/** Keeps `thread` for the next search when `keepIt` (and there is room), else terminates it. */
+function releaseThread(thread: GrepThread, keepIt: boolean): void {
+  if (!keepIt || kept.length >= MAX_KEPT_THREADS) {
+    thread.worker.terminate();
+    return;
+  }
+  // This search's batches still queued there are dropped: the slot no longer names it.
+  Atomics.add(thread.generation, 0, 1);
+  thread.worker.onmessage = null;
+  thread.worker.onerror = null;
+  // A kept thread keeps no process alive.
+  thread.worker.unref();
+  kept.push(thread);
+}
+
 /**
  * A pool of `size` workers; batches go to the worker with the fewest in flight. With `keep`, threads
  * kept by an earlier search are taken first and, when this one ends without a reason (not stopped by a
@@ -102,21 +136,8 @@ export function createWorkerExecutor(
   let failed = false;
   let booted = 0;
   const threads: GrepThread[] = Array.from({ length: size }, (_, index) => {
-    const thread = (keep ? kept.pop() : undefined) ?? {
-      worker: new Worker(grepWorkerUrl()) as ReferencedWorker,
-      generation: new Int32Array(new SharedArrayBuffer(4)),
-    };
+    const thread = takeThread(options, opening, keep);
     const { worker } = thread;
-    worker.ref();
-    const init: GrepWorkerRequest = {
-      type: 'init',
-      options,
-      opening,
-      ...(keep
-        ? { generation: { shared: thread.generation, value: Atomics.add(thread.generation, 0, 1) + 1 } }
-        : {}),
-    };
-    worker.postMessage(init);
     worker.onmessage = (event: MessageEvent<GrepWorkerReply>) => {
       if (event.data.type === 'ready') {
         booted += 1;
@@ -165,19 +186,7 @@ export function createWorkerExecutor(
     close(reason) {
       if (closed) return;
       closed = { reason };
-      for (const thread of threads) {
-        if (keep && reason === undefined && !failed && kept.length < MAX_KEPT_THREADS) {
-          // This search's batches still queued there are dropped: the slot no longer names it.
-          Atomics.add(thread.generation, 0, 1);
-          thread.worker.onmessage = null;
-          thread.worker.onerror = null;
-          // A kept thread keeps no process alive.
-          thread.worker.unref();
-          kept.push(thread);
-        } else {
-          thread.worker.terminate();
-        }
-      }
+      for (const thread of threads) releaseThread(thread, keep && reason === undefined && !failed);
       for (const entry of pending.values()) entry.reject(reason);
       pending.clear();
     },

@@ -44,6 +44,10 @@ function openFile(file: string, opening: FileOpening): number {
   return opening === 'direct' ? openSync(file, DIRECT_OPEN_FLAGS) : HeldDirectory.openPath(file, OPEN_FLAGS);
 }
 
+function searched(file: string): FileSearchOutcome {
+  return { file, status: 'searched', matches: [], more: false, unsearchedLines: [] };
+}
+
 /** `file` is a real absolute path: a path through any symlink is unreadable. */
 export function searchFileSync(
   file: string,
@@ -52,13 +56,7 @@ export function searchFileSync(
   opening: FileOpening = 'verified',
 ): FileSearchOutcome {
   const { maxFileSizeBytes, maxMatchesPerFile } = limits;
-  const outcome: FileSearchOutcome = {
-    file,
-    status: 'searched',
-    matches: [],
-    more: false,
-    unsearchedLines: [],
-  };
+  const outcome = searched(file);
   let descriptor: number;
   try {
     descriptor = openFile(file, opening);
