@@ -109,7 +109,12 @@ function releaseThread(thread: GrepThread, keepIt: boolean): void {
   // This search's batches still queued there are dropped: the slot no longer names it.
   Atomics.add(thread.generation, 0, 1);
   thread.worker.onmessage = null;
-  thread.worker.onerror = null;
+  // A kept thread that fails while idle is never handed to a search.
+  thread.worker.onerror = () => {
+    const index = kept.indexOf(thread);
+    if (index !== -1) kept.splice(index, 1);
+    thread.worker.terminate();
+  };
   // A kept thread keeps no process alive.
   thread.worker.unref();
   kept.push(thread);
