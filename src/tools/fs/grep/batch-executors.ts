@@ -184,7 +184,7 @@ export function createWorkerExecutor(
       owner.set(id, target);
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        const batch: GrepWorkerRequest = { type: 'batch', id, files };
+        const batch: GrepWorkerRequest = { type: 'batch', id, files: files.join('\0') };
         workers[target]!.postMessage(batch);
       });
     },

@@ -2,7 +2,7 @@
  * Worker thread for grep: rebuilds the matcher from its spec and searches batches of files. Used for the
  * JavaScript engine (so a catastrophic pattern can be stopped by terminating the worker) and to use more
  * than one core on big trees. Messages: `init` with the call's GrepOptions as the tool built them (and how files are opened), then
- * `batch` with files to search, answered by `batch` with a PackedBatch; `init` is acknowledged with
+ * `batch` with files to search (NUL-joined), answered by `batch` with a PackedBatch; `init` is acknowledged with
  * `ready` once the matcher is built.
  */
 import type { GrepOptions } from './grep-options.ts';
@@ -24,7 +24,11 @@ export type GrepWorkerRequest =
        */
       generation?: { shared: Int32Array; value: number };
     }
-  | { type: 'batch'; id: number; files: string[] };
+  /**
+   * The files as one string, NUL-separated (no path holds a NUL): one string clones at memcpy speed,
+   * where an array of paths cost about 1.7 µs a path to post (profiled on the 50 000-file tree).
+   */
+  | { type: 'batch'; id: number; files: string };
 
 export type GrepWorkerReply = { type: 'ready' } | { type: 'batch'; id: number; batch: PackedBatch };
 
@@ -58,7 +62,7 @@ self.onmessage = (event: MessageEvent<GrepWorkerRequest>) => {
   // A kept thread drops the rest of a search that ended, checked before each file (an atomic load).
   const ended = () => generation !== undefined && Atomics.load(generation.shared, 0) !== generation.value;
   let dropped = false;
-  const batch = summarizeBatch(message.files, (file) => {
+  const batch = summarizeBatch(message.files.split('\0'), (file) => {
     if (dropped || ended()) {
       dropped = true;
       return { file, status: 'searched', matches: [], more: false, unsearchedLines: [] };
