@@ -1,28 +1,48 @@
 /**
- * The file worker's program as one JavaScript file: file-worker-main.ts and what it imports, bundled by
- * Bun once per process. One file, so the worker's sandbox shows the worker's code and nothing else of
- * the installation (file-worker-sandbox.ts); built from the running installation's own sources, so
- * the worker always speaks this server's protocol.
+ * The file worker's program as JavaScript files: file-worker-main.ts and what it imports, bundled by
+ * Bun once per process, and beside it grep's worker thread (tools/fs/grep/grep-worker.ts), which the
+ * worker starts for a grep call as the server does in process (batch-executors.ts finds it next to the
+ * bundle as `GREP_WORKER_BUNDLE_NAME`). Bundled, so the worker's sandbox shows the worker's code and
+ * nothing else of the installation (file-worker-sandbox.ts); built from the running installation's own
+ * sources, so the worker always speaks this server's protocol.
  */
 import { join } from 'node:path';
 import { MangoError } from '../errors/mango-error.ts';
 
-let built: Promise<string> | undefined;
+/** The worker's program and the thread program it starts, as text. */
+export interface FileWorkerProgram {
+  script: string;
+  grepWorker: string;
+}
 
-/** The bundled program; the build runs at the first call (about 15 ms) and is kept. */
-export function fileWorkerScript(): Promise<string> {
+let built: Promise<FileWorkerProgram> | undefined;
+
+async function build(entry: string): Promise<string> {
+  const result = await Bun.build({ entrypoints: [entry], target: 'bun' });
+  const output = result.outputs[0];
+  if (!result.success || output === undefined || result.outputs.length !== 1) {
+    const logs = result.logs.map((log) => String(log.message)).join('; ');
+    throw new MangoError('file_worker_build', `The file worker's program could not be built: ${logs}`);
+  }
+  return output.text();
+}
+
+/** The bundled programs; the build runs at the first call (a few tens of ms) and is kept. */
+export function fileWorkerProgram(): Promise<FileWorkerProgram> {
   built ??= (async () => {
-    const result = await Bun.build({
-      entrypoints: [join(import.meta.dir, 'file-worker-main.ts')],
-      target: 'bun',
-    });
-    const output = result.outputs[0];
-    if (!result.success || output === undefined || result.outputs.length !== 1) {
-      built = undefined;
-      const logs = result.logs.map((log) => String(log.message)).join('; ');
-      throw new MangoError('file_worker_build', `The file worker's program could not be built: ${logs}`);
-    }
-    return output.text();
-  })();
+    const [script, grepWorker] = await Promise.all([
+      build(join(import.meta.dir, 'file-worker-main.ts')),
+      build(join(import.meta.dir, '..', 'tools', 'fs', 'grep', 'grep-worker.ts')),
+    ]);
+    return { script, grepWorker };
+  })().catch((error: unknown) => {
+    built = undefined;
+    throw error;
+  });
   return built;
+}
+
+/** The worker's own program (see {@link fileWorkerProgram}). */
+export async function fileWorkerScript(): Promise<string> {
+  return (await fileWorkerProgram()).script;
 }

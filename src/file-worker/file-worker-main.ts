@@ -7,7 +7,9 @@
  * It does each call with the in-process file operations (tools/fs/in-process-file-operations.ts), the
  * same code the server runs in operator mode, on a context built from the call: the reachable set
  * given at `init` and the call's path settings. It holds no ledger (the server keeps the chat's) and
- * creates files as the uid it runs as, which is the user's.
+ * creates files as the uid it runs as, which is the user's. Each call has a signal of its own, fired
+ * by the server's `cancel` of that call; at init it declares its file work confined
+ * (tools/fs/confined-file-work.ts), which only this program does.
  *
  * It ends when stdin ends (the server closed the pipe, or died), and on any frame it cannot read.
  */
@@ -18,7 +20,9 @@ import { ProtectedPathRefusedError } from '../tools/access/protected-path-refuse
 import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import { ToolError } from '../tools/errors.ts';
 import type { FileObservation, FreshnessLedger } from '../tools/freshness-ledger.ts';
+import { declareConfinedFileWork } from '../tools/fs/confined-file-work.ts';
 import type { FileOperations } from '../tools/fs/file-operations.ts';
+import type { GrepOptions } from '../tools/fs/grep/grep-options.ts';
 import { createInProcessFileOperations } from '../tools/fs/in-process-file-operations.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { encodeFrame, FILE_WORKER_PROTOCOL, type Frame, FrameReader } from './file-worker-protocol.ts';
@@ -69,13 +73,13 @@ function fail(reason: string): never {
   process.exit(2);
 }
 
-function contextFor(scope: Scope, parameters: Record<string, unknown>): ToolContext {
+function contextFor(scope: Scope, parameters: Record<string, unknown>, signal: AbortSignal): ToolContext {
   return {
     userId: scope.userId,
     chatId: undefined,
     reachable: scope.reachable,
     settings: { enabled: true, parameters },
-    signal: new AbortController().signal,
+    signal,
     ledger: NO_LEDGER,
     onProgress: () => {},
     now: () => Date.now(),
@@ -177,13 +181,26 @@ async function perform(
       });
       return { result: { ...rest, count: paths.length }, payload: encodeGlobPaths(paths) };
     }
+    // grep.
+    case 'grepFiles':
+      return {
+        result: await operations.grepFiles({ path: String(args.path), options: args.options as GrepOptions }),
+      };
     default:
       throw new Error(`there is no operation ${JSON.stringify(call.op)}`);
   }
 }
 
+/** The signals of the calls in flight, by id: a `cancel` fires one. */
+const inFlight = new Map<number, AbortController>();
+
 async function answer(scope: Scope, call: Call, payload: Uint8Array): Promise<void> {
-  const operations = createInProcessFileOperations(contextFor(scope, call.parameters), async () => undefined);
+  const controller = new AbortController();
+  inFlight.set(call.id, controller);
+  const operations = createInProcessFileOperations(
+    contextFor(scope, call.parameters, controller.signal),
+    async () => undefined,
+  );
   try {
     const done = await perform(operations, call, payload);
     send({ type: 'reply', id: call.id, ok: true, result: done.result }, done.payload);
@@ -192,7 +209,17 @@ async function answer(scope: Scope, call: Call, payload: Uint8Array): Promise<vo
       ? { classification: error.classification, message: error.message, ...refusalOf(error) }
       : { classification: 'execution_error', message: `The file worker failed: ${errorMessage(error)}` };
     send({ type: 'reply', id: call.id, ok: false, error: failure });
+  } finally {
+    inFlight.delete(call.id);
   }
+}
+
+/** Stops the work of call `id` (its grep threads are terminated); an id already answered is no error. */
+function cancel(header: Record<string, unknown>): void {
+  if (typeof header.id !== 'number') fail('a cancel without an id');
+  inFlight
+    .get(header.id)
+    ?.abort(new ToolError('execution_error', 'The server cancelled this call before it was answered.'));
 }
 
 function asCall(header: Record<string, unknown>): Call {
@@ -213,6 +240,12 @@ function receive(frame: Frame): void {
     if (header.protocol !== FILE_WORKER_PROTOCOL)
       fail(`the server speaks protocol ${String(header.protocol)}`);
     scope = { userId: String(header.userId), reachable: header.reachable as ReachableSet };
+    // This process is the sandboxed worker: its file work is confined (confined-file-work.ts).
+    declareConfinedFileWork();
+    return;
+  }
+  if (header?.type === 'cancel') {
+    cancel(header);
     return;
   }
   if (header?.type !== 'call') fail(`a frame of type ${JSON.stringify(header?.type)}`);

@@ -22,7 +22,7 @@
 import type { ShellSandbox } from '../sandbox/shell-sandbox.ts';
 import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import { ToolError } from '../tools/errors.ts';
-import { fileWorkerScript } from './file-worker-bundle.ts';
+import { fileWorkerProgram } from './file-worker-bundle.ts';
 import { FileWorkerProcess } from './file-worker-process.ts';
 
 export interface FileWorkerPoolOptions {
@@ -82,7 +82,7 @@ async function startWorker(
   if (sandbox.prepareFileWorker === undefined) {
     throw new ToolError('execution_error', "This server's sandbox cannot hold file workers.");
   }
-  const launch = await sandbox.prepareFileWorker({ userId, reachable, script: await fileWorkerScript() });
+  const launch = await sandbox.prepareFileWorker({ userId, reachable, ...(await fileWorkerProgram()) });
   return FileWorkerProcess.start({ launch, userId, reachable, log: options.log });
 }
 

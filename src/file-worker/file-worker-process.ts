@@ -148,17 +148,46 @@ export class FileWorkerProcess {
     return this.#stderr.trim();
   }
 
-  /** One call; resolves with the reply's result and payload, or rejects with a classified ToolError. */
+  /**
+   * One call; resolves with the reply's result and payload, or rejects with a classified ToolError.
+   * When `signal` fires first, the call rejects at once with its reason and the worker is sent a
+   * `cancel` for it; the answer it still gives is taken in (the call stays in flight until then) and
+   * dropped.
+   */
   call(
     op: FileWorkerOperation,
     parameters: Record<string, unknown>,
     args: Record<string, unknown>,
     payload?: Uint8Array,
+    signal?: AbortSignal,
   ): Promise<FileWorkerReply> {
     if (!this.#alive) return Promise.reject(this.#endedError());
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const id = this.#nextId++;
     return new Promise<FileWorkerReply>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
+      const onAbort = () => {
+        const pending = this.#pending.get(id);
+        if (pending === undefined) return;
+        this.#pending.set(id, { resolve: () => {}, reject: () => {} });
+        try {
+          this.#write(encodeFrame({ type: 'cancel', id }));
+        } catch {
+          // The pipe is closed: the worker is gone, and the call with it.
+        }
+        reject(signal?.reason);
+      };
+      const settled = () => signal?.removeEventListener('abort', onAbort);
+      this.#pending.set(id, {
+        resolve: (reply) => {
+          settled();
+          resolve(reply);
+        },
+        reject: (error) => {
+          settled();
+          reject(error);
+        },
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
       try {
         this.#write(encodeFrame({ type: 'call', id, op, parameters, args }, payload));
       } catch {

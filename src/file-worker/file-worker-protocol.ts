@@ -6,7 +6,9 @@
  * payload. The server opens with `init` (the protocol version it speaks, the user and the reachable
  * set the worker serves); the worker answers `hello` with its own version, and the server refuses a
  * worker that speaks another. Then each `call` carries an id, and the worker answers each with one
- * `reply` of the same id, in any order.
+ * `reply` of the same id, in any order. A `cancel` of a call's id (its signal fired: a budget ran
+ * out, a turn was stopped) asks the worker to stop that call's work; the worker still answers it once,
+ * and the server, which failed the call already, drops that answer.
  *
  * The reader bounds what it holds: a header over {@link MAX_HEADER_BYTES} or a payload over
  * {@link MAX_PAYLOAD_BYTES} is a protocol error, raised before the bytes are taken in, so a worker that
@@ -15,7 +17,7 @@
 import { MangoError } from '../errors/mango-error.ts';
 
 /** The one version both ends speak; a change to any message shape takes the next number. */
-export const FILE_WORKER_PROTOCOL = 1;
+export const FILE_WORKER_PROTOCOL = 2;
 /** Largest JSON header of one frame. */
 export const MAX_HEADER_BYTES = 4 * 1024 * 1024;
 /**
@@ -135,5 +137,7 @@ export const FILE_WORKER_OPERATIONS = [
   'inspectFile',
   // glob.
   'globFiles',
+  // grep.
+  'grepFiles',
 ] as const;
 export type FileWorkerOperation = (typeof FILE_WORKER_OPERATIONS)[number];

@@ -44,7 +44,7 @@ const WORKER_CLASSIFICATIONS: readonly ToolErrorClassification[] = [
 const MESSAGE_LIMIT = 16 * 1024;
 const PATH_LIMIT = 4096;
 const NAME_LIMIT = 255;
-const ENTRY_LIMIT = 1_000_000;
+export const ENTRY_LIMIT = 1_000_000;
 const ENTRY_TYPES: readonly DirectoryEntryType[] = ['file', 'directory', 'symlink', 'other'];
 
 /** A reply's result that breaks its operation's shape. */
@@ -54,14 +54,14 @@ export class InvalidReplyError extends MangoError {
   }
 }
 
-function record(value: unknown, what: string): Record<string, unknown> {
+export function record(value: unknown, what: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InvalidReplyError(`${what} is not an object`);
   }
   return value as Record<string, unknown>;
 }
 
-function realPath(value: unknown, what: string): string {
+export function realPath(value: unknown, what: string): string {
   if (
     typeof value !== 'string' ||
     value.length === 0 ||
@@ -76,7 +76,7 @@ function realPath(value: unknown, what: string): string {
   return value;
 }
 
-function count(value: unknown, what: string): number {
+export function count(value: unknown, what: string): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
     throw new InvalidReplyError(`${what} is not a whole number of zero or more`);
   }
@@ -208,7 +208,7 @@ export function locationReply(result: unknown): RealLocation {
 const DATE_LIMIT_MS = 8.64e15;
 const IDENTITY = /^\d{1,20}:\d{1,20}$/;
 
-function noBytes(payload: Uint8Array, what: string): void {
+export function noBytes(payload: Uint8Array, what: string): void {
   if (payload.length > 0) throw new InvalidReplyError(`the ${what} result carries bytes`);
 }
 

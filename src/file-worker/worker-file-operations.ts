@@ -36,6 +36,7 @@ import {
   uploadReply,
   writeTargetReply,
 } from './file-worker-replies.ts';
+import { grepReply } from './grep-reply.ts';
 import { logWorkerProtectedPathRefusal } from './worker-protected-path-refusal.ts';
 
 /** The settings the worker's access policy reads, as the call has them. */
@@ -53,6 +54,15 @@ function pathSettings(context: ToolContext): Record<string, unknown> {
   };
 }
 
+/** Stops a worker whose reply (`what`) broke the rules, and the error its call fails with. */
+function stopForInvalidReply(worker: FileWorkerProcess, what: string, why: string): ToolError {
+  worker.invalid(`${what} is not valid (${why})`);
+  return new ToolError(
+    'execution_error',
+    `The file worker of this call sent a reply that is not valid (${why}); it was stopped, and nothing of the reply was used.`,
+  );
+}
+
 export function createWorkerFileOperations(context: ToolContext, pool: FileWorkerPool): FileOperations {
   const parameters = pathSettings(context);
   const ask = async <T>(
@@ -60,19 +70,16 @@ export function createWorkerFileOperations(context: ToolContext, pool: FileWorke
     args: Record<string, unknown>,
     judge: (result: unknown, payload: Uint8Array) => T,
     payload?: Uint8Array,
+    signal?: AbortSignal,
   ): Promise<T> => {
     const worker: FileWorkerProcess = await pool.acquire(context.userId, context.reachable);
     try {
-      const reply = await worker.call(op, parameters, args, payload).catch((error: unknown) => {
+      const reply = await worker.call(op, parameters, args, payload, signal).catch((error: unknown) => {
         // Logged here, by the server, checked against its own protected set; invalid otherwise.
         try {
           logWorkerProtectedPathRefusal(error, context);
         } catch (invalid) {
-          worker.invalid(`its refusal of ${op} is not valid (${(invalid as Error).message})`);
-          throw new ToolError(
-            'execution_error',
-            `The file worker of this call sent a reply that is not valid (${(invalid as Error).message}); it was stopped, and nothing of the reply was used.`,
-          );
+          throw stopForInvalidReply(worker, `its refusal of ${op}`, (invalid as Error).message);
         }
         throw error;
       });
@@ -80,11 +87,7 @@ export function createWorkerFileOperations(context: ToolContext, pool: FileWorke
         return judge(reply.result, reply.payload);
       } catch (error) {
         if (!(error instanceof InvalidReplyError)) throw error;
-        worker.invalid(`its reply to ${op} is not valid (${error.message})`);
-        throw new ToolError(
-          'execution_error',
-          `The file worker of this call sent a reply that is not valid (${error.message}); it was stopped, and nothing of the reply was used.`,
-        );
+        throw stopForInvalidReply(worker, `its reply to ${op}`, error.message);
       }
     } finally {
       pool.touch(worker);
@@ -125,9 +128,24 @@ export function createWorkerFileOperations(context: ToolContext, pool: FileWorke
     },
     // A message's attachments.
     inspectFile: (request) => ask('inspectFile', { ...request }, (result) => inspectedFileReply(result)),
-    // glob.
+    // glob: the call's signal (a stopped turn) cancels the walk in the worker.
     globFiles: (request) =>
-      ask('globFiles', { ...request }, (result, payload) => globReply(result, payload, request.maxResults)),
+      ask(
+        'globFiles',
+        { ...request },
+        (result, payload) => globReply(result, payload, request.maxResults),
+        undefined,
+        context.signal,
+      ),
+    // grep: the call's signal (its budget, a stopped turn) cancels the work in the worker.
+    grepFiles: (request) =>
+      ask(
+        'grepFiles',
+        { ...request },
+        (result, payload) => grepReply(result, payload, request.options),
+        undefined,
+        context.signal,
+      ),
   };
 }
 

@@ -5,8 +5,9 @@
  *
  * Guarantees:
  * - What the worker runs on is the one stated exception to the protected installation directory: the
- *   Bun executable this server runs on and the worker's program (one bundled file, placed in the
- *   sandbox state directory and named after its content), each mounted read-only by descriptor at
+ *   Bun executable this server runs on, the worker's program and grep's thread program (bundled
+ *   files, placed in the sandbox state directory and named after their content), each mounted
+ *   read-only by descriptor at
  *   {@link FILE_WORKER_DIRECTORY}. Nothing else of the installation is visible.
  * - Its environment is {@link FILE_WORKER_ENVIRONMENT} alone: no variable of the server's, so no
  *   secret, and none an operator passes through to shell commands.
@@ -17,6 +18,7 @@ import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { isPathInside } from '../tools/access/reachable-set.ts';
 import { ToolError } from '../tools/errors.ts';
+import { GREP_WORKER_BUNDLE_NAME } from '../tools/fs/grep/batch-executors.ts';
 import type { BubblewrapCallContext } from './bubblewrap-call-setup.ts';
 import { prepareBubblewrapProgram } from './bubblewrap-program-launch.ts';
 import { SANDBOX_HOME } from './sandbox-identity.ts';
@@ -26,6 +28,8 @@ import type { FileWorkerLaunchRequest, SandboxedProgramLaunch } from './shell-sa
 export const FILE_WORKER_DIRECTORY = '/mango-file-worker';
 export const FILE_WORKER_RUNTIME = join(FILE_WORKER_DIRECTORY, 'bun');
 export const FILE_WORKER_SCRIPT = join(FILE_WORKER_DIRECTORY, 'file-worker.js');
+/** grep's thread program, beside the worker's: where batch-executors.ts looks for it. */
+export const FILE_WORKER_GREP_SCRIPT = join(FILE_WORKER_DIRECTORY, GREP_WORKER_BUNDLE_NAME);
 
 /** Every variable a worker gets. */
 export const FILE_WORKER_ENVIRONMENT: Readonly<Record<string, string>> = {
@@ -47,8 +51,10 @@ export async function prepareFileWorkerSandbox(
   }
   const { files } = context.ready();
   let script: string;
+  let grepWorker: string;
   try {
     script = files.placeProgram('file-worker', '.js', worker.script);
+    grepWorker = files.placeProgram('grep-worker', '.js', worker.grepWorker);
   } catch (error) {
     throw new ToolError('execution_error', `The file worker cannot start: ${(error as Error).message}`);
   }
@@ -64,6 +70,7 @@ export async function prepareFileWorkerSandbox(
       runtimeFiles: [
         { source: realpathSync(process.execPath), destination: FILE_WORKER_RUNTIME },
         { source: script, destination: FILE_WORKER_SCRIPT },
+        { source: grepWorker, destination: FILE_WORKER_GREP_SCRIPT },
       ],
     },
     context,

@@ -141,6 +141,8 @@ export interface FileWorkerLaunchRequest {
   reachable: ReachableSet;
   /** The worker's program, one JavaScript file (file-worker-bundle.ts). */
   script: string;
+  /** grep's worker thread program, one JavaScript file the worker starts threads on (file-worker-bundle.ts). */
+  grepWorker: string;
 }
 
 /** Where a sandboxed program's name is looked up, and which host directories it can see. */

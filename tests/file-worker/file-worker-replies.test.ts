@@ -15,6 +15,7 @@ import {
   writeTargetReply,
 } from '../../src/file-worker/file-worker-replies.ts';
 import { encodeGlobPaths } from '../../src/file-worker/glob-paths-payload.ts';
+import { grepReply } from '../../src/file-worker/grep-reply.ts';
 import { ProtectedPathRefusedError } from '../../src/tools/access/protected-path-refused-error.ts';
 
 const none = new Uint8Array(0);
@@ -672,4 +673,193 @@ describe("a worker's replies to glob are judged as untrusted input", () => {
       expect(judge).toThrow(new InvalidReplyError(message));
     });
   }
+});
+
+describe("a worker's grep reply is judged as untrusted input", () => {
+  const limits = { maxResults: 3, maxMatchesPerFile: 2 };
+  const hit = (file: string, lines: number[] = [1]) => ({
+    file,
+    status: 'searched',
+    matches: lines.map((line) => ({ line, text: `line ${line}` })),
+    more: false,
+    unsearchedLines: [],
+  });
+  const outcome = (fields: Record<string, unknown> = {}) => ({
+    real: '/w',
+    rootIsFile: false,
+    files: [hit('/w/a.ts', [1, 2]), hit('/w/d/b.ts')],
+    tooLarge: { files: ['/w/big.bin'], count: 1 },
+    filesScanned: 9,
+    hitMaxResults: true,
+    refused: 2,
+    ...fields,
+  });
+
+  test('a valid directory search and a file search come back as fresh objects of their shape', () => {
+    expect(grepReply({ ...outcome(), extra: 'dropped' }, none, limits)).toEqual({
+      real: '/w',
+      rootIsFile: false,
+      files: [
+        {
+          file: '/w/a.ts',
+          status: 'searched',
+          matches: [
+            { line: 1, text: 'line 1' },
+            { line: 2, text: 'line 2' },
+          ],
+          more: false,
+          unsearchedLines: [],
+        },
+        {
+          file: '/w/d/b.ts',
+          status: 'searched',
+          matches: [{ line: 1, text: 'line 1' }],
+          more: false,
+          unsearchedLines: [],
+        },
+      ],
+      tooLarge: { files: ['/w/big.bin'], count: 1 },
+      filesScanned: 9,
+      hitMaxResults: true,
+      refused: 2,
+    });
+    const binary = {
+      file: '/w/x.bin',
+      status: 'binary' as const,
+      matches: [],
+      more: false,
+      unsearchedLines: [],
+    };
+    expect(
+      grepReply(
+        outcome({
+          real: '/w/x.bin',
+          rootIsFile: true,
+          files: [binary],
+          tooLarge: { files: [], count: 0 },
+          filesScanned: 0,
+          hitMaxResults: false,
+          refused: 0,
+        }),
+        none,
+        limits,
+      ),
+    ).toEqual({
+      real: '/w/x.bin',
+      rootIsFile: true,
+      files: [binary],
+      tooLarge: { files: [], count: 0 },
+      filesScanned: 0,
+      hitMaxResults: false,
+      refused: 0,
+    });
+  });
+
+  const refused: [string, Record<string, unknown>, string][] = [
+    [
+      'a file outside the searched directory',
+      { files: [hit('/etc/passwd')] },
+      'a file lies outside the searched directory',
+    ],
+    [
+      'the searched directory as a file',
+      { files: [hit('/w')] },
+      'a file lies outside the searched directory',
+    ],
+    ['a file path with a NUL', { files: [hit('/w/a\0b')] }, 'a file is not an absolute, normalised path'],
+    [
+      'a file path with ..',
+      { files: [hit('/w/../etc/passwd')] },
+      'a file is not an absolute, normalised path',
+    ],
+    [
+      'more matches than maxResults',
+      { files: [hit('/w/a.ts', [1, 2]), hit('/w/b.ts', [1, 2])] },
+      'it names 4 matches, more than the 3 asked for',
+    ],
+    [
+      'more matches in a file than maxMatchesPerFile',
+      { files: [hit('/w/a.ts', [1, 2, 3])] },
+      'matches is not a list of at most 2',
+    ],
+    ['a file named twice', { files: [hit('/w/a.ts'), hit('/w/a.ts')] }, 'a file is named twice'],
+    ['a line number of zero', { files: [hit('/w/a.ts', [0])] }, 'a match line is not a line number'],
+    [
+      'a text of two lines',
+      { files: [{ ...hit('/w/a.ts'), matches: [{ line: 1, text: 'a\nb' }] }] },
+      'a match text is not one line of at most 2114 characters',
+    ],
+    [
+      'a text over the line cut',
+      { files: [{ ...hit('/w/a.ts'), matches: [{ line: 1, text: 'x'.repeat(2115) }] }] },
+      'a match text is not one line of at most 2114 characters',
+    ],
+    [
+      'a status of its own',
+      { files: [{ ...hit('/w/a.ts'), status: 'skipped' }] },
+      'a file status is none of searched, binary, unreadable',
+    ],
+    [
+      'a file of a directory search with nothing to report',
+      { files: [hit('/w/a.ts', [])] },
+      'a file of a directory search has nothing to report',
+    ],
+    [
+      'a binary file with matches',
+      {
+        rootIsFile: true,
+        real: '/w/a.ts',
+        files: [{ ...hit('/w/a.ts'), status: 'binary' }],
+        tooLarge: { files: [], count: 0 },
+        refused: 0,
+      },
+      'a binary file has matches',
+    ],
+    ['a negative count', { refused: -1 }, 'refused is not a whole number of zero or more'],
+    ['a fractional count', { filesScanned: 1.5 }, 'filesScanned is not a whole number of zero or more'],
+    [
+      'fewer scanned than named',
+      { filesScanned: 1 },
+      'filesScanned is fewer than the files searched it names',
+    ],
+    [
+      'a too-large count below its names',
+      { tooLarge: { files: ['/w/big.bin'], count: 0 } },
+      'tooLarge.count does not fit the files it names',
+    ],
+    [
+      'a too-large count above a short list',
+      { tooLarge: { files: ['/w/big.bin'], count: 7 } },
+      'tooLarge.count does not fit the files it names',
+    ],
+    [
+      'too many unsearched lines',
+      {
+        files: [{ ...hit('/w/a.ts'), unsearchedLines: Array.from({ length: 12 }, (_, index) => index + 1) }],
+      },
+      'unsearchedLines is not a list of at most 11',
+    ],
+    [
+      'a file search naming another file',
+      {
+        rootIsFile: true,
+        real: '/w/a.ts',
+        files: [hit('/w/b.ts')],
+        tooLarge: { files: [], count: 0 },
+        refused: 0,
+      },
+      'a file lies outside the searched file',
+    ],
+    ['hitMaxResults not a boolean', { hitMaxResults: 'yes' }, 'hitMaxResults is not true or false'],
+  ];
+  for (const [name, fields, message] of refused) {
+    test(`refused: ${name}`, () => {
+      expect(() => grepReply(outcome(fields), none, limits)).toThrow(new InvalidReplyError(message));
+    });
+  }
+  test('refused: a grep reply carrying bytes', () => {
+    expect(() => grepReply(outcome(), new Uint8Array(1), limits)).toThrow(
+      new InvalidReplyError('the grep result carries bytes'),
+    );
+  });
 });

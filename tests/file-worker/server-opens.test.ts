@@ -1,6 +1,7 @@
 /**
  * The root server touches no name inside a workspace during a turn: with file workers, every file tool
- * call of the turn (read, create with a parent, edit, list, read, glob) is done in alice's worker, so a trace
+ * call of the turn (read, create with a parent, edit, list, read, a grep and a glob of the tree) is done in
+ * alice's worker, so a trace
  * of the server's own threads (strace attached to its pid, following its threads, not the worker,
  * which is another process started before) shows no open, stat, link, directory or rename call naming
  * a path in the layout, nor one made through a descriptor of one (`-y`). The same turn done by the
@@ -48,7 +49,7 @@ describeSandbox('what the server itself opens during a turn', () => {
     'with file workers: nothing in the workspace; doing the work itself: the workspace, many times',
     async () => {
       const worker = await turnTrace('worker');
-      expect(worker.outcomes).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', `ok: ${JSON.stringify(GLOBBED)}`]);
+      expect(worker.outcomes).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok', `ok: ${JSON.stringify(GLOBBED)}`]);
       expect(worker.lines).toEqual([]);
       const control = await turnTrace('in-process');
       expect(control.outcomes).toEqual(worker.outcomes);
@@ -62,7 +63,8 @@ describeSandbox('what the server itself opens during a turn', () => {
     async () => {
       const worker = await turnTrace('worker', 'turn-with-path-settings');
       const refused = worker.outcomes.at(-1) ?? '';
-      expect(worker.outcomes.slice(0, 6)).toEqual([
+      expect(worker.outcomes.slice(0, 7)).toEqual([
+        'ok',
         'ok',
         'ok',
         'ok',

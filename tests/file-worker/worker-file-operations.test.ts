@@ -7,7 +7,7 @@
 import { describe, expect, test } from 'bun:test';
 import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileWorkerScript } from '../../src/file-worker/file-worker-bundle.ts';
+import { fileWorkerProgram } from '../../src/file-worker/file-worker-bundle.ts';
 import type { FileWorkerPool } from '../../src/file-worker/file-worker-pool.ts';
 import { FileWorkerProcess } from '../../src/file-worker/file-worker-process.ts';
 import { MAX_PAYLOAD_BYTES } from '../../src/file-worker/file-worker-protocol.ts';
@@ -153,7 +153,7 @@ describeSandbox('file tools through the worker', () => {
     const launch = await host.sandbox.prepareFileWorker!({
       userId: 'alice',
       reachable: host.layout.reachable,
-      script: await fileWorkerScript(),
+      ...(await fileWorkerProgram()),
     });
     // Told it may reach everything, so only the sandbox's mounts stand between it and the host.
     const everything = {
@@ -186,6 +186,7 @@ describeSandbox('file tools through the worker', () => {
       expect((listing.result as { entries: unknown }).entries).toEqual([
         { name: 'bun', type: 'file' },
         { name: 'file-worker.js', type: 'file' },
+        { name: 'grep-worker.js', type: 'file' },
       ]);
       const environment = readFileSync(`/proc/${bunOf(worker)}/environ`, 'utf8')
         .split('\0')

@@ -20,6 +20,7 @@ export const FILE_WORKER_TOOLS: readonly string[] = [
   'edit_file',
   'list_directory',
   'glob',
+  'grep',
 ];
 
 export interface ChatFixture extends ReachableFixture {

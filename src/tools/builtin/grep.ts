@@ -10,19 +10,14 @@
  * over `maxFileSizeBytes` are skipped; skipped-for-size files are named in the notice.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import { fileOperationsFor } from '../../sandbox/host-file-operations.ts';
 import { getAccessPolicy } from '../access/access-policy.ts';
-import { protectedPathCovering } from '../access/reachable-set.ts';
-import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { defineTool } from '../define-tool.ts';
-import { ToolExecutionError } from '../errors.ts';
-import { describeSystemError } from '../fs/describe-system-error.ts';
 import { GREP_PATTERN_MAX_LENGTH } from '../fs/grep/compile-grep-pattern.ts';
 import { grepOptionsFrom } from '../fs/grep/grep-options.ts';
-import { runGrepSearch } from '../fs/grep/run-grep-search.ts';
-import { statVerified } from '../fs/open-verified-file.ts';
 import { PATH_ACCESS_SETTINGS } from '../fs/path-access-settings.ts';
 import { getResultPathAnchor, toResultPath } from '../fs/result-paths.ts';
-import { cutLine, grepCapNotice, policyOmissionNotice } from '../output/cut-notices.ts';
+import { grepCapNotice, policyOmissionNotice } from '../output/cut-notices.ts';
 import { registerTool } from '../registry.ts';
 import { type SettingValues, setting } from '../tool-settings.ts';
 import { readOnlyLocalTraits } from '../tool-traits.ts';
@@ -50,9 +45,10 @@ export interface GrepResult {
   notice?: string;
 }
 
-function listFiles(files: string[]): string {
+/** The first files by name, and how many more of `count` there are. */
+function listFiles(files: string[], count: number): string {
   const shown = files.slice(0, 5).join(', ');
-  return files.length > 5 ? `${shown} and ${files.length - 5} more` : shown;
+  return count > 5 ? `${shown} and ${count - 5} more` : shown;
 }
 
 /** Longest `glob` filter accepted. */
@@ -117,50 +113,23 @@ async function grep(
   const { pattern, path } = args;
   const options = grepOptionsFrom(args, limits);
 
-  const resolved = await resolveAndValidatePath(path, context);
-  let rootIsFile: boolean;
-  try {
-    const stats = statVerified(resolved);
-    rootIsFile = stats.isFile();
-    if (!rootIsFile && !stats.isDirectory()) {
-      throw new ToolExecutionError(
-        `Cannot search ${JSON.stringify(path)}: it is neither a file nor a directory.`,
-      );
-    }
-  } catch (error) {
-    throw describeSystemError(error, 'search', path);
-  }
+  const search = await fileOperationsFor(context).grepFiles({ path, options });
+  // The second wall: wherever the file work ran, every location it names is decided here again, by the
+  // server's own policy and lexically (nothing is opened here).
   const policy = await getAccessPolicy(context);
-  let refusedByPolicy = 0;
-  const search = await runGrepSearch(options, {
-    root: resolved.real,
-    shown: path,
-    rootIsFile,
-    signal: context.signal,
-    // The walk starts at a real directory and descends through held directories with links refused, so a
-    // candidate's path is its real location (a component swapped meanwhile fails the file's open).
-    allows: (candidate) => {
-      const allowed = policy.admits(candidate);
-      if (!allowed) refusedByPolicy += 1;
-      return allowed;
-    },
-    // The server's own directories below the root (an operator-mode search of `/` meets /proc) are not
-    // walked at all: nothing in them may be reported, so there is nothing to count either.
-    skipsDirectory: (directory) => protectedPathCovering(policy.reachable, directory) !== undefined,
-  });
+  policy.require(search.real, 'read', path, search.real);
+  for (const file of [...search.files.map((outcome) => outcome.file), ...search.tooLarge.files]) {
+    policy.require(file, 'read', file, file);
+  }
+  const refusedByPolicy = search.refused;
 
   const anchor = getResultPathAnchor(context);
   const matches: GrepMatch[] = [];
-  const tooLarge: string[] = [];
   const unsearched: string[] = [];
   let perFileCapHit = false;
   const notices: string[] = [];
   for (const outcome of search.files) {
     const file = toResultPath(outcome.file, anchor);
-    if (outcome.status === 'too_large') {
-      tooLarge.push(file);
-      continue;
-    }
     if (outcome.status === 'binary') {
       notices.push(
         `${file} is binary (a NUL byte in its first 8 KiB) and was not searched; read it with read_file view "hex".`,
@@ -173,7 +142,7 @@ async function grep(
     }
     perFileCapHit ||= outcome.more;
     for (const match of outcome.matches) {
-      matches.push({ file, line: match.line, text: cutLine(match.text.replace(/\r$/, '')).text });
+      matches.push({ file, line: match.line, text: match.text });
     }
     if (outcome.unsearchedLines.length > 0) {
       unsearched.push(
@@ -188,9 +157,13 @@ async function grep(
       `The regular expression engine gave up (too much backtracking) on some lines, so they were not searched: ${unsearched.join('; ')}. Simplify the pattern (avoid nested quantifiers, backreferences and lookaround) or read those lines with read_file.`,
     );
   }
-  if (tooLarge.length > 0) {
+  if (search.tooLarge.count > 0) {
+    const { files, count } = search.tooLarge;
     notices.push(
-      `Skipped ${tooLarge.length} file${tooLarge.length === 1 ? '' : 's'} larger than maxFileSizeBytes (${options.maxFileSizeBytes} bytes): ${listFiles(tooLarge)}.`,
+      `Skipped ${count} file${count === 1 ? '' : 's'} larger than maxFileSizeBytes (${options.maxFileSizeBytes} bytes): ${listFiles(
+        files.map((file) => toResultPath(file, anchor)),
+        count,
+      )}.`,
     );
   }
   if (refusedByPolicy > 0) notices.push(policyOmissionNotice(refusedByPolicy, 'files'));

@@ -24,6 +24,8 @@
 import type { DirectoryEntryType } from '../../contracts/tool-result-view.ts';
 import type { AccessNeed } from '../access/access-policy.ts';
 import type { RealLocation } from '../access/real-location.ts';
+import type { GrepOptions } from './grep/grep-options.ts';
+import type { FileSearchOutcome } from './grep/search-file.ts';
 
 /** The entry kinds of a listing: the `directory_listing` result view's own. */
 export type { DirectoryEntryType };
@@ -238,6 +240,14 @@ export interface FileOperations {
   // glob.
   /** Resolves `request.cwd`, decides it, and walks it for the pattern's matches the policy admits. */
   globFiles(request: GlobRequest): Promise<GlobOutcome>;
+  // grep.
+  /**
+   * Resolves `request.path`, decides it, and searches the file there or walks the directory there
+   * (links neither followed nor yielded, each candidate decided by the call's policy), until the
+   * request's maxResults. Stopped by the call's signal: the search ends and the call fails with the
+   * signal's reason.
+   */
+  grepFiles(request: GrepFilesRequest): Promise<GrepOutcome>;
 }
 
 // glob: the paths below a directory that match a pattern.
@@ -267,5 +277,46 @@ export interface GlobOutcome {
   /** True when more than `maxResults` matched. */
   truncated: boolean;
   /** How many matches the policy left out. */
+  refused: number;
+}
+
+// grep (grep/grep-files.ts).
+
+export interface GrepFilesRequest {
+  /** The model's path argument: a file or a directory. */
+  path: string;
+  /** What the grep tool built from the model's pattern, glob and case and the user's limits. */
+  options: GrepOptions;
+}
+
+/**
+ * One file of a search's outcome: matches (at most maxMatchesPerFile, each line without a trailing CR
+ * and cut as output/cut-notices.ts's `cutLine` cuts it), or why it was not searched.
+ */
+export type GrepFileOutcome = FileSearchOutcome;
+
+/** Files skipped for size that an outcome names; the rest are counted. */
+export const GREP_TOO_LARGE_NAMED = 5;
+/** Lines the JavaScript engine gave up on that an outcome names per file (one more than the tool shows). */
+export const GREP_UNSEARCHED_NAMED = 11;
+
+export interface GrepOutcome {
+  /** Real location of the searched path. */
+  real: string;
+  /** The path named a file, not a directory. */
+  rootIsFile: boolean;
+  /**
+   * In walk order: files with matches or lines the JavaScript engine gave up on (at most
+   * {@link GREP_UNSEARCHED_NAMED} of those a file), and for a file path that one file when it was
+   * binary or unreadable. At most maxResults matches in all.
+   */
+  files: GrepFileOutcome[];
+  /** Files skipped for being larger than maxFileSizeBytes: the first {@link GREP_TOO_LARGE_NAMED}, and how many. */
+  tooLarge: { files: string[]; count: number };
+  /** Files searched (not skipped). */
+  filesScanned: number;
+  /** More matching lines existed than maxResults allowed. */
+  hitMaxResults: boolean;
+  /** Files the call's access policy left out of the walk. */
   refused: number;
 }

@@ -23,6 +23,7 @@ import type {
   WriteTarget,
 } from './file-operations.ts';
 import { globFiles } from './glob-files.ts';
+import { grepFiles } from './grep/grep-files.ts';
 import { inspectFile } from './inspect-file.ts';
 import { listFolder } from './list-folder.ts';
 import { listVerifiedDirectory } from './list-verified-directory.ts';
@@ -101,5 +102,7 @@ export function createInProcessFileOperations(context: ToolContext, owner: FileO
     inspectFile: (request) => inspectFile(request, context),
     // glob.
     globFiles: (request) => globFiles(request, context),
+    // grep.
+    grepFiles: (request) => grepFiles(request, context),
   };
 }

@@ -2,7 +2,8 @@
  * Fixture: a process in the server's place. It builds a real sandbox and the test layout, installs the
  * server's file workers (or, given `in-process`, leaves the file work to itself, for a control), warms
  * alice's worker with one call, and prints `{"ready":…}` with the layout's paths and its own pid. On
- * the line `turn` it runs one turn's file tool calls (a glob of her tree last) and prints `{"done":…}` with their outcomes; on
+ * the line `turn` it runs one turn's file tool calls (a grep and a glob of her tree last) and prints
+ * `{"done":…}` with their outcomes; on
  * `turn-with-path-settings` the same calls with `allowedPaths` and `deniedPaths` entries inside
  * alice's workspace (a denied link among them) and one read the denial refuses; on `quit` it cleans up
  * and exits. A test may kill it instead.
@@ -49,6 +50,7 @@ const turn = async () => {
     await call('edit_file', { path: 'plan.txt', oldString: 'second', newString: 'third' }),
     await call('list_directory', { path: 'notes' }),
     await call('read_file', { path: 'notes/today.txt' }),
+    await call('grep', { pattern: 'third|turn', path: '.' }),
   ];
   const described = await Promise.all(outcomes.map((outcome) => describe(Promise.resolve(outcome))));
   // A walk of alice's tree, described by what it found, so the trace covers a glob that did its work.

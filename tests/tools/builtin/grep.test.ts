@@ -234,3 +234,27 @@ describe('no freeze, no silent false negative', () => {
     expect(expectFailure(outcome).classification).toBe('timeout');
   }, 20_000);
 });
+
+describe('the protected set below a search root', () => {
+  test('a protected file below the root is refused and counted, a protected directory is not walked at all', async () => {
+    const base = join(root, 'guarded');
+    mkdirSync(join(base, 'data'), { recursive: true });
+    writeFileSync(join(base, 'open.txt'), 'needle open\n');
+    writeFileSync(join(base, 'server.db'), 'needle db\n');
+    writeFileSync(join(base, 'data', 'rows.txt'), 'needle rows\n');
+    const chat = createChat({
+      workingDirectory: base,
+      workspaces: [{ path: base, access: 'read-write', kind: 'personal' }],
+      protectedPaths: [join(base, 'server.db'), join(base, 'data')],
+    });
+    expect(expectOk(await chat.call('grep', { pattern: 'needle', path: '.' }))).toEqual({
+      pattern: 'needle',
+      path: '.',
+      matches: [{ file: 'open.txt', line: 1, text: 'needle open' }],
+      filesScanned: 1,
+      truncated: false,
+      notice:
+        '1 file was not searched because the path policy refuses it (outside what this chat can reach, outside allowedPaths, or under deniedPaths); it cannot be read in this chat.',
+    });
+  });
+});

@@ -6,7 +6,7 @@
 import type { GrepOptions } from './grep-options.ts';
 import type { GrepWorkerReply, GrepWorkerRequest } from './grep-worker.ts';
 import { type BatchResult, summarizeBatch, unpackBatch } from './packed-outcome.ts';
-import { searchFileSync } from './search-file.ts';
+import { type FileOpening, searchFileSync } from './search-file.ts';
 import { createTextSearcher } from './text-searcher.ts';
 
 export interface BatchExecutor {
@@ -23,14 +23,17 @@ export interface BatchExecutor {
 export const IN_PROCESS_YIELD_INTERVAL_MS = 8;
 
 /** Searches in the calling thread, yielding to the event loop at least every IN_PROCESS_YIELD_INTERVAL_MS. */
-export function createInProcessExecutor(options: GrepOptions): BatchExecutor {
+export function createInProcessExecutor(
+  options: GrepOptions,
+  opening: FileOpening = 'verified',
+): BatchExecutor {
   if (options.spec.engine === 'javascript')
     throw new Error('The javascript grep engine must not run on the main thread.');
   const searcher = createTextSearcher(options.spec);
   let lastYield = performance.now();
   return {
     async run(files) {
-      const outcomes = summarizeBatch(files, (file) => searchFileSync(file, searcher, options));
+      const outcomes = summarizeBatch(files, (file) => searchFileSync(file, searcher, options, opening));
       if (performance.now() - lastYield >= IN_PROCESS_YIELD_INTERVAL_MS) {
         await new Promise((resolve) => setImmediate(resolve));
         lastYield = performance.now();
@@ -51,30 +54,109 @@ export interface WorkerExecutor extends BatchExecutor {
   readonly ready: boolean;
 }
 
-/** A pool of `size` workers; batches go to the worker with the fewest in flight. */
-export function createWorkerExecutor(options: GrepOptions, size: number): WorkerExecutor {
+/**
+ * The worker thread's program: beside this module in the sources (`grep-worker.ts`), and beside the
+ * bundle that holds this module in a file worker's sandbox, where file-worker-bundle.ts builds it as
+ * {@link GREP_WORKER_BUNDLE_NAME} and file-worker-sandbox.ts mounts it next to the worker's program.
+ */
+export const GREP_WORKER_BUNDLE_NAME = 'grep-worker.js';
+
+function grepWorkerUrl(): string {
+  const here = import.meta.url;
+  return new URL(here.endsWith('.ts') ? './grep-worker.ts' : `./${GREP_WORKER_BUNDLE_NAME}`, here).href;
+}
+
+/** Bun's Worker, which can stop keeping the process alive (not in the DOM typings). */
+type ReferencedWorker = Worker & { ref(): void; unref(): void };
+
+/** A thread and the slot that says which search it serves (see `keep` below). */
+interface GrepThread {
+  worker: ReferencedWorker;
+  generation: Int32Array;
+}
+
+/** Threads kept booted between searches, at most {@link MAX_KEPT_THREADS}. */
+const kept: GrepThread[] = [];
+const MAX_KEPT_THREADS = 2;
+/** Batch ids are unique across searches: a kept thread may still answer one of the search before. */
+let nextBatchId = 0;
+
+/** A kept thread (with `keep`) or a new one, told the search it now serves. */
+function takeThread(options: GrepOptions, opening: FileOpening, keep: boolean): GrepThread {
+  const thread = (keep ? kept.pop() : undefined) ?? {
+    worker: new Worker(grepWorkerUrl()) as ReferencedWorker,
+    generation: new Int32Array(new SharedArrayBuffer(4)),
+  };
+  thread.worker.ref();
+  const init: GrepWorkerRequest = {
+    type: 'init',
+    options,
+    opening,
+    ...(keep
+      ? { generation: { shared: thread.generation, value: Atomics.add(thread.generation, 0, 1) + 1 } }
+      : {}),
+  };
+  thread.worker.postMessage(init);
+  return thread;
+}
+
+/** Keeps `thread` for the next search when `keepIt` (and there is room), else terminates it. */
+function releaseThread(thread: GrepThread, keepIt: boolean): void {
+  if (!keepIt || kept.length >= MAX_KEPT_THREADS) {
+    thread.worker.terminate();
+    return;
+  }
+  // This search's batches still queued there are dropped: the slot no longer names it.
+  Atomics.add(thread.generation, 0, 1);
+  thread.worker.onmessage = null;
+  // A kept thread that fails while idle is never handed to a search.
+  thread.worker.onerror = () => {
+    const index = kept.indexOf(thread);
+    if (index !== -1) kept.splice(index, 1);
+    thread.worker.terminate();
+  };
+  // A kept thread keeps no process alive.
+  thread.worker.unref();
+  kept.push(thread);
+}
+
+/**
+ * A pool of `size` workers; batches go to the worker with the fewest in flight. With `keep`, threads
+ * kept by an earlier search are taken first and, when this one ends without a reason (not stopped by a
+ * signal, no thread failed), kept for the next instead of terminated: the batches still queued for them
+ * are dropped unanswered (their slot moved on), so the next search waits at most for the batch each is
+ * in. Only a confined file worker keeps threads (runGrepSearch's `keepThreads`): the server's never
+ * outlive their search.
+ */
+export function createWorkerExecutor(
+  options: GrepOptions,
+  size: number,
+  opening: FileOpening = 'verified',
+  keep = false,
+): WorkerExecutor {
   const pending = new Map<number, Pending>();
   const inFlight: number[] = [];
   const owner = new Map<number, number>();
-  let nextId = 0;
   let closed: { reason: unknown } | undefined;
+  let failed = false;
   let booted = 0;
-  const workers = Array.from({ length: size }, (_, index) => {
-    const worker = new Worker(new URL('./grep-worker.ts', import.meta.url).href);
-    const init: GrepWorkerRequest = { type: 'init', options };
-    worker.postMessage(init);
+  const threads: GrepThread[] = Array.from({ length: size }, (_, index) => {
+    const thread = takeThread(options, opening, keep);
+    const { worker } = thread;
     worker.onmessage = (event: MessageEvent<GrepWorkerReply>) => {
       if (event.data.type === 'ready') {
         booted += 1;
         return;
       }
       const entry = pending.get(event.data.id);
+      if (entry === undefined) return;
       pending.delete(event.data.id);
       owner.delete(event.data.id);
       inFlight[index] = (inFlight[index] ?? 1) - 1;
-      entry?.resolve(unpackBatch(event.data.batch));
+      entry.resolve(unpackBatch(event.data.batch));
     };
     worker.onerror = (event) => {
+      failed = true;
       const error = new Error(`grep worker failed: ${event.message}`);
       for (const [id, entry] of pending) {
         if (owner.get(id) === index) {
@@ -84,15 +166,16 @@ export function createWorkerExecutor(options: GrepOptions, size: number): Worker
       }
     };
     inFlight.push(0);
-    return worker;
+    return thread;
   });
+  const workers = threads.map((thread) => thread.worker);
   return {
     get ready() {
       return booted === workers.length;
     },
     run(files) {
       if (closed) return Promise.reject(closed.reason);
-      const id = nextId++;
+      const id = nextBatchId++;
       let target = 0;
       for (let index = 1; index < workers.length; index += 1) {
         if (inFlight[index]! < inFlight[target]!) target = index;
@@ -101,14 +184,14 @@ export function createWorkerExecutor(options: GrepOptions, size: number): Worker
       owner.set(id, target);
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        const batch: GrepWorkerRequest = { type: 'batch', id, files };
+        const batch: GrepWorkerRequest = { type: 'batch', id, files: files.join('\0') };
         workers[target]!.postMessage(batch);
       });
     },
     close(reason) {
       if (closed) return;
       closed = { reason };
-      for (const worker of workers) worker.terminate();
+      for (const thread of threads) releaseThread(thread, keep && reason === undefined && !failed);
       for (const entry of pending.values()) entry.reject(reason);
       pending.clear();
     },

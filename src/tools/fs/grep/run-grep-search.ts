@@ -7,7 +7,9 @@
  * Linear engines start in the calling thread, yielding after every batch. A pool of workers takes over
  * where it pays or is required (see docs/decisions/2026-11-30-grep-engine.md): the JavaScript engine,
  * large `maxFileSizeBytes`, and every search on a machine with more than one core once the walk passes
- * {@link WORKER_PREWARM_FILE_COUNT} files and the pool has booted. Workers are terminated when the call's signal fires.
+ * {@link WORKER_PREWARM_FILE_COUNT} files and the pool has booted (threads kept booted from an earlier
+ * search, in a file worker, take over past {@link KEPT_THREADS_FILE_COUNT}). Workers are terminated when
+ * the call's signal fires.
  */
 import { availableParallelism } from 'node:os';
 import { HeldDirectory } from '../../../descriptors/held-directory.ts';
@@ -21,13 +23,18 @@ import {
 } from './batch-executors.ts';
 import type { GrepOptions } from './grep-options.ts';
 import type { BatchResult } from './packed-outcome.ts';
-import type { FileSearchOutcome } from './search-file.ts';
+import type { FileOpening, FileSearchOutcome } from './search-file.ts';
 
 /**
  * Files walked before the worker pool starts booting (~15 ms) while the calling thread keeps searching;
  * small trees never pay for threads.
  */
 export const WORKER_PREWARM_FILE_COUNT = 1024;
+/**
+ * Files the calling thread searches before kept threads (already booted) take over: a search that ends
+ * within them (a common pattern cut at maxResults) pays no hand-off to threads.
+ */
+export const KEPT_THREADS_FILE_COUNT = 256;
 /** Files searched in the calling thread at most before the rest of a walk moves to workers. */
 export const IN_PROCESS_FILE_LIMIT = 4096;
 /** Largest maxFileSizeBytes searched in the calling thread (a linear engine needs ~10 ms per MiB). */
@@ -56,6 +63,14 @@ export interface GrepSearchScope {
   skipsDirectory?: (absolute: string) => boolean;
   /** `auto` (default): workers past IN_PROCESS_FILE_LIMIT files; a number forces that many workers. */
   workers?: 'auto' | number;
+  /** How each file is opened (search-file.ts); `verified` unless the caller knows better. */
+  opening?: FileOpening;
+  /**
+   * Keep the threads booted for the next search (batch-executors.ts), and hand the search to them once
+   * the walk passes {@link KEPT_THREADS_FILE_COUNT} files: a confined file worker's choice, whose
+   * threads may outlive a call.
+   */
+  keepThreads?: boolean;
 }
 
 export interface GrepSearchOutcome {
@@ -70,23 +85,32 @@ export async function runGrepSearch(
   options: GrepOptions,
   scope: GrepSearchScope,
 ): Promise<GrepSearchOutcome> {
+  // A signal that fired before the search began (while the path was resolved) fires no listener.
+  if (scope.signal.aborted) throw scope.signal.reason;
   const poolSize = Math.max(1, Math.min(2, availableParallelism()));
   const forcedWorkers = typeof scope.workers === 'number' ? scope.workers : undefined;
+  const keep = scope.keepThreads === true;
   // Big files could hold the event loop for too long even with a linear engine: search them off-thread.
   const needsWorkers =
     options.spec.engine === 'javascript' ||
     (forcedWorkers ?? 0) > 0 ||
     (scope.workers !== 0 && options.maxFileSizeBytes > IN_PROCESS_MAX_FILE_BYTES);
+  const opening = scope.opening ?? 'verified';
   let executor: BatchExecutor = needsWorkers
-    ? createWorkerExecutor(options, forcedWorkers ?? poolSize)
-    : createInProcessExecutor(options);
+    ? createWorkerExecutor(options, forcedWorkers ?? poolSize, opening, keep)
+    : createInProcessExecutor(options, opening);
   let usingWorkers = needsWorkers;
   // Measured (docs/decisions/2026-11-30-grep-engine.md): once batches travel compactly, two workers beat
   // the calling thread for every engine on a big tree (they read and search on both cores while this
   // thread walks), and regexes without a prefilter also gain the workers' guarded JavaScript scan.
   const benefitsFromWorkers = poolSize > 1;
   /** The pool booting while the calling thread still searches (see WORKER_PREWARM_FILE_COUNT). */
-  let pool: WorkerExecutor | undefined;
+  let pool: WorkerExecutor | undefined =
+    keep && !needsWorkers && scope.workers !== 0 && benefitsFromWorkers && !scope.rootIsFile
+      ? createWorkerExecutor(options, poolSize, opening, true)
+      : undefined;
+  /** Files walked before a booted pool takes over. */
+  const switchAt = keep ? KEPT_THREADS_FILE_COUNT : 0;
   const onAbort = () => {
     executor.close(scope.signal.reason);
     pool?.close(scope.signal.reason);
@@ -148,8 +172,8 @@ export async function runGrepSearch(
         if (batch.length === 0) return;
         if (!usingWorkers && scope.workers !== 0 && benefitsFromWorkers) {
           if (pool === undefined && !last && walked > WORKER_PREWARM_FILE_COUNT)
-            pool = createWorkerExecutor(options, poolSize);
-          if (pool !== undefined && (pool.ready || walked > IN_PROCESS_FILE_LIMIT)) {
+            pool = createWorkerExecutor(options, poolSize, opening, keep);
+          if (pool !== undefined && ((pool.ready && walked > switchAt) || walked > IN_PROCESS_FILE_LIMIT)) {
             const previous = executor;
             executor = pool;
             pool = undefined;

@@ -9,7 +9,7 @@
  * searcher. Synchronous on purpose: a worker has nothing else to do, and the main thread calls it for one
  * file at a time between yields.
  */
-import { closeSync, constants, fstatSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { HeldDirectory } from '../../../descriptors/held-directory.ts';
 import { looksBinary } from '../binary-probe.ts';
 import type { GrepOptions } from './grep-options.ts';
@@ -26,28 +26,40 @@ export interface FileSearchOutcome {
   unsearchedLines: number[];
 }
 
+/**
+ * How a file is opened: `verified` refuses a link on every component of its path (`openat2` with
+ * `RESOLVE_NO_SYMLINKS`); `direct` refuses one as the last component only (`O_NOFOLLOW`), for a
+ * confined file worker where the mount namespace bounds what any component can lead to (see
+ * grep-files.ts, `directOpenIsBounded`).
+ */
+export type FileOpening = 'verified' | 'direct';
+
 /** Reuses one read buffer per thread; it grows to `maxFileSizeBytes + 1` at most. */
 let buffer = new Uint8Array(0);
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
+const DIRECT_OPEN_FLAGS = OPEN_FLAGS | constants.O_NOFOLLOW;
+
+function openFile(file: string, opening: FileOpening): number {
+  return opening === 'direct' ? openSync(file, DIRECT_OPEN_FLAGS) : HeldDirectory.openPath(file, OPEN_FLAGS);
+}
+
+function searched(file: string): FileSearchOutcome {
+  return { file, status: 'searched', matches: [], more: false, unsearchedLines: [] };
+}
 
 /** `file` is a real absolute path: a path through any symlink is unreadable. */
 export function searchFileSync(
   file: string,
   searcher: TextSearcher,
   limits: Pick<GrepOptions, 'maxFileSizeBytes' | 'maxMatchesPerFile'>,
+  opening: FileOpening = 'verified',
 ): FileSearchOutcome {
   const { maxFileSizeBytes, maxMatchesPerFile } = limits;
-  const outcome: FileSearchOutcome = {
-    file,
-    status: 'searched',
-    matches: [],
-    more: false,
-    unsearchedLines: [],
-  };
+  const outcome = searched(file);
   let descriptor: number;
   try {
-    descriptor = HeldDirectory.openPath(file, OPEN_FLAGS);
+    descriptor = openFile(file, opening);
   } catch {
     outcome.status = 'unreadable';
     return outcome;

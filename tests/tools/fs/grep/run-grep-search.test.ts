@@ -18,7 +18,7 @@ beforeAll(() => {
 });
 afterAll(() => temp.remove());
 
-async function search(pattern: string, workers: 'auto' | number, maxResults = 10_000) {
+async function search(pattern: string, workers: 'auto' | number, maxResults = 10_000, keepThreads = false) {
   const result = await runGrepSearch(
     {
       spec: compileGrepPattern(pattern, false),
@@ -27,7 +27,14 @@ async function search(pattern: string, workers: 'auto' | number, maxResults = 10
       maxMatchesPerFile: 20,
       maxFileSizeBytes: 1 << 20,
     },
-    { root: temp.path, rootIsFile: false, signal: new AbortController().signal, allows: () => true, workers },
+    {
+      root: temp.path,
+      rootIsFile: false,
+      signal: new AbortController().signal,
+      allows: () => true,
+      workers,
+      keepThreads,
+    },
   );
   return {
     found: result.files.flatMap((file) =>
@@ -55,4 +62,15 @@ test('maxResults stops the walk early in both modes', async () => {
     expect(result.found.length).toBe(5);
     expect(result.hitMaxResults).toBe(true);
   }
+});
+
+test('kept threads serve search after search: a search cut early leaves nothing behind for the next', async () => {
+  const whole = await search('needle', 0);
+  for (const maxResults of [3, 10_000, 1, 10_000]) {
+    const kept = await search('needle', 'auto', maxResults, true);
+    if (maxResults === 10_000) expect(kept).toEqual(whole);
+    else expect(kept.found).toEqual(whole.found.slice(0, maxResults));
+  }
+  // Another pattern on the same threads: they rebuilt their matcher.
+  expect((await search('tail', 'auto', 10_000, true)).found.length).toBe(300);
 });
