@@ -42,6 +42,14 @@ export interface AccessPolicy {
   require(real: string, need: AccessNeed, shown: string, absolute?: string): void;
   /** Whether a walk may report (and read) the real location `real`: the synchronous per-candidate check. */
   admits(real: string): boolean;
+  /**
+   * Whether `admits` holds for every location below the real directory `real`, so a walk of it need
+   * not ask candidate by candidate (about a microsecond each, a tenth of a walk): the policy admits
+   * `real`, no protected path lies below it, and the call names no `allowedPaths` or `deniedPaths`.
+   * Then every rule decides a descendant as it decides `real` (inside a root, under the same protected
+   * path or none), decided lexically once.
+   */
+  admitsEveryDescendant(real: string): boolean;
   /** The enabled `deniedPaths` entries as real locations: what a shell sandbox covers. */
   readonly deniedLocations: readonly string[];
 }
@@ -173,6 +181,14 @@ export async function createAccessPolicy(context: ToolContext): Promise<AccessPo
     },
     admits(real) {
       return refusalFor(real, 'read', real) === undefined;
+    },
+    admitsEveryDescendant(real) {
+      return (
+        allowed.length === 0 &&
+        denied.length === 0 &&
+        refusalFor(real, 'read', real) === undefined &&
+        !reachable.protectedPaths.some((path) => path !== real && isPathInside(path, real))
+      );
     },
     deniedLocations: denied.map((entry) => entry.real),
   };

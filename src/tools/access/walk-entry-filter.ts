@@ -4,7 +4,9 @@
  * real locations with links refused (src/descriptors/held-directory.ts), so an entry's real location is
  * its directory's real path plus its name, with no name resolved again. For a symlink entry the link's
  * target is judged as well (read through the held directory, then resolved): a link pointing outside is
- * left out. A name reported this way lies inside the set; what is later opened under it is opened at its
+ * left out. In a directory whose every descendant the policy admits (`admitsEveryDescendant`, asked once
+ * a directory), an entry that is no link is admitted as it is listed. A name reported this way lies
+ * inside the set; what is later opened under it is opened at its
  * real location with links refused. Everything here is synchronous: a walk must not interleave its checks
  * with other work on the same candidate.
  */
@@ -30,7 +32,19 @@ export function entryLocation(directory: string, name: string): string {
 
 export function createWalkEntryFilter(policy: AccessPolicy): WalkEntryFilter {
   let refused = 0;
+  // Directories whose every descendant the policy admits (asked once a directory): an entry there that
+  // is no link is admitted without a check of its own.
+  const wholeTrees = new WeakMap<HeldDirectory, boolean>();
+  const admitsWhole = (directory: HeldDirectory): boolean => {
+    let whole = wholeTrees.get(directory);
+    if (whole === undefined) {
+      whole = policy.admitsEveryDescendant(directory.path);
+      wholeTrees.set(directory, whole);
+    }
+    return whole;
+  };
   const decide = (directory: HeldDirectory, name: string, isLink: boolean | undefined): boolean => {
+    if (isLink === false && admitsWhole(directory)) return true;
     if (!policy.admits(entryLocation(directory.path, name))) return false;
     try {
       if (!(isLink ?? directory.statEntry(name).isSymbolicLink())) return true;

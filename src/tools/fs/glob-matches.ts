@@ -46,9 +46,11 @@ export function admittedGlobMatches(
   const respelled = spelledPrefix !== realPrefix;
   const paths: string[] = [];
   let refused = outcome.refused;
+  // Where the policy admits the whole tree below the start, a match below it needs no check of its own.
+  const whole = policy.admitsEveryDescendant(outcome.start);
   for (const path of outcome.paths) {
     // A validated reply names only paths below its start; anything else is not a match of this pattern.
-    if (!path.startsWith(realPrefix) || !policy.admits(path)) {
+    if (!path.startsWith(realPrefix) || (!whole && !policy.admits(path))) {
       refused += 1;
       continue;
     }

@@ -120,3 +120,33 @@ test('require throws permission_denied with the refusal, and walks ask admits sy
   );
   expect(policy.admits(join(home, 'src'))).toBe(true);
 });
+
+describe('a whole tree admitted at once', () => {
+  // [name, settings, directory, whether every descendant is admitted without a check of its own]
+  const cases: [string, Record<string, unknown>, string, boolean][] = [
+    [
+      'the personal workspace (inside the protected workspaces directory, but hers), no path settings',
+      {},
+      home,
+      true,
+    ],
+    ['a folder in it', {}, join(home, 'src'), true],
+    ['a read-only root', {}, readOnly, true],
+    ['the protected workspaces directory itself', {}, join(root, 'workspaces'), false],
+    ['a directory holding a protected path', {}, root, false],
+    ['outside the set', {}, join(root, 'elsewhere'), false],
+    [
+      'with a denied path anywhere',
+      { deniedPaths: pathList(join(home, 'private')) },
+      join(home, 'src'),
+      false,
+    ],
+    ['with an allowed path covering it', { allowedPaths: pathList(home) }, join(home, 'src'), false],
+  ];
+  test.each(cases)('%s', async (_name, parameters, directory, whole) => {
+    const policy = await policyWith(parameters);
+    expect(policy.admitsEveryDescendant(directory)).toBe(whole);
+    // Never more than the per-candidate check: what it admits whole, a descendant is admitted one by one.
+    if (whole) expect(policy.admits(join(directory, 'deep', 'file.txt'))).toBe(true);
+  });
+});
