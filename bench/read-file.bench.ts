@@ -99,3 +99,5 @@ for (const [label, path] of [
   );
 }
 console.log(`READ_FILE_JSON ${JSON.stringify(figures)}`);
+// The warm pool's idle timer would keep the process alive for its 10 minutes; the exit handler cleans up.
+process.exit(0);
