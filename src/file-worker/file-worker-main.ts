@@ -137,7 +137,39 @@ async function perform(
       return { result: await operations.listDirectory(String(args.path)) };
     case 'resolveLocation':
       return { result: await locate(operations, String(args.absolute)) };
-    // The workspace files routes.
+    // A message's attachments.
+    case 'inspectFile':
+      return {
+        result: await operations.inspectFile({ path: String(args.path), argument: String(args.argument) }),
+      };
+    // glob: the matches travel as the payload (glob-paths-payload.ts).
+    case 'globFiles': {
+      const { paths, ...rest } = await operations.globFiles({
+        pattern: String(args.pattern),
+        cwd: String(args.cwd),
+        dot: args.dot === true,
+        maxResults: Number(args.maxResults),
+      });
+      return { result: { ...rest, count: paths.length }, payload: encodeGlobPaths(paths) };
+    }
+    // grep.
+    case 'grepFiles':
+      return {
+        result: await operations.grepFiles({ path: String(args.path), options: args.options as GrepOptions }),
+      };
+    default:
+      return performForFilesRoutes(operations, call, payload);
+  }
+}
+
+/** The operations of the workspace files routes (listings, downloads in ranges, uploads). */
+async function performForFilesRoutes(
+  operations: FileOperations,
+  call: Call,
+  payload: Uint8Array,
+): Promise<{ result: unknown; payload?: Uint8Array }> {
+  const args = call.args;
+  switch (call.op) {
     case 'listFolder':
       return { result: await operations.listFolder({ path: String(args.path), limit: Number(args.limit) }) };
     case 'openDownload': {
@@ -165,26 +197,6 @@ async function perform(
           data: payload,
           shown: String(args.shown),
         }),
-      };
-    // A message's attachments.
-    case 'inspectFile':
-      return {
-        result: await operations.inspectFile({ path: String(args.path), argument: String(args.argument) }),
-      };
-    // glob: the matches travel as the payload (glob-paths-payload.ts).
-    case 'globFiles': {
-      const { paths, ...rest } = await operations.globFiles({
-        pattern: String(args.pattern),
-        cwd: String(args.cwd),
-        dot: args.dot === true,
-        maxResults: Number(args.maxResults),
-      });
-      return { result: { ...rest, count: paths.length }, payload: encodeGlobPaths(paths) };
-    }
-    // grep.
-    case 'grepFiles':
-      return {
-        result: await operations.grepFiles({ path: String(args.path), options: args.options as GrepOptions }),
       };
     default:
       throw new Error(`there is no operation ${JSON.stringify(call.op)}`);

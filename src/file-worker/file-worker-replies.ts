@@ -16,7 +16,6 @@ import {
   SymlinkLoopError,
 } from '../tools/access/real-location.ts';
 import { ToolError } from '../tools/errors.ts';
-import type { GlobOutcome } from '../tools/fs/file-operations.ts';
 import {
   type DirectoryEntryType,
   type DirectoryListing,
@@ -31,7 +30,6 @@ import {
   type WriteTarget,
 } from '../tools/fs/file-operations.ts';
 import { compareFolderEntries } from '../tools/fs/list-folder.ts';
-import { readGlobPaths } from './glob-paths-payload.ts';
 
 /** The classifications a worker may fail a call with: those of file work, never the server's own. */
 const WORKER_CLASSIFICATIONS: readonly ToolErrorClassification[] = [
@@ -42,7 +40,7 @@ const WORKER_CLASSIFICATIONS: readonly ToolErrorClassification[] = [
   'execution_error',
 ];
 const MESSAGE_LIMIT = 16 * 1024;
-const PATH_LIMIT = 4096;
+export const PATH_LIMIT = 4096;
 const NAME_LIMIT = 255;
 export const ENTRY_LIMIT = 1_000_000;
 const ENTRY_TYPES: readonly DirectoryEntryType[] = ['file', 'directory', 'symlink', 'other'];
@@ -391,35 +389,4 @@ export function inspectedFileReply(result: unknown): InspectedFile {
     default:
       throw new InvalidReplyError('kind is none of missing, file, directory, special');
   }
-}
-
-// glob.
-
-/**
- * A glob's outcome: the matches come as the payload, `count` of them, each a real absolute path below
- * `start`, each once (glob-paths-payload.ts), at most `maxResults`; `truncated` only with all
- * `maxResults` sent (the walk stops at the first match past the cap).
- */
-export function globReply(result: unknown, payload: Uint8Array, maxResults: number): GlobOutcome {
-  const fields = record(result, 'the result');
-  const expected = ['count', 'real', 'refused', 'start', 'truncated'];
-  if (Object.keys(fields).sort().join() !== expected.join()) {
-    throw new InvalidReplyError(`the result's fields are not exactly ${expected.join(', ')}`);
-  }
-  const real = realPath(fields.real, 'real');
-  const start = realPath(fields.start, 'start');
-  const total = count(fields.count, 'count');
-  if (total > maxResults) {
-    throw new InvalidReplyError(`count is ${total}, more than the ${maxResults} asked for`);
-  }
-  if (typeof fields.truncated !== 'boolean') throw new InvalidReplyError('truncated is not true or false');
-  if (fields.truncated && total !== maxResults) {
-    throw new InvalidReplyError(`it says truncated with ${total} paths of the ${maxResults} asked for`);
-  }
-  const paths = readGlobPaths(payload, start, PATH_LIMIT);
-  if (!Array.isArray(paths)) throw new InvalidReplyError(paths.wrong);
-  if (paths.length !== total)
-    throw new InvalidReplyError(`count is ${total}, but it sent ${paths.length} paths`);
-  const refused = count(fields.refused, 'refused');
-  return { real, start, paths, truncated: fields.truncated, refused };
 }

@@ -25,7 +25,6 @@ import { MAX_PAYLOAD_BYTES } from './file-worker-protocol.ts';
 import {
   downloadReply,
   folderListingReply,
-  globReply,
   InvalidReplyError,
   inspectedFileReply,
   listingReply,
@@ -36,6 +35,7 @@ import {
   uploadReply,
   writeTargetReply,
 } from './file-worker-replies.ts';
+import { globReply } from './glob-reply.ts';
 import { grepReply } from './grep-reply.ts';
 import { logWorkerProtectedPathRefusal } from './worker-protected-path-refusal.ts';
 
@@ -63,9 +63,19 @@ function stopForInvalidReply(worker: FileWorkerProcess, what: string, why: strin
   );
 }
 
-export function createWorkerFileOperations(context: ToolContext, pool: FileWorkerPool): FileOperations {
+/** How a call's operations ask its worker: one call, its reply judged by `judge` before anything is used. */
+type AskWorker = <T>(
+  op: FileWorkerOperation,
+  args: Record<string, unknown>,
+  judge: (result: unknown, payload: Uint8Array) => T,
+  payload?: Uint8Array,
+  signal?: AbortSignal,
+) => Promise<T>;
+
+/** The asking of the call `context`'s worker, from `pool`, with the call's path settings. */
+function askerFor(context: ToolContext, pool: FileWorkerPool): AskWorker {
   const parameters = pathSettings(context);
-  const ask = async <T>(
+  return async <T>(
     op: FileWorkerOperation,
     args: Record<string, unknown>,
     judge: (result: unknown, payload: Uint8Array) => T,
@@ -93,6 +103,10 @@ export function createWorkerFileOperations(context: ToolContext, pool: FileWorke
       pool.touch(worker);
     }
   };
+}
+
+export function createWorkerFileOperations(context: ToolContext, pool: FileWorkerPool): FileOperations {
+  const ask = askerFor(context, pool);
   return {
     readFile: (request) =>
       ask('readFile', { ...request }, (result, bytes) => readFileReply(result, bytes, request.ceiling)),

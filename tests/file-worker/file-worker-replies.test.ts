@@ -3,7 +3,6 @@ import {
   downloadReply,
   failureOfReply,
   folderListingReply,
-  globReply,
   InvalidReplyError,
   inspectedFileReply,
   listingReply,
@@ -15,6 +14,7 @@ import {
   writeTargetReply,
 } from '../../src/file-worker/file-worker-replies.ts';
 import { encodeGlobPaths } from '../../src/file-worker/glob-paths-payload.ts';
+import { globReply } from '../../src/file-worker/glob-reply.ts';
 import { grepReply } from '../../src/file-worker/grep-reply.ts';
 import { ProtectedPathRefusedError } from '../../src/tools/access/protected-path-refused-error.ts';
 
