@@ -47,6 +47,12 @@ export interface FileWorkerPool {
   sweep(): void;
   /** The running workers, by key (tests). */
   workers(): Map<string, FileWorkerProcess>;
+  /**
+   * A watch on `userId`'s process limit from now: called after file work of theirs failed, why it
+   * could not run when the limit refused them a process or thread meanwhile (a worker cannot start, or
+   * ends, when it cannot make a thread), in the sandbox's words; undefined otherwise.
+   */
+  watchProcessLimit(userId: string): () => string | undefined;
   dispose(): void;
 }
 
@@ -84,6 +90,14 @@ async function startWorker(
   }
   const launch = await sandbox.prepareFileWorker({ userId, reachable, ...(await fileWorkerProgram()) });
   return FileWorkerProcess.start({ launch, userId, reachable, log: options.log });
+}
+
+/** The pool's `watchProcessLimit`: the sandbox's watch, worded for file work; none without one. */
+function watchProcessLimit(options: FileWorkerPoolOptions, userId: string): () => string | undefined {
+  return (
+    options.sandbox().watchProcessLimit?.(userId, 'The file work of this call could not run') ??
+    (() => undefined)
+  );
 }
 
 export function createFileWorkerPool(options: FileWorkerPoolOptions): FileWorkerPool {
@@ -130,6 +144,7 @@ export function createFileWorkerPool(options: FileWorkerPoolOptions): FileWorker
   timer.unref?.();
 
   return {
+    watchProcessLimit: (userId) => watchProcessLimit(options, userId),
     async acquire(userId: string, reachable: ReachableSet): Promise<FileWorkerProcess> {
       if (disposed) throw new ToolError('execution_error', 'The file workers were shut down.');
       const key = fileWorkerKey(userId, reachable);

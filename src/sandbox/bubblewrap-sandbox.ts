@@ -211,6 +211,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions = {}):
     }),
     prepareProgram: (program) => prepareBubblewrapProgram(program, context),
     prepareFileWorker: (worker) => prepareFileWorkerSandbox(worker, context),
+    watchProcessLimit: (userId, subject) => shares.watchProcessLimit(userId, subject),
     run: (command) => runBubblewrapCommand(command, context),
   };
 }

@@ -133,6 +133,13 @@ export interface ShellSandbox {
    * Throws a classified ToolError when the sandbox is unavailable.
    */
   prepareFileWorker?(worker: FileWorkerLaunchRequest): Promise<SandboxedProgramLaunch>;
+  /**
+   * A watch on `userId`'s per-user process limit from now (user-shares.ts): called after work of theirs
+   * failed, the message for it (`subject` what could not run) when the limit refused a process of theirs
+   * since or holds them at it, in the words a command refused for it gets; otherwise undefined. Absent
+   * where no per-user limit is kept.
+   */
+  watchProcessLimit?(userId: string, subject: string): () => string | undefined;
 }
 
 /** What a file worker's sandbox is built for. */

@@ -14,6 +14,8 @@
  *   the waiter starts nothing before that (sandbox-waiter.ts), so every process of the command is
  *   counted, with no window. A failure throws; the caller then runs nothing.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CGROUP_V1_ROOT, openUserCgroups } from './user-cgroups.ts';
 
 /** Where Debian-family hosts with cgroup v1 mount the pids controller. */
@@ -27,6 +29,16 @@ export interface UserProcessCgroups {
    * alone. Throws what the cgroup file system says otherwise.
    */
   admit(userId: string, pid: number): void;
+  /**
+   * Whether the cgroup of `userId` holds as many processes as its limit allows now (`pids.current` at
+   * `pids.max`): a fork of theirs fails, a file worker's thread included. False when it cannot tell.
+   */
+  atLimit(userId: string): boolean;
+  /**
+   * How many forks (threads included) the limit has refused in the cgroup of `userId` so far (the
+   * `max` count of `pids.events`); 0 when it cannot tell.
+   */
+  refusals(userId: string): number;
 }
 
 /** The per-user cgroups under `root`, or the reason they cannot be had. */
@@ -42,5 +54,27 @@ export function openUserProcessCgroups(
     settings: [['pids.max', String(limit)]],
   });
   if (typeof cgroups === 'string') return cgroups;
-  return { limit, admit: cgroups.admit };
+  return {
+    limit,
+    admit: cgroups.admit,
+    atLimit(userId) {
+      try {
+        const directory = cgroups.directoryOf(userId);
+        const current = Number(readFileSync(join(directory, 'pids.current'), 'utf8'));
+        const max = Number(readFileSync(join(directory, 'pids.max'), 'utf8'));
+        return Number.isFinite(current) && Number.isFinite(max) && current >= max;
+      } catch {
+        return false;
+      }
+    },
+    refusals(userId) {
+      try {
+        const events = readFileSync(join(cgroups.directoryOf(userId), 'pids.events'), 'utf8');
+        const count = Number(/^max (\d+)$/m.exec(events)?.[1]);
+        return Number.isSafeInteger(count) ? count : 0;
+      } catch {
+        return 0;
+      }
+    },
+  };
 }

@@ -64,8 +64,17 @@ export interface UserShares {
   readonly admits: boolean;
   /** Joins `pid` (a sandbox's PID 1) to `userId`'s shares. Throws naming the share it could not join. */
   admit(userId: string, pid: number): AdmittedSandbox;
-  /** Why a command could not start: creating its process failed with `errno` (`reason` its text). */
-  startFailureMessage(errno: string, reason: string): string;
+  /**
+   * Why a command could not start: creating its process failed with `errno` (`reason` its text).
+   * `subject` says what could not start (default "The command could not start").
+   */
+  startFailureMessage(errno: string, reason: string, subject?: string): string;
+  /**
+   * A watch on `userId`'s per-user process limit from now: called after work of theirs failed, it gives
+   * the message for that work (`subject` what failed) when the limit refused a process or thread of
+   * theirs since, or holds them at it now; undefined otherwise, or when no per-user limit is in use.
+   */
+  watchProcessLimit(userId: string, subject: string): () => string | undefined;
 }
 
 type Opened<T> = T | string;
@@ -104,6 +113,39 @@ function describe(
   ].join(', ');
 }
 
+/**
+ * The wording of a command (or other work, `subject`) that could not start for want of a process: the
+ * limit that applies to its user, per user where the server is root, per uid otherwise.
+ */
+function startFailureWording(
+  serverIsRoot: boolean,
+  limits: SandboxLimits,
+  processes: Opened<UserProcessCgroups>,
+): (errno: string, reason: string, subject?: string) => string {
+  return (errno: string, reason: string, subject = 'The command could not start'): string => {
+    if (errno !== 'EAGAIN') {
+      return `${subject}: the sandbox could not create its process (${reason}).`;
+    }
+    if (!serverIsRoot) {
+      // Without root every user's commands run as the server's uid: its limit is everyone's.
+      return (
+        `${subject}: the processes of uid ${process.getuid?.()}, which every user's ` +
+        `commands run as here, are at their limit (${limits.processes}, RLIMIT_NPROC). Wait for ` +
+        'other commands to finish; run the server as root for a limit per user.'
+      );
+    }
+    const perUser =
+      typeof processes === 'string'
+        ? ''
+        : `${processes.limit} per user, all their commands and MCP servers together; `;
+    return (
+      `${subject}: this user's processes are at their limit (${perUser}` +
+      `${limits.processes} per uid, RLIMIT_NPROC). Wait for this user's other commands to finish, or ` +
+      'stop the one that holds the processes (a fork loop, say).'
+    );
+  };
+}
+
 /** Opens every share the host allows. */
 export function openUserShares(options: UserSharesOptions): UserShares {
   const { parentId, serverIsRoot, limits } = options;
@@ -124,6 +166,7 @@ export function openUserShares(options: UserSharesOptions): UserShares {
     }
   };
 
+  const startFailureMessage = startFailureWording(serverIsRoot, limits, processes);
   return {
     processes,
     memory,
@@ -155,27 +198,14 @@ export function openUserShares(options: UserSharesOptions): UserShares {
         },
       };
     },
-    startFailureMessage(errno, reason) {
-      if (errno !== 'EAGAIN') {
-        return `The command could not start: the sandbox could not create its process (${reason}).`;
-      }
-      if (!serverIsRoot) {
-        // Without root every user's commands run as the server's uid: its limit is everyone's.
-        return (
-          `The command could not start: the processes of uid ${process.getuid?.()}, which every user's ` +
-          `commands run as here, are at their limit (${limits.processes}, RLIMIT_NPROC). Wait for ` +
-          'other commands to finish; run the server as root for a limit per user.'
-        );
-      }
-      const perUser =
-        typeof processes === 'string'
-          ? ''
-          : `${processes.limit} per user, all their commands and MCP servers together; `;
-      return (
-        `The command could not start: this user's processes are at their limit (${perUser}` +
-        `${limits.processes} per uid, RLIMIT_NPROC). Wait for this user's other commands to finish, or ` +
-        'stop the one that holds the processes (a fork loop, say).'
-      );
+    startFailureMessage,
+    watchProcessLimit(userId, subject) {
+      if (typeof processes === 'string') return () => undefined;
+      const before = processes.refusals(userId);
+      return () =>
+        processes.refusals(userId) > before || processes.atLimit(userId)
+          ? startFailureMessage('EAGAIN', '', subject)
+          : undefined;
     },
   };
 }

@@ -14,6 +14,7 @@ import { MAX_PAYLOAD_BYTES } from '../../src/file-worker/file-worker-protocol.ts
 import { createWorkerFileOperations } from '../../src/file-worker/worker-file-operations.ts';
 import { FILE_WORKER_DIRECTORY } from '../../src/sandbox/file-worker-sandbox.ts';
 import { resolveAndValidatePath } from '../../src/tools/access/resolve-and-validate-path.ts';
+import { ToolError } from '../../src/tools/errors.ts';
 import { sha256Hex } from '../../src/tools/fs/freshness.ts';
 import { userFileContext } from '../../src/tools/user-file-context.ts';
 import { installationDirectory } from '../../src/workspaces/installation-directory.ts';
@@ -284,6 +285,48 @@ describeSandbox('idle workers', () => {
   });
 });
 
+describe('a worker that cannot run while its user is at the process limit', () => {
+  /** A pool whose worker fails to start with `failure`, its user at the process limit or not. */
+  const failingPool = (failure: Error, atLimit: boolean): FileWorkerPool => ({
+    acquire: async () => {
+      throw failure;
+    },
+    touch: () => {},
+    sweep: () => {},
+    workers: () => new Map(),
+    watchProcessLimit: (userId) => () =>
+      atLimit
+        ? `The file work of this call could not run: ${userId}'s processes are at their limit.`
+        : undefined,
+    dispose: () => {},
+  });
+  const read = (pool: FileWorkerPool) =>
+    createWorkerFileOperations(userFileContext('alice', makeReachableSet(), Date.now), pool).readFile({
+      path: 'a.txt',
+      need: 'read',
+      ceiling: 10,
+      action: 'read',
+    });
+  const crashed = new ToolError(
+    'execution_error',
+    'The file worker for this call could not start: exit status 134.',
+  );
+
+  test('at the limit: the call says so in the sandbox’s words, not the worker’s crash', async () => {
+    await expect(read(failingPool(crashed, true))).rejects.toMatchObject({
+      classification: 'execution_error',
+      message: "The file work of this call could not run: alice's processes are at their limit.",
+    });
+  });
+  test('below it: the worker’s own failure, as it was', async () => {
+    await expect(read(failingPool(crashed, false))).rejects.toBe(crashed);
+  });
+  test('at the limit, a refusal that is no failure to run stays itself', async () => {
+    const refused = new ToolError('permission_denied', 'Access to "a.txt" is denied.');
+    await expect(read(failingPool(refused, true))).rejects.toBe(refused);
+  });
+});
+
 describe("the files routes' operations through a worker", () => {
   test('an upload larger than one frame is refused before any worker is asked', async () => {
     const asked: string[] = [];
@@ -295,6 +338,7 @@ describe("the files routes' operations through a worker", () => {
       touch: () => {},
       sweep: () => {},
       workers: () => new Map(),
+      watchProcessLimit: () => () => undefined,
       dispose: () => {},
     };
     const reachable = makeReachableSet();

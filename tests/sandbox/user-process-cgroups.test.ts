@@ -66,6 +66,14 @@ describeSandbox('one user cannot take every process slot of the sandbox', () => 
         'if ($p == 0) { sleep 6; exit 0 } $n++ } sleep 3; print "stopped at $n\\n";';
       const looping = run('mallory', `perl -e '${forkLoop}'`);
       expect(await waitUntil(() => existsSync(limited), 15_000)).toBe(true);
+      // While the loop holds every slot (its children sleep on), work of mallory's that cannot run is
+      // told why; bob is below his limit.
+      expect(setup.sandbox.watchProcessLimit?.('mallory', 'The file work of this call could not run')()).toBe(
+        "The file work of this call could not run: this user's processes are at their limit (60 per user, all their commands and MCP servers together; 400 per uid, RLIMIT_NPROC). Wait for this user's other commands to finish, or stop the one that holds the processes (a fork loop, say).",
+      );
+      expect(setup.sandbox.watchProcessLimit?.('bob', 'The file work of this call could not run')()).toBe(
+        undefined,
+      );
       rmSync(limited);
       const other = await run(
         'bob',
