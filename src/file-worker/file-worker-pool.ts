@@ -48,11 +48,12 @@ export interface FileWorkerPool {
   /** The running workers, by key (tests). */
   workers(): Map<string, FileWorkerProcess>;
   /**
-   * A watch on `userId`'s process limit from now: called after file work of theirs failed, why it
-   * could not run when the limit refused them a process or thread meanwhile (a worker cannot start, or
-   * ends, when it cannot make a thread), in the sandbox's words; undefined otherwise.
+   * The error a call of `worker` fails with when `error` ended it: its user's process limit, in the
+   * sandbox's words, when the limit refused them a process or thread since the worker started or holds
+   * them at it now (a worker ends when it cannot make a thread); `error` otherwise. A worker that
+   * cannot start for the limit fails `acquire` the same way.
    */
-  watchProcessLimit(userId: string): () => string | undefined;
+  explainFailure(worker: FileWorkerProcess, error: unknown): unknown;
   dispose(): void;
 }
 
@@ -78,25 +79,51 @@ interface Entry {
   usedAt: number;
 }
 
-/** A new worker of `userId` over `reachable`, in the sandbox of the pool. */
-async function startWorker(
-  options: FileWorkerPoolOptions,
-  userId: string,
-  reachable: ReachableSet,
-): Promise<FileWorkerProcess> {
-  const sandbox = options.sandbox();
-  if (sandbox.prepareFileWorker === undefined) {
-    throw new ToolError('execution_error', "This server's sandbox cannot hold file workers.");
-  }
-  const launch = await sandbox.prepareFileWorker({ userId, reachable, ...(await fileWorkerProgram()) });
-  return FileWorkerProcess.start({ launch, userId, reachable, log: options.log });
+/**
+ * A failure of file work while its user's processes are at their limit (a fork loop of theirs, say)
+ * is one for that reason, not one of the worker's own: `limit` (a watch on it) words it instead of the
+ * worker's crash. Any other error is passed on as it is.
+ */
+export function failedAtProcessLimit(limit: () => string | undefined, error: unknown): unknown {
+  if (!ToolError.isInstance(error) || error.classification !== 'execution_error') return error;
+  const message = limit();
+  return message === undefined ? error : new ToolError('execution_error', message);
 }
 
-/** The pool's `watchProcessLimit`: the sandbox's watch, worded for file work; none without one. */
+/** A watch on `userId`'s process limit from now, worded for file work; none without one. */
 function watchProcessLimit(options: FileWorkerPoolOptions, userId: string): () => string | undefined {
   return (
     options.sandbox().watchProcessLimit?.(userId, 'The file work of this call could not run') ??
     (() => undefined)
+  );
+}
+
+/**
+ * A new worker of `userId` over `reachable`, in the sandbox of the pool, with its watch on the user's
+ * process limit from just before it started (a start that failed for the limit says so).
+ */
+async function startWorker(
+  options: FileWorkerPoolOptions,
+  userId: string,
+  reachable: ReachableSet,
+): Promise<{ worker: FileWorkerProcess; limit: () => string | undefined }> {
+  const sandbox = options.sandbox();
+  if (sandbox.prepareFileWorker === undefined) {
+    throw new ToolError('execution_error', "This server's sandbox cannot hold file workers.");
+  }
+  const limit = watchProcessLimit(options, userId);
+  try {
+    const launch = await sandbox.prepareFileWorker({ userId, reachable, ...(await fileWorkerProgram()) });
+    return { worker: await FileWorkerProcess.start({ launch, userId, reachable, log: options.log }), limit };
+  } catch (error) {
+    throw failedAtProcessLimit(limit, error);
+  }
+}
+
+/** The entries whose worker has had no call in flight for `idleMs` or more at `at`. */
+function idleEntries(entries: Map<string, Entry>, at: number, idleMs: number): [string, Entry][] {
+  return [...entries].filter(
+    ([, entry]) => entry.worker !== undefined && entry.worker.busy === 0 && at - entry.usedAt >= idleMs,
   );
 }
 
@@ -117,8 +144,11 @@ export function createFileWorkerPool(options: FileWorkerPoolOptions): FileWorker
       .sort((left, right) => left[1].usedAt - right[1].usedAt)[0];
     if (idle !== undefined) stopEntry(idle[0], idle[1]);
   };
+  // Each worker's watch on its user's process limit, from just before it started.
+  const limits = new WeakMap<FileWorkerProcess, () => string | undefined>();
   const start = async (key: string, entry: Entry, userId: string, reachable: ReachableSet) => {
-    const worker = await startWorker(options, userId, reachable);
+    const { worker, limit } = await startWorker(options, userId, reachable);
+    limits.set(worker, limit);
     if (disposed || entries.get(key) !== entry) {
       worker.stop();
       throw new ToolError('execution_error', 'The file workers were shut down.');
@@ -133,18 +163,13 @@ export function createFileWorkerPool(options: FileWorkerPoolOptions): FileWorker
   };
 
   const sweep = () => {
-    const at = now();
-    for (const [key, entry] of [...entries]) {
-      if (entry.worker !== undefined && entry.worker.busy === 0 && at - entry.usedAt >= options.idleMs) {
-        stopEntry(key, entry);
-      }
-    }
+    for (const [key, entry] of idleEntries(entries, now(), options.idleMs)) stopEntry(key, entry);
   };
   const timer = setInterval(sweep, Math.max(1000, Math.floor(options.idleMs / 2)));
   timer.unref?.();
 
   return {
-    watchProcessLimit: (userId) => watchProcessLimit(options, userId),
+    explainFailure: (worker, error) => failedAtProcessLimit(limits.get(worker) ?? (() => undefined), error),
     async acquire(userId: string, reachable: ReachableSet): Promise<FileWorkerProcess> {
       if (disposed) throw new ToolError('execution_error', 'The file workers were shut down.');
       const key = fileWorkerKey(userId, reachable);

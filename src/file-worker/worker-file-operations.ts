@@ -63,17 +63,6 @@ function stopForInvalidReply(worker: FileWorkerProcess, what: string, why: strin
   );
 }
 
-/**
- * A worker that could not start, or ended before it answered, while its user's processes are at their
- * limit (a fork loop of theirs, say) failed for that reason, not for one of its own: the call says so in
- * the sandbox's words instead of the worker's crash. Any other error is passed on as it is.
- */
-function atProcessLimit(limit: () => string | undefined, error: unknown): unknown {
-  if (!ToolError.isInstance(error) || error.classification !== 'execution_error') return error;
-  const message = limit();
-  return message === undefined ? error : new ToolError('execution_error', message);
-}
-
 /** How a call's operations ask its worker: one call, its reply judged by `judge` before anything is used. */
 type AskWorker = <T>(
   op: FileWorkerOperation,
@@ -93,12 +82,7 @@ function askerFor(context: ToolContext, pool: FileWorkerPool): AskWorker {
     payload?: Uint8Array,
     signal?: AbortSignal,
   ): Promise<T> => {
-    const limit = pool.watchProcessLimit(context.userId);
-    const worker: FileWorkerProcess = await pool
-      .acquire(context.userId, context.reachable)
-      .catch((error: unknown) => {
-        throw atProcessLimit(limit, error);
-      });
+    const worker: FileWorkerProcess = await pool.acquire(context.userId, context.reachable);
     try {
       const reply = await worker.call(op, parameters, args, payload, signal).catch((error: unknown) => {
         // Logged here, by the server, checked against its own protected set; invalid otherwise.
@@ -107,7 +91,7 @@ function askerFor(context: ToolContext, pool: FileWorkerPool): AskWorker {
         } catch (invalid) {
           throw stopForInvalidReply(worker, `its refusal of ${op}`, (invalid as Error).message);
         }
-        throw atProcessLimit(limit, error);
+        throw pool.explainFailure(worker, error);
       });
       try {
         return judge(reply.result, reply.payload);

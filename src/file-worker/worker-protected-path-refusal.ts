@@ -17,7 +17,7 @@ import { InvalidReplyError } from './file-worker-replies.ts';
  */
 export function logWorkerProtectedPathRefusal(error: unknown, context: ToolContext): void {
   if (!(error instanceof ProtectedPathRefusedError)) return;
-  const { path, real, protectedPath } = error.location;
+  const { real, protectedPath } = error.location;
   // The server's own decision on the location the worker names must be the same protected path.
   if (protectedPathCovering(context.reachable, real) !== protectedPath) {
     throw new InvalidReplyError(
@@ -27,9 +27,7 @@ export function logWorkerProtectedPathRefusal(error: unknown, context: ToolConte
   logProtectedPathRefusal({
     userId: context.userId,
     chatId: context.chatId,
-    path,
-    real,
-    protectedPath,
+    ...error.location,
     at: context.now(),
   });
 }

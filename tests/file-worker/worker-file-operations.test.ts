@@ -8,7 +8,7 @@ import { describe, expect, test } from 'bun:test';
 import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileWorkerProgram } from '../../src/file-worker/file-worker-bundle.ts';
-import type { FileWorkerPool } from '../../src/file-worker/file-worker-pool.ts';
+import { type FileWorkerPool, failedAtProcessLimit } from '../../src/file-worker/file-worker-pool.ts';
 import { FileWorkerProcess } from '../../src/file-worker/file-worker-process.ts';
 import { MAX_PAYLOAD_BYTES } from '../../src/file-worker/file-worker-protocol.ts';
 import { createWorkerFileOperations } from '../../src/file-worker/worker-file-operations.ts';
@@ -286,44 +286,26 @@ describeSandbox('idle workers', () => {
 });
 
 describe('a worker that cannot run while its user is at the process limit', () => {
-  /** A pool whose worker fails to start with `failure`, its user at the process limit or not. */
-  const failingPool = (failure: Error, atLimit: boolean): FileWorkerPool => ({
-    acquire: async () => {
-      throw failure;
-    },
-    touch: () => {},
-    sweep: () => {},
-    workers: () => new Map(),
-    watchProcessLimit: (userId) => () =>
-      atLimit
-        ? `The file work of this call could not run: ${userId}'s processes are at their limit.`
-        : undefined,
-    dispose: () => {},
-  });
-  const read = (pool: FileWorkerPool) =>
-    createWorkerFileOperations(userFileContext('alice', makeReachableSet(), Date.now), pool).readFile({
-      path: 'a.txt',
-      need: 'read',
-      ceiling: 10,
-      action: 'read',
-    });
+  /** A watch on alice's process limit: at it, or not. */
+  const limitOf = (atLimit: boolean) => () =>
+    atLimit ? "The file work of this call could not run: alice's processes are at their limit." : undefined;
   const crashed = new ToolError(
     'execution_error',
     'The file worker for this call could not start: exit status 134.',
   );
 
-  test('at the limit: the call says so in the sandbox’s words, not the worker’s crash', async () => {
-    await expect(read(failingPool(crashed, true))).rejects.toMatchObject({
+  test('at the limit: the call says so in the sandbox’s words, not the worker’s crash', () => {
+    expect(failedAtProcessLimit(limitOf(true), crashed)).toMatchObject({
       classification: 'execution_error',
       message: "The file work of this call could not run: alice's processes are at their limit.",
     });
   });
-  test('below it: the worker’s own failure, as it was', async () => {
-    await expect(read(failingPool(crashed, false))).rejects.toBe(crashed);
+  test('below it: the worker’s own failure, as it was', () => {
+    expect(failedAtProcessLimit(limitOf(false), crashed)).toBe(crashed);
   });
-  test('at the limit, a refusal that is no failure to run stays itself', async () => {
+  test('at the limit, a refusal that is no failure to run stays itself', () => {
     const refused = new ToolError('permission_denied', 'Access to "a.txt" is denied.');
-    await expect(read(failingPool(refused, true))).rejects.toBe(refused);
+    expect(failedAtProcessLimit(limitOf(true), refused)).toBe(refused);
   });
 });
 
@@ -338,7 +320,7 @@ describe("the files routes' operations through a worker", () => {
       touch: () => {},
       sweep: () => {},
       workers: () => new Map(),
-      watchProcessLimit: () => () => undefined,
+      explainFailure: (_worker, error) => error,
       dispose: () => {},
     };
     const reachable = makeReachableSet();

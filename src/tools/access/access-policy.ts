@@ -163,19 +163,14 @@ export async function createAccessPolicy(context: ToolContext): Promise<AccessPo
       const refusal = refusalFor(real, need, shown, absolute);
       if (refusal === undefined) return;
       if (refusal.protectedPath !== undefined) {
+        const location = { path: shown, real, protectedPath: refusal.protectedPath };
         logProtectedPathRefusal({
           userId: context.userId,
           chatId: context.chatId,
-          path: shown,
-          real,
-          protectedPath: refusal.protectedPath,
+          ...location,
           at: context.now(),
         });
-        throw new ProtectedPathRefusedError(refusal.message, {
-          path: shown,
-          real,
-          protectedPath: refusal.protectedPath,
-        });
+        throw new ProtectedPathRefusedError(refusal.message, location);
       }
       throw new ToolPermissionError(refusal.message);
     },
