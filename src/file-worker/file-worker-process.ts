@@ -110,11 +110,15 @@ export class FileWorkerProcess {
       await Promise.race([greeted, late]);
     } catch (error) {
       worker.stop();
-      await child.exited;
+      const status = await child.exited;
+      // A worker gone before its init could be written (EPIPE) is told by how it ended, as one that
+      // ended after it: which of the two comes first is a race.
+      const why =
+        (error as { code?: unknown }).code === 'EPIPE' ? `exit status ${status}` : errorMessage(error);
       const said = worker.stderrTail();
       throw new ToolError(
         'execution_error',
-        `The file worker for this call could not start: ${errorMessage(error)}${said ? ` (it said: ${said})` : ''}.`,
+        `The file worker for this call could not start: ${why}${said ? ` (it said: ${said})` : ''}.`,
       );
     } finally {
       clearTimeout(timer);

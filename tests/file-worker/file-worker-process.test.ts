@@ -43,7 +43,8 @@ test('a worker gone before its init fails the start clearly, and no rejection go
     );
     expect(failure).toMatchObject({ classification: 'execution_error' });
     expect((failure as Error).message).toBe(
-      'The file worker for this call could not start: EPIPE: broken pipe, write.',
+      // Gone before its init could be written: told by how it ended, as a worker that ended after it.
+      'The file worker for this call could not start: exit status 1.',
     );
     // A turn of the event loop: an unhandled rejection is reported once the microtasks have run.
     await new Promise((resolve) => setImmediate(resolve));
