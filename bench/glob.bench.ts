@@ -37,8 +37,8 @@ const PAIRS = Number(process.env.GLOB_BENCH_PAIRS ?? 11);
 const fd = ensureTool('fdfind', 'fd-find');
 
 async function ours(root: string, pattern: string): Promise<Set<string>> {
-  const { paths } = await scanGlob({ pattern, root, dot: false, maxResults: Number.MAX_SAFE_INTEGER });
-  return new Set(paths);
+  const { matches } = await scanGlob({ pattern, root, dot: false, maxResults: Number.MAX_SAFE_INTEGER });
+  return new Set(matches.paths());
 }
 
 function theirs(root: string, fdArguments: string[]): Set<string> {

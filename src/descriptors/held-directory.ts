@@ -69,18 +69,33 @@ export function assertEntryName(name: string, shown = name): void {
 
 export class HeldDirectory {
   #fd: number;
+  /** False for a view of a descriptor another thread of this process holds (`lent`). */
+  readonly #owned: boolean;
 
   private constructor(
     fd: number,
     /** Where the directory was when it was opened: for messages, never resolved again. */
     readonly path: string,
+    owned = true,
   ) {
     this.#fd = fd;
+    this.#owned = owned;
   }
 
   /** The descriptor; -1 once closed. */
   get fd(): number {
     return this.#fd;
+  }
+
+  /**
+   * A view of directory descriptor `fd`, held at the real location `path` by another thread of this
+   * process (descriptors are the process's), which lends it for a piece of work: the view acts through
+   * it like any held directory, and its `close` only stops using it. The lender closes the descriptor,
+   * and must not before the borrower is done (a closed number may name another file next).
+   */
+  static lent(fd: number, path: string): HeldDirectory {
+    if (!Number.isInteger(fd) || fd < 0) throw new SystemCallError(9, 'lent directory', path);
+    return new HeldDirectory(fd, path, false);
   }
 
   /**
@@ -307,7 +322,7 @@ export class HeldDirectory {
     if (this.#fd < 0) return;
     const fd = this.#fd;
     this.#fd = -1;
-    closeDescriptor(fd);
+    if (this.#owned) closeDescriptor(fd);
   }
 }
 

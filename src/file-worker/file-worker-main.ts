@@ -22,12 +22,13 @@ import { ToolError } from '../tools/errors.ts';
 import type { FileObservation, FreshnessLedger } from '../tools/freshness-ledger.ts';
 import { declareConfinedFileWork } from '../tools/fs/confined-file-work.ts';
 import type { FileOperations } from '../tools/fs/file-operations.ts';
+import { globFileWork } from '../tools/fs/glob-files.ts';
 import type { GrepOptions } from '../tools/fs/grep/grep-options.ts';
 import { createInProcessFileOperations } from '../tools/fs/in-process-file-operations.ts';
 import type { ToolContext } from '../tools/types.ts';
 import { encodeFrame, FILE_WORKER_PROTOCOL, type Frame, FrameReader } from './file-worker-protocol.ts';
 import { LOCATION_FAILURES } from './file-worker-replies.ts';
-import { encodeGlobPaths } from './glob-paths-payload.ts';
+import { encodeGlobMatches } from './glob-paths-payload.ts';
 
 /** The worker keeps no observations: the chat's ledger lives with the server. */
 const NO_LEDGER: FreshnessLedger = {
@@ -106,6 +107,7 @@ async function locate(operations: FileOperations, absolute: string): Promise<unk
 
 async function perform(
   operations: FileOperations,
+  context: ToolContext,
   call: Call,
   payload: Uint8Array,
 ): Promise<{ result: unknown; payload?: Uint8Array }> {
@@ -142,15 +144,18 @@ async function perform(
       return {
         result: await operations.inspectFile({ path: String(args.path), argument: String(args.argument) }),
       };
-    // glob: the matches travel as the payload (glob-paths-payload.ts).
+    // glob: the matches travel as the payload, grouped as the walk collected them (glob-paths-payload.ts).
     case 'globFiles': {
-      const { paths, ...rest } = await operations.globFiles({
-        pattern: String(args.pattern),
-        cwd: String(args.cwd),
-        dot: args.dot === true,
-        maxResults: Number(args.maxResults),
-      });
-      return { result: { ...rest, count: paths.length }, payload: encodeGlobPaths(paths) };
+      const { matches, ...rest } = await globFileWork(
+        {
+          pattern: String(args.pattern),
+          cwd: String(args.cwd),
+          dot: args.dot === true,
+          maxResults: Number(args.maxResults),
+        },
+        context,
+      );
+      return { result: { ...rest, count: matches.count }, payload: encodeGlobMatches(matches) };
     }
     // grep.
     case 'grepFiles':
@@ -209,12 +214,10 @@ const inFlight = new Map<number, AbortController>();
 async function answer(scope: Scope, call: Call, payload: Uint8Array): Promise<void> {
   const controller = new AbortController();
   inFlight.set(call.id, controller);
-  const operations = createInProcessFileOperations(
-    contextFor(scope, call.parameters, controller.signal),
-    async () => undefined,
-  );
+  const context = contextFor(scope, call.parameters, controller.signal);
+  const operations = createInProcessFileOperations(context, async () => undefined);
   try {
-    const done = await perform(operations, call, payload);
+    const done = await perform(operations, context, call, payload);
     send({ type: 'reply', id: call.id, ok: true, result: done.result }, done.payload);
   } catch (error) {
     const failure = ToolError.isInstance(error)

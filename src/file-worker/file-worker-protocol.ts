@@ -17,7 +17,7 @@
 import { MangoError } from '../errors/mango-error.ts';
 
 /** The one version both ends speak; a change to any message shape takes the next number. */
-export const FILE_WORKER_PROTOCOL = 2;
+export const FILE_WORKER_PROTOCOL = 3;
 /** Largest JSON header of one frame. */
 export const MAX_HEADER_BYTES = 4 * 1024 * 1024;
 /**

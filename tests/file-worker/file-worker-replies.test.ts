@@ -13,10 +13,11 @@ import {
   uploadReply,
   writeTargetReply,
 } from '../../src/file-worker/file-worker-replies.ts';
-import { encodeGlobPaths } from '../../src/file-worker/glob-paths-payload.ts';
+import { encodeGlobMatches } from '../../src/file-worker/glob-paths-payload.ts';
 import { globReply } from '../../src/file-worker/glob-reply.ts';
 import { grepReply } from '../../src/file-worker/grep-reply.ts';
 import { ProtectedPathRefusedError } from '../../src/tools/access/protected-path-refused-error.ts';
+import { GlobMatchList } from '../../src/tools/fs/glob-match-list.ts';
 
 const none = new Uint8Array(0);
 
@@ -496,7 +497,11 @@ describe("a worker's replies about an attachment are judged as untrusted input",
 });
 
 describe("a worker's replies to glob are judged as untrusted input", () => {
-  const paths = (...list: string[]) => encodeGlobPaths(list);
+  const encodeGlobPaths = (start: string, list: string[]) =>
+    encodeGlobMatches(GlobMatchList.fromPaths(start, list));
+  const paths = (...list: string[]) => encodeGlobPaths('/w/src', list);
+  /** A payload of raw tokens, each ended by a NUL (malformed ones included). */
+  const tokens = (...list: string[]) => new TextEncoder().encode(list.map((token) => `${token}\0`).join(''));
   const fields = (overrides: Record<string, unknown> = {}) => ({
     real: '/w',
     start: '/w/src',
@@ -521,23 +526,39 @@ describe("a worker's replies to glob are judged as untrusted input", () => {
       truncated: false,
       refused: 0,
     });
-    // Truncated with exactly the cap sent; from `/`, paths one level below it.
-    expect(globReply(fields({ start: '/', truncated: true }), paths('/a', '/b'), 2)).toMatchObject({
-      paths: ['/a', '/b'],
-      truncated: true,
-    });
+    // Truncated with exactly the cap sent; from `/`, paths one level below it and deeper.
+    expect(
+      globReply(
+        fields({ start: '/', count: 3, truncated: true }),
+        encodeGlobPaths('/', ['/a', '/b', '/b/c']),
+        3,
+      ),
+    ).toMatchObject({ paths: ['/a', '/b', '/b/c'], truncated: true });
   });
 
   test('names that only start with dots are names', () => {
     expect(
-      globReply(fields({ count: 3 }), paths('/w/src/.b', '/w/src/..c', '/w/src/d./...'), 3).paths,
-    ).toEqual(['/w/src/.b', '/w/src/..c', '/w/src/d./...']);
+      globReply(fields({ count: 3 }), paths('/w/src/..c', '/w/src/.b', '/w/src/d./...'), 3).paths,
+    ).toEqual(['/w/src/..c', '/w/src/.b', '/w/src/d./...']);
   });
 
-  test('paths cross as NUL-ended UTF-8, names of any script included', () => {
-    const payload = encodeGlobPaths(['/w/ä.txt', '/w/b']);
-    expect([...payload]).toEqual([47, 119, 47, 0xc3, 0xa4, 46, 116, 120, 116, 0, 47, 119, 47, 98, 0]);
-    expect(globReply(fields({ start: '/w' }), payload, 2).paths).toEqual(['/w/ä.txt', '/w/b']);
+  test('matches cross grouped by directory, each directory once, as NUL-ended UTF-8 of any script', () => {
+    const payload = encodeGlobPaths('/w', ['/w/a', '/w/ä.txt', '/w/d/e/f', '/w/d/e/g', '/w/d/h']);
+    expect(new TextDecoder().decode(payload)).toBe('/\0a\0ä.txt\0/d/e\0f\0g\0/d\0h\0');
+    expect([...encodeGlobPaths('/w', ['/w/ä'])]).toEqual([47, 0, 0xc3, 0xa4, 0]);
+    expect(globReply(fields({ start: '/w', count: 5 }), payload, 5).paths).toEqual([
+      '/w/a',
+      '/w/ä.txt',
+      '/w/d/e/f',
+      '/w/d/e/g',
+      '/w/d/h',
+    ]);
+  });
+
+  test('a list is not made of a match that is not below its start', () => {
+    expect(() => encodeGlobPaths('/w/src', ['/w/srcx/a'])).toThrow('is not below');
+    expect(() => encodeGlobPaths('/w/src', ['/w/src'])).toThrow('is not below');
+    expect(() => encodeGlobPaths('/w/src', ['/w/src/a/'])).toThrow('is not below');
   });
 
   const refused: [string, () => unknown, string][] = [
@@ -591,77 +612,88 @@ describe("a worker's replies to glob are judged as untrusted input", () => {
       'count is not a whole number of zero or more',
     ],
     [
-      'a payload whose last path has no NUL',
-      () => globReply(fields({ count: 1 }), new TextEncoder().encode('/w/src/a'), 3),
-      'the paths are not UTF-8 text of NUL-ended paths',
+      'a payload whose last token has no NUL',
+      () => globReply(fields({ count: 1 }), new TextEncoder().encode('/\0a'), 3),
+      'the matches are not UTF-8 text of NUL-ended tokens',
     ],
     [
       'a payload that is not UTF-8',
-      () => globReply(fields({ count: 1 }), new Uint8Array([47, 0xff, 0]), 3),
-      'the paths are not UTF-8 text of NUL-ended paths',
+      () => globReply(fields({ count: 1 }), new Uint8Array([47, 0, 0xff, 0]), 3),
+      'the matches are not UTF-8 text of NUL-ended tokens',
     ],
     [
-      'a byte-order mark before the first path',
+      'a byte-order mark before the first directory',
       () => globReply(fields({ count: 1 }), new Uint8Array([0xef, 0xbb, 0xbf, ...paths('/w/src/a')]), 3),
-      'a path is not an absolute, normalised path',
+      'a match comes before any directory',
     ],
     [
-      'an empty path',
-      () => globReply(fields(), new TextEncoder().encode('/w/src/a\0\0'), 3),
-      'a path is not an absolute, normalised path',
+      'a name before any directory',
+      () => globReply(fields({ count: 1 }), tokens('a'), 3),
+      'a match comes before any directory',
+    ],
+    ['an empty name', () => globReply(fields(), tokens('/', 'a', ''), 3), 'a match is not one name'],
+    ['a name that is .', () => globReply(fields(), tokens('/', 'a', '.'), 3), 'a match is not one name'],
+    ['a name that is ..', () => globReply(fields(), tokens('/', 'a', '..'), 3), 'a match is not one name'],
+    [
+      'a name of two components',
+      () => globReply(fields(), tokens('/', 'a', 'b/c'), 3),
+      'a match is not one name',
     ],
     [
-      'a relative path',
-      () => globReply(fields(), paths('/w/src/a', 'src/b'), 3),
-      'a path is not an absolute, normalised path',
+      'a directory with ..',
+      () => globReply(fields({ count: 1 }), tokens('/../../etc', 'passwd'), 3),
+      'a directory is not a normalised path below start',
     ],
     [
-      'a path with ..',
-      () => globReply(fields(), paths('/w/src/a', '/w/src/../../etc/passwd'), 3),
-      'a path is not an absolute, normalised path',
+      'a directory with an empty segment',
+      () => globReply(fields({ count: 1 }), tokens('//b', 'c'), 3),
+      'a directory is not a normalised path below start',
     ],
     [
-      'a path with an empty segment',
-      () => globReply(fields(), paths('/w/src/a', '/w/src//b'), 3),
-      'a path is not an absolute, normalised path',
+      'a directory with a . segment',
+      () => globReply(fields({ count: 1 }), tokens('/./b', 'c'), 3),
+      'a directory is not a normalised path below start',
     ],
     [
-      'a path with a . segment',
-      () => globReply(fields(), paths('/w/src/a', '/w/src/./b'), 3),
-      'a path is not an absolute, normalised path',
+      'a directory ending in ..',
+      () => globReply(fields({ count: 1 }), tokens('/b/..', 'c'), 3),
+      'a directory is not a normalised path below start',
     ],
     [
-      'a path ending in .',
-      () => globReply(fields(), paths('/w/src/a', '/w/src/b/.'), 3),
-      'a path is not an absolute, normalised path',
+      'a directory with a trailing slash',
+      () => globReply(fields({ count: 1 }), tokens('/b/', 'c'), 3),
+      'a directory is not a normalised path below start',
     ],
     [
-      'a path from / that starts with two slashes',
-      () => globReply(fields({ start: '/' }), paths('/a', '//b'), 3),
-      'a path is not an absolute, normalised path',
+      'a directory without matches',
+      () => globReply(fields({ count: 1 }), tokens('/', '/b', 'c'), 3),
+      'a directory holds no matches',
     ],
     [
-      'a path ending in ..',
-      () => globReply(fields(), paths('/w/src/a', '/w/src/b/..'), 3),
-      'a path is not an absolute, normalised path',
+      'a last directory without matches',
+      () => globReply(fields({ count: 1 }), tokens('/', 'a', '/b'), 3),
+      'a directory holds no matches',
+    ],
+    [
+      'a directory twice',
+      () => globReply(fields({ count: 2 }), tokens('/b', 'c', '/', 'a', '/b', 'd'), 3),
+      'a directory comes twice',
     ],
     [
       'a path longer than a path may be',
       () => globReply(fields(), paths('/w/src/a', `/w/src/${'b'.repeat(4096)}`), 3),
-      'a path is not an absolute, normalised path',
+      'a path is longer than a path may be',
     ],
     [
-      'a path with a trailing slash',
-      () => globReply(fields(), paths('/w/src/a', '/w/src/b/'), 3),
-      'a path is not an absolute, normalised path',
+      'a path twice',
+      () => globReply(fields(), tokens('/', 'a', 'a'), 3),
+      'the matches of a directory are not in ascending name order, each once',
     ],
     [
-      'a path outside start',
-      () => globReply(fields(), paths('/w/src/a', '/w/srcx/b'), 3),
-      'a path is not below start',
+      'names out of order',
+      () => globReply(fields(), tokens('/', 'b', 'a'), 3),
+      'the matches of a directory are not in ascending name order, each once',
     ],
-    ['start itself', () => globReply(fields(), paths('/w/src/a', '/w/src'), 3), 'a path is not below start'],
-    ['a path twice', () => globReply(fields(), paths('/w/src/a', '/w/src/a'), 3), 'a path comes twice'],
     [
       'a negative refused',
       () => globReply(fields({ refused: -1 }), paths('/w/src/a', '/w/src/b'), 3),

@@ -14,10 +14,22 @@ import { ToolExecutionError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
 import { describeSystemError } from './describe-system-error.ts';
 import type { GlobOutcome, GlobRequest } from './file-operations.ts';
+import type { GlobMatchList } from './glob-match-list.ts';
 import { statVerified } from './open-verified-file.ts';
 import { scanGlob } from './scan-glob.ts';
 
+/** A glob's outcome with its matches still grouped (glob-match-list.ts), as a file worker sends them. */
+export interface GlobFileWork extends Omit<GlobOutcome, 'paths'> {
+  matches: GlobMatchList;
+}
+
 export async function globFiles(request: GlobRequest, context: ToolContext): Promise<GlobOutcome> {
+  const { matches, ...outcome } = await globFileWork(request, context);
+  return { ...outcome, paths: matches.paths() };
+}
+
+/** {@link globFiles}, its matches left grouped. */
+export async function globFileWork(request: GlobRequest, context: ToolContext): Promise<GlobFileWork> {
   const resolved = await resolveAndValidatePath(request.cwd, context, 'cwd');
   try {
     if (!statVerified(resolved).isDirectory()) {
@@ -28,7 +40,7 @@ export async function globFiles(request: GlobRequest, context: ToolContext): Pro
   }
   const policy = await getAccessPolicy(context);
   const filter = createWalkEntryFilter(policy);
-  const { start, paths, truncated } = await scanGlob({
+  const { start, matches, truncated } = await scanGlob({
     pattern: request.pattern,
     root: resolved.real,
     shown: request.pattern,
@@ -40,5 +52,5 @@ export async function globFiles(request: GlobRequest, context: ToolContext): Pro
     // be reported.
     skipsDirectory: (directory) => protectedPathCovering(policy.reachable, directory) !== undefined,
   });
-  return { real: resolved.real, start, paths, truncated, refused: filter.refused };
+  return { real: resolved.real, start, matches, truncated, refused: filter.refused };
 }

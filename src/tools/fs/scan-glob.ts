@@ -15,6 +15,7 @@ import { HeldDirectory } from '../../descriptors/held-directory.ts';
 import { entryLocation } from '../access/walk-entry-filter.ts';
 import { describeSystemError } from './describe-system-error.ts';
 import { dotNameFilter } from './dot-name-filter.ts';
+import { GlobMatchCollector, GlobMatchList } from './glob-match-list.ts';
 import { type WalkEntryKind, walkTree } from './walk-tree.ts';
 
 export interface GlobScanOptions {
@@ -74,8 +75,8 @@ export function globStart(pattern: string, root: string): string {
 export interface GlobScan {
   /** Real location of the directory the matches lie below (see `globStart` for its spelling). */
   start: string;
-  /** Real locations of the matches, in walk order, at most `maxResults`. */
-  paths: string[];
+  /** The matches, below `start`, in walk order, at most `maxResults`. */
+  matches: GlobMatchList;
   truncated: boolean;
 }
 
@@ -99,65 +100,149 @@ function createDescentFilter(rest: string): (relative: string) => boolean {
 }
 
 /**
- * The scan itself, without arguments or settings: absolute paths of the matches in walk order, at most
- * `maxResults`, and whether more existed. The pattern's leading literal segments (`..` and absolute
- * prefixes included) are applied to its spelling and the directory they name is resolved once; from there
- * the walk goes through held directories with links refused (see fs/walk-tree.ts), matching each entry's
- * path below that directory, so a directory swapped for a link meanwhile is never listed. Paths are
- * the entries' real locations (the held directory's real path and the entry's name); `globStart`
- * spells the start directory as the pattern did. A `..` after a segment with glob syntax matches
- * nothing. Exported for the benchmark.
+ * What a walk below a glob's start matches, as plain data: every walk of one pattern builds the same
+ * matchers from it (here, and in each glob thread, glob-thread.ts).
  */
-export async function scanGlob(options: GlobScanOptions): Promise<GlobScan> {
+export interface GlobWalkPattern {
+  /** The part of the pattern below the start (`**` for a `!` pattern). */
+  rest: string;
+  /** A `!` pattern's own pattern: what is left out. */
+  excluded?: string;
+  dot: boolean;
+}
+
+/** A {@link GlobWalkPattern}'s matchers. */
+export interface GlobWalk {
+  matches(relative: string): boolean;
+  descendsInto(relative: string): boolean;
+  skipsName: ((name: string) => boolean) | undefined;
+}
+
+export function compileGlobWalk(pattern: GlobWalkPattern): GlobWalk {
+  const matcher = new Bun.Glob(pattern.rest);
+  const excluded = pattern.excluded === undefined ? undefined : new Bun.Glob(pattern.excluded);
+  return {
+    matches: (relative) => matcher.match(relative) && !excluded?.match(relative),
+    descendsInto: createDescentFilter(pattern.rest),
+    skipsName: dotNameFilter(pattern.dot, pattern.rest),
+  };
+}
+
+/** One walk of a subtree for a glob: where it starts and what bounds it. */
+export interface GlobCollection {
+  /** The subtree's root, held at its real location. */
+  directory: HeldDirectory;
+  /** Its path below the glob's start ('' for the start itself). */
+  base: string;
+  walk: GlobWalk;
+  /** Matches collected at most; one more admitted match past them makes the walk truncated. */
+  cap: number;
+  aborted: () => boolean;
+  admits: (directory: HeldDirectory, name: string, kind: WalkEntryKind) => boolean;
+  skipsDirectory?: ((absolute: string) => boolean) | undefined;
+}
+
+/**
+ * Walks one subtree for a glob into `collector`, in walk order: each entry whose path below the start
+ * matches and that `admits` admits. Returns true when it stopped at a match past `cap` (truncated).
+ * Throws `aborted`'s reason: the caller's, checked every 1024 entries.
+ */
+export function collectGlobMatches(collection: GlobCollection, collector: GlobMatchCollector): boolean {
+  const { directory: root, base, walk, cap, admits, skipsDirectory } = collection;
+  let checked = 0;
+  for (const entry of walkTree(root, {
+    base,
+    ...(walk.skipsName === undefined ? {} : { skipsName: walk.skipsName }),
+    descends: (directory) =>
+      walk.descendsInto(directory.relative) &&
+      !skipsDirectory?.(entryLocation(directory.directory.path, directory.name)),
+  })) {
+    if ((++checked & 1023) === 0 && collection.aborted()) return false;
+    if (!walk.matches(entry.relative)) continue;
+    if (!admits(entry.directory, entry.name, entry.kind)) continue;
+    if (collector.count === cap) return true;
+    const slash = entry.relative.length - entry.name.length - 1;
+    collector.add(slash < 0 ? '' : entry.relative.slice(0, slash), entry.name);
+  }
+  return false;
+}
+
+/** The start of a scan and the walk below it: what {@link scanGlob} and the threaded scan share. */
+export interface GlobScanStart {
+  /** Real location of the start directory, held. */
+  held: HeldDirectory;
+  pattern: GlobWalkPattern;
+}
+
+/**
+ * The scan itself, without arguments or settings: the matches in walk order, at most `maxResults`, and
+ * whether more existed. The pattern's leading literal segments (`..` and absolute prefixes included) are
+ * applied to its spelling and the directory they name is resolved once; from there the walk goes
+ * through held directories with links refused (see fs/walk-tree.ts), matching each entry's path below
+ * that directory, so a directory swapped for a link meanwhile is never listed. Paths are the entries'
+ * real locations (the held directory's real path and the entry's name); `globStart` spells the start
+ * directory as the pattern did. A `..` after a segment with glob syntax matches nothing. With `walks`,
+ * the walk below the start may be handed to it instead (glob threads, scan-glob-in-threads.ts): it
+ * returns undefined to leave it here. Exported for the benchmark.
+ */
+export async function scanGlob(
+  options: GlobScanOptions,
+  walks?: (start: GlobScanStart, options: GlobScanOptions) => Promise<GlobScan | undefined>,
+): Promise<GlobScan> {
   const negated = options.pattern.startsWith('!');
-  const excluded = negated ? new Bun.Glob(options.pattern.slice(1)) : undefined;
   const { base, rest } = negated
     ? { base: options.root, rest: '**' }
     : splitPattern(options.pattern, options.root);
   const admits = options.admits ?? (() => true);
   if (rest === undefined) return { ...scanLiteral(base, admits), truncated: false };
+  const none = (start: string): GlobScan => ({
+    start,
+    matches: new GlobMatchList(start, [], 0),
+    truncated: false,
+  });
   let real: string;
   try {
     // Resolving the literal prefix by name only decides where the walk starts; it is then opened at that
     // real location with links refused.
     real = await realpath(base);
   } catch {
-    return { start: base, paths: [], truncated: false };
+    return none(base);
   }
   let held: HeldDirectory;
   try {
     held = HeldDirectory.open(real);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code === 'ENOTDIR' || code === 'ENOENT') return { start: real, paths: [], truncated: false };
+    if (code === 'ENOTDIR' || code === 'ENOENT') return none(real);
     // A link where the resolved prefix had none: swapped since (described as the path changing).
     throw describeSystemError(error, 'search', options.shown ?? options.root);
   }
-  const matcher = new Bun.Glob(rest);
-  const descendsInto = createDescentFilter(rest);
-  const skipsName = dotNameFilter(options.dot, rest);
-  const prefix = real.endsWith('/') ? real : `${real}/`;
-  const skipsDirectory = options.skipsDirectory;
-  const paths: string[] = [];
-  let checked = 0;
+  const pattern: GlobWalkPattern = {
+    rest,
+    dot: options.dot,
+    ...(negated ? { excluded: options.pattern.slice(1) } : {}),
+  };
   try {
-    for (const entry of walkTree(held, {
-      ...(skipsName === undefined ? {} : { skipsName }),
-      descends: (directory) =>
-        descendsInto(directory.relative) &&
-        !skipsDirectory?.(entryLocation(directory.directory.path, directory.name)),
-    })) {
-      if ((++checked & 1023) === 0 && options.signal?.aborted) throw options.signal.reason;
-      if (!matcher.match(entry.relative)) continue;
-      if (excluded?.match(entry.relative)) continue;
-      if (!admits(entry.directory, entry.name, entry.kind)) continue;
-      if (paths.length === options.maxResults) return { start: real, paths, truncated: true };
-      paths.push(prefix + entry.relative);
-    }
+    const elsewhere = await walks?.({ held, pattern }, options);
+    if (elsewhere !== undefined) return elsewhere;
+    const collector = new GlobMatchCollector();
+    const truncated = collectGlobMatches(
+      {
+        directory: held,
+        base: '',
+        walk: compileGlobWalk(pattern),
+        cap: options.maxResults,
+        aborted: () => options.signal?.aborted === true,
+        admits,
+        skipsDirectory: options.skipsDirectory,
+      },
+      collector,
+    );
+    if (options.signal?.aborted) throw options.signal.reason;
+    return { start: real, matches: new GlobMatchList(real, [collector.text()], collector.count), truncated };
   } finally {
     held.close();
   }
-  return { start: real, paths, truncated: false };
 }
 
 /**
@@ -167,13 +252,14 @@ export async function scanGlob(options: GlobScanOptions): Promise<GlobScan> {
 function scanLiteral(
   path: string,
   admits: (directory: HeldDirectory, name: string, kind: WalkEntryKind) => boolean,
-): { start: string; paths: string[] } {
-  if (path === '/') return { start: '/', paths: [] };
+): { start: string; matches: GlobMatchList } {
+  const none = (start: string) => ({ start, matches: new GlobMatchList(start, [], 0) });
+  if (path === '/') return none('/');
   let parent: HeldDirectory;
   try {
     parent = HeldDirectory.open(realpathSync(dirname(path)));
   } catch {
-    return { start: dirname(path), paths: [] };
+    return none(dirname(path));
   }
   try {
     const name = basename(path);
@@ -185,12 +271,10 @@ function scanLiteral(
         : stats.isSymbolicLink()
           ? 'link'
           : 'other';
-    return {
-      start: parent.path,
-      paths: admits(parent, name, kind) ? [entryLocation(parent.path, name)] : [],
-    };
+    if (!admits(parent, name, kind)) return none(parent.path);
+    return { start: parent.path, matches: new GlobMatchList(parent.path, [`/\0${name}`], 1) };
   } catch {
-    return { start: parent.path, paths: [] };
+    return none(parent.path);
   } finally {
     parent.close();
   }

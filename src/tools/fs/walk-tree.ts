@@ -30,6 +30,11 @@ export interface WalkTreeOptions {
   skipsName?: (name: string) => boolean;
   /** A directory entry (already yielded) for which this returns false is not entered. */
   descends?: (entry: WalkEntry) => boolean;
+  /**
+   * The root's own path below where the caller's walk began, which every `relative` then starts with
+   * (a walk of one subtree of a larger walk, as glob's threads make); empty by default.
+   */
+  base?: string;
 }
 
 /** Whether the listing says the entry is a link: undefined when it gave no type (some filesystems). */
@@ -64,6 +69,34 @@ function byName(left: Dirent, right: Dirent): number {
   return left.name < right.name ? -1 : left.name > right.name ? 1 : 0;
 }
 
+/**
+ * The entries of one held directory as a walk yields them: in name order, without the names
+ * `skipsName` skips or entries gone since the listing; `relativeDirectory` is the directory's own
+ * path below the walk's start. An unreadable or vanished directory has none.
+ */
+export function listWalkEntries(
+  directory: HeldDirectory,
+  relativeDirectory: string,
+  skipsName: ((name: string) => boolean) | undefined,
+): WalkEntry[] {
+  let dirents: Dirent[];
+  try {
+    dirents = directory.entriesSync();
+  } catch {
+    return []; // unreadable or vanished: nothing to walk there
+  }
+  dirents.sort(byName);
+  const entries: WalkEntry[] = [];
+  for (const dirent of dirents) {
+    if (skipsName?.(dirent.name)) continue;
+    const kind = kindOf(dirent, directory);
+    if (kind === undefined) continue;
+    const relative = relativeDirectory === '' ? dirent.name : `${relativeDirectory}/${dirent.name}`;
+    entries.push({ relative, name: dirent.name, kind, directory });
+  }
+  return entries;
+}
+
 interface Frame {
   directory: HeldDirectory;
   relative: string;
@@ -76,26 +109,14 @@ export function* walkTree(root: HeldDirectory, options: WalkTreeOptions = {}): G
   const stack: Frame[] = [];
   try {
     let directory: HeldDirectory | undefined = root;
-    let relativeDirectory = '';
+    let relativeDirectory = options.base ?? '';
     while (directory !== undefined) {
-      let entries: Dirent[];
-      try {
-        entries = directory.entriesSync();
-      } catch {
-        entries = []; // unreadable or vanished: nothing to walk there
-      }
-      entries.sort(byName);
       const frame: Frame = { directory, relative: relativeDirectory, subdirectories: [], next: 0 };
       stack.push(frame);
-      for (const dirent of entries) {
-        if (options.skipsName?.(dirent.name)) continue;
-        const kind = kindOf(dirent, directory);
-        if (kind === undefined) continue;
-        const relative = relativeDirectory === '' ? dirent.name : `${relativeDirectory}/${dirent.name}`;
-        const entry: WalkEntry = { relative, name: dirent.name, kind, directory };
+      for (const entry of listWalkEntries(directory, relativeDirectory, options.skipsName)) {
         yield entry;
-        if (kind === 'directory' && (options.descends?.(entry) ?? true))
-          frame.subdirectories.push(dirent.name);
+        if (entry.kind === 'directory' && (options.descends?.(entry) ?? true))
+          frame.subdirectories.push(entry.name);
       }
       directory = undefined;
       while (directory === undefined && stack.length > 0) {
