@@ -2,17 +2,19 @@
  * The file worker's program as JavaScript files: file-worker-main.ts and what it imports, bundled by
  * Bun once per process, and beside it grep's worker thread (tools/fs/grep/grep-worker.ts), which the
  * worker starts for a grep call as the server does in process (batch-executors.ts finds it next to the
- * bundle as `GREP_WORKER_BUNDLE_NAME`). Bundled, so the worker's sandbox shows the worker's code and
+ * bundle as `GREP_WORKER_BUNDLE_NAME`), and glob's thread (tools/fs/glob-thread.ts, found as
+ * `GLOB_THREAD_BUNDLE_NAME` by scan-glob-in-threads.ts). Bundled, so the worker's sandbox shows the worker's code and
  * nothing else of the installation (file-worker-sandbox.ts); built from the running installation's own
  * sources, so the worker always speaks this server's protocol.
  */
 import { join } from 'node:path';
 import { MangoError } from '../errors/mango-error.ts';
 
-/** The worker's program and the thread program it starts, as text. */
+/** The worker's program and the thread programs it starts, as text. */
 export interface FileWorkerProgram {
   script: string;
   grepWorker: string;
+  globThread: string;
 }
 
 let built: Promise<FileWorkerProgram> | undefined;
@@ -30,11 +32,12 @@ async function build(entry: string): Promise<string> {
 /** The bundled programs; the build runs at the first call (a few tens of ms) and is kept. */
 export function fileWorkerProgram(): Promise<FileWorkerProgram> {
   built ??= (async () => {
-    const [script, grepWorker] = await Promise.all([
+    const [script, grepWorker, globThread] = await Promise.all([
       build(join(import.meta.dir, 'file-worker-main.ts')),
       build(join(import.meta.dir, '..', 'tools', 'fs', 'grep', 'grep-worker.ts')),
+      build(join(import.meta.dir, '..', 'tools', 'fs', 'glob-thread.ts')),
     ]);
-    return { script, grepWorker };
+    return { script, grepWorker, globThread };
   })().catch((error: unknown) => {
     built = undefined;
     throw error;

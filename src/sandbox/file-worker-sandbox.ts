@@ -5,7 +5,7 @@
  *
  * Guarantees:
  * - What the worker runs on is the one stated exception to the protected installation directory: the
- *   Bun executable this server runs on, the worker's program and grep's thread program (bundled
+ *   Bun executable this server runs on, the worker's program and grep's and glob's thread programs (bundled
  *   files, placed in the sandbox state directory and named after their content), each mounted
  *   read-only by descriptor at
  *   {@link FILE_WORKER_DIRECTORY}. Nothing else of the installation is visible.
@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { isPathInside } from '../tools/access/reachable-set.ts';
 import { ToolError } from '../tools/errors.ts';
 import { GREP_WORKER_BUNDLE_NAME } from '../tools/fs/grep/batch-executors.ts';
+import { GLOB_THREAD_BUNDLE_NAME } from '../tools/fs/scan-glob-in-threads.ts';
 import type { BubblewrapCallContext } from './bubblewrap-call-setup.ts';
 import { prepareBubblewrapProgram } from './bubblewrap-program-launch.ts';
 import { SANDBOX_HOME } from './sandbox-identity.ts';
@@ -30,6 +31,8 @@ export const FILE_WORKER_RUNTIME = join(FILE_WORKER_DIRECTORY, 'bun');
 export const FILE_WORKER_SCRIPT = join(FILE_WORKER_DIRECTORY, 'file-worker.js');
 /** grep's thread program, beside the worker's: where batch-executors.ts looks for it. */
 export const FILE_WORKER_GREP_SCRIPT = join(FILE_WORKER_DIRECTORY, GREP_WORKER_BUNDLE_NAME);
+/** glob's thread program, beside it: where scan-glob-in-threads.ts looks for it. */
+export const FILE_WORKER_GLOB_SCRIPT = join(FILE_WORKER_DIRECTORY, GLOB_THREAD_BUNDLE_NAME);
 
 /** Every variable a worker gets. */
 export const FILE_WORKER_ENVIRONMENT: Readonly<Record<string, string>> = {
@@ -52,9 +55,11 @@ export async function prepareFileWorkerSandbox(
   const { files } = context.ready();
   let script: string;
   let grepWorker: string;
+  let globThread: string;
   try {
     script = files.placeProgram('file-worker', '.js', worker.script);
     grepWorker = files.placeProgram('grep-worker', '.js', worker.grepWorker);
+    globThread = files.placeProgram('glob-thread', '.js', worker.globThread);
   } catch (error) {
     throw new ToolError('execution_error', `The file worker cannot start: ${(error as Error).message}`);
   }
@@ -71,6 +76,7 @@ export async function prepareFileWorkerSandbox(
         { source: realpathSync(process.execPath), destination: FILE_WORKER_RUNTIME },
         { source: script, destination: FILE_WORKER_SCRIPT },
         { source: grepWorker, destination: FILE_WORKER_GREP_SCRIPT },
+        { source: globThread, destination: FILE_WORKER_GLOB_SCRIPT },
       ],
     },
     context,

@@ -150,6 +150,8 @@ export interface FileWorkerLaunchRequest {
   script: string;
   /** grep's worker thread program, one JavaScript file the worker starts threads on (file-worker-bundle.ts). */
   grepWorker: string;
+  /** glob's thread program, the same (file-worker-bundle.ts). */
+  globThread: string;
 }
 
 /** Where a sandboxed program's name is looked up, and which host directories it can see. */

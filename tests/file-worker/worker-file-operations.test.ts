@@ -187,6 +187,7 @@ describeSandbox('file tools through the worker', () => {
       expect((listing.result as { entries: unknown }).entries).toEqual([
         { name: 'bun', type: 'file' },
         { name: 'file-worker.js', type: 'file' },
+        { name: 'glob-thread.js', type: 'file' },
         { name: 'grep-worker.js', type: 'file' },
       ]);
       const environment = readFileSync(`/proc/${bunOf(worker)}/environ`, 'utf8')

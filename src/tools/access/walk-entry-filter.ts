@@ -21,6 +21,13 @@ export interface WalkEntryFilter {
    * `isLink` is the entry's kind from the listing, or undefined when the listing did not say.
    */
   admitsEntry(directory: HeldDirectory, name: string, isLink: boolean | undefined): boolean;
+  /**
+   * True when a link whose own location the policy admits may be reported, its target being at the
+   * real location `target` (`linkTargetLocation`; undefined when it dangles or loops): what
+   * `admitsEntry` decides of a link, for a link found where this filter's walk could not look (a
+   * glob thread's walk, scan-glob-in-threads.ts).
+   */
+  admitsLinkTo(target: string | undefined): boolean;
   /** Entries refused so far (reported as a count, never by name). */
   readonly refused: number;
 }
@@ -28,6 +35,19 @@ export interface WalkEntryFilter {
 /** The real location of `directory.path` joined with `name` (a real directory path plus one name). */
 export function entryLocation(directory: string, name: string): string {
   return directory === '/' ? `/${name}` : `${directory}/${name}`;
+}
+
+/**
+ * The real location of the target of link `name` in `directory`, or undefined when it dangles, loops or
+ * is gone. The link is read through the held directory; its target is then resolved by name, which only
+ * decides whether the link's own name is reported: nothing is opened through it.
+ */
+export function linkTargetLocation(directory: HeldDirectory, name: string): string | undefined {
+  try {
+    return realpathSync(resolve(directory.path, directory.linkTarget(name)));
+  } catch {
+    return undefined;
+  }
 }
 
 export function createWalkEntryFilter(policy: AccessPolicy): WalkEntryFilter {
@@ -43,21 +63,26 @@ export function createWalkEntryFilter(policy: AccessPolicy): WalkEntryFilter {
     }
     return whole;
   };
+  // A dangling or looping link: nothing behind it can be reached.
+  const admitsTarget = (target: string | undefined) => target !== undefined && policy.admits(target);
   const decide = (directory: HeldDirectory, name: string, isLink: boolean | undefined): boolean => {
     if (isLink === false && admitsWhole(directory)) return true;
     if (!policy.admits(entryLocation(directory.path, name))) return false;
     try {
       if (!(isLink ?? directory.statEntry(name).isSymbolicLink())) return true;
-      // Resolving the target by name only decides whether the link's own name is reported; nothing is
-      // opened through it.
-      return policy.admits(realpathSync(resolve(directory.path, directory.linkTarget(name))));
     } catch {
-      return false; // vanished, or a dangling or looping link: nothing behind it can be reached
+      return false; // vanished
     }
+    return admitsTarget(linkTargetLocation(directory, name));
   };
   return {
     admitsEntry(directory, name, isLink) {
       const admitted = decide(directory, name, isLink);
+      if (!admitted) refused += 1;
+      return admitted;
+    },
+    admitsLinkTo(target) {
+      const admitted = admitsTarget(target);
       if (!admitted) refused += 1;
       return admitted;
     },

@@ -12,11 +12,13 @@ import { resolveAndValidatePath } from '../access/resolve-and-validate-path.ts';
 import { createWalkEntryFilter } from '../access/walk-entry-filter.ts';
 import { ToolExecutionError } from '../errors.ts';
 import type { ToolContext } from '../types.ts';
+import { fileWorkIsConfined } from './confined-file-work.ts';
 import { describeSystemError } from './describe-system-error.ts';
 import type { GlobOutcome, GlobRequest } from './file-operations.ts';
 import type { GlobMatchList } from './glob-match-list.ts';
 import { statVerified } from './open-verified-file.ts';
 import { scanGlob } from './scan-glob.ts';
+import { globThreadWalks } from './scan-glob-in-threads.ts';
 
 /** A glob's outcome with its matches still grouped (glob-match-list.ts), as a file worker sends them. */
 export interface GlobFileWork extends Omit<GlobOutcome, 'paths'> {
@@ -40,17 +42,22 @@ export async function globFileWork(request: GlobRequest, context: ToolContext): 
   }
   const policy = await getAccessPolicy(context);
   const filter = createWalkEntryFilter(policy);
-  const { start, matches, truncated } = await scanGlob({
-    pattern: request.pattern,
-    root: resolved.real,
-    shown: request.pattern,
-    dot: request.dot,
-    maxResults: request.maxResults,
-    signal: context.signal,
-    admits: (directory, name, kind) => filter.admitsEntry(directory, name, kind === 'link'),
-    // The server's own directories (a pattern from `/` meets /proc) are not walked: nothing in them may
-    // be reported.
-    skipsDirectory: (directory) => protectedPathCovering(policy.reachable, directory) !== undefined,
-  });
+  // A confined file worker walks big trees in its kept glob threads (scan-glob-in-threads.ts).
+  const walks = fileWorkIsConfined() ? globThreadWalks(policy, filter) : undefined;
+  const { start, matches, truncated } = await scanGlob(
+    {
+      pattern: request.pattern,
+      root: resolved.real,
+      shown: request.pattern,
+      dot: request.dot,
+      maxResults: request.maxResults,
+      signal: context.signal,
+      admits: (directory, name, kind) => filter.admitsEntry(directory, name, kind === 'link'),
+      // The server's own directories (a pattern from `/` meets /proc) are not walked: nothing in them may
+      // be reported.
+      skipsDirectory: (directory) => protectedPathCovering(policy.reachable, directory) !== undefined,
+    },
+    walks,
+  );
   return { real: resolved.real, start, matches, truncated, refused: filter.refused };
 }
