@@ -27,8 +27,8 @@ import {
   type GlobScan,
   type GlobScanOptions,
   type GlobScanStart,
+  listGlobDirectory,
 } from './scan-glob.ts';
-import { listWalkEntries } from './walk-tree.ts';
 
 /** The thread's program: beside this module in the sources, and beside the file worker's bundle. */
 export const GLOB_THREAD_BUNDLE_NAME = 'glob-thread.js';
@@ -231,17 +231,14 @@ async function scanInThreads(
         const parent: Parent = { directory, left: 1, owned: subtree !== root };
         try {
           const collector = new GlobMatchCollector();
-          for (const entry of listWalkEntries(directory, subtree.base, walk.skipsName)) {
-            if (
-              walk.matches(entry.relative) &&
-              filter.admitsEntry(directory, entry.name, entry.kind === 'link')
-            ) {
-              collector.add(subtree.base, entry.name);
-            }
-            if (entry.kind === 'directory' && walk.descendsInto(entry.relative)) {
-              parent.left += 1;
-              below.push({ parent, name: entry.name, base: entry.relative });
-            }
+          const listing = listGlobDirectory(directory, subtree.base, walk);
+          for (const name of listing.matched) {
+            if (filter.admitsEntry(directory, name, listing.kinds.get(name) === 'link'))
+              collector.add(subtree.base, name);
+          }
+          for (const name of listing.subdirectories) {
+            parent.left += 1;
+            below.push({ parent, name, base: subtree.base === '' ? name : `${subtree.base}/${name}` });
           }
           below.unshift({ text: collector.text(), count: collector.count });
         } finally {

@@ -8,7 +8,7 @@
  * at their real locations, below the real location of that start directory; `globStart` gives the
  * pattern's own spelling of it, lexically, so a caller can report them as the pattern spelled them.
  */
-import { realpathSync } from 'node:fs';
+import { type Dirent, realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { HeldDirectory } from '../../descriptors/held-directory.ts';
@@ -16,7 +16,7 @@ import { entryLocation } from '../access/walk-entry-filter.ts';
 import { describeSystemError } from './describe-system-error.ts';
 import { dotNameFilter } from './dot-name-filter.ts';
 import { GlobMatchCollector, GlobMatchList } from './glob-match-list.ts';
-import { type WalkEntryKind, walkTree } from './walk-tree.ts';
+import { type WalkEntryKind, walkEntryKind } from './walk-tree.ts';
 
 export interface GlobScanOptions {
   pattern: string;
@@ -113,19 +113,92 @@ export interface GlobWalkPattern {
 
 /** A {@link GlobWalkPattern}'s matchers. */
 export interface GlobWalk {
-  matches(relative: string): boolean;
+  /** Whether entry `name`, at `relative` below the start, matches. */
+  matches(relative: string, name: string): boolean;
   descendsInto(relative: string): boolean;
   skipsName: ((name: string) => boolean) | undefined;
 }
 
+/**
+ * A rest of the form `**` followed by one segment matches exactly the paths whose last name matches
+ * that segment (`Bun.Glob.match` gives dots no meaning of their own; the walk's dot rule is
+ * `skipsName`'s): then the name alone is matched, and no entry's path is built for it. A segment
+ * with braces may hold a `/`, and one with `!` is not plain, so those are matched whole.
+ */
+const LAST_SEGMENT_ONLY = /^\*\*\/([^/{}!]+)$/;
+
 export function compileGlobWalk(pattern: GlobWalkPattern): GlobWalk {
+  const descendsInto = createDescentFilter(pattern.rest);
+  const skipsName = dotNameFilter(pattern.dot, pattern.rest);
+  if (pattern.excluded === undefined) {
+    if (pattern.rest === '**') return { matches: () => true, descendsInto, skipsName };
+    const last = LAST_SEGMENT_ONLY.exec(pattern.rest)?.[1];
+    if (last !== undefined && last !== '**') {
+      const segment = new Bun.Glob(last);
+      return { matches: (_relative, name) => segment.match(name), descendsInto, skipsName };
+    }
+  }
   const matcher = new Bun.Glob(pattern.rest);
   const excluded = pattern.excluded === undefined ? undefined : new Bun.Glob(pattern.excluded);
   return {
     matches: (relative) => matcher.match(relative) && !excluded?.match(relative),
-    descendsInto: createDescentFilter(pattern.rest),
-    skipsName: dotNameFilter(pattern.dot, pattern.rest),
+    descendsInto,
+    skipsName,
   };
+}
+
+/** What one directory gives a glob's walk: its matches and the subdirectories to walk, in name order. */
+export interface GlobListing {
+  /** Names of the entries that match, in code-unit order. */
+  matched: string[];
+  /** The kinds of the matched entries that are no regular file (the rest are files). */
+  kinds: Map<string, WalkEntryKind>;
+  /** Names of the subdirectories the walk enters, in code-unit order. */
+  subdirectories: string[];
+}
+
+/**
+ * Lists `directory` (held; at `relativeDirectory` below the start) for a glob: the walk's order is
+ * walk-tree.ts's (a directory's entries in name order, then its subdirectories depth first in name
+ * order), but only the matches and the subdirectories need an order, so each is sorted as a list of
+ * names by the engine's own comparison (sorting a listing with a comparator cost ~9 ms over the
+ * 50 000-file tree, four times the rest of the sort). An unreadable or vanished directory has none.
+ */
+export function listGlobDirectory(
+  directory: HeldDirectory,
+  relativeDirectory: string,
+  walk: GlobWalk,
+  skipsDirectory?: (absolute: string) => boolean,
+): GlobListing {
+  const listing: GlobListing = { matched: [], kinds: new Map(), subdirectories: [] };
+  let dirents: Dirent[];
+  try {
+    dirents = directory.entriesSync();
+  } catch {
+    return listing; // unreadable or vanished: nothing to walk there
+  }
+  for (const dirent of dirents) {
+    const name = dirent.name;
+    if (walk.skipsName?.(name)) continue;
+    const kind = walkEntryKind(dirent, directory);
+    if (kind === undefined) continue;
+    const relative = relativeDirectory === '' ? name : `${relativeDirectory}/${name}`;
+    if (walk.matches(relative, name)) {
+      listing.matched.push(name);
+      if (kind !== 'file') listing.kinds.set(name, kind);
+    }
+    if (
+      kind === 'directory' &&
+      walk.descendsInto(relative) &&
+      !skipsDirectory?.(entryLocation(directory.path, name))
+    ) {
+      listing.subdirectories.push(name);
+    }
+  }
+  // No two names in a directory are equal, and the default order is the code units'.
+  listing.matched.sort();
+  listing.subdirectories.sort();
+  return listing;
 }
 
 /** One walk of a subtree for a glob: where it starts and what bounds it. */
@@ -142,29 +215,59 @@ export interface GlobCollection {
   skipsDirectory?: ((absolute: string) => boolean) | undefined;
 }
 
+interface GlobFrame {
+  directory: HeldDirectory;
+  relative: string;
+  subdirectories: string[];
+  next: number;
+}
+
 /**
- * Walks one subtree for a glob into `collector`, in walk order: each entry whose path below the start
- * matches and that `admits` admits. Returns true when it stopped at a match past `cap` (truncated).
- * Throws `aborted`'s reason: the caller's, checked every 1024 entries.
+ * Walks one subtree for a glob into `collector`, in walk order, through held directories with links
+ * refused (a directory swapped for a link between its listing and its descent is not entered): each
+ * entry whose path below the start matches and that `admits` admits. Returns true when it stopped at
+ * a match past `cap` (truncated), false when the walk ended or `aborted` said so (checked every 1024
+ * matches, and at each directory).
  */
 export function collectGlobMatches(collection: GlobCollection, collector: GlobMatchCollector): boolean {
-  const { directory: root, base, walk, cap, admits, skipsDirectory } = collection;
+  const { directory: root, walk, cap, admits, skipsDirectory } = collection;
+  const stack: GlobFrame[] = [];
   let checked = 0;
-  for (const entry of walkTree(root, {
-    base,
-    ...(walk.skipsName === undefined ? {} : { skipsName: walk.skipsName }),
-    descends: (directory) =>
-      walk.descendsInto(directory.relative) &&
-      !skipsDirectory?.(entryLocation(directory.directory.path, directory.name)),
-  })) {
-    if ((++checked & 1023) === 0 && collection.aborted()) return false;
-    if (!walk.matches(entry.relative)) continue;
-    if (!admits(entry.directory, entry.name, entry.kind)) continue;
-    if (collector.count === cap) return true;
-    const slash = entry.relative.length - entry.name.length - 1;
-    collector.add(slash < 0 ? '' : entry.relative.slice(0, slash), entry.name);
+  try {
+    let directory: HeldDirectory | undefined = root;
+    let relative = collection.base;
+    while (directory !== undefined) {
+      if (collection.aborted()) return false;
+      const listing = listGlobDirectory(directory, relative, walk, skipsDirectory);
+      stack.push({ directory, relative, subdirectories: listing.subdirectories, next: 0 });
+      for (const name of listing.matched) {
+        if ((++checked & 1023) === 0 && collection.aborted()) return false;
+        if (!admits(directory, name, listing.kinds.get(name) ?? 'file')) continue;
+        if (collector.count === cap) return true;
+        collector.add(relative, name);
+      }
+      directory = undefined;
+      while (directory === undefined && stack.length > 0) {
+        const top = stack[stack.length - 1] as GlobFrame;
+        const name = top.subdirectories[top.next];
+        if (name === undefined) {
+          stack.pop();
+          if (top.directory !== root) top.directory.close();
+          continue;
+        }
+        top.next += 1;
+        try {
+          directory = top.directory.openDirectory(name, 'refuse');
+          relative = top.relative === '' ? name : `${top.relative}/${name}`;
+        } catch {
+          // Swapped for a link, replaced by a file or gone since the listing: not entered.
+        }
+      }
+    }
+    return false;
+  } finally {
+    for (const frame of stack) if (frame.directory !== root) frame.directory.close();
   }
-  return false;
 }
 
 /** The start of a scan and the walk below it: what {@link scanGlob} and the threaded scan share. */

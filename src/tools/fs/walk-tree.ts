@@ -50,7 +50,8 @@ export function linkKindOf(entry: Dirent): boolean | undefined {
   return known ? false : undefined;
 }
 
-function kindOf(entry: Dirent, directory: HeldDirectory): WalkEntryKind | undefined {
+/** An entry's kind from the listing, or from its own `fstatat` when the listing gave none. */
+export function walkEntryKind(entry: Dirent, directory: HeldDirectory): WalkEntryKind | undefined {
   if (entry.isFile()) return 'file';
   if (entry.isDirectory()) return 'directory';
   if (entry.isSymbolicLink()) return 'link';
@@ -89,7 +90,7 @@ export function listWalkEntries(
   const entries: WalkEntry[] = [];
   for (const dirent of dirents) {
     if (skipsName?.(dirent.name)) continue;
-    const kind = kindOf(dirent, directory);
+    const kind = walkEntryKind(dirent, directory);
     if (kind === undefined) continue;
     const relative = relativeDirectory === '' ? dirent.name : `${relativeDirectory}/${dirent.name}`;
     entries.push({ relative, name: dirent.name, kind, directory });
