@@ -27,8 +27,9 @@ import {
   type GlobScan,
   type GlobScanOptions,
   type GlobScanStart,
-  listGlobDirectory,
+  globListingOptions,
 } from './scan-glob.ts';
+import { listForWalk } from './walk-tree.ts';
 
 /** The thread's program: beside this module in the sources, and beside the file worker's bundle. */
 export const GLOB_THREAD_BUNDLE_NAME = 'glob-thread.js';
@@ -231,14 +232,17 @@ async function scanInThreads(
         const parent: Parent = { directory, left: 1, owned: subtree !== root };
         try {
           const collector = new GlobMatchCollector();
-          const listing = listGlobDirectory(directory, subtree.base, walk);
-          for (const name of listing.matched) {
+          const options = globListingOptions(walk);
+          const listing = listForWalk(directory, subtree.base, options);
+          for (const name of listing.names) {
             if (filter.admitsEntry(directory, name, listing.kinds.get(name) === 'link'))
               collector.add(subtree.base, name);
           }
           for (const name of listing.subdirectories) {
+            const base = subtree.base === '' ? name : `${subtree.base}/${name}`;
+            if (!options.descends?.(base, name, directory)) continue;
             parent.left += 1;
-            below.push({ parent, name, base: subtree.base === '' ? name : `${subtree.base}/${name}` });
+            below.push({ parent, name, base });
           }
           below.unshift({ text: collector.text(), count: collector.count });
         } finally {

@@ -8,7 +8,7 @@
  * at their real locations, below the real location of that start directory; `globStart` gives the
  * pattern's own spelling of it, lexically, so a caller can report them as the pattern spelled them.
  */
-import { type Dirent, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { HeldDirectory } from '../../descriptors/held-directory.ts';
@@ -16,7 +16,7 @@ import { entryLocation } from '../access/walk-entry-filter.ts';
 import { describeSystemError } from './describe-system-error.ts';
 import { dotNameFilter } from './dot-name-filter.ts';
 import { GlobMatchCollector, GlobMatchList } from './glob-match-list.ts';
-import { type WalkEntryKind, walkEntryKind } from './walk-tree.ts';
+import { type WalkEntryKind, type WalkListingOptions, walkListings } from './walk-tree.ts';
 
 export interface GlobScanOptions {
   pattern: string;
@@ -147,58 +147,17 @@ export function compileGlobWalk(pattern: GlobWalkPattern): GlobWalk {
   };
 }
 
-/** What one directory gives a glob's walk: its matches and the subdirectories to walk, in name order. */
-export interface GlobListing {
-  /** Names of the entries that match, in code-unit order. */
-  matched: string[];
-  /** The kinds of the matched entries that are no regular file (the rest are files). */
-  kinds: Map<string, WalkEntryKind>;
-  /** Names of the subdirectories the walk enters, in code-unit order. */
-  subdirectories: string[];
-}
-
-/**
- * Lists `directory` (held; at `relativeDirectory` below the start) for a glob: the walk's order is
- * walk-tree.ts's (a directory's entries in name order, then its subdirectories depth first in name
- * order), but only the matches and the subdirectories need an order, so each is sorted as a list of
- * names by the engine's own comparison (sorting a listing with a comparator cost ~9 ms over the
- * 50 000-file tree, four times the rest of the sort). An unreadable or vanished directory has none.
- */
-export function listGlobDirectory(
-  directory: HeldDirectory,
-  relativeDirectory: string,
+/** What a glob's walk keeps of a directory and where it goes on (walk-tree.ts), for `walk`. */
+export function globListingOptions(
   walk: GlobWalk,
   skipsDirectory?: (absolute: string) => boolean,
-): GlobListing {
-  const listing: GlobListing = { matched: [], kinds: new Map(), subdirectories: [] };
-  let dirents: Dirent[];
-  try {
-    dirents = directory.entriesSync();
-  } catch {
-    return listing; // unreadable or vanished: nothing to walk there
-  }
-  for (const dirent of dirents) {
-    const name = dirent.name;
-    if (walk.skipsName?.(name)) continue;
-    const kind = walkEntryKind(dirent, directory);
-    if (kind === undefined) continue;
-    const relative = relativeDirectory === '' ? name : `${relativeDirectory}/${name}`;
-    if (walk.matches(relative, name)) {
-      listing.matched.push(name);
-      if (kind !== 'file') listing.kinds.set(name, kind);
-    }
-    if (
-      kind === 'directory' &&
-      walk.descendsInto(relative) &&
-      !skipsDirectory?.(entryLocation(directory.path, name))
-    ) {
-      listing.subdirectories.push(name);
-    }
-  }
-  // No two names in a directory are equal, and the default order is the code units'.
-  listing.matched.sort();
-  listing.subdirectories.sort();
-  return listing;
+): WalkListingOptions {
+  return {
+    skipsName: walk.skipsName,
+    keeps: (relative, name) => walk.matches(relative, name),
+    descends: (relative, name, directory) =>
+      walk.descendsInto(relative) && !skipsDirectory?.(entryLocation(directory.path, name)),
+  };
 }
 
 /** One walk of a subtree for a glob: where it starts and what bounds it. */
@@ -215,59 +174,30 @@ export interface GlobCollection {
   skipsDirectory?: ((absolute: string) => boolean) | undefined;
 }
 
-interface GlobFrame {
-  directory: HeldDirectory;
-  relative: string;
-  subdirectories: string[];
-  next: number;
-}
-
 /**
  * Walks one subtree for a glob into `collector`, in walk order, through held directories with links
- * refused (a directory swapped for a link between its listing and its descent is not entered): each
- * entry whose path below the start matches and that `admits` admits. Returns true when it stopped at
- * a match past `cap` (truncated), false when the walk ended or `aborted` said so (checked every 1024
- * matches, and at each directory).
+ * refused (walk-tree.ts: a directory swapped for a link between its listing and its descent is not
+ * entered): each entry whose path below the start matches and that `admits` admits. Returns true when
+ * it stopped at a match past `cap` (truncated), false when the walk ended or `aborted` said so
+ * (asked at each directory and every 1024 matches).
  */
 export function collectGlobMatches(collection: GlobCollection, collector: GlobMatchCollector): boolean {
-  const { directory: root, walk, cap, admits, skipsDirectory } = collection;
-  const stack: GlobFrame[] = [];
+  const { directory: root, walk, cap, admits } = collection;
   let checked = 0;
-  try {
-    let directory: HeldDirectory | undefined = root;
-    let relative = collection.base;
-    while (directory !== undefined) {
-      if (collection.aborted()) return false;
-      const listing = listGlobDirectory(directory, relative, walk, skipsDirectory);
-      stack.push({ directory, relative, subdirectories: listing.subdirectories, next: 0 });
-      for (const name of listing.matched) {
-        if ((++checked & 1023) === 0 && collection.aborted()) return false;
-        if (!admits(directory, name, listing.kinds.get(name) ?? 'file')) continue;
-        if (collector.count === cap) return true;
-        collector.add(relative, name);
-      }
-      directory = undefined;
-      while (directory === undefined && stack.length > 0) {
-        const top = stack[stack.length - 1] as GlobFrame;
-        const name = top.subdirectories[top.next];
-        if (name === undefined) {
-          stack.pop();
-          if (top.directory !== root) top.directory.close();
-          continue;
-        }
-        top.next += 1;
-        try {
-          directory = top.directory.openDirectory(name, 'refuse');
-          relative = top.relative === '' ? name : `${top.relative}/${name}`;
-        } catch {
-          // Swapped for a link, replaced by a file or gone since the listing: not entered.
-        }
-      }
+  for (const listing of walkListings(root, {
+    ...globListingOptions(walk, collection.skipsDirectory),
+    base: collection.base,
+  })) {
+    if (collection.aborted()) return false;
+    const { directory, relative, kinds } = listing;
+    for (const name of listing.names) {
+      if ((++checked & 1023) === 0 && collection.aborted()) return false;
+      if (!admits(directory, name, kinds.get(name) ?? 'file')) continue;
+      if (collector.count === cap) return true;
+      collector.add(relative, name);
     }
-    return false;
-  } finally {
-    for (const frame of stack) if (frame.directory !== root) frame.directory.close();
   }
+  return false;
 }
 
 /** The start of a scan and the walk below it: what {@link scanGlob} and the threaded scan share. */

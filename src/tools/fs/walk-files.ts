@@ -10,7 +10,7 @@
  */
 import type { HeldDirectory } from '../../descriptors/held-directory.ts';
 import { dotNameFilter } from './dot-name-filter.ts';
-import { walkTree } from './walk-tree.ts';
+import { walkListings } from './walk-tree.ts';
 
 export interface WalkOptions {
   dot: boolean;
@@ -26,16 +26,17 @@ export interface WalkOptions {
  */
 export function* walkFiles(root: HeldDirectory, options: WalkOptions): Generator<[string, string]> {
   const matcher = options.glob === undefined ? undefined : new Bun.Glob(options.glob);
-  const skipsName = dotNameFilter(options.dot, options.glob);
   const prefix = root.path.endsWith('/') ? root.path : `${root.path}/`;
   const skipsDirectory = options.skipsDirectory;
-  for (const entry of walkTree(root, {
-    ...(skipsName === undefined ? {} : { skipsName }),
-    ...(skipsDirectory === undefined
-      ? {}
-      : { descends: (directory) => !skipsDirectory(prefix + directory.relative) }),
+  for (const listing of walkListings(root, {
+    skipsName: dotNameFilter(options.dot, options.glob),
+    keeps: (relative, _name, kind) => kind === 'file' && (matcher === undefined || matcher.match(relative)),
+    ...(skipsDirectory === undefined ? {} : { descends: (relative) => !skipsDirectory(prefix + relative) }),
   })) {
-    if (entry.kind === 'file' && (matcher === undefined || matcher.match(entry.relative)))
-      yield [prefix + entry.relative, entry.relative];
+    const directory = listing.relative === '' ? '' : `${listing.relative}/`;
+    for (const name of listing.names) {
+      const relative = directory + name;
+      yield [prefix + relative, relative];
+    }
   }
 }

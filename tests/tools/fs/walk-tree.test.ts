@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HeldDirectory } from '../../../src/descriptors/held-directory.ts';
-import { walkTree } from '../../../src/tools/fs/walk-tree.ts';
+import { walkListings, walkTree } from '../../../src/tools/fs/walk-tree.ts';
 import { makeTempDirectory } from '../../helpers/tool-context.ts';
 
 const temp = makeTempDirectory('mango-walk-tree-');
@@ -18,6 +18,7 @@ beforeAll(() => {
   writeFileSync(join(tree, 'b', 'deep', 'y.txt'), 'y');
   writeFileSync(join(outside, 'secret.txt'), 'secret');
   symlinkSync(outside, join(tree, 'link'));
+  buildStill();
 });
 afterAll(() => temp.remove());
 
@@ -64,4 +65,64 @@ test('a directory swapped for a link after the listing is not entered', () => {
     root.close();
   }
   expect(seen).toEqual(['a', 'b', 'link', 'z.txt', 'b/deep', 'b/deep/y.txt']);
+});
+
+/** A tree like `tree` that no test changes. */
+const still = join(temp.path, 'still');
+
+function buildStill(): void {
+  mkdirSync(join(still, 'b', 'deep'), { recursive: true });
+  mkdirSync(join(still, 'a'));
+  writeFileSync(join(still, 'z.txt'), 'z');
+  writeFileSync(join(still, 'a', 'x.txt'), 'x');
+  writeFileSync(join(still, 'b', 'deep', 'y.txt'), 'y');
+  symlinkSync(outside, join(still, 'link'));
+}
+
+test('walkListings: a directory at a time, only the names kept, each list in code-unit order', () => {
+  const root = HeldDirectory.open(still);
+  try {
+    const listings = [
+      ...walkListings(root, {
+        keeps: (relative, _name, kind) => kind !== 'directory' && relative !== 'z.txt',
+      }),
+    ].map(({ relative, names, kinds, subdirectories }) => ({
+      relative,
+      names,
+      kinds: [...kinds],
+      subdirectories,
+    }));
+    expect(listings).toEqual([
+      { relative: '', names: ['link'], kinds: [['link', 'link']], subdirectories: ['a', 'b'] },
+      { relative: 'a', names: ['x.txt'], kinds: [], subdirectories: [] },
+      { relative: 'b', names: [], kinds: [], subdirectories: ['deep'] },
+      { relative: 'b/deep', names: ['y.txt'], kinds: [], subdirectories: [] },
+    ]);
+  } finally {
+    root.close();
+  }
+});
+
+test('walkListings asks descends once a listing was taken in, and closes what it opened when stopped', () => {
+  const before = readdirSync('/proc/self/fd').length;
+  const root = HeldDirectory.open(still);
+  const asked: string[] = [];
+  let taken = 0;
+  try {
+    for (const listing of walkListings(root, {
+      keeps: () => true,
+      descends: (relative) => {
+        // Each directory's listing reached the caller before its subdirectories are decided.
+        asked.push(`${relative} after ${taken}`);
+        return relative !== 'a';
+      },
+    })) {
+      taken += 1;
+      if (listing.relative === 'b/deep') break;
+    }
+  } finally {
+    root.close();
+  }
+  expect(asked).toEqual(['a after 1', 'b after 1', 'b/deep after 2']);
+  expect(readdirSync('/proc/self/fd').length).toBe(before);
 });
