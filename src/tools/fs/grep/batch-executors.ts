@@ -50,7 +50,10 @@ interface Pending {
 }
 
 export interface WorkerExecutor extends BatchExecutor {
-  /** Every worker has booted and built its matcher (batches sent earlier simply wait). */
+  /**
+   * Every worker has booted (a kept one has: it only builds this search's matcher before the first
+   * batch, which waits for that, so the caller need not wait for its answer to the init).
+   */
   readonly ready: boolean;
 }
 
@@ -81,9 +84,17 @@ const MAX_KEPT_THREADS = 2;
 /** Batch ids are unique across searches: a kept thread may still answer one of the search before. */
 let nextBatchId = 0;
 
-/** A kept thread (with `keep`) or a new one, told the search it now serves. */
-function takeThread(options: GrepOptions, opening: FileOpening, keep: boolean): GrepThread {
-  const thread = (keep ? kept.pop() : undefined) ?? {
+/**
+ * A kept thread (with `keep`) or a new one, told the search it now serves; `warm` says it was kept,
+ * so it has booted and only builds this search's matcher before its first batch.
+ */
+function takeThread(
+  options: GrepOptions,
+  opening: FileOpening,
+  keep: boolean,
+): GrepThread & { warm: boolean } {
+  const reused = keep ? kept.pop() : undefined;
+  const thread = reused ?? {
     worker: new Worker(grepWorkerUrl()) as ReferencedWorker,
     generation: new Int32Array(new SharedArrayBuffer(4)),
   };
@@ -97,7 +108,7 @@ function takeThread(options: GrepOptions, opening: FileOpening, keep: boolean): 
       : {}),
   };
   thread.worker.postMessage(init);
-  return thread;
+  return { ...thread, warm: reused !== undefined };
 }
 
 /** Keeps `thread` for the next search when `keepIt` (and there is room), else terminates it. */
@@ -139,13 +150,14 @@ export function createWorkerExecutor(
   const owner = new Map<number, number>();
   let closed: { reason: unknown } | undefined;
   let failed = false;
-  let booted = 0;
+  const booted: boolean[] = [];
   const threads: GrepThread[] = Array.from({ length: size }, (_, index) => {
-    const thread = takeThread(options, opening, keep);
+    const { warm, ...thread } = takeThread(options, opening, keep);
+    booted.push(warm);
     const { worker } = thread;
     worker.onmessage = (event: MessageEvent<GrepWorkerReply>) => {
       if (event.data.type === 'ready') {
-        booted += 1;
+        booted[index] = true;
         return;
       }
       const entry = pending.get(event.data.id);
@@ -171,7 +183,7 @@ export function createWorkerExecutor(
   const workers = threads.map((thread) => thread.worker);
   return {
     get ready() {
-      return booted === workers.length;
+      return booted.every(Boolean);
     },
     run(files) {
       if (closed) return Promise.reject(closed.reason);
