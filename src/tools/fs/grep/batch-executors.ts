@@ -10,7 +10,11 @@ import { type FileOpening, searchFileSync } from './search-file.ts';
 import { createTextSearcher } from './text-searcher.ts';
 
 export interface BatchExecutor {
-  run(files: string[]): Promise<BatchResult>;
+  /**
+   * Searches `files`; with `room`, the most matching lines the search can still take, the batch stops
+   * at the file whose matches pass it (a bound: batches before it in flight may take some of it).
+   */
+  run(files: string[], room?: number): Promise<BatchResult>;
   /** Stops all work; pending runs reject with `reason`. */
   close(reason?: unknown): void;
 }
@@ -32,8 +36,12 @@ export function createInProcessExecutor(
   const searcher = createTextSearcher(options.spec);
   let lastYield = performance.now();
   return {
-    async run(files) {
-      const outcomes = summarizeBatch(files, (file) => searchFileSync(file, searcher, options, opening));
+    async run(files, room) {
+      const outcomes = summarizeBatch(
+        files,
+        (file) => searchFileSync(file, searcher, options, opening),
+        room,
+      );
       if (performance.now() - lastYield >= IN_PROCESS_YIELD_INTERVAL_MS) {
         await new Promise((resolve) => setImmediate(resolve));
         lastYield = performance.now();
@@ -185,7 +193,7 @@ export function createWorkerExecutor(
     get ready() {
       return booted.every(Boolean);
     },
-    run(files) {
+    run(files, room) {
       if (closed) return Promise.reject(closed.reason);
       const id = nextBatchId++;
       let target = 0;
@@ -196,7 +204,12 @@ export function createWorkerExecutor(
       owner.set(id, target);
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        const batch: GrepWorkerRequest = { type: 'batch', id, files: files.join('\0') };
+        const batch: GrepWorkerRequest = {
+          type: 'batch',
+          id,
+          files: files.join('\0'),
+          ...(room === undefined ? {} : { room }),
+        };
         workers[target]!.postMessage(batch);
       });
     },

@@ -28,7 +28,7 @@ export type GrepWorkerRequest =
    * The files as one string, NUL-separated (no path holds a NUL): one string clones at memcpy speed,
    * where an array of paths cost about 1.7 µs a path to post (profiled on the 50 000-file tree).
    */
-  | { type: 'batch'; id: number; files: string };
+  | { type: 'batch'; id: number; files: string; room?: number };
 
 export type GrepWorkerReply = { type: 'ready' } | { type: 'batch'; id: number; batch: PackedBatch };
 
@@ -62,12 +62,16 @@ self.onmessage = (event: MessageEvent<GrepWorkerRequest>) => {
   // A kept thread drops the rest of a search that ended, checked before each file (an atomic load).
   const ended = () => generation !== undefined && Atomics.load(generation.shared, 0) !== generation.value;
   let dropped = false;
-  const batch = summarizeBatch(message.files.split('\0'), (file) => {
-    if (dropped || ended()) {
-      dropped = true;
-      return { file, status: 'searched', matches: [], more: false, unsearchedLines: [] };
-    }
-    return searchFileSync(file, searcher, options, opening);
-  });
+  const batch = summarizeBatch(
+    message.files.split('\0'),
+    (file) => {
+      if (dropped || ended()) {
+        dropped = true;
+        return { file, status: 'searched', matches: [], more: false, unsearchedLines: [] };
+      }
+      return searchFileSync(file, searcher, options, opening);
+    },
+    message.room,
+  );
   if (!dropped) reply({ type: 'batch', id: message.id, batch: packBatch(batch) });
 };

@@ -48,11 +48,22 @@ export function isNotable(outcome: FileSearchOutcome): boolean {
   return outcome.status !== 'searched' || outcome.matches.length > 0 || outcome.unsearchedLines.length > 0;
 }
 
-/** Searches `files` in order with `search` and keeps only the notable outcomes. */
-export function summarizeBatch(files: string[], search: (file: string) => FileSearchOutcome): BatchResult {
+/**
+ * Searches `files` in order with `search` and keeps only the notable outcomes; stops once the batch
+ * holds more than `room` matching lines (the search needs no file after the one that proves its cap
+ * was passed).
+ */
+export function summarizeBatch(
+  files: string[],
+  search: (file: string) => FileSearchOutcome,
+  room = Number.POSITIVE_INFINITY,
+): BatchResult {
   const result: BatchResult = { searched: 0, notable: [], searchedBefore: [] };
+  let matched = 0;
   for (const file of files) {
+    if (matched > room) break;
     const outcome = search(file);
+    matched += outcome.matches.length;
     if (isNotable(outcome)) {
       result.notable.push(outcome);
       result.searchedBefore.push(result.searched);

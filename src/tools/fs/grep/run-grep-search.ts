@@ -181,7 +181,7 @@ export async function runGrepSearch(
             previous.close();
           }
         }
-        queue.push(executor.run(batch));
+        queue.push(executor.run(batch, options.maxResults - collected));
         batch = [];
         batchSize = Math.min(usingWorkers ? WORKER_BATCH_SIZE : BATCH_SIZE, batchSize * 2);
         while (queue.length >= (usingWorkers ? MAX_BATCHES_IN_FLIGHT : 1) && !done) await consume();

@@ -1,5 +1,10 @@
 import { expect, test } from 'bun:test';
-import { type BatchResult, packBatch, unpackBatch } from '../../../../src/tools/fs/grep/packed-outcome.ts';
+import {
+  type BatchResult,
+  packBatch,
+  summarizeBatch,
+  unpackBatch,
+} from '../../../../src/tools/fs/grep/packed-outcome.ts';
 
 const batch: BatchResult = {
   searched: 7,
@@ -46,4 +51,23 @@ test('an empty batch and one without matches', () => {
     searchedBefore: [0],
   };
   expect(unpackBatch(structuredClone(packBatch(quiet)))).toEqual(quiet);
+});
+
+test('a batch stops at the file whose matches pass the room left, and searches on while they only reach it', () => {
+  const searched: string[] = [];
+  const hits: Record<string, number> = { a: 2, b: 0, c: 1, d: 0, e: 3, f: 1 };
+  const search = (file: string) => {
+    searched.push(file);
+    const matches = Array.from({ length: hits[file] ?? 0 }, (_, index) => ({ line: index + 1, text: file }));
+    return { file, status: 'searched' as const, matches, more: false, unsearchedLines: [] };
+  };
+  const files = Object.keys(hits);
+  // a and c make 3, the room: e proves there is more, and f is never opened.
+  expect(summarizeBatch(files, search, 3).notable.map((outcome) => outcome.file)).toEqual(['a', 'c', 'e']);
+  expect(searched).toEqual(['a', 'b', 'c', 'd', 'e']);
+  searched.length = 0;
+  expect(summarizeBatch(files, search, 0).searched).toBe(1);
+  expect(searched).toEqual(['a']);
+  searched.length = 0;
+  expect(summarizeBatch(files, search).searched).toBe(6);
 });
