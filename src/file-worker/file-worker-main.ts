@@ -26,7 +26,13 @@ import { globFileWork } from '../tools/fs/glob-files.ts';
 import type { GrepOptions } from '../tools/fs/grep/grep-options.ts';
 import { createInProcessFileOperations } from '../tools/fs/in-process-file-operations.ts';
 import type { ToolContext } from '../tools/types.ts';
-import { encodeFrame, FILE_WORKER_PROTOCOL, type Frame, FrameReader } from './file-worker-protocol.ts';
+import {
+  encodeFrame,
+  FILE_WORKER_PROTOCOL,
+  type Frame,
+  FrameReader,
+  MAX_CALL_PARTS,
+} from './file-worker-protocol.ts';
 import { LOCATION_FAILURES } from './file-worker-replies.ts';
 import { encodeGlobMatches } from './glob-paths-payload.ts';
 
@@ -246,6 +252,31 @@ function asCall(header: Record<string, unknown>): Call {
 
 let scope: Scope | undefined;
 
+/** Calls whose payload comes in several frames, until its last part (file-worker-protocol.ts). */
+const assembling = new Map<number, { call: Call; runs: Uint8Array[]; parts: number }>();
+
+/** A call's whole payload, once its `parts` (1 when absent) have come; undefined until then. */
+function takePart(scope: Scope, call: Call, parts: unknown, payload: Uint8Array): void {
+  if (parts === undefined) {
+    void answer(scope, call, payload);
+    return;
+  }
+  if (typeof parts !== 'number' || !Number.isInteger(parts) || parts < 2 || parts > MAX_CALL_PARTS) {
+    fail(`a call in ${JSON.stringify(parts)} parts`);
+  }
+  if (assembling.has(call.id)) fail(`a second call of id ${call.id} while its parts come`);
+  assembling.set(call.id, { call, runs: [payload], parts });
+}
+
+function receivePart(scope: Scope, header: Record<string, unknown>, payload: Uint8Array): void {
+  const entry = typeof header.id === 'number' ? assembling.get(header.id) : undefined;
+  if (entry === undefined) fail('a part of no call whose parts are coming');
+  entry.runs.push(payload);
+  if (entry.runs.length < entry.parts) return;
+  assembling.delete(entry.call.id);
+  void answer(scope, entry.call, Buffer.concat(entry.runs));
+}
+
 function receive(frame: Frame): void {
   const header = frame.header as Record<string, unknown>;
   if (scope === undefined) {
@@ -263,8 +294,12 @@ function receive(frame: Frame): void {
     cancel(header);
     return;
   }
+  if (header?.type === 'part') {
+    receivePart(scope, header, frame.payload);
+    return;
+  }
   if (header?.type !== 'call') fail(`a frame of type ${JSON.stringify(header?.type)}`);
-  void answer(scope, asCall(header), frame.payload);
+  takePart(scope, asCall(header), header.parts, frame.payload);
 }
 
 /**

@@ -24,6 +24,7 @@ import type { ProgramProcess, SandboxedProgramLaunch } from '../sandbox/shell-sa
 import type { ReachableSet } from '../tools/access/reachable-set.ts';
 import { ToolError } from '../tools/errors.ts';
 import {
+  encodeCallFrames,
   encodeFrame,
   FILE_WORKER_PROTOCOL,
   type FileWorkerOperation,
@@ -193,9 +194,21 @@ export class FileWorkerProcess {
       });
       signal?.addEventListener('abort', onAbort, { once: true });
       try {
-        this.#write(encodeFrame({ type: 'call', id, op, parameters, args }, payload));
-      } catch {
-        // The pipe is closed: the exit that closed it fails the call with how the worker ended.
+        for (const frame of encodeCallFrames({ type: 'call', id, op, parameters, args }, payload))
+          this.#write(frame);
+      } catch (error) {
+        // A payload no call may carry fails this call alone; otherwise the pipe is closed, and the exit
+        // that closed it fails the call with how the worker ended.
+        if (error instanceof FileWorkerProtocolError) {
+          this.#pending.delete(id);
+          settled();
+          reject(
+            new ToolError(
+              'validation_failed',
+              `The file work of this call cannot be sent: ${error.message}.`,
+            ),
+          );
+        }
       }
     });
   }

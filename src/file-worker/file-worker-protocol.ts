@@ -6,9 +6,12 @@
  * payload. The server opens with `init` (the protocol version it speaks, the user and the reachable
  * set the worker serves); the worker answers `hello` with its own version, and the server refuses a
  * worker that speaks another. Then each `call` carries an id, and the worker answers each with one
- * `reply` of the same id, in any order. A `cancel` of a call's id (its signal fired: a budget ran
- * out, a turn was stopped) asks the worker to stop that call's work; the worker still answers it once,
- * and the server, which failed the call already, drops that answer.
+ * `reply` of the same id, in any order. A call whose payload is larger than one frame may carry (an
+ * upload above {@link MAX_PAYLOAD_BYTES}) says how many `parts` it comes in: its own frame holds the
+ * first, and that many less one `part` frames of the same id follow it at once, in order, each with
+ * the next run of bytes; the worker answers once it has them all. A `cancel` of a call's id (its
+ * signal fired: a budget ran out, a turn was stopped) asks the worker to stop that call's work; the
+ * worker still answers it once, and the server, which failed the call already, drops that answer.
  *
  * The reader bounds what it holds: a header over {@link MAX_HEADER_BYTES} or a payload over
  * {@link MAX_PAYLOAD_BYTES} is a protocol error, raised before the bytes are taken in, so a worker that
@@ -25,6 +28,10 @@ export const MAX_HEADER_BYTES = 4 * 1024 * 1024;
  * default 25 MiB cap (a download goes in ranges of 1 MiB), with room to spare.
  */
 export const MAX_PAYLOAD_BYTES = 64 * 1024 * 1024;
+/** Most frames one call's payload comes in: 64 of the largest payload, 4 GiB. */
+export const MAX_CALL_PARTS = 64;
+/** Largest payload of one call (see `parts` above). */
+export const MAX_CALL_PAYLOAD_BYTES = MAX_CALL_PARTS * MAX_PAYLOAD_BYTES;
 
 const PREFIX_BYTES = 8;
 
@@ -53,6 +60,25 @@ export function encodeFrame(header: unknown, payload: Uint8Array = EMPTY): Uint8
   frame.set(json, PREFIX_BYTES);
   frame.set(payload, PREFIX_BYTES + json.length);
   return frame;
+}
+
+/**
+ * The frames of one call: its own, with the first run of `payload`, and a `part` frame for each further
+ * run of at most {@link MAX_PAYLOAD_BYTES}.
+ */
+export function encodeCallFrames(header: Record<string, unknown>, payload?: Uint8Array): Uint8Array[] {
+  if (payload === undefined || payload.length <= MAX_PAYLOAD_BYTES) return [encodeFrame(header, payload)];
+  const parts = Math.ceil(payload.length / MAX_PAYLOAD_BYTES);
+  if (parts > MAX_CALL_PARTS) {
+    throw new FileWorkerProtocolError(
+      `a call's payload of ${payload.length} bytes is more than the ${MAX_CALL_PAYLOAD_BYTES} one call may carry`,
+    );
+  }
+  const run = (index: number) => payload.subarray(index * MAX_PAYLOAD_BYTES, (index + 1) * MAX_PAYLOAD_BYTES);
+  const frames = [encodeFrame({ ...header, parts }, run(0))];
+  for (let index = 1; index < parts; index += 1)
+    frames.push(encodeFrame({ type: 'part', id: header.id }, run(index)));
+  return frames;
 }
 
 /** Cuts a byte stream into frames; `push` returns the frames completed by `chunk`. */

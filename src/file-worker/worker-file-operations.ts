@@ -21,7 +21,7 @@ import type { ToolContext } from '../tools/types.ts';
 import type { FileWorkerPool } from './file-worker-pool.ts';
 import type { FileWorkerProcess } from './file-worker-process.ts';
 import type { FileWorkerOperation } from './file-worker-protocol.ts';
-import { MAX_PAYLOAD_BYTES } from './file-worker-protocol.ts';
+import { MAX_CALL_PAYLOAD_BYTES } from './file-worker-protocol.ts';
 import {
   downloadReply,
   folderListingReply,
@@ -130,11 +130,12 @@ export function createWorkerFileOperations(context: ToolContext, pool: FileWorke
     readRange: (request) =>
       ask('readRange', { ...request }, (result, payload) => rangeReply(result, payload, request.length)),
     uploadFile: async (request) => {
-      // One frame carries the whole file: a larger one would break the protocol and stop the worker.
-      if (request.data.length > MAX_PAYLOAD_BYTES) {
+      // A file larger than one frame crosses in parts (file-worker-protocol.ts), up to what one call
+      // may carry.
+      if (request.data.length > MAX_CALL_PAYLOAD_BYTES) {
         throw new ToolError(
           'validation_failed',
-          `Cannot upload ${JSON.stringify(request.shown)}: it is ${request.data.length} bytes, and a file worker takes at most ${MAX_PAYLOAD_BYTES} bytes in one upload (MANGO_MAX_UPLOAD_BYTES may not be set above it while file workers are on).`,
+          `Cannot upload ${JSON.stringify(request.shown)}: it is ${request.data.length} bytes, and a file worker takes at most ${MAX_CALL_PAYLOAD_BYTES} bytes in one upload (MANGO_MAX_UPLOAD_BYTES may not be set above it while file workers are on).`,
         );
       }
       const { data, ...args } = request;

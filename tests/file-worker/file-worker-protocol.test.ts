@@ -1,8 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import {
+  encodeCallFrames,
   encodeFrame,
   FileWorkerProtocolError,
   FrameReader,
+  MAX_CALL_PAYLOAD_BYTES,
   MAX_HEADER_BYTES,
   MAX_PAYLOAD_BYTES,
 } from '../../src/file-worker/file-worker-protocol.ts';
@@ -48,5 +50,36 @@ describe('frames', () => {
   test('a header that is not JSON text is refused', () => {
     const bytes = new Uint8Array([...new Uint8Array([0, 0, 0, 2, 0, 0, 0, 0]), 0xff, 0xfe]);
     expect(() => new FrameReader().push(bytes)).toThrow("a frame's header is not JSON text");
+  });
+});
+
+describe("a call's payload larger than one frame", () => {
+  test('crosses as its call frame and part frames of the same id, the runs in order', () => {
+    const payload = new Uint8Array(MAX_PAYLOAD_BYTES * 2 + 3);
+    payload[0] = 1;
+    payload[MAX_PAYLOAD_BYTES] = 2;
+    payload[MAX_PAYLOAD_BYTES * 2 + 2] = 3;
+    const reader = new FrameReader();
+    const frames = encodeCallFrames({ type: 'call', id: 7, op: 'uploadFile' }, payload).flatMap((frame) =>
+      reader.push(frame),
+    );
+    expect(frames.map((frame) => [frame.header, frame.payload.length])).toEqual([
+      [{ type: 'call', id: 7, op: 'uploadFile', parts: 3 }, MAX_PAYLOAD_BYTES],
+      [{ type: 'part', id: 7 }, MAX_PAYLOAD_BYTES],
+      [{ type: 'part', id: 7 }, 3],
+    ]);
+    expect([frames[0]?.payload[0], frames[1]?.payload[0], frames[2]?.payload[2]]).toEqual([1, 2, 3]);
+  });
+
+  test('one frame holds a payload up to the bound, and none is one call too many', () => {
+    expect(encodeCallFrames({ type: 'call', id: 1 }, new Uint8Array(10)).length).toBe(1);
+    expect(encodeCallFrames({ type: 'call', id: 1 }).length).toBe(1);
+    // Only its length is read before the refusal.
+    const huge = Object.defineProperty(new Uint8Array(0), 'length', { value: MAX_CALL_PAYLOAD_BYTES + 1 });
+    expect(() => encodeCallFrames({ type: 'call', id: 1 }, huge)).toThrow(
+      new FileWorkerProtocolError(
+        `a call's payload of ${MAX_CALL_PAYLOAD_BYTES + 1} bytes is more than the ${MAX_CALL_PAYLOAD_BYTES} one call may carry`,
+      ),
+    );
   });
 });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileWorkerProgram } from '../../src/file-worker/file-worker-bundle.ts';
 import { type FileWorkerPool, failedAtProcessLimit } from '../../src/file-worker/file-worker-pool.ts';
 import { FileWorkerProcess } from '../../src/file-worker/file-worker-process.ts';
-import { MAX_PAYLOAD_BYTES } from '../../src/file-worker/file-worker-protocol.ts';
+import { MAX_CALL_PAYLOAD_BYTES, MAX_PAYLOAD_BYTES } from '../../src/file-worker/file-worker-protocol.ts';
 import { createWorkerFileOperations } from '../../src/file-worker/worker-file-operations.ts';
 import { FILE_WORKER_DIRECTORY } from '../../src/sandbox/file-worker-sandbox.ts';
 import { resolveAndValidatePath } from '../../src/tools/access/resolve-and-validate-path.ts';
@@ -211,6 +211,35 @@ describeSandbox('file tools through the worker', () => {
     }
   });
 
+  test('an upload larger than one frame crosses in parts and is written whole, as her uid', async () => {
+    const { alice } = host.layout;
+    const operations = createWorkerFileOperations(
+      userFileContext('alice', host.layout.reachable, Date.now),
+      workers.pool,
+    );
+    // Two parts: a whole frame and a few bytes more, each byte telling its offset apart.
+    const data = new Uint8Array(MAX_PAYLOAD_BYTES + 4099);
+    for (let index = 0; index < data.length; index += 1) data[index] = (index * 7 + (index >> 16)) & 0xff;
+    expect(
+      await operations.uploadFile({
+        directory: '.',
+        name: 'big.bin',
+        overwrite: false,
+        data,
+        shown: 'big.bin',
+      }),
+    ).toEqual({ kind: 'written', real: join(alice, 'big.bin'), size: data.length, replaced: false });
+    const written = readFileSync(join(alice, 'big.bin'));
+    expect(written.length).toBe(data.length);
+    expect(sha256Hex(written)).toBe(sha256Hex(data));
+    const identity = await host.sandbox.identityFor('alice', [alice]);
+    expect(statSync(join(alice, 'big.bin')).uid).toBe(identity.uid);
+    // The worker goes on serving calls after it.
+    expect(
+      expectOk(await workerChat('alice', () => host.layout.reachable).call('list_directory', { path: '.' })),
+    ).toBeDefined();
+  });
+
   test('a worker that crashes mid-call fails that call clearly, and the next call gets a new worker', async () => {
     const { alice } = host.layout;
     writeFileSync(join(alice, 'crash.txt'), 'still here\n');
@@ -311,7 +340,7 @@ describe('a worker that cannot run while its user is at the process limit', () =
 });
 
 describe("the files routes' operations through a worker", () => {
-  test('an upload larger than one frame is refused before any worker is asked', async () => {
+  test('an upload larger than one call may carry is refused before any worker is asked', async () => {
     const asked: string[] = [];
     const pool: FileWorkerPool = {
       acquire: async (userId) => {
@@ -326,12 +355,13 @@ describe("the files routes' operations through a worker", () => {
     };
     const reachable = makeReachableSet();
     const operations = createWorkerFileOperations(userFileContext('alice', reachable, Date.now), pool);
-    const data = new Uint8Array(MAX_PAYLOAD_BYTES + 1);
+    // Only its length is read before the refusal: no 4 GiB are made for it.
+    const data = Object.defineProperty(new Uint8Array(0), 'length', { value: MAX_CALL_PAYLOAD_BYTES + 1 });
     await expect(
       operations.uploadFile({ directory: '.', name: 'big.bin', overwrite: false, data, shown: 'big.bin' }),
     ).rejects.toMatchObject({
       classification: 'validation_failed',
-      message: `Cannot upload "big.bin": it is ${MAX_PAYLOAD_BYTES + 1} bytes, and a file worker takes at most ${MAX_PAYLOAD_BYTES} bytes in one upload (MANGO_MAX_UPLOAD_BYTES may not be set above it while file workers are on).`,
+      message: `Cannot upload "big.bin": it is ${MAX_CALL_PAYLOAD_BYTES + 1} bytes, and a file worker takes at most ${MAX_CALL_PAYLOAD_BYTES} bytes in one upload (MANGO_MAX_UPLOAD_BYTES may not be set above it while file workers are on).`,
     });
     expect(asked).toEqual([]);
   });
