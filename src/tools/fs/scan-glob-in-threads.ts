@@ -29,6 +29,7 @@ import {
   type GlobScanStart,
   globListingOptions,
 } from './scan-glob.ts';
+import { type ReferencedWorker, threadProgramUrl } from './thread-program.ts';
 import { listForWalk } from './walk-tree.ts';
 
 /** The thread's program: beside this module in the sources, and beside the file worker's bundle. */
@@ -41,14 +42,6 @@ const LISTED_HERE_AT_MOST = 64;
 /** Walks sent to one thread at a time: one in hand, one waiting. */
 const WALKS_PER_THREAD = 2;
 
-function threadUrl(): string {
-  const here = import.meta.url;
-  return new URL(here.endsWith('.ts') ? './glob-thread.ts' : `./${GLOB_THREAD_BUNDLE_NAME}`, here).href;
-}
-
-/** Bun's Worker, which can stop keeping the process alive (not in the DOM typings). */
-type ReferencedWorker = Worker & { ref(): void; unref(): void };
-
 interface GlobThread {
   worker: ReferencedWorker;
   walks: Map<number, (reply: GlobThreadReply) => void>;
@@ -59,7 +52,12 @@ const threads: GlobThread[] = [];
 let nextJobId = 0;
 
 function startThread(): GlobThread {
-  const thread: GlobThread = { worker: new Worker(threadUrl()) as ReferencedWorker, walks: new Map() };
+  const thread: GlobThread = {
+    worker: new Worker(
+      threadProgramUrl(import.meta.url, 'glob-thread.ts', GLOB_THREAD_BUNDLE_NAME),
+    ) as ReferencedWorker,
+    walks: new Map(),
+  };
   thread.worker.onmessage = (event: MessageEvent<GlobThreadReply>) => {
     const settle = thread.walks.get(event.data.id);
     thread.walks.delete(event.data.id);

@@ -3,6 +3,8 @@
  * a pool of worker threads (the JavaScript engine, and big trees where a second core pays). Terminating the
  * pool stops a runaway pattern mid-line; pending batches then reject with the given reason.
  */
+
+import { type ReferencedWorker, threadProgramUrl } from '../thread-program.ts';
 import type { GrepOptions } from './grep-options.ts';
 import type { GrepWorkerReply, GrepWorkerRequest } from './grep-worker.ts';
 import { type BatchResult, summarizeBatch, unpackBatch } from './packed-outcome.ts';
@@ -72,14 +74,6 @@ export interface WorkerExecutor extends BatchExecutor {
  */
 export const GREP_WORKER_BUNDLE_NAME = 'grep-worker.js';
 
-function grepWorkerUrl(): string {
-  const here = import.meta.url;
-  return new URL(here.endsWith('.ts') ? './grep-worker.ts' : `./${GREP_WORKER_BUNDLE_NAME}`, here).href;
-}
-
-/** Bun's Worker, which can stop keeping the process alive (not in the DOM typings). */
-type ReferencedWorker = Worker & { ref(): void; unref(): void };
-
 /** A thread and the slot that says which search it serves (see `keep` below). */
 interface GrepThread {
   worker: ReferencedWorker;
@@ -103,7 +97,9 @@ function takeThread(
 ): GrepThread & { warm: boolean } {
   const reused = keep ? kept.pop() : undefined;
   const thread = reused ?? {
-    worker: new Worker(grepWorkerUrl()) as ReferencedWorker,
+    worker: new Worker(
+      threadProgramUrl(import.meta.url, 'grep-worker.ts', GREP_WORKER_BUNDLE_NAME),
+    ) as ReferencedWorker,
     generation: new Int32Array(new SharedArrayBuffer(4)),
   };
   thread.worker.ref();
