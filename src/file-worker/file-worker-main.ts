@@ -255,7 +255,7 @@ let scope: Scope | undefined;
 /** Calls whose payload comes in several frames, until its last part (file-worker-protocol.ts). */
 const assembling = new Map<number, { call: Call; runs: Uint8Array[]; parts: number }>();
 
-/** A call's whole payload, once its `parts` (1 when absent) have come; undefined until then. */
+/** Answers `call` now, or, when it says its payload comes in `parts`, holds it until they all came. */
 function takePart(scope: Scope, call: Call, parts: unknown, payload: Uint8Array): void {
   if (parts === undefined) {
     void answer(scope, call, payload);

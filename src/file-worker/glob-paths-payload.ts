@@ -9,15 +9,11 @@
  * The server reads the payload back here, judging every token as untrusted input, and its validator
  * (`globReply`, glob-reply.ts) judges the rest of the reply.
  */
-import type { GlobMatchList } from '../tools/fs/glob-match-list.ts';
+import { type GlobMatchList, globMatchPrefix } from '../tools/fs/glob-match-list.ts';
 
 const SLASH = 0x2f;
 /** A slash that starts an empty, `.` or `..` segment, or ends the path: what `normalize` would change. */
 const UNNORMALISED = /\/(?:\.\.?)?(?:\/|$)/;
-
-function below(start: string): string {
-  return start === '/' ? '/' : `${start}/`;
-}
 
 /** The payload of `matches` (none: no bytes). */
 export function encodeGlobMatches(matches: GlobMatchList): Uint8Array {
@@ -45,7 +41,7 @@ export function readGlobPaths(
   } catch {
     return { wrong: 'the matches are not UTF-8 text of NUL-ended tokens' };
   }
-  const prefix = below(start);
+  const prefix = globMatchPrefix(start);
   const paths: string[] = [];
   const directories = new Set<string>();
   /** The directory of the group being read, as the start of its paths; undefined before the first. */

@@ -293,6 +293,9 @@ export async function fuzzSwaps(options: SwapFuzzOptions): Promise<SwapFuzzRepor
   return report;
 }
 
+/** Node's own wording of a failed system call (`EINVAL: invalid argument, readlink '…'`): a tool's refusal must be in its own words instead. */
+export const RAW_SYSTEM_ERROR = /\bE[A-Z]+: [^,]+, [a-z0-9_]+ '/;
+
 /**
  * What every fuzz test asserts of its report: nothing of the sentinel returned or changed (for a
  * `privileged` sentinel, its root-owned setuid file is checked to be there, so a chmod, chown or write

@@ -11,8 +11,30 @@
  * group in ascending code-unit order.
  */
 
-function below(start: string): string {
+/** What every match's absolute path below `start` begins with. */
+export function globMatchPrefix(start: string): string {
   return start === '/' ? '/' : `${start}/`;
+}
+
+/**
+ * Calls `visit` for each match of `text` (tokens as above, of a list below `start`) in order, with the
+ * directory's path below the start ('' for the start itself), the name, and the absolute path.
+ */
+export function forEachGlobMatch(
+  start: string,
+  text: string,
+  visit: (directory: string, name: string, path: string) => void,
+): void {
+  if (text.length === 0) return;
+  const prefix = globMatchPrefix(start);
+  let directory = '';
+  let base = prefix;
+  for (const token of text.split('\0')) {
+    if (token.charCodeAt(0) === 0x2f) {
+      directory = token.slice(1);
+      base = directory === '' ? prefix : `${prefix}${directory}/`;
+    } else visit(directory, token, base + token);
+  }
 }
 
 /** Builds a list in walk order, a match at a time (see {@link GlobMatchList}). */
@@ -58,7 +80,7 @@ export class GlobMatchList {
 
   /** The list of `paths`, each an absolute path below `start`, in walk order. */
   static fromPaths(start: string, paths: readonly string[]): GlobMatchList {
-    const prefix = below(start);
+    const prefix = globMatchPrefix(start);
     const collector = new GlobMatchCollector();
     for (const path of paths) {
       const slash = path.lastIndexOf('/');
@@ -77,16 +99,9 @@ export class GlobMatchList {
 
   /** The matches as absolute paths, in walk order. */
   paths(): string[] {
-    const prefix = below(this.start);
     const paths: string[] = [];
-    let base = prefix;
-    for (const part of this.parts) {
-      if (part.length === 0) continue;
-      for (const token of part.split('\0')) {
-        if (token.charCodeAt(0) === 0x2f) base = token === '/' ? prefix : `${prefix}${token.slice(1)}/`;
-        else paths.push(base + token);
-      }
-    }
+    for (const part of this.parts)
+      forEachGlobMatch(this.start, part, (_directory, _name, path) => paths.push(path));
     return paths;
   }
 }

@@ -15,11 +15,10 @@
  * A descriptor is closed only once no thread can be using it: a stopped scan (cap reached, signal)
  * tells its threads through a shared slot and waits for the answers of the walks in flight.
  */
-import { availableParallelism } from 'node:os';
 import type { HeldDirectory } from '../../descriptors/held-directory.ts';
 import type { AccessPolicy } from '../access/access-policy.ts';
 import type { WalkEntryFilter } from '../access/walk-entry-filter.ts';
-import { GlobMatchCollector, GlobMatchList } from './glob-match-list.ts';
+import { forEachGlobMatch, GlobMatchCollector, GlobMatchList } from './glob-match-list.ts';
 import type { GlobThreadJob, GlobThreadReply } from './glob-thread.ts';
 import {
   collectGlobMatches,
@@ -27,9 +26,10 @@ import {
   type GlobScan,
   type GlobScanOptions,
   type GlobScanStart,
+  type GlobWalk,
   globListingOptions,
 } from './scan-glob.ts';
-import { type ReferencedWorker, threadProgramUrl } from './thread-program.ts';
+import { type ReferencedWorker, searchThreadCount, threadProgramUrl } from './thread-program.ts';
 import { listForWalk } from './walk-tree.ts';
 
 /** The thread's program: beside this module in the sources, and beside the file worker's bundle. */
@@ -76,7 +76,7 @@ function startThread(): GlobThread {
 }
 
 function threadPool(): GlobThread[] {
-  const size = Math.max(1, Math.min(2, availableParallelism()));
+  const size = searchThreadCount();
   while (threads.length < size) threads.push(startThread());
   return threads;
 }
@@ -133,31 +133,6 @@ interface Added {
 }
 
 /**
- * `text` (match tokens, glob-match-list.ts) kept in walk order while `keeps` says so: each match's
- * absolute path is asked once, and a directory token is kept only with a match of its own after it.
- */
-function keptMatches(start: string, text: string, keeps: (path: string) => boolean): string {
-  const prefix = start === '/' ? '/' : `${start}/`;
-  const tokens: string[] = [];
-  let directory: string | undefined;
-  let base = prefix;
-  for (const token of text.split('\0')) {
-    if (token.charCodeAt(0) === 0x2f) {
-      directory = token;
-      base = token === '/' ? prefix : `${prefix}${token.slice(1)}/`;
-      continue;
-    }
-    if (!keeps(base + token)) continue;
-    if (directory !== undefined) {
-      tokens.push(directory);
-      directory = undefined;
-    }
-    tokens.push(token);
-  }
-  return tokens.join('\0');
-}
-
-/**
  * The part of `text` (`count` matches) that fits in `room`, its links (path to target) decided by
  * `filter` in walk order as a walk alone would decide them: up to the first admitted match past the
  * room, which makes `more`.
@@ -171,19 +146,15 @@ function fitted(
   filter: WalkEntryFilter,
 ): Added {
   if (count <= room && links.size === 0) return { text, count, more: false };
-  let kept = 0;
+  const kept = new GlobMatchCollector();
   let more = false;
-  const keptText = keptMatches(start, text, (path) => {
-    if (more) return false;
-    if (links.has(path) && !filter.admitsLinkTo(links.get(path))) return false;
-    if (kept === room) {
-      more = true;
-      return false;
-    }
-    kept += 1;
-    return true;
+  forEachGlobMatch(start, text, (directory, name, path) => {
+    if (more) return;
+    if (links.has(path) && !filter.admitsLinkTo(links.get(path))) return;
+    if (kept.count === room) more = true;
+    else kept.add(directory, name);
   });
-  return { text: keptText, count: kept, more };
+  return { text: kept.text(), count: kept.count, more };
 }
 
 /**
@@ -205,8 +176,9 @@ async function scanInThreads(
   options: GlobScanOptions,
   filter: WalkEntryFilter,
 ): Promise<GlobScan> {
-  const { held, pattern } = start;
-  const walk = compileGlobWalk(pattern);
+  const { held } = start;
+  const walk = compileGlobWalk(start.pattern);
+  const listingOptions = globListingOptions(walk);
   const root: Subtree = {
     parent: { directory: held, left: 1, owned: false },
     name: '',
@@ -230,15 +202,14 @@ async function scanInThreads(
         const parent: Parent = { directory, left: 1, owned: subtree !== root };
         try {
           const collector = new GlobMatchCollector();
-          const options = globListingOptions(walk);
-          const listing = listForWalk(directory, subtree.base, options);
+          const listing = listForWalk(directory, subtree.base, listingOptions);
           for (const name of listing.names) {
             if (filter.admitsEntry(directory, name, listing.kinds.get(name) === 'link'))
               collector.add(subtree.base, name);
           }
           for (const name of listing.subdirectories) {
             const base = subtree.base === '' ? name : `${subtree.base}/${name}`;
-            if (!options.descends?.(base, name, directory)) continue;
+            if (!listingOptions.descends?.(base, name, directory)) continue;
             parent.left += 1;
             below.push({ parent, name, base });
           }
@@ -250,7 +221,7 @@ async function scanInThreads(
       pieces.splice(pieces.indexOf(subtree), 1, ...below);
       unlisted.push(...below.filter(isSubtree));
     }
-    return await gather(start, pieces, options, filter, stop);
+    return await gather(start, walk, pieces, options, filter, stop);
   } finally {
     Atomics.store(stop, 0, 1);
     // A directory lent to a thread is closed only after its walk answered; those never sent close now.
@@ -266,6 +237,7 @@ async function scanInThreads(
 /** Sends the subtrees to the threads, and puts their matches and the pieces listed here together. */
 async function gather(
   start: GlobScanStart,
+  walk: GlobWalk,
   pieces: Piece[],
   options: GlobScanOptions,
   filter: WalkEntryFilter,
@@ -307,7 +279,7 @@ async function gather(
   for (const piece of pieces) {
     const room = options.maxResults - total;
     const added = isSubtree(piece)
-      ? await walked(start, piece, options, filter, room)
+      ? await walked(start, walk, piece, options, filter, room)
       : fitted(real, piece.text, piece.count, room, new Map(), filter);
     if (options.signal?.aborted) throw options.signal.reason;
     if (added.count > 0) parts.push(added.text);
@@ -323,6 +295,7 @@ async function gather(
 /** A subtree's matches once its thread answered, cut at `room`. */
 async function walked(
   start: GlobScanStart,
+  walk: GlobWalk,
   subtree: Subtree,
   options: GlobScanOptions,
   filter: WalkEntryFilter,
@@ -340,7 +313,7 @@ async function walked(
       {
         directory: subtree.walk.directory,
         base: subtree.base,
-        walk: compileGlobWalk(start.pattern),
+        walk,
         cap: room,
         aborted: () => options.signal?.aborted === true,
         admits: (directory, name, kind) => filter.admitsEntry(directory, name, kind === 'link'),

@@ -200,6 +200,11 @@ export function collectGlobMatches(collection: GlobCollection, collector: GlobMa
   return false;
 }
 
+/** A scan below `start` that found nothing. */
+function noMatches(start: string): GlobScan {
+  return { start, matches: new GlobMatchList(start, [], 0), truncated: false };
+}
+
 /** The start of a scan and the walk below it: what {@link scanGlob} and the threaded scan share. */
 export interface GlobScanStart {
   /** Real location of the start directory, held. */
@@ -227,26 +232,21 @@ export async function scanGlob(
     ? { base: options.root, rest: '**' }
     : splitPattern(options.pattern, options.root);
   const admits = options.admits ?? (() => true);
-  if (rest === undefined) return { ...scanLiteral(base, admits), truncated: false };
-  const none = (start: string): GlobScan => ({
-    start,
-    matches: new GlobMatchList(start, [], 0),
-    truncated: false,
-  });
+  if (rest === undefined) return scanLiteral(base, admits);
   let real: string;
   try {
     // Resolving the literal prefix by name only decides where the walk starts; it is then opened at that
     // real location with links refused.
     real = await realpath(base);
   } catch {
-    return none(base);
+    return noMatches(base);
   }
   let held: HeldDirectory;
   try {
     held = HeldDirectory.open(real);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code === 'ENOTDIR' || code === 'ENOENT') return none(real);
+    if (code === 'ENOTDIR' || code === 'ENOENT') return noMatches(real);
     // A link where the resolved prefix had none: swapped since (described as the path changing).
     throw describeSystemError(error, 'search', options.shown ?? options.root);
   }
@@ -285,14 +285,13 @@ export async function scanGlob(
 function scanLiteral(
   path: string,
   admits: (directory: HeldDirectory, name: string, kind: WalkEntryKind) => boolean,
-): { start: string; matches: GlobMatchList } {
-  const none = (start: string) => ({ start, matches: new GlobMatchList(start, [], 0) });
-  if (path === '/') return none('/');
+): GlobScan {
+  if (path === '/') return noMatches('/');
   let parent: HeldDirectory;
   try {
     parent = HeldDirectory.open(realpathSync(dirname(path)));
   } catch {
-    return none(dirname(path));
+    return noMatches(dirname(path));
   }
   try {
     const name = basename(path);
@@ -304,10 +303,11 @@ function scanLiteral(
         : stats.isSymbolicLink()
           ? 'link'
           : 'other';
-    if (!admits(parent, name, kind)) return none(parent.path);
-    return { start: parent.path, matches: new GlobMatchList(parent.path, [`/\0${name}`], 1) };
+    if (!admits(parent, name, kind)) return noMatches(parent.path);
+    const matches = new GlobMatchList(parent.path, [`/\0${name}`], 1);
+    return { start: parent.path, matches, truncated: false };
   } catch {
-    return none(parent.path);
+    return noMatches(parent.path);
   } finally {
     parent.close();
   }

@@ -5,6 +5,16 @@
  * it next to the worker's program.
  */
 
+import { availableParallelism } from 'node:os';
+
+/**
+ * Threads one search starts: two where there are two cores or more (the calling thread walks and
+ * merges beside them), one on a single core.
+ */
+export function searchThreadCount(): number {
+  return Math.max(1, Math.min(2, availableParallelism()));
+}
+
 /** Bun's Worker, which can stop keeping the process alive (not in the DOM typings). */
 export type ReferencedWorker = Worker & { ref(): void; unref(): void };
 

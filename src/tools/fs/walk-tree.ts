@@ -36,11 +36,6 @@ export interface WalkTreeOptions {
   skipsName?: (name: string) => boolean;
   /** A directory entry (already yielded) for which this returns false is not entered. */
   descends?: (entry: WalkEntry) => boolean;
-  /**
-   * The root's own path below where the caller's walk began, which every `relative` then starts with
-   * (a walk of one subtree of a larger walk, as glob's threads make); empty by default.
-   */
-  base?: string;
 }
 
 /** Whether the listing says the entry is a link: undefined when it gave no type (some filesystems). */
@@ -196,7 +191,6 @@ export function* walkTree(root: HeldDirectory, options: WalkTreeOptions = {}): G
   for (const listing of walkListings(root, {
     skipsName: options.skipsName,
     keeps: () => true,
-    base: options.base,
     ...(descends === undefined
       ? {}
       : {

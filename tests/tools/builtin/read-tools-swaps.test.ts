@@ -10,7 +10,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createChat, FILE_WORKER_TOOLS } from '../../helpers/call-tool.ts';
 import { describeFileWork, shareWithSandboxUser } from '../../helpers/chat-file-workers.ts';
-import { createSentinelTree, fuzzSwaps, type SentinelTree } from '../../helpers/swap-fuzzer.ts';
+import {
+  createSentinelTree,
+  fuzzSwaps,
+  RAW_SYSTEM_ERROR,
+  type SentinelTree,
+} from '../../helpers/swap-fuzzer.ts';
 import { makeTempDirectory } from '../../helpers/tool-context.ts';
 
 describeFileWork('read tools under swaps', (fileWork) => {
@@ -20,8 +25,6 @@ describeFileWork('read tools under swaps', (fileWork) => {
 
   /** Every directory and file of the workspace, parents before children. */
   const components = ['a.txt', 'inner', 'inner/b.txt', 'inner/deep', 'inner/deep/c.txt'];
-  /** Node's own wording of a failed system call (`EINVAL: invalid argument, readlink '…'`). */
-  const RAW_SYSTEM_ERROR = /\bE[A-Z]+: [^,]+, [a-z0-9_]+ '/;
   /** Each operation runs this many times (at least 300) or for SECONDS, whichever ends first. */
   const ITERATIONS = 2000;
   /** Four operations: within ~30 s of wall time even on a slow machine. */

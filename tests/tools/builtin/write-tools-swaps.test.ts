@@ -16,6 +16,7 @@ import {
   createSentinelTree,
   expectSentinelHeld,
   fuzzSwaps,
+  RAW_SYSTEM_ERROR,
   type SentinelTree,
 } from '../../helpers/swap-fuzzer.ts';
 import { makeTempDirectory } from '../../helpers/tool-context.ts';
@@ -27,8 +28,6 @@ describeFileWork('write tools under swaps', (fileWork) => {
 
   /** A failed tool result inside an outcome's JSON: its classification and message. */
   const FAILURE = /"classification":"(\w+)","message":"((?:[^"\\]|\\.)*)"/g;
-  /** Node's own wording of a failed system call (`EINVAL: invalid argument, readlink '…'`). */
-  const RAW_SYSTEM_ERROR = /\bE[A-Z]+: [^,]+, [a-z0-9_]+ '/;
   /** Each operation runs this many times (at least 300) or for SECONDS, whichever ends first. */
   const ITERATIONS = 2000;
   const SECONDS = 6;

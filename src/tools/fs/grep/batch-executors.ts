@@ -94,7 +94,7 @@ function takeThread(
   options: GrepOptions,
   opening: FileOpening,
   keep: boolean,
-): GrepThread & { warm: boolean } {
+): { thread: GrepThread; warm: boolean } {
   const reused = keep ? kept.pop() : undefined;
   const thread = reused ?? {
     worker: new Worker(
@@ -112,7 +112,7 @@ function takeThread(
       : {}),
   };
   thread.worker.postMessage(init);
-  return { ...thread, warm: reused !== undefined };
+  return { thread, warm: reused !== undefined };
 }
 
 /** Keeps `thread` for the next search when `keepIt` (and there is room), else terminates it. */
@@ -156,7 +156,7 @@ export function createWorkerExecutor(
   let failed = false;
   const booted: boolean[] = [];
   const threads: GrepThread[] = Array.from({ length: size }, (_, index) => {
-    const { warm, ...thread } = takeThread(options, opening, keep);
+    const { thread, warm } = takeThread(options, opening, keep);
     booted.push(warm);
     const { worker } = thread;
     worker.onmessage = (event: MessageEvent<GrepWorkerReply>) => {

@@ -11,9 +11,9 @@
  * search, in a file worker, take over past {@link KEPT_THREADS_FILE_COUNT}). Workers are terminated when
  * the call's signal fires.
  */
-import { availableParallelism } from 'node:os';
 import { HeldDirectory } from '../../../descriptors/held-directory.ts';
 import { describeSystemError } from '../describe-system-error.ts';
+import { searchThreadCount } from '../thread-program.ts';
 import { walkFiles } from '../walk-files.ts';
 import {
   type BatchExecutor,
@@ -87,7 +87,7 @@ export async function runGrepSearch(
 ): Promise<GrepSearchOutcome> {
   // A signal that fired before the search began (while the path was resolved) fires no listener.
   if (scope.signal.aborted) throw scope.signal.reason;
-  const poolSize = Math.max(1, Math.min(2, availableParallelism()));
+  const poolSize = searchThreadCount();
   const forcedWorkers = typeof scope.workers === 'number' ? scope.workers : undefined;
   const keep = scope.keepThreads === true;
   // Big files could hold the event loop for too long even with a linear engine: search them off-thread.
